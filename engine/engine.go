@@ -1,0 +1,247 @@
+// Package engine defines how dbarena talks to one family of databases.
+//
+// An Engine is opened from a Target (a URL) and hands out Conns, one per
+// worker. A Conn prepares Stmts for the hot path and offers the few
+// non-hot helpers (DDL, bulk load, single-row queries) that preparing and
+// checking a workload needs. Everything that differs between SQL dialects
+// (placeholders, column types, error classification) lives behind Dialect,
+// so that workloads never compare engine names.
+//
+// Implementations live in subpackages (engine/postgres, engine/mysql,
+// engine/sqlite) and register themselves by URL scheme; engine/all imports
+// them all.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+)
+
+// Engine is an open target: a factory of connections plus server metadata.
+// It is safe for concurrent use.
+type Engine interface {
+	// Name is the engine family: "postgres", "mysql" or "sqlite".
+	Name() string
+	// Dialect describes the SQL the engine speaks.
+	Dialect() Dialect
+	// Connect opens one new connection. Each worker owns one Conn.
+	Connect(ctx context.Context) (Conn, error)
+	// ServerInfo returns the server version string and a snapshot of its
+	// settings (SHOW ALL, SHOW GLOBAL VARIABLES, PRAGMAs).
+	ServerInfo(ctx context.Context) (ServerInfo, error)
+	// Close releases whatever the engine holds (not the Conns it handed out).
+	Close() error
+}
+
+// ServerInfo is what an engine reports about the server behind a target.
+type ServerInfo struct {
+	Version  string            // e.g. "PostgreSQL 15.18"
+	Settings map[string]string // name -> value
+}
+
+// Conn is one database connection. A Conn is not safe for concurrent use:
+// it belongs to one goroutine.
+type Conn interface {
+	// Exec runs one statement without arguments through the simple/text
+	// protocol (DDL, BEGIN, SET …).
+	Exec(ctx context.Context, sql string) error
+	// Prepare prepares sql, written with '?' placeholders, as a server-side
+	// prepared statement where the engine supports it. The statement lives
+	// as long as the Conn.
+	Prepare(ctx context.Context, sql string) (Stmt, error)
+	// Begin, Commit and Rollback run BEGIN, COMMIT and ROLLBACK. Each counts
+	// as one statement sent to the server.
+	Begin(ctx context.Context) error
+	Commit(ctx context.Context) error
+	Rollback(ctx context.Context) error
+	// QueryRow runs sql ('?' placeholders) with args and scans the first row
+	// into dest (pointers to int64, float64, string, bool, time.Time, or
+	// sql.Null* types). It returns ErrNoRows when the result is empty.
+	// It is meant for setup and checks, not for the hot path.
+	QueryRow(ctx context.Context, sql string, args []any, dest ...any) error
+	// QueryRows runs sql ('?' placeholders) and calls fn once per row with
+	// the row's values (int64, float64, string, []byte, bool, time.Time or
+	// nil). The slice passed to fn is reused between calls.
+	QueryRows(ctx context.Context, sql string, args []any, fn func(row []any) error) error
+	// BulkLoad inserts every row of src into table (columns in order) by the
+	// engine's fastest means (COPY, multi-row INSERT, one big transaction)
+	// and returns the number of rows written.
+	BulkLoad(ctx context.Context, table string, columns []string, src RowSource) (int64, error)
+	// Close closes the connection.
+	Close() error
+}
+
+// Stmt is a prepared statement bound to one Conn. Arguments are int, int64,
+// float64, string, []byte, bool, time.Time or nil.
+type Stmt interface {
+	// Exec runs the statement and returns the number of rows affected.
+	Exec(ctx context.Context, args ...any) (int64, error)
+	// Query runs the statement, reads every row without decoding it and
+	// returns the number of rows read.
+	Query(ctx context.Context, args ...any) (int64, error)
+	// QueryRow runs the statement and scans the first row into dest; it
+	// returns ErrNoRows when there is none.
+	QueryRow(ctx context.Context, args []any, dest ...any) error
+}
+
+// RowSource feeds BulkLoad. Values may reuse its slice between calls.
+type RowSource interface {
+	Next() bool
+	Values() ([]any, error)
+	Err() error
+}
+
+// ErrNoRows is returned by QueryRow when the query returned no row.
+var ErrNoRows = errors.New("no rows in result set")
+
+// ErrorClass is the kind of a database error, as the runner acts on it.
+type ErrorClass int
+
+const (
+	// ClassOther is any error not listed below: counted, not retried.
+	ClassOther ErrorClass = iota
+	// ClassSerialization is a serialization failure (SQLSTATE 40001,
+	// SQLITE_BUSY): the transaction may be retried.
+	ClassSerialization
+	// ClassDeadlock is a detected deadlock or lock wait timeout (40P01,
+	// MySQL 1213/1205): the transaction may be retried.
+	ClassDeadlock
+	// ClassUniqueViolation is a duplicate key (23505, MySQL 1062,
+	// SQLITE_CONSTRAINT_PRIMARYKEY/UNIQUE).
+	ClassUniqueViolation
+	// ClassConnLost means the connection is gone: reconnect.
+	ClassConnLost
+	// ClassCanceled means the context ended the statement (end of run or
+	// Ctrl-C); it is not an error of the database.
+	ClassCanceled
+)
+
+var classNames = [...]string{"other", "serialization", "deadlock", "unique_violation", "conn_lost", "canceled"}
+
+func (c ErrorClass) String() string {
+	if int(c) < len(classNames) {
+		return classNames[c]
+	}
+	return fmt.Sprintf("ErrorClass(%d)", int(c))
+}
+
+// ColType is a portable column type; Dialect.ColumnType maps it to DDL.
+type ColType int
+
+const (
+	TypeInt        ColType = iota // 32-bit integer
+	TypeBigInt                    // 64-bit integer
+	TypeSerialPK                  // auto-incrementing 32-bit integer primary key
+	TypeChar                      // fixed-width string, CHAR(n)
+	TypeVarchar                   // variable string, VARCHAR(n)
+	TypeText                      // unbounded string
+	TypeFloat                     // double precision
+	TypeDecimal                   // exact numeric, DECIMAL(n, scale)
+	TypeTimestamp                 // timestamp without time zone
+	TypeBool                      // boolean
+)
+
+// Dialect is what differs between SQL engines, defined once per engine.
+type Dialect interface {
+	// Name is the engine family name.
+	Name() string
+	// Rebind turns '?' placeholders into the engine's own ($1, $2 … on
+	// PostgreSQL). '?' inside quoted strings is left alone.
+	Rebind(sql string) string
+	// ColumnType is the DDL for t; size and scale are used by types that
+	// take them (CHAR(size), VARCHAR(size), DECIMAL(size, scale)).
+	ColumnType(t ColType, size, scale int) string
+	// QuoteIdent quotes an identifier.
+	QuoteIdent(name string) string
+	// TableExistsSQL is a query with one '?' argument (a table name) that
+	// returns one row with a count > 0 when the table exists in the
+	// connection's current schema/database.
+	TableExistsSQL() string
+	// ColumnsSQL is a query with one '?' argument (a table name) that
+	// returns the table's column names, one per row, in ordinal order.
+	ColumnsSQL() string
+	// Classify tells what kind of error err is, using the driver's typed
+	// errors (errors.As), never the message text.
+	Classify(err error) ErrorClass
+}
+
+// Opener opens an Engine for a target of one URL scheme.
+type Opener func(ctx context.Context, t Target, opts Options) (Engine, error)
+
+// Options are engine-independent connection settings.
+type Options struct {
+	// ConnectTimeout bounds every connection attempt.
+	ConnectTimeout time.Duration
+}
+
+var (
+	registryMu sync.RWMutex
+	registry   = map[string]Opener{}
+)
+
+// Register makes an engine available for the given URL schemes. It panics
+// on a scheme registered twice (a programming error).
+func Register(open Opener, schemes ...string) {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	for _, s := range schemes {
+		if _, dup := registry[s]; dup {
+			panic("engine: scheme registered twice: " + s)
+		}
+		registry[s] = open
+	}
+}
+
+// Schemes lists the registered URL schemes, sorted.
+func Schemes() []string {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	out := make([]string, 0, len(registry))
+	for s := range registry {
+		out = append(out, s)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Open opens the engine that serves t's URL scheme.
+func Open(ctx context.Context, t Target, opts Options) (Engine, error) {
+	registryMu.RLock()
+	open, ok := registry[t.URL.Scheme]
+	registryMu.RUnlock()
+	if !ok {
+		return nil, &TargetError{Target: t.Redacted(), Field: "scheme", Err: fmt.Errorf("%w %q (known: %v)", ErrUnknownScheme, t.URL.Scheme, Schemes())}
+	}
+	if opts.ConnectTimeout <= 0 {
+		opts.ConnectTimeout = 10 * time.Second
+	}
+	return open(ctx, t, opts)
+}
+
+// Sentinel errors for targets and connections.
+var (
+	ErrUnknownScheme = errors.New("unknown target scheme")
+	ErrBadTarget     = errors.New("malformed target")
+	// ErrConnect marks a failure to reach or log in to a server.
+	ErrConnect = errors.New("cannot connect")
+	// ErrAuth marks a rejected login (wrong user or password).
+	ErrAuth = errors.New("authentication failed")
+)
+
+// TargetError is a problem with one target; its message names the target
+// (redacted) and the field at fault.
+type TargetError struct {
+	Target string // redacted URL or label
+	Field  string // e.g. "scheme", "host", "password"
+	Err    error
+}
+
+func (e *TargetError) Error() string {
+	return fmt.Sprintf("target %s: %s: %v", e.Target, e.Field, e.Err)
+}
+
+func (e *TargetError) Unwrap() error { return e.Err }

@@ -1,0 +1,163 @@
+package engine
+
+import (
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+)
+
+// Target is one database under test: a URL with an optional label. The
+// password is kept apart from the URL so that printing a Target, or its URL,
+// can never reveal it.
+type Target struct {
+	// Label names the target in output; it defaults to the engine scheme.
+	Label string
+	// URL is the target's URL without any password.
+	URL *url.URL
+	// Password comes from the URL, the environment or a file. It is never
+	// printed: Target's String and GoString redact it.
+	Password Secret
+}
+
+// Secret is a string that formats as "xxxxx" everywhere (fmt, %v, %#v, JSON
+// through fmt), so it cannot slip into output by accident. Reveal returns it.
+type Secret struct{ s string }
+
+// NewSecret wraps s.
+func NewSecret(s string) Secret { return Secret{s} }
+
+// Reveal returns the secret itself, for handing to a driver.
+func (s Secret) Reveal() string { return s.s }
+
+// IsSet reports whether the secret is non-empty.
+func (s Secret) IsSet() bool { return s.s != "" }
+
+func (s Secret) String() string {
+	if s.s == "" {
+		return ""
+	}
+	return "xxxxx"
+}
+
+// GoString redacts for %#v.
+func (s Secret) GoString() string { return `engine.Secret{"xxxxx"}` }
+
+// MarshalText redacts for encoders.
+func (s Secret) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// ParseTarget parses "url" or "label=url". Passwords are taken, in order of
+// preference, from the URL, from passwordFile (when not empty), or from the
+// engine's environment variable (PGPASSWORD for postgres, MYSQL_PWD for
+// mysql) read through getenv.
+func ParseTarget(s, passwordFile string, getenv func(string) string) (Target, error) {
+	var t Target
+	raw := s
+	if i := strings.Index(s, "="); i > 0 && !strings.Contains(s[:i], "://") && !strings.Contains(s[:i], ":") {
+		t.Label, raw = s[:i], s[i+1:]
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme == "" {
+		// url.Parse errors repeat the whole input, password included.
+		return t, &TargetError{Target: redactRaw(raw), Field: "url", Err: fmt.Errorf("%w: want scheme://[user[:password]@]host[:port]/database or sqlite:///path", ErrBadTarget)}
+	}
+	if u.Scheme == "postgresql" {
+		u.Scheme = "postgres"
+	}
+	if u.Scheme == "mariadb" {
+		u.Scheme = "mysql"
+	}
+	if pw, ok := u.User.Password(); ok {
+		t.Password = NewSecret(pw)
+		u.User = url.User(u.User.Username())
+	}
+	if !t.Password.IsSet() && passwordFile != "" {
+		b, err := os.ReadFile(passwordFile)
+		if err != nil {
+			return t, &TargetError{Target: u.Redacted(), Field: "password-file", Err: fmt.Errorf("%w: cannot read %q: %v", ErrBadTarget, passwordFile, err)}
+		}
+		t.Password = NewSecret(strings.TrimRight(string(b), "\r\n"))
+	}
+	if !t.Password.IsSet() && getenv != nil {
+		switch u.Scheme {
+		case "postgres":
+			t.Password = NewSecret(getenv("PGPASSWORD"))
+		case "mysql":
+			t.Password = NewSecret(getenv("MYSQL_PWD"))
+		}
+	}
+	t.URL = u
+	if t.Label == "" {
+		t.Label = u.Scheme
+	}
+	return t, nil
+}
+
+// Redacted is the URL as it may be printed or stored: no password, and any
+// password-like query parameter replaced by "xxxxx".
+func (t Target) Redacted() string {
+	if t.URL == nil {
+		return ""
+	}
+	u := *t.URL
+	if u.User != nil {
+		u.User = url.User(u.User.Username())
+	}
+	q := u.Query()
+	changed := false
+	for k := range q {
+		if isSecretParam(k) {
+			q.Set(k, "xxxxx")
+			changed = true
+		}
+	}
+	if changed {
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
+}
+
+// String is "label=redacted-url".
+func (t Target) String() string { return t.Label + "=" + t.Redacted() }
+
+// GoString redacts for %#v.
+func (t Target) GoString() string { return "engine.Target{" + t.String() + "}" }
+
+// Username is the URL's user name, or "".
+func (t Target) Username() string {
+	if t.URL == nil || t.URL.User == nil {
+		return ""
+	}
+	return t.URL.User.Username()
+}
+
+// Host is the URL's host:port, or "".
+func (t Target) Host() string {
+	if t.URL == nil {
+		return ""
+	}
+	return t.URL.Host
+}
+
+func isSecretParam(k string) bool {
+	k = strings.ToLower(k)
+	return strings.Contains(k, "password") || strings.Contains(k, "passwd") || k == "pwd" || strings.Contains(k, "secret") || k == "sslpassword"
+}
+
+// redactRaw hides a password in a string that did not parse as a URL.
+func redactRaw(s string) string {
+	at := strings.LastIndex(s, "@")
+	if at < 0 {
+		return s
+	}
+	start := strings.Index(s, "://")
+	if start < 0 {
+		start = 0
+	} else {
+		start += 3
+	}
+	if c := strings.Index(s[start:at], ":"); c >= 0 {
+		return s[:start+c+1] + "xxxxx" + s[at:]
+	}
+	return s
+}

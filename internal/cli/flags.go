@@ -1,0 +1,106 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/dbarena/dbarena/engine"
+)
+
+// seconds is a duration flag that also takes plain seconds ("60"), as
+// sysbench's --time does.
+type seconds time.Duration
+
+func (d *seconds) String() string { return time.Duration(*d).String() }
+func (d *seconds) Type() string   { return "duration" }
+func (d *seconds) Set(s string) error {
+	if n, err := strconv.ParseFloat(s, 64); err == nil {
+		*d = seconds(n * float64(time.Second))
+		return nil
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("want a duration like 60s, 5m or plain seconds")
+	}
+	*d = seconds(v)
+	return nil
+}
+
+// intList is a comma-separated list of integers ("1,2,4,8").
+type intList []int
+
+func (l *intList) String() string {
+	parts := make([]string, len(*l))
+	for i, v := range *l {
+		parts[i] = strconv.Itoa(v)
+	}
+	return strings.Join(parts, ",")
+}
+func (l *intList) Type() string { return "ints" }
+func (l *intList) Set(s string) error {
+	var out []int
+	for _, p := range strings.Split(s, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil {
+			return fmt.Errorf("want a number or a comma-separated list like 1,2,4,8")
+		}
+		out = append(out, v)
+	}
+	*l = out
+	return nil
+}
+
+// targetFlags are the flags every command that talks to a database has.
+type targetFlags struct {
+	target         string
+	passwordFile   string
+	connectTimeout seconds
+}
+
+func (f *targetFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.target, "target", "", "database URL, optionally labelled: [label=]postgres://user@host:port/db, mysql://…, sqlite:///path.db (default: the embedded SQLite file in the data directory)")
+	fs.StringVar(&f.passwordFile, "password-file", "", "read the password from this file (else from the URL, PGPASSWORD or MYSQL_PWD)")
+	f.connectTimeout = seconds(10 * time.Second)
+	fs.Var(&f.connectTimeout, "connect-timeout", "give up connecting after this long")
+}
+
+// resolved is an open target.
+type resolved struct {
+	target   engine.Target
+	engine   engine.Engine
+	embedded bool // the default SQLite file, prepared on first use
+}
+
+// open parses the target flag (or picks the embedded default) and opens
+// its engine.
+func (f *targetFlags) open(ctx context.Context, st *State) (*resolved, error) {
+	if f.connectTimeout <= 0 {
+		return nil, &UsageError{fmt.Errorf("--connect-timeout %s: must be positive", f.connectTimeout.String())}
+	}
+	r := &resolved{}
+	raw := f.target
+	if raw == "" {
+		dir, err := st.DataDir()
+		if err != nil {
+			return nil, &UsageError{err}
+		}
+		raw = "sqlite=sqlite://" + filepath.ToSlash(filepath.Join(dir, "default.db"))
+		r.embedded = true
+	}
+	t, err := engine.ParseTarget(raw, f.passwordFile, st.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	r.target = t
+	r.engine, err = engine.Open(ctx, t, engine.Options{ConnectTimeout: time.Duration(f.connectTimeout)})
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}

@@ -1,0 +1,152 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/workload"
+)
+
+// Main runs the command line args and returns the exit code. Errors are
+// printed to st.Stderr as one line each, with any password scrubbed.
+func Main(ctx context.Context, st *State, args []string) int {
+	root := NewRoot(st)
+	root.SetArgs(args)
+	root.SetOut(st.Stdout)
+	root.SetErr(st.Stderr)
+	entered := false
+	root.PersistentPreRun = func(*cobra.Command, []string) { entered = true }
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	if !entered {
+		// cobra failed before any command ran: unknown command or flag.
+		var ue *UsageError
+		if !errors.As(err, &ue) {
+			err = &UsageError{err}
+		}
+	}
+	fmt.Fprintf(st.Stderr, "dbarena: error: %s\n", scrub(err.Error(), st))
+	return ExitCode(err)
+}
+
+// scrub removes the values of password environment variables from a
+// message: a last line of defence behind the engines' own redaction.
+func scrub(msg string, st *State) string {
+	for _, k := range []string{"PGPASSWORD", "MYSQL_PWD"} {
+		if v := st.Getenv(k); len(v) >= 3 {
+			msg = strings.ReplaceAll(msg, v, "xxxxx")
+		}
+	}
+	return msg
+}
+
+// NewRoot builds the command tree. Every registered workload becomes a
+// subcommand of run, prepare, check and cleanup, with its own options as
+// flags.
+func NewRoot(st *State) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "dbarena",
+		Short:         "Fair, reproducible database benchmarks",
+		Long:          "dbarena runs database benchmarks (sysbench-compatible OLTP and more) against PostgreSQL, MySQL/MariaDB and SQLite, and writes versioned result files.",
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{err} })
+	root.AddCommand(
+		workloadCommand(st, "run", "Run a workload and measure it", newRunCmd),
+		workloadCommand(st, "prepare", "Create a workload's tables and load its initial data", newPrepareCmd),
+		workloadCommand(st, "check", "Check the consistency of a workload's data", newCheckCmd),
+		workloadCommand(st, "cleanup", "Drop the tables dbarena created for a workload", newCleanupCmd),
+		newListCmd(st),
+		&cobra.Command{
+			Use:   "version",
+			Short: "Print the version",
+			Args:  cobra.NoArgs,
+			Run: func(cmd *cobra.Command, _ []string) {
+				fmt.Fprintf(st.Stdout, "dbarena %s (commit %s)\n", st.Version, st.Commit)
+			},
+		},
+	)
+	return root
+}
+
+// workloadCommand is a parent command ("run") with one child per workload.
+func workloadCommand(st *State, name, short string, child func(*State, workload.Meta) *cobra.Command) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   name + " WORKLOAD [flags]",
+		Short: short,
+		// Without a known workload as first argument, say which exist.
+		Args: cobra.ArbitraryArgs,
+		RunE: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return &UsageError{fmt.Errorf("%s needs a workload: one of %s", name, workloadNames())}
+			}
+			return &UsageError{fmt.Errorf("unknown workload %q: one of %s (dbarena list shows their options)", args[0], workloadNames())}
+		},
+	}
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{err} })
+	for _, m := range workload.All() {
+		c := child(st, m)
+		c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{fmt.Errorf("%s %s: %w", name, m.Name, err)} })
+		cmd.AddCommand(c)
+	}
+	return cmd
+}
+
+func workloadNames() string {
+	var names []string
+	for _, m := range workload.All() {
+		names = append(names, m.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// validateWorkload runs the workload's own option checks.
+func validateWorkload(w workload.Workload) []error {
+	if v, ok := w.(workload.Validator); ok {
+		return v.Validate()
+	}
+	return nil
+}
+
+func usage(errs []error) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	return &UsageError{errors.Join(errs...)}
+}
+
+func newListCmd(st *State) *cobra.Command {
+	return &cobra.Command{
+		Use:   "list",
+		Short: "List workloads, their options and defaults",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			for _, m := range workload.All() {
+				w := m.New()
+				fmt.Fprintf(st.Stdout, "%s (version %s)\n    %s\n", m.Name, m.Version, m.Description)
+				w.Flags().VisitAll(func(f *pflag.Flag) {
+					fmt.Fprintf(st.Stdout, "    --%-22s %s (default %s)\n", f.Name, f.Usage, defaultOf(f))
+				})
+				fmt.Fprintln(st.Stdout)
+			}
+			fmt.Fprintf(st.Stdout, "engines (target URL schemes): %s\n", strings.Join(engine.Schemes(), ", "))
+			return nil
+		},
+	}
+}
+
+func defaultOf(f *pflag.Flag) string {
+	if f.DefValue == "" {
+		return `""`
+	}
+	return f.DefValue
+}

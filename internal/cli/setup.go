@@ -1,0 +1,172 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/workload"
+)
+
+func newPrepareCmd(st *State, m workload.Meta) *cobra.Command {
+	w := m.New()
+	var tf targetFlags
+	var loadThreads int
+	cmd := &cobra.Command{
+		Use:   m.Name,
+		Short: m.Description,
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			errs := validateWorkload(w)
+			if loadThreads < 1 {
+				errs = append(errs, fmt.Errorf("--load-threads %d: must be at least 1", loadThreads))
+			}
+			if err := usage(errs); err != nil {
+				return err
+			}
+			r, err := tf.open(cmd.Context(), st)
+			if err != nil {
+				return err
+			}
+			defer r.engine.Close()
+			return prepare(cmd, st, r, w, loadThreads)
+		},
+	}
+	tf.register(cmd.Flags())
+	cmd.Flags().IntVar(&loadThreads, "load-threads", 4, "parallel loaders, each with its own connection")
+	cmd.Flags().AddFlagSet(w.Flags())
+	return cmd
+}
+
+// prepare loads w into r and prints progress and a summary.
+func prepare(cmd *cobra.Command, st *State, r *resolved, w workload.Workload, loadThreads int) error {
+	fmt.Fprintf(st.Stdout, "preparing %s on %s with %d loaders\n", w.Meta().Name, r.target, loadThreads)
+	pb := &progress{w: st.Stdout, terminal: st.Terminal}
+	stats, err := runner.Prepare(cmd.Context(), r.engine, w, runner.PrepareConfig{
+		LoadThreads: loadThreads,
+		Progress:    pb.update,
+		Now:         st.Now,
+	})
+	pb.finish()
+	if err != nil {
+		return err
+	}
+	rate := 0.0
+	if stats.Load > 0 {
+		rate = float64(stats.Rows) / stats.Load.Seconds()
+	}
+	fmt.Fprintf(st.Stdout, "prepared %d tables, %d rows in %s (load %s, %.0f rows/s; indexes %s)\n",
+		stats.Tables, stats.Rows, stats.Duration.Round(time.Millisecond), stats.Load.Round(time.Millisecond), rate, stats.Indexes.Round(time.Millisecond))
+	return nil
+}
+
+// progress draws a one-line bar on a terminal and plain lines otherwise.
+type progress struct {
+	w        io.Writer
+	terminal bool
+	drawn    bool
+	lastLine time.Duration
+}
+
+func (p *progress) update(lp runner.LoadProgress) {
+	frac := 0.0
+	if lp.TotalBatches > 0 {
+		frac = float64(lp.Batches) / float64(lp.TotalBatches)
+	}
+	rate := 0.0
+	if s := lp.Elapsed.Seconds(); s > 0 {
+		rate = float64(lp.Rows) / s
+	}
+	eta := "?"
+	if frac > 0 {
+		eta = (time.Duration(float64(lp.Elapsed)/frac) - lp.Elapsed).Round(time.Second).String()
+	}
+	if p.terminal {
+		const width = 30
+		n := int(frac * width)
+		fmt.Fprintf(p.w, "\r[%s%s] %3.0f%% %d rows %.0f rows/s ETA %s   ",
+			strings.Repeat("#", n), strings.Repeat(".", width-n), frac*100, lp.Rows, rate, eta)
+		p.drawn = true
+		return
+	}
+	// Plain lines: every 5 s and at the end, for logs.
+	if lp.Done || lp.Elapsed-p.lastLine >= 5*time.Second {
+		p.lastLine = lp.Elapsed
+		fmt.Fprintf(p.w, "loaded %d/%d batches, %d rows, %.0f rows/s\n", lp.Batches, lp.TotalBatches, lp.Rows, rate)
+	}
+}
+
+func (p *progress) finish() {
+	if p.drawn {
+		fmt.Fprintln(p.w)
+	}
+}
+
+func newCheckCmd(st *State, m workload.Meta) *cobra.Command {
+	w := m.New()
+	var tf targetFlags
+	cmd := &cobra.Command{
+		Use:   m.Name,
+		Short: m.Description,
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := usage(validateWorkload(w)); err != nil {
+				return err
+			}
+			r, err := tf.open(cmd.Context(), st)
+			if err != nil {
+				return err
+			}
+			defer r.engine.Close()
+			problems, err := runner.Check(cmd.Context(), r.engine, w)
+			if err != nil {
+				return err
+			}
+			if len(problems) == 0 {
+				fmt.Fprintf(st.Stdout, "check %s on %s: ok\n", w.Meta().Name, r.target)
+				return nil
+			}
+			for _, p := range problems {
+				fmt.Fprintf(st.Stdout, "FAIL %s: %s\n", p.Check, p.Detail)
+			}
+			return fmt.Errorf("%w: %d problem(s) in %s on %s", ErrCheckFailed, len(problems), w.Meta().Name, r.target)
+		},
+	}
+	tf.register(cmd.Flags())
+	cmd.Flags().AddFlagSet(w.Flags())
+	return cmd
+}
+
+func newCleanupCmd(st *State, m workload.Meta) *cobra.Command {
+	w := m.New()
+	var tf targetFlags
+	cmd := &cobra.Command{
+		Use:   m.Name,
+		Short: m.Description,
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := usage(validateWorkload(w)); err != nil {
+				return err
+			}
+			r, err := tf.open(cmd.Context(), st)
+			if err != nil {
+				return err
+			}
+			defer r.engine.Close()
+			dropped, err := runner.Cleanup(cmd.Context(), r.engine, w)
+			if len(dropped) > 0 {
+				fmt.Fprintf(st.Stdout, "dropped %s\n", strings.Join(dropped, ", "))
+			} else if err == nil {
+				fmt.Fprintf(st.Stdout, "nothing to drop for %s on %s\n", w.Meta().Name, r.target)
+			}
+			return err
+		},
+	}
+	tf.register(cmd.Flags())
+	cmd.Flags().AddFlagSet(w.Flags())
+	return cmd
+}

@@ -1,0 +1,216 @@
+// Package result defines dbarena's result file: the versioned JSON that a
+// run writes and that reports, comparisons and merges read.
+//
+// Everything needed to understand a number is in the file (tool, workload
+// options, target settings, client host, seed); nothing in it is secret:
+// target URLs are stored redacted. docs/RESULTS.md documents every field.
+package result
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/dbarena/dbarena/histogram"
+)
+
+// SchemaVersion is the version of the layout below. It is raised whenever
+// a field changes meaning or is removed; adding a field does not raise it.
+const SchemaVersion = 1
+
+// Status of a result file or a run.
+const (
+	StatusComplete    = "complete"
+	StatusInterrupted = "interrupted"
+	StatusFailed      = "failed"
+)
+
+// File is one result file: one workload against one target, with one run
+// per thread count.
+type File struct {
+	SchemaVersion int       `json:"schema_version"`
+	Tool          Tool      `json:"tool"`
+	Workload      Workload  `json:"workload"`
+	Target        Target    `json:"target"`
+	Client        Client    `json:"client"`
+	Seed          uint64    `json:"seed"`
+	StartedAt     time.Time `json:"started_at"`
+	FinishedAt    time.Time `json:"finished_at"`
+	Runs          []Run     `json:"runs"`
+	Status        string    `json:"status"`
+	Error         string    `json:"error,omitempty"`
+}
+
+// Tool identifies the dbarena build.
+type Tool struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+	Commit  string `json:"commit"`
+}
+
+// Workload is the workload and every option it ran with.
+type Workload struct {
+	Name    string            `json:"name"`
+	Version string            `json:"version"`
+	Options map[string]string `json:"options"`
+}
+
+// Target is the database under test. URL is redacted.
+type Target struct {
+	Label         string            `json:"label"`
+	Engine        string            `json:"engine"`
+	URL           string            `json:"url"`
+	ServerVersion string            `json:"server_version"`
+	Settings      map[string]string `json:"settings"`
+}
+
+// Client is the host that ran dbarena.
+type Client struct {
+	Hostname    string  `json:"hostname"`
+	CPUModel    string  `json:"cpu_model"`
+	Cores       int     `json:"cores"`
+	MemoryBytes int64   `json:"memory_bytes"`
+	OS          string  `json:"os"`
+	GoVersion   string  `json:"go_version"`
+	RTTMS       float64 `json:"rtt_ms"`
+}
+
+// Run is one setting (thread count) of the workload.
+type Run struct {
+	Threads   int       `json:"threads"`
+	StartedAt time.Time `json:"started_at"`
+	// DurationS is the measured phase in seconds; WarmupS the discarded
+	// phase before it.
+	DurationS    float64 `json:"duration_s"`
+	WarmupS      float64 `json:"warmup_s"`
+	Transactions int64   `json:"transactions"`
+	TPS          float64 `json:"tps"`
+	Queries      int64   `json:"queries"`
+	QPS          float64 `json:"qps"`
+	Reads        int64   `json:"reads"`
+	Writes       int64   `json:"writes"`
+	Other        int64   `json:"other"`
+	Errors       int64   `json:"errors"`
+	Retries      int64   `json:"retries"`
+	Reconnects   int64   `json:"reconnects"`
+	// LatencyMS summarises successful transactions of all ops.
+	LatencyMS histogram.Latency `json:"latency_ms"`
+	// ClientCPUS is this process's user+system CPU seconds during the
+	// measured phase; ClientCPUPerQueryUS divides it by Queries.
+	ClientCPUS          float64    `json:"client_cpu_s"`
+	ClientCPUPerTxnUS   float64    `json:"client_cpu_per_txn_us"`
+	ClientCPUPerQueryUS float64    `json:"client_cpu_per_query_us"`
+	Ops                 []Op       `json:"ops"`
+	Intervals           []Interval `json:"intervals"`
+	Status              string     `json:"status"`
+	Error               string     `json:"error,omitempty"`
+}
+
+// Op is one operation (transaction type) of a run.
+type Op struct {
+	Name      string            `json:"name"`
+	Count     int64             `json:"count"`
+	Errors    int64             `json:"errors"`
+	Retries   int64             `json:"retries"`
+	LatencyMS histogram.Latency `json:"latency_ms"`
+	// HDR is the op's latency histogram (microseconds) in HdrHistogram's
+	// compressed base64 V2 encoding, so runs can be merged exactly.
+	HDR string `json:"hdr"`
+}
+
+// Interval is one reporting tick. TS is seconds since the run started
+// (warm-up included) at the end of the interval; Warmup marks intervals
+// that were discarded.
+type Interval struct {
+	TS         float64         `json:"t_s"`
+	Warmup     bool            `json:"warmup,omitempty"`
+	TPS        float64         `json:"tps"`
+	QPS        float64         `json:"qps"`
+	Errors     int64           `json:"errors"`
+	Retries    int64           `json:"retries"`
+	Reconnects int64           `json:"reconnects"`
+	LatencyMS  IntervalLatency `json:"latency_ms"`
+}
+
+// IntervalLatency is the latency summary of one interval, in ms.
+type IntervalLatency struct {
+	P50 float64 `json:"p50"`
+	P95 float64 `json:"p95"`
+	P99 float64 `json:"p99"`
+	Max float64 `json:"max"`
+}
+
+// ErrSchema is returned when a file is not a dbarena result this build can
+// read.
+var ErrSchema = errors.New("unsupported result file")
+
+// Write writes f as indented JSON to path atomically: to a temporary file
+// in the same directory, renamed over path only when complete, so a failed
+// or interrupted write never leaves a half-written file.
+func Write(path string, f *File) error {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, ".dbarena-result-*.json")
+	if err != nil {
+		return fmt.Errorf("--out %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name()) // no-op after a successful rename
+	if err := Encode(tmp, f); err != nil {
+		tmp.Close()
+		return fmt.Errorf("--out %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("--out %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("--out %s: %w", path, err)
+	}
+	return nil
+}
+
+// Encode writes f as indented JSON.
+func Encode(w io.Writer, f *File) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(f)
+}
+
+// Read reads and validates a result file.
+func Read(path string) (*File, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	f, err := Decode(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return f, nil
+}
+
+// Decode parses and validates a result file's bytes.
+func Decode(b []byte) (*File, error) {
+	var f File
+	if err := json.Unmarshal(b, &f); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSchema, err)
+	}
+	if f.SchemaVersion < 1 || f.SchemaVersion > SchemaVersion {
+		return nil, fmt.Errorf("%w: schema_version %d (this build reads 1..%d)", ErrSchema, f.SchemaVersion, SchemaVersion)
+	}
+	return &f, nil
+}
+
+// CheckWritable fails early when path's directory does not exist or is not
+// writable, before a long run is spent for nothing. It leaves nothing
+// behind.
+func CheckWritable(path string) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".dbarena-check-*")
+	if err != nil {
+		return fmt.Errorf("--out %s: %w", path, err)
+	}
+	tmp.Close()
+	return os.Remove(tmp.Name())
+}

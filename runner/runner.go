@@ -1,0 +1,484 @@
+// Package runner owns the benchmark loop: it opens one connection per
+// worker, calls Worker.Next back to back (the closed model), times every
+// transaction, classifies every error, cuts the warm-up at one instant and
+// collects per-worker histograms on every reporting tick.
+//
+// The runner never asks a workload its name: everything workload-specific
+// happens behind workload.Workload and workload.Worker.
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/histogram"
+	"github.com/dbarena/dbarena/result"
+	"github.com/dbarena/dbarena/workload"
+)
+
+// Config is one run: a workload at one thread count for a duration.
+type Config struct {
+	// Threads is the number of workers, each with its own connection.
+	Threads int
+	// Duration is the measured phase; Warmup runs before it and is
+	// discarded at one instant.
+	Duration time.Duration
+	Warmup   time.Duration
+	// ReportInterval is the length of one interval (default 1 s).
+	ReportInterval time.Duration
+	// Seed makes the workers' random choices reproducible.
+	Seed uint64
+	// MaxErrors is how many failed, not retried transactions the run
+	// tolerates before it stops as failed (0: the first one stops it).
+	// TolerateErrors lifts the limit.
+	MaxErrors      int64
+	TolerateErrors bool
+	// StopGrace is how long in-flight transactions may take to finish
+	// after the measured phase ends before they are cancelled
+	// (default 10 s).
+	StopGrace time.Duration
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+}
+
+// Validate reports every problem with c at once, naming flags.
+func (c Config) Validate() []error {
+	var errs []error
+	if c.Threads < 1 {
+		errs = append(errs, fmt.Errorf("--threads %d: must be at least 1", c.Threads))
+	}
+	if c.Duration <= 0 {
+		errs = append(errs, fmt.Errorf("--time %s: must be positive", c.Duration))
+	}
+	if c.Warmup < 0 {
+		errs = append(errs, fmt.Errorf("--warmup %s: must not be negative", c.Warmup))
+	}
+	if c.ReportInterval < 0 || (c.ReportInterval > 0 && c.ReportInterval < 10*time.Millisecond) {
+		errs = append(errs, fmt.Errorf("--report-interval %s: must be at least 10ms", c.ReportInterval))
+	}
+	if c.MaxErrors < 0 {
+		errs = append(errs, fmt.Errorf("--max-errors %d: must not be negative", c.MaxErrors))
+	}
+	return errs
+}
+
+// Tick is what an Observer sees after every interval.
+type Tick struct {
+	Threads int
+	// Elapsed is the time since the run started (warm-up included) at the
+	// end of the interval; Length is the interval's own length.
+	Elapsed time.Duration
+	Length  time.Duration
+	Warmup  bool
+	// Ops holds the names of Interval.Ops.
+	Ops      []workload.Op
+	Interval *histogram.Interval
+}
+
+// Observer receives ticks from the collector goroutine. It must not keep
+// Tick.Interval after returning (it is reused). Observers never block
+// workers: they run on the collector, not on the hot path.
+type Observer interface {
+	OnTick(Tick)
+}
+
+// Sentinel errors.
+var (
+	// ErrTooManyErrors stops a run whose errors exceed --max-errors.
+	ErrTooManyErrors = errors.New("too many errors")
+	// ErrInterrupted marks a run stopped by its context (Ctrl-C).
+	ErrInterrupted = errors.New("interrupted")
+)
+
+// Run executes one run of w against eng and returns its result. The
+// result is filled in even when an error is returned after the measured
+// phase started (status interrupted or failed), so nothing measured is
+// lost.
+func Run(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config, obs Observer) (*result.Run, error) {
+	if errs := cfg.Validate(); len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	if cfg.ReportInterval == 0 {
+		cfg.ReportInterval = time.Second
+	}
+	if cfg.StopGrace == 0 {
+		cfg.StopGrace = 10 * time.Second
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	ops := w.Ops()
+	retryable := retryPolicy(w)
+
+	workerCtx, cancelWorkers := context.WithCancel(ctx)
+	defer cancelWorkers()
+
+	ws, err := startWorkers(workerCtx, eng, w, cfg, len(ops))
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		for _, s := range ws {
+			s.close()
+		}
+	}()
+
+	r := &run{
+		cfg: cfg, ops: ops, eng: eng, w: w, retryable: retryable,
+		workers: ws, fail: make(chan error, 1),
+	}
+	return r.execute(ctx, workerCtx, cancelWorkers, obs)
+}
+
+// worker is one worker's state: its connection, workload worker and
+// recorder. Only its goroutine touches conn and w while it runs.
+type worker struct {
+	id   int
+	conn engine.Conn
+	w    workload.Worker
+	rec  *histogram.Recorder
+	q    workload.Queries
+	env  workload.WorkerEnv
+}
+
+func (s *worker) close() {
+	if c, ok := s.w.(workload.Closer); ok {
+		_ = c.Close()
+	}
+	if s.conn != nil {
+		_ = s.conn.Close()
+	}
+}
+
+// startWorkers connects all workers in parallel; on any failure it closes
+// what it opened and returns the first error.
+func startWorkers(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config, nops int) ([]*worker, error) {
+	ws := make([]*worker, cfg.Threads)
+	errs := make([]error, cfg.Threads)
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 16) // bound concurrent connection attempts
+	for i := range ws {
+		s := &worker{id: i, rec: histogram.NewRecorder(nops)}
+		s.env = workload.WorkerEnv{ID: i, Seed: WorkerSeed(cfg.Seed, i), Queries: &s.q}
+		ws[i] = s
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			errs[s.id] = s.connect(ctx, eng, w)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		for _, s := range ws {
+			s.close()
+		}
+		return nil, firstErr(errs)
+	}
+	return ws, nil
+}
+
+func firstErr(errs []error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+func (s *worker) connect(ctx context.Context, eng engine.Engine, w workload.Workload) error {
+	c, err := eng.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	ww, err := w.NewWorker(ctx, c, s.env)
+	if err != nil {
+		_ = c.Close()
+		return fmt.Errorf("worker %d: %w", s.id, err)
+	}
+	s.conn, s.w = c, ww
+	return nil
+}
+
+// WorkerSeed derives worker id's seed from the run seed (splitmix64), so
+// that workers draw independent, reproducible streams.
+func WorkerSeed(seed uint64, id int) uint64 {
+	z := seed + uint64(id+1)*0x9e3779b97f4a7c15
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+func retryPolicy(w workload.Workload) func(engine.ErrorClass) bool {
+	extra, _ := w.(workload.Retryer)
+	return func(c engine.ErrorClass) bool {
+		switch c {
+		case engine.ClassSerialization, engine.ClassDeadlock:
+			return true
+		}
+		return extra != nil && extra.Retryable(c)
+	}
+}
+
+type run struct {
+	cfg       Config
+	ops       []workload.Op
+	eng       engine.Engine
+	w         workload.Workload
+	retryable func(engine.ErrorClass) bool
+	workers   []*worker
+
+	stop   atomic.Bool
+	errors atomic.Int64 // failed, not retried transactions (all workers)
+	fail   chan error   // first error that ends the run
+}
+
+// loop is one worker's closed loop.
+func (r *run) loop(ctx context.Context, s *worker) {
+	now := r.cfg.Now
+	d := r.eng.Dialect()
+	for !r.stop.Load() {
+		start := now()
+		op, err := s.w.Next(ctx)
+		if err == nil {
+			s.rec.Success(op, now().Sub(start), s.q)
+			s.q = workload.Queries{}
+			continue
+		}
+		if r.stop.Load() || ctx.Err() != nil {
+			return // the run ended under this transaction: not an error
+		}
+		class := d.Classify(err)
+		if class == engine.ClassCanceled {
+			return
+		}
+		retried := r.retryable(class)
+		s.rec.Failure(op, retried, s.q)
+		s.q = workload.Queries{}
+		if retried {
+			continue
+		}
+		if n := r.errors.Add(1); !r.cfg.TolerateErrors && n > r.cfg.MaxErrors {
+			r.failWith(fmt.Errorf("%w: %d failed transactions (--max-errors %d); last, in %s: %w",
+				ErrTooManyErrors, n, r.cfg.MaxErrors, r.ops[op].Name, err))
+			return
+		}
+		if class == engine.ClassConnLost {
+			if !r.reconnect(ctx, s) {
+				return
+			}
+		}
+	}
+}
+
+// reconnect replaces a lost connection, backing off until it succeeds or
+// the run ends.
+func (r *run) reconnect(ctx context.Context, s *worker) bool {
+	s.close()
+	s.conn, s.w = nil, nil
+	backoff := 10 * time.Millisecond
+	for !r.stop.Load() && ctx.Err() == nil {
+		if err := s.connect(ctx, r.eng, r.w); err == nil {
+			s.rec.Reconnect()
+			return true
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(backoff):
+		}
+		backoff = min(backoff*2, time.Second)
+	}
+	return false
+}
+
+func (r *run) failWith(err error) {
+	select {
+	case r.fail <- err:
+	default:
+	}
+}
+
+// execute runs the workers, the collector's ticks, the warm-up cut and the
+// end of the run.
+func (r *run) execute(ctx, workerCtx context.Context, cancelWorkers context.CancelFunc, obs Observer) (*result.Run, error) {
+	cfg := r.cfg
+	nops := len(r.ops)
+	tick := histogram.NewInterval(nops)  // the current interval, reused
+	total := histogram.NewInterval(nops) // the measured phase so far
+
+	res := &result.Run{Threads: cfg.Threads, WarmupS: cfg.Warmup.Seconds()}
+	var wg sync.WaitGroup
+	start := cfg.Now()
+	res.StartedAt = start.UTC()
+	for _, s := range r.workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.loop(workerCtx, s)
+		}()
+	}
+
+	warmupEnd := start.Add(cfg.Warmup)
+	end := warmupEnd.Add(cfg.Duration)
+	measureStart := start
+	cpuStart := cpuTime()
+	inWarmup := cfg.Warmup > 0
+	last := start
+	nextTick := start.Add(cfg.ReportInterval)
+	timer := time.NewTimer(0)
+	<-timer.C
+	defer timer.Stop()
+
+	collect := func(at time.Time, warmup bool) {
+		tick.Reset()
+		for _, s := range r.workers {
+			s.rec.Collect(tick)
+		}
+		length := at.Sub(last)
+		last = at
+		if length <= 0 {
+			return
+		}
+		if obs != nil {
+			obs.OnTick(Tick{Threads: cfg.Threads, Elapsed: at.Sub(start), Length: length, Warmup: warmup, Ops: r.ops, Interval: tick})
+		}
+		res.Intervals = append(res.Intervals, intervalOf(tick, at.Sub(start), length, warmup))
+		if !warmup {
+			total.Merge(tick)
+		}
+	}
+
+	var runErr error
+	status := result.StatusComplete
+loop:
+	for {
+		next := nextTick
+		if inWarmup && warmupEnd.Before(next) {
+			next = warmupEnd
+		}
+		if end.Before(next) {
+			next = end
+		}
+		timer.Reset(max(next.Sub(cfg.Now()), 0))
+		select {
+		case <-timer.C:
+		case <-ctx.Done():
+			status, runErr = result.StatusInterrupted, ErrInterrupted
+			break loop
+		case err := <-r.fail:
+			status, runErr = result.StatusFailed, err
+			break loop
+		}
+		now := cfg.Now()
+		switch {
+		case !now.Before(end):
+			break loop
+		case inWarmup && !now.Before(warmupEnd):
+			// The warm-up ends here, at one instant: everything recorded
+			// before it is discarded, the clocks restart together.
+			collect(now, true)
+			inWarmup = false
+			measureStart, cpuStart = now, cpuTime()
+			if !nextTick.After(now) {
+				nextTick = nextTick.Add(cfg.ReportInterval)
+			}
+		default:
+			collect(now, inWarmup)
+			nextTick = nextTick.Add(cfg.ReportInterval)
+		}
+	}
+	stopAt := cfg.Now()
+	collect(stopAt, inWarmup)
+	cpu := cpuTime() - cpuStart
+	r.stop.Store(true)
+	if status != result.StatusComplete {
+		cancelWorkers() // Ctrl-C or failure: do not wait for in-flight work
+	}
+	waitOrCancel(&wg, cfg.StopGrace, cancelWorkers)
+
+	if inWarmup {
+		// Stopped before the warm-up ended: nothing was measured.
+		measureStart = stopAt
+	}
+	fill(res, total, r.ops, stopAt.Sub(measureStart), cpu)
+	res.Status = status
+	if runErr != nil {
+		res.Error = runErr.Error()
+	}
+	return res, runErr
+}
+
+func waitOrCancel(wg *sync.WaitGroup, grace time.Duration, cancel context.CancelFunc) {
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(grace):
+		cancel()
+		<-done
+	}
+}
+
+func intervalOf(iv *histogram.Interval, elapsed, length time.Duration, warmup bool) result.Interval {
+	secs := length.Seconds()
+	all := iv.All()
+	return result.Interval{
+		TS:         round(elapsed.Seconds(), 3),
+		Warmup:     warmup,
+		TPS:        round(float64(iv.Transactions())/secs, 2),
+		QPS:        round(float64(iv.Queries.Total())/secs, 2),
+		Errors:     iv.Errors(),
+		Retries:    iv.Retries(),
+		Reconnects: iv.Reconnects,
+		LatencyMS: result.IntervalLatency{
+			P50: histogram.Percentile(all, 50),
+			P95: histogram.Percentile(all, 95),
+			P99: histogram.Percentile(all, 99),
+			Max: histogram.Percentile(all, 100),
+		},
+	}
+}
+
+// fill computes the run's totals from the measured phase.
+func fill(res *result.Run, total *histogram.Interval, ops []workload.Op, dur time.Duration, cpu time.Duration) {
+	secs := dur.Seconds()
+	res.DurationS = round(secs, 3)
+	res.Transactions = total.Transactions()
+	res.Queries = total.Queries.Total()
+	res.Reads, res.Writes, res.Other = total.Queries.Reads, total.Queries.Writes, total.Queries.Other
+	res.Errors = total.Errors()
+	res.Retries = total.Retries()
+	res.Reconnects = total.Reconnects
+	if secs > 0 {
+		res.TPS = round(float64(res.Transactions)/secs, 2)
+		res.QPS = round(float64(res.Queries)/secs, 2)
+	}
+	res.LatencyMS = histogram.Summarize(total.All())
+	res.ClientCPUS = round(cpu.Seconds(), 3)
+	if res.Transactions > 0 {
+		res.ClientCPUPerTxnUS = round(float64(cpu.Microseconds())/float64(res.Transactions), 2)
+	}
+	if res.Queries > 0 {
+		res.ClientCPUPerQueryUS = round(float64(cpu.Microseconds())/float64(res.Queries), 2)
+	}
+	res.Ops = make([]result.Op, len(ops))
+	for i, op := range ops {
+		h := total.Ops[i].Hist
+		enc, _ := histogram.Encode(h) // encoding an in-memory histogram cannot fail
+		res.Ops[i] = result.Op{
+			Name:      op.Name,
+			Count:     h.TotalCount(),
+			Errors:    total.Ops[i].Counts.Errors,
+			Retries:   total.Ops[i].Counts.Retries,
+			LatencyMS: histogram.Summarize(h),
+			HDR:       enc,
+		}
+	}
+}

@@ -1,0 +1,498 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/workload"
+)
+
+// MetaTable records every table dbarena created, so that cleanup drops
+// only those and run can tell a prepared target from a foreign one.
+const MetaTable = "dbarena_tables"
+
+// Table states in MetaTable.
+const (
+	stateLoading = "loading"
+	stateReady   = "ready"
+)
+
+// Sentinel errors of prepare, run and cleanup.
+var (
+	ErrAlreadyPrepared = errors.New("already prepared")
+	ErrNotPrepared     = errors.New("not prepared")
+	ErrNotOurs         = errors.New("not created by dbarena")
+	ErrShape           = errors.New("table has another shape")
+)
+
+// TableError is a setup problem with one table.
+type TableError struct {
+	Table string
+	Err   error
+	Hint  string
+}
+
+func (e *TableError) Error() string {
+	msg := fmt.Sprintf("table %s: %v", e.Table, e.Err)
+	if e.Hint != "" {
+		msg += " (" + e.Hint + ")"
+	}
+	return msg
+}
+
+func (e *TableError) Unwrap() error { return e.Err }
+
+// PrepareConfig controls loading.
+type PrepareConfig struct {
+	// LoadThreads is the number of parallel loaders, each with its own
+	// connection (default 4).
+	LoadThreads int
+	// Progress, when set, is called about every ProgressEvery (default
+	// 1 s) from a separate goroutine, and once more when loading ends.
+	Progress      func(LoadProgress)
+	ProgressEvery time.Duration
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+}
+
+// LoadProgress is a snapshot of a running prepare.
+type LoadProgress struct {
+	Rows         int64
+	Batches      int
+	TotalBatches int
+	Elapsed      time.Duration
+	Done         bool
+}
+
+// PrepareStats summarises a finished prepare.
+type PrepareStats struct {
+	Tables   int
+	Rows     int64
+	Load     time.Duration // creating tables and loading rows
+	Indexes  time.Duration // AfterLoad statements
+	Duration time.Duration
+}
+
+type tableState struct {
+	exists bool
+	meta   string // "" when MetaTable has no row for it
+	owner  string // workload that created it
+}
+
+func ensureMeta(ctx context.Context, c engine.Conn, d engine.Dialect) error {
+	v := d.ColumnType(engine.TypeVarchar, 128, 0)
+	return c.Exec(ctx, fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s (table_name %s NOT NULL PRIMARY KEY, workload %s NOT NULL, state %s NOT NULL, created_at %s NOT NULL)",
+		MetaTable, v, v, d.ColumnType(engine.TypeVarchar, 16, 0), d.ColumnType(engine.TypeVarchar, 40, 0)))
+}
+
+func tableExists(ctx context.Context, c engine.Conn, d engine.Dialect, name string) (bool, error) {
+	var n int64
+	if err := c.QueryRow(ctx, d.TableExistsSQL(), []any{name}, &n); err != nil {
+		if errors.Is(err, engine.ErrNoRows) {
+			return false, nil
+		}
+		return false, fmt.Errorf("looking up table %s: %w", name, err)
+	}
+	return n > 0, nil
+}
+
+func inspect(ctx context.Context, c engine.Conn, d engine.Dialect, name string) (tableState, error) {
+	var st tableState
+	var err error
+	if st.exists, err = tableExists(ctx, c, d, name); err != nil {
+		return st, err
+	}
+	metaExists, err := tableExists(ctx, c, d, MetaTable)
+	if err != nil || !metaExists {
+		return st, err
+	}
+	err = c.QueryRow(ctx, "SELECT state, workload FROM "+MetaTable+" WHERE table_name = ?", []any{name}, &st.meta, &st.owner)
+	if errors.Is(err, engine.ErrNoRows) {
+		err = nil
+	}
+	return st, err
+}
+
+func columns(ctx context.Context, c engine.Conn, d engine.Dialect, table string) ([]string, error) {
+	var cols []string
+	err := c.QueryRows(ctx, d.ColumnsSQL(), []any{table}, func(row []any) error {
+		cols = append(cols, fmt.Sprint(row[0]))
+		return nil
+	})
+	return cols, err
+}
+
+func checkShape(ctx context.Context, c engine.Conn, d engine.Dialect, t workload.Table) error {
+	got, err := columns(ctx, c, d, t.Name)
+	if err != nil {
+		return err
+	}
+	if !sameColumns(got, t.Columns) {
+		return &TableError{Table: t.Name, Err: ErrShape, Hint: fmt.Sprintf("columns are (%s), want (%s)", strings.Join(got, ", "), strings.Join(t.Columns, ", "))}
+	}
+	return nil
+}
+
+// sameColumns reports whether the table has exactly the wanted columns, in
+// order (names compared case-insensitively).
+func sameColumns(got, want []string) bool {
+	if len(got) != len(want) {
+		return false
+	}
+	for i := range got {
+		if !strings.EqualFold(got[i], want[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// VerifyPrepared checks that every table of w exists, was loaded to the
+// end by dbarena and has the expected columns.
+func VerifyPrepared(ctx context.Context, c engine.Conn, d engine.Dialect, w workload.Workload) error {
+	for _, t := range w.Tables(d) {
+		st, err := inspect(ctx, c, d, t.Name)
+		if err != nil {
+			return err
+		}
+		switch {
+		case !st.exists:
+			return &TableError{Table: t.Name, Err: ErrNotPrepared, Hint: "it does not exist; run dbarena prepare " + w.Meta().Name + " with the same options"}
+		case st.meta == "":
+			return &TableError{Table: t.Name, Err: ErrNotOurs, Hint: MetaTable + " has no record of it; prepare into an empty database"}
+		case st.meta != stateReady:
+			return &TableError{Table: t.Name, Err: ErrNotPrepared, Hint: "its load did not finish; run dbarena cleanup, then prepare"}
+		}
+		if err := checkShape(ctx, c, d, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Prepare creates w's tables and loads their initial data in parallel.
+// On failure or cancellation it drops the tables it created, so nothing
+// half-loaded is left behind.
+func Prepare(ctx context.Context, eng engine.Engine, w workload.Workload, cfg PrepareConfig) (PrepareStats, error) {
+	var stats PrepareStats
+	if cfg.LoadThreads <= 0 {
+		cfg.LoadThreads = 4
+	}
+	if cfg.ProgressEvery <= 0 {
+		cfg.ProgressEvery = time.Second
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	d := eng.Dialect()
+	tables := w.Tables(d)
+	start := cfg.Now()
+
+	c, err := eng.Connect(ctx)
+	if err != nil {
+		return stats, err
+	}
+	defer c.Close()
+	if err := ensureMeta(ctx, c, d); err != nil {
+		return stats, fmt.Errorf("creating %s: %w", MetaTable, err)
+	}
+
+	// Look before touching anything: every problem is reported before a
+	// single table is created.
+	var redo []string
+	for _, t := range tables {
+		st, err := inspect(ctx, c, d, t.Name)
+		if err != nil {
+			return stats, err
+		}
+		switch {
+		case st.exists && st.meta == "":
+			return stats, &TableError{Table: t.Name, Err: ErrNotOurs, Hint: "it exists but " + MetaTable + " has no record of it; dbarena will not touch it"}
+		case st.meta == stateReady && st.exists:
+			return stats, &TableError{Table: t.Name, Err: ErrAlreadyPrepared, Hint: "run dbarena cleanup " + w.Meta().Name + " first to load it again"}
+		case st.meta != "":
+			redo = append(redo, t.Name) // an earlier load that did not finish
+		}
+	}
+	for _, name := range redo {
+		if err := dropOurs(ctx, c, d, name); err != nil {
+			return stats, err
+		}
+	}
+
+	var created []string
+	fail := func(err error) (PrepareStats, error) {
+		// The caller's context may be what failed: clean up on a fresh one.
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		cc, cerr := eng.Connect(cctx)
+		if cerr == nil {
+			for _, name := range created {
+				_ = dropOurs(cctx, cc, d, name)
+			}
+			cc.Close()
+		}
+		return stats, err
+	}
+
+	ins, err := c.Prepare(ctx, "INSERT INTO "+MetaTable+" (table_name, workload, state, created_at) VALUES (?, ?, ?, ?)")
+	if err != nil {
+		return stats, err
+	}
+	for _, t := range tables {
+		if _, err := ins.Exec(ctx, t.Name, w.Meta().Name, stateLoading, cfg.Now().UTC().Format(time.RFC3339)); err != nil {
+			return fail(fmt.Errorf("recording table %s: %w", t.Name, err))
+		}
+		created = append(created, t.Name)
+		if err := c.Exec(ctx, t.Create); err != nil {
+			return fail(fmt.Errorf("creating table %s: %w", t.Name, err))
+		}
+	}
+
+	rows, err := load(ctx, eng, tables, cfg)
+	stats.Rows = rows
+	if err != nil {
+		return fail(err)
+	}
+	stats.Load = cfg.Now().Sub(start)
+
+	idxStart := cfg.Now()
+	if err := afterLoad(ctx, eng, tables, cfg.LoadThreads); err != nil {
+		return fail(err)
+	}
+	stats.Indexes = cfg.Now().Sub(idxStart)
+
+	ready, err := c.Prepare(ctx, "UPDATE "+MetaTable+" SET state = ? WHERE table_name = ?")
+	if err != nil {
+		return fail(err)
+	}
+	for _, t := range tables {
+		if _, err := ready.Exec(ctx, stateReady, t.Name); err != nil {
+			return fail(fmt.Errorf("recording table %s: %w", t.Name, err))
+		}
+	}
+	stats.Tables = len(tables)
+	stats.Duration = cfg.Now().Sub(start)
+	return stats, nil
+}
+
+type batchJob struct {
+	table *workload.Table
+	batch int
+}
+
+// load runs every (table, batch) through LoadThreads loaders.
+func load(ctx context.Context, eng engine.Engine, tables []workload.Table, cfg PrepareConfig) (int64, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	jobs := make(chan batchJob)
+	total := 0
+	for _, t := range tables {
+		total += t.Batches
+	}
+	var rows atomic.Int64
+	var batches atomic.Int64
+	start := cfg.Now()
+	report := func(done bool) {
+		if cfg.Progress != nil {
+			cfg.Progress(LoadProgress{Rows: rows.Load(), Batches: int(batches.Load()), TotalBatches: total, Elapsed: cfg.Now().Sub(start), Done: done})
+		}
+	}
+
+	stopProgress := make(chan struct{})
+	var progressWG sync.WaitGroup
+	if cfg.Progress != nil {
+		progressWG.Add(1)
+		go func() {
+			defer progressWG.Done()
+			t := time.NewTicker(cfg.ProgressEvery)
+			defer t.Stop()
+			for {
+				select {
+				case <-t.C:
+					report(false)
+				case <-stopProgress:
+					return
+				}
+			}
+		}()
+	}
+
+	errs := make([]error, cfg.LoadThreads)
+	var wg sync.WaitGroup
+	for i := 0; i < cfg.LoadThreads; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, err := eng.Connect(ctx)
+			if err != nil {
+				errs[i] = err
+				cancel()
+				return
+			}
+			defer c.Close()
+			for j := range jobs {
+				n, err := c.BulkLoad(ctx, j.table.Name, j.table.Columns, j.table.Rows(j.batch))
+				if err != nil {
+					errs[i] = fmt.Errorf("loading %s batch %d: %w", j.table.Name, j.batch, err)
+					cancel()
+					return
+				}
+				rows.Add(n)
+				batches.Add(1)
+			}
+		}()
+	}
+feed:
+	for ti := range tables {
+		for b := 0; b < tables[ti].Batches; b++ {
+			select {
+			case jobs <- batchJob{&tables[ti], b}:
+			case <-ctx.Done():
+				break feed
+			}
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	close(stopProgress)
+	progressWG.Wait()
+	if err := firstErr(errs); err != nil {
+		return rows.Load(), err
+	}
+	if err := ctx.Err(); err != nil {
+		return rows.Load(), err
+	}
+	report(true)
+	return rows.Load(), nil
+}
+
+// afterLoad runs each table's AfterLoad statements (indexes, sequence
+// resets), tables in parallel.
+func afterLoad(ctx context.Context, eng engine.Engine, tables []workload.Table, threads int) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	jobs := make(chan *workload.Table)
+	errs := make([]error, threads)
+	var wg sync.WaitGroup
+	for i := 0; i < threads; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var c engine.Conn
+			for t := range jobs {
+				if c == nil {
+					var err error
+					if c, err = eng.Connect(ctx); err != nil {
+						errs[i] = err
+						cancel()
+						continue
+					}
+					defer c.Close()
+				}
+				for _, stmt := range t.AfterLoad {
+					if err := c.Exec(ctx, stmt); err != nil {
+						errs[i] = fmt.Errorf("table %s: %s: %w", t.Name, stmt, err)
+						cancel()
+						break
+					}
+				}
+			}
+		}()
+	}
+feed:
+	for i := range tables {
+		if len(tables[i].AfterLoad) == 0 {
+			continue
+		}
+		select {
+		case jobs <- &tables[i]:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	if err := firstErr(errs); err != nil {
+		return err
+	}
+	return ctx.Err()
+}
+
+// dropOurs drops a table recorded in MetaTable and forgets it.
+func dropOurs(ctx context.Context, c engine.Conn, d engine.Dialect, name string) error {
+	if err := c.Exec(ctx, "DROP TABLE IF EXISTS "+d.QuoteIdent(name)); err != nil {
+		return fmt.Errorf("dropping %s: %w", name, err)
+	}
+	del, err := c.Prepare(ctx, "DELETE FROM "+MetaTable+" WHERE table_name = ?")
+	if err != nil {
+		return err
+	}
+	_, err = del.Exec(ctx, name)
+	return err
+}
+
+// Cleanup drops the tables of w that dbarena created. Tables of the same
+// names that dbarena did not create are left alone and reported with
+// ErrNotOurs. It returns the names it dropped.
+func Cleanup(ctx context.Context, eng engine.Engine, w workload.Workload) ([]string, error) {
+	d := eng.Dialect()
+	c, err := eng.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	var dropped []string
+	var refused []string
+	for _, t := range w.Tables(d) {
+		st, err := inspect(ctx, c, d, t.Name)
+		if err != nil {
+			return dropped, err
+		}
+		switch {
+		case st.meta != "":
+			if err := dropOurs(ctx, c, d, t.Name); err != nil {
+				return dropped, err
+			}
+			dropped = append(dropped, t.Name)
+		case st.exists:
+			refused = append(refused, t.Name)
+		}
+	}
+	// Forget the metadata table itself once it records nothing.
+	if ok, err := tableExists(ctx, c, d, MetaTable); err == nil && ok {
+		var n int64
+		if err := c.QueryRow(ctx, "SELECT COUNT(*) FROM "+MetaTable, nil, &n); err == nil && n == 0 {
+			_ = c.Exec(ctx, "DROP TABLE "+MetaTable)
+		}
+	}
+	if len(refused) > 0 {
+		return dropped, &TableError{Table: strings.Join(refused, ", "), Err: ErrNotOurs, Hint: MetaTable + " has no record of it; dbarena will not drop it"}
+	}
+	return dropped, nil
+}
+
+// Check verifies that w's tables are prepared and, when w is a
+// workload.Checker, runs its consistency checks.
+func Check(ctx context.Context, eng engine.Engine, w workload.Workload) ([]workload.Problem, error) {
+	d := eng.Dialect()
+	c, err := eng.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	if err := VerifyPrepared(ctx, c, d, w); err != nil {
+		return nil, err
+	}
+	ch, ok := w.(workload.Checker)
+	if !ok {
+		return nil, nil
+	}
+	return ch.Check(ctx, c)
+}

@@ -1,0 +1,195 @@
+// Package workload is the public API between dbarena's runner and the
+// benchmarks it runs.
+//
+// A workload package registers a Meta in its init function; the binary
+// picks workloads up by blank-importing workload/all. A Workload knows its
+// options (a pflag.FlagSet), its tables and their initial data, its
+// operations, and how to build a Worker on one connection. The runner owns
+// the loop: it calls Worker.Next back to back (closed model), times each
+// call and classifies its error.
+//
+// Optional abilities are separate interfaces, checked by type assertion:
+// Checker (consistency checks after a run), Validator (option checks),
+// Retryer (which error classes restart a transaction).
+package workload
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/spf13/pflag"
+
+	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/histogram"
+)
+
+// Meta describes a registered workload.
+type Meta struct {
+	// Name is how users select the workload ("oltp_read_write").
+	Name string
+	// Description is one line for `dbarena list`.
+	Description string
+	// Version changes whenever the workload's data or transactions change
+	// in a way that makes results incomparable.
+	Version string
+	// New returns a fresh Workload holding default options.
+	New func() Workload
+}
+
+// Workload is one benchmark with its options already set.
+type Workload interface {
+	// Meta returns the registration record.
+	Meta() Meta
+	// Flags returns the workload's options. Parsing command-line flags into
+	// this set configures the workload.
+	Flags() *pflag.FlagSet
+	// Tables lists the tables the workload creates, in creation order.
+	Tables(d engine.Dialect) []Table
+	// Ops names the operations (transaction types) a Worker reports.
+	Ops() []Op
+	// NewWorker returns a worker bound to c. It may prepare statements.
+	NewWorker(ctx context.Context, c engine.Conn, env WorkerEnv) (Worker, error)
+}
+
+// Op is one operation (transaction type) of a workload.
+type Op struct {
+	Name string
+}
+
+// WorkerEnv is what the runner gives each worker.
+type WorkerEnv struct {
+	// ID is the worker's number, 0-based.
+	ID int
+	// Seed seeds the worker's own random source. It is derived from the
+	// run's seed and the worker ID, so runs are reproducible.
+	Seed uint64
+	// Queries is where the worker counts the statements it sends. Only the
+	// worker's goroutine touches it.
+	Queries *Queries
+}
+
+// Queries counts statements the way sysbench does: reads (SELECT),
+// writes (INSERT, UPDATE, DELETE) and other (BEGIN, COMMIT, …).
+type Queries = histogram.Queries
+
+// Worker runs transactions on its own connection. It is used by a single
+// goroutine.
+type Worker interface {
+	// Next runs one transaction and returns the index (into Ops) of the
+	// operation it ran or attempted: the index must be valid on error too,
+	// so the error is counted against the right op. On error the worker
+	// has already rolled back any
+	// open transaction, so the connection is ready for the next call
+	// (unless the connection itself is lost).
+	Next(ctx context.Context) (op int, err error)
+}
+
+// Closer is implemented by workers that hold resources beyond the Conn.
+type Closer interface {
+	Close() error
+}
+
+// Checker is implemented by workloads that can verify the consistency of
+// their data after a run. Check returns one Problem per violated
+// invariant; an empty slice means the data is consistent.
+type Checker interface {
+	Check(ctx context.Context, c engine.Conn) ([]Problem, error)
+}
+
+// Problem is one violated invariant found by Check.
+type Problem struct {
+	Check  string // short name of the invariant
+	Detail string
+}
+
+// Validator is implemented by workloads whose options need checks beyond
+// parsing. Validate reports every problem at once; each names the flag
+// and its value.
+type Validator interface {
+	Validate() []error
+}
+
+// Retryer is implemented by workloads that restart transactions on more
+// error classes than serialization failures and deadlocks (which are always
+// retried).
+type Retryer interface {
+	Retryable(c engine.ErrorClass) bool
+}
+
+// Table is one table of a workload: its DDL and its initial data.
+type Table struct {
+	// Name is the table name.
+	Name string
+	// Create is the CREATE TABLE statement, without secondary indexes.
+	Create string
+	// Columns lists the columns loaded by Rows, in order.
+	Columns []string
+	// Batches is the number of batches of initial data.
+	Batches int
+	// Rows returns the rows of one batch. It must be a pure function of
+	// (the workload's seed and options, this table, batch): calling it
+	// twice gives the same rows, so loading is parallel and reproducible.
+	Rows func(batch int) engine.RowSource
+	// AfterLoad runs after all rows are in: secondary indexes, sequence
+	// resets, ANALYZE.
+	AfterLoad []string
+}
+
+// OptionError is a bad value for one option.
+type OptionError struct {
+	Flag  string
+	Value string
+	Err   string
+}
+
+func (e *OptionError) Error() string {
+	return fmt.Sprintf("--%s %s: %s", e.Flag, e.Value, e.Err)
+}
+
+var (
+	mu       sync.RWMutex
+	registry = map[string]Meta{}
+)
+
+// Register adds a workload. It panics when the name is taken or the Meta is
+// incomplete (programming errors).
+func Register(m Meta) {
+	if m.Name == "" || m.New == nil {
+		panic("workload: Register needs Name and New")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if _, dup := registry[m.Name]; dup {
+		panic("workload: registered twice: " + m.Name)
+	}
+	registry[m.Name] = m
+}
+
+// Lookup finds a registered workload by name.
+func Lookup(name string) (Meta, bool) {
+	mu.RLock()
+	defer mu.RUnlock()
+	m, ok := registry[name]
+	return m, ok
+}
+
+// All lists the registered workloads sorted by name.
+func All() []Meta {
+	mu.RLock()
+	defer mu.RUnlock()
+	out := make([]Meta, 0, len(registry))
+	for _, m := range registry {
+		out = append(out, m)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// OptionValues returns every option of w as name -> value, for result files.
+func OptionValues(w Workload) map[string]string {
+	out := map[string]string{}
+	w.Flags().VisitAll(func(f *pflag.Flag) { out[f.Name] = f.Value.String() })
+	return out
+}

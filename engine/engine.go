@@ -133,16 +133,22 @@ func (c ErrorClass) String() string {
 type ColType int
 
 const (
-	TypeInt        ColType = iota // 32-bit integer
-	TypeBigInt                    // 64-bit integer
-	TypeSerialPK                  // auto-incrementing 32-bit integer primary key
-	TypeChar                      // fixed-width string, CHAR(n)
-	TypeVarchar                   // variable string, VARCHAR(n)
-	TypeText                      // unbounded string
-	TypeFloat                     // double precision
-	TypeDecimal                   // exact numeric, DECIMAL(n, scale)
-	TypeTimestamp                 // timestamp without time zone
-	TypeBool                      // boolean
+	TypeInt    ColType = iota // 32-bit integer
+	TypeBigInt                // 64-bit integer
+	// TypeSerialPK is an auto-incrementing 32-bit integer meant for the
+	// primary key. It maps to the column type only, never to the key: the
+	// workload declares PRIMARY KEY (col) itself, as a table constraint.
+	// PostgreSQL: SERIAL; MySQL: INTEGER NOT NULL AUTO_INCREMENT; SQLite:
+	// INTEGER (with the PRIMARY KEY (col) constraint the column is the
+	// table's rowid alias, numbered automatically when inserted as NULL).
+	TypeSerialPK
+	TypeChar      // fixed-width string, CHAR(n)
+	TypeVarchar   // variable string, VARCHAR(n)
+	TypeText      // unbounded string
+	TypeFloat     // double precision
+	TypeDecimal   // exact numeric, DECIMAL(n, scale)
+	TypeTimestamp // timestamp without time zone
+	TypeBool      // boolean
 )
 
 // Dialect is what differs between SQL engines, defined once per engine.

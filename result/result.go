@@ -126,14 +126,16 @@ type Op struct {
 // (warm-up included) at the end of the interval; Warmup marks intervals
 // that were discarded.
 type Interval struct {
-	TS         float64         `json:"t_s"`
-	Warmup     bool            `json:"warmup,omitempty"`
-	TPS        float64         `json:"tps"`
-	QPS        float64         `json:"qps"`
-	Errors     int64           `json:"errors"`
-	Retries    int64           `json:"retries"`
-	Reconnects int64           `json:"reconnects"`
-	LatencyMS  IntervalLatency `json:"latency_ms"`
+	TS           float64         `json:"t_s"`
+	Warmup       bool            `json:"warmup,omitempty"`
+	Transactions int64           `json:"transactions"`
+	Queries      int64           `json:"queries"`
+	TPS          float64         `json:"tps"`
+	QPS          float64         `json:"qps"`
+	Errors       int64           `json:"errors"`
+	Retries      int64           `json:"retries"`
+	Reconnects   int64           `json:"reconnects"`
+	LatencyMS    IntervalLatency `json:"latency_ms"`
 }
 
 // IntervalLatency is the latency summary of one interval, in ms.

@@ -336,7 +336,10 @@ func (r *run) execute(ctx, workerCtx context.Context, cancelWorkers context.Canc
 	<-timer.C
 	defer timer.Stop()
 
-	collect := func(at time.Time, warmup bool) {
+	// collect closes the interval at instant at. label is the instant the
+	// interval is reported under: the scheduled tick, so lines read
+	// "[ 2s ]" rather than the timer's jitter; rates use the real length.
+	collect := func(at, label time.Time, warmup bool) {
 		tick.Reset()
 		for _, s := range r.workers {
 			s.rec.Collect(tick)
@@ -347,9 +350,9 @@ func (r *run) execute(ctx, workerCtx context.Context, cancelWorkers context.Canc
 			return
 		}
 		if obs != nil {
-			obs.OnTick(Tick{Threads: cfg.Threads, Elapsed: at.Sub(start), Length: length, Warmup: warmup, Ops: r.ops, Interval: tick})
+			obs.OnTick(Tick{Threads: cfg.Threads, Elapsed: label.Sub(start), Length: length, Warmup: warmup, Ops: r.ops, Interval: tick})
 		}
-		res.Intervals = append(res.Intervals, intervalOf(tick, at.Sub(start), length, warmup))
+		res.Intervals = append(res.Intervals, intervalOf(tick, label.Sub(start), length, warmup))
 		if !warmup {
 			total.Merge(tick)
 		}
@@ -383,19 +386,23 @@ loop:
 		case inWarmup && !now.Before(warmupEnd):
 			// The warm-up ends here, at one instant: everything recorded
 			// before it is discarded, the clocks restart together.
-			collect(now, true)
+			collect(now, warmupEnd, true)
 			inWarmup = false
 			measureStart, cpuStart = now, cpuTime()
 			if !nextTick.After(now) {
 				nextTick = nextTick.Add(cfg.ReportInterval)
 			}
 		default:
-			collect(now, inWarmup)
+			collect(now, next, inWarmup)
 			nextTick = nextTick.Add(cfg.ReportInterval)
 		}
 	}
 	stopAt := cfg.Now()
-	collect(stopAt, inWarmup)
+	label := stopAt
+	if status == result.StatusComplete {
+		label = end
+	}
+	collect(stopAt, label, inWarmup)
 	cpu := cpuTime() - cpuStart
 	r.stop.Store(true)
 	if status != result.StatusComplete {
@@ -430,13 +437,15 @@ func intervalOf(iv *histogram.Interval, elapsed, length time.Duration, warmup bo
 	secs := length.Seconds()
 	all := iv.All()
 	return result.Interval{
-		TS:         round(elapsed.Seconds(), 3),
-		Warmup:     warmup,
-		TPS:        round(float64(iv.Transactions())/secs, 2),
-		QPS:        round(float64(iv.Queries.Total())/secs, 2),
-		Errors:     iv.Errors(),
-		Retries:    iv.Retries(),
-		Reconnects: iv.Reconnects,
+		TS:           round(elapsed.Seconds(), 3),
+		Warmup:       warmup,
+		Transactions: iv.Transactions(),
+		Queries:      iv.Queries.Total(),
+		TPS:          round(float64(iv.Transactions())/secs, 2),
+		QPS:          round(float64(iv.Queries.Total())/secs, 2),
+		Errors:       iv.Errors(),
+		Retries:      iv.Retries(),
+		Reconnects:   iv.Reconnects,
 		LatencyMS: result.IntervalLatency{
 			P50: histogram.Percentile(all, 50),
 			P95: histogram.Percentile(all, 95),

@@ -95,7 +95,9 @@ func workloadCommand(st *State, name, short string, child func(*State, workload.
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{err} })
 	for _, m := range workload.All() {
 		c := child(st, m)
-		c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{fmt.Errorf("%s %s: %w", name, m.Name, err)} })
+		c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+			return &UsageError{fmt.Errorf("%s %s: %w", name, m.Name, err)}
+		})
 		cmd.AddCommand(c)
 	}
 	return cmd

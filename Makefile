@@ -1,0 +1,51 @@
+# dbarena build and test entry points.
+#
+#   make build        static binary bin/dbarena (CGO_ENABLED=0)
+#   make test         go vet + go test -race against throw-away database
+#                     servers (scripts/testservers); exits with their status
+#   make bench-peers  side-by-side runs against peer tools (scripts/bench-peers)
+#   make clean        remove build output
+#
+# make test starts the servers, exports their DBARENA_TEST_* variables and
+# stops them afterwards, whatever the outcome, unless they were running
+# before (then they belong to someone else) or KEEP_SERVERS=1 is given.
+
+SHELL := /bin/bash
+GO ?= go
+TESTSERVERS := scripts/testservers
+# The race detector needs cgo and a C compiler.
+RACE := $(if $(shell command -v gcc 2>/dev/null),-race,)
+GOTESTFLAGS ?= -count=1 $(RACE) -timeout 10m
+KEEP_SERVERS ?=
+
+.PHONY: build test bench-peers clean
+
+build:
+	CGO_ENABLED=0 $(GO) build -o bin/dbarena ./cmd/dbarena
+
+test:
+	@was_running=0; \
+	if $(TESTSERVERS) status >/dev/null 2>&1; then was_running=1; fi; \
+	status=0; \
+	if $(TESTSERVERS) start all; then \
+		eval "$$($(TESTSERVERS) env)"; \
+		echo "+ go vet ./..."; \
+		$(GO) vet ./... || status=$$?; \
+		echo "+ go test $(GOTESTFLAGS) ./..."; \
+		CGO_ENABLED=$(if $(RACE),1,0) $(GO) test $(GOTESTFLAGS) ./... || status=$$?; \
+	else \
+		status=1; \
+	fi; \
+	if [ $$was_running = 1 ] || [ -n "$(KEEP_SERVERS)" ]; then \
+		echo "make test: leaving the test servers running"; \
+	else \
+		$(TESTSERVERS) stop all || true; \
+	fi; \
+	exit $$status
+
+bench-peers:
+	@test -x scripts/bench-peers || { echo "make: scripts/bench-peers does not exist yet" >&2; exit 1; }
+	scripts/bench-peers $(ARGS)
+
+clean:
+	rm -rf bin

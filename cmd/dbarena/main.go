@@ -1,0 +1,46 @@
+// Command dbarena runs fair, reproducible database benchmarks.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+
+	_ "github.com/dbarena/dbarena/engine/all"
+	"github.com/dbarena/dbarena/internal/cli"
+	_ "github.com/dbarena/dbarena/workload/all"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "0.1.0-dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	st := cli.NewState(version, commit())
+	code := cli.Main(ctx, st, os.Args[1:])
+	stop()
+	os.Exit(code)
+}
+
+// commit is the VCS revision stamped by the Go toolchain, or "unknown".
+func commit() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	rev, dirty := "unknown", false
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if dirty {
+		rev += "-dirty"
+	}
+	return rev
+}

@@ -1,0 +1,532 @@
+// Package enginetest is the conformance suite every dbarena engine passes.
+// Each engine's integration test calls Run with a target that reaches a real
+// server, from internal/testdb; the suite needs no mock of any database.
+package enginetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/dbarena/dbarena/engine"
+)
+
+// Config tells Run what the engine under test can be asked.
+type Config struct {
+	// Table prefixes the tables the suite creates (targets that share a
+	// database, like PostgreSQL direct and through PgBouncer, need distinct
+	// prefixes).
+	Table string
+	// Network is true for client/server engines: the suite then checks a
+	// wrong password and an unreachable host.
+	Network bool
+	// Deadlock runs two connections into a real deadlock.
+	Deadlock bool
+	// LoginNoAuthCode is true when the server reports a rejected login
+	// without a code that tells it from other failures (PgBouncer answers
+	// every login failure with SQLSTATE 08P01): a wrong password must then
+	// give ErrConnect, not necessarily ErrAuth.
+	LoginNoAuthCode bool
+	// SleepSQL is a statement that takes at least 5 seconds (e.g. "SELECT
+	// pg_sleep(5)"); when set the suite cancels it midway.
+	SleepSQL string
+}
+
+// Open opens t with a 10-second connect timeout and closes it at the end
+// of the test.
+func Open(t testing.TB, tg engine.Target) engine.Engine {
+	t.Helper()
+	e, err := engine.Open(context.Background(), tg, engine.Options{ConnectTimeout: 10 * time.Second})
+	if err != nil {
+		t.Fatalf("open %s: %v", tg, err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
+// Connect opens a connection of e closed at the end of the test.
+func Connect(t testing.TB, e engine.Engine) engine.Conn {
+	t.Helper()
+	c, err := e.Connect(context.Background())
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// Run runs the conformance suite against tg.
+func Run(t *testing.T, tg engine.Target, cfg Config) {
+	ctx := context.Background()
+	e := Open(t, tg)
+	if e.Name() != tg.URL.Scheme {
+		t.Errorf("Name() = %q, want %q", e.Name(), tg.URL.Scheme)
+	}
+	d := e.Dialect()
+	if d.Name() != e.Name() {
+		t.Errorf("Dialect().Name() = %q, want %q", d.Name(), e.Name())
+	}
+	c := Connect(t, e)
+	tbl := cfg.Table + "_t"
+	bulk := cfg.Table + "_bulk"
+	mustExec(t, c, "DROP TABLE IF EXISTS "+d.QuoteIdent(tbl))
+	mustExec(t, c, "DROP TABLE IF EXISTS "+d.QuoteIdent(bulk))
+	mustExec(t, c, fmt.Sprintf("CREATE TABLE %s (id %s, k %s NOT NULL, c %s, f %s, d %s, ts %s, b %s, PRIMARY KEY (id))",
+		d.QuoteIdent(tbl), d.ColumnType(engine.TypeSerialPK, 0, 0), d.ColumnType(engine.TypeInt, 0, 0),
+		d.ColumnType(engine.TypeVarchar, 100, 0), d.ColumnType(engine.TypeFloat, 0, 0),
+		d.ColumnType(engine.TypeDecimal, 10, 2), d.ColumnType(engine.TypeTimestamp, 0, 0), d.ColumnType(engine.TypeBool, 0, 0)))
+	mustExec(t, c, fmt.Sprintf("CREATE TABLE %s (id %s NOT NULL, k %s NOT NULL, c %s NOT NULL, PRIMARY KEY (id))",
+		d.QuoteIdent(bulk), d.ColumnType(engine.TypeBigInt, 0, 0), d.ColumnType(engine.TypeInt, 0, 0), d.ColumnType(engine.TypeChar, 20, 0)))
+	t.Cleanup(func() {
+		c, err := e.Connect(ctx)
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		_ = c.Exec(ctx, "DROP TABLE IF EXISTS "+d.QuoteIdent(tbl))
+		_ = c.Exec(ctx, "DROP TABLE IF EXISTS "+d.QuoteIdent(bulk))
+	})
+	ts := time.Date(2024, 2, 29, 13, 14, 15, 0, time.UTC)
+
+	t.Run("catalog", func(t *testing.T) {
+		var n int64
+		if err := c.QueryRow(ctx, d.TableExistsSQL(), []any{tbl}, &n); err != nil || n == 0 {
+			t.Errorf("TableExistsSQL(%s) = %d, %v; want > 0", tbl, n, err)
+		}
+		if err := c.QueryRow(ctx, d.TableExistsSQL(), []any{cfg.Table + "_none"}, &n); err != nil || n != 0 {
+			t.Errorf("TableExistsSQL(missing) = %d, %v; want 0", n, err)
+		}
+		var cols []string
+		err := c.QueryRows(ctx, d.ColumnsSQL(), []any{tbl}, func(row []any) error {
+			s, ok := row[0].(string)
+			if !ok {
+				return fmt.Errorf("column name is %T, want string", row[0])
+			}
+			cols = append(cols, strings.ToLower(s))
+			return nil
+		})
+		if got := strings.Join(cols, ","); err != nil || got != "id,k,c,f,d,ts,b" {
+			t.Errorf("ColumnsSQL = %q, %v; want id,k,c,f,d,ts,b", got, err)
+		}
+	})
+
+	t.Run("stmt", func(t *testing.T) {
+		ins, err := c.Prepare(ctx, fmt.Sprintf("INSERT INTO %s (k, c, f, d, ts, b) VALUES (?, ?, ?, ?, ?, ?)", d.QuoteIdent(tbl)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 1; i <= 3; i++ {
+			n, err := ins.Exec(ctx, i*10, fmt.Sprintf("row '?' %d", i), float64(i)+0.5, 12.25, ts, i%2 == 1)
+			if err != nil || n != 1 {
+				t.Fatalf("insert %d: %d rows, %v", i, n, err)
+			}
+		}
+		if n, err := ins.Exec(ctx, int64(40), nil, nil, nil, nil, nil); err != nil || n != 1 {
+			t.Fatalf("insert NULLs: %d rows, %v", n, err)
+		}
+		sel, err := c.Prepare(ctx, fmt.Sprintf("SELECT c FROM %s WHERE k >= ? AND c <> '?'", d.QuoteIdent(tbl)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, err := sel.Query(ctx, 20); err != nil || n != 2 {
+			t.Errorf("Query(k >= 20) = %d, %v; want 2", n, err)
+		}
+		if n, err := sel.Query(ctx, int64(1000)); err != nil || n != 0 {
+			t.Errorf("Query(k >= 1000) = %d, %v; want 0", n, err)
+		}
+		one, err := c.Prepare(ctx, fmt.Sprintf("SELECT id, c, f, b, ts FROM %s WHERE k = ?", d.QuoteIdent(tbl)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var (
+			id   int64
+			s    string
+			f    float64
+			b    bool
+			when time.Time
+		)
+		if err := one.QueryRow(ctx, []any{20}, &id, &s, &f, &b, &when); err != nil {
+			t.Fatalf("QueryRow: %v", err)
+		}
+		if id != 2 || s != "row '?' 2" || f != 2.5 || b || !when.Equal(ts) {
+			t.Errorf("QueryRow = %d %q %v %v %v; want 2 \"row '?' 2\" 2.5 false %v", id, s, f, b, when, ts)
+		}
+		if err := one.QueryRow(ctx, []any{99}, &id, &s, &f, &b, &when); !errors.Is(err, engine.ErrNoRows) {
+			t.Errorf("QueryRow(no row) = %v, want ErrNoRows", err)
+		}
+		upd, err := c.Prepare(ctx, fmt.Sprintf("UPDATE %s SET f = f + 1 WHERE k <= ?", d.QuoteIdent(tbl)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, err := upd.Exec(ctx, 20); err != nil || n != 2 {
+			t.Errorf("update: %d rows, %v; want 2", n, err)
+		}
+		// Prepared statements survive other traffic on the connection.
+		for i := 0; i < 3; i++ {
+			if n, err := sel.Query(ctx, 20); err != nil || n != 2 {
+				t.Errorf("Query again = %d, %v", n, err)
+			}
+		}
+	})
+
+	t.Run("query_rows", func(t *testing.T) {
+		var rows [][]any
+		err := c.QueryRows(ctx, fmt.Sprintf("SELECT id, k, c, f, d, ts, b FROM %s WHERE k >= ? ORDER BY id", d.QuoteIdent(tbl)), []any{30}, func(row []any) error {
+			rows = append(rows, append([]any(nil), row...))
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) != 2 {
+			t.Fatalf("got %d rows, want 2", len(rows))
+		}
+		r := rows[0]
+		if r[0] != int64(3) || r[1] != int64(30) || r[2] != "row '?' 3" || r[3] != 3.5 {
+			t.Errorf("row = %#v; want int64 3, int64 30, \"row '?' 3\", 3.5", r)
+		}
+		switch v := r[4].(type) {
+		case float64:
+			if v != 12.25 {
+				t.Errorf("decimal = %v", v)
+			}
+		case string:
+			if v != "12.25" {
+				t.Errorf("decimal = %q", v)
+			}
+		default:
+			t.Errorf("decimal is %T, want float64 or string", r[4])
+		}
+		if w, ok := r[5].(time.Time); !ok || !w.Equal(ts) {
+			t.Errorf("timestamp = %#v, want %v", r[5], ts)
+		}
+		if r[6] != true && r[6] != int64(1) {
+			t.Errorf("bool = %#v, want true or int64 1", r[6])
+		}
+		for i, v := range rows[1][2:] {
+			if v != nil {
+				t.Errorf("NULL column %d = %#v, want nil", i+2, v)
+			}
+		}
+		var n int64
+		if err := c.QueryRow(ctx, "SELECT count(*) FROM "+d.QuoteIdent(tbl)+" WHERE c = ?", []any{"nothing"}, &n); err != nil || n != 0 {
+			t.Errorf("QueryRow count = %d, %v", n, err)
+		}
+		var s string
+		if err := c.QueryRow(ctx, "SELECT c FROM "+d.QuoteIdent(tbl)+" WHERE k = ?", []any{12345}, &s); !errors.Is(err, engine.ErrNoRows) {
+			t.Errorf("Conn.QueryRow(no row) = %v, want ErrNoRows", err)
+		}
+	})
+
+	t.Run("bulk_load", func(t *testing.T) {
+		const rows = 10000
+		src := &seqSource{n: rows}
+		n, err := c.BulkLoad(ctx, bulk, []string{"id", "k", "c"}, src)
+		if err != nil || n != rows {
+			t.Fatalf("BulkLoad = %d, %v; want %d", n, err, rows)
+		}
+		var count, sum int64
+		if err := c.QueryRow(ctx, "SELECT count(*), sum(k) FROM "+d.QuoteIdent(bulk), nil, &count, &sum); err != nil {
+			t.Fatal(err)
+		}
+		if count != rows || sum != rows*(rows+1)/2*3 {
+			t.Errorf("after BulkLoad: count %d sum %d; want %d %d", count, sum, rows, rows*(rows+1)/2*3)
+		}
+		var s string
+		if err := c.QueryRow(ctx, "SELECT c FROM "+d.QuoteIdent(bulk)+" WHERE id = ?", []any{int64(777)}, &s); err != nil || strings.TrimSpace(s) != "c-777" {
+			t.Errorf("row 777: c = %q, %v", s, err)
+		}
+		// A source error aborts the load.
+		if _, err := c.BulkLoad(ctx, bulk, []string{"id", "k", "c"}, &seqSource{n: 10, start: rows + 1, fail: 5}); err == nil {
+			t.Errorf("BulkLoad with a failing source succeeded")
+		}
+		if err := c.QueryRow(ctx, "SELECT count(*) FROM "+d.QuoteIdent(bulk), nil, &count); err != nil || count != rows {
+			t.Errorf("after failed BulkLoad: count %d, %v; want %d", count, err, rows)
+		}
+	})
+
+	t.Run("transactions", func(t *testing.T) {
+		countRows := func() int64 {
+			var n int64
+			if err := c.QueryRow(ctx, "SELECT count(*) FROM "+d.QuoteIdent(tbl), nil, &n); err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		before := countRows()
+		ins, err := c.Prepare(ctx, fmt.Sprintf("INSERT INTO %s (k, c) VALUES (?, ?)", d.QuoteIdent(tbl)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Begin(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ins.Exec(ctx, 100, "rolled back"); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Rollback(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got := countRows(); got != before {
+			t.Errorf("after Rollback: %d rows, want %d", got, before)
+		}
+		if err := c.Begin(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ins.Exec(ctx, 101, "committed"); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got := countRows(); got != before+1 {
+			t.Errorf("after Commit: %d rows, want %d", got, before+1)
+		}
+	})
+
+	t.Run("unique_violation", func(t *testing.T) {
+		st, err := c.Prepare(ctx, fmt.Sprintf("INSERT INTO %s (id, k, c) VALUES (?, ?, ?)", d.QuoteIdent(bulk)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = st.Exec(ctx, int64(1), 1, "dup")
+		if err == nil {
+			t.Fatal("duplicate insert succeeded")
+		}
+		if cl := d.Classify(err); cl != engine.ClassUniqueViolation {
+			t.Errorf("Classify(%v) = %v, want unique_violation", err, cl)
+		}
+		err = c.Exec(ctx, "INSERT INTO "+d.QuoteIdent(bulk)+" (id, k, c) VALUES (2, 2, 'dup')")
+		if cl := d.Classify(err); cl != engine.ClassUniqueViolation {
+			t.Errorf("Exec: Classify(%v) = %v, want unique_violation", err, cl)
+		}
+		// The connection still works.
+		var n int64
+		if err := c.QueryRow(ctx, "SELECT count(*) FROM "+d.QuoteIdent(bulk), nil, &n); err != nil {
+			t.Errorf("after error: %v", err)
+		}
+	})
+
+	t.Run("canceled", func(t *testing.T) {
+		c := Connect(t, e)
+		st, err := c.Prepare(ctx, "SELECT k FROM "+d.QuoteIdent(tbl)+" WHERE k = ?")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cctx, cancel := context.WithCancel(ctx)
+		if _, err := st.Query(cctx, 10); err != nil {
+			t.Fatal(err)
+		}
+		cancel()
+		_, err = st.Query(cctx, 10)
+		if cl := d.Classify(err); err == nil || cl != engine.ClassCanceled {
+			t.Errorf("Query under a canceled context: %v, class %v; want canceled", err, cl)
+		}
+		if cfg.SleepSQL == "" {
+			return
+		}
+		c2 := Connect(t, e)
+		tctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+		defer cancel()
+		start := time.Now()
+		err = c2.Exec(tctx, cfg.SleepSQL)
+		if cl := d.Classify(err); err == nil || cl != engine.ClassCanceled {
+			t.Errorf("%s with a 300ms deadline: %v, class %v; want canceled", cfg.SleepSQL, err, cl)
+		}
+		if el := time.Since(start); el > 3*time.Second {
+			t.Errorf("canceling took %v", el)
+		}
+	})
+
+	if cfg.Deadlock {
+		t.Run("deadlock", func(t *testing.T) { testDeadlock(t, e, bulk) })
+	}
+
+	t.Run("server_info", func(t *testing.T) {
+		info, err := e.ServerInfo(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Version == "" || len(info.Settings) < 5 {
+			t.Errorf("ServerInfo = %q with %d settings", info.Version, len(info.Settings))
+		}
+		t.Logf("%s, %d settings", info.Version, len(info.Settings))
+	})
+
+	if cfg.Network {
+		t.Run("wrong_password", func(t *testing.T) { testWrongPassword(t, tg, !cfg.LoginNoAuthCode) })
+		// 127.0.0.1:1 refuses at once; 192.0.2.1 (TEST-NET-1) never answers.
+		for _, host := range []string{"127.0.0.1:1", "192.0.2.1:5"} {
+			t.Run("unreachable/"+host, func(t *testing.T) { testUnreachable(t, tg, host) })
+		}
+	}
+}
+
+func mustExec(t testing.TB, c engine.Conn, sql string) {
+	t.Helper()
+	if err := c.Exec(context.Background(), sql); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+}
+
+// seqSource yields (i, 3i, "c-i") for i in [start, start+n); with fail > 0
+// its fail-th row is an error.
+type seqSource struct {
+	n, start, fail, i int
+	row               []any
+}
+
+func (s *seqSource) Next() bool { s.i++; return s.i <= s.n }
+
+func (s *seqSource) Values() ([]any, error) {
+	if s.fail > 0 && s.i == s.fail {
+		return nil, errors.New("source failed")
+	}
+	if s.start == 0 {
+		s.start = 1
+	}
+	id := s.start + s.i - 1
+	s.row = append(s.row[:0], int64(id), id*3, fmt.Sprintf("c-%d", id))
+	return s.row, nil
+}
+
+func (s *seqSource) Err() error { return nil }
+
+func testDeadlock(t *testing.T, e engine.Engine, table string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	d := e.Dialect()
+	c1, c2 := Connect(t, e), Connect(t, e)
+	upd := "UPDATE " + d.QuoteIdent(table) + " SET k = k + 1 WHERE id = ?"
+	s1, err := c1.Prepare(ctx, upd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2, err := c2.Prepare(ctx, upd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []engine.Conn{c1, c2} {
+		if err := c.Begin(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s1.Exec(ctx, int64(101)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s2.Exec(ctx, int64(102)); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		_, errs[0] = s1.Exec(ctx, int64(102))
+		if errs[0] != nil {
+			_ = c1.Rollback(ctx)
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		time.Sleep(100 * time.Millisecond) // let c1 wait first
+		_, errs[1] = s2.Exec(ctx, int64(101))
+		if errs[1] != nil {
+			_ = c2.Rollback(ctx)
+		}
+	}()
+	wg.Wait()
+	_ = c1.Rollback(ctx)
+	_ = c2.Rollback(ctx)
+	deadlocks := 0
+	for i, err := range errs {
+		if err == nil {
+			continue
+		}
+		if cl := d.Classify(err); cl == engine.ClassDeadlock {
+			deadlocks++
+		} else {
+			t.Errorf("conn %d: %v classified %v, want deadlock", i+1, err, cl)
+		}
+	}
+	if deadlocks != 1 {
+		t.Errorf("%d deadlock errors (%v), want 1", deadlocks, errs)
+	}
+}
+
+func testWrongPassword(t *testing.T, tg engine.Target, wantAuth bool) {
+	bad := tg
+	pw := fmt.Sprintf("wrong-pw-%d", time.Now().UnixNano())
+	bad.Password = engine.NewSecret(pw)
+	start := time.Now()
+	e, err := engine.Open(context.Background(), bad, engine.Options{ConnectTimeout: 10 * time.Second})
+	if err == nil {
+		// An engine may defer the login to Connect.
+		defer e.Close()
+		var c engine.Conn
+		c, err = e.Connect(context.Background())
+		if err == nil {
+			c.Close()
+			t.Fatal("login with a wrong password succeeded")
+		}
+	}
+	msg := err.Error()
+	if wantAuth && !errors.Is(err, engine.ErrAuth) {
+		t.Errorf("wrong password: %v (%T) does not wrap ErrAuth", err, err)
+	}
+	if !errors.Is(err, engine.ErrConnect) {
+		t.Errorf("wrong password: %v does not wrap ErrConnect", err)
+	}
+	if strings.Contains(msg, pw) || strings.Contains(fmt.Sprintf("%+v %#v", err, err), pw) {
+		t.Errorf("error reveals the password: %s", msg)
+	}
+	if u := tg.Username(); !strings.Contains(msg, u) {
+		t.Errorf("error %q does not name user %q", msg, u)
+	}
+	if h := tg.URL.Hostname(); !strings.Contains(msg, h) {
+		t.Errorf("error %q does not name host %q", msg, h)
+	}
+	t.Logf("%v (after %v)", err, time.Since(start).Round(time.Millisecond))
+}
+
+func testUnreachable(t *testing.T, tg engine.Target, host string) {
+	u := *tg.URL
+	u.Host = host
+	q := u.Query()
+	for _, k := range []string{"host", "socket", "port"} {
+		q.Del(k)
+	}
+	u.RawQuery = q.Encode()
+	bad := engine.Target{Label: tg.Label, URL: &url.URL{Scheme: u.Scheme, User: u.User, Host: u.Host, Path: u.Path, RawQuery: u.RawQuery}, Password: tg.Password}
+	const timeout = 2 * time.Second
+	start := time.Now()
+	e, err := engine.Open(context.Background(), bad, engine.Options{ConnectTimeout: timeout})
+	if err == nil {
+		defer e.Close()
+		var c engine.Conn
+		c, err = e.Connect(context.Background())
+		if err == nil {
+			c.Close()
+			t.Fatalf("connected to %s", host)
+		}
+	}
+	el := time.Since(start)
+	if !errors.Is(err, engine.ErrConnect) {
+		t.Errorf("unreachable: %v does not wrap ErrConnect", err)
+	}
+	if errors.Is(err, engine.ErrAuth) {
+		t.Errorf("unreachable: %v wraps ErrAuth", err)
+	}
+	if el > timeout+time.Second {
+		t.Errorf("failing took %v, timeout %v", el, timeout)
+	}
+	if pw := tg.Password.Reveal(); pw != "" && strings.Contains(err.Error(), pw) {
+		t.Errorf("error reveals the password: %v", err)
+	}
+	t.Logf("%v (after %v)", err, el.Round(time.Millisecond))
+}

@@ -1,0 +1,117 @@
+package mysql
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/dbarena/dbarena/engine"
+)
+
+// Dialect is the MySQL/MariaDB SQL dialect. The zero value is ready to use.
+type Dialect struct{}
+
+var _ engine.Dialect = Dialect{}
+
+// Name returns "mysql".
+func (Dialect) Name() string { return "mysql" }
+
+// Rebind returns sql unchanged: MySQL's placeholders are '?'.
+func (Dialect) Rebind(sql string) string { return sql }
+
+// ColumnType maps a portable column type to MySQL DDL. TypeSerialPK is
+// "INTEGER NOT NULL AUTO_INCREMENT": the workload declares the primary key
+// itself. Timestamps are DATETIME(6), which, unlike TIMESTAMP, is free of
+// time zone conversion and of the 2038 limit.
+func (Dialect) ColumnType(t engine.ColType, size, scale int) string {
+	switch t {
+	case engine.TypeInt:
+		return "INT"
+	case engine.TypeBigInt:
+		return "BIGINT"
+	case engine.TypeSerialPK:
+		return "INTEGER NOT NULL AUTO_INCREMENT"
+	case engine.TypeChar:
+		return "CHAR(" + strconv.Itoa(size) + ")"
+	case engine.TypeVarchar:
+		return "VARCHAR(" + strconv.Itoa(size) + ")"
+	case engine.TypeText:
+		return "LONGTEXT"
+	case engine.TypeFloat:
+		return "DOUBLE"
+	case engine.TypeDecimal:
+		return "DECIMAL(" + strconv.Itoa(size) + ", " + strconv.Itoa(scale) + ")"
+	case engine.TypeTimestamp:
+		return "DATETIME(6)"
+	case engine.TypeBool:
+		return "BOOLEAN"
+	}
+	panic("mysql: unknown column type " + strconv.Itoa(int(t)))
+}
+
+// QuoteIdent quotes name with backticks.
+func (Dialect) QuoteIdent(name string) string {
+	return "`" + strings.ReplaceAll(name, "`", "``") + "`"
+}
+
+// TableExistsSQL counts tables of that name in the current database.
+func (Dialect) TableExistsSQL() string {
+	return "SELECT count(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ?"
+}
+
+// ColumnsSQL lists a table's columns of the current database in order.
+func (Dialect) ColumnsSQL() string {
+	return "SELECT column_name FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = ? ORDER BY ordinal_position"
+}
+
+// MySQL and MariaDB server error numbers Classify knows.
+const (
+	erLockWaitTimeout  = 1205
+	erLockDeadlock     = 1213
+	erDupEntry         = 1062
+	erDupEntryWithKey  = 1586
+	erCheckRead        = 1020 // "Record has changed since last read" (MariaDB snapshot isolation)
+	erServerShutdown   = 1053
+	erConnectionKilled = 1927 // MariaDB ER_CONNECTION_KILLED
+	erClientInterr     = 4031 // MySQL: disconnected by the server because of inactivity
+	crServerGone       = 2006
+	crServerLost       = 2013
+)
+
+// Classify maps err to an engine.ErrorClass: context end first, then the
+// server's error number (*mysql.MySQLError), then the signs of a lost
+// connection.
+func (Dialect) Classify(err error) engine.ErrorClass {
+	if err == nil {
+		return engine.ClassOther
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return engine.ClassCanceled
+	}
+	var myErr *mysql.MySQLError
+	if errors.As(err, &myErr) {
+		switch myErr.Number {
+		case erLockDeadlock, erLockWaitTimeout:
+			return engine.ClassDeadlock
+		case erDupEntry, erDupEntryWithKey:
+			return engine.ClassUniqueViolation
+		case erCheckRead:
+			return engine.ClassSerialization
+		case erServerShutdown, erConnectionKilled, erClientInterr, crServerGone, crServerLost:
+			return engine.ClassConnLost
+		}
+		return engine.ClassOther
+	}
+	var netErr net.Error
+	if errors.Is(err, driver.ErrBadConn) || errors.Is(err, mysql.ErrInvalidConn) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &netErr) {
+		return engine.ClassConnLost
+	}
+	return engine.ClassOther
+}

@@ -1,0 +1,574 @@
+// Package mysql is dbarena's MySQL and MariaDB engine, built on
+// go-sql-driver/mysql.
+//
+// It serves targets of the form
+//
+//	mysql://user@host:port/database?tls=skip-verify&socket=/run/mysqld/mysqld.sock
+//
+// (and mariadb://, which engine.ParseTarget rewrites). "socket" selects a
+// Unix socket instead of host:port; every other parameter goes to the driver
+// as a DSN parameter (tls, collation, readTimeout, or a server variable).
+// The password comes from engine.Target.Password, never from the URL.
+//
+// Each engine.Conn is one *sql.Conn of a database/sql pool, and each Stmt a
+// server-side prepared statement on it (binary protocol), whatever
+// interpolateParams says.
+//
+// Importing the package registers the "mysql" scheme with engine.Register.
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/dbarena/dbarena/engine"
+)
+
+func init() { engine.Register(Open, "mysql") }
+
+// Engine is an open MySQL or MariaDB target. It is safe for concurrent use.
+type Engine struct {
+	target engine.Target
+	config *mysql.Config
+	db     *sql.DB
+}
+
+var _ engine.Engine = (*Engine)(nil)
+
+// Open builds the driver configuration from t and checks that a
+// connection can be made (and the login is accepted) within
+// opts.ConnectTimeout. Errors wrap engine.ErrBadTarget, engine.ErrConnect or
+// engine.ErrAuth; their text names user and host but never the password.
+func Open(ctx context.Context, t engine.Target, opts engine.Options) (engine.Engine, error) {
+	cfg, err := Config(t, opts)
+	if err != nil {
+		return nil, err
+	}
+	conn, err := mysql.NewConnector(cfg)
+	if err != nil {
+		return nil, &engine.TargetError{Target: t.Redacted(), Field: "url", Err: fmt.Errorf("%w: %v", engine.ErrBadTarget, err)}
+	}
+	db := sql.OpenDB(conn)
+	db.SetMaxIdleConns(4)
+	e := &Engine{target: t, config: cfg, db: db}
+	if cfg.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, cfg.Timeout)
+		defer cancel()
+	}
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, e.connectError(err)
+	}
+	return e, nil
+}
+
+// Config builds the driver configuration for t: host and port (or the
+// "socket" parameter), database, the other URL parameters, the password from
+// t.Password and opts.ConnectTimeout as the dial timeout. ParseTime is on.
+func Config(t engine.Target, opts engine.Options) (*mysql.Config, error) {
+	bad := func(field string, err error) error {
+		return &engine.TargetError{Target: t.Redacted(), Field: field, Err: fmt.Errorf("%w: %v", engine.ErrBadTarget, err)}
+	}
+	if t.URL == nil {
+		return nil, bad("url", errors.New("no URL"))
+	}
+	q, err := url.ParseQuery(t.URL.RawQuery)
+	if err != nil {
+		return nil, bad("url", err)
+	}
+	netw, addr := "tcp", t.URL.Host
+	if s := q.Get("socket"); s != "" {
+		netw, addr = "unix", s
+		q.Del("socket")
+	} else if addr == "" {
+		addr = "127.0.0.1:3306"
+	} else if t.URL.Port() == "" {
+		addr = net.JoinHostPort(t.URL.Hostname(), "3306")
+	}
+	db := strings.TrimPrefix(t.URL.Path, "/")
+	if strings.Contains(db, "/") {
+		return nil, bad("database", fmt.Errorf("database name %q contains '/'", db))
+	}
+	// The driver parses its own parameters; the DSN it sees holds no
+	// user or password, so its errors cannot reveal them.
+	dsn := netw + "(" + addr + ")/" + url.PathEscape(db)
+	if len(q) > 0 {
+		dsn += "?" + q.Encode()
+	}
+	cfg, err := mysql.ParseDSN(dsn)
+	if err != nil {
+		return nil, bad("url", err)
+	}
+	cfg.User = t.Username()
+	cfg.Passwd = t.Password.Reveal()
+	cfg.ParseTime = true
+	if opts.ConnectTimeout > 0 {
+		cfg.Timeout = opts.ConnectTimeout
+	}
+	return cfg, nil
+}
+
+// MySQL server error numbers for a rejected login.
+const (
+	erDBAccessDenied     = 1044
+	erAccessDenied       = 1045
+	erAccessDeniedNoPass = 1698
+)
+
+func (e *Engine) connectError(err error) error {
+	host := e.config.Addr
+	var myErr *mysql.MySQLError
+	if errors.As(err, &myErr) {
+		switch myErr.Number {
+		case erAccessDenied, erAccessDeniedNoPass, erDBAccessDenied:
+			return &engine.TargetError{Target: e.target.Redacted(), Field: "password", Err: &connectError{
+				msg:   fmt.Sprintf("%v: %v: server rejected login of user %q at %s (error %d)", engine.ErrConnect, engine.ErrAuth, e.config.User, host, myErr.Number),
+				auth:  true,
+				cause: err,
+			}}
+		}
+	}
+	return &engine.TargetError{Target: e.target.Redacted(), Field: "host", Err: &connectError{
+		msg:   fmt.Sprintf("%v: %s@%s: %v", engine.ErrConnect, e.config.User, host, err),
+		cause: err,
+	}}
+}
+
+// connectError is a connection failure with a message of our own. It
+// unwraps to engine.ErrConnect, to engine.ErrAuth for a rejected login, and
+// to the driver's error.
+type connectError struct {
+	msg   string
+	auth  bool
+	cause error
+}
+
+func (e *connectError) Error() string { return e.msg }
+
+func (e *connectError) Unwrap() []error {
+	if e.auth {
+		return []error{engine.ErrConnect, engine.ErrAuth, e.cause}
+	}
+	return []error{engine.ErrConnect, e.cause}
+}
+
+// Name returns "mysql".
+func (e *Engine) Name() string { return "mysql" }
+
+// Dialect returns the MySQL dialect.
+func (e *Engine) Dialect() engine.Dialect { return Dialect{} }
+
+// Connect opens a new connection.
+func (e *Engine) Connect(ctx context.Context) (engine.Conn, error) {
+	if e.config.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, e.config.Timeout)
+		defer cancel()
+	}
+	sc, err := e.db.Conn(ctx)
+	if err == nil {
+		err = sc.PingContext(ctx)
+		if err != nil {
+			sc.Close()
+		}
+	}
+	if err != nil {
+		return nil, e.connectError(err)
+	}
+	return &Conn{sc: sc}, nil
+}
+
+// ServerInfo reports "MariaDB <version>" or "MySQL <version>" and SHOW
+// GLOBAL VARIABLES.
+func (e *Engine) ServerInfo(ctx context.Context) (engine.ServerInfo, error) {
+	var info engine.ServerInfo
+	var ver string
+	if err := e.db.QueryRowContext(ctx, "SELECT VERSION()").Scan(&ver); err != nil {
+		return info, fmt.Errorf("mysql: server version: %w", err)
+	}
+	info.Version = versionString(ver)
+	rows, err := e.db.QueryContext(ctx, "SHOW GLOBAL VARIABLES")
+	if err != nil {
+		return info, fmt.Errorf("mysql: settings: %w", err)
+	}
+	defer rows.Close()
+	info.Settings = map[string]string{}
+	for rows.Next() {
+		var k, v sql.NullString
+		if err := rows.Scan(&k, &v); err != nil {
+			return info, fmt.Errorf("mysql: settings: %w", err)
+		}
+		info.Settings[k.String] = v.String
+	}
+	if err := rows.Err(); err != nil {
+		return info, fmt.Errorf("mysql: settings: %w", err)
+	}
+	return info, nil
+}
+
+// versionString turns SELECT VERSION() into "MariaDB 10.11.19" or "MySQL
+// 8.0.36".
+func versionString(v string) string {
+	if i := strings.Index(v, "-MariaDB"); i >= 0 {
+		return "MariaDB " + strings.TrimPrefix(v[:i], "5.5.5-")
+	}
+	if i := strings.IndexByte(v, '-'); i >= 0 {
+		v = v[:i]
+	}
+	return "MySQL " + v
+}
+
+// Close closes the pool.
+func (e *Engine) Close() error { return e.db.Close() }
+
+// Conn is one MySQL connection. It is not safe for concurrent use.
+type Conn struct {
+	sc    *sql.Conn
+	stmts []*sql.Stmt
+	dest  []any
+	ptrs  []any
+	row   []any
+	kinds []colKind
+}
+
+var _ engine.Conn = (*Conn)(nil)
+
+// SQLConn returns the underlying database/sql connection.
+func (c *Conn) SQLConn() *sql.Conn { return c.sc }
+
+// Exec runs sql through the text protocol.
+func (c *Conn) Exec(ctx context.Context, sql string) error {
+	_, err := c.sc.ExecContext(ctx, sql)
+	return withCtx(ctx, err)
+}
+
+// Begin sends BEGIN.
+func (c *Conn) Begin(ctx context.Context) error { return c.Exec(ctx, "BEGIN") }
+
+// Commit sends COMMIT.
+func (c *Conn) Commit(ctx context.Context) error { return c.Exec(ctx, "COMMIT") }
+
+// Rollback sends ROLLBACK.
+func (c *Conn) Rollback(ctx context.Context) error { return c.Exec(ctx, "ROLLBACK") }
+
+// Prepare prepares sql as a server-side statement on this connection.
+func (c *Conn) Prepare(ctx context.Context, sql string) (engine.Stmt, error) {
+	st, err := c.sc.PrepareContext(ctx, sql)
+	if err != nil {
+		return nil, withCtx(ctx, err)
+	}
+	c.stmts = append(c.stmts, st)
+	return &Stmt{st: st}, nil
+}
+
+// QueryRow runs sql with args and scans its first row into dest.
+func (c *Conn) QueryRow(ctx context.Context, sql string, args []any, dest ...any) error {
+	return scanErr(ctx, c.sc.QueryRowContext(ctx, sql, args...).Scan(dest...))
+}
+
+// QueryRows runs sql with args and calls fn with each row's values,
+// normalised by column type: integers to int64, DECIMAL, FLOAT and DOUBLE to
+// float64, character types to string, binary types to []byte, DATETIME to
+// time.Time, NULL to nil.
+func (c *Conn) QueryRows(ctx context.Context, sql string, args []any, fn func(row []any) error) error {
+	rows, err := c.sc.QueryContext(ctx, sql, args...)
+	if err != nil {
+		return withCtx(ctx, err)
+	}
+	defer rows.Close()
+	types, err := rows.ColumnTypes()
+	if err != nil {
+		return err
+	}
+	c.kinds = c.kinds[:0]
+	c.dest = c.dest[:0]
+	c.ptrs = c.ptrs[:0]
+	for _, ct := range types {
+		c.kinds = append(c.kinds, kindOf(ct.DatabaseTypeName()))
+		c.dest = append(c.dest, nil)
+	}
+	for i := range c.dest {
+		c.ptrs = append(c.ptrs, &c.dest[i])
+	}
+	for rows.Next() {
+		if err := rows.Scan(c.ptrs...); err != nil {
+			return err
+		}
+		c.row = c.row[:0]
+		for i, v := range c.dest {
+			c.row = append(c.row, normalize(c.kinds[i], v))
+		}
+		if err := fn(c.row); err != nil {
+			return err
+		}
+	}
+	rows.Close()
+	return withCtx(ctx, rows.Err())
+}
+
+type colKind int
+
+const (
+	kindString colKind = iota
+	kindInt
+	kindUint
+	kindFloat
+	kindBytes
+)
+
+// kindOf classifies a driver column type name (e.g. "UNSIGNED BIGINT").
+func kindOf(name string) colKind {
+	unsigned := strings.HasPrefix(name, "UNSIGNED ")
+	switch strings.TrimPrefix(name, "UNSIGNED ") {
+	case "TINYINT", "SMALLINT", "MEDIUMINT", "INT", "BIGINT", "YEAR":
+		if unsigned {
+			return kindUint
+		}
+		return kindInt
+	case "DECIMAL", "FLOAT", "DOUBLE":
+		return kindFloat
+	case "BINARY", "VARBINARY", "TINYBLOB", "BLOB", "MEDIUMBLOB", "LONGBLOB", "BIT", "GEOMETRY":
+		return kindBytes
+	}
+	return kindString
+}
+
+// normalize maps a scanned value onto the types Conn.QueryRows promises.
+// The text protocol returns every value as []byte; the binary one returns
+// numbers typed.
+func normalize(k colKind, v any) any {
+	switch x := v.(type) {
+	case nil, int64, float64, bool, time.Time, string:
+		return v
+	case float32:
+		return float64(x)
+	case uint64:
+		if x <= 1<<63-1 {
+			return int64(x)
+		}
+		return strconv.FormatUint(x, 10)
+	case []byte:
+		s := string(x)
+		switch k {
+		case kindInt:
+			if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+				return n
+			}
+		case kindUint:
+			if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+				return n
+			}
+		case kindFloat:
+			if f, err := strconv.ParseFloat(s, 64); err == nil {
+				return f
+			}
+		case kindBytes:
+			return x
+		}
+		return s
+	}
+	return fmt.Sprint(v)
+}
+
+// BulkLoad inserts src's rows with multi-row INSERT statements of up to
+// min(1000, 65535/len(columns)) rows, prepared once, committing every ten
+// statements. On error it rolls back the open transaction and returns the
+// rows committed before it.
+func (c *Conn) BulkLoad(ctx context.Context, table string, columns []string, src engine.RowSource) (int64, error) {
+	if len(columns) == 0 {
+		return 0, errors.New("mysql: BulkLoad without columns")
+	}
+	per := min(1000, 65535/len(columns))
+	const batchesPerTx = 10
+	var (
+		full      *sql.Stmt
+		args      = make([]any, 0, per*len(columns))
+		committed int64
+		pending   int64
+		batches   int
+		inTx      bool
+	)
+	defer func() {
+		if full != nil {
+			full.Close()
+		}
+	}()
+	fail := func(err error) (int64, error) {
+		if inTx {
+			_ = c.Rollback(context.WithoutCancel(ctx))
+		}
+		return committed, withCtx(ctx, err)
+	}
+	flush := func(st *sql.Stmt) error {
+		if !inTx {
+			if err := c.Begin(ctx); err != nil {
+				return err
+			}
+			inTx = true
+		}
+		if _, err := st.ExecContext(ctx, args...); err != nil {
+			return err
+		}
+		pending += int64(len(args) / len(columns))
+		args = args[:0]
+		batches++
+		if batches%batchesPerTx == 0 {
+			if err := c.Commit(ctx); err != nil {
+				return err
+			}
+			inTx = false
+			committed += pending
+			pending = 0
+		}
+		return nil
+	}
+	for src.Next() {
+		vals, err := src.Values()
+		if err != nil {
+			return fail(err)
+		}
+		if len(vals) != len(columns) {
+			return fail(fmt.Errorf("mysql: BulkLoad: row has %d values for %d columns", len(vals), len(columns)))
+		}
+		for _, v := range vals {
+			if b, ok := v.([]byte); ok { // the source may reuse it
+				v = append([]byte(nil), b...)
+			}
+			args = append(args, v)
+		}
+		if len(args) == per*len(columns) {
+			if full == nil {
+				if full, err = c.sc.PrepareContext(ctx, insertSQL(table, columns, per)); err != nil {
+					return fail(err)
+				}
+			}
+			if err := flush(full); err != nil {
+				return fail(err)
+			}
+		}
+	}
+	if err := src.Err(); err != nil {
+		return fail(err)
+	}
+	if len(args) > 0 {
+		st, err := c.sc.PrepareContext(ctx, insertSQL(table, columns, len(args)/len(columns)))
+		if err != nil {
+			return fail(err)
+		}
+		err = flush(st)
+		st.Close()
+		if err != nil {
+			return fail(err)
+		}
+	}
+	if inTx {
+		if err := c.Commit(ctx); err != nil {
+			return fail(err)
+		}
+		committed += pending
+	}
+	return committed, nil
+}
+
+func insertSQL(table string, columns []string, rows int) string {
+	d := Dialect{}
+	var b strings.Builder
+	b.WriteString("INSERT INTO ")
+	b.WriteString(d.QuoteIdent(table))
+	b.WriteString(" (")
+	for i, col := range columns {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(d.QuoteIdent(col))
+	}
+	b.WriteString(") VALUES ")
+	tuple := "(?" + strings.Repeat(", ?", len(columns)-1) + ")"
+	for i := 0; i < rows; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(tuple)
+	}
+	return b.String()
+}
+
+// Close closes the statements and the connection itself (it does not go
+// back to the pool, where a half-used session could be handed out again).
+func (c *Conn) Close() error {
+	for _, st := range c.stmts {
+		st.Close()
+	}
+	c.stmts = nil
+	_ = c.sc.Raw(func(any) error { return driver.ErrBadConn })
+	err := c.sc.Close()
+	if errors.Is(err, sql.ErrConnDone) {
+		err = nil
+	}
+	return err
+}
+
+// Stmt is a server-side prepared statement.
+type Stmt struct {
+	st *sql.Stmt
+}
+
+var _ engine.Stmt = (*Stmt)(nil)
+
+// Exec runs the statement and returns the rows affected.
+func (s *Stmt) Exec(ctx context.Context, args ...any) (int64, error) {
+	res, err := s.st.ExecContext(ctx, args...)
+	if err != nil {
+		return 0, withCtx(ctx, err)
+	}
+	return res.RowsAffected()
+}
+
+// Query runs the statement and counts its rows without scanning them.
+func (s *Stmt) Query(ctx context.Context, args ...any) (int64, error) {
+	rows, err := s.st.QueryContext(ctx, args...)
+	if err != nil {
+		return 0, withCtx(ctx, err)
+	}
+	var n int64
+	for rows.Next() {
+		n++
+	}
+	rows.Close()
+	return n, withCtx(ctx, rows.Err())
+}
+
+// QueryRow runs the statement and scans its first row into dest.
+func (s *Stmt) QueryRow(ctx context.Context, args []any, dest ...any) error {
+	return scanErr(ctx, s.st.QueryRowContext(ctx, args...).Scan(dest...))
+}
+
+func scanErr(ctx context.Context, err error) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return engine.ErrNoRows
+	}
+	return withCtx(ctx, err)
+}
+
+// withCtx makes an error caused by the end of ctx match context.Canceled or
+// context.DeadlineExceeded with errors.Is, whatever the driver returned.
+func withCtx(ctx context.Context, err error) error {
+	if err == nil {
+		return nil
+	}
+	if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
+		return fmt.Errorf("%w: %w", cerr, err)
+	}
+	return err
+}

@@ -1,0 +1,159 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/dbarena/dbarena/engine"
+)
+
+// Dialect is PostgreSQL's SQL dialect. The zero value is ready to use.
+type Dialect struct{}
+
+var _ engine.Dialect = Dialect{}
+
+// Name returns "postgres".
+func (Dialect) Name() string { return "postgres" }
+
+// Rebind turns '?' placeholders into $1, $2 …, leaving alone any '?' inside
+// single-quoted strings, double-quoted identifiers and comments.
+func (Dialect) Rebind(sql string) string { return Rebind(sql) }
+
+// Rebind is Dialect.Rebind as a function.
+func Rebind(sql string) string {
+	if strings.IndexByte(sql, '?') < 0 {
+		return sql
+	}
+	var b strings.Builder
+	b.Grow(len(sql) + 8)
+	n := 0
+	for i := 0; i < len(sql); i++ {
+		c := sql[i]
+		switch {
+		case c == '\'' || c == '"':
+			j := skipQuoted(sql, i, c)
+			b.WriteString(sql[i:j])
+			i = j - 1
+		case c == '-' && i+1 < len(sql) && sql[i+1] == '-':
+			j := strings.IndexByte(sql[i:], '\n')
+			if j < 0 {
+				j = len(sql) - i
+			}
+			b.WriteString(sql[i : i+j])
+			i += j - 1
+		case c == '/' && i+1 < len(sql) && sql[i+1] == '*':
+			j := strings.Index(sql[i+2:], "*/")
+			end := len(sql)
+			if j >= 0 {
+				end = i + 2 + j + 2
+			}
+			b.WriteString(sql[i:end])
+			i = end - 1
+		case c == '?':
+			n++
+			b.WriteByte('$')
+			b.WriteString(strconv.Itoa(n))
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// skipQuoted returns the index just past the quoted run that starts at
+// sql[i] == q; a doubled quote inside is an escaped quote.
+func skipQuoted(sql string, i int, q byte) int {
+	for j := i + 1; j < len(sql); j++ {
+		if sql[j] == q {
+			if j+1 < len(sql) && sql[j+1] == q {
+				j++
+				continue
+			}
+			return j + 1
+		}
+	}
+	return len(sql)
+}
+
+// ColumnType maps a portable column type to PostgreSQL DDL. TypeSerialPK is
+// "SERIAL": the workload declares the primary key itself.
+func (Dialect) ColumnType(t engine.ColType, size, scale int) string {
+	switch t {
+	case engine.TypeInt:
+		return "INTEGER"
+	case engine.TypeBigInt:
+		return "BIGINT"
+	case engine.TypeSerialPK:
+		return "SERIAL"
+	case engine.TypeChar:
+		return "CHAR(" + strconv.Itoa(size) + ")"
+	case engine.TypeVarchar:
+		return "VARCHAR(" + strconv.Itoa(size) + ")"
+	case engine.TypeText:
+		return "TEXT"
+	case engine.TypeFloat:
+		return "DOUBLE PRECISION"
+	case engine.TypeDecimal:
+		return "NUMERIC(" + strconv.Itoa(size) + ", " + strconv.Itoa(scale) + ")"
+	case engine.TypeTimestamp:
+		return "TIMESTAMP"
+	case engine.TypeBool:
+		return "BOOLEAN"
+	}
+	panic("postgres: unknown column type " + strconv.Itoa(int(t)))
+}
+
+// QuoteIdent quotes name as a PostgreSQL identifier.
+func (Dialect) QuoteIdent(name string) string {
+	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
+}
+
+// TableExistsSQL counts tables of that name in the current schema.
+func (Dialect) TableExistsSQL() string {
+	return "SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = ?"
+}
+
+// ColumnsSQL lists a table's columns of the current schema in order.
+func (Dialect) ColumnsSQL() string {
+	return "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ? ORDER BY ordinal_position"
+}
+
+// Classify maps err to an engine.ErrorClass: context end first, then the
+// server's SQLSTATE (*pgconn.PgError), then the signs of a lost connection.
+func (Dialect) Classify(err error) engine.ErrorClass {
+	if err == nil {
+		return engine.ClassOther
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return engine.ClassCanceled
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch pgErr.Code {
+		case "40001": // serialization_failure
+			return engine.ClassSerialization
+		case "40P01", "55P03": // deadlock_detected, lock_not_available
+			return engine.ClassDeadlock
+		case "23505": // unique_violation
+			return engine.ClassUniqueViolation
+		case "57P01", "57P02", "57P03": // admin_shutdown, crash_shutdown, cannot_connect_now
+			return engine.ClassConnLost
+		}
+		if strings.HasPrefix(pgErr.Code, "08") { // connection_exception
+			return engine.ClassConnLost
+		}
+		return engine.ClassOther
+	}
+	var netErr net.Error
+	if errors.Is(err, pgconn.ErrConnClosed) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.As(err, &netErr) || pgconn.SafeToRetry(err) {
+		return engine.ClassConnLost
+	}
+	return engine.ClassOther
+}

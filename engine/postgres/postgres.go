@@ -1,0 +1,422 @@
+// Package postgres is dbarena's PostgreSQL engine, built on pgx v5.
+//
+// It serves targets of the form
+//
+//	postgres://user@host:port/database?sslmode=disable&default_query_exec_mode=exec
+//
+// (and postgresql://, which engine.ParseTarget rewrites). Every parameter pgx
+// understands may be given in the URL; the password comes from
+// engine.Target.Password, never from the URL.
+//
+// In pgx's default exec mode (cache_statement) prepared statements run on
+// pgconn directly: prepared once under a name, arguments encoded into
+// buffers the statement reuses, results read without decoding when only
+// counted. That keeps dbarena's client CPU per query close to pgbench's.
+// The other modes (exec, describe_exec, cache_describe, simple_protocol;
+// needed behind PgBouncer in transaction mode, where named statements do not
+// survive) run statements through pgx.Conn's Exec and Query in that mode.
+//
+// Importing the package registers the "postgres" scheme with engine.Register.
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/dbarena/dbarena/engine"
+)
+
+func init() { engine.Register(Open, "postgres") }
+
+// Engine is an open PostgreSQL target. It is safe for concurrent use.
+type Engine struct {
+	target engine.Target
+	config *pgx.ConnConfig
+	// fast is true in QueryExecModeCacheStatement, where Stmts use named
+	// server-side statements through pgconn.
+	fast bool
+}
+
+var _ engine.Engine = (*Engine)(nil)
+
+// Open parses t into a pgx configuration and checks that a connection can
+// be made (and the login is accepted) within opts.ConnectTimeout. Errors
+// wrap engine.ErrBadTarget, engine.ErrConnect or engine.ErrAuth; their text
+// names user and host but never the password.
+func Open(ctx context.Context, t engine.Target, opts engine.Options) (engine.Engine, error) {
+	cfg, err := Config(t, opts)
+	if err != nil {
+		return nil, err
+	}
+	e := &Engine{target: t, config: cfg, fast: cfg.DefaultQueryExecMode == pgx.QueryExecModeCacheStatement}
+	c, err := e.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	_ = c.Close(context.Background())
+	return e, nil
+}
+
+// Config builds the pgx configuration for t: the URL's parameters, the
+// password from t.Password and opts.ConnectTimeout.
+func Config(t engine.Target, opts engine.Options) (*pgx.ConnConfig, error) {
+	if t.URL == nil {
+		return nil, &engine.TargetError{Target: t.Redacted(), Field: "url", Err: engine.ErrBadTarget}
+	}
+	u := *t.URL
+	if u.User != nil { // never hand pgx a password through the URL
+		u.User = url.User(u.User.Username())
+	}
+	cfg, err := pgx.ParseConfig(u.String())
+	if err != nil {
+		// pgx's message repeats the connection string; ours does not.
+		var pce *pgconn.ParseConfigError
+		msg := "invalid connection parameters"
+		if errors.As(err, &pce) && errors.Unwrap(pce) != nil {
+			msg += ": " + errors.Unwrap(pce).Error()
+		}
+		return nil, &engine.TargetError{Target: t.Redacted(), Field: "url", Err: fmt.Errorf("%w: %s", engine.ErrBadTarget, msg)}
+	}
+	if t.Password.IsSet() {
+		cfg.Password = t.Password.Reveal()
+	}
+	if opts.ConnectTimeout > 0 {
+		cfg.ConnectTimeout = opts.ConnectTimeout
+	}
+	return cfg, nil
+}
+
+// connect opens one pgx connection and turns its failure into an error that
+// names user and host only.
+func (e *Engine) connect(ctx context.Context) (*pgx.Conn, error) {
+	if e.config.ConnectTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, e.config.ConnectTimeout)
+		defer cancel()
+	}
+	c, err := pgx.ConnectConfig(ctx, e.config)
+	if err == nil {
+		return c, nil
+	}
+	return nil, e.connectError(err)
+}
+
+func (e *Engine) connectError(err error) error {
+	host := net.JoinHostPort(e.config.Host, strconv.Itoa(int(e.config.Port)))
+	who := e.config.User + "@" + host
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && (pgErr.Code == "28P01" || pgErr.Code == "28000") {
+		return &engine.TargetError{Target: e.target.Redacted(), Field: "password", Err: &connectError{
+			msg:   fmt.Sprintf("%v: %v: server rejected login of user %q at %s (SQLSTATE %s)", engine.ErrConnect, engine.ErrAuth, e.config.User, host, pgErr.Code),
+			auth:  true,
+			cause: err,
+		}}
+	}
+	cause := "no answer"
+	if pgErr != nil {
+		cause = pgErr.Severity + ": " + pgErr.Message + " (SQLSTATE " + pgErr.Code + ")"
+	} else if inner := rootCause(err); inner != nil {
+		cause = inner.Error()
+	}
+	return &engine.TargetError{Target: e.target.Redacted(), Field: "host", Err: &connectError{
+		msg:   fmt.Sprintf("%v: %s: %s", engine.ErrConnect, who, cause),
+		cause: err,
+	}}
+}
+
+// rootCause is the innermost error of a chain of single wraps (a dial
+// error, a timeout), which never carries the connection string.
+func rootCause(err error) error {
+	for {
+		var ne net.Error
+		if errors.As(err, &ne) {
+			return ne
+		}
+		next := errors.Unwrap(err)
+		if next == nil {
+			return err
+		}
+		err = next
+	}
+}
+
+// connectError is a connection failure whose text we wrote ourselves (pgx's
+// may carry connection parameters). It unwraps to engine.ErrConnect, to
+// engine.ErrAuth for a rejected login, and to the driver's error.
+type connectError struct {
+	msg   string
+	auth  bool
+	cause error
+}
+
+func (e *connectError) Error() string { return e.msg }
+
+func (e *connectError) Unwrap() []error {
+	if e.auth {
+		return []error{engine.ErrConnect, engine.ErrAuth, e.cause}
+	}
+	return []error{engine.ErrConnect, e.cause}
+}
+
+// Name returns "postgres".
+func (e *Engine) Name() string { return "postgres" }
+
+// Dialect returns the PostgreSQL dialect.
+func (e *Engine) Dialect() engine.Dialect { return Dialect{} }
+
+// ExecMode is the pgx query exec mode the target's URL selected.
+func (e *Engine) ExecMode() pgx.QueryExecMode { return e.config.DefaultQueryExecMode }
+
+// Connect opens a new connection.
+func (e *Engine) Connect(ctx context.Context) (engine.Conn, error) {
+	c, err := e.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &Conn{conn: c, pg: c.PgConn(), fast: e.fast}, nil
+}
+
+// ServerInfo reports "PostgreSQL <server_version>" and SHOW ALL.
+func (e *Engine) ServerInfo(ctx context.Context) (engine.ServerInfo, error) {
+	c, err := e.connect(ctx)
+	if err != nil {
+		return engine.ServerInfo{}, err
+	}
+	defer c.Close(context.Background())
+	var info engine.ServerInfo
+	var ver string
+	if err := c.QueryRow(ctx, "SHOW server_version").Scan(&ver); err != nil {
+		return info, fmt.Errorf("postgres: server version: %w", err)
+	}
+	info.Version = "PostgreSQL " + ver
+	rows, err := c.Query(ctx, "SHOW ALL")
+	if err != nil {
+		return info, fmt.Errorf("postgres: settings: %w", err)
+	}
+	info.Settings = map[string]string{}
+	for rows.Next() {
+		vals := rows.RawValues()
+		if len(vals) >= 2 {
+			info.Settings[string(vals[0])] = string(vals[1])
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return info, fmt.Errorf("postgres: settings: %w", err)
+	}
+	return info, nil
+}
+
+// Close does nothing: the Engine holds no connection between calls.
+func (e *Engine) Close() error { return nil }
+
+// Conn is one PostgreSQL connection. It is not safe for concurrent use.
+type Conn struct {
+	conn  *pgx.Conn
+	pg    *pgconn.PgConn
+	fast  bool
+	nstmt int
+	row   []any
+
+	// The context cancellation watch (see watch).
+	watched context.Context
+	stop    func() bool
+	fired   chan struct{}
+}
+
+var _ engine.Conn = (*Conn)(nil)
+
+// PgxConn returns the underlying pgx connection, for engine-specific extras.
+func (c *Conn) PgxConn() *pgx.Conn { return c.conn }
+
+// watch returns the context to hand pgx for a call made under ctx.
+//
+// pgx watches every call's context itself, at the cost of a channel and a
+// context.AfterFunc per call. A Conn instead watches each distinct context
+// once, for as long as calls keep coming under it: when it ends, the
+// connection's socket gets a deadline in the past (what pgx's default
+// handler does), which fails the call in flight and closes the connection.
+// pgx then gets context.Background(), or ctx itself once it has ended so
+// that the call fails before sending anything.
+func (c *Conn) watch(ctx context.Context) context.Context {
+	if ctx.Done() == nil || ctx.Err() != nil {
+		return ctx
+	}
+	if ctx != c.watched {
+		c.unwatch()
+		fired := make(chan struct{})
+		c.watched, c.fired = ctx, fired
+		nc := c.pg.Conn()
+		c.stop = context.AfterFunc(ctx, func() {
+			defer close(fired)
+			_ = nc.SetDeadline(time.Now())
+		})
+	}
+	return context.Background()
+}
+
+// unwatch ends the current watch; if its context had ended, the socket's
+// deadline is cleared for use under another context.
+func (c *Conn) unwatch() {
+	if c.stop == nil {
+		return
+	}
+	if !c.stop() {
+		<-c.fired
+		_ = c.pg.Conn().SetDeadline(time.Time{})
+	}
+	c.watched, c.stop, c.fired = nil, nil, nil
+}
+
+// Exec runs sql through the simple query protocol (it may hold several
+// statements) and reads every result.
+func (c *Conn) Exec(ctx context.Context, sql string) error {
+	return withCtx(ctx, c.pg.Exec(c.watch(ctx), sql).Close())
+}
+
+// Begin sends BEGIN.
+func (c *Conn) Begin(ctx context.Context) error { return c.Exec(ctx, "BEGIN") }
+
+// Commit sends COMMIT. A COMMIT of a failed transaction, which PostgreSQL
+// answers with ROLLBACK, is an error.
+func (c *Conn) Commit(ctx context.Context) error {
+	rr := c.pg.Exec(c.watch(ctx), "COMMIT")
+	var tag pgconn.CommandTag
+	for rr.NextResult() {
+		tag, _ = rr.ResultReader().Close()
+	}
+	if err := rr.Close(); err != nil {
+		return withCtx(ctx, err)
+	}
+	if tag.String() == "ROLLBACK" {
+		return ErrCommitRolledBack
+	}
+	return nil
+}
+
+// ErrCommitRolledBack is returned by Commit when the transaction had failed
+// and the server rolled it back instead.
+var ErrCommitRolledBack = errors.New("postgres: COMMIT of a failed transaction rolled back")
+
+// Rollback sends ROLLBACK.
+func (c *Conn) Rollback(ctx context.Context) error { return c.Exec(ctx, "ROLLBACK") }
+
+// Prepare prepares sql ('?' placeholders). In cache_statement mode the
+// statement is a named server-side statement run through pgconn; in the
+// other modes it runs through pgx in that mode, and nothing is sent yet.
+func (c *Conn) Prepare(ctx context.Context, sql string) (engine.Stmt, error) {
+	sql = Rebind(sql)
+	if !c.fast {
+		return &modeStmt{c: c, sql: sql}, nil
+	}
+	c.nstmt++
+	name := "dbarena_" + strconv.Itoa(c.nstmt)
+	sd, err := c.pg.Prepare(c.watch(ctx), name, sql, nil)
+	if err != nil {
+		return nil, withCtx(ctx, err)
+	}
+	return newFastStmt(c, sd), nil
+}
+
+// QueryRow runs sql with args and scans its first row into dest.
+func (c *Conn) QueryRow(ctx context.Context, sql string, args []any, dest ...any) error {
+	err := c.conn.QueryRow(c.watch(ctx), Rebind(sql), args...).Scan(dest...)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return engine.ErrNoRows
+	}
+	return withCtx(ctx, err)
+}
+
+// QueryRows runs sql with args and calls fn with each row's values,
+// normalised to int64, float64, string, []byte, bool, time.Time or nil.
+func (c *Conn) QueryRows(ctx context.Context, sql string, args []any, fn func(row []any) error) error {
+	rows, err := c.conn.Query(c.watch(ctx), Rebind(sql), args...)
+	if err != nil {
+		return withCtx(ctx, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		vals, err := rows.Values()
+		if err != nil {
+			return err
+		}
+		c.row = c.row[:0]
+		for _, v := range vals {
+			c.row = append(c.row, normalize(v))
+		}
+		if err := fn(c.row); err != nil {
+			return err
+		}
+	}
+	rows.Close()
+	return withCtx(ctx, rows.Err())
+}
+
+// normalize maps pgx's decoded values onto the types Conn.QueryRows promises.
+func normalize(v any) any {
+	switch x := v.(type) {
+	case nil, int64, float64, string, []byte, bool, time.Time:
+		return v
+	case int16:
+		return int64(x)
+	case int32:
+		return int64(x)
+	case int8:
+		return int64(x)
+	case int:
+		return int64(x)
+	case uint32:
+		return int64(x)
+	case float32:
+		return float64(x)
+	case pgtype.Numeric:
+		if !x.Valid {
+			return nil
+		}
+		if f, err := x.Float64Value(); err == nil && f.Valid {
+			return f.Float64
+		}
+		b, _ := x.MarshalJSON()
+		return string(b)
+	case fmt.Stringer:
+		return x.String()
+	default:
+		return fmt.Sprint(v)
+	}
+}
+
+// BulkLoad copies src into table with COPY FROM STDIN (binary).
+func (c *Conn) BulkLoad(ctx context.Context, table string, columns []string, src engine.RowSource) (int64, error) {
+	// engine.RowSource has pgx.CopyFromSource's method set.
+	n, err := c.conn.CopyFrom(c.watch(ctx), pgx.Identifier{table}, columns, src)
+	return n, withCtx(ctx, err)
+}
+
+// Close closes the connection.
+func (c *Conn) Close() error {
+	c.unwatch()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return c.conn.Close(ctx)
+}
+
+// withCtx makes an error caused by the end of ctx match context.Canceled or
+// context.DeadlineExceeded with errors.Is, whatever the driver returned
+// (e.g. a server-side 57014 after pgx's cancel request).
+func withCtx(ctx context.Context, err error) error {
+	if err == nil {
+		return nil
+	}
+	if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
+		return fmt.Errorf("%w: %w", cerr, err)
+	}
+	return err
+}

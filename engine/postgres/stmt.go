@@ -1,0 +1,235 @@
+package postgres
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/dbarena/dbarena/engine"
+)
+
+// fastStmt is a named server-side statement run through pgconn: arguments
+// are encoded into buffers the statement keeps between calls, and Query
+// counts rows without decoding them. It serves QueryExecModeCacheStatement.
+type fastStmt struct {
+	c             *Conn
+	m             *pgtype.Map
+	sd            *pgconn.StatementDescription
+	params        [][]byte // what is sent: bufs[i] or nil for NULL
+	bufs          [][]byte // per-parameter encoding buffers, reused
+	paramFormats  []int16
+	resultFormats []int16
+}
+
+var _ engine.Stmt = (*fastStmt)(nil)
+
+func newFastStmt(c *Conn, sd *pgconn.StatementDescription) *fastStmt {
+	m := c.conn.TypeMap()
+	s := &fastStmt{
+		c:             c,
+		m:             m,
+		sd:            sd,
+		params:        make([][]byte, len(sd.ParamOIDs)),
+		bufs:          make([][]byte, len(sd.ParamOIDs)),
+		paramFormats:  make([]int16, len(sd.ParamOIDs)),
+		resultFormats: make([]int16, len(sd.Fields)),
+	}
+	for i, oid := range sd.ParamOIDs {
+		// Never nil: pgtype.Map.Encode returns nil for NULL only, so an
+		// empty non-nil buffer keeps "" apart from NULL.
+		s.bufs[i] = make([]byte, 0, 32)
+		switch oid {
+		case pgtype.Int2OID, pgtype.Int4OID, pgtype.Int8OID:
+			s.paramFormats[i] = pgtype.BinaryFormatCode
+		default:
+			s.paramFormats[i] = m.FormatCodeForOID(oid)
+		}
+	}
+	for i, f := range sd.Fields {
+		s.resultFormats[i] = m.FormatCodeForOID(f.DataTypeOID)
+	}
+	return s
+}
+
+// bind encodes args into s.params.
+func (s *fastStmt) bind(args []any) error {
+	if len(args) != len(s.params) {
+		return fmt.Errorf("postgres: statement takes %d arguments, got %d", len(s.params), len(args))
+	}
+	for i, a := range args {
+		oid := s.sd.ParamOIDs[i]
+		buf := s.bufs[i][:0]
+		switch v := a.(type) {
+		case nil:
+			s.params[i] = nil
+			continue
+		case int:
+			if b, ok, err := appendInt(buf, oid, int64(v)); ok || err != nil {
+				if err != nil {
+					return fmt.Errorf("postgres: argument %d: %w", i+1, err)
+				}
+				s.params[i], s.bufs[i] = b, b
+				continue
+			}
+		case int64:
+			if b, ok, err := appendInt(buf, oid, v); ok || err != nil {
+				if err != nil {
+					return fmt.Errorf("postgres: argument %d: %w", i+1, err)
+				}
+				s.params[i], s.bufs[i] = b, b
+				continue
+			}
+		case string:
+			switch oid {
+			case pgtype.TextOID, pgtype.VarcharOID, pgtype.BPCharOID, pgtype.NameOID, pgtype.UnknownOID:
+				// Text and binary formats of text types are the bytes.
+				buf = append(buf, v...)
+				s.params[i], s.bufs[i] = buf, buf
+				continue
+			}
+		}
+		b, err := s.m.Encode(oid, s.paramFormats[i], a, buf)
+		if err != nil {
+			return fmt.Errorf("postgres: argument %d: %w", i+1, err)
+		}
+		s.params[i] = b
+		if b != nil {
+			s.bufs[i] = b
+		}
+	}
+	return nil
+}
+
+// appendInt encodes v in binary for an integer parameter type; ok is false
+// for other types (left to the type map).
+func appendInt(buf []byte, oid uint32, v int64) (b []byte, ok bool, err error) {
+	switch oid {
+	case pgtype.Int8OID:
+		return binary.BigEndian.AppendUint64(buf, uint64(v)), true, nil
+	case pgtype.Int4OID:
+		if v < math.MinInt32 || v > math.MaxInt32 {
+			return nil, true, fmt.Errorf("%d is out of range for integer", v)
+		}
+		return binary.BigEndian.AppendUint32(buf, uint32(int32(v))), true, nil
+	case pgtype.Int2OID:
+		if v < math.MinInt16 || v > math.MaxInt16 {
+			return nil, true, fmt.Errorf("%d is out of range for smallint", v)
+		}
+		return binary.BigEndian.AppendUint16(buf, uint16(int16(v))), true, nil
+	}
+	return buf, false, nil
+}
+
+func (s *fastStmt) exec(ctx context.Context, args []any) (*pgconn.ResultReader, error) {
+	if err := s.bind(args); err != nil {
+		return nil, err
+	}
+	return s.c.pg.ExecStatement(s.c.watch(ctx), s.sd, s.params, s.paramFormats, s.resultFormats), nil
+}
+
+// Exec runs the statement and returns the rows affected.
+func (s *fastStmt) Exec(ctx context.Context, args ...any) (int64, error) {
+	rr, err := s.exec(ctx, args)
+	if err != nil {
+		return 0, err
+	}
+	tag, err := rr.Close()
+	if err != nil {
+		return 0, withCtx(ctx, err)
+	}
+	return tag.RowsAffected(), nil
+}
+
+// Query runs the statement and counts its rows without decoding them.
+func (s *fastStmt) Query(ctx context.Context, args ...any) (int64, error) {
+	rr, err := s.exec(ctx, args)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	for rr.NextRow() {
+		n++
+	}
+	if _, err := rr.Close(); err != nil {
+		return n, withCtx(ctx, err)
+	}
+	return n, nil
+}
+
+// QueryRow runs the statement and decodes its first row into dest through
+// the connection's type map.
+func (s *fastStmt) QueryRow(ctx context.Context, args []any, dest ...any) error {
+	rr, err := s.exec(ctx, args)
+	if err != nil {
+		return err
+	}
+	if !rr.NextRow() {
+		if _, err := rr.Close(); err != nil {
+			return withCtx(ctx, err)
+		}
+		return engine.ErrNoRows
+	}
+	vals, fds := rr.Values(), rr.FieldDescriptions()
+	var scanErr error
+	if len(dest) != len(vals) {
+		scanErr = fmt.Errorf("postgres: row has %d columns, %d destinations", len(vals), len(dest))
+	} else {
+		for i, d := range dest {
+			if err := s.m.Scan(fds[i].DataTypeOID, fds[i].Format, vals[i], d); err != nil {
+				scanErr = fmt.Errorf("postgres: column %s: %w", fds[i].Name, err)
+				break
+			}
+		}
+	}
+	if _, err := rr.Close(); err != nil {
+		return withCtx(ctx, err)
+	}
+	return scanErr
+}
+
+// modeStmt runs a statement through pgx.Conn in the exec mode the target
+// selected (exec, describe_exec, cache_describe, simple_protocol).
+type modeStmt struct {
+	c   *Conn
+	sql string
+}
+
+var _ engine.Stmt = (*modeStmt)(nil)
+
+// Exec runs the statement and returns the rows affected.
+func (s *modeStmt) Exec(ctx context.Context, args ...any) (int64, error) {
+	tag, err := s.c.conn.Exec(s.c.watch(ctx), s.sql, args...)
+	if err != nil {
+		return 0, withCtx(ctx, err)
+	}
+	return tag.RowsAffected(), nil
+}
+
+// Query runs the statement and counts its rows.
+func (s *modeStmt) Query(ctx context.Context, args ...any) (int64, error) {
+	rows, err := s.c.conn.Query(s.c.watch(ctx), s.sql, args...)
+	if err != nil {
+		return 0, withCtx(ctx, err)
+	}
+	var n int64
+	for rows.Next() {
+		n++
+	}
+	rows.Close()
+	return n, withCtx(ctx, rows.Err())
+}
+
+// QueryRow runs the statement and scans its first row into dest.
+func (s *modeStmt) QueryRow(ctx context.Context, args []any, dest ...any) error {
+	err := s.c.conn.QueryRow(s.c.watch(ctx), s.sql, args...).Scan(dest...)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return engine.ErrNoRows
+	}
+	return withCtx(ctx, err)
+}

@@ -1,0 +1,512 @@
+// Package sqlite is dbarena's SQLite engine, built on modernc.org/sqlite
+// (pure Go: it builds with CGO_ENABLED=0).
+//
+// It serves targets of the form sqlite:///absolute/path.db or
+// sqlite:relative/path.db. Connections open with journal_mode=WAL,
+// synchronous=NORMAL, busy_timeout=10000 and foreign_keys=ON; any URL
+// parameter named like a PRAGMA (synchronous=FULL, cache_size=-65536 …)
+// overrides or adds one, parameters starting with '_' go to the driver as
+// they are, and txlock=deferred|immediate|exclusive chooses what Begin sends
+// (BEGIN IMMEDIATE by default, so that concurrent writers wait on
+// busy_timeout instead of failing to upgrade a read lock).
+//
+// Importing the package registers the "sqlite" scheme with engine.Register.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/dbarena/dbarena/engine"
+)
+
+func init() { engine.Register(Open, "sqlite") }
+
+// Engine is an open SQLite database file. It is safe for concurrent use.
+type Engine struct {
+	path  string
+	db    *sql.DB
+	begin string
+}
+
+var _ engine.Engine = (*Engine)(nil)
+
+// Open opens (creating if needed) the database file of t, and its parent
+// directory.
+func Open(ctx context.Context, t engine.Target, opts engine.Options) (engine.Engine, error) {
+	path, dsn, begin, err := DSN(t)
+	if err != nil {
+		return nil, err
+	}
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, &engine.TargetError{Target: t.Redacted(), Field: "path", Err: fmt.Errorf("%w: %v", engine.ErrConnect, err)}
+		}
+	}
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, &engine.TargetError{Target: t.Redacted(), Field: "path", Err: fmt.Errorf("%w: %v", engine.ErrConnect, err)}
+	}
+	db.SetMaxIdleConns(4)
+	if opts.ConnectTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, opts.ConnectTimeout)
+		defer cancel()
+	}
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, &engine.TargetError{Target: t.Redacted(), Field: "path", Err: fmt.Errorf("%w: %s: %v", engine.ErrConnect, path, err)}
+	}
+	return &Engine{path: path, db: db, begin: begin}, nil
+}
+
+// defaultPragmas are applied to every connection unless the URL overrides
+// them.
+var defaultPragmas = map[string]string{
+	"busy_timeout": "10000",
+	"journal_mode": "WAL",
+	"synchronous":  "NORMAL",
+	"foreign_keys": "1",
+}
+
+// DSN turns t into the database file path, the modernc.org/sqlite DSN and
+// the statement Begin sends.
+func DSN(t engine.Target) (path, dsn, begin string, err error) {
+	bad := func(field, format string, args ...any) error {
+		return &engine.TargetError{Target: t.Redacted(), Field: field, Err: fmt.Errorf("%w: "+format, append([]any{engine.ErrBadTarget}, args...)...)}
+	}
+	u := t.URL
+	if u == nil {
+		return "", "", "", bad("url", "no URL")
+	}
+	switch {
+	case u.Opaque != "": // sqlite:relative/path
+		path, err = url.PathUnescape(u.Opaque)
+		if err != nil {
+			return "", "", "", bad("path", "%v", err)
+		}
+	case u.Host != "": // sqlite://relative/path
+		path = u.Host + u.Path
+	default: // sqlite:///absolute/path
+		path = u.Path
+	}
+	if path == "" {
+		return "", "", "", bad("path", "no database file (want sqlite:///abs/path.db or sqlite:rel/path.db)")
+	}
+	if strings.ContainsRune(path, '?') {
+		return "", "", "", bad("path", "'?' in a database path")
+	}
+	pragmas := map[string]string{}
+	for k, v := range defaultPragmas {
+		pragmas[k] = v
+	}
+	begin = "BEGIN IMMEDIATE"
+	query, err := url.ParseQuery(u.RawQuery)
+	if err != nil {
+		return "", "", "", bad("url", "parameters: %v", err)
+	}
+	pass := url.Values{}
+	for k, vs := range query {
+		v := vs[len(vs)-1]
+		switch {
+		case k == "txlock":
+			switch strings.ToLower(v) {
+			case "deferred", "immediate", "exclusive":
+				begin = "BEGIN " + strings.ToUpper(v)
+			default:
+				return "", "", "", bad("txlock", "txlock=%q: want deferred, immediate or exclusive", v)
+			}
+		case strings.HasPrefix(k, "_"):
+			pass[k] = vs
+		default:
+			if !isWord(k) || !isPragmaValue(v) {
+				return "", "", "", bad(k, "PRAGMA %s=%q: want a name and a plain value", k, v)
+			}
+			pragmas[strings.ToLower(k)] = v
+		}
+	}
+	names := make([]string, 0, len(pragmas))
+	for k := range pragmas {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		pass.Add("_pragma", k+"("+pragmas[k]+")")
+	}
+	return path, path + "?" + pass.Encode(), begin, nil
+}
+
+func isWord(s string) bool {
+	for _, c := range s {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func isPragmaValue(s string) bool {
+	for _, c := range s {
+		if !(c == '_' || c == '-' || c == '.' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// Name returns "sqlite".
+func (e *Engine) Name() string { return "sqlite" }
+
+// Dialect returns the SQLite dialect.
+func (e *Engine) Dialect() engine.Dialect { return Dialect{} }
+
+// Connect opens a new connection to the file.
+func (e *Engine) Connect(ctx context.Context) (engine.Conn, error) {
+	sc, err := e.db.Conn(ctx)
+	if err == nil {
+		if err = sc.PingContext(ctx); err != nil {
+			sc.Close()
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", engine.ErrConnect, e.path, err)
+	}
+	return &Conn{sc: sc, begin: e.begin}, nil
+}
+
+// settingPragmas are the PRAGMAs ServerInfo reports.
+var settingPragmas = []string{
+	"journal_mode", "synchronous", "page_size", "cache_size", "busy_timeout", "foreign_keys",
+	"locking_mode", "temp_store", "mmap_size", "wal_autocheckpoint",
+}
+
+// ServerInfo reports "SQLite <version>" and the settings of a connection.
+func (e *Engine) ServerInfo(ctx context.Context) (engine.ServerInfo, error) {
+	var info engine.ServerInfo
+	sc, err := e.db.Conn(ctx)
+	if err != nil {
+		return info, err
+	}
+	defer sc.Close()
+	var ver string
+	if err := sc.QueryRowContext(ctx, "SELECT sqlite_version()").Scan(&ver); err != nil {
+		return info, fmt.Errorf("sqlite: version: %w", err)
+	}
+	info.Version = "SQLite " + ver
+	info.Settings = map[string]string{"path": e.path, "begin": e.begin}
+	for _, p := range settingPragmas {
+		var v any
+		if err := sc.QueryRowContext(ctx, "PRAGMA "+p).Scan(&v); err != nil {
+			return info, fmt.Errorf("sqlite: PRAGMA %s: %w", p, err)
+		}
+		info.Settings[p] = fmt.Sprint(normalize(v))
+	}
+	return info, nil
+}
+
+// Close closes the database.
+func (e *Engine) Close() error { return e.db.Close() }
+
+// Conn is one SQLite connection. It is not safe for concurrent use.
+type Conn struct {
+	sc    *sql.Conn
+	begin string
+	stmts []*sql.Stmt
+	dest  []any
+	ptrs  []any
+	row   []any
+}
+
+var _ engine.Conn = (*Conn)(nil)
+
+// SQLConn returns the underlying database/sql connection.
+func (c *Conn) SQLConn() *sql.Conn { return c.sc }
+
+// Exec runs sql.
+func (c *Conn) Exec(ctx context.Context, sql string) error {
+	_, err := c.sc.ExecContext(ctx, sql)
+	return withCtx(ctx, err)
+}
+
+// Begin sends BEGIN IMMEDIATE (or what txlock chose).
+func (c *Conn) Begin(ctx context.Context) error { return c.Exec(ctx, c.begin) }
+
+// Commit sends COMMIT.
+func (c *Conn) Commit(ctx context.Context) error { return c.Exec(ctx, "COMMIT") }
+
+// Rollback sends ROLLBACK.
+func (c *Conn) Rollback(ctx context.Context) error { return c.Exec(ctx, "ROLLBACK") }
+
+// Prepare compiles sql on this connection.
+func (c *Conn) Prepare(ctx context.Context, sql string) (engine.Stmt, error) {
+	st, err := c.sc.PrepareContext(ctx, sql)
+	if err != nil {
+		return nil, withCtx(ctx, err)
+	}
+	c.stmts = append(c.stmts, st)
+	return &Stmt{st: st}, nil
+}
+
+// QueryRow runs sql with args and scans its first row into dest.
+func (c *Conn) QueryRow(ctx context.Context, sql string, args []any, dest ...any) error {
+	return scanErr(ctx, c.sc.QueryRowContext(ctx, sql, args...).Scan(dest...))
+}
+
+// QueryRows runs sql with args and calls fn with each row's values (int64,
+// float64, string, []byte, time.Time for columns declared DATE, DATETIME or
+// TIMESTAMP, or nil).
+func (c *Conn) QueryRows(ctx context.Context, sql string, args []any, fn func(row []any) error) error {
+	rows, err := c.sc.QueryContext(ctx, sql, args...)
+	if err != nil {
+		return withCtx(ctx, err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return err
+	}
+	c.dest, c.ptrs = c.dest[:0], c.ptrs[:0]
+	for range cols {
+		c.dest = append(c.dest, nil)
+	}
+	for i := range c.dest {
+		c.ptrs = append(c.ptrs, &c.dest[i])
+	}
+	for rows.Next() {
+		if err := rows.Scan(c.ptrs...); err != nil {
+			return err
+		}
+		c.row = c.row[:0]
+		for _, v := range c.dest {
+			c.row = append(c.row, normalize(v))
+		}
+		if err := fn(c.row); err != nil {
+			return err
+		}
+	}
+	rows.Close()
+	return withCtx(ctx, rows.Err())
+}
+
+func normalize(v any) any {
+	switch x := v.(type) {
+	case nil, int64, float64, string, []byte, bool, time.Time:
+		return v
+	case int:
+		return int64(x)
+	case int32:
+		return int64(x)
+	case float32:
+		return float64(x)
+	}
+	return fmt.Sprint(v)
+}
+
+// BulkLoad inserts src's rows with one prepared INSERT per row, all in one
+// transaction.
+func (c *Conn) BulkLoad(ctx context.Context, table string, columns []string, src engine.RowSource) (n int64, err error) {
+	if len(columns) == 0 {
+		return 0, errors.New("sqlite: BulkLoad without columns")
+	}
+	d := Dialect{}
+	quoted := make([]string, len(columns))
+	for i, col := range columns {
+		quoted[i] = d.QuoteIdent(col)
+	}
+	st, err := c.sc.PrepareContext(ctx, "INSERT INTO "+d.QuoteIdent(table)+" ("+strings.Join(quoted, ", ")+") VALUES (?"+strings.Repeat(", ?", len(columns)-1)+")")
+	if err != nil {
+		return 0, withCtx(ctx, err)
+	}
+	defer st.Close()
+	if err := c.Begin(ctx); err != nil {
+		return 0, err
+	}
+	defer func() {
+		if err != nil {
+			_ = c.Rollback(context.WithoutCancel(ctx))
+			n = 0
+		}
+	}()
+	for src.Next() {
+		vals, err := src.Values()
+		if err != nil {
+			return 0, err
+		}
+		if len(vals) != len(columns) {
+			return 0, fmt.Errorf("sqlite: BulkLoad: row has %d values for %d columns", len(vals), len(columns))
+		}
+		if _, err := st.ExecContext(ctx, vals...); err != nil {
+			return 0, withCtx(ctx, err)
+		}
+		n++
+	}
+	if err := src.Err(); err != nil {
+		return 0, err
+	}
+	if err := c.Commit(ctx); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// Close closes the statements and the connection itself.
+func (c *Conn) Close() error {
+	for _, st := range c.stmts {
+		st.Close()
+	}
+	c.stmts = nil
+	_ = c.sc.Raw(func(any) error { return driver.ErrBadConn })
+	err := c.sc.Close()
+	if errors.Is(err, sql.ErrConnDone) {
+		err = nil
+	}
+	return err
+}
+
+// Stmt is a compiled statement.
+type Stmt struct{ st *sql.Stmt }
+
+var _ engine.Stmt = (*Stmt)(nil)
+
+// Exec runs the statement and returns the rows affected.
+func (s *Stmt) Exec(ctx context.Context, args ...any) (int64, error) {
+	res, err := s.st.ExecContext(ctx, args...)
+	if err != nil {
+		return 0, withCtx(ctx, err)
+	}
+	return res.RowsAffected()
+}
+
+// Query runs the statement and counts its rows.
+func (s *Stmt) Query(ctx context.Context, args ...any) (int64, error) {
+	rows, err := s.st.QueryContext(ctx, args...)
+	if err != nil {
+		return 0, withCtx(ctx, err)
+	}
+	var n int64
+	for rows.Next() {
+		n++
+	}
+	rows.Close()
+	return n, withCtx(ctx, rows.Err())
+}
+
+// QueryRow runs the statement and scans its first row into dest.
+func (s *Stmt) QueryRow(ctx context.Context, args []any, dest ...any) error {
+	return scanErr(ctx, s.st.QueryRowContext(ctx, args...).Scan(dest...))
+}
+
+func scanErr(ctx context.Context, err error) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return engine.ErrNoRows
+	}
+	return withCtx(ctx, err)
+}
+
+func withCtx(ctx context.Context, err error) error {
+	if err == nil {
+		return nil
+	}
+	if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
+		return fmt.Errorf("%w: %w", cerr, err)
+	}
+	return err
+}
+
+// Dialect is SQLite's SQL dialect. The zero value is ready to use.
+type Dialect struct{}
+
+var _ engine.Dialect = Dialect{}
+
+// Name returns "sqlite".
+func (Dialect) Name() string { return "sqlite" }
+
+// Rebind returns sql unchanged: SQLite takes '?'.
+func (Dialect) Rebind(sql string) string { return sql }
+
+// ColumnType maps a portable column type to SQLite DDL. TypeSerialPK is
+// "INTEGER": with the workload's PRIMARY KEY (id) table constraint the
+// column becomes an alias of the rowid, assigned automatically when NULL.
+func (Dialect) ColumnType(t engine.ColType, size, scale int) string {
+	switch t {
+	case engine.TypeInt, engine.TypeSerialPK:
+		return "INTEGER"
+	case engine.TypeBigInt:
+		return "BIGINT"
+	case engine.TypeChar:
+		return "CHAR(" + strconv.Itoa(size) + ")"
+	case engine.TypeVarchar:
+		return "VARCHAR(" + strconv.Itoa(size) + ")"
+	case engine.TypeText:
+		return "TEXT"
+	case engine.TypeFloat:
+		return "DOUBLE"
+	case engine.TypeDecimal:
+		return "DECIMAL(" + strconv.Itoa(size) + ", " + strconv.Itoa(scale) + ")"
+	case engine.TypeTimestamp:
+		return "TIMESTAMP"
+	case engine.TypeBool:
+		return "BOOLEAN"
+	}
+	panic("sqlite: unknown column type " + strconv.Itoa(int(t)))
+}
+
+// QuoteIdent quotes name as an SQLite identifier.
+func (Dialect) QuoteIdent(name string) string {
+	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
+}
+
+// TableExistsSQL counts tables of that name in the main database.
+func (Dialect) TableExistsSQL() string {
+	return "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?"
+}
+
+// ColumnsSQL lists a table's columns in order.
+func (Dialect) ColumnsSQL() string {
+	return "SELECT name FROM pragma_table_info(?) ORDER BY cid"
+}
+
+// Classify maps err to an engine.ErrorClass through *sqlite.Error's
+// (extended) result code: SQLITE_BUSY and SQLITE_LOCKED are serialization
+// failures (the transaction may be retried), SQLITE_CONSTRAINT_PRIMARYKEY,
+// _UNIQUE and _ROWID unique violations.
+func (Dialect) Classify(err error) engine.ErrorClass {
+	if err == nil {
+		return engine.ClassOther
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return engine.ClassCanceled
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		code := se.Code()
+		switch code {
+		case sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY, sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_ROWID:
+			return engine.ClassUniqueViolation
+		}
+		switch code & 0xff {
+		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+			return engine.ClassSerialization
+		case sqlite3.SQLITE_INTERRUPT:
+			return engine.ClassCanceled
+		}
+		return engine.ClassOther
+	}
+	if errors.Is(err, driver.ErrBadConn) || errors.Is(err, sql.ErrConnDone) {
+		return engine.ClassConnLost
+	}
+	return engine.ClassOther
+}

@@ -1,0 +1,234 @@
+package sqlite_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/engine/all/enginetest"
+	"github.com/dbarena/dbarena/engine/sqlite"
+	"github.com/dbarena/dbarena/internal/testdb"
+)
+
+func target(t testing.TB, rawURL string) engine.Target {
+	t.Helper()
+	tg, err := engine.ParseTarget(rawURL, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tg
+}
+
+func TestDSN(t *testing.T) {
+	for _, tc := range []struct {
+		url, path, begin string
+		pragmas          []string
+	}{
+		{"sqlite:///var/db/x.db", "/var/db/x.db", "BEGIN IMMEDIATE",
+			[]string{"busy_timeout(10000)", "foreign_keys(1)", "journal_mode(WAL)", "synchronous(NORMAL)"}},
+		{"sqlite:rel/x.db?synchronous=FULL&txlock=deferred", "rel/x.db", "BEGIN DEFERRED",
+			[]string{"busy_timeout(10000)", "foreign_keys(1)", "journal_mode(WAL)", "synchronous(FULL)"}},
+		{"sqlite://rel/x.db?cache_size=-65536&_time_format=sqlite", "rel/x.db", "BEGIN IMMEDIATE",
+			[]string{"busy_timeout(10000)", "cache_size(-65536)", "foreign_keys(1)", "journal_mode(WAL)", "synchronous(NORMAL)"}},
+	} {
+		t.Run(tc.url, func(t *testing.T) {
+			path, dsn, begin, err := sqlite.DSN(target(t, tc.url))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if path != tc.path || begin != tc.begin {
+				t.Errorf("path %q begin %q; want %q %q", path, begin, tc.path, tc.begin)
+			}
+			if !strings.HasPrefix(dsn, tc.path+"?") {
+				t.Errorf("dsn %q", dsn)
+			}
+			for _, p := range tc.pragmas {
+				if !strings.Contains(dsn, "_pragma="+strings.NewReplacer("(", "%28", ")", "%29").Replace(p)) {
+					t.Errorf("dsn %q lacks _pragma=%s", dsn, p)
+				}
+			}
+		})
+	}
+	for _, bad := range []string{"sqlite:", "sqlite:///x.db?txlock=sometimes", "sqlite:///x.db?synchronous=FULL;DROP", "sqlite:///x.db?a+b=1"} {
+		if _, _, _, err := sqlite.DSN(target(t, bad)); !errors.Is(err, engine.ErrBadTarget) {
+			t.Errorf("DSN(%q) = %v, want ErrBadTarget", bad, err)
+		}
+	}
+}
+
+func TestColumnType(t *testing.T) {
+	d := sqlite.Dialect{}
+	for ct, want := range map[engine.ColType]string{
+		engine.TypeInt: "INTEGER", engine.TypeBigInt: "BIGINT", engine.TypeSerialPK: "INTEGER",
+		engine.TypeChar: "CHAR(8)", engine.TypeVarchar: "VARCHAR(8)", engine.TypeText: "TEXT",
+		engine.TypeFloat: "DOUBLE", engine.TypeDecimal: "DECIMAL(8, 2)", engine.TypeTimestamp: "TIMESTAMP",
+		engine.TypeBool: "BOOLEAN",
+	} {
+		if got := d.ColumnType(ct, 8, 2); got != want {
+			t.Errorf("ColumnType(%d) = %q, want %q", ct, got, want)
+		}
+	}
+}
+
+func open(t *testing.T, query string) engine.Engine {
+	return enginetest.Open(t, target(t, "sqlite://"+filepath.Join(t.TempDir(), "sub", "dir", "t.db")+query))
+}
+
+// TestSerialPKIsRowid checks that TypeSerialPK with a PRIMARY KEY (id) table
+// constraint makes id an alias of the rowid: numbered automatically, and
+// the same as rowid.
+func TestSerialPKIsRowid(t *testing.T) {
+	ctx := context.Background()
+	e := open(t, "")
+	c := enginetest.Connect(t, e)
+	d := e.Dialect()
+	if err := c.Exec(ctx, "CREATE TABLE s (id "+d.ColumnType(engine.TypeSerialPK, 0, 0)+", v TEXT, PRIMARY KEY (id))"); err != nil {
+		t.Fatal(err)
+	}
+	st, err := c.Prepare(ctx, "INSERT INTO s (v) VALUES (?)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		if _, err := st.Exec(ctx, "x"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.Exec(ctx, "DELETE FROM s WHERE id = 2"); err != nil {
+		t.Fatal(err)
+	}
+	var n, mismatched, maxID int64
+	if err := c.QueryRow(ctx, "SELECT count(*), sum(id <> rowid), max(id) FROM s", nil, &n, &mismatched, &maxID); err != nil {
+		t.Fatal(err)
+	}
+	if n != 2 || mismatched != 0 || maxID != 3 {
+		t.Errorf("count %d, id<>rowid %d, max(id) %d; want 2, 0, 3", n, mismatched, maxID)
+	}
+	// A rowid alias refuses a non-integer value, which an ordinary INTEGER
+	// primary key column would store as text.
+	err = c.Exec(ctx, "INSERT INTO s (id, v) VALUES ('abc', 'y')")
+	if err == nil {
+		t.Error("id accepted text: it is not a rowid alias")
+	}
+}
+
+func TestClassify(t *testing.T) {
+	ctx := context.Background()
+	e := open(t, "?busy_timeout=0")
+	d := e.Dialect()
+	c1, c2 := enginetest.Connect(t, e), enginetest.Connect(t, e)
+	if err := c1.Exec(ctx, "CREATE TABLE u (id INTEGER, k INTEGER UNIQUE, PRIMARY KEY (id))"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c1.Exec(ctx, "INSERT INTO u VALUES (1, 1)"); err != nil {
+		t.Fatal(err)
+	}
+	for sql, want := range map[string]engine.ErrorClass{
+		"INSERT INTO u VALUES (1, 2)":  engine.ClassUniqueViolation, // rowid alias primary key
+		"INSERT INTO u VALUES (2, 1)":  engine.ClassUniqueViolation, // UNIQUE
+		"INSERT INTO nowhere VALUES 1": engine.ClassOther,
+	} {
+		err := c1.Exec(ctx, sql)
+		if got := d.Classify(err); err == nil || got != want {
+			t.Errorf("%s: %v classified %v, want %v", sql, err, got, want)
+		}
+	}
+	if err := c1.Begin(ctx); err != nil {
+		t.Fatal(err)
+	}
+	err := c2.Begin(ctx)
+	if got := d.Classify(err); err == nil || got != engine.ClassSerialization {
+		t.Errorf("second BEGIN IMMEDIATE: %v classified %v, want serialization", err, got)
+	}
+	if err := c1.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	err = c1.Exec(cctx, "SELECT 1")
+	if got := d.Classify(err); err == nil || got != engine.ClassCanceled {
+		t.Errorf("canceled: %v classified %v", err, got)
+	}
+	if got := d.Classify(fmt.Errorf("x: %w", context.DeadlineExceeded)); got != engine.ClassCanceled {
+		t.Errorf("deadline classified %v", got)
+	}
+}
+
+// TestConcurrentWriters checks that BEGIN IMMEDIATE and busy_timeout let
+// several writers run transactions without SQLITE_BUSY.
+func TestConcurrentWriters(t *testing.T) {
+	ctx := context.Background()
+	e := open(t, "")
+	c := enginetest.Connect(t, e)
+	if err := c.Exec(ctx, "CREATE TABLE w (id INTEGER, n INTEGER NOT NULL, PRIMARY KEY (id)); INSERT INTO w VALUES (1, 0)"); err != nil {
+		t.Fatal(err)
+	}
+	const workers, txs = 4, 50
+	var wg sync.WaitGroup
+	for i := 0; i < workers; i++ {
+		wc := enginetest.Connect(t, e)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sel, err := wc.Prepare(ctx, "SELECT n FROM w WHERE id = 1")
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			upd, err := wc.Prepare(ctx, "UPDATE w SET n = ? WHERE id = 1")
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			for j := 0; j < txs; j++ {
+				var n int64
+				if err := wc.Begin(ctx); err != nil {
+					t.Error(err)
+					return
+				}
+				if err := sel.QueryRow(ctx, nil, &n); err != nil {
+					t.Error(err)
+					return
+				}
+				if _, err := upd.Exec(ctx, n+1); err != nil {
+					t.Error(err)
+					return
+				}
+				if err := wc.Commit(ctx); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	var n int64
+	if err := c.QueryRow(ctx, "SELECT n FROM w WHERE id = 1", nil, &n); err != nil || n != workers*txs {
+		t.Errorf("n = %d, %v; want %d", n, err, workers*txs)
+	}
+}
+
+func TestConformance(t *testing.T) {
+	enginetest.Run(t, testdb.SQLite(t), enginetest.Config{Table: "conf_sqlite"})
+}
+
+func TestServerInfoPragmas(t *testing.T) {
+	e := open(t, "?synchronous=FULL")
+	info, err := e.ServerInfo(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range map[string]string{"journal_mode": "wal", "synchronous": "2", "busy_timeout": "10000", "foreign_keys": "1"} {
+		if got := info.Settings[k]; got != want {
+			t.Errorf("%s = %q, want %q", k, got, want)
+		}
+	}
+	if !strings.HasPrefix(info.Version, "SQLite 3.") {
+		t.Errorf("version %q", info.Version)
+	}
+}

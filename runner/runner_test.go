@@ -1,0 +1,277 @@
+package runner_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/dbarena/dbarena/engine"
+	_ "github.com/dbarena/dbarena/engine/sqlite"
+	"github.com/dbarena/dbarena/internal/testdb"
+	"github.com/dbarena/dbarena/result"
+	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/workload"
+)
+
+// probe is a small workload for testing the runner against a real SQLite
+// database: each transaction reads one row, and every n-th one runs a
+// statement that fails the way the test asks.
+type probe struct {
+	failEvery int
+	failSQL   string // statement that fails (unique violation, syntax error)
+	retry     bool   // treat unique violations as retryable
+	sleep     time.Duration
+	started   atomic.Int64 // transactions attempted, all workers
+	succeeded atomic.Int64
+}
+
+type retryingProbe struct{ *probe }
+
+func (p retryingProbe) Retryable(c engine.ErrorClass) bool { return c == engine.ClassUniqueViolation }
+
+func (p *probe) Meta() workload.Meta {
+	return workload.Meta{Name: "probe", Version: "1", New: func() workload.Workload { return p }}
+}
+func (p *probe) Flags() *pflag.FlagSet { return pflag.NewFlagSet("probe", pflag.ContinueOnError) }
+func (p *probe) Ops() []workload.Op    { return []workload.Op{{Name: "read"}, {Name: "fail"}} }
+func (p *probe) Tables(engine.Dialect) []workload.Table {
+	return nil
+}
+
+func (p *probe) NewWorker(ctx context.Context, c engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
+	sel, err := c.Prepare(ctx, "SELECT v FROM probe WHERE id = ?")
+	if err != nil {
+		return nil, err
+	}
+	return &probeWorker{p: p, c: c, sel: sel, q: env.Queries}, nil
+}
+
+type probeWorker struct {
+	p   *probe
+	c   engine.Conn
+	sel engine.Stmt
+	q   *workload.Queries
+	n   int
+}
+
+func (w *probeWorker) Next(ctx context.Context) (int, error) {
+	w.n++
+	w.p.started.Add(1)
+	if w.p.sleep > 0 {
+		time.Sleep(w.p.sleep)
+	}
+	if w.p.failEvery > 0 && w.n%w.p.failEvery == 0 {
+		w.q.Writes++
+		return 1, w.c.Exec(ctx, w.p.failSQL)
+	}
+	if _, err := w.sel.Query(ctx, 1); err != nil {
+		return 0, err
+	}
+	w.q.Reads++
+	w.p.succeeded.Add(1)
+	return 0, nil
+}
+
+func open(t *testing.T) engine.Engine {
+	t.Helper()
+	ctx := context.Background()
+	eng, err := engine.Open(ctx, testdb.SQLite(t), engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	c, err := eng.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, s := range []string{"CREATE TABLE probe (id INTEGER PRIMARY KEY, v TEXT)", "INSERT INTO probe VALUES (1, 'one')"} {
+		if err := c.Exec(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return eng
+}
+
+type ticks struct {
+	mu sync.Mutex
+	n  []runner.Tick
+}
+
+func (o *ticks) OnTick(t runner.Tick) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	t.Interval = nil // reused by the runner
+	o.n = append(o.n, t)
+}
+
+// The warm-up is cut at one instant: the measured totals are exactly the
+// sum of the measured intervals, the warm-up intervals are marked, and
+// everything a worker did is either in the warm-up, the measured phase,
+// or after the end.
+func TestWarmupCutAtOneInstant(t *testing.T) {
+	eng := open(t)
+	p := &probe{sleep: 200 * time.Microsecond}
+	obs := &ticks{}
+	run, err := runner.Run(context.Background(), eng, p, runner.Config{
+		Threads: 2, Duration: 400 * time.Millisecond, Warmup: 250 * time.Millisecond, ReportInterval: 100 * time.Millisecond,
+	}, obs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var warm, measured int64
+	var nWarm int
+	for _, iv := range run.Intervals {
+		if iv.Warmup {
+			warm += iv.Transactions
+			nWarm++
+		} else {
+			measured += iv.Transactions
+		}
+	}
+	if nWarm != 3 { // 100 ms, 100 ms, then 50 ms up to the cut at 250 ms
+		t.Errorf("%d warm-up intervals, want 3: %+v", nWarm, run.Intervals)
+	}
+	if run.Transactions != measured || run.Transactions == 0 {
+		t.Errorf("run.Transactions = %d, sum of measured intervals = %d", run.Transactions, measured)
+	}
+	if got := p.succeeded.Load(); got < warm+measured {
+		t.Errorf("workers completed %d, fewer than counted %d", got, warm+measured)
+	}
+	if run.Ops[0].Count != run.Transactions || run.Reads != run.Transactions {
+		t.Errorf("op count %d, reads %d, transactions %d: want equal", run.Ops[0].Count, run.Reads, run.Transactions)
+	}
+	if run.DurationS < 0.39 || run.WarmupS != 0.25 || run.Status != result.StatusComplete {
+		t.Errorf("duration %v warmup %v status %s", run.DurationS, run.WarmupS, run.Status)
+	}
+	if len(obs.n) != len(run.Intervals) {
+		t.Errorf("observer saw %d ticks, result has %d intervals", len(obs.n), len(run.Intervals))
+	}
+	if run.Ops[0].HDR == "" || run.ClientCPUS <= 0 {
+		t.Errorf("missing hdr or client cpu: %+v", run.Ops[0])
+	}
+}
+
+// Failed transactions are counted per op and never enter the success
+// histogram; with --tolerate-errors the run goes on.
+func TestErrorsCountedNotTimed(t *testing.T) {
+	eng := open(t)
+	p := &probe{failEvery: 4, failSQL: "SELECT * FROM no_such_table"}
+	run, err := runner.Run(context.Background(), eng, p, runner.Config{
+		Threads: 1, Duration: 200 * time.Millisecond, TolerateErrors: true,
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read, fail := run.Ops[0], run.Ops[1]
+	if fail.Count != 0 || fail.Errors == 0 || fail.Retries != 0 {
+		t.Errorf("fail op: %d successes, %d errors, %d retries; want 0, >0, 0", fail.Count, fail.Errors, fail.Retries)
+	}
+	if read.Errors != 0 || read.Count == 0 {
+		t.Errorf("read op: %d successes %d errors", read.Count, read.Errors)
+	}
+	// One failure per three successes (give or take the edges of the run).
+	if d := read.Count - 3*fail.Errors; d < -3 || d > 3 {
+		t.Errorf("%d successes for %d errors, want 3 per error", read.Count, fail.Errors)
+	}
+	if run.Errors != fail.Errors {
+		t.Errorf("run.Errors = %d, want %d", run.Errors, fail.Errors)
+	}
+}
+
+// Without --tolerate-errors the first error beyond --max-errors stops the
+// run as failed, and what was measured is kept.
+func TestMaxErrorsStopsRun(t *testing.T) {
+	eng := open(t)
+	p := &probe{failEvery: 50, failSQL: "SELECT * FROM no_such_table"}
+	run, err := runner.Run(context.Background(), eng, p, runner.Config{
+		Threads: 1, Duration: 30 * time.Second, MaxErrors: 2,
+	}, nil)
+	if !errors.Is(err, runner.ErrTooManyErrors) {
+		t.Fatalf("err = %v, want ErrTooManyErrors", err)
+	}
+	if run == nil || run.Status != result.StatusFailed || run.Errors != 3 || run.Transactions < 100 {
+		t.Fatalf("run = %+v, want failed with 3 errors and ≥ 100 transactions", run)
+	}
+	if run.DurationS > 20 {
+		t.Errorf("run lasted %vs, want it stopped at the third error", run.DurationS)
+	}
+}
+
+// Unique violations are retried only when the workload says so.
+func TestRetryPolicy(t *testing.T) {
+	for _, retry := range []bool{false, true} {
+		t.Run(fmt.Sprintf("retry=%v", retry), func(t *testing.T) {
+			eng := open(t)
+			p := &probe{failEvery: 3, failSQL: "INSERT INTO probe VALUES (1, 'dup')"}
+			var w workload.Workload = p
+			if retry {
+				w = retryingProbe{p}
+			}
+			run, err := runner.Run(context.Background(), eng, w, runner.Config{Threads: 1, Duration: 150 * time.Millisecond, TolerateErrors: true}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := run.Ops[1]
+			if retry && (f.Retries == 0 || f.Errors != 0) {
+				t.Errorf("retries %d errors %d, want retries only", f.Retries, f.Errors)
+			}
+			if !retry && (f.Errors == 0 || f.Retries != 0) {
+				t.Errorf("retries %d errors %d, want errors only", f.Retries, f.Errors)
+			}
+		})
+	}
+}
+
+// Cancelling the context (Ctrl-C) ends the run at once, marked
+// interrupted, with everything measured so far.
+func TestInterrupt(t *testing.T) {
+	eng := open(t)
+	p := &probe{sleep: time.Millisecond}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	start := time.Now()
+	run, err := runner.Run(ctx, eng, p, runner.Config{Threads: 2, Duration: time.Minute, ReportInterval: 100 * time.Millisecond}, nil)
+	if !errors.Is(err, runner.ErrInterrupted) {
+		t.Fatalf("err = %v, want ErrInterrupted", err)
+	}
+	if time.Since(start) > 20*time.Second {
+		t.Errorf("interrupt took %v", time.Since(start))
+	}
+	if run.Status != result.StatusInterrupted || run.Transactions == 0 || len(run.Intervals) == 0 {
+		t.Errorf("run = status %s, %d transactions, %d intervals", run.Status, run.Transactions, len(run.Intervals))
+	}
+}
+
+func TestConfigValidateNamesFlags(t *testing.T) {
+	errs := runner.Config{Threads: 0, Duration: -time.Second, Warmup: -1, MaxErrors: -1}.Validate()
+	want := []string{"--threads 0", "--time -1s", "--warmup -1ns", "--max-errors -1"}
+	if len(errs) != len(want) {
+		t.Fatalf("got %d errors %v, want %d", len(errs), errs, len(want))
+	}
+	for i, w := range want {
+		if got := errs[i].Error(); len(got) < len(w) || got[:len(w)] != w {
+			t.Errorf("error %d = %q, want it to start with %q", i, got, w)
+		}
+	}
+}
+
+func TestWorkerSeedsDiffer(t *testing.T) {
+	seen := map[uint64]bool{}
+	for id := 0; id < 1000; id++ {
+		s := runner.WorkerSeed(1, id)
+		if seen[s] {
+			t.Fatalf("seed collision at worker %d", id)
+		}
+		seen[s] = true
+	}
+	if runner.WorkerSeed(1, 0) != runner.WorkerSeed(1, 0) || runner.WorkerSeed(1, 0) == runner.WorkerSeed(2, 0) {
+		t.Error("WorkerSeed must be a pure function of (seed, id)")
+	}
+}

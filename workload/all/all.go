@@ -1,0 +1,10 @@
+// Package all registers every dbarena workload. Import it for its side
+// effects:
+//
+//	import _ "github.com/dbarena/dbarena/workload/all"
+package all
+
+import (
+	// The sysbench-compatible OLTP tests (oltp_read_write, …).
+	_ "github.com/dbarena/dbarena/workload/oltp"
+)

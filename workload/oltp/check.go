@@ -1,0 +1,240 @@
+package oltp
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+
+	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/workload"
+)
+
+// Check verifies what stays true of sbtest1..N after any run of this test
+// (and of any sysbench test with the same options):
+//
+//   - each table exists and has the columns id, k, c, pad;
+//   - no NULL in k, c or pad;
+//   - c and pad hold 119 and 59 characters once trailing spaces are
+//     trimmed (PostgreSQL pads CHAR(n) on output, MySQL strips) and, for
+//     a sample of rows, follow the digit-group template;
+//   - ids are >= 1 and k is >= 1;
+//   - the row count: tests that neither insert nor delete, and
+//     read_write/write_only whose delete+insert pairs run inside a
+//     transaction, keep exactly --table-size rows with ids in
+//     [1, table-size]; oltp_delete (and delete+insert under --skip-trx,
+//     where an interrupted event can lose its row) only ever lowers the
+//     count; oltp_insert only raises it.
+//
+// The row-count checks assume the tables were prepared with these options
+// and last written by this test.
+func (w *oltp) Check(ctx context.Context, c engine.Conn) ([]workload.Problem, error) {
+	if err := w.checkOptions(); err != nil {
+		return nil, err
+	}
+	var probs []workload.Problem
+	for n := 1; n <= w.opts.tables; n++ {
+		p, err := w.checkTable(ctx, c, n)
+		if err != nil {
+			return probs, err
+		}
+		probs = append(probs, p...)
+	}
+	return probs, nil
+}
+
+// dialecter is implemented by connections that expose their dialect; with
+// it Check compares the exact column list, without it Check only verifies
+// that the four columns can be selected.
+type dialecter interface {
+	Dialect() engine.Dialect
+}
+
+// rowCountRule says what a test does to the number of rows.
+type rowCountRule uint8
+
+const (
+	rowsEqual   rowCountRule = iota // exactly table-size, ids 1..table-size
+	rowsAtMost                      // <= table-size, ids within 1..table-size
+	rowsAtLeast                     // >= the loaded rows; ids >= 1
+)
+
+func (w *oltp) rowRule() rowCountRule {
+	switch w.v.kind {
+	case eventInsert:
+		return rowsAtLeast
+	case eventDelete:
+		return rowsAtMost
+	}
+	if w.v.delIns && w.opts.deleteInserts > 0 && !(w.v.trx && !w.opts.skipTrx) {
+		return rowsAtMost
+	}
+	return rowsEqual
+}
+
+func (w *oltp) checkTable(ctx context.Context, c engine.Conn, n int) ([]workload.Problem, error) {
+	name := tableName(n)
+	var probs []workload.Problem
+	add := func(check, format string, args ...any) {
+		probs = append(probs, workload.Problem{Check: check, Detail: name + ": " + fmt.Sprintf(format, args...)})
+	}
+	// queryErr turns a failed query into a Problem unless the context
+	// ended, which is the caller's error and not the data's.
+	queryErr := func(check string, err error) error {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		add(check, "query failed: %v", err)
+		return nil
+	}
+
+	var count int64
+	if err := c.QueryRow(ctx, "SELECT COUNT(*) FROM "+name, nil, &count); err != nil {
+		if e := queryErr("table_exists", err); e != nil {
+			return nil, e
+		}
+		return probs, nil // nothing else can be checked
+	}
+
+	if dc, ok := c.(dialecter); ok {
+		var cols []string
+		err := c.QueryRows(ctx, dc.Dialect().ColumnsSQL(), []any{name}, func(row []any) error {
+			cols = append(cols, strings.ToLower(asString(row[0])))
+			return nil
+		})
+		if err != nil {
+			if e := queryErr("columns", err); e != nil {
+				return nil, e
+			}
+		} else if got := strings.Join(cols, ","); got != "id,k,c,pad" {
+			add("columns", "columns are (%s), want (id,k,c,pad)", got)
+		}
+	}
+	if err := c.QueryRows(ctx, "SELECT id, k, c, pad FROM "+name+" WHERE id = -1", nil, func([]any) error { return nil }); err != nil {
+		if e := queryErr("columns", err); e != nil {
+			return nil, e
+		}
+		return probs, nil
+	}
+
+	var nulls int64
+	if err := c.QueryRow(ctx, "SELECT COUNT(*) FROM "+name+" WHERE k IS NULL OR c IS NULL OR pad IS NULL", nil, &nulls); err != nil {
+		if e := queryErr("not_null", err); e != nil {
+			return nil, e
+		}
+	} else if nulls > 0 {
+		add("not_null", "%d rows with NULL in k, c or pad", nulls)
+	}
+
+	var badC, badPad int64
+	if err := c.QueryRow(ctx, fmt.Sprintf("SELECT COUNT(*) FROM %s WHERE LENGTH(TRIM(c)) <> %d", name, cLen), nil, &badC); err != nil {
+		if e := queryErr("c_length", err); e != nil {
+			return nil, e
+		}
+	} else if badC > 0 {
+		add("c_length", "%d rows whose c is not %d characters long", badC, cLen)
+	}
+	if err := c.QueryRow(ctx, fmt.Sprintf("SELECT COUNT(*) FROM %s WHERE LENGTH(TRIM(pad)) <> %d", name, padLen), nil, &badPad); err != nil {
+		if e := queryErr("pad_length", err); e != nil {
+			return nil, e
+		}
+	} else if badPad > 0 {
+		add("pad_length", "%d rows whose pad is not %d characters long", badPad, padLen)
+	}
+
+	// Template check on a sample: the rows with the smallest ids.
+	const sample = 1000
+	var badPattern int64
+	var firstBad any
+	err := c.QueryRows(ctx, "SELECT id, c, pad FROM "+name+" WHERE id BETWEEN 1 AND ?", []any{int64(sample)}, func(row []any) error {
+		if !matchesTemplate(asString(row[1]), cGroups) || !matchesTemplate(asString(row[2]), padGroups) {
+			if badPattern == 0 {
+				firstBad = row[0]
+			}
+			badPattern++
+		}
+		return nil
+	})
+	if err != nil {
+		if e := queryErr("c_pattern", err); e != nil {
+			return nil, e
+		}
+	} else if badPattern > 0 {
+		add("c_pattern", "%d of the rows with id <= %d have c or pad off the digit-group template (first: id %v)", badPattern, sample, firstBad)
+	}
+
+	var minID, maxID sql.NullInt64
+	var minK sql.NullInt64
+	if err := c.QueryRow(ctx, "SELECT MIN(id), MAX(id), MIN(k) FROM "+name, nil, &minID, &maxID, &minK); err != nil {
+		if e := queryErr("id_range", err); e != nil {
+			return nil, e
+		}
+		return probs, nil
+	}
+	if minID.Valid && minID.Int64 < 1 {
+		add("id_range", "smallest id is %d, want >= 1", minID.Int64)
+	}
+	if minK.Valid && minK.Int64 < 1 {
+		add("k_positive", "smallest k is %d, want >= 1", minK.Int64)
+	}
+
+	size := int64(w.opts.tableSize)
+	loaded := size
+	if !w.loadsRows() {
+		loaded = 0
+	}
+	switch w.rowRule() {
+	case rowsEqual:
+		if count != size {
+			add("row_count", "%d rows, want %d (--table-size)", count, size)
+		}
+		if maxID.Valid && maxID.Int64 > size {
+			add("id_range", "largest id is %d, want <= %d (--table-size)", maxID.Int64, size)
+		}
+	case rowsAtMost:
+		if count > size {
+			add("row_count", "%d rows, want at most %d (--table-size)", count, size)
+		}
+		if maxID.Valid && maxID.Int64 > size {
+			add("id_range", "largest id is %d, want <= %d (--table-size)", maxID.Int64, size)
+		}
+	case rowsAtLeast:
+		if count < loaded {
+			add("row_count", "%d rows, want at least %d", count, loaded)
+		}
+	}
+	return probs, nil
+}
+
+// matchesTemplate reports whether s (trailing spaces ignored) is groups
+// groups of 11 decimal digits joined by '-'.
+func matchesTemplate(s string, groups int) bool {
+	s = strings.TrimRight(s, " ")
+	if len(s) != groups*(groupLen+1)-1 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if i%(groupLen+1) == groupLen {
+			if s[i] != '-' {
+				return false
+			}
+		} else if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// asString reads a text value as the engines return it.
+func asString(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case []byte:
+		return string(x)
+	case nil:
+		return ""
+	default:
+		return fmt.Sprint(x)
+	}
+}

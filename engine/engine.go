@@ -71,6 +71,8 @@ type Conn interface {
 	// engine's fastest means (COPY, multi-row INSERT, one big transaction)
 	// and returns the number of rows written.
 	BulkLoad(ctx context.Context, table string, columns []string, src RowSource) (int64, error)
+	// Dialect is the dialect of the engine this connection belongs to.
+	Dialect() Dialect
 	// Close closes the connection.
 	Close() error
 }
@@ -173,6 +175,16 @@ type Dialect interface {
 	// Classify tells what kind of error err is, using the driver's typed
 	// errors (errors.As), never the message text.
 	Classify(err error) ErrorClass
+}
+
+// SequenceResetter is implemented by dialects whose auto-increment columns
+// do not follow explicitly inserted values (PostgreSQL's SERIAL). After a
+// load that wrote ids itself, a workload runs ResetSequenceSQL so that
+// later inserts without an id continue after MAX(col). Dialects whose
+// counters advance by themselves (MySQL AUTO_INCREMENT, SQLite rowid) do
+// not implement it.
+type SequenceResetter interface {
+	ResetSequenceSQL(table, col string) string
 }
 
 // Opener opens an Engine for a target of one URL scheme.

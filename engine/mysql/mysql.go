@@ -506,6 +506,9 @@ func insertSQL(table string, columns []string, rows int) string {
 
 // Close closes the statements and the connection itself (it does not go
 // back to the pool, where a half-used session could be handed out again).
+// Dialect returns the engine's dialect.
+func (c *Conn) Dialect() engine.Dialect { return Dialect{} }
+
 func (c *Conn) Close() error {
 	for _, st := range c.stmts {
 		st.Close()

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"strconv"
@@ -126,6 +127,15 @@ func (Dialect) ColumnsSQL() string {
 
 // Classify maps err to an engine.ErrorClass: context end first, then the
 // server's SQLSTATE (*pgconn.PgError), then the signs of a lost connection.
+// ResetSequenceSQL moves the sequence behind table.col past MAX(col), so
+// inserts without an id continue after explicitly loaded ids.
+func (d Dialect) ResetSequenceSQL(table, col string) string {
+	return fmt.Sprintf("SELECT setval(pg_get_serial_sequence('%s', '%s'), (SELECT COALESCE(MAX(%s), 0) + 1 FROM %s), false)",
+		strings.ReplaceAll(table, "'", "''"), strings.ReplaceAll(col, "'", "''"), d.QuoteIdent(col), d.QuoteIdent(table))
+}
+
+var _ engine.SequenceResetter = Dialect{}
+
 func (Dialect) Classify(err error) engine.ErrorClass {
 	if err == nil {
 		return engine.ClassOther

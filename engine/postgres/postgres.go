@@ -247,7 +247,15 @@ func (c *Conn) PgxConn() *pgx.Conn { return c.conn }
 // pgx then gets context.Background(), or ctx itself once it has ended so
 // that the call fails before sending anything.
 func (c *Conn) watch(ctx context.Context) context.Context {
-	if ctx.Done() == nil || ctx.Err() != nil {
+	if ctx.Done() == nil {
+		// Not cancellable: end any earlier watch, whose context may have
+		// ended since and left the socket with a deadline in the past.
+		if c.stop != nil {
+			c.unwatch()
+		}
+		return ctx
+	}
+	if ctx.Err() != nil {
 		return ctx
 	}
 	if ctx != c.watched {
@@ -401,6 +409,9 @@ func (c *Conn) BulkLoad(ctx context.Context, table string, columns []string, src
 }
 
 // Close closes the connection.
+// Dialect returns the engine's dialect.
+func (c *Conn) Dialect() engine.Dialect { return Dialect{} }
+
 func (c *Conn) Close() error {
 	c.unwatch()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

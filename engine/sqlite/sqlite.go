@@ -363,6 +363,9 @@ func (c *Conn) BulkLoad(ctx context.Context, table string, columns []string, src
 }
 
 // Close closes the statements and the connection itself.
+// Dialect returns the engine's dialect.
+func (c *Conn) Dialect() engine.Dialect { return Dialect{} }
+
 func (c *Conn) Close() error {
 	for _, st := range c.stmts {
 		st.Close()

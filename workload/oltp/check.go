@@ -43,13 +43,6 @@ func (w *oltp) Check(ctx context.Context, c engine.Conn) ([]workload.Problem, er
 	return probs, nil
 }
 
-// dialecter is implemented by connections that expose their dialect; with
-// it Check compares the exact column list, without it Check only verifies
-// that the four columns can be selected.
-type dialecter interface {
-	Dialect() engine.Dialect
-}
-
 // rowCountRule says what a test does to the number of rows.
 type rowCountRule uint8
 
@@ -96,9 +89,9 @@ func (w *oltp) checkTable(ctx context.Context, c engine.Conn, n int) ([]workload
 		return probs, nil // nothing else can be checked
 	}
 
-	if dc, ok := c.(dialecter); ok {
+	{
 		var cols []string
-		err := c.QueryRows(ctx, dc.Dialect().ColumnsSQL(), []any{name}, func(row []any) error {
+		err := c.QueryRows(ctx, c.Dialect().ColumnsSQL(), []any{name}, func(row []any) error {
 			cols = append(cols, strings.ToLower(asString(row[0])))
 			return nil
 		})

@@ -4,16 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/dbarena/dbarena/engine"
+	_ "github.com/dbarena/dbarena/engine/mysql"
 	_ "github.com/dbarena/dbarena/engine/postgres"
 	_ "github.com/dbarena/dbarena/engine/sqlite"
 	"github.com/dbarena/dbarena/internal/testdb"
@@ -21,8 +20,8 @@ import (
 )
 
 // The tests below run the workload against real databases from
-// internal/testdb: a fresh SQLite file per test, and a fresh schema on the
-// PostgreSQL test server. Statements are counted by a wrapper around the
+// internal/testdb: a fresh SQLite file per test, a fresh schema on the
+// PostgreSQL test server, a fresh database on the MariaDB test server. Statements are counted by a wrapper around the
 // real engine.Conn.
 
 // testDB opens an empty database for one test.
@@ -33,7 +32,8 @@ type testDB struct {
 
 var testDBs = []testDB{
 	{"sqlite", func(t *testing.T) engine.Engine { return openTarget(t, testdb.SQLite(t)) }},
-	{"postgres", openPostgres},
+	{"postgres", func(t *testing.T) engine.Engine { return openTarget(t, testdb.Isolated(t, testdb.Postgres(t))) }},
+	{"mysql", func(t *testing.T) engine.Engine { return openTarget(t, testdb.Isolated(t, testdb.MySQL(t))) }},
 }
 
 // forEachDB runs f as one subtest per database, named engine=<name>.
@@ -53,34 +53,6 @@ func openTarget(t *testing.T, tg engine.Target) engine.Engine {
 	return e
 }
 
-var schemaSeq atomic.Int64
-
-// openPostgres returns an engine whose connections work in a new schema of
-// their own (search_path set in the URL), dropped when t ends: the test
-// server is shared and the sbtest names are fixed.
-func openPostgres(t *testing.T) engine.Engine {
-	t.Helper()
-	ctx := context.Background()
-	tg := testdb.Postgres(t)
-	admin := openTarget(t, tg)
-	c := connect(t, admin)
-	schema := fmt.Sprintf("oltp_test_%d_%d", os.Getpid(), schemaSeq.Add(1))
-	if err := c.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := c.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE"); err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
-		}
-	})
-	u := *tg.URL
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	tg.URL = &u
-	return openTarget(t, tg)
-}
-
 func connect(t *testing.T, e engine.Engine) engine.Conn {
 	t.Helper()
 	c, err := e.Connect(context.Background())
@@ -97,7 +69,7 @@ func load(t *testing.T, e engine.Engine, w workload.Workload) {
 	t.Helper()
 	ctx := context.Background()
 	c := connect(t, e)
-	for _, tb := range w.Tables(testDialect(e.Dialect())) {
+	for _, tb := range w.Tables(e.Dialect()) {
 		if err := c.Exec(ctx, "DROP TABLE IF EXISTS "+tb.Name); err != nil {
 			t.Fatal(err)
 		}
@@ -115,23 +87,6 @@ func load(t *testing.T, e engine.Engine, w workload.Workload) {
 			}
 		}
 	}
-}
-
-// testDialect stands in for the sequence reset the PostgreSQL dialect does
-// not offer yet (SequenceResetter): without it, oltp_insert's first
-// inserts collide with the loaded ids. Remove once engine/postgres
-// implements ResetSequenceSQL.
-func testDialect(d engine.Dialect) engine.Dialect {
-	if _, ok := d.(SequenceResetter); ok || d.Name() != "postgres" {
-		return d
-	}
-	return pgSequenceDialect{d}
-}
-
-type pgSequenceDialect struct{ engine.Dialect }
-
-func (pgSequenceDialect) ResetSequenceSQL(table, col string) string {
-	return fmt.Sprintf("SELECT setval(pg_get_serial_sequence('%s', '%s'), (SELECT COALESCE(MAX(%s), 0) + 1 FROM %s), false)", table, col, col, table)
 }
 
 // stmtRecord is one statement sent by a worker.

@@ -178,19 +178,6 @@ func (w *oltp) checkOptions() error {
 	return nil
 }
 
-// SequenceResetter is implemented by dialects whose auto-increment columns
-// do not follow explicitly inserted ids (PostgreSQL's SERIAL). The loader
-// inserts ids 1..table-size explicitly, so with --auto-inc the sequence
-// must be moved past them before oltp_insert and friends insert without
-// an id. ResetSequenceSQL returns one statement that sets the sequence
-// behind table.col to MAX(col).
-//
-// It is checked by type assertion on the Dialect; dialects that advance
-// automatically (MySQL AUTO_INCREMENT, SQLite rowid) need not implement it.
-type SequenceResetter interface {
-	ResetSequenceSQL(table, col string) string
-}
-
 // tableName is sysbench's table name for table number n (1-based).
 func tableName(n int) string { return fmt.Sprintf("sbtest%d", n) }
 
@@ -227,7 +214,7 @@ func (w *oltp) Tables(d engine.Dialect) []workload.Table {
 		if o.createSecondary {
 			after = append(after, fmt.Sprintf("CREATE INDEX k_%d ON %s(k)", n, name))
 		}
-		if sr, ok := d.(SequenceResetter); ok && o.autoInc && batches > 0 {
+		if sr, ok := d.(engine.SequenceResetter); ok && o.autoInc && batches > 0 {
 			after = append(after, sr.ResetSequenceSQL(name, "id"))
 		}
 		gen := dataGen{seed: o.seedData, table: n, tableSize: o.tableSize, dist: dc}

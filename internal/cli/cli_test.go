@@ -1,0 +1,335 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbarena/dbarena/engine"
+	_ "github.com/dbarena/dbarena/engine/all"
+	"github.com/dbarena/dbarena/internal/cli"
+	"github.com/dbarena/dbarena/internal/testdb"
+	"github.com/dbarena/dbarena/result"
+	_ "github.com/dbarena/dbarena/workload/all"
+)
+
+type outcome struct {
+	code           int
+	stdout, stderr string
+}
+
+// dbarena runs the CLI in-process with a private data directory.
+func dbarena(t *testing.T, ctx context.Context, env map[string]string, args ...string) outcome {
+	t.Helper()
+	var out, errb bytes.Buffer
+	if env == nil {
+		env = map[string]string{}
+	}
+	if _, ok := env["DBARENA_HOME"]; !ok {
+		env["DBARENA_HOME"] = t.TempDir()
+	}
+	st := &cli.State{
+		Stdout: &out, Stderr: &errb,
+		Getenv:  func(k string) string { return env[k] },
+		Now:     time.Now,
+		Version: "test", Commit: "none",
+	}
+	code := cli.Main(ctx, st, args)
+	return outcome{code, out.String(), errb.String()}
+}
+
+func sqliteURL(t *testing.T) string {
+	return "sqlite://" + filepath.Join(t.TempDir(), "t.db")
+}
+
+// withPassword is the target's URL with its password put back, as a user
+// would type it.
+func withPassword(tg engine.Target) string {
+	u := *tg.URL
+	if tg.Password.IsSet() {
+		u.User = url.UserPassword(tg.Username(), tg.Password.Reveal())
+	}
+	return u.String()
+}
+
+func TestBadInput(t *testing.T) {
+	ctx := context.Background()
+	sq := sqliteURL(t)
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string // in stderr
+	}{
+		{"unknown workload", []string{"run", "nope"}, cli.ExitUsage, `unknown workload "nope"`},
+		{"no workload", []string{"run"}, cli.ExitUsage, "run needs a workload"},
+		{"unknown command", []string{"frobnicate"}, cli.ExitUsage, "frobnicate"},
+		{"unknown option", []string{"run", "oltp_read_write", "--bogus", "1"}, cli.ExitUsage, "--bogus"},
+		{"bad option value", []string{"run", "oltp_read_write", "--tables", "x"}, cli.ExitUsage, "--tables"},
+		{"invalid option", []string{"run", "oltp_read_write", "--tables", "0", "--target", sq}, cli.ExitUsage, "--tables 0"},
+		{"threads 0", []string{"run", "oltp_read_write", "--threads", "0", "--target", sq}, cli.ExitUsage, "--threads 0"},
+		{"threads list with 0", []string{"run", "oltp_read_write", "--threads", "1,0", "--target", sq}, cli.ExitUsage, "--threads 0"},
+		{"time -1", []string{"run", "oltp_read_write", "--time", "-1", "--target", sq}, cli.ExitUsage, "--time -1s"},
+		{"time garbage", []string{"run", "oltp_read_write", "--time", "soon", "--target", sq}, cli.ExitUsage, "--time"},
+		{"several problems at once", []string{"run", "oltp_read_write", "--threads", "0", "--time", "-1", "--tables", "0", "--target", sq}, cli.ExitUsage, "--threads 0"},
+		{"out dir missing", []string{"run", "oltp_read_write", "--out", "/nonexistent/dir/r.json", "--target", sq}, cli.ExitUsage, "--out /nonexistent/dir/r.json"},
+		{"malformed url", []string{"run", "oltp_read_write", "--target", "postgres//u:hunter2@h"}, cli.ExitUsage, "target"},
+		{"unknown scheme", []string{"run", "oltp_read_write", "--target", "oracle://u@h/db"}, cli.ExitUsage, `unknown target scheme "oracle"`},
+		{"unreachable host", []string{"run", "oltp_read_write", "--target", "postgres://u:hunter2@127.0.0.1:1/db", "--connect-timeout", "3s"}, cli.ExitTarget, "127.0.0.1:1"},
+		{"not prepared", []string{"run", "oltp_read_write", "--target", sq}, cli.ExitSetup, "not prepared"},
+		{"check not prepared", []string{"check", "oltp_read_write", "--target", sq}, cli.ExitSetup, "not prepared"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := dbarena(t, ctx, nil, tc.args...)
+			if o.code != tc.code || !strings.Contains(o.stderr, tc.want) {
+				t.Errorf("exit %d, stderr %q; want exit %d and %q", o.code, o.stderr, tc.code, tc.want)
+			}
+			if n := strings.Count(strings.TrimSpace(o.stderr), "\n"); n > 0 && tc.name != "several problems at once" {
+				t.Errorf("want a one-line error, got %q", o.stderr)
+			}
+			if strings.Contains(o.stderr+o.stdout, "hunter2") {
+				t.Errorf("password printed: %q", o.stderr)
+			}
+		})
+	}
+	t.Run("several problems reported together", func(t *testing.T) {
+		o := dbarena(t, ctx, nil, "run", "oltp_read_write", "--threads", "0", "--time", "-1", "--tables", "0", "--target", sq)
+		for _, w := range []string{"--threads 0", "--time -1s", "--tables 0"} {
+			if !strings.Contains(o.stderr, w) {
+				t.Errorf("stderr %q lacks %q", o.stderr, w)
+			}
+		}
+	})
+}
+
+func TestWrongPassword(t *testing.T) {
+	for name, tg := range map[string]engine.Target{"postgres": testdb.Postgres(t), "mysql": testdb.MySQL(t)} {
+		t.Run(name, func(t *testing.T) {
+			bad := tg
+			bad.Password = engine.NewSecret("Wr0ng-Pa55")
+			o := dbarena(t, context.Background(), nil, "run", "oltp_point_select", "--target", withPassword(bad))
+			if o.code != cli.ExitTarget {
+				t.Errorf("exit %d (%s), want %d", o.code, o.stderr, cli.ExitTarget)
+			}
+			if strings.Contains(o.stderr+o.stdout, "Wr0ng-Pa55") {
+				t.Errorf("password printed: %s", o.stderr)
+			}
+			if !strings.Contains(o.stderr, tg.Username()) || !strings.Contains(o.stderr, "127.0.0.1") {
+				t.Errorf("error %q should name the user and host", o.stderr)
+			}
+		})
+	}
+}
+
+// Tables that exist but were not created by dbarena are never touched, and
+// tables of another shape are refused.
+func TestForeignAndMisshapenTables(t *testing.T) {
+	ctx := context.Background()
+	tg := testdb.SQLite(t)
+	eng, err := engine.Open(ctx, tg, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	c, err := eng.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Exec(ctx, "CREATE TABLE sbtest1 (id INTEGER PRIMARY KEY, note TEXT)"); err != nil {
+		t.Fatal(err)
+	}
+	target := tg.URL.String()
+	for _, cmd := range []string{"prepare", "cleanup", "run"} {
+		o := dbarena(t, ctx, nil, cmd, "oltp_point_select", "--target", target)
+		if o.code != cli.ExitSetup || !strings.Contains(o.stderr, "sbtest1") || !strings.Contains(o.stderr, "not created by dbarena") {
+			t.Errorf("%s: exit %d %q; want %d naming sbtest1 as not ours", cmd, o.code, o.stderr, cli.ExitSetup)
+		}
+	}
+	var n int64
+	if err := c.QueryRow(ctx, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'sbtest1'", nil, &n); err != nil || n != 1 {
+		t.Fatalf("the foreign table is gone (%v)", err)
+	}
+
+	// Recorded as ours but with other columns: run refuses with the shape.
+	for _, s := range []string{
+		"CREATE TABLE IF NOT EXISTS dbarena_tables (table_name VARCHAR(128) NOT NULL PRIMARY KEY, workload VARCHAR(128) NOT NULL, state VARCHAR(16) NOT NULL, created_at VARCHAR(40) NOT NULL)",
+		"DROP TABLE sbtest1",
+		"CREATE TABLE sbtest1 (id INTEGER PRIMARY KEY, k INTEGER, c TEXT)",
+		"INSERT INTO dbarena_tables VALUES ('sbtest1', 'oltp_point_select', 'ready', '2026-01-01T00:00:00Z')",
+	} {
+		if err := c.Exec(ctx, s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+	o := dbarena(t, ctx, nil, "run", "oltp_point_select", "--target", target)
+	if o.code != cli.ExitSetup || !strings.Contains(o.stderr, "another shape") {
+		t.Errorf("run on a misshapen table: exit %d %q", o.code, o.stderr)
+	}
+}
+
+// The whole cycle on every engine: prepare, a thread sweep into a result
+// file, check, cleanup; the password appears nowhere.
+func TestCycle(t *testing.T) {
+	targets := map[string]engine.Target{
+		"sqlite":   testdb.SQLite(t),
+		"postgres": testdb.Isolated(t, testdb.Postgres(t)),
+		"mysql":    testdb.Isolated(t, testdb.MySQL(t)),
+	}
+	for name, tg := range targets {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			target := "lbl=" + withPassword(tg)
+			secret := tg.Password.Reveal()
+			opts := []string{"--tables", "2", "--table-size", "500"}
+			var all strings.Builder
+			step := func(want int, args ...string) outcome {
+				t.Helper()
+				o := dbarena(t, ctx, nil, append(args, append([]string{"--target", target}, opts...)...)...)
+				all.WriteString(o.stdout + o.stderr)
+				if o.code != want {
+					t.Fatalf("%v: exit %d, want %d\n%s%s", args, o.code, want, o.stdout, o.stderr)
+				}
+				return o
+			}
+			step(cli.ExitOK, "prepare", "oltp_read_write")
+			step(cli.ExitSetup, "prepare", "oltp_read_write") // already prepared
+			out := filepath.Join(t.TempDir(), "r.json")
+			o := step(cli.ExitOK, "run", "oltp_read_write", "--threads", "1,2", "--time", "1s", "--report-interval", "500ms", "--out", out)
+			if !strings.Contains(o.stdout, "thds: 2 tps:") || !strings.Contains(o.stdout, "Sweep:") {
+				t.Errorf("output lacks live lines or sweep table:\n%s", o.stdout)
+			}
+			f, err := result.Read(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.Status != result.StatusComplete || len(f.Runs) != 2 || f.Runs[1].Threads != 2 {
+				t.Fatalf("result: status %s, %d runs", f.Status, len(f.Runs))
+			}
+			r := f.Runs[0]
+			// sysbench's accounting with defaults: 14 reads, 4 writes, 2 other.
+			if r.Transactions == 0 || r.Reads != 14*r.Transactions+14*r.Retries && r.Retries == 0 || r.Other != 2*r.Transactions {
+				t.Errorf("run 1: %d transactions, %d reads, %d writes, %d other", r.Transactions, r.Reads, r.Writes, r.Other)
+			}
+			if f.Target.Label != "lbl" || f.Target.Engine != name || f.Target.ServerVersion == "" || len(f.Target.Settings) == 0 {
+				t.Errorf("target = %+v", f.Target)
+			}
+			if f.Workload.Options["tables"] != "2" || f.Client.Cores == 0 {
+				t.Errorf("workload options %v, client %+v", f.Workload.Options, f.Client)
+			}
+			step(cli.ExitOK, "check", "oltp_read_write")
+			o = step(cli.ExitOK, "cleanup", "oltp_read_write")
+			if !strings.Contains(o.stdout, "sbtest1, sbtest2") {
+				t.Errorf("cleanup said %q", o.stdout)
+			}
+			step(cli.ExitSetup, "run", "oltp_read_write", "--time", "1s")
+
+			b, _ := os.ReadFile(out)
+			if secret != "" && (strings.Contains(string(b), secret) || strings.Contains(all.String(), secret)) {
+				t.Errorf("the password appears in the output or the result file")
+			}
+		})
+	}
+}
+
+// Ctrl-C during a run: the summary is printed, the result file is written
+// marked interrupted, and the exit code says so.
+func TestInterruptWritesResult(t *testing.T) {
+	home := t.TempDir()
+	env := map[string]string{"DBARENA_HOME": home}
+	if o := dbarena(t, context.Background(), env, "prepare", "oltp_point_select", "--table-size", "1000"); o.code != 0 {
+		t.Fatalf("prepare: %d %s", o.code, o.stderr)
+	}
+	out := filepath.Join(t.TempDir(), "r.json")
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(1500*time.Millisecond, cancel)
+	o := dbarena(t, ctx, env, "run", "oltp_point_select", "--table-size", "1000", "--time", "60s", "--out", out)
+	if o.code != cli.ExitInterrupted {
+		t.Fatalf("exit %d, want %d: %s", o.code, cli.ExitInterrupted, o.stderr)
+	}
+	if !strings.Contains(o.stdout, "SQL statistics") {
+		t.Errorf("no summary printed:\n%s", o.stdout)
+	}
+	f, err := result.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Status != result.StatusInterrupted || len(f.Runs) != 1 || f.Runs[0].Transactions == 0 {
+		t.Errorf("result status %s, runs %d", f.Status, len(f.Runs))
+	}
+}
+
+// The embedded default needs no --target and is prepared on first use, in
+// the data directory, where it stays.
+func TestEmbeddedDefault(t *testing.T) {
+	home := t.TempDir()
+	env := map[string]string{"DBARENA_HOME": home}
+	out := filepath.Join(t.TempDir(), "r.json")
+	o := dbarena(t, context.Background(), env, "run", "oltp_read_write", "--time", "1s", "--table-size", "1000", "--out", out)
+	if o.code != 0 || !strings.Contains(o.stdout, "preparing it now") {
+		t.Fatalf("exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(home, "default.db")); err != nil {
+		t.Errorf("default database not in the data directory: %v", err)
+	}
+	o = dbarena(t, context.Background(), env, "run", "oltp_read_write", "--time", "1s", "--table-size", "1000")
+	if o.code != 0 || strings.Contains(o.stdout, "preparing it now") {
+		t.Errorf("second run prepared again or failed: %d\n%s", o.code, o.stdout)
+	}
+	var f map[string]any
+	b, _ := os.ReadFile(out)
+	if err := json.Unmarshal(b, &f); err != nil || f["schema_version"] != float64(1) {
+		t.Errorf("result file: %v %v", err, f["schema_version"])
+	}
+}
+
+func TestList(t *testing.T) {
+	o := dbarena(t, context.Background(), nil, "list")
+	for _, w := range []string{"oltp_point_select", "oltp_read_only", "oltp_read_write", "oltp_write_only", "oltp_update_index",
+		"oltp_update_non_index", "oltp_insert", "oltp_delete", "oltp_read_write_pct", "--table-size", "(default 10000)", "--rand-type", "postgres, sqlite"} {
+		if !strings.Contains(o.stdout, w) {
+			t.Errorf("list output lacks %q", w)
+		}
+	}
+}
+
+// Every OLTP variant on every engine: prepare, run, check, cleanup.
+func TestEveryVariant(t *testing.T) {
+	variants := []string{"oltp_point_select", "oltp_read_only", "oltp_read_write", "oltp_write_only", "oltp_update_index",
+		"oltp_update_non_index", "oltp_insert", "oltp_delete", "oltp_read_write_pct"}
+	targets := map[string]func(t *testing.T) engine.Target{
+		"sqlite":   func(t *testing.T) engine.Target { return testdb.SQLite(t) },
+		"postgres": func(t *testing.T) engine.Target { return testdb.Isolated(t, testdb.Postgres(t)) },
+		"mysql":    func(t *testing.T) engine.Target { return testdb.Isolated(t, testdb.MySQL(t)) },
+	}
+	for name, target := range targets {
+		t.Run("engine="+name, func(t *testing.T) {
+			t.Parallel()
+			for _, v := range variants {
+				t.Run("workload="+v, func(t *testing.T) {
+					tg := withPassword(target(t))
+					for _, args := range [][]string{
+						{"prepare", v},
+						{"run", v, "--threads", "2", "--time", "1s", "--tolerate-errors"},
+						{"check", v},
+						{"cleanup", v},
+					} {
+						o := dbarena(t, context.Background(), nil, append(args, "--target", tg, "--tables", "2", "--table-size", "300")...)
+						if o.code != 0 {
+							t.Fatalf("%v: exit %d\n%s%s", args, o.code, o.stdout, o.stderr)
+						}
+						if args[0] == "run" && !strings.Contains(o.stdout, "errors:                              0 ") {
+							t.Errorf("%v: errors in a clean run:\n%s", args, o.stdout)
+						}
+					}
+				})
+			}
+		})
+	}
+}

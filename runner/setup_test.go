@@ -1,0 +1,88 @@
+package runner_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/internal/testdb"
+	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/workload"
+	_ "github.com/dbarena/dbarena/workload/oltp"
+)
+
+func oltpWorkload(t *testing.T, args ...string) workload.Workload {
+	t.Helper()
+	m, ok := workload.Lookup("oltp_read_write")
+	if !ok {
+		t.Fatal("oltp_read_write is not registered")
+	}
+	w := m.New()
+	if err := w.Flags().Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+func countTables(t *testing.T, eng engine.Engine) int64 {
+	t.Helper()
+	c, err := eng.Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var n int64
+	if err := c.QueryRow(context.Background(), "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name LIKE 'sbtest%'", nil, &n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// A prepare stopped half-way (Ctrl-C) leaves no table behind, and a later
+// prepare starts from scratch.
+func TestPrepareInterruptedLeavesNothing(t *testing.T) {
+	eng, err := engine.Open(context.Background(), testdb.SQLite(t), engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	w := oltpWorkload(t, "--tables", "4", "--table-size", "2000000")
+	ctx, cancel := context.WithCancel(context.Background())
+	progressed := false
+	_, err = runner.Prepare(ctx, eng, w, runner.PrepareConfig{
+		LoadThreads:   2,
+		ProgressEvery: 20 * time.Millisecond,
+		Progress: func(p runner.LoadProgress) {
+			if p.Rows > 0 && !progressed {
+				progressed = true
+				cancel()
+			}
+		},
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Prepare = %v, want context.Canceled", err)
+	}
+	if !progressed {
+		t.Fatal("the load never made progress")
+	}
+	if n := countTables(t, eng); n != 0 {
+		t.Errorf("%d sbtest tables left after an interrupted prepare", n)
+	}
+	small := oltpWorkload(t, "--tables", "2", "--table-size", "100")
+	stats, err := runner.Prepare(context.Background(), eng, small, runner.PrepareConfig{})
+	if err != nil || stats.Rows != 200 || stats.Tables != 2 {
+		t.Fatalf("second prepare: %+v, %v", stats, err)
+	}
+	if _, err := runner.Prepare(context.Background(), eng, small, runner.PrepareConfig{}); !errors.Is(err, runner.ErrAlreadyPrepared) {
+		t.Errorf("third prepare = %v, want ErrAlreadyPrepared", err)
+	}
+	dropped, err := runner.Cleanup(context.Background(), eng, small)
+	if err != nil || len(dropped) != 2 {
+		t.Errorf("Cleanup = %v, %v", dropped, err)
+	}
+	if n := countTables(t, eng); n != 0 {
+		t.Errorf("%d sbtest tables left after cleanup", n)
+	}
+}

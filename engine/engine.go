@@ -187,6 +187,16 @@ type SequenceResetter interface {
 	ResetSequenceSQL(table, col string) string
 }
 
+// DeferredPrimaryKey is implemented by dialects where building a primary
+// key after a bulk load (one sorted index build) is much cheaper than
+// maintaining it row by row during the load (PostgreSQL, whose tables are
+// heaps). Dialects whose tables are organised by their primary key (InnoDB,
+// SQLite rowid tables) do not implement it: there the key belongs in
+// CREATE TABLE.
+type DeferredPrimaryKey interface {
+	AddPrimaryKeySQL(table string, cols ...string) string
+}
+
 // Opener opens an Engine for a target of one URL scheme.
 type Opener func(ctx context.Context, t Target, opts Options) (Engine, error)
 

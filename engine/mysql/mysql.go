@@ -504,11 +504,11 @@ func insertSQL(table string, columns []string, rows int) string {
 	return b.String()
 }
 
-// Close closes the statements and the connection itself (it does not go
-// back to the pool, where a half-used session could be handed out again).
 // Dialect returns the engine's dialect.
 func (c *Conn) Dialect() engine.Dialect { return Dialect{} }
 
+// Close closes the statements and the connection itself (it does not go
+// back to the pool, where a half-used session could be handed out again).
 func (c *Conn) Close() error {
 	for _, st := range c.stmts {
 		st.Close()

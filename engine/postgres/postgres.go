@@ -403,15 +403,29 @@ func normalize(v any) any {
 
 // BulkLoad copies src into table with COPY FROM STDIN (binary).
 func (c *Conn) BulkLoad(ctx context.Context, table string, columns []string, src engine.RowSource) (int64, error) {
+	// Each batch commits without waiting for its WAL flush: a load is
+	// only marked complete by a later, synchronous commit, which flushes
+	// the WAL of every batch before it, so no completed load can be lost.
+	wctx := c.watch(ctx)
+	if err := c.pg.Exec(wctx, "BEGIN; SET LOCAL synchronous_commit TO off").Close(); err != nil {
+		return 0, withCtx(ctx, err)
+	}
 	// engine.RowSource has pgx.CopyFromSource's method set.
-	n, err := c.conn.CopyFrom(c.watch(ctx), pgx.Identifier{table}, columns, src)
-	return n, withCtx(ctx, err)
+	n, err := c.conn.CopyFrom(wctx, pgx.Identifier{table}, columns, src)
+	if err != nil {
+		_ = c.pg.Exec(wctx, "ROLLBACK").Close()
+		return 0, withCtx(ctx, err)
+	}
+	if err := c.pg.Exec(wctx, "COMMIT").Close(); err != nil {
+		return 0, withCtx(ctx, err)
+	}
+	return n, nil
 }
 
-// Close closes the connection.
 // Dialect returns the engine's dialect.
 func (c *Conn) Dialect() engine.Dialect { return Dialect{} }
 
+// Close closes the connection.
 func (c *Conn) Close() error {
 	c.unwatch()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

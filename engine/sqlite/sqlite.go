@@ -362,10 +362,10 @@ func (c *Conn) BulkLoad(ctx context.Context, table string, columns []string, src
 	return n, nil
 }
 
-// Close closes the statements and the connection itself.
 // Dialect returns the engine's dialect.
 func (c *Conn) Dialect() engine.Dialect { return Dialect{} }
 
+// Close closes the statements and the connection itself.
 func (c *Conn) Close() error {
 	for _, st := range c.stmts {
 		st.Close()

@@ -211,6 +211,10 @@ func (w *oltp) Tables(d engine.Dialect) []workload.Table {
 	for n := 1; n <= o.tables; n++ {
 		name := tableName(n)
 		var after []string
+		dpk, deferPK := d.(engine.DeferredPrimaryKey)
+		if deferPK {
+			after = append(after, dpk.AddPrimaryKeySQL(name, "id"))
+		}
 		if o.createSecondary {
 			after = append(after, fmt.Sprintf("CREATE INDEX k_%d ON %s(k)", n, name))
 		}
@@ -220,7 +224,7 @@ func (w *oltp) Tables(d engine.Dialect) []workload.Table {
 		gen := dataGen{seed: o.seedData, table: n, tableSize: o.tableSize, dist: dc}
 		out = append(out, workload.Table{
 			Name:      name,
-			Create:    createTableSQL(d, name, o.autoInc),
+			Create:    createTableSQL(d, name, o.autoInc, !deferPK),
 			Columns:   []string{"id", "k", "c", "pad"},
 			Batches:   batches,
 			Rows:      gen.rows,
@@ -232,18 +236,22 @@ func (w *oltp) Tables(d engine.Dialect) []workload.Table {
 
 // createTableSQL is the CREATE TABLE statement of one table: sysbench's
 // columns, with the dialect's serial type for id under --auto-inc (the
-// type never declares the key; the table constraint does).
-func createTableSQL(d engine.Dialect, name string, autoInc bool) string {
+// type never declares the key; the table constraint does, unless the
+// dialect builds it after the load).
+func createTableSQL(d engine.Dialect, name string, autoInc, pk bool) string {
 	idDef := d.ColumnType(engine.TypeInt, 0, 0) + " NOT NULL"
 	if autoInc {
 		idDef = d.ColumnType(engine.TypeSerialPK, 0, 0)
+	}
+	pkDef := ""
+	if pk {
+		pkDef = ",\n  PRIMARY KEY (id)"
 	}
 	return "CREATE TABLE " + name + " (\n" +
 		"  id " + idDef + ",\n" +
 		"  k " + d.ColumnType(engine.TypeInt, 0, 0) + " DEFAULT 0 NOT NULL,\n" +
 		"  c " + d.ColumnType(engine.TypeChar, 120, 0) + " DEFAULT '' NOT NULL,\n" +
-		"  pad " + d.ColumnType(engine.TypeChar, 60, 0) + " DEFAULT '' NOT NULL,\n" +
-		"  PRIMARY KEY (id)\n)"
+		"  pad " + d.ColumnType(engine.TypeChar, 60, 0) + " DEFAULT '' NOT NULL" + pkDef + "\n)"
 }
 
 // NewWorker prepares, on c, the statements the test runs on every table

@@ -72,10 +72,13 @@ type LoadProgress struct {
 
 // PrepareStats summarises a finished prepare.
 type PrepareStats struct {
-	Tables   int
-	Rows     int64
-	Load     time.Duration // creating tables and loading rows
-	Indexes  time.Duration // AfterLoad statements
+	Tables int
+	Rows   int64
+	// Load is the time until the last row was in; Indexes the time after
+	// it, spent on the AfterLoad statements still running then (those of
+	// tables loaded earlier overlap the load).
+	Load     time.Duration
+	Indexes  time.Duration
 	Duration time.Duration
 }
 
@@ -176,7 +179,8 @@ func VerifyPrepared(ctx context.Context, c engine.Conn, d engine.Dialect, w work
 	return nil
 }
 
-// Prepare creates w's tables and loads their initial data in parallel.
+// Prepare creates w's tables and loads their initial data in parallel,
+// running each table's AfterLoad statements as soon as its rows are in.
 // On failure or cancellation it drops the tables it created, so nothing
 // half-loaded is left behind.
 func Prepare(ctx context.Context, eng engine.Engine, w workload.Workload, cfg PrepareConfig) (PrepareStats, error) {
@@ -255,18 +259,13 @@ func Prepare(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Pr
 		}
 	}
 
-	rows, err := load(ctx, eng, tables, cfg)
+	rows, lastBatch, err := load(ctx, eng, tables, cfg)
 	stats.Rows = rows
 	if err != nil {
 		return fail(err)
 	}
-	stats.Load = cfg.Now().Sub(start)
-
-	idxStart := cfg.Now()
-	if err := afterLoad(ctx, eng, tables, cfg.LoadThreads); err != nil {
-		return fail(err)
-	}
-	stats.Indexes = cfg.Now().Sub(idxStart)
+	stats.Load = lastBatch.Sub(start)
+	stats.Indexes = cfg.Now().Sub(lastBatch)
 
 	ready, err := c.Prepare(ctx, "UPDATE "+MetaTable+" SET state = ? WHERE table_name = ?")
 	if err != nil {
@@ -283,21 +282,27 @@ func Prepare(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Pr
 }
 
 type batchJob struct {
-	table *workload.Table
+	table int // index into the tables
 	batch int
 }
 
-// load runs every (table, batch) through LoadThreads loaders.
-func load(ctx context.Context, eng engine.Engine, tables []workload.Table, cfg PrepareConfig) (int64, error) {
+// load runs every (table, batch) through LoadThreads loaders, each with its
+// own connection. The loader that writes a table's last batch runs the
+// table's AfterLoad statements at once, so index builds overlap the loading
+// of the other tables. It returns the rows written and the instant the last
+// batch was in.
+func load(ctx context.Context, eng engine.Engine, tables []workload.Table, cfg PrepareConfig) (int64, time.Time, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	jobs := make(chan batchJob)
 	total := 0
-	for _, t := range tables {
+	remaining := make([]atomic.Int64, len(tables))
+	for i, t := range tables {
 		total += t.Batches
+		remaining[i].Store(int64(t.Batches))
 	}
-	var rows atomic.Int64
-	var batches atomic.Int64
+	var rows, batches atomic.Int64
+	var lastBatch atomic.Int64 // unix nanoseconds
 	start := cfg.Now()
 	report := func(done bool) {
 		if cfg.Progress != nil {
@@ -338,14 +343,23 @@ func load(ctx context.Context, eng engine.Engine, tables []workload.Table, cfg P
 			}
 			defer c.Close()
 			for j := range jobs {
-				n, err := c.BulkLoad(ctx, j.table.Name, j.table.Columns, j.table.Rows(j.batch))
+				t := &tables[j.table]
+				n, err := c.BulkLoad(ctx, t.Name, t.Columns, t.Rows(j.batch))
 				if err != nil {
-					errs[i] = fmt.Errorf("loading %s batch %d: %w", j.table.Name, j.batch, err)
+					errs[i] = fmt.Errorf("loading %s batch %d: %w", t.Name, j.batch, err)
 					cancel()
 					return
 				}
 				rows.Add(n)
 				batches.Add(1)
+				if remaining[j.table].Add(-1) == 0 {
+					lastBatch.Store(cfg.Now().UnixNano())
+					if err := afterLoad(ctx, c, t); err != nil {
+						errs[i] = err
+						cancel()
+						return
+					}
+				}
 			}
 		}()
 	}
@@ -353,7 +367,7 @@ feed:
 	for ti := range tables {
 		for b := 0; b < tables[ti].Batches; b++ {
 			select {
-			case jobs <- batchJob{&tables[ti], b}:
+			case jobs <- batchJob{ti, b}:
 			case <-ctx.Done():
 				break feed
 			}
@@ -364,65 +378,47 @@ feed:
 	close(stopProgress)
 	progressWG.Wait()
 	if err := firstErr(errs); err != nil {
-		return rows.Load(), err
+		return rows.Load(), time.Time{}, err
 	}
 	if err := ctx.Err(); err != nil {
-		return rows.Load(), err
+		return rows.Load(), time.Time{}, err
+	}
+	// Tables without initial data still get their AfterLoad.
+	var empty []*workload.Table
+	for i := range tables {
+		if tables[i].Batches == 0 && len(tables[i].AfterLoad) > 0 {
+			empty = append(empty, &tables[i])
+		}
+	}
+	if len(empty) > 0 {
+		c, err := eng.Connect(ctx)
+		if err != nil {
+			return rows.Load(), time.Time{}, err
+		}
+		defer c.Close()
+		for _, t := range empty {
+			if err := afterLoad(ctx, c, t); err != nil {
+				return rows.Load(), time.Time{}, err
+			}
+		}
 	}
 	report(true)
-	return rows.Load(), nil
+	last := start
+	if ns := lastBatch.Load(); ns != 0 {
+		last = time.Unix(0, ns)
+	}
+	return rows.Load(), last, nil
 }
 
-// afterLoad runs each table's AfterLoad statements (indexes, sequence
-// resets), tables in parallel.
-func afterLoad(ctx context.Context, eng engine.Engine, tables []workload.Table, threads int) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	jobs := make(chan *workload.Table)
-	errs := make([]error, threads)
-	var wg sync.WaitGroup
-	for i := 0; i < threads; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var c engine.Conn
-			for t := range jobs {
-				if c == nil {
-					var err error
-					if c, err = eng.Connect(ctx); err != nil {
-						errs[i] = err
-						cancel()
-						continue
-					}
-					defer c.Close()
-				}
-				for _, stmt := range t.AfterLoad {
-					if err := c.Exec(ctx, stmt); err != nil {
-						errs[i] = fmt.Errorf("table %s: %s: %w", t.Name, stmt, err)
-						cancel()
-						break
-					}
-				}
-			}
-		}()
-	}
-feed:
-	for i := range tables {
-		if len(tables[i].AfterLoad) == 0 {
-			continue
-		}
-		select {
-		case jobs <- &tables[i]:
-		case <-ctx.Done():
-			break feed
+// afterLoad runs one table's AfterLoad statements (indexes, sequence
+// resets).
+func afterLoad(ctx context.Context, c engine.Conn, t *workload.Table) error {
+	for _, stmt := range t.AfterLoad {
+		if err := c.Exec(ctx, stmt); err != nil {
+			return fmt.Errorf("table %s: %s: %w", t.Name, stmt, err)
 		}
 	}
-	close(jobs)
-	wg.Wait()
-	if err := firstErr(errs); err != nil {
-		return err
-	}
-	return ctx.Err()
+	return nil
 }
 
 // dropOurs drops a table recorded in MetaTable and forgets it.

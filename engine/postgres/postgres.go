@@ -26,6 +26,7 @@ import (
 	"net"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -401,7 +402,8 @@ func normalize(v any) any {
 	}
 }
 
-// BulkLoad copies src into table with COPY FROM STDIN (binary).
+// BulkLoad copies src into table with COPY FROM STDIN in text format
+// (see copyText), in one transaction.
 func (c *Conn) BulkLoad(ctx context.Context, table string, columns []string, src engine.RowSource) (int64, error) {
 	// Each batch commits without waiting for its WAL flush: a load is
 	// only marked complete by a later, synchronous commit, which flushes
@@ -410,8 +412,13 @@ func (c *Conn) BulkLoad(ctx context.Context, table string, columns []string, src
 	if err := c.pg.Exec(wctx, "BEGIN; SET LOCAL synchronous_commit TO off").Close(); err != nil {
 		return 0, withCtx(ctx, err)
 	}
-	// engine.RowSource has pgx.CopyFromSource's method set.
-	n, err := c.conn.CopyFrom(wctx, pgx.Identifier{table}, columns, src)
+	d := Dialect{}
+	quoted := make([]string, len(columns))
+	for i, col := range columns {
+		quoted[i] = d.QuoteIdent(col)
+	}
+	r := newCopyText(src, len(columns))
+	tag, err := c.pg.CopyFrom(wctx, r, "COPY "+d.QuoteIdent(table)+" ("+strings.Join(quoted, ", ")+") FROM STDIN")
 	if err != nil {
 		_ = c.pg.Exec(wctx, "ROLLBACK").Close()
 		return 0, withCtx(ctx, err)
@@ -419,7 +426,7 @@ func (c *Conn) BulkLoad(ctx context.Context, table string, columns []string, src
 	if err := c.pg.Exec(wctx, "COMMIT").Close(); err != nil {
 		return 0, withCtx(ctx, err)
 	}
-	return n, nil
+	return tag.RowsAffected(), nil
 }
 
 // Dialect returns the engine's dialect.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"runtime/pprof"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -21,8 +23,24 @@ func Main(ctx context.Context, st *State, args []string) int {
 	root.SetOut(st.Stdout)
 	root.SetErr(st.Stderr)
 	entered := false
-	root.PersistentPreRun = func(*cobra.Command, []string) { entered = true }
+	var cpuProfile string
+	root.PersistentFlags().StringVar(&cpuProfile, "cpu-profile", "", "write a Go CPU profile of dbarena itself to this file (go tool pprof reads it)")
+	var stopProfile func() error
+	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		entered = true
+		if cpuProfile == "" {
+			return nil
+		}
+		var err error
+		stopProfile, err = startCPUProfile(cpuProfile)
+		return err
+	}
 	err := root.ExecuteContext(ctx)
+	if stopProfile != nil {
+		if perr := stopProfile(); perr != nil && err == nil {
+			err = perr
+		}
+	}
 	if err == nil {
 		return ExitOK
 	}
@@ -151,4 +169,21 @@ func defaultOf(f *pflag.Flag) string {
 		return `""`
 	}
 	return f.DefValue
+}
+
+// startCPUProfile profiles this process into path until the returned
+// function is called.
+func startCPUProfile(path string) (func() error, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, &UsageError{fmt.Errorf("--cpu-profile %s: %w", path, err)}
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("--cpu-profile %s: %w", path, err)
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		return f.Close()
+	}, nil
 }

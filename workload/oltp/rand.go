@@ -1,6 +1,7 @@
 package oltp
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/bits"
@@ -271,7 +272,9 @@ const (
 // fillDigits writes groups of 11 random decimal digits separated by '-'
 // into buf, which must be groups*12-1 bytes long. Each group consumes one
 // 64-bit draw: the digits are the first 11 decimal digits of the draw read
-// as a fraction in [0, 1), which are uniform to within 1e-8.
+// as a fraction in [0, 1), which are uniform to within 1e-8. Those digits,
+// read as a number, are the high word of draw × 10^11; it is written out
+// two digits at a time.
 func (r *rng) fillDigits(buf []byte, groups int) {
 	p := 0
 	for g := 0; g < groups; g++ {
@@ -279,12 +282,36 @@ func (r *rng) fillDigits(buf []byte, groups int) {
 			buf[p] = '-'
 			p++
 		}
-		x := r.src.Uint64()
-		for i := 0; i < groupLen; i++ {
-			var d uint64
-			d, x = bits.Mul64(x, 10)
-			buf[p] = byte('0' + d)
-			p++
-		}
+		n, _ := bits.Mul64(r.src.Uint64(), 1e11)
+		hi, lo := n/1e8, n%1e8 // 3 + 8 digits
+		d := (hi % 100) * 2
+		buf[p], buf[p+1], buf[p+2] = byte('0'+hi/100), digitPairs[d], digitPairs[d+1]
+		binary.LittleEndian.PutUint64(buf[p+3:p+groupLen], eightDigits(uint32(lo)))
+		p += groupLen
 	}
 }
+
+// eightDigits returns the 8 decimal digits of x < 10^8 as ASCII bytes, the
+// first digit in the lowest byte (so a little-endian store writes them in
+// order). The lanes of one 64-bit word are split in parallel: 4+4 digits,
+// then 2+2 in each half, then 1+1; no product overflows its lane.
+func eightDigits(x uint32) uint64 {
+	v := uint64(x/10000) | uint64(x%10000)<<32
+	q := (v * 10486 >> 20) & 0x0000007f_0000007f // lane / 100, lanes < 10^4
+	v = q | (v-q*100)<<16
+	q = (v * 103 >> 10) & 0x000f000f_000f000f // lane / 10, lanes < 100
+	v = q | (v-q*10)<<8
+	return v + 0x30303030_30303030
+}
+
+// digitPairs holds "00" to "99".
+const digitPairs = "00010203040506070809" +
+	"10111213141516171819" +
+	"20212223242526272829" +
+	"30313233343536373839" +
+	"40414243444546474849" +
+	"50515253545556575859" +
+	"60616263646566676869" +
+	"70717273747576777879" +
+	"80818283848586878889" +
+	"90919293949596979899"

@@ -241,6 +241,27 @@ func Run(t *testing.T, tg engine.Target, cfg Config) {
 		if err := c.QueryRow(ctx, "SELECT c FROM "+d.QuoteIdent(bulk)+" WHERE id = ?", []any{int64(777)}, &s); err != nil || strings.TrimSpace(s) != "c-777" {
 			t.Errorf("row 777: c = %q, %v", s, err)
 		}
+		// Awkward text survives the load byte for byte.
+		awkward := []string{"tab\there", "new\nline", "cr\rhere", `back\slash`, `\N`, "ünïcødé", "", "end\\"}
+		var aw []any
+		for i, s := range awkward {
+			aw = append(aw, []any{int64(rows + 100 + i), int64(0), s}...)
+		}
+		if _, err := c.BulkLoad(ctx, bulk, []string{"id", "k", "c"}, &rowsSource{vals: aw, ncol: 3}); err != nil {
+			t.Fatalf("BulkLoad of awkward text: %v", err)
+		}
+		for i, want := range awkward {
+			var got string
+			if err := c.QueryRow(ctx, "SELECT c FROM "+d.QuoteIdent(bulk)+" WHERE id = ?", []any{int64(rows + 100 + i)}, &got); err != nil {
+				t.Fatal(err)
+			}
+			if strings.TrimRight(got, " ") != want {
+				t.Errorf("loaded %q, read back %q", want, got)
+			}
+		}
+		if err := c.Exec(ctx, "DELETE FROM "+d.QuoteIdent(bulk)+" WHERE k = 0"); err != nil {
+			t.Fatal(err)
+		}
 		// A source error aborts the load.
 		if _, err := c.BulkLoad(ctx, bulk, []string{"id", "k", "c"}, &seqSource{n: 10, start: rows + 1, fail: 5}); err == nil {
 			t.Errorf("BulkLoad with a failing source succeeded")
@@ -530,3 +551,21 @@ func testUnreachable(t *testing.T, tg engine.Target, host string) {
 	}
 	t.Logf("%v (after %v)", err, el.Round(time.Millisecond))
 }
+
+// rowsSource yields ncol values at a time from vals.
+type rowsSource struct {
+	vals []any
+	ncol int
+	pos  int
+}
+
+func (s *rowsSource) Next() bool {
+	if s.pos+s.ncol > len(s.vals) {
+		return false
+	}
+	s.pos += s.ncol
+	return true
+}
+
+func (s *rowsSource) Values() ([]any, error) { return s.vals[s.pos-s.ncol : s.pos], nil }
+func (s *rowsSource) Err() error             { return nil }

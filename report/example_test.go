@@ -1,0 +1,89 @@
+package report_test
+
+import (
+	"os"
+	"time"
+
+	"github.com/dbarena/dbarena/histogram"
+	"github.com/dbarena/dbarena/report"
+	"github.com/dbarena/dbarena/result"
+	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/workload"
+)
+
+// One interval of 2 s in which 8 workers ran 2000 transactions of 20
+// statements each, 95% of them within 4 ms.
+func ExampleLine() {
+	iv := histogram.NewInterval(1)
+	for i := 0; i < 2000; i++ {
+		lat := int64(2000) // µs
+		if i%20 == 0 {
+			lat = 9000
+		}
+		_ = iv.Ops[0].Hist.RecordValue(lat)
+	}
+	iv.Queries = histogram.Queries{Reads: 28000, Writes: 8000, Other: 4000}
+	iv.Ops[0].Counts.Retries = 3
+	iv.Ops[0].Counts.Errors = 1
+	t := runner.Tick{Threads: 8, Elapsed: 10 * time.Second, Length: 2 * time.Second, Ops: []workload.Op{{Name: "oltp_read_write"}}, Interval: iv}
+	os.Stdout.WriteString(report.Line(t) + "\n")
+	t.Warmup, t.Elapsed = true, 2500*time.Millisecond
+	os.Stdout.WriteString(report.Line(t) + "\n")
+	// Output:
+	// [ 10s ] thds: 8 tps: 1000.00 qps: 20000.00 (r/w/o: 14000.00/4000.00/2000.00) lat (ms,95%): 2.00 err/s: 2.00 reconn/s: 0.00
+	// [ 2.5s ] thds: 8 tps: 1000.00 qps: 20000.00 (r/w/o: 14000.00/4000.00/2000.00) lat (ms,95%): 2.00 err/s: 2.00 reconn/s: 0.00 (warmup)
+}
+
+func ExampleSummary() {
+	r := &result.Run{
+		Threads: 4, DurationS: 10, WarmupS: 2, Transactions: 5000, TPS: 500, Queries: 100000, QPS: 10000,
+		Reads: 70000, Writes: 20000, Other: 10000, Errors: 2, Retries: 10,
+		LatencyMS:  histogram.Latency{Min: 1.2, Mean: 7.95, P50: 7.5, P95: 12.25, P99: 20, P999: 31.5, Max: 40},
+		ClientCPUS: 1.5, ClientCPUPerTxnUS: 300, ClientCPUPerQueryUS: 15,
+		Ops: []result.Op{{Name: "oltp_read_write", Count: 5000, Errors: 2, Retries: 10,
+			LatencyMS: histogram.Latency{Min: 1.2, Mean: 7.95, P50: 7.5, P95: 12.25, P99: 20, P999: 31.5, Max: 40}}},
+		Status: result.StatusComplete,
+	}
+	report.Summary(os.Stdout, r)
+	// Output:
+	//
+	// SQL statistics (threads: 4, status: complete):
+	//     queries performed:
+	//         read:                            70000
+	//         write:                           20000
+	//         other:                           10000
+	//         total:                           100000
+	//     transactions:                        5000       (500.00 per sec.)
+	//     queries:                             100000     (10000.00 per sec.)
+	//     errors:                              2          (0.20 per sec.)
+	//     retries:                             10         (1.00 per sec.)
+	//     reconnects:                          0          (0.00 per sec.)
+	//
+	// General statistics:
+	//     measured time:                       10.000s (after 2.000s warm-up)
+	//     client CPU:                          1.500s (300.00 µs/transaction, 15.00 µs/query)
+	//
+	// Latency (ms):
+	//          min:         1.20
+	//          avg:         7.95
+	//          p50:         7.50
+	//          p95:        12.25
+	//          p99:        20.00
+	//        p99.9:        31.50
+	//          max:        40.00
+	//
+	// Per operation (latency in ms):
+	//                op  count  errors  retries   min   avg   p50    p95    p99  p99.9    max
+	//   oltp_read_write   5000       2       10  1.20  7.95  7.50  12.25  20.00  31.50  40.00
+}
+
+func ExampleSweepTable() {
+	report.SweepTable(os.Stdout, []result.Run{
+		{Threads: 1, TPS: 812.5, QPS: 16250, LatencyMS: histogram.Latency{P50: 1.2, P95: 1.5, P99: 2}, ClientCPUPerQueryUS: 9.5, Status: "complete"},
+		{Threads: 8, TPS: 4100, QPS: 82000, LatencyMS: histogram.Latency{P50: 1.9, P95: 3.1, P99: 5.2}, Retries: 4, ClientCPUPerQueryUS: 10.25, Status: "complete"},
+	})
+	// Output:
+	// threads      tps       qps  p50 ms  p95 ms  p99 ms  errors  retries  cpu µs/query    status
+	//         1   812.50  16250.00    1.20    1.50    2.00       0        0          9.50  complete
+	//         8  4100.00  82000.00    1.90    3.10    5.20       0        4         10.25  complete
+}

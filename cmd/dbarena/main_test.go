@@ -1,0 +1,101 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"sync"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/dbarena/dbarena/result"
+)
+
+// buildBinary compiles dbarena once for the tests of this package.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "dbarena")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// A real SIGINT (Ctrl-C) during a run: the process prints the summary,
+// writes the result file marked interrupted and exits with 130.
+func TestSIGINTWritesInterruptedResult(t *testing.T) {
+	bin := buildBinary(t)
+	home := t.TempDir()
+	env := append(os.Environ(), "DBARENA_HOME="+home)
+
+	prep := exec.Command(bin, "prepare", "oltp_point_select", "--table-size", "2000")
+	prep.Env = env
+	if out, err := prep.CombinedOutput(); err != nil {
+		t.Fatalf("prepare: %v\n%s", err, out)
+	}
+
+	out := filepath.Join(t.TempDir(), "r.json")
+	var stdout, stderr syncBuffer
+	run := exec.Command(bin, "run", "oltp_point_select", "--table-size", "2000", "--threads", "2", "--time", "120s", "--out", out)
+	run.Env, run.Stdout, run.Stderr = env, &stdout, &stderr
+	if err := run.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Wait for the first live line, then press Ctrl-C.
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(stdout.String(), "thds: 2") {
+		if time.Now().After(deadline) {
+			run.Process.Kill()
+			t.Fatalf("no live line after 30 s:\n%s%s", stdout.String(), stderr.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err := run.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	err := run.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 130 {
+		t.Fatalf("exit: %v, want code 130\n%s%s", err, stdout.String(), stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "SQL statistics") {
+		t.Errorf("no summary after Ctrl-C:\n%s", stdout.String())
+	}
+	f, err := result.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Status != result.StatusInterrupted || len(f.Runs) != 1 || f.Runs[0].Transactions == 0 || f.Runs[0].Status != result.StatusInterrupted {
+		t.Errorf("result: status %s, %d runs", f.Status, len(f.Runs))
+	}
+	// Nothing half-written next to it.
+	entries, _ := os.ReadDir(filepath.Dir(out))
+	if len(entries) != 1 {
+		t.Errorf("output directory holds %d files, want only the result", len(entries))
+	}
+}
+
+// syncBuffer is a bytes.Buffer that the command's output copier and the
+// test may use at the same time.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}

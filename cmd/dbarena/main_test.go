@@ -3,11 +3,11 @@ package main
 import (
 	"bytes"
 	"errors"
-	"sync"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"

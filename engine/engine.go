@@ -273,3 +273,37 @@ func (e *TargetError) Error() string {
 }
 
 func (e *TargetError) Unwrap() error { return e.Err }
+
+// CtxErr makes an error caused by the end of ctx match context.Canceled or
+// context.DeadlineExceeded with errors.Is, whatever the driver returned
+// (a server-side cancellation, a closed socket). nil stays nil.
+func CtxErr(ctx context.Context, err error) error {
+	if err == nil {
+		return nil
+	}
+	if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
+		return fmt.Errorf("%w: %w", cerr, err)
+	}
+	return err
+}
+
+// ConnectError is a failed connection attempt with a message the engine
+// wrote itself (drivers' messages may carry connection parameters). It
+// unwraps to ErrConnect, to ErrAuth for a rejected login, and to the
+// driver's error.
+type ConnectError struct {
+	Msg   string
+	Auth  bool
+	Cause error
+}
+
+func (e *ConnectError) Error() string { return e.Msg }
+
+// Unwrap returns ErrConnect, ErrAuth when the login was refused, and the
+// driver's error.
+func (e *ConnectError) Unwrap() []error {
+	if e.Auth {
+		return []error{ErrConnect, ErrAuth, e.Cause}
+	}
+	return []error{ErrConnect, e.Cause}
+}

@@ -32,6 +32,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/engine/internal/sqlstmt"
 )
 
 func init() { engine.Register(Open, "mysql") }
@@ -132,35 +133,17 @@ func (e *Engine) connectError(err error) error {
 	if errors.As(err, &myErr) {
 		switch myErr.Number {
 		case erAccessDenied, erAccessDeniedNoPass, erDBAccessDenied:
-			return &engine.TargetError{Target: e.target.Redacted(), Field: "password", Err: &connectError{
-				msg:   fmt.Sprintf("%v: %v: server rejected login of user %q at %s (error %d)", engine.ErrConnect, engine.ErrAuth, e.config.User, host, myErr.Number),
-				auth:  true,
-				cause: err,
+			return &engine.TargetError{Target: e.target.Redacted(), Field: "password", Err: &engine.ConnectError{
+				Msg:   fmt.Sprintf("%v: %v: server rejected login of user %q at %s (error %d)", engine.ErrConnect, engine.ErrAuth, e.config.User, host, myErr.Number),
+				Auth:  true,
+				Cause: err,
 			}}
 		}
 	}
-	return &engine.TargetError{Target: e.target.Redacted(), Field: "host", Err: &connectError{
-		msg:   fmt.Sprintf("%v: %s@%s: %v", engine.ErrConnect, e.config.User, host, err),
-		cause: err,
+	return &engine.TargetError{Target: e.target.Redacted(), Field: "host", Err: &engine.ConnectError{
+		Msg:   fmt.Sprintf("%v: %s@%s: %v", engine.ErrConnect, e.config.User, host, err),
+		Cause: err,
 	}}
-}
-
-// connectError is a connection failure with a message of our own. It
-// unwraps to engine.ErrConnect, to engine.ErrAuth for a rejected login, and
-// to the driver's error.
-type connectError struct {
-	msg   string
-	auth  bool
-	cause error
-}
-
-func (e *connectError) Error() string { return e.msg }
-
-func (e *connectError) Unwrap() []error {
-	if e.auth {
-		return []error{engine.ErrConnect, engine.ErrAuth, e.cause}
-	}
-	return []error{engine.ErrConnect, e.cause}
 }
 
 // Name returns "mysql".
@@ -250,7 +233,7 @@ func (c *Conn) SQLConn() *sql.Conn { return c.sc }
 // Exec runs sql through the text protocol.
 func (c *Conn) Exec(ctx context.Context, sql string) error {
 	_, err := c.sc.ExecContext(ctx, sql)
-	return withCtx(ctx, err)
+	return engine.CtxErr(ctx, err)
 }
 
 // Begin sends BEGIN.
@@ -266,15 +249,15 @@ func (c *Conn) Rollback(ctx context.Context) error { return c.Exec(ctx, "ROLLBAC
 func (c *Conn) Prepare(ctx context.Context, sql string) (engine.Stmt, error) {
 	st, err := c.sc.PrepareContext(ctx, sql)
 	if err != nil {
-		return nil, withCtx(ctx, err)
+		return nil, engine.CtxErr(ctx, err)
 	}
 	c.stmts = append(c.stmts, st)
-	return &Stmt{st: st}, nil
+	return &sqlstmt.Stmt{St: st}, nil
 }
 
 // QueryRow runs sql with args and scans its first row into dest.
 func (c *Conn) QueryRow(ctx context.Context, sql string, args []any, dest ...any) error {
-	return scanErr(ctx, c.sc.QueryRowContext(ctx, sql, args...).Scan(dest...))
+	return sqlstmt.ScanErr(ctx, c.sc.QueryRowContext(ctx, sql, args...).Scan(dest...))
 }
 
 // QueryRows runs sql with args and calls fn with each row's values,
@@ -284,7 +267,7 @@ func (c *Conn) QueryRow(ctx context.Context, sql string, args []any, dest ...any
 func (c *Conn) QueryRows(ctx context.Context, sql string, args []any, fn func(row []any) error) error {
 	rows, err := c.sc.QueryContext(ctx, sql, args...)
 	if err != nil {
-		return withCtx(ctx, err)
+		return engine.CtxErr(ctx, err)
 	}
 	defer rows.Close()
 	types, err := rows.ColumnTypes()
@@ -314,7 +297,7 @@ func (c *Conn) QueryRows(ctx context.Context, sql string, args []any, fn func(ro
 		}
 	}
 	rows.Close()
-	return withCtx(ctx, rows.Err())
+	return engine.CtxErr(ctx, rows.Err())
 }
 
 type colKind int
@@ -408,7 +391,7 @@ func (c *Conn) BulkLoad(ctx context.Context, table string, columns []string, src
 		if inTx {
 			_ = c.Rollback(context.WithoutCancel(ctx))
 		}
-		return committed, withCtx(ctx, err)
+		return committed, engine.CtxErr(ctx, err)
 	}
 	flush := func(st *sql.Stmt) error {
 		if !inTx {
@@ -518,60 +501,6 @@ func (c *Conn) Close() error {
 	err := c.sc.Close()
 	if errors.Is(err, sql.ErrConnDone) {
 		err = nil
-	}
-	return err
-}
-
-// Stmt is a server-side prepared statement.
-type Stmt struct {
-	st *sql.Stmt
-}
-
-var _ engine.Stmt = (*Stmt)(nil)
-
-// Exec runs the statement and returns the rows affected.
-func (s *Stmt) Exec(ctx context.Context, args ...any) (int64, error) {
-	res, err := s.st.ExecContext(ctx, args...)
-	if err != nil {
-		return 0, withCtx(ctx, err)
-	}
-	return res.RowsAffected()
-}
-
-// Query runs the statement and counts its rows without scanning them.
-func (s *Stmt) Query(ctx context.Context, args ...any) (int64, error) {
-	rows, err := s.st.QueryContext(ctx, args...)
-	if err != nil {
-		return 0, withCtx(ctx, err)
-	}
-	var n int64
-	for rows.Next() {
-		n++
-	}
-	rows.Close()
-	return n, withCtx(ctx, rows.Err())
-}
-
-// QueryRow runs the statement and scans its first row into dest.
-func (s *Stmt) QueryRow(ctx context.Context, args []any, dest ...any) error {
-	return scanErr(ctx, s.st.QueryRowContext(ctx, args...).Scan(dest...))
-}
-
-func scanErr(ctx context.Context, err error) error {
-	if errors.Is(err, sql.ErrNoRows) {
-		return engine.ErrNoRows
-	}
-	return withCtx(ctx, err)
-}
-
-// withCtx makes an error caused by the end of ctx match context.Canceled or
-// context.DeadlineExceeded with errors.Is, whatever the driver returned.
-func withCtx(ctx context.Context, err error) error {
-	if err == nil {
-		return nil
-	}
-	if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
-		return fmt.Errorf("%w: %w", cerr, err)
 	}
 	return err
 }

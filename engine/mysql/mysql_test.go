@@ -39,7 +39,7 @@ func TestClassify(t *testing.T) {
 		{"net", &net.OpError{Op: "read", Err: errors.New("reset")}, engine.ClassConnLost},
 		{"canceled", context.Canceled, engine.ClassCanceled},
 		{"deadline", context.DeadlineExceeded, engine.ClassCanceled},
-		{"canceled_bad_conn", withCtx(canceled, driver.ErrBadConn), engine.ClassCanceled},
+		{"canceled_bad_conn", engine.CtxErr(canceled, driver.ErrBadConn), engine.ClassCanceled},
 		{"plain", errors.New("boom"), engine.ClassOther},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

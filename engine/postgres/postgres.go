@@ -116,10 +116,10 @@ func (e *Engine) connectError(err error) error {
 	who := e.config.User + "@" + host
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && (pgErr.Code == "28P01" || pgErr.Code == "28000") {
-		return &engine.TargetError{Target: e.target.Redacted(), Field: "password", Err: &connectError{
-			msg:   fmt.Sprintf("%v: %v: server rejected login of user %q at %s (SQLSTATE %s)", engine.ErrConnect, engine.ErrAuth, e.config.User, host, pgErr.Code),
-			auth:  true,
-			cause: err,
+		return &engine.TargetError{Target: e.target.Redacted(), Field: "password", Err: &engine.ConnectError{
+			Msg:   fmt.Sprintf("%v: %v: server rejected login of user %q at %s (SQLSTATE %s)", engine.ErrConnect, engine.ErrAuth, e.config.User, host, pgErr.Code),
+			Auth:  true,
+			Cause: err,
 		}}
 	}
 	cause := "no answer"
@@ -128,9 +128,9 @@ func (e *Engine) connectError(err error) error {
 	} else if inner := rootCause(err); inner != nil {
 		cause = inner.Error()
 	}
-	return &engine.TargetError{Target: e.target.Redacted(), Field: "host", Err: &connectError{
-		msg:   fmt.Sprintf("%v: %s: %s", engine.ErrConnect, who, cause),
-		cause: err,
+	return &engine.TargetError{Target: e.target.Redacted(), Field: "host", Err: &engine.ConnectError{
+		Msg:   fmt.Sprintf("%v: %s: %s", engine.ErrConnect, who, cause),
+		Cause: err,
 	}}
 }
 
@@ -148,24 +148,6 @@ func rootCause(err error) error {
 		}
 		err = next
 	}
-}
-
-// connectError is a connection failure whose text we wrote ourselves (pgx's
-// may carry connection parameters). It unwraps to engine.ErrConnect, to
-// engine.ErrAuth for a rejected login, and to the driver's error.
-type connectError struct {
-	msg   string
-	auth  bool
-	cause error
-}
-
-func (e *connectError) Error() string { return e.msg }
-
-func (e *connectError) Unwrap() []error {
-	if e.auth {
-		return []error{engine.ErrConnect, engine.ErrAuth, e.cause}
-	}
-	return []error{engine.ErrConnect, e.cause}
 }
 
 // Name returns "postgres".
@@ -288,7 +270,7 @@ func (c *Conn) unwatch() {
 // Exec runs sql through the simple query protocol (it may hold several
 // statements) and reads every result.
 func (c *Conn) Exec(ctx context.Context, sql string) error {
-	return withCtx(ctx, c.pg.Exec(c.watch(ctx), sql).Close())
+	return engine.CtxErr(ctx, c.pg.Exec(c.watch(ctx), sql).Close())
 }
 
 // Begin sends BEGIN.
@@ -303,7 +285,7 @@ func (c *Conn) Commit(ctx context.Context) error {
 		tag, _ = rr.ResultReader().Close()
 	}
 	if err := rr.Close(); err != nil {
-		return withCtx(ctx, err)
+		return engine.CtxErr(ctx, err)
 	}
 	if tag.String() == "ROLLBACK" {
 		return ErrCommitRolledBack
@@ -330,7 +312,7 @@ func (c *Conn) Prepare(ctx context.Context, sql string) (engine.Stmt, error) {
 	name := "dbarena_" + strconv.Itoa(c.nstmt)
 	sd, err := c.pg.Prepare(c.watch(ctx), name, sql, nil)
 	if err != nil {
-		return nil, withCtx(ctx, err)
+		return nil, engine.CtxErr(ctx, err)
 	}
 	return newFastStmt(c, sd), nil
 }
@@ -341,7 +323,7 @@ func (c *Conn) QueryRow(ctx context.Context, sql string, args []any, dest ...any
 	if errors.Is(err, pgx.ErrNoRows) {
 		return engine.ErrNoRows
 	}
-	return withCtx(ctx, err)
+	return engine.CtxErr(ctx, err)
 }
 
 // QueryRows runs sql with args and calls fn with each row's values,
@@ -349,7 +331,7 @@ func (c *Conn) QueryRow(ctx context.Context, sql string, args []any, dest ...any
 func (c *Conn) QueryRows(ctx context.Context, sql string, args []any, fn func(row []any) error) error {
 	rows, err := c.conn.Query(c.watch(ctx), Rebind(sql), args...)
 	if err != nil {
-		return withCtx(ctx, err)
+		return engine.CtxErr(ctx, err)
 	}
 	defer rows.Close()
 	for rows.Next() {
@@ -366,7 +348,7 @@ func (c *Conn) QueryRows(ctx context.Context, sql string, args []any, fn func(ro
 		}
 	}
 	rows.Close()
-	return withCtx(ctx, rows.Err())
+	return engine.CtxErr(ctx, rows.Err())
 }
 
 // normalize maps pgx's decoded values onto the types Conn.QueryRows promises.
@@ -410,7 +392,7 @@ func (c *Conn) BulkLoad(ctx context.Context, table string, columns []string, src
 	// the WAL of every batch before it, so no completed load can be lost.
 	wctx := c.watch(ctx)
 	if err := c.pg.Exec(wctx, "BEGIN; SET LOCAL synchronous_commit TO off").Close(); err != nil {
-		return 0, withCtx(ctx, err)
+		return 0, engine.CtxErr(ctx, err)
 	}
 	d := Dialect{}
 	quoted := make([]string, len(columns))
@@ -421,10 +403,10 @@ func (c *Conn) BulkLoad(ctx context.Context, table string, columns []string, src
 	tag, err := c.pg.CopyFrom(wctx, r, "COPY "+d.QuoteIdent(table)+" ("+strings.Join(quoted, ", ")+") FROM STDIN")
 	if err != nil {
 		_ = c.pg.Exec(wctx, "ROLLBACK").Close()
-		return 0, withCtx(ctx, err)
+		return 0, engine.CtxErr(ctx, err)
 	}
 	if err := c.pg.Exec(wctx, "COMMIT").Close(); err != nil {
-		return 0, withCtx(ctx, err)
+		return 0, engine.CtxErr(ctx, err)
 	}
 	return tag.RowsAffected(), nil
 }
@@ -438,17 +420,4 @@ func (c *Conn) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	return c.conn.Close(ctx)
-}
-
-// withCtx makes an error caused by the end of ctx match context.Canceled or
-// context.DeadlineExceeded with errors.Is, whatever the driver returned
-// (e.g. a server-side 57014 after pgx's cancel request).
-func withCtx(ctx context.Context, err error) error {
-	if err == nil {
-		return nil
-	}
-	if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
-		return fmt.Errorf("%w: %w", cerr, err)
-	}
-	return err
 }

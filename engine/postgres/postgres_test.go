@@ -70,8 +70,8 @@ func TestClassify(t *testing.T) {
 		{"conn_closed", pgconn.ErrConnClosed, engine.ClassConnLost},
 		{"canceled", context.Canceled, engine.ClassCanceled},
 		{"deadline", fmt.Errorf("q: %w", context.DeadlineExceeded), engine.ClassCanceled},
-		{"canceled_server", withCtx(canceled, &pgconn.PgError{Code: "57014"}), engine.ClassCanceled},
-		{"canceled_net", withCtx(canceled, io.EOF), engine.ClassCanceled},
+		{"canceled_server", engine.CtxErr(canceled, &pgconn.PgError{Code: "57014"}), engine.ClassCanceled},
+		{"canceled_net", engine.CtxErr(canceled, io.EOF), engine.ClassCanceled},
 		{"plain", errors.New("boom"), engine.ClassOther},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -141,7 +141,7 @@ func (s *fastStmt) Exec(ctx context.Context, args ...any) (int64, error) {
 	}
 	tag, err := rr.Close()
 	if err != nil {
-		return 0, withCtx(ctx, err)
+		return 0, engine.CtxErr(ctx, err)
 	}
 	return tag.RowsAffected(), nil
 }
@@ -157,7 +157,7 @@ func (s *fastStmt) Query(ctx context.Context, args ...any) (int64, error) {
 		n++
 	}
 	if _, err := rr.Close(); err != nil {
-		return n, withCtx(ctx, err)
+		return n, engine.CtxErr(ctx, err)
 	}
 	return n, nil
 }
@@ -171,7 +171,7 @@ func (s *fastStmt) QueryRow(ctx context.Context, args []any, dest ...any) error 
 	}
 	if !rr.NextRow() {
 		if _, err := rr.Close(); err != nil {
-			return withCtx(ctx, err)
+			return engine.CtxErr(ctx, err)
 		}
 		return engine.ErrNoRows
 	}
@@ -188,7 +188,7 @@ func (s *fastStmt) QueryRow(ctx context.Context, args []any, dest ...any) error 
 		}
 	}
 	if _, err := rr.Close(); err != nil {
-		return withCtx(ctx, err)
+		return engine.CtxErr(ctx, err)
 	}
 	return scanErr
 }
@@ -206,7 +206,7 @@ var _ engine.Stmt = (*modeStmt)(nil)
 func (s *modeStmt) Exec(ctx context.Context, args ...any) (int64, error) {
 	tag, err := s.c.conn.Exec(s.c.watch(ctx), s.sql, args...)
 	if err != nil {
-		return 0, withCtx(ctx, err)
+		return 0, engine.CtxErr(ctx, err)
 	}
 	return tag.RowsAffected(), nil
 }
@@ -215,14 +215,14 @@ func (s *modeStmt) Exec(ctx context.Context, args ...any) (int64, error) {
 func (s *modeStmt) Query(ctx context.Context, args ...any) (int64, error) {
 	rows, err := s.c.conn.Query(s.c.watch(ctx), s.sql, args...)
 	if err != nil {
-		return 0, withCtx(ctx, err)
+		return 0, engine.CtxErr(ctx, err)
 	}
 	var n int64
 	for rows.Next() {
 		n++
 	}
 	rows.Close()
-	return n, withCtx(ctx, rows.Err())
+	return n, engine.CtxErr(ctx, rows.Err())
 }
 
 // QueryRow runs the statement and scans its first row into dest.
@@ -231,5 +231,5 @@ func (s *modeStmt) QueryRow(ctx context.Context, args []any, dest ...any) error 
 	if errors.Is(err, pgx.ErrNoRows) {
 		return engine.ErrNoRows
 	}
-	return withCtx(ctx, err)
+	return engine.CtxErr(ctx, err)
 }

@@ -31,6 +31,7 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/engine/internal/sqlstmt"
 )
 
 func init() { engine.Register(Open, "sqlite") }
@@ -238,7 +239,7 @@ func (c *Conn) SQLConn() *sql.Conn { return c.sc }
 // Exec runs sql.
 func (c *Conn) Exec(ctx context.Context, sql string) error {
 	_, err := c.sc.ExecContext(ctx, sql)
-	return withCtx(ctx, err)
+	return engine.CtxErr(ctx, err)
 }
 
 // Begin sends BEGIN IMMEDIATE (or what txlock chose).
@@ -254,15 +255,15 @@ func (c *Conn) Rollback(ctx context.Context) error { return c.Exec(ctx, "ROLLBAC
 func (c *Conn) Prepare(ctx context.Context, sql string) (engine.Stmt, error) {
 	st, err := c.sc.PrepareContext(ctx, sql)
 	if err != nil {
-		return nil, withCtx(ctx, err)
+		return nil, engine.CtxErr(ctx, err)
 	}
 	c.stmts = append(c.stmts, st)
-	return &Stmt{st: st}, nil
+	return &sqlstmt.Stmt{St: st}, nil
 }
 
 // QueryRow runs sql with args and scans its first row into dest.
 func (c *Conn) QueryRow(ctx context.Context, sql string, args []any, dest ...any) error {
-	return scanErr(ctx, c.sc.QueryRowContext(ctx, sql, args...).Scan(dest...))
+	return sqlstmt.ScanErr(ctx, c.sc.QueryRowContext(ctx, sql, args...).Scan(dest...))
 }
 
 // QueryRows runs sql with args and calls fn with each row's values (int64,
@@ -271,7 +272,7 @@ func (c *Conn) QueryRow(ctx context.Context, sql string, args []any, dest ...any
 func (c *Conn) QueryRows(ctx context.Context, sql string, args []any, fn func(row []any) error) error {
 	rows, err := c.sc.QueryContext(ctx, sql, args...)
 	if err != nil {
-		return withCtx(ctx, err)
+		return engine.CtxErr(ctx, err)
 	}
 	defer rows.Close()
 	cols, err := rows.Columns()
@@ -298,7 +299,7 @@ func (c *Conn) QueryRows(ctx context.Context, sql string, args []any, fn func(ro
 		}
 	}
 	rows.Close()
-	return withCtx(ctx, rows.Err())
+	return engine.CtxErr(ctx, rows.Err())
 }
 
 func normalize(v any) any {
@@ -328,7 +329,7 @@ func (c *Conn) BulkLoad(ctx context.Context, table string, columns []string, src
 	}
 	st, err := c.sc.PrepareContext(ctx, "INSERT INTO "+d.QuoteIdent(table)+" ("+strings.Join(quoted, ", ")+") VALUES (?"+strings.Repeat(", ?", len(columns)-1)+")")
 	if err != nil {
-		return 0, withCtx(ctx, err)
+		return 0, engine.CtxErr(ctx, err)
 	}
 	defer st.Close()
 	if err := c.Begin(ctx); err != nil {
@@ -349,7 +350,7 @@ func (c *Conn) BulkLoad(ctx context.Context, table string, columns []string, src
 			return 0, fmt.Errorf("sqlite: BulkLoad: row has %d values for %d columns", len(vals), len(columns))
 		}
 		if _, err := st.ExecContext(ctx, vals...); err != nil {
-			return 0, withCtx(ctx, err)
+			return 0, engine.CtxErr(ctx, err)
 		}
 		n++
 	}
@@ -375,56 +376,6 @@ func (c *Conn) Close() error {
 	err := c.sc.Close()
 	if errors.Is(err, sql.ErrConnDone) {
 		err = nil
-	}
-	return err
-}
-
-// Stmt is a compiled statement.
-type Stmt struct{ st *sql.Stmt }
-
-var _ engine.Stmt = (*Stmt)(nil)
-
-// Exec runs the statement and returns the rows affected.
-func (s *Stmt) Exec(ctx context.Context, args ...any) (int64, error) {
-	res, err := s.st.ExecContext(ctx, args...)
-	if err != nil {
-		return 0, withCtx(ctx, err)
-	}
-	return res.RowsAffected()
-}
-
-// Query runs the statement and counts its rows.
-func (s *Stmt) Query(ctx context.Context, args ...any) (int64, error) {
-	rows, err := s.st.QueryContext(ctx, args...)
-	if err != nil {
-		return 0, withCtx(ctx, err)
-	}
-	var n int64
-	for rows.Next() {
-		n++
-	}
-	rows.Close()
-	return n, withCtx(ctx, rows.Err())
-}
-
-// QueryRow runs the statement and scans its first row into dest.
-func (s *Stmt) QueryRow(ctx context.Context, args []any, dest ...any) error {
-	return scanErr(ctx, s.st.QueryRowContext(ctx, args...).Scan(dest...))
-}
-
-func scanErr(ctx context.Context, err error) error {
-	if errors.Is(err, sql.ErrNoRows) {
-		return engine.ErrNoRows
-	}
-	return withCtx(ctx, err)
-}
-
-func withCtx(ctx context.Context, err error) error {
-	if err == nil {
-		return nil
-	}
-	if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
-		return fmt.Errorf("%w: %w", cerr, err)
 	}
 	return err
 }

@@ -1,64 +1,58 @@
 package postgres
 
 import (
+	"encoding/binary"
 	"io"
 	"math"
-	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
-func TestAppendCopyValue(t *testing.T) {
+// Every fast path writes exactly what pgx's own binary encoding writes.
+func TestCopyFieldsMatchPgx(t *testing.T) {
+	m := pgtype.NewMap()
+	c := &copyBinary{m: m}
 	ts := time.Date(2026, 11, 21, 12, 30, 45, 123456000, time.UTC)
 	for _, tc := range []struct {
-		v    any
-		want string
+		oid uint32
+		v   any
 	}{
-		{nil, `\N`},
-		{"plain", "plain"},
-		{"a\tb\nc\rd\\e", `a\tb\nc\rd\\e`},
-		{`\N`, `\\N`},
-		{"ünï\x01", "ünï\x01"}, // other control bytes are data
-		{[]byte{0x00, 0xff, 0x10}, `\\x00ff10`},
-		{42, "42"}, {int64(-7), "-7"}, {int32(5), "5"}, {int16(-3), "-3"}, {uint32(9), "9"}, {uint64(1 << 63), "9223372036854775808"},
-		{1.5, "1.5"}, {float32(0.25), "0.25"}, {math.NaN(), "NaN"}, {math.Inf(-1), "-Infinity"},
-		{true, "t"}, {false, "f"},
-		{ts, "2026-11-21 12:30:45.123456Z"},
+		{pgtype.Int4OID, int64(-123456)}, {pgtype.Int4OID, 42}, {pgtype.Int8OID, int64(1) << 40}, {pgtype.Int2OID, int32(-7)},
+		{pgtype.Int8OID, uint32(9)},
+		{pgtype.TextOID, "tab\there\nnew ünï"}, {pgtype.BPCharOID, "01234-56789"}, {pgtype.VarcharOID, ""},
+		{pgtype.Float8OID, 1.25}, {pgtype.Float8OID, math.Inf(-1)},
+		{pgtype.BoolOID, true}, {pgtype.BoolOID, false},
+		{pgtype.TimestamptzOID, ts},
+		// through the type map
+		{pgtype.TimestampOID, ts}, {pgtype.NumericOID, 12.5}, {pgtype.ByteaOID, []byte{0, 1, 255}}, {pgtype.Float4OID, float32(0.5)},
 	} {
-		got, err := appendCopyValue(nil, tc.v)
-		if err != nil || string(got) != tc.want {
-			t.Errorf("appendCopyValue(%#v) = %q, %v; want %q", tc.v, got, err, tc.want)
+		got, err := c.appendField(nil, tc.oid, tc.v)
+		if err != nil {
+			t.Errorf("oid %d %#v: %v", tc.oid, tc.v, err)
+			continue
+		}
+		enc, err := m.Encode(tc.oid, pgtype.BinaryFormatCode, tc.v, nil)
+		if err != nil {
+			t.Fatalf("pgx cannot encode oid %d %#v: %v", tc.oid, tc.v, err)
+		}
+		want := binary.BigEndian.AppendUint32(nil, uint32(len(enc)))
+		want = append(want, enc...)
+		if string(got) != string(want) {
+			t.Errorf("oid %d %#v: got % x, want % x", tc.oid, tc.v, got, want)
 		}
 	}
-	if _, err := appendCopyValue(nil, struct{}{}); err == nil {
-		t.Error("an unsupported type was accepted")
+	if got, _ := c.appendField(nil, pgtype.TextOID, nil); string(got) != "\xff\xff\xff\xff" {
+		t.Errorf("NULL = % x", got)
 	}
-}
-
-// needsCopyEscape's word-at-a-time scan agrees with a byte-by-byte one.
-func TestNeedsCopyEscape(t *testing.T) {
-	naive := func(s string) bool {
-		for i := 0; i < len(s); i++ {
-			if s[i] < 0x20 || s[i] == '\\' {
-				return true
-			}
-		}
-		return false
-	}
-	r := rand.New(rand.NewPCG(1, 2))
-	alphabet := []byte("abc019-~ \x7f\x80\xff\\\t\n\r\x1f\x20[]]")
-	for i := 0; i < 200000; i++ {
-		b := make([]byte, r.IntN(40))
-		for j := range b {
-			if r.IntN(8) == 0 {
-				b[j] = alphabet[r.IntN(len(alphabet))]
-			} else {
-				b[j] = byte('0' + r.IntN(10))
-			}
-		}
-		if got, want := needsCopyEscape(string(b)), naive(string(b)); got != want {
-			t.Fatalf("needsCopyEscape(%q) = %v, want %v", b, got, want)
+	for _, tc := range []struct {
+		oid uint32
+		v   any
+	}{{pgtype.Int4OID, int64(math.MaxInt32) + 1}, {pgtype.Int2OID, 40000}, {pgtype.Int4OID, struct{}{}}} {
+		if _, err := c.appendField(nil, tc.oid, tc.v); err == nil {
+			t.Errorf("oid %d %#v: no error", tc.oid, tc.v)
 		}
 	}
 }
@@ -72,31 +66,36 @@ func (s *sliceSource) Next() bool             { s.i++; return s.i <= len(s.rows)
 func (s *sliceSource) Values() ([]any, error) { return s.rows[s.i-1], nil }
 func (s *sliceSource) Err() error             { return nil }
 
-func TestCopyTextStream(t *testing.T) {
-	src := &sliceSource{rows: [][]any{{int64(1), "a"}, {int64(2), nil}, {int64(3), "x\ty"}}}
-	b, err := io.ReadAll(newCopyText(src, 2))
+func TestCopyBinaryStream(t *testing.T) {
+	src := &sliceSource{rows: [][]any{{int64(1), "a"}, {int64(2), nil}}}
+	b, err := io.ReadAll(newCopyBinary(src, []uint32{pgtype.Int4OID, pgtype.TextOID}, pgtype.NewMap()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "1\ta\n2\t\\N\n3\tx\\ty\n"; string(b) != want {
-		t.Errorf("stream = %q, want %q", b, want)
+	want := copySignature +
+		"\x00\x02" + "\x00\x00\x00\x04\x00\x00\x00\x01" + "\x00\x00\x00\x01a" +
+		"\x00\x02" + "\x00\x00\x00\x04\x00\x00\x00\x02" + "\xff\xff\xff\xff" +
+		"\xff\xff"
+	if string(b) != want {
+		t.Errorf("stream = %q\nwant     %q", b, want)
 	}
-	_, err = io.ReadAll(newCopyText(&sliceSource{rows: [][]any{{1}}}, 2))
+	_, err = io.ReadAll(newCopyBinary(&sliceSource{rows: [][]any{{1}}}, []uint32{pgtype.Int4OID, pgtype.TextOID}, pgtype.NewMap()))
 	if err == nil || !strings.Contains(err.Error(), "1 values for 2 columns") {
 		t.Errorf("short row: %v", err)
 	}
 }
 
-func BenchmarkCopyText(b *testing.B) {
-	c := strings.Repeat("01234567890-", 10)[:119]
-	pad := c[:59]
-	row := []any{int64(123456), int64(250000), c, pad}
+func BenchmarkCopyBinaryRow(b *testing.B) {
+	c := &copyBinary{m: pgtype.NewMap()}
+	s := strings.Repeat("01234567890-", 10)
+	row := []any{int64(123456), int64(250000), s[:119], s[:59]}
+	oids := []uint32{pgtype.Int4OID, pgtype.Int4OID, pgtype.BPCharOID, pgtype.BPCharOID}
 	buf := make([]byte, 0, 1024)
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		buf = buf[:0]
-		for _, v := range row {
-			buf, _ = appendCopyValue(buf, v)
+		for j, v := range row {
+			buf, _ = c.appendField(buf, oids[j], v)
 		}
 	}
 }

@@ -208,6 +208,8 @@ type Conn struct {
 	fast  bool
 	nstmt int
 	row   []any
+	// copyOIDs caches the column types of COPY targets.
+	copyOIDs map[string][]uint32
 
 	// The context cancellation watch (see watch).
 	watched context.Context
@@ -384,8 +386,8 @@ func normalize(v any) any {
 	}
 }
 
-// BulkLoad copies src into table with COPY FROM STDIN in text format
-// (see copyText), in one transaction.
+// BulkLoad copies src into table with COPY FROM STDIN in binary format
+// (see copyBinary), in one transaction.
 func (c *Conn) BulkLoad(ctx context.Context, table string, columns []string, src engine.RowSource) (int64, error) {
 	// Each batch commits without waiting for its WAL flush: a load is
 	// only marked complete by a later, synchronous commit, which flushes
@@ -399,8 +401,14 @@ func (c *Conn) BulkLoad(ctx context.Context, table string, columns []string, src
 	for i, col := range columns {
 		quoted[i] = d.QuoteIdent(col)
 	}
-	r := newCopyText(src, len(columns))
-	tag, err := c.pg.CopyFrom(wctx, r, "COPY "+d.QuoteIdent(table)+" ("+strings.Join(quoted, ", ")+") FROM STDIN")
+	target := d.QuoteIdent(table) + " (" + strings.Join(quoted, ", ") + ")"
+	oids, err := c.columnOIDs(wctx, target, quoted)
+	if err != nil {
+		_ = c.pg.Exec(wctx, "ROLLBACK").Close()
+		return 0, engine.CtxErr(ctx, err)
+	}
+	r := newCopyBinary(src, oids, c.conn.TypeMap())
+	tag, err := c.pg.CopyFrom(wctx, r, "COPY "+target+" FROM STDIN (FORMAT binary)")
 	if err != nil {
 		_ = c.pg.Exec(wctx, "ROLLBACK").Close()
 		return 0, engine.CtxErr(ctx, err)
@@ -409,6 +417,28 @@ func (c *Conn) BulkLoad(ctx context.Context, table string, columns []string, src
 		return 0, engine.CtxErr(ctx, err)
 	}
 	return tag.RowsAffected(), nil
+}
+
+// columnOIDs returns the type OIDs of the columns of target ("table
+// (col, …)"), described once per connection and target.
+func (c *Conn) columnOIDs(ctx context.Context, target string, quoted []string) ([]uint32, error) {
+	if oids, ok := c.copyOIDs[target]; ok {
+		return oids, nil
+	}
+	from := target[:strings.IndexByte(target, ' ')]
+	sd, err := c.pg.Prepare(ctx, "", "SELECT "+strings.Join(quoted, ", ")+" FROM "+from, nil)
+	if err != nil {
+		return nil, err
+	}
+	oids := make([]uint32, len(sd.Fields))
+	for i, f := range sd.Fields {
+		oids[i] = f.DataTypeOID
+	}
+	if c.copyOIDs == nil {
+		c.copyOIDs = map[string][]uint32{}
+	}
+	c.copyOIDs[target] = oids
+	return oids, nil
 }
 
 // Dialect returns the engine's dialect.

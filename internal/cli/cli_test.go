@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -337,6 +339,53 @@ func TestEveryVariant(t *testing.T) {
 						}
 					}
 				})
+			}
+		})
+	}
+}
+
+// A host that accepts the TCP connection but never answers (a hung
+// server, a wrong port behind a proxy) fails within --connect-timeout.
+func TestConnectTimeout(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var held []net.Conn
+	var mu sync.Mutex
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			held = append(held, c) // never read from, never written to
+			mu.Unlock()
+		}
+	}()
+	defer func() {
+		mu.Lock()
+		for _, c := range held {
+			c.Close()
+		}
+		mu.Unlock()
+	}()
+	addr := ln.Addr().String()
+	for _, scheme := range []string{"postgres", "mysql"} {
+		t.Run(scheme, func(t *testing.T) {
+			start := time.Now()
+			o := dbarena(t, context.Background(), nil, "run", "oltp_point_select", "--target", scheme+"://u:hunter2@"+addr+"/db", "--connect-timeout", "1s")
+			took := time.Since(start)
+			if o.code != cli.ExitTarget || !strings.Contains(o.stderr, addr) {
+				t.Errorf("exit %d %q; want %d naming %s", o.code, o.stderr, cli.ExitTarget, addr)
+			}
+			if took > 8*time.Second {
+				t.Errorf("gave up after %v with --connect-timeout 1s", took)
+			}
+			if strings.Contains(o.stderr, "hunter2") {
+				t.Errorf("password printed: %s", o.stderr)
 			}
 		})
 	}

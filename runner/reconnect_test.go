@@ -67,4 +67,3 @@ func TestReconnectAfterTerminatedBackends(t *testing.T) {
 		t.Errorf("no transactions in the last interval: %+v", last)
 	}
 }
-

@@ -156,9 +156,6 @@ func (e *Engine) Name() string { return "postgres" }
 // Dialect returns the PostgreSQL dialect.
 func (e *Engine) Dialect() engine.Dialect { return Dialect{} }
 
-// ExecMode is the pgx query exec mode the target's URL selected.
-func (e *Engine) ExecMode() pgx.QueryExecMode { return e.config.DefaultQueryExecMode }
-
 // Connect opens a new connection.
 func (e *Engine) Connect(ctx context.Context) (engine.Conn, error) {
 	c, err := e.connect(ctx)
@@ -218,9 +215,6 @@ type Conn struct {
 }
 
 var _ engine.Conn = (*Conn)(nil)
-
-// PgxConn returns the underlying pgx connection, for engine-specific extras.
-func (c *Conn) PgxConn() *pgx.Conn { return c.conn }
 
 // watch returns the context to hand pgx for a call made under ctx.
 //

@@ -88,6 +88,10 @@ type Stmt interface {
 	// QueryRow runs the statement and scans the first row into dest; it
 	// returns ErrNoRows when there is none.
 	QueryRow(ctx context.Context, args []any, dest ...any) error
+	// QueryEach runs the statement and, for every row, scans it into dest
+	// (as QueryRow does) and calls fn. It returns the number of rows read;
+	// an error from fn stops the reading and is returned.
+	QueryEach(ctx context.Context, args []any, dest []any, fn func() error) (int64, error)
 }
 
 // RowSource feeds BulkLoad. Values may reuse its slice between calls.
@@ -185,6 +189,23 @@ type Dialect interface {
 // not implement it.
 type SequenceResetter interface {
 	ResetSequenceSQL(table, col string) string
+}
+
+// RowLocker is implemented by dialects with locking reads: ForUpdate is
+// the clause appended to a SELECT that locks the rows it reads
+// (" FOR UPDATE"). SQLite, whose writers serialise on the whole database,
+// has none; there the plain SELECT is already safe inside a write
+// transaction.
+type RowLocker interface {
+	ForUpdate() string
+}
+
+// ForUpdate returns d's locking-read clause, or "" when it has none.
+func ForUpdate(d Dialect) string {
+	if l, ok := d.(RowLocker); ok {
+		return l.ForUpdate()
+	}
+	return ""
 }
 
 // DeferredPrimaryKey is implemented by dialects where building a primary

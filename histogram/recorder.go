@@ -11,6 +11,15 @@ import (
 type Counts struct {
 	Errors  int64 // failed transactions that were not retried
 	Retries int64 // failed transactions restarted (serialization, deadlock …)
+	// Rollbacks are completed transactions the workload rolled back on
+	// purpose; they are in the histogram too.
+	Rollbacks int64
+}
+
+func (c *Counts) add(o Counts) {
+	c.Errors += o.Errors
+	c.Retries += o.Retries
+	c.Rollbacks += o.Rollbacks
 }
 
 // Queries counts statements: reads, writes and other (BEGIN, COMMIT …).
@@ -64,6 +73,17 @@ func (r *Recorder) Success(op int, d time.Duration, q Queries) {
 	r.mu.Unlock()
 }
 
+// Rollback records one transaction of op that the workload rolled back on
+// purpose: it completed (its latency is recorded) and is counted apart.
+func (r *Recorder) Rollback(op int, d time.Duration, q Queries) {
+	us := Micros(d)
+	r.mu.Lock()
+	_ = r.cur[op].RecordValue(us)
+	r.counts[op].Rollbacks++
+	r.queries.Add(q)
+	r.mu.Unlock()
+}
+
 // Failure records one failed transaction of op; retried says whether the
 // runner restarts it. Statements sent before the failure are counted.
 func (r *Recorder) Failure(op int, retried bool, q Queries) {
@@ -90,8 +110,7 @@ func (r *Recorder) Collect(iv *Interval) {
 	r.mu.Lock()
 	r.cur, r.spare = r.spare, r.cur
 	for i := range r.counts {
-		iv.Ops[i].Counts.Errors += r.counts[i].Errors
-		iv.Ops[i].Counts.Retries += r.counts[i].Retries
+		iv.Ops[i].Counts.add(r.counts[i])
 		r.counts[i] = Counts{}
 	}
 	iv.Queries.Add(r.queries)
@@ -144,8 +163,7 @@ func (iv *Interval) Reset() {
 func (iv *Interval) Merge(o *Interval) {
 	for i := range iv.Ops {
 		iv.Ops[i].Hist.Merge(o.Ops[i].Hist)
-		iv.Ops[i].Counts.Errors += o.Ops[i].Counts.Errors
-		iv.Ops[i].Counts.Retries += o.Ops[i].Counts.Retries
+		iv.Ops[i].Counts.add(o.Ops[i].Counts)
 	}
 	iv.Queries.Add(o.Queries)
 	iv.Reconnects += o.Reconnects
@@ -174,6 +192,16 @@ func (iv *Interval) Retries() int64 {
 	var n int64
 	for _, o := range iv.Ops {
 		n += o.Counts.Retries
+	}
+	return n
+}
+
+// Rollbacks is the number of transactions of all ops rolled back on
+// purpose.
+func (iv *Interval) Rollbacks() int64 {
+	var n int64
+	for _, o := range iv.Ops {
+		n += o.Counts.Rollbacks
 	}
 	return n
 }

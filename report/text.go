@@ -46,10 +46,27 @@ func Line(t runner.Tick) string {
 		fmtElapsed(t.Elapsed.Seconds()), t.Threads, rate(tx), rate(iv.Queries.Total()),
 		rate(iv.Queries.Reads), rate(iv.Queries.Writes), rate(iv.Queries.Other),
 		p95, rate(iv.Errors()+iv.Retries()), rate(iv.Reconnects))
+	for _, m := range t.Metrics {
+		s += " " + m.Name + ": " + FormatMetric(m)
+	}
 	if t.Warmup {
 		s += " (warmup)"
 	}
 	return s
+}
+
+// FormatMetric prints a workload metric's value: percentages with one
+// decimal and a % sign, large values as whole numbers, small ones with
+// two decimals.
+func FormatMetric(m result.Metric) string {
+	switch {
+	case m.Unit == "%":
+		return fmt.Sprintf("%.1f%%", m.Value)
+	case math.Abs(m.Value) >= 100:
+		return fmt.Sprintf("%.0f", m.Value)
+	default:
+		return fmt.Sprintf("%.2f", m.Value)
+	}
 }
 
 // fmtElapsed prints whole seconds as integers, fractions with one or more
@@ -75,9 +92,16 @@ func Summary(w io.Writer, r *result.Run) {
 	fmt.Fprintf(w, "    errors:                              %-10d (%.2f per sec.)\n", r.Errors, perSec(r.Errors, r.DurationS))
 	fmt.Fprintf(w, "    retries:                             %-10d (%.2f per sec.)\n", r.Retries, perSec(r.Retries, r.DurationS))
 	fmt.Fprintf(w, "    reconnects:                          %-10d (%.2f per sec.)\n", r.Reconnects, perSec(r.Reconnects, r.DurationS))
+	if r.Rollbacks > 0 {
+		fmt.Fprintf(w, "    rollbacks (by design):               %-10d (%.2f per sec.)\n", r.Rollbacks, perSec(r.Rollbacks, r.DurationS))
+	}
 	fmt.Fprintf(w, "\nGeneral statistics:\n")
 	fmt.Fprintf(w, "    measured time:                       %.3fs (after %.3fs warm-up)\n", r.DurationS, r.WarmupS)
 	fmt.Fprintf(w, "    client CPU:                          %.3fs (%.2f µs/transaction, %.2f µs/query)\n", r.ClientCPUS, r.ClientCPUPerTxnUS, r.ClientCPUPerQueryUS)
+	if len(r.Metrics) > 0 {
+		fmt.Fprintf(w, "\nWorkload metrics:\n")
+		MetricsTable(w, r.Metrics)
+	}
 	fmt.Fprintf(w, "\nLatency (ms):\n")
 	l := r.LatencyMS
 	fmt.Fprintf(w, "         min: %12.2f\n         avg: %12.2f\n         p50: %12.2f\n         p95: %12.2f\n         p99: %12.2f\n       p99.9: %12.2f\n         max: %12.2f\n",
@@ -91,14 +115,52 @@ func Summary(w io.Writer, r *result.Run) {
 	}
 }
 
-// OpsTable prints one row per op: count, errors, retries and latency.
+// MetricsTable prints a workload's metrics, one per line, with their
+// limits and pass/fail where they have one.
+func MetricsTable(w io.Writer, ms []result.Metric) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, m := range ms {
+		line := "    " + m.Name + ":\t" + FormatMetric(m)
+		if m.Unit != "" && m.Unit != "%" {
+			line += " " + m.Unit
+		}
+		if m.Limit != nil {
+			line += fmt.Sprintf("\t(limit %s", FormatMetric(result.Metric{Value: *m.Limit, Unit: m.Unit}))
+			if m.Pass != nil {
+				if *m.Pass {
+					line += ": pass"
+				} else {
+					line += ": FAIL"
+				}
+			}
+			line += ")"
+		}
+		fmt.Fprintln(tw, line)
+	}
+	tw.Flush()
+}
+
+// OpsTable prints one row per op: count, errors, retries and latency, and
+// rollbacks when a workload rolled back transactions on purpose.
 func OpsTable(w io.Writer, ops []result.Op) {
+	rollbacks := false
+	for _, o := range ops {
+		rollbacks = rollbacks || o.Rollbacks > 0
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "op\tcount\terrors\tretries\tmin\tavg\tp50\tp95\tp99\tp99.9\tmax\t")
+	head := "op\tcount\terrors\tretries\t"
+	if rollbacks {
+		head += "rollbacks\t"
+	}
+	fmt.Fprintln(tw, head+"min\tavg\tp50\tp95\tp99\tp99.9\tmax\t")
 	for _, o := range ops {
 		l := o.LatencyMS
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t\n",
-			o.Name, o.Count, o.Errors, o.Retries, l.Min, l.Mean, l.P50, l.P95, l.P99, l.P999, l.Max)
+		row := fmt.Sprintf("%s\t%d\t%d\t%d\t", o.Name, o.Count, o.Errors, o.Retries)
+		if rollbacks {
+			row += fmt.Sprintf("%d\t", o.Rollbacks)
+		}
+		fmt.Fprintf(tw, "%s%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t\n",
+			row, l.Min, l.Mean, l.P50, l.P95, l.P99, l.P999, l.Max)
 	}
 	tw.Flush()
 }

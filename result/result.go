@@ -97,6 +97,14 @@ type Run struct {
 	Errors       int64   `json:"errors"`
 	Retries      int64   `json:"retries"`
 	Reconnects   int64   `json:"reconnects"`
+	// Rollbacks counts transactions the workload rolled back on purpose
+	// (TPC-C's unused item numbers); they are included in Transactions.
+	Rollbacks int64 `json:"rollbacks,omitempty"`
+	// Counters are counts kept by the database itself, read when the
+	// measured phase started and ended.
+	Counters []Counter `json:"counters,omitempty"`
+	// Metrics are the workload's own headline figures (NOPM, tpmC …).
+	Metrics []Metric `json:"metrics,omitempty"`
 	// LatencyMS summarises successful transactions of all ops.
 	LatencyMS histogram.Latency `json:"latency_ms"`
 	// ClientCPUS is this process's user+system CPU seconds during the
@@ -116,6 +124,7 @@ type Op struct {
 	Count     int64             `json:"count"`
 	Errors    int64             `json:"errors"`
 	Retries   int64             `json:"retries"`
+	Rollbacks int64             `json:"rollbacks,omitempty"`
 	LatencyMS histogram.Latency `json:"latency_ms"`
 	// HDR is the op's latency histogram (microseconds) in HdrHistogram's
 	// compressed base64 V2 encoding, so runs can be merged exactly.
@@ -135,7 +144,30 @@ type Interval struct {
 	Errors       int64           `json:"errors"`
 	Retries      int64           `json:"retries"`
 	Reconnects   int64           `json:"reconnects"`
+	Rollbacks    int64           `json:"rollbacks,omitempty"`
 	LatencyMS    IntervalLatency `json:"latency_ms"`
+	// Metrics are the workload's own figures for the interval, by name.
+	Metrics map[string]float64 `json:"metrics,omitempty"`
+}
+
+// Counter is a count kept by the database itself (TPC-C: the sum of
+// d_next_o_id), read at the start and end of the measured phase.
+type Counter struct {
+	Name  string `json:"name"`
+	Start int64  `json:"start"`
+	End   int64  `json:"end"`
+}
+
+// Metric is one headline figure of a workload. Limit and Pass are set for
+// figures checked against a limit (TPC-C's 90th-percentile response
+// times); Higher tells whether a larger value is better.
+type Metric struct {
+	Name   string   `json:"name"`
+	Value  float64  `json:"value"`
+	Unit   string   `json:"unit,omitempty"`
+	Limit  *float64 `json:"limit,omitempty"`
+	Pass   *bool    `json:"pass,omitempty"`
+	Higher bool     `json:"higher_is_better,omitempty"`
 }
 
 // IntervalLatency is the latency summary of one interval, in ms.

@@ -78,6 +78,9 @@ type Tick struct {
 	// Ops holds the names of Interval.Ops.
 	Ops      []workload.Op
 	Interval *histogram.Interval
+	// Metrics are the workload's own figures for the interval (a
+	// workload.Reporter's), in its order.
+	Metrics []result.Metric
 }
 
 // Observer receives ticks from the collector goroutine. It must not keep
@@ -115,6 +118,21 @@ func Run(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config
 	ops := w.Ops()
 	retryable := retryPolicy(w)
 
+	if in, ok := w.(workload.Installer); ok {
+		if err := install(ctx, eng, in); err != nil {
+			return nil, err
+		}
+	}
+	var mon *monitor
+	if cr, ok := w.(workload.CounterReader); ok {
+		c, err := eng.Connect(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer c.Close()
+		mon = newMonitor(cr, c)
+	}
+
 	workerCtx, cancelWorkers := context.WithCancel(ctx)
 	defer cancelWorkers()
 
@@ -130,9 +148,24 @@ func Run(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config
 
 	r := &run{
 		cfg: cfg, ops: ops, eng: eng, w: w, retryable: retryable,
-		workers: ws, fail: make(chan error, 1),
+		workers: ws, fail: make(chan error, 1), stopCh: make(chan struct{}),
+		mon: mon,
 	}
+	r.reporter, _ = w.(workload.Reporter)
 	return r.execute(ctx, workerCtx, cancelWorkers, obs)
+}
+
+// install runs a workload.Installer's Install on a connection of its own.
+func install(ctx context.Context, eng engine.Engine, in workload.Installer) error {
+	c, err := eng.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if err := in.Install(ctx, c); err != nil {
+		return fmt.Errorf("installing server-side code: %w", err)
+	}
+	return nil
 }
 
 // worker is one worker's state: its connection, workload worker and
@@ -235,9 +268,26 @@ type run struct {
 	retryable func(engine.ErrorClass) bool
 	workers   []*worker
 
-	stop   atomic.Bool
-	errors atomic.Int64 // failed, not retried transactions (all workers)
-	fail   chan error   // first error that ends the run
+	stop     atomic.Bool
+	stopCh   chan struct{} // closed with stop set: ends pacing waits
+	errors   atomic.Int64  // failed, not retried transactions (all workers)
+	fail     chan error    // first error that ends the run
+	mon      *monitor      // nil unless the workload is a CounterReader
+	reporter workload.Reporter
+}
+
+// pause waits d, or less when the run stops.
+func (r *run) pause(ctx context.Context, d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-r.stopCh:
+	case <-ctx.Done():
+	}
 }
 
 // loop is one worker's closed loop.
@@ -245,10 +295,20 @@ func (r *run) loop(ctx context.Context, s *worker) {
 	now := r.cfg.Now
 	d := r.eng.Dialect()
 	for !r.stop.Load() {
+		if p, ok := s.w.(workload.Pacer); ok {
+			if r.pause(ctx, p.Pause()); r.stop.Load() {
+				return
+			}
+		}
 		start := now()
 		op, err := s.w.Next(ctx)
 		if err == nil {
 			s.rec.Success(op, now().Sub(start), s.q)
+			s.q = workload.Queries{}
+			continue
+		}
+		if errors.Is(err, workload.ErrRollback) {
+			s.rec.Rollback(op, now().Sub(start), s.q)
 			s.q = workload.Queries{}
 			continue
 		}
@@ -314,6 +374,12 @@ func (r *run) execute(ctx, workerCtx context.Context, cancelWorkers context.Canc
 	total := histogram.NewInterval(nops) // the measured phase so far
 
 	res := &result.Run{Threads: cfg.Threads, WarmupS: cfg.Warmup.Seconds()}
+	if r.mon != nil {
+		r.mon.start(ctx) // the baseline of the first interval
+		if cfg.Warmup == 0 {
+			r.mon.markMeasureStart()
+		}
+	}
 	var wg sync.WaitGroup
 	start := cfg.Now()
 	res.StartedAt = start.UTC()
@@ -349,14 +415,27 @@ func (r *run) execute(ctx, workerCtx context.Context, cancelWorkers context.Canc
 		if length <= 0 {
 			return
 		}
-		if obs != nil {
-			obs.OnTick(Tick{Threads: cfg.Threads, Elapsed: label.Sub(start), Length: length, Warmup: warmup, Ops: r.ops, Interval: tick})
+		var deltas []int64
+		if r.mon != nil {
+			deltas = r.mon.tick(ctx)
 		}
-		res.Intervals = append(res.Intervals, intervalOf(tick, label.Sub(start), length, warmup))
+		metrics := r.metrics(tick, length, deltas, false)
+		if obs != nil {
+			obs.OnTick(Tick{Threads: cfg.Threads, Elapsed: label.Sub(start), Length: length, Warmup: warmup, Ops: r.ops, Interval: tick, Metrics: metrics})
+		}
+		iv := intervalOf(tick, label.Sub(start), length, warmup)
+		if len(metrics) > 0 {
+			iv.Metrics = make(map[string]float64, len(metrics))
+			for _, m := range metrics {
+				iv.Metrics[m.Name] = m.Value
+			}
+		}
+		res.Intervals = append(res.Intervals, iv)
 		if !warmup {
 			total.Merge(tick)
 		}
 	}
+
 
 	var runErr error
 	status := result.StatusComplete
@@ -387,6 +466,9 @@ loop:
 			// The warm-up ends here, at one instant: everything recorded
 			// before it is discarded, the clocks restart together.
 			collect(now, warmupEnd, true)
+			if r.mon != nil {
+				r.mon.markMeasureStart()
+			}
 			inWarmup = false
 			measureStart, cpuStart = now, cpuTime()
 			if !nextTick.After(now) {
@@ -405,6 +487,7 @@ loop:
 	collect(stopAt, label, inWarmup)
 	cpu := cpuTime() - cpuStart
 	r.stop.Store(true)
+	close(r.stopCh)
 	if status != result.StatusComplete {
 		cancelWorkers() // Ctrl-C or failure: do not wait for in-flight work
 	}
@@ -415,6 +498,11 @@ loop:
 		measureStart = stopAt
 	}
 	fill(res, total, r.ops, stopAt.Sub(measureStart), cpu)
+	var deltas []int64
+	if r.mon != nil && !inWarmup {
+		res.Counters, deltas = r.mon.measured()
+	}
+	res.Metrics = r.metrics(total, stopAt.Sub(measureStart), deltas, true)
 	res.Status = status
 	if runErr != nil {
 		res.Error = runErr.Error()
@@ -446,6 +534,7 @@ func intervalOf(iv *histogram.Interval, elapsed, length time.Duration, warmup bo
 		Errors:       iv.Errors(),
 		Retries:      iv.Retries(),
 		Reconnects:   iv.Reconnects,
+		Rollbacks:    iv.Rollbacks(),
 		LatencyMS: result.IntervalLatency{
 			P50: histogram.Percentile(all, 50),
 			P95: histogram.Percentile(all, 95),
@@ -465,6 +554,7 @@ func fill(res *result.Run, total *histogram.Interval, ops []workload.Op, dur tim
 	res.Errors = total.Errors()
 	res.Retries = total.Retries()
 	res.Reconnects = total.Reconnects
+	res.Rollbacks = total.Rollbacks()
 	if secs > 0 {
 		res.TPS = round(float64(res.Transactions)/secs, 2)
 		res.QPS = round(float64(res.Queries)/secs, 2)
@@ -486,6 +576,7 @@ func fill(res *result.Run, total *histogram.Interval, ops []workload.Op, dur tim
 			Count:     h.TotalCount(),
 			Errors:    total.Ops[i].Counts.Errors,
 			Retries:   total.Ops[i].Counts.Retries,
+			Rollbacks: total.Ops[i].Counts.Rollbacks,
 			LatencyMS: histogram.Summarize(h),
 			HDR:       enc,
 		}

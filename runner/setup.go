@@ -180,7 +180,8 @@ func VerifyPrepared(ctx context.Context, c engine.Conn, d engine.Dialect, w work
 }
 
 // Prepare creates w's tables and loads their initial data in parallel,
-// running each table's AfterLoad statements as soon as its rows are in.
+// running each table's AfterLoad statements as soon as its rows are in and
+// a workload.LoadFinisher's FinishLoad once all are.
 // On failure or cancellation it drops the tables it created, so nothing
 // half-loaded is left behind.
 func Prepare(ctx context.Context, eng engine.Engine, w workload.Workload, cfg PrepareConfig) (PrepareStats, error) {
@@ -237,8 +238,9 @@ func Prepare(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Pr
 		defer cancel()
 		cc, cerr := eng.Connect(cctx)
 		if cerr == nil {
-			for _, name := range created {
-				_ = dropOurs(cctx, cc, d, name)
+			// Reverse order: tables referenced by foreign keys go last.
+			for i := len(created) - 1; i >= 0; i-- {
+				_ = dropOurs(cctx, cc, d, created[i])
 			}
 			cc.Close()
 		}
@@ -263,6 +265,11 @@ func Prepare(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Pr
 	stats.Rows = rows
 	if err != nil {
 		return fail(err)
+	}
+	if f, ok := w.(workload.LoadFinisher); ok {
+		if err := f.FinishLoad(ctx, c); err != nil {
+			return fail(err)
+		}
 	}
 	stats.Load = lastBatch.Sub(start)
 	stats.Indexes = cfg.Now().Sub(lastBatch)
@@ -434,7 +441,8 @@ func dropOurs(ctx context.Context, c engine.Conn, d engine.Dialect, name string)
 	return err
 }
 
-// Cleanup drops the tables of w that dbarena created. Tables of the same
+// Cleanup removes a workload.Installer's server-side code and drops the
+// tables of w that dbarena created, in reverse creation order. Tables of the same
 // names that dbarena did not create are left alone and reported with
 // ErrNotOurs. It returns the names it dropped.
 func Cleanup(ctx context.Context, eng engine.Engine, w workload.Workload) ([]string, error) {
@@ -444,9 +452,17 @@ func Cleanup(ctx context.Context, eng engine.Engine, w workload.Workload) ([]str
 		return nil, err
 	}
 	defer c.Close()
+	if in, ok := w.(workload.Installer); ok {
+		if err := in.Uninstall(ctx, c); err != nil {
+			return nil, fmt.Errorf("removing server-side code: %w", err)
+		}
+	}
 	var dropped []string
 	var refused []string
-	for _, t := range w.Tables(d) {
+	tables := w.Tables(d)
+	// Reverse creation order: tables referenced by foreign keys go last.
+	for i := len(tables) - 1; i >= 0; i-- {
+		t := tables[i]
 		st, err := inspect(ctx, c, d, t.Name)
 		if err != nil {
 			return dropped, err

@@ -10,19 +10,28 @@
 //
 // Optional abilities are separate interfaces, checked by type assertion:
 // Checker (consistency checks after a run), Validator (option checks),
-// Retryer (which error classes restart a transaction).
+// Retryer (which error classes restart a transaction), LoadFinisher (setup
+// after every table is loaded), Installer (server-side code installed
+// before a run), CounterReader (counts kept by the database itself),
+// Reporter (the workload's headline figures) and, on workers, Pacer
+// (keying and think times).
 package workload
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"sync"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/spf13/pflag"
 
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/histogram"
+	"github.com/dbarena/dbarena/result"
 )
 
 // Meta describes a registered workload.
@@ -86,6 +95,21 @@ type Worker interface {
 	Next(ctx context.Context) (op int, err error)
 }
 
+// ErrRollback is returned (possibly wrapped) by Worker.Next for a
+// transaction the workload rolled back on purpose, such as TPC-C's 1% of
+// New-Orders with an unused item number. The worker has already rolled
+// back; the runner counts the transaction as completed, with its latency,
+// and as a rollback, never as an error.
+var ErrRollback = errors.New("rolled back by the workload")
+
+// Pacer is implemented by workers that wait between transactions, like a
+// TPC-C terminal's keying and think times. The runner calls Pause before
+// every Next and waits that long outside the measured latency; the wait
+// ends early when the run stops.
+type Pacer interface {
+	Pause() time.Duration
+}
+
 // Closer is implemented by workers that hold resources beyond the Conn.
 type Closer interface {
 	Close() error
@@ -116,6 +140,61 @@ type Validator interface {
 // retried).
 type Retryer interface {
 	Retryable(c engine.ErrorClass) bool
+}
+
+// LoadFinisher is implemented by workloads with setup that needs every
+// table loaded first, such as foreign keys between tables. Prepare calls
+// FinishLoad after the last table's AfterLoad statements and before it
+// marks the tables ready.
+type LoadFinisher interface {
+	FinishLoad(ctx context.Context, c engine.Conn) error
+}
+
+// Installer is implemented by workloads that keep code on the server, such
+// as stored procedures. The runner calls Install once before the workers
+// start (it must be idempotent); cleanup calls Uninstall.
+type Installer interface {
+	Install(ctx context.Context, c engine.Conn) error
+	Uninstall(ctx context.Context, c engine.Conn) error
+}
+
+// CounterReader is implemented by workloads whose progress is counted by
+// the database itself, like TPC-C's sum(d_next_o_id) behind HammerDB's
+// NOPM. The runner reads the counters on a connection of its own when the
+// measured phase starts, on every tick and when it ends, and hands their
+// deltas to the Reporter.
+type CounterReader interface {
+	// Counters names the counters, in the order ReadCounters fills dst.
+	Counters() []string
+	ReadCounters(ctx context.Context, c engine.Conn, dst []int64) error
+}
+
+// Reporter is implemented by workloads with headline figures of their
+// own (NOPM, tpmC, efficiency). The runner calls Metrics for every
+// interval, for the live lines and the result file, and once for the
+// whole measured phase.
+type Reporter interface {
+	Metrics(s Span) []result.Metric
+}
+
+// Span is a stretch of a run: one interval or the whole measured phase.
+type Span struct {
+	Length time.Duration
+	// Final is set for the whole measured phase.
+	Final bool
+	Ops   []OpSpan
+	// Counters holds the deltas of the CounterReader's counters over the
+	// span, nil when they could not be read.
+	Counters []int64
+}
+
+// OpSpan is one op's share of a span. Hist holds the latencies of its
+// completed transactions (rollbacks included), in microseconds; it is
+// only valid during the call.
+type OpSpan struct {
+	Name                              string
+	Count, Rollbacks, Errors, Retries int64
+	Hist                              *hdr.Histogram
 }
 
 // Table is one table of a workload: its DDL and its initial data.

@@ -115,3 +115,6 @@ func (Dialect) Classify(err error) engine.ErrorClass {
 	}
 	return engine.ClassOther
 }
+
+// ForUpdate is the locking-read clause.
+func (Dialect) ForUpdate() string { return " FOR UPDATE" }

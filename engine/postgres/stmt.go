@@ -193,6 +193,39 @@ func (s *fastStmt) QueryRow(ctx context.Context, args []any, dest ...any) error 
 	return scanErr
 }
 
+// QueryEach runs the statement and decodes every row into dest, calling
+// fn after each.
+func (s *fastStmt) QueryEach(ctx context.Context, args []any, dest []any, fn func() error) (int64, error) {
+	rr, err := s.exec(ctx, args)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	var rowErr error
+	for rowErr == nil && rr.NextRow() {
+		n++
+		vals, fds := rr.Values(), rr.FieldDescriptions()
+		if len(dest) != len(vals) {
+			rowErr = fmt.Errorf("postgres: row has %d columns, %d destinations", len(vals), len(dest))
+			break
+		}
+		for i, d := range dest {
+			if err := s.m.Scan(fds[i].DataTypeOID, fds[i].Format, vals[i], d); err != nil {
+				rowErr = fmt.Errorf("postgres: column %s: %w", fds[i].Name, err)
+				break
+			}
+		}
+		if rowErr == nil {
+			rowErr = fn()
+		}
+	}
+	// Close drains what is left of the result when fn stopped early.
+	if _, err := rr.Close(); err != nil {
+		return n, engine.CtxErr(ctx, err)
+	}
+	return n, rowErr
+}
+
 // modeStmt runs a statement through pgx.Conn in the exec mode the target
 // selected (exec, describe_exec, cache_describe, simple_protocol).
 type modeStmt struct {
@@ -232,4 +265,25 @@ func (s *modeStmt) QueryRow(ctx context.Context, args []any, dest ...any) error 
 		return engine.ErrNoRows
 	}
 	return engine.CtxErr(ctx, err)
+}
+
+// QueryEach runs the statement and scans every row into dest, calling fn
+// after each.
+func (s *modeStmt) QueryEach(ctx context.Context, args []any, dest []any, fn func() error) (int64, error) {
+	rows, err := s.c.conn.Query(s.c.watch(ctx), s.sql, args...)
+	if err != nil {
+		return 0, engine.CtxErr(ctx, err)
+	}
+	defer rows.Close()
+	var n int64
+	for rows.Next() {
+		n++
+		if err := rows.Scan(dest...); err != nil {
+			return n, engine.CtxErr(ctx, err)
+		}
+		if err := fn(); err != nil {
+			return n, err
+		}
+	}
+	return n, engine.CtxErr(ctx, rows.Err())
 }

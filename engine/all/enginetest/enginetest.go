@@ -159,6 +159,29 @@ func Run(t *testing.T, tg engine.Target, cfg Config) {
 		if err := one.QueryRow(ctx, []any{99}, &id, &s, &f, &b, &when); !errors.Is(err, engine.ErrNoRows) {
 			t.Errorf("QueryRow(no row) = %v, want ErrNoRows", err)
 		}
+		each, err := c.Prepare(ctx, fmt.Sprintf("SELECT k, d FROM %s WHERE k <= ? ORDER BY k", d.QuoteIdent(tbl)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var k int64
+		var dec float64
+		var got []string
+		n, err := each.QueryEach(ctx, []any{30}, []any{&k, &dec}, func() error {
+			got = append(got, fmt.Sprintf("%d:%v", k, dec))
+			return nil
+		})
+		if want := "10:12.25 20:12.25 30:12.25"; err != nil || n != 3 || strings.Join(got, " ") != want {
+			t.Errorf("QueryEach = %d %q, %v; want 3 %q", n, strings.Join(got, " "), err, want)
+		}
+		stop := errors.New("stop")
+		n, err = each.QueryEach(ctx, []any{30}, []any{&k, &dec}, func() error { return stop })
+		if !errors.Is(err, stop) || n != 1 {
+			t.Errorf("QueryEach stopped by fn = %d, %v; want 1, stop", n, err)
+		}
+		// The connection is usable after fn stopped the reading.
+		if err := one.QueryRow(ctx, []any{20}, &id, &s, &f, &b, &when); err != nil {
+			t.Errorf("QueryRow after a stopped QueryEach: %v", err)
+		}
 		upd, err := c.Prepare(ctx, fmt.Sprintf("UPDATE %s SET f = f + 1 WHERE k <= ?", d.QuoteIdent(tbl)))
 		if err != nil {
 			t.Fatal(err)

@@ -45,6 +45,27 @@ func (s *Stmt) QueryRow(ctx context.Context, args []any, dest ...any) error {
 	return ScanErr(ctx, s.St.QueryRowContext(ctx, args...).Scan(dest...))
 }
 
+// QueryEach runs the statement and scans every row into dest, calling fn
+// after each.
+func (s *Stmt) QueryEach(ctx context.Context, args []any, dest []any, fn func() error) (int64, error) {
+	rows, err := s.St.QueryContext(ctx, args...)
+	if err != nil {
+		return 0, engine.CtxErr(ctx, err)
+	}
+	defer rows.Close()
+	var n int64
+	for rows.Next() {
+		n++
+		if err := rows.Scan(dest...); err != nil {
+			return n, engine.CtxErr(ctx, err)
+		}
+		if err := fn(); err != nil {
+			return n, err
+		}
+	}
+	return n, engine.CtxErr(ctx, rows.Err())
+}
+
 // ScanErr turns sql.ErrNoRows into engine.ErrNoRows and marks errors
 // caused by the end of ctx (engine.CtxErr).
 func ScanErr(ctx context.Context, err error) error {

@@ -436,7 +436,6 @@ func (r *run) execute(ctx, workerCtx context.Context, cancelWorkers context.Canc
 		}
 	}
 
-
 	var runErr error
 	status := result.StatusComplete
 loop:

@@ -163,7 +163,7 @@ func install(ctx context.Context, eng engine.Engine, in workload.Installer) erro
 	}
 	defer c.Close()
 	if err := in.Install(ctx, c); err != nil {
-		return fmt.Errorf("installing server-side code: %w", err)
+		return fmt.Errorf("before the run: %w", err)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -66,8 +67,12 @@ type LoadProgress struct {
 	Rows         int64
 	Batches      int
 	TotalBatches int
-	Elapsed      time.Duration
-	Done         bool
+	// Unit names what batches with the same index in every table form
+	// ("warehouses") for a workload.BatchUnit; UnitsDone of Units are in.
+	Unit             string
+	UnitsDone, Units int
+	Elapsed          time.Duration
+	Done             bool
 }
 
 // PrepareStats summarises a finished prepare.
@@ -261,7 +266,11 @@ func Prepare(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Pr
 		}
 	}
 
-	rows, lastBatch, err := load(ctx, eng, tables, cfg)
+	unit := ""
+	if u, ok := w.(workload.BatchUnit); ok {
+		unit = u.BatchUnit()
+	}
+	rows, lastBatch, err := load(ctx, eng, tables, unit, cfg)
 	stats.Rows = rows
 	if err != nil {
 		return fail(err)
@@ -298,22 +307,34 @@ type batchJob struct {
 // table's AfterLoad statements at once, so index builds overlap the loading
 // of the other tables. It returns the rows written and the instant the last
 // batch was in.
-func load(ctx context.Context, eng engine.Engine, tables []workload.Table, cfg PrepareConfig) (int64, time.Time, error) {
+func load(ctx context.Context, eng engine.Engine, tables []workload.Table, unit string, cfg PrepareConfig) (int64, time.Time, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	jobs := make(chan batchJob)
-	total := 0
+	total, units := 0, 0
 	remaining := make([]atomic.Int64, len(tables))
 	for i, t := range tables {
 		total += t.Batches
+		units = max(units, t.Batches)
 		remaining[i].Store(int64(t.Batches))
 	}
-	var rows, batches atomic.Int64
+	// unitLeft[b] counts the tables whose batch b is not in yet.
+	unitLeft := make([]atomic.Int64, units)
+	for _, t := range tables {
+		for b := 0; b < t.Batches; b++ {
+			unitLeft[b].Add(1)
+		}
+	}
+	var rows, batches, unitsDone atomic.Int64
 	var lastBatch atomic.Int64 // unix nanoseconds
 	start := cfg.Now()
 	report := func(done bool) {
 		if cfg.Progress != nil {
-			cfg.Progress(LoadProgress{Rows: rows.Load(), Batches: int(batches.Load()), TotalBatches: total, Elapsed: cfg.Now().Sub(start), Done: done})
+			p := LoadProgress{Rows: rows.Load(), Batches: int(batches.Load()), TotalBatches: total, Elapsed: cfg.Now().Sub(start), Done: done}
+			if unit != "" {
+				p.Unit, p.UnitsDone, p.Units = unit, int(unitsDone.Load()), units
+			}
+			cfg.Progress(p)
 		}
 	}
 
@@ -359,6 +380,9 @@ func load(ctx context.Context, eng engine.Engine, tables []workload.Table, cfg P
 				}
 				rows.Add(n)
 				batches.Add(1)
+				if unitLeft[j.batch].Add(-1) == 0 {
+					unitsDone.Add(1)
+				}
 				if remaining[j.table].Add(-1) == 0 {
 					lastBatch.Store(cfg.Now().UnixNano())
 					if err := afterLoad(ctx, c, t); err != nil {
@@ -370,14 +394,31 @@ func load(ctx context.Context, eng engine.Engine, tables []workload.Table, cfg P
 			}
 		}()
 	}
-feed:
-	for ti := range tables {
-		for b := 0; b < tables[ti].Batches; b++ {
-			select {
-			case jobs <- batchJob{ti, b}:
-			case <-ctx.Done():
-				break feed
+	// Table by table, so each table's indexes build while later tables
+	// load; unit by unit for a workload.BatchUnit, so units (warehouses)
+	// complete one after another.
+	order := make([]batchJob, 0, total)
+	if unit == "" {
+		for ti := range tables {
+			for b := 0; b < tables[ti].Batches; b++ {
+				order = append(order, batchJob{ti, b})
 			}
+		}
+	} else {
+		for b := 0; b < units; b++ {
+			for ti := range tables {
+				if b < tables[ti].Batches {
+					order = append(order, batchJob{ti, b})
+				}
+			}
+		}
+	}
+feed:
+	for _, j := range order {
+		select {
+		case jobs <- j:
+		case <-ctx.Done():
+			break feed
 		}
 	}
 	close(jobs)
@@ -444,7 +485,7 @@ func dropOurs(ctx context.Context, c engine.Conn, d engine.Dialect, name string)
 // Cleanup removes a workload.Installer's server-side code and drops the
 // tables of w that dbarena created, in reverse creation order. Tables of the same
 // names that dbarena did not create are left alone and reported with
-// ErrNotOurs. It returns the names it dropped.
+// ErrNotOurs. It returns the names it dropped, in creation order.
 func Cleanup(ctx context.Context, eng engine.Engine, w workload.Workload) ([]string, error) {
 	d := eng.Dialect()
 	c, err := eng.Connect(ctx)
@@ -477,6 +518,7 @@ func Cleanup(ctx context.Context, eng engine.Engine, w workload.Workload) ([]str
 			refused = append(refused, t.Name)
 		}
 	}
+	slices.Reverse(dropped) // reported in creation order
 	// Forget the metadata table itself once it records nothing.
 	if ok, err := tableExists(ctx, c, d, MetaTable); err == nil && ok {
 		var n int64

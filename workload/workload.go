@@ -197,6 +197,13 @@ type OpSpan struct {
 	Hist                              *hdr.Histogram
 }
 
+// BatchUnit is implemented by workloads whose batches with the same index
+// in every table form one unit of data, like TPC-C's warehouses: prepare
+// then reports progress in units done ("3/10 warehouses").
+type BatchUnit interface {
+	BatchUnit() string
+}
+
 // Table is one table of a workload: its DDL and its initial data.
 type Table struct {
 	// Name is the table name.

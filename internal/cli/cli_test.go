@@ -60,6 +60,16 @@ func withPassword(tg engine.Target) string {
 	return u.String()
 }
 
+// tpccSQLite is a SQLite target prepared with one TPC-C warehouse.
+func tpccSQLite(t *testing.T) string {
+	t.Helper()
+	u := sqliteURL(t)
+	if o := dbarena(t, context.Background(), nil, "prepare", "tpcc", "--target", u); o.code != 0 {
+		t.Fatalf("prepare tpcc: exit %d: %s", o.code, o.stderr)
+	}
+	return u
+}
+
 func TestBadInput(t *testing.T) {
 	ctx := context.Background()
 	sq := sqliteURL(t)
@@ -86,6 +96,10 @@ func TestBadInput(t *testing.T) {
 		{"unreachable host", []string{"run", "oltp_read_write", "--target", "postgres://u:hunter2@127.0.0.1:1/db", "--connect-timeout", "3s"}, cli.ExitTarget, "127.0.0.1:1"},
 		{"not prepared", []string{"run", "oltp_read_write", "--target", sq}, cli.ExitSetup, "not prepared"},
 		{"check not prepared", []string{"check", "oltp_read_write", "--target", sq}, cli.ExitSetup, "not prepared"},
+		{"tpcc warehouses 0", []string{"prepare", "tpcc", "--warehouses", "0", "--target", sq}, cli.ExitUsage, "--warehouses 0: must be at least 1"},
+		{"tpcc procedures on sqlite", []string{"run", "tpcc", "--mode", "procedure", "--time", "1s", "--target", tpccSQLite(t)}, cli.ExitUsage, "--mode procedure: sqlite has no stored procedures"},
+		{"tpcc warehouses differ", []string{"run", "tpcc", "--warehouses", "2", "--time", "1s", "--target", tpccSQLite(t)}, cli.ExitUsage, "--warehouses 2: the target was prepared with 1 warehouses"},
+		{"tpcc mode nonsense", []string{"run", "tpcc", "--mode", "nonsense", "--target", sq}, cli.ExitUsage, "--mode nonsense: must be client or procedure"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := dbarena(t, ctx, nil, tc.args...)

@@ -74,6 +74,8 @@ type progress struct {
 	terminal bool
 	drawn    bool
 	lastLine time.Duration
+	// lastBatches is the batch count of the last plain line.
+	lastBatches int
 }
 
 func (p *progress) update(lp runner.LoadProgress) {
@@ -92,16 +94,24 @@ func (p *progress) update(lp runner.LoadProgress) {
 	if p.terminal {
 		const width = 30
 		n := int(frac * width)
-		fmt.Fprintf(p.w, "\r[%s%s] %3.0f%% %d rows %.0f rows/s ETA %s   ",
-			strings.Repeat("#", n), strings.Repeat(".", width-n), frac*100, lp.Rows, rate, eta)
+		fmt.Fprintf(p.w, "\r[%s%s] %3.0f%%%s %d rows %.0f rows/s ETA %s   ",
+			strings.Repeat("#", n), strings.Repeat(".", width-n), frac*100, units(lp), lp.Rows, rate, eta)
 		p.drawn = true
 		return
 	}
 	// Plain lines: every 5 s and at the end, for logs.
-	if lp.Done || lp.Elapsed-p.lastLine >= 5*time.Second {
-		p.lastLine = lp.Elapsed
-		fmt.Fprintf(p.w, "loaded %d/%d batches, %d rows, %.0f rows/s\n", lp.Batches, lp.TotalBatches, lp.Rows, rate)
+	if (lp.Done && lp.Batches != p.lastBatches) || lp.Elapsed-p.lastLine >= 5*time.Second {
+		p.lastLine, p.lastBatches = lp.Elapsed, lp.Batches
+		fmt.Fprintf(p.w, "loaded %d/%d batches%s, %d rows, %.0f rows/s\n", lp.Batches, lp.TotalBatches, units(lp), lp.Rows, rate)
 	}
+}
+
+// units is ", 3/10 warehouses" for workloads that load in units.
+func units(lp runner.LoadProgress) string {
+	if lp.Unit == "" {
+		return ""
+	}
+	return fmt.Sprintf(", %d/%d %s", lp.UnitsDone, lp.Units, lp.Unit)
 }
 
 func (p *progress) finish() {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/workload"
 )
 
 // State is everything the commands take from the process.
@@ -87,12 +88,13 @@ var ErrCheckFailed = errors.New("consistency check failed")
 // ExitCode maps an error to the process exit code.
 func ExitCode(err error) int {
 	var ue *UsageError
+	var oe *workload.OptionError
 	switch {
 	case err == nil:
 		return ExitOK
 	case errors.Is(err, runner.ErrInterrupted):
 		return ExitInterrupted
-	case errors.As(err, &ue), errors.Is(err, engine.ErrBadTarget), errors.Is(err, engine.ErrUnknownScheme):
+	case errors.As(err, &ue), errors.As(err, &oe), errors.Is(err, engine.ErrBadTarget), errors.Is(err, engine.ErrUnknownScheme):
 		return ExitUsage
 	case errors.Is(err, engine.ErrConnect), errors.Is(err, engine.ErrAuth):
 		return ExitTarget

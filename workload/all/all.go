@@ -7,4 +7,5 @@ package all
 import (
 	// The sysbench-compatible OLTP tests (oltp_read_write, …).
 	_ "github.com/dbarena/dbarena/workload/oltp"
+	_ "github.com/dbarena/dbarena/workload/tpcc"
 )

@@ -1,0 +1,24 @@
+// Package tpcc is dbarena's TPC-C-like workload, in the style of HammerDB's
+// TPROC-C: the specification's nine tables and initial population, its
+// five transactions with their input rules, a terminal per worker bound to
+// a home warehouse and district, and HammerDB's NOPM read from the
+// database itself next to dbarena's own counts.
+//
+// Results are not TPC-C results: nothing here is audited, and without
+// --wait the terminals run back to back, as HammerDB's timed test does.
+//
+// Execution modes (--mode):
+//   - client: dbarena sends the statements. New-Order reads its items in
+//     one SELECT … IN, locks the stock rows of each supply warehouse in
+//     one SELECT … IN … FOR UPDATE and writes its order lines in one
+//     multi-row INSERT; the rest follows the specification statement by
+//     statement.
+//   - procedure: each transaction is one call of a server-side function
+//     (PL/pgSQL) or stored procedure (MySQL/MariaDB), installed before the
+//     run and dropped by cleanup.
+//
+// Delivery runs in line, the ten districts in one transaction. The
+// transaction mix comes from a shuffled deck of 23 cards per terminal
+// (10 New-Order, 10 Payment, 1 each of the others: 43.5/43.5/4.3/4.3/4.3%),
+// which meets the specification's minimum percentages.
+package tpcc

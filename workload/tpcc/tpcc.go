@@ -1,0 +1,254 @@
+package tpcc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/workload"
+	"github.com/dbarena/dbarena/workload/tpcc/internal/consistency"
+	"github.com/dbarena/dbarena/workload/tpcc/internal/gen"
+	"github.com/dbarena/dbarena/workload/tpcc/internal/procs"
+	"github.com/dbarena/dbarena/workload/tpcc/internal/schema"
+)
+
+// Name is the workload's registered name.
+const Name = "tpcc"
+
+// version changes whenever data or transactions change in a way that makes
+// results incomparable with earlier ones.
+const version = "1"
+
+// Execution modes.
+const (
+	ModeClient    = "client"
+	ModeProcedure = "procedure"
+)
+
+// Op indexes, in Ops order.
+const (
+	opNewOrder = iota
+	opPayment
+	opOrderStatus
+	opDelivery
+	opStockLevel
+	numOps
+)
+
+var opNames = [numOps]string{"new_order", "payment", "order_status", "delivery", "stock_level"}
+
+func init() {
+	workload.Register(meta())
+}
+
+func meta() workload.Meta {
+	return workload.Meta{
+		Name:        Name,
+		Description: "TPC-C-like order entry (TPROC-C style): New-Order, Payment, Order-Status, Delivery, Stock-Level over W warehouses; NOPM and tpmC",
+		Version:     version,
+		New:         func() workload.Workload { return New() },
+	}
+}
+
+type options struct {
+	warehouses int
+	mode       string
+	wait       bool
+	fk         bool
+	seedData   uint64
+}
+
+// TPCC is the TPC-C-like workload with its options.
+type TPCC struct {
+	opts options
+	fs   *pflag.FlagSet
+	// loadTime is the timestamp written into the initial data; fixed per
+	// workload value so every batch of one prepare agrees.
+	loadTime time.Time
+}
+
+var (
+	_ workload.Workload      = (*TPCC)(nil)
+	_ workload.Validator     = (*TPCC)(nil)
+	_ workload.Checker       = (*TPCC)(nil)
+	_ workload.LoadFinisher  = (*TPCC)(nil)
+	_ workload.Installer     = (*TPCC)(nil)
+	_ workload.CounterReader = (*TPCC)(nil)
+	_ workload.Reporter      = (*TPCC)(nil)
+	_ workload.BatchUnit     = (*TPCC)(nil)
+)
+
+// New returns the workload with default options.
+func New() *TPCC {
+	w := &TPCC{loadTime: time.Now().UTC().Truncate(time.Second)}
+	fs := pflag.NewFlagSet(Name, pflag.ContinueOnError)
+	o := &w.opts
+	fs.IntVar(&o.warehouses, "warehouses", 1, "number of warehouses (the scale factor; about 100 MB each)")
+	fs.StringVar(&o.mode, "mode", ModeClient, "where the transactions' logic runs: client (statements sent by dbarena) or procedure (server-side functions/procedures: PL/pgSQL on PostgreSQL, stored procedures on MySQL/MariaDB)")
+	fs.BoolVar(&o.wait, "wait", false, "pace each terminal with the specification's keying and think times (run 10 threads per warehouse); reports tpmC, efficiency and the 90th-percentile limits")
+	fs.BoolVar(&o.fk, "fk", false, "add the specification's foreign keys after the load (PostgreSQL, MySQL/MariaDB)")
+	fs.Uint64Var(&o.seedData, "seed-data", 0, "seed of the initial data and of the run-time NURand constants: the same seed and warehouses always load the same rows")
+	w.fs = fs
+	return w
+}
+
+// Meta returns the registration record.
+func (w *TPCC) Meta() workload.Meta { return meta() }
+
+// Flags returns the options.
+func (w *TPCC) Flags() *pflag.FlagSet { return w.fs }
+
+// Validate reports every bad option at once.
+func (w *TPCC) Validate() []error {
+	var errs []error
+	o := &w.opts
+	if o.warehouses < 1 {
+		errs = append(errs, &workload.OptionError{Flag: "warehouses", Value: fmt.Sprint(o.warehouses), Err: "must be at least 1"})
+	}
+	if o.mode != ModeClient && o.mode != ModeProcedure {
+		errs = append(errs, &workload.OptionError{Flag: "mode", Value: o.mode, Err: "must be client or procedure"})
+	}
+	return errs
+}
+
+// ErrInvalidOptions is returned by NewWorker when the options do not
+// validate; the wrapped errors name each bad flag.
+var ErrInvalidOptions = errors.New("tpcc: invalid options")
+
+// Ops lists the five transactions.
+func (w *TPCC) Ops() []workload.Op {
+	out := make([]workload.Op, numOps)
+	for i, n := range opNames {
+		out[i] = workload.Op{Name: n}
+	}
+	return out
+}
+
+func (w *TPCC) genConfig() gen.Config {
+	return gen.Config{Seed: w.opts.seedData, Warehouses: w.opts.warehouses, Now: w.loadTime}
+}
+
+// Tables returns the nine tables. Each per-warehouse table loads one batch
+// per warehouse, so warehouses load in parallel; item is one batch. The
+// primary key is in CREATE TABLE except on dialects that build it faster
+// after the load; secondary indexes always come after the rows.
+func (w *TPCC) Tables(d engine.Dialect) []workload.Table {
+	cfg := w.genConfig()
+	dpk, deferPK := d.(engine.DeferredPrimaryKey)
+	out := make([]workload.Table, 0, len(schema.Tables))
+	for _, t := range schema.Tables {
+		var after []string
+		if deferPK && len(t.PK) > 0 {
+			after = append(after, dpk.AddPrimaryKeySQL(t.Name, t.PK...))
+		}
+		for _, x := range schema.Indexes {
+			if x.Table == t.Name {
+				after = append(after, schema.IndexSQL(x))
+			}
+		}
+		name := t.Name
+		batches, first := w.opts.warehouses, 1
+		if name == schema.Item {
+			batches, first = 1, 0
+		}
+		out = append(out, workload.Table{
+			Name:      name,
+			Create:    schema.CreateSQL(d, t, !deferPK),
+			Columns:   t.ColumnNames(),
+			Batches:   batches,
+			Rows:      func(b int) engine.RowSource { return cfg.Rows(name, b+first) },
+			AfterLoad: after,
+		})
+	}
+	return out
+}
+
+// BatchUnit names what a batch index is: batch b of every per-warehouse
+// table is warehouse b+1 (item's one batch counts with the first).
+func (w *TPCC) BatchUnit() string { return "warehouses" }
+
+// FinishLoad adds the foreign keys under --fk, once every table is in.
+func (w *TPCC) FinishLoad(ctx context.Context, c engine.Conn) error {
+	if !w.opts.fk {
+		return nil
+	}
+	if c.Dialect().Name() == "sqlite" {
+		return &workload.OptionError{Flag: "fk", Value: "true", Err: "sqlite cannot add foreign keys to loaded tables"}
+	}
+	for _, k := range schema.ForeignKeys {
+		if err := c.Exec(ctx, schema.ForeignKeySQL(k)); err != nil {
+			return fmt.Errorf("--fk: %s: %w", k.Name, err)
+		}
+	}
+	return nil
+}
+
+// Install runs once before a run: it checks that the target holds as many
+// warehouses as --warehouses says (terminals are bound to warehouses by
+// it) and, in procedure mode, creates the server-side transactions.
+func (w *TPCC) Install(ctx context.Context, c engine.Conn) error {
+	var n int64
+	if err := c.QueryRow(ctx, "SELECT COUNT(*) FROM warehouse", nil, &n); err != nil {
+		return err
+	}
+	if n != int64(w.opts.warehouses) {
+		return &workload.OptionError{Flag: "warehouses", Value: fmt.Sprint(w.opts.warehouses),
+			Err: fmt.Sprintf("the target was prepared with %d warehouses; pass --warehouses %d", n, n)}
+	}
+	if w.opts.mode != ModeProcedure {
+		return nil
+	}
+	if err := procs.Install(ctx, c); err != nil {
+		if errors.Is(err, procs.ErrUnsupported) {
+			return &workload.OptionError{Flag: "mode", Value: ModeProcedure, Err: err.Error()}
+		}
+		return fmt.Errorf("--mode procedure: %w", err)
+	}
+	return nil
+}
+
+// Uninstall drops the server-side transactions, whatever the mode.
+func (w *TPCC) Uninstall(ctx context.Context, c engine.Conn) error {
+	err := procs.Uninstall(ctx, c)
+	if errors.Is(err, procs.ErrUnsupported) {
+		return nil
+	}
+	return err
+}
+
+// Check runs the specification's consistency conditions (clause 3.3.2).
+func (w *TPCC) Check(ctx context.Context, c engine.Conn) ([]workload.Problem, error) {
+	return consistency.Check(ctx, c)
+}
+
+// Counters is the database's own count of New-Orders: the sum of
+// d_next_o_id, which every committed New-Order advances by one (HammerDB's
+// NOPM).
+func (w *TPCC) Counters() []string { return []string{"sum_d_next_o_id"} }
+
+// ReadCounters reads sum(d_next_o_id).
+func (w *TPCC) ReadCounters(ctx context.Context, c engine.Conn, dst []int64) error {
+	return c.QueryRow(ctx, "SELECT SUM(d_next_o_id) FROM district", nil, &dst[0])
+}
+
+// runConstants are the NURand constants of the run phase: C-Run chosen
+// from C-Load by the rules of clause 2.1.6.1, the same for every terminal.
+func (w *TPCC) runConstants() gen.Constants {
+	load := gen.LoadConstants(w.opts.seedData)
+	return gen.RunConstants(load, rand.New(rand.NewPCG(w.opts.seedData, 0xc0ffee)))
+}
+
+// NewWorker returns a terminal bound to a home warehouse and district:
+// worker i serves warehouse i mod W + 1 and district (i / W) mod 10 + 1,
+// so threads spread over warehouses first.
+func (w *TPCC) NewWorker(ctx context.Context, c engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
+	if errs := w.Validate(); len(errs) > 0 {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidOptions, errors.Join(errs...))
+	}
+	return newTerminal(ctx, w, c, env)
+}

@@ -332,8 +332,17 @@ func (c *Conn) BulkLoad(ctx context.Context, table string, columns []string, src
 		return 0, engine.CtxErr(ctx, err)
 	}
 	defer st.Close()
-	if err := c.Begin(ctx); err != nil {
-		return 0, err
+	// Writers serialise on the database file: a loader waits for the one
+	// loading before it, however long that batch takes, rather than
+	// failing after busy_timeout.
+	for {
+		err := c.Begin(ctx)
+		if err == nil {
+			break
+		}
+		if (Dialect{}).Classify(err) != engine.ClassSerialization || ctx.Err() != nil {
+			return 0, err
+		}
 	}
 	defer func() {
 		if err != nil {

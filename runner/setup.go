@@ -385,7 +385,7 @@ func load(ctx context.Context, eng engine.Engine, tables []workload.Table, unit 
 				}
 				if remaining[j.table].Add(-1) == 0 {
 					lastBatch.Store(cfg.Now().UnixNano())
-					if err := afterLoad(ctx, c, t); err != nil {
+					if err := afterLoad(ctx, c, eng.Dialect(), t); err != nil {
 						errs[i] = err
 						cancel()
 						return
@@ -425,7 +425,7 @@ feed:
 	wg.Wait()
 	close(stopProgress)
 	progressWG.Wait()
-	if err := firstErr(errs); err != nil {
+	if err := rootErr(errs); err != nil {
 		return rows.Load(), time.Time{}, err
 	}
 	if err := ctx.Err(); err != nil {
@@ -445,7 +445,7 @@ feed:
 		}
 		defer c.Close()
 		for _, t := range empty {
-			if err := afterLoad(ctx, c, t); err != nil {
+			if err := afterLoad(ctx, c, eng.Dialect(), t); err != nil {
 				return rows.Load(), time.Time{}, err
 			}
 		}
@@ -459,14 +459,32 @@ feed:
 }
 
 // afterLoad runs one table's AfterLoad statements (indexes, sequence
-// resets).
-func afterLoad(ctx context.Context, c engine.Conn, t *workload.Table) error {
+// resets). A statement that meets a lock held by a loader (SQLite's single
+// writer) waits for it: it is tried again until it runs or ctx ends.
+func afterLoad(ctx context.Context, c engine.Conn, d engine.Dialect, t *workload.Table) error {
 	for _, stmt := range t.AfterLoad {
-		if err := c.Exec(ctx, stmt); err != nil {
-			return fmt.Errorf("table %s: %s: %w", t.Name, stmt, err)
+		for {
+			err := c.Exec(ctx, stmt)
+			if err == nil {
+				break
+			}
+			if d.Classify(err) != engine.ClassSerialization || ctx.Err() != nil {
+				return fmt.Errorf("table %s: %s: %w", t.Name, stmt, err)
+			}
 		}
 	}
 	return nil
+}
+
+// rootErr is the first error that is not a cancellation caused by another
+// loader's failure, so the cause is reported rather than its echo.
+func rootErr(errs []error) error {
+	for _, e := range errs {
+		if e != nil && !errors.Is(e, context.Canceled) {
+			return e
+		}
+	}
+	return firstErr(errs)
 }
 
 // dropOurs drops a table recorded in MetaTable and forgets it.

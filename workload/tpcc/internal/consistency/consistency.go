@@ -220,14 +220,15 @@ func formatValue(k kind, v any) string {
 
 // Shared pieces of the queries.
 const (
-	// delivered sums OL_AMOUNT of the delivered order lines per customer,
-	// reading orders through orders_customer (w, d, c, o) and their lines
-	// through the order_line primary key.
+	// deliveredPerCustomer sums OL_AMOUNT of the delivered order lines
+	// per customer, reading orders through orders_customer (w, d, c, o)
+	// and their lines through the order_line primary key.
 	deliveredPerCustomer = `SELECT o.o_w_id, o.o_d_id, o.o_c_id, SUM(l.ol_amount) AS s
 		FROM orders o JOIN order_line l
 		  ON l.ol_w_id = o.o_w_id AND l.ol_d_id = o.o_d_id AND l.ol_o_id = o.o_id
 		WHERE l.ol_delivery_d IS NOT NULL
 		GROUP BY o.o_w_id, o.o_d_id, o.o_c_id`
+	// onCustomer joins deliveredPerCustomer ol to customer c.
 	onCustomer = `ol.o_w_id = c.c_w_id AND ol.o_d_id = c.c_d_id AND ol.o_c_id = c.c_id`
 	// linesOfOrder selects the order lines l of order o.
 	linesOfOrder = `l.ol_w_id = o.o_w_id AND l.ol_d_id = o.o_d_id AND l.ol_o_id = o.o_id`
@@ -307,12 +308,12 @@ var conditions = []condition{
 		Condition: Condition{7, "OL_DELIVERY_D null iff O_CARRIER_ID null"},
 		unit:      "order", keys: []string{"w", "d", "o"},
 		cols: []column{{"o_carrier_id", kInt}, {"has lines", kText}},
-		sql: `SELECT o.o_w_id, o.o_d_id, o.o_id, o.o_carrier_id, 'with ol_delivery_d' AS lines
+		sql: `SELECT o.o_w_id, o.o_d_id, o.o_id, o.o_carrier_id, 'with ol_delivery_d' AS line_state
 			FROM orders o
 			WHERE o.o_carrier_id IS NULL AND EXISTS (SELECT 1 FROM order_line l
 			  WHERE ` + linesOfOrder + ` AND l.ol_delivery_d IS NOT NULL)
 			UNION ALL
-			SELECT o.o_w_id, o.o_d_id, o.o_id, o.o_carrier_id, 'without ol_delivery_d' AS lines
+			SELECT o.o_w_id, o.o_d_id, o.o_id, o.o_carrier_id, 'without ol_delivery_d' AS line_state
 			FROM orders o
 			WHERE o.o_carrier_id IS NOT NULL AND EXISTS (SELECT 1 FROM order_line l
 			  WHERE ` + linesOfOrder + ` AND l.ol_delivery_d IS NULL)`,

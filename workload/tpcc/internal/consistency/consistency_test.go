@@ -320,3 +320,19 @@ func TestConditions(t *testing.T) {
 		t.Errorf("Number of a foreign problem = %d, want 0", n)
 	}
 }
+
+// BenchmarkCheck times Check on two warehouses of SQLite:
+//
+//	go test -run XXX -bench Check ./workload/tpcc/internal/consistency/
+func BenchmarkCheck(b *testing.B) {
+	ctx := context.Background()
+	c := open(b, testdb.SQLite(b))
+	load(b, c, 1, 2)
+	b.ResetTimer()
+	for b.Loop() {
+		ps, err := consistency.Check(ctx, c)
+		if err != nil || len(ps) > 0 {
+			b.Fatalf("Check = %v, %v", ps, err)
+		}
+	}
+}

@@ -4,6 +4,7 @@
 #   make test         go vet + go test -race against throw-away database
 #                     servers (scripts/testservers); exits with their status
 #   make bench-peers  side-by-side runs against peer tools (scripts/bench-peers)
+#   make bench-tpcc   the TPC-C-like workload against go-tpc (scripts/bench-tpcc)
 #   make clean        remove build output
 #
 # make test starts the servers, exports their DBARENA_TEST_* variables and
@@ -18,7 +19,7 @@ RACE := $(if $(shell command -v gcc 2>/dev/null),-race,)
 GOTESTFLAGS ?= -count=1 $(RACE) -timeout 10m
 KEEP_SERVERS ?=
 
-.PHONY: build test bench-peers clean
+.PHONY: build test bench-peers bench-tpcc clean
 
 build:
 	CGO_ENABLED=0 $(GO) build -o bin/dbarena ./cmd/dbarena
@@ -46,6 +47,9 @@ test:
 bench-peers:
 	@test -x scripts/bench-peers || { echo "make: scripts/bench-peers does not exist yet" >&2; exit 1; }
 	scripts/bench-peers $(ARGS)
+
+bench-tpcc:
+	scripts/bench-tpcc $(ARGS)
 
 clean:
 	rm -rf bin

@@ -73,6 +73,7 @@ func tpccSQLite(t *testing.T) string {
 func TestBadInput(t *testing.T) {
 	ctx := context.Background()
 	sq := sqliteURL(t)
+	tp := tpccSQLite(t)
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -97,8 +98,8 @@ func TestBadInput(t *testing.T) {
 		{"not prepared", []string{"run", "oltp_read_write", "--target", sq}, cli.ExitSetup, "not prepared"},
 		{"check not prepared", []string{"check", "oltp_read_write", "--target", sq}, cli.ExitSetup, "not prepared"},
 		{"tpcc warehouses 0", []string{"prepare", "tpcc", "--warehouses", "0", "--target", sq}, cli.ExitUsage, "--warehouses 0: must be at least 1"},
-		{"tpcc procedures on sqlite", []string{"run", "tpcc", "--mode", "procedure", "--time", "1s", "--target", tpccSQLite(t)}, cli.ExitUsage, "--mode procedure: sqlite has no stored procedures"},
-		{"tpcc warehouses differ", []string{"run", "tpcc", "--warehouses", "2", "--time", "1s", "--target", tpccSQLite(t)}, cli.ExitUsage, "--warehouses 2: the target was prepared with 1 warehouses"},
+		{"tpcc procedures on sqlite", []string{"run", "tpcc", "--mode", "procedure", "--time", "1s", "--target", tp}, cli.ExitUsage, "--mode procedure: sqlite has no stored procedures"},
+		{"tpcc warehouses differ", []string{"run", "tpcc", "--warehouses", "2", "--time", "1s", "--target", tp}, cli.ExitUsage, "--warehouses 2: the target was prepared with 1 warehouses"},
 		{"tpcc mode nonsense", []string{"run", "tpcc", "--mode", "nonsense", "--target", sq}, cli.ExitUsage, "--mode nonsense: must be client or procedure"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/engine/all/enginetest"
 	_ "github.com/dbarena/dbarena/engine/mysql"
 	_ "github.com/dbarena/dbarena/engine/postgres"
 	_ "github.com/dbarena/dbarena/engine/sqlite"
@@ -36,30 +37,10 @@ var testDBs = []testDB{
 	{"mysql", func(t *testing.T) engine.Target { return testdb.Isolated(t, testdb.MySQL(t)) }, true},
 }
 
-func openTarget(t *testing.T, tg engine.Target) engine.Engine {
-	t.Helper()
-	e, err := engine.Open(context.Background(), tg, engine.Options{ConnectTimeout: 10 * time.Second})
-	if err != nil {
-		t.Fatalf("open %s: %v", tg, err)
-	}
-	t.Cleanup(func() { e.Close() })
-	return e
-}
-
-func connect(t *testing.T, e engine.Engine) engine.Conn {
-	t.Helper()
-	c, err := e.Connect(context.Background())
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
-}
-
 // preparedDB returns an engine with one warehouse loaded.
 func preparedDB(t *testing.T, db testDB, args ...string) (engine.Engine, *TPCC) {
 	t.Helper()
-	e := openTarget(t, db.target(t))
+	e := enginetest.Open(t, db.target(t))
 	w := parse(t, append([]string{"--warehouses", "1", "--seed-data", "3"}, args...)...)
 	if _, err := runner.Prepare(context.Background(), e, w, runner.PrepareConfig{LoadThreads: 2}); err != nil {
 		t.Fatalf("prepare: %v", err)
@@ -122,11 +103,11 @@ func TestTransactions(t *testing.T) {
 func testTransactions(t *testing.T, db testDB, mode string) {
 	ctx := context.Background()
 	e, w := preparedDB(t, db, "--mode", mode)
-	if err := w.Install(ctx, connect(t, e)); err != nil {
+	if err := w.Install(ctx, enginetest.Connect(t, e)); err != nil {
 		t.Fatal(err)
 	}
-	q := sqlRunner{t, connect(t, e)}
-	wt, err := w.NewWorker(ctx, connect(t, e), workload.WorkerEnv{Seed: 1, Queries: &workload.Queries{}})
+	q := sqlRunner{t, enginetest.Connect(t, e)}
+	wt, err := w.NewWorker(ctx, enginetest.Connect(t, e), workload.WorkerEnv{Seed: 1, Queries: &workload.Queries{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -384,12 +365,12 @@ func TestRunThenCheck(t *testing.T) {
 				if !ok || nopm.Value <= 0 || math.Abs(nopm.Value-client.Value) > 8*60/res.DurationS+1 {
 					t.Errorf("%s: NOPM %v, NO/min %v", mode, nopm.Value, client.Value)
 				}
-				c := connect(t, e)
+				c := enginetest.Connect(t, e)
 				if problems, err := w.Check(ctx, c); err != nil || len(problems) > 0 {
 					t.Fatalf("%s: check after the run: %v %v", mode, problems, err)
 				}
 			}
-			c := connect(t, e)
+			c := enginetest.Connect(t, e)
 			if err := c.Exec(ctx, "UPDATE district SET d_ytd = d_ytd + 1 WHERE d_w_id = 1 AND d_id = 2"); err != nil {
 				t.Fatal(err)
 			}

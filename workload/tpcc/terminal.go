@@ -59,10 +59,10 @@ type terminal struct {
 	st    *stmts       // client mode
 	calls *procs.Calls // procedure mode
 
-	// The latest input of each transaction type (buffers reused).
-	no      newOrderInput
-	pay     paymentInput
-	carrier int64 // Delivery's
+	// Input buffers reused between transactions.
+	no                  newOrderInput
+	pay                 paymentInput
+	items, supply, qtys []int64 // procedure mode's New-Order lists
 }
 
 func newTerminal(ctx context.Context, w *TPCC, c engine.Conn, env workload.WorkerEnv) (*terminal, error) {
@@ -233,14 +233,14 @@ func (t *terminal) newOrder(ctx context.Context) error {
 
 func (t *terminal) newOrderWith(ctx context.Context, in *newOrderInput) error {
 	if t.calls != nil {
-		items := make([]int64, len(in.lines))
-		supply := make([]int64, len(in.lines))
-		qty := make([]int64, len(in.lines))
-		for i, l := range in.lines {
-			items[i], supply[i], qty[i] = l.iID, l.supplyWID, l.qty
+		t.items, t.supply, t.qtys = t.items[:0], t.supply[:0], t.qtys[:0]
+		for _, l := range in.lines {
+			t.items = append(t.items, l.iID)
+			t.supply = append(t.supply, l.supplyWID)
+			t.qtys = append(t.qtys, l.qty)
 		}
 		t.q.Other++
-		rolledBack, err := t.calls.NewOrderTx(ctx, t.wID, in.dID, in.cID, items, supply, qty, in.entry)
+		rolledBack, err := t.calls.NewOrderTx(ctx, t.wID, in.dID, in.cID, t.items, t.supply, t.qtys, in.entry)
 		if err == nil && rolledBack {
 			return workload.ErrRollback
 		}
@@ -333,8 +333,7 @@ func (t *terminal) orderStatusWith(ctx context.Context, dID, cID int64, cLast st
 // delivery runs in line, as HammerDB does: the ten districts of the home
 // warehouse in one transaction (clause 2.7.4).
 func (t *terminal) delivery(ctx context.Context) error {
-	t.carrier = gen.Uniform(t.r, 1, 10)
-	return t.deliveryWith(ctx, t.carrier, time.Now())
+	return t.deliveryWith(ctx, gen.Uniform(t.r, 1, 10), time.Now())
 }
 
 func (t *terminal) deliveryWith(ctx context.Context, carrier int64, date time.Time) error {

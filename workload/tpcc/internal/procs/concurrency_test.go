@@ -3,6 +3,7 @@ package procs
 import (
 	"context"
 	"errors"
+	"github.com/dbarena/dbarena/engine/all/enginetest"
 	"math/rand/v2"
 	"sync"
 	"testing"
@@ -41,7 +42,7 @@ func TestLockTimeoutRollsBack(t *testing.T) {
 		if s.name == "mysql" {
 			setTimeout, resetTimeout, wantCode = "SET SESSION innodb_lock_wait_timeout = 1", "SET SESSION innodb_lock_wait_timeout = DEFAULT", 1205
 		}
-		holder := connect(t, v.e)
+		holder := enginetest.Connect(t, v.e)
 		if err := holder.Begin(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -94,7 +95,7 @@ func TestDeadlockReachesClient(t *testing.T) {
 		if s.name == "mysql" {
 			wantCode = 1213
 		}
-		big, probe := connect(t, v.e), connect(t, v.e)
+		big, probe := enginetest.Connect(t, v.e), enginetest.Connect(t, v.e)
 		if err := big.Begin(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -185,7 +186,7 @@ func TestConcurrentMix(t *testing.T) {
 		lastNames := map[int64][]string{1: {"BARBARBAR", "OUGHTPRES"}, 2: {"ABLEABLE", "OUGHTPRES"}}
 		customers := map[int64]int64{1: 4, 2: 3}
 		for w := range workers {
-			c := connect(t, v.e)
+			c := enginetest.Connect(t, v.e)
 			k, err := Prepare(ctx, c)
 			if err != nil {
 				t.Fatal(err)

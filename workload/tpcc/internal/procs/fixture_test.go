@@ -3,6 +3,7 @@ package procs
 import (
 	"context"
 	"fmt"
+	"github.com/dbarena/dbarena/engine/all/enginetest"
 	"sort"
 	"strings"
 	"testing"
@@ -189,26 +190,6 @@ func forEachServer(t *testing.T, f func(t *testing.T, s testServer)) {
 	}
 }
 
-func open(t *testing.T, target engine.Target) engine.Engine {
-	t.Helper()
-	e, err := engine.Open(context.Background(), target, engine.Options{ConnectTimeout: 10 * time.Second})
-	if err != nil {
-		t.Fatalf("open %s: %v", target, err)
-	}
-	t.Cleanup(func() { e.Close() })
-	return e
-}
-
-func connect(t *testing.T, e engine.Engine) engine.Conn {
-	t.Helper()
-	c, err := e.Connect(context.Background())
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
-}
-
 // createSchema creates the nine tables and the secondary indexes.
 func createSchema(t *testing.T, c engine.Conn) {
 	t.Helper()
@@ -231,8 +212,8 @@ func newEnv(t *testing.T, s testServer) *env {
 	t.Helper()
 	ctx := context.Background()
 	target := testdb.Isolated(t, s.target(t))
-	e := open(t, target)
-	c := connect(t, e)
+	e := enginetest.Open(t, target)
+	c := enginetest.Connect(t, e)
 	createSchema(t, c)
 	rows := fixtureRows()
 	for _, tb := range schema.Tables {

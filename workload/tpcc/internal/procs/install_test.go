@@ -3,6 +3,7 @@ package procs
 import (
 	"context"
 	"errors"
+	"github.com/dbarena/dbarena/engine/all/enginetest"
 	"testing"
 
 	"github.com/dbarena/dbarena/engine"
@@ -32,8 +33,8 @@ func TestInstallUninstall(t *testing.T) {
 	t.Parallel()
 	forEachServer(t, func(t *testing.T, s testServer) {
 		ctx := context.Background()
-		e := open(t, testdb.Isolated(t, s.target(t)))
-		c := connect(t, e)
+		e := enginetest.Open(t, testdb.Isolated(t, s.target(t)))
+		c := enginetest.Connect(t, e)
 		createSchema(t, c)
 
 		if err := Uninstall(ctx, c); err != nil {
@@ -67,7 +68,7 @@ func TestInstallUninstall(t *testing.T) {
 			t.Errorf("DeliveryTx on empty tables: %v", err)
 		}
 		// Another connection sees them too.
-		other := connect(t, e)
+		other := enginetest.Connect(t, e)
 		if _, err := Prepare(ctx, other); err != nil {
 			t.Errorf("Prepare on another connection: %v", err)
 		}
@@ -89,7 +90,7 @@ func TestInstallUninstall(t *testing.T) {
 func TestSQLiteUnsupported(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	c := connect(t, open(t, testdb.SQLite(t)))
+	c := enginetest.Connect(t, enginetest.Open(t, testdb.SQLite(t)))
 	if err := Install(ctx, c); !errors.Is(err, ErrUnsupported) {
 		t.Errorf("Install: %v, want ErrUnsupported", err)
 	}
@@ -121,7 +122,7 @@ func TestPostgresQueryExecModes(t *testing.T) {
 			q.Set("default_query_exec_mode", mode)
 			u.RawQuery = q.Encode()
 			target.URL = &u
-			c := connect(t, open(t, target))
+			c := enginetest.Connect(t, enginetest.Open(t, target))
 			k, err := Prepare(ctx, c)
 			if err != nil {
 				t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"github.com/dbarena/dbarena/engine/all/enginetest"
 	"testing"
 	"time"
 )
@@ -148,7 +149,7 @@ func TestNewOrder(t *testing.T) {
 			if rolledBack, err := v.k.NewOrderTx(ctx, 1, 1, 2, []int64{7}, []int64{1}, []int64{1}, t1); err != nil || rolledBack {
 				t.Fatalf("NewOrderTx after rollbacks = %v, %v", rolledBack, err)
 			}
-			other := connect(t, v.e)
+			other := enginetest.Connect(t, v.e)
 			var next int64
 			if err := other.QueryRow(ctx, "SELECT d_next_o_id FROM district WHERE d_w_id = 1 AND d_id = 1", nil, &next); err != nil {
 				t.Fatal(err)

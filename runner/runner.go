@@ -402,16 +402,23 @@ func (r *run) execute(ctx, workerCtx context.Context, cancelWorkers context.Canc
 	<-timer.C
 	defer timer.Stop()
 
-	// collect closes the interval at instant at. label is the instant the
-	// interval is reported under: the scheduled tick, so lines read
-	// "[ 2s ]" rather than the timer's jitter; rates use the real length.
-	collect := func(at, label time.Time, warmup bool) {
+	// gather closes the interval at instant at and returns its length;
+	// report then reads the database's counters and reports the interval.
+	// label is the instant the interval is reported under: the scheduled
+	// tick, so lines read "[ 2s ]" rather than the timer's jitter; rates
+	// use the real length. The last interval is gathered before the
+	// workers stop and reported after, so that the final counter reading
+	// sees every transaction the client counted.
+	gather := func(at time.Time) time.Duration {
 		tick.Reset()
 		for _, s := range r.workers {
 			s.rec.Collect(tick)
 		}
 		length := at.Sub(last)
 		last = at
+		return length
+	}
+	report := func(length time.Duration, label time.Time, warmup bool) {
 		if length <= 0 {
 			return
 		}
@@ -434,6 +441,9 @@ func (r *run) execute(ctx, workerCtx context.Context, cancelWorkers context.Canc
 		if !warmup {
 			total.Merge(tick)
 		}
+	}
+	collect := func(at, label time.Time, warmup bool) {
+		report(gather(at), label, warmup)
 	}
 
 	var runErr error
@@ -483,14 +493,17 @@ loop:
 	if status == result.StatusComplete {
 		label = end
 	}
-	collect(stopAt, label, inWarmup)
-	cpu := cpuTime() - cpuStart
+	// No transaction starts after this; those that end before the
+	// interval closes are in it.
 	r.stop.Store(true)
 	close(r.stopCh)
+	length := gather(stopAt)
+	cpu := cpuTime() - cpuStart
 	if status != result.StatusComplete {
 		cancelWorkers() // Ctrl-C or failure: do not wait for in-flight work
 	}
 	waitOrCancel(&wg, cfg.StopGrace, cancelWorkers)
+	report(length, label, inWarmup)
 
 	if inWarmup {
 		// Stopped before the warm-up ended: nothing was measured.

@@ -169,26 +169,12 @@ func (s *fastStmt) QueryRow(ctx context.Context, args []any, dest ...any) error 
 	if err != nil {
 		return err
 	}
-	if !rr.NextRow() {
-		if _, err := rr.Close(); err != nil {
-			return engine.CtxErr(ctx, err)
-		}
-		return engine.ErrNoRows
-	}
-	vals, fds := rr.Values(), rr.FieldDescriptions()
-	var scanErr error
-	if len(dest) != len(vals) {
-		scanErr = fmt.Errorf("postgres: row has %d columns, %d destinations", len(vals), len(dest))
-	} else {
-		for i, d := range dest {
-			if err := s.m.Scan(fds[i].DataTypeOID, fds[i].Format, vals[i], d); err != nil {
-				scanErr = fmt.Errorf("postgres: column %s: %w", fds[i].Name, err)
-				break
-			}
-		}
-	}
+	found, scanErr := s.firstRow(rr, dest)
 	if _, err := rr.Close(); err != nil {
 		return engine.CtxErr(ctx, err)
+	}
+	if !found {
+		return engine.ErrNoRows
 	}
 	return scanErr
 }
@@ -200,30 +186,51 @@ func (s *fastStmt) QueryEach(ctx context.Context, args []any, dest []any, fn fun
 	if err != nil {
 		return 0, err
 	}
-	var n int64
-	var rowErr error
-	for rowErr == nil && rr.NextRow() {
-		n++
-		vals, fds := rr.Values(), rr.FieldDescriptions()
-		if len(dest) != len(vals) {
-			rowErr = fmt.Errorf("postgres: row has %d columns, %d destinations", len(vals), len(dest))
-			break
-		}
-		for i, d := range dest {
-			if err := s.m.Scan(fds[i].DataTypeOID, fds[i].Format, vals[i], d); err != nil {
-				rowErr = fmt.Errorf("postgres: column %s: %w", fds[i].Name, err)
-				break
-			}
-		}
-		if rowErr == nil {
-			rowErr = fn()
-		}
-	}
+	n, rowErr := s.eachRow(rr, dest, fn)
 	// Close drains what is left of the result when fn stopped early.
 	if _, err := rr.Close(); err != nil {
 		return n, engine.CtxErr(ctx, err)
 	}
 	return n, rowErr
+}
+
+// scanRow decodes rr's current row into dest.
+func (s *fastStmt) scanRow(rr *pgconn.ResultReader, dest []any) error {
+	vals, fds := rr.Values(), rr.FieldDescriptions()
+	if len(dest) != len(vals) {
+		return fmt.Errorf("postgres: row has %d columns, %d destinations", len(vals), len(dest))
+	}
+	for i, d := range dest {
+		if err := s.m.Scan(fds[i].DataTypeOID, fds[i].Format, vals[i], d); err != nil {
+			return fmt.Errorf("postgres: column %s: %w", fds[i].Name, err)
+		}
+	}
+	return nil
+}
+
+// firstRow decodes rr's first row, if there is one, into dest. The caller
+// closes rr.
+func (s *fastStmt) firstRow(rr *pgconn.ResultReader, dest []any) (found bool, err error) {
+	if !rr.NextRow() {
+		return false, nil
+	}
+	return true, s.scanRow(rr, dest)
+}
+
+// eachRow decodes rr's rows into dest and calls fn after each, until a
+// row fails to decode or fn fails. The caller closes rr.
+func (s *fastStmt) eachRow(rr *pgconn.ResultReader, dest []any, fn func() error) (int64, error) {
+	var n int64
+	for rr.NextRow() {
+		n++
+		if err := s.scanRow(rr, dest); err != nil {
+			return n, err
+		}
+		if err := fn(); err != nil {
+			return n, err
+		}
+	}
+	return n, nil
 }
 
 // modeStmt runs a statement through pgx.Conn in the exec mode the target
@@ -286,4 +293,86 @@ func (s *modeStmt) QueryEach(ctx context.Context, args []any, dest []any, fn fun
 		}
 	}
 	return n, engine.CtxErr(ctx, rows.Err())
+}
+
+var _ engine.Batcher = (*Conn)(nil)
+
+// SendBatch sends b's statements in one round trip: their Bind and Execute
+// messages (BEGIN and COMMIT as unnamed statements) then a single Sync,
+// which pgconn.ExecBatch writes at once. Batches with a statement that is
+// not one of this connection's named statements (the exec modes other than
+// cache_statement) run one statement at a time.
+func (c *Conn) SendBatch(ctx context.Context, b *engine.Batch) error {
+	n := b.Len()
+	if n == 0 {
+		return nil
+	}
+	for i := 0; i < n; i++ {
+		if it := b.Item(i); it.Stmt != nil {
+			if fs, ok := it.Stmt.(*fastStmt); !ok || fs.c != c {
+				return engine.RunBatch(ctx, c, b)
+			}
+		}
+	}
+	var pb pgconn.Batch
+	for i := 0; i < n; i++ {
+		it := b.Item(i)
+		switch it.Op {
+		case engine.BatchBegin:
+			pb.ExecParams("BEGIN", nil, nil, nil, nil)
+		case engine.BatchCommit:
+			pb.ExecParams("COMMIT", nil, nil, nil, nil)
+		default:
+			fs := it.Stmt.(*fastStmt)
+			// Bind copies the encoded arguments into the batch, so a
+			// statement queued twice reuses its buffers safely.
+			if err := fs.bind(it.Args); err != nil {
+				return &engine.BatchError{Index: i, Err: err}
+			}
+			pb.ExecStatement(fs.sd, fs.params, fs.paramFormats, fs.resultFormats)
+		}
+	}
+
+	var first error
+	fail := func(i int, err error) {
+		if first == nil {
+			first = &engine.BatchError{Index: i, Err: err}
+		}
+	}
+	mrr := c.pg.ExecBatch(c.watch(ctx), &pb)
+	got := 0 // results received
+	for ; got < n && mrr.NextResult(); got++ {
+		i, it, rr := got, b.Item(got), mrr.ResultReader()
+		var rows int64
+		var clientErr error
+		switch it.Op {
+		case engine.BatchQueryRow:
+			found, err := it.Stmt.(*fastStmt).firstRow(rr, it.Dest)
+			if clientErr = err; !found {
+				clientErr = engine.ErrNoRows
+			} else {
+				rows = 1
+			}
+		case engine.BatchQueryEach:
+			rows, clientErr = it.Stmt.(*fastStmt).eachRow(rr, it.Dest, it.Fn)
+		}
+		tag, err := rr.Close()
+		switch {
+		case err != nil:
+			fail(i, engine.CtxErr(ctx, err))
+		case clientErr != nil:
+			fail(i, clientErr)
+		case it.Op == engine.BatchCommit && tag.String() == "ROLLBACK":
+			fail(i, ErrCommitRolledBack)
+		}
+		if it.Op == engine.BatchExec {
+			rows = tag.RowsAffected()
+		}
+		b.SetRowsAffected(i, rows)
+	}
+	if err := mrr.Close(); err != nil {
+		// A server error ends the results at the statement that failed.
+		fail(min(got, n-1), engine.CtxErr(ctx, err))
+	}
+	return first
 }

@@ -333,6 +333,8 @@ func Run(t *testing.T, tg engine.Target, cfg Config) {
 		}
 	})
 
+	t.Run("batch", func(t *testing.T) { testBatch(t, c, tbl) })
+
 	t.Run("unique_violation", func(t *testing.T) {
 		st, err := c.Prepare(ctx, fmt.Sprintf("INSERT INTO %s (id, k, c) VALUES (?, ?, ?)", d.QuoteIdent(bulk)))
 		if err != nil {
@@ -592,3 +594,95 @@ func (s *rowsSource) Next() bool {
 
 func (s *rowsSource) Values() ([]any, error) { return s.vals[s.pos-s.ncol : s.pos], nil }
 func (s *rowsSource) Err() error             { return nil }
+
+// testBatch sends batches that begin, write, read and commit a
+// transaction, then batches that fail on the server and in the client.
+func testBatch(t *testing.T, c engine.Conn, tbl string) {
+	ctx := context.Background()
+	q := c.Dialect().QuoteIdent(tbl)
+	prep := func(sql string) engine.Stmt {
+		t.Helper()
+		st, err := c.Prepare(ctx, sql)
+		if err != nil {
+			t.Fatalf("prepare %s: %v", sql, err)
+		}
+		return st
+	}
+	ins := prep("INSERT INTO " + q + " (k, c) VALUES (?, ?)")
+	count := prep("SELECT count(*) FROM " + q + " WHERE k >= ?")
+	list := prep("SELECT k, c FROM " + q + " WHERE k >= ? ORDER BY k")
+	upd := prep("UPDATE " + q + " SET f = ? WHERE k >= ?")
+	committed := func() int64 {
+		t.Helper()
+		var n int64
+		if err := count.QueryRow(ctx, []any{500}, &n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+
+	var b engine.Batch
+	var n, k int64
+	var s string
+	var rows []string
+	b.Begin()
+	first := b.Exec(ins, 500, "a")
+	b.Exec(ins, 501, "b") // the same statement twice, other arguments
+	b.QueryRow(count, []any{500}, &n)
+	b.QueryEach(list, []any{500}, []any{&k, &s}, func() error {
+		rows = append(rows, fmt.Sprintf("%d %s", k, s))
+		return nil
+	})
+	updated := b.Exec(upd, 1.5, 500)
+	b.Commit()
+	if err := b.Send(ctx, c); err != nil {
+		t.Fatalf("Send: %v", err)
+	}
+	if got := strings.Join(rows, ", "); n != 2 || got != "500 a, 501 b" {
+		t.Errorf("inside the batch's transaction: count %d, rows %q; want 2, \"500 a, 501 b\"", n, got)
+	}
+	if b.RowsAffected(first) != 1 || b.RowsAffected(updated) != 2 {
+		t.Errorf("RowsAffected: insert %d, update %d; want 1, 2", b.RowsAffected(first), b.RowsAffected(updated))
+	}
+	if got := committed(); got != 2 {
+		t.Errorf("after the batch's COMMIT: %d rows, want 2", got)
+	}
+
+	// A server error: the batch's transaction is left for ROLLBACK, which
+	// takes back the insert before the error.
+	b.Reset()
+	b.Begin()
+	b.Exec(ins, 502, "rolled back")
+	bad := b.Exec(ins, nil, "k is NOT NULL")
+	b.Exec(ins, 503, "after the error")
+	b.Commit()
+	err := b.Send(ctx, c)
+	var be *engine.BatchError
+	if !errors.As(err, &be) || be.Index != bad {
+		t.Fatalf("Send with a NOT NULL violation = %v; want a BatchError at index %d", err, bad)
+	}
+	if err := c.Rollback(ctx); err != nil {
+		t.Fatalf("Rollback after the failed batch: %v", err)
+	}
+	if got := committed(); got != 2 {
+		t.Errorf("after the failed batch: %d rows, want 2", got)
+	}
+
+	// Client-side failures: no row, an error from fn.
+	b.Reset()
+	b.QueryRow(count, []any{500}, &n)
+	none := b.QueryRow(list, []any{1 << 30}, &k, &s)
+	if err := b.Send(ctx, c); !errors.As(err, &be) || be.Index != none || !errors.Is(err, engine.ErrNoRows) {
+		t.Errorf("Send with an empty QueryRow = %v; want ErrNoRows at index %d", err, none)
+	}
+	stop := errors.New("stop here")
+	b.Reset()
+	each := b.QueryEach(list, []any{500}, []any{&k, &s}, func() error { return stop })
+	if err := b.Send(ctx, c); !errors.As(err, &be) || be.Index != each || !errors.Is(err, stop) {
+		t.Errorf("Send with a failing fn = %v; want it at index %d", err, each)
+	}
+	// The connection still works.
+	if got := committed(); got != 2 {
+		t.Errorf("at the end: %d rows, want 2", got)
+	}
+}

@@ -36,6 +36,7 @@ const (
 	BatchBegin     BatchOp = iota + 1 // BEGIN
 	BatchCommit                       // COMMIT
 	BatchExec                         // Stmt.Exec
+	BatchQuery                        // Stmt.Query
 	BatchQueryRow                     // Stmt.QueryRow
 	BatchQueryEach                    // Stmt.QueryEach
 )
@@ -110,6 +111,10 @@ func (b *Batch) Commit() int { return b.add(BatchCommit, nil, nil, nil, nil) }
 // Exec queues s.Exec(args...) and returns its index.
 func (b *Batch) Exec(s Stmt, args ...any) int { return b.add(BatchExec, s, args, nil, nil) }
 
+// Query queues s.Query(args...), which reads the rows without decoding
+// them, and returns its index; RowsAffected is then the number of rows.
+func (b *Batch) Query(s Stmt, args ...any) int { return b.add(BatchQuery, s, args, nil, nil) }
+
 // QueryRow queues s.QueryRow(args, dest...) and returns its index. No row
 // is an error (ErrNoRows).
 func (b *Batch) QueryRow(s Stmt, args []any, dest ...any) int {
@@ -129,7 +134,7 @@ func (b *Batch) Item(i int) BatchItem {
 }
 
 // RowsAffected is what the Exec at index i reported, or the rows a
-// QueryRow or QueryEach read, once Send has returned.
+// Query, QueryRow or QueryEach read, once Send has returned.
 func (b *Batch) RowsAffected(i int) int64 { return b.items[i].rowsAffected }
 
 // SetRowsAffected records the count of the statement at index i; engines
@@ -159,6 +164,8 @@ func RunBatch(ctx context.Context, c Conn, b *Batch) error {
 			err = c.Commit(ctx)
 		case BatchExec:
 			n, err = it.Stmt.Exec(ctx, it.Args...)
+		case BatchQuery:
+			n, err = it.Stmt.Query(ctx, it.Args...)
 		case BatchQueryRow:
 			if err = it.Stmt.QueryRow(ctx, it.Args, it.Dest...); err == nil {
 				n = 1

@@ -355,6 +355,10 @@ func (c *Conn) SendBatch(ctx context.Context, b *engine.Batch) error {
 			}
 		case engine.BatchQueryEach:
 			rows, clientErr = it.Stmt.(*fastStmt).eachRow(rr, it.Dest, it.Fn)
+		case engine.BatchQuery:
+			for rr.NextRow() {
+				rows++
+			}
 		}
 		tag, err := rr.Close()
 		switch {

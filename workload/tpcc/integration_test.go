@@ -88,7 +88,8 @@ func near(a, b float64) bool { return math.Abs(a-b) < 0.005 }
 // its effect on the rows it touches.
 func TestTransactions(t *testing.T) {
 	for _, db := range testDBs {
-		modes := []string{ModeClient}
+		// client twice: pipelined, then one statement per round trip.
+		modes := []string{ModeClient, ModeClient}
 		if db.procedures {
 			modes = append(modes, ModeProcedure)
 		}
@@ -337,7 +338,8 @@ func toString(v any) string {
 // expects the checks to name the broken condition.
 func TestRunThenCheck(t *testing.T) {
 	for _, db := range testDBs {
-		modes := []string{ModeClient}
+		// client twice: pipelined, then one statement per round trip.
+		modes := []string{ModeClient, ModeClient}
 		if db.procedures {
 			modes = append(modes, ModeProcedure)
 		}
@@ -345,9 +347,15 @@ func TestRunThenCheck(t *testing.T) {
 			const threads = 4
 			ctx := context.Background()
 			e, w := preparedDB(t, db)
-			for _, mode := range modes {
+			for i, mode := range modes {
 				if err := w.Flags().Set("mode", mode); err != nil {
 					t.Fatal(err)
+				}
+				if err := w.Flags().Set("pipeline", strconv.FormatBool(i != 1)); err != nil {
+					t.Fatal(err)
+				}
+				if i == 1 {
+					mode += " --pipeline=false"
 				}
 				res, err := runner.Run(ctx, e, w, runner.Config{Threads: threads, Duration: 2 * time.Second, Seed: 9}, nil)
 				if err != nil {

@@ -18,6 +18,7 @@ import (
 // and kept.
 type stmts struct {
 	c         engine.Conn
+	pipeline  bool // send batches in one round trip where the engine can
 	forUpdate string
 
 	// New-Order
@@ -27,20 +28,31 @@ type stmts struct {
 	noStockUpd                                       map[int]engine.Stmt    // by number of items
 	noLines                                          map[int]engine.Stmt    // multi-row INSERT by line count
 	// Payment
-	payWhUpd, payWh, payDistUpd, payDist, payCustByName, payCust, payCustData, payCustUpd, payCustUpdBC, payHist engine.Stmt
+	payWhUpd, payWh, payDistUpd, payDist, payCustByName, payCust, payCustUpd, payCustUpdBC, payHist engine.Stmt
 	// Order-Status
 	osCustByName, osCust, osOrder, osLines engine.Stmt
 	// Delivery
 	dlNewOrder, dlDelete, dlOrderUpd, dlLinesUpd, dlCustUpd engine.Stmt
 	// Stock-Level
-	slDist, slCount engine.Stmt
+	slCount engine.Stmt
 
+	// b is the batch every transaction sends its statements in.
+	b engine.Batch
 	// Scratch buffers reused between transactions.
 	args     []any
 	lineArgs []any
 	ids      []int64
 	items    map[int64]item
 	stock    map[[2]int64]stockRow
+	// Row destinations and the callbacks that file them, made once: a
+	// method value built per call would allocate.
+	id                       int64
+	item                     item
+	stockKey                 [2]int64
+	stockRow                 stockRow
+	addItem, addStock, addID func() error
+	dlOrders                 [11]int64 // Delivery: the order found per district
+	dlFound                  [11]func() error
 }
 
 type item struct {
@@ -78,10 +90,17 @@ func stockUpdateSQL(k int) string {
 	return b.String()
 }
 
-func prepareStmts(ctx context.Context, c engine.Conn) (*stmts, error) {
-	s := &stmts{c: c, forUpdate: engine.ForUpdate(c.Dialect()),
+func prepareStmts(ctx context.Context, c engine.Conn, pipeline bool) (*stmts, error) {
+	s := &stmts{c: c, pipeline: pipeline, forUpdate: engine.ForUpdate(c.Dialect()),
 		noItems: map[int]engine.Stmt{}, noStock: map[[2]int]engine.Stmt{}, noLines: map[int]engine.Stmt{}, noStockUpd: map[int]engine.Stmt{},
 		items: map[int64]item{}, stock: map[[2]int64]stockRow{}}
+	s.addItem, s.addStock, s.addID = s.addItemRow, s.addStockRow, s.addIDRow
+	for d := range s.dlFound {
+		s.dlFound[d] = func() error {
+			s.dlOrders[d] = s.id
+			return nil
+		}
+	}
 	fu := s.forUpdate
 	var err error
 	p := func(sql string) engine.Stmt {
@@ -105,8 +124,8 @@ func prepareStmts(ctx context.Context, c engine.Conn) (*stmts, error) {
 	s.payDistUpd = p("UPDATE district SET d_ytd = d_ytd + ? WHERE d_w_id = ? AND d_id = ?")
 	s.payDist = p("SELECT d_name, d_street_1, d_street_2, d_city, d_state, d_zip FROM district WHERE d_w_id = ? AND d_id = ?")
 	s.payCustByName = p("SELECT c_id FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_last = ? ORDER BY c_first")
-	s.payCust = p("SELECT c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone, c_since, c_credit, c_credit_lim, c_discount, c_balance FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?" + fu)
-	s.payCustData = p("SELECT c_data FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?")
+	s.payCust = p("SELECT c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone, c_since, c_credit, c_credit_lim, c_discount, c_balance, " +
+		"CASE WHEN c_credit = 'BC' THEN c_data ELSE '' END FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?" + fu)
 	s.payCustUpd = p("UPDATE customer SET c_balance = c_balance - ?, c_ytd_payment = c_ytd_payment + ?, c_payment_cnt = c_payment_cnt + 1 WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?")
 	s.payCustUpdBC = p("UPDATE customer SET c_balance = c_balance - ?, c_ytd_payment = c_ytd_payment + ?, c_payment_cnt = c_payment_cnt + 1, c_data = ? WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?")
 	s.payHist = p("INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
@@ -114,7 +133,8 @@ func prepareStmts(ctx context.Context, c engine.Conn) (*stmts, error) {
 	s.osCustByName = s.payCustByName
 	s.osCust = p("SELECT c_balance, c_first, c_middle, c_last FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?")
 	s.osOrder = p("SELECT o_id, o_entry_d, o_carrier_id FROM orders WHERE o_w_id = ? AND o_d_id = ? AND o_c_id = ? ORDER BY o_id DESC LIMIT 1")
-	s.osLines = p("SELECT ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_delivery_d FROM order_line WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?")
+	s.osLines = p("SELECT ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_delivery_d FROM order_line WHERE ol_w_id = ? AND ol_d_id = ? " +
+		"AND ol_o_id = (SELECT MAX(o_id) FROM orders WHERE o_w_id = ? AND o_d_id = ? AND o_c_id = ?)")
 
 	s.dlNewOrder = p("SELECT no_o_id FROM new_order WHERE no_w_id = ? AND no_d_id = ? ORDER BY no_o_id LIMIT 1" + fu)
 	s.dlDelete = p("DELETE FROM new_order WHERE no_w_id = ? AND no_d_id = ? AND no_o_id = ?")
@@ -123,8 +143,9 @@ func prepareStmts(ctx context.Context, c engine.Conn) (*stmts, error) {
 	s.dlCustUpd = p("UPDATE customer SET c_balance = c_balance + (SELECT COALESCE(SUM(ol_amount), 0) FROM order_line WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?), " +
 		"c_delivery_cnt = c_delivery_cnt + 1 WHERE c_w_id = ? AND c_d_id = ? AND c_id = (SELECT o_c_id FROM orders WHERE o_w_id = ? AND o_d_id = ? AND o_id = ?)")
 
-	s.slDist = p("SELECT d_next_o_id FROM district WHERE d_w_id = ? AND d_id = ?")
-	s.slCount = p("SELECT COUNT(DISTINCT s_i_id) FROM order_line, stock WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id < ? AND ol_o_id >= ? AND s_w_id = ? AND s_i_id = ol_i_id AND s_quantity < ?")
+	s.slCount = p("SELECT COUNT(DISTINCT s_i_id) FROM district, order_line, stock WHERE d_w_id = ? AND d_id = ? " +
+		"AND ol_w_id = d_w_id AND ol_d_id = d_id AND ol_o_id < d_next_o_id AND ol_o_id >= d_next_o_id - 20 " +
+		"AND s_w_id = d_w_id AND s_i_id = ol_i_id AND s_quantity < ?")
 	if err != nil {
 		return nil, err
 	}
@@ -151,41 +172,31 @@ func placeholders(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
 }
 
-// newOrder is clause 2.4.2 with a few statements merged: the items in one
-// SELECT … IN, the stock rows of each supply warehouse in one locking
-// SELECT … IN, and the order lines in one multi-row INSERT.
+// newOrder is clause 2.4.2 in two round trips: the reads and locks (the
+// customer and warehouse, the district, the items in one SELECT … IN, the
+// stock rows of each supply warehouse in one locking SELECT … IN) go in one
+// batch with BEGIN; the writes (district, order, new order, one UPDATE …
+// CASE per supply warehouse, the order lines in one multi-row INSERT) in a
+// second with COMMIT. The caller rolls back on error.
 func (s *stmts) newOrder(ctx context.Context, t *terminal, in *newOrderInput) error {
 	q := t.q
 	w, d := t.wID, in.dID
+	b := &s.b
+	b.Reset()
+	q.Other++
+	b.Begin()
 	var discount, wTax, dTax float64
 	var cLast, credit string
-	q.Reads++
-	if err := s.noCustWh.QueryRow(ctx, []any{w, d, in.cID}, &discount, &cLast, &credit, &wTax); err != nil {
-		return noRows(err, "customer", w, d, in.cID)
-	}
 	var oID int64
-	q.Reads++
-	if err := s.noDist.QueryRow(ctx, []any{w, d}, &oID, &dTax); err != nil {
-		return noRows(err, "district", w, d)
-	}
-	q.Writes += 3
-	if _, err := s.noDistUpd.Exec(ctx, oID+1, w, d); err != nil {
-		return err
-	}
-	if _, err := s.noOrder.Exec(ctx, oID, d, w, in.cID, in.entry, int64(len(in.lines)), in.allLocal); err != nil {
-		return err
-	}
-	if _, err := s.noNewOrder.Exec(ctx, oID, d, w); err != nil {
-		return err
-	}
+	q.Reads += 2
+	iCust := b.QueryRow(s.noCustWh, []any{w, d, in.cID}, &discount, &cLast, &credit, &wTax)
+	iDist := b.QueryRow(s.noDist, []any{w, d}, &oID, &dTax)
 
 	// Items: one SELECT for the distinct ids.
 	s.ids = s.ids[:0]
 	for _, l := range in.lines {
-		if len(s.ids) == 0 || s.ids[len(s.ids)-1] != l.iID {
-			if !containsID(s.ids, l.iID) {
-				s.ids = append(s.ids, l.iID)
-			}
+		if !containsID(s.ids, l.iID) {
+			s.ids = append(s.ids, l.iID)
 		}
 	}
 	clear(s.items)
@@ -200,20 +211,8 @@ func (s *stmts) newOrder(ctx context.Context, t *terminal, in *newOrderInput) er
 	for _, id := range s.ids {
 		s.args = append(s.args, id)
 	}
-	var id int64
-	var it item
 	q.Reads++
-	if _, err := st.QueryEach(ctx, s.args, []any{&id, &it.price, &it.name, &it.data}, func() error {
-		s.items[id] = it
-		return nil
-	}); err != nil {
-		return err
-	}
-	if len(s.items) < n {
-		// An unused item number: the intended rollback (clause 2.4.2.3),
-		// which the caller's ROLLBACK carries out.
-		return workload.ErrRollback
-	}
+	b.QueryEach(st, s.args, []any{&s.id, &s.item.price, &s.item.name, &s.item.data}, s.addItem)
 
 	// Stock: one locking SELECT per supply warehouse (lines are sorted by
 	// supply warehouse, then item).
@@ -229,20 +228,28 @@ func (s *stmts) newOrder(ctx context.Context, t *terminal, in *newOrderInput) er
 		}
 		k := len(s.args) - 1
 		st, err := prepared(ctx, s, s.noStock, [2]int{int(d), k}, func() string {
-			return fmt.Sprintf("SELECT s_i_id, s_quantity, s_data, s_dist_%02d FROM stock WHERE s_w_id = ? AND s_i_id IN (%s)%s", d, placeholders(k), s.forUpdate)
+			return fmt.Sprintf("SELECT s_w_id, s_i_id, s_quantity, s_data, s_dist_%02d FROM stock WHERE s_w_id = ? AND s_i_id IN (%s)%s", d, placeholders(k), s.forUpdate)
 		})
 		if err != nil {
 			return err
 		}
-		var row stockRow
 		q.Reads++
-		if _, err := st.QueryEach(ctx, s.args, []any{&id, &row.qty, &row.data, &row.dist}, func() error {
-			s.stock[[2]int64{sw, id}] = row
-			return nil
-		}); err != nil {
-			return err
-		}
+		b.QueryEach(st, s.args, []any{&s.stockKey[0], &s.stockKey[1], &s.stockRow.qty, &s.stockRow.data, &s.stockRow.dist}, s.addStock)
 		i = j
+	}
+	if err := s.send(ctx); err != nil {
+		switch failedAt(err) {
+		case iCust:
+			return noRows(err, "customer", w, d, in.cID)
+		case iDist:
+			return noRows(err, "district", w, d)
+		}
+		return err
+	}
+	if len(s.items) < n {
+		// An unused item number: the intended rollback (clause 2.4.2.3),
+		// which the caller's ROLLBACK carries out.
+		return workload.ErrRollback
 	}
 
 	// Order lines, with the stock quantities they leave (a repeated item
@@ -269,6 +276,12 @@ func (s *stmts) newOrder(ctx context.Context, t *terminal, in *newOrderInput) er
 		lineArgs = append(lineArgs, oID, d, w, int64(i+1), l.iID, l.supplyWID, l.qty, roundCents(amount), sr.dist)
 	}
 	s.lineArgs = lineArgs
+
+	b.Reset()
+	q.Writes += 3
+	b.Exec(s.noDistUpd, oID+1, w, d)
+	b.Exec(s.noOrder, oID, d, w, in.cID, in.entry, int64(len(in.lines)), in.allLocal)
+	b.Exec(s.noNewOrder, oID, d, w)
 
 	// Stock updates: one UPDATE … CASE per supply warehouse.
 	for i := 0; i < len(in.lines); {
@@ -299,9 +312,7 @@ func (s *stmts) newOrder(ctx context.Context, t *terminal, in *newOrderInput) er
 			s.args = append(s.args, id)
 		}
 		q.Writes++
-		if _, err := st.Exec(ctx, s.args...); err != nil {
-			return err
-		}
+		b.Exec(st, s.args...)
 		i = j
 	}
 
@@ -322,10 +333,38 @@ func (s *stmts) newOrder(ctx context.Context, t *terminal, in *newOrderInput) er
 		return err
 	}
 	q.Writes++
-	if _, err := lines.Exec(ctx, s.lineArgs...); err != nil {
-		return err
-	}
+	b.Exec(lines, s.lineArgs...)
+	q.Other++
+	b.Commit()
+	return s.send(ctx)
+}
+
+// addItem and addStock are New-Order's row callbacks, made once.
+func (s *stmts) addItemRow() error {
+	s.items[s.id] = s.item
 	return nil
+}
+
+func (s *stmts) addStockRow() error {
+	s.stock[s.stockKey] = s.stockRow
+	return nil
+}
+
+// send sends s.b: pipelined, or one statement at a time.
+func (s *stmts) send(ctx context.Context) error {
+	if s.pipeline {
+		return s.b.Send(ctx, s.c)
+	}
+	return engine.RunBatch(ctx, s.c, &s.b)
+}
+
+// failedAt is the index of the batch statement err comes from, or -1.
+func failedAt(err error) int {
+	var be *engine.BatchError
+	if errors.As(err, &be) {
+		return be.Index
+	}
+	return -1
 }
 
 func containsID(ids []int64, id int64) bool {
@@ -344,17 +383,20 @@ func roundCents(x float64) float64 {
 	return float64(int64(x*100+0.5)) / 100
 }
 
-// customerID resolves a customer chosen by last name (clause 2.5.2.2).
-func (s *stmts) customerID(ctx context.Context, t *terminal, st engine.Stmt, w, d int64, last string) (int64, error) {
+// queueByName queues the SELECT of the customers with a last name
+// (clause 2.5.2.2); pickByName then resolves the one the transaction uses.
+func (s *stmts) queueByName(t *terminal, st engine.Stmt, w, d int64, last string) {
 	s.ids = s.ids[:0]
-	var id int64
 	t.q.Reads++
-	if _, err := st.QueryEach(ctx, []any{w, d, last}, []any{&id}, func() error {
-		s.ids = append(s.ids, id)
-		return nil
-	}); err != nil {
-		return 0, err
-	}
+	s.b.QueryEach(st, []any{w, d, last}, []any{&s.id}, s.addID)
+}
+
+func (s *stmts) addIDRow() error {
+	s.ids = append(s.ids, s.id)
+	return nil
+}
+
+func (s *stmts) pickByName(w, d int64, last string) (int64, error) {
 	c, ok := customerByName(s.ids)
 	if !ok {
 		return 0, errMissing("customer with last name", w, d, last)
@@ -362,138 +404,184 @@ func (s *stmts) customerID(ctx context.Context, t *terminal, st engine.Stmt, w, 
 	return c, nil
 }
 
+// payment is clause 2.5.2: the warehouse, district and customer reads and
+// updates in two round trips, three when the customer is chosen by last
+// name. The customer's row is read with its c_data when the credit is bad
+// ("BC"), the only case that needs it.
 func (s *stmts) payment(ctx context.Context, t *terminal, in *paymentInput) error {
 	q := t.q
 	w, d := t.wID, in.dID
-	q.Writes++
-	if _, err := s.payWhUpd.Exec(ctx, in.amount, w); err != nil {
-		return err
-	}
+	b := &s.b
+	b.Reset()
+	q.Other++
+	b.Begin()
 	var wName, dName, street1, street2, city, state, zip string
-	q.Reads++
-	if err := s.payWh.QueryRow(ctx, []any{w}, &wName, &street1, &street2, &city, &state, &zip); err != nil {
-		return noRows(err, "warehouse", w)
-	}
-	q.Writes++
-	if _, err := s.payDistUpd.Exec(ctx, in.amount, w, d); err != nil {
-		return err
-	}
-	q.Reads++
-	if err := s.payDist.QueryRow(ctx, []any{w, d}, &dName, &street1, &street2, &city, &state, &zip); err != nil {
-		return noRows(err, "district", w, d)
-	}
+	q.Writes += 2
+	q.Reads += 2
+	b.Exec(s.payWhUpd, in.amount, w)
+	iWh := b.QueryRow(s.payWh, []any{w}, &wName, &street1, &street2, &city, &state, &zip)
+	b.Exec(s.payDistUpd, in.amount, w, d)
+	iDist := b.QueryRow(s.payDist, []any{w, d}, &dName, &street1, &street2, &city, &state, &zip)
 	cID := in.cID
-	if in.cLast != "" {
-		var err error
-		if cID, err = s.customerID(ctx, t, s.payCustByName, in.cWID, in.cDID, in.cLast); err != nil {
-			return err
-		}
-	}
-	var first, middle, last, phone, credit string
+	var first, middle, last, phone, credit, data string
 	var since time.Time
 	var creditLim, discount, balance float64
-	q.Reads++
-	if err := s.payCust.QueryRow(ctx, []any{in.cWID, in.cDID, cID}, &first, &middle, &last, &street1, &street2, &city, &state, &zip,
-		&phone, &since, &credit, &creditLim, &discount, &balance); err != nil {
-		return noRows(err, "customer", in.cWID, in.cDID, cID)
-	}
-	if credit == "BC" {
-		var data string
+	queueCust := func() int {
 		q.Reads++
-		if err := s.payCustData.QueryRow(ctx, []any{in.cWID, in.cDID, cID}, &data); err != nil {
+		return b.QueryRow(s.payCust, []any{in.cWID, in.cDID, cID}, &first, &middle, &last, &street1, &street2, &city, &state, &zip,
+			&phone, &since, &credit, &creditLim, &discount, &balance, &data)
+	}
+	iCust := -1
+	if in.cLast != "" {
+		s.queueByName(t, s.payCustByName, in.cWID, in.cDID, in.cLast)
+	} else {
+		iCust = queueCust()
+	}
+	err := s.send(ctx)
+	if err == nil && in.cLast != "" {
+		if cID, err = s.pickByName(in.cWID, in.cDID, in.cLast); err != nil {
+			return err
+		}
+		b.Reset()
+		iCust = queueCust()
+		err = s.send(ctx)
+	}
+	if err != nil {
+		switch failedAt(err) {
+		case iWh:
+			return noRows(err, "warehouse", w)
+		case iDist:
+			return noRows(err, "district", w, d)
+		case iCust:
 			return noRows(err, "customer", in.cWID, in.cDID, cID)
 		}
+		return err
+	}
+
+	b.Reset()
+	q.Writes += 2
+	if credit == "BC" {
 		data = fmt.Sprintf("%d %d %d %d %d %.2f %s", cID, in.cDID, in.cWID, d, w, in.amount, data)
 		if len(data) > 500 {
 			data = data[:500]
 		}
-		q.Writes++
-		if _, err := s.payCustUpdBC.Exec(ctx, in.amount, in.amount, data, in.cWID, in.cDID, cID); err != nil {
-			return err
-		}
+		b.Exec(s.payCustUpdBC, in.amount, in.amount, data, in.cWID, in.cDID, cID)
 	} else {
-		q.Writes++
-		if _, err := s.payCustUpd.Exec(ctx, in.amount, in.amount, in.cWID, in.cDID, cID); err != nil {
-			return err
-		}
+		b.Exec(s.payCustUpd, in.amount, in.amount, in.cWID, in.cDID, cID)
 	}
-	q.Writes++
-	_, err := s.payHist.Exec(ctx, cID, in.cDID, in.cWID, d, w, in.date, in.amount, wName+"    "+dName)
-	return err
+	b.Exec(s.payHist, cID, in.cDID, in.cWID, d, w, in.date, in.amount, wName+"    "+dName)
+	q.Other++
+	b.Commit()
+	return s.send(ctx)
 }
 
+// orderStatus is clause 2.6.2 in one round trip (two by last name): the
+// customer, the latest order, and that order's lines, which a subquery
+// finds.
 func (s *stmts) orderStatus(ctx context.Context, t *terminal, d, cID int64, cLast string) error {
 	q := t.q
 	w := t.wID
+	b := &s.b
+	b.Reset()
+	q.Other++
+	b.Begin()
 	if cLast != "" {
-		var err error
-		if cID, err = s.customerID(ctx, t, s.osCustByName, w, d, cLast); err != nil {
+		s.queueByName(t, s.osCustByName, w, d, cLast)
+		if err := s.send(ctx); err != nil {
 			return err
 		}
+		var err error
+		if cID, err = s.pickByName(w, d, cLast); err != nil {
+			return err
+		}
+		b.Reset()
 	}
 	var balance float64
 	var first, middle, last string
-	q.Reads++
-	if err := s.osCust.QueryRow(ctx, []any{w, d, cID}, &balance, &first, &middle, &last); err != nil {
-		return noRows(err, "customer", w, d, cID)
-	}
 	var oID int64
 	var entry time.Time
 	var carrier sql.NullInt64
-	q.Reads++
-	if err := s.osOrder.QueryRow(ctx, []any{w, d, cID}, &oID, &entry, &carrier); err != nil {
+	q.Reads += 3
+	iCust := b.QueryRow(s.osCust, []any{w, d, cID}, &balance, &first, &middle, &last)
+	iOrder := b.QueryRow(s.osOrder, []any{w, d, cID}, &oID, &entry, &carrier)
+	b.Query(s.osLines, w, d, w, d, cID)
+	q.Other++
+	b.Commit()
+	err := s.send(ctx)
+	switch failedAt(err) {
+	case iCust:
+		return noRows(err, "customer", w, d, cID)
+	case iOrder:
 		return noRows(err, "order of customer", w, d, cID)
 	}
-	q.Reads++
-	_, err := s.osLines.Query(ctx, w, d, oID)
 	return err
 }
 
+// delivery is clause 2.7.4 in two round trips: the oldest undelivered
+// order of each of the ten districts, locked; then, for each found, the
+// new order's deletion, the order's carrier, the lines' delivery date and
+// the customer's balance (its customer and amount read by subqueries of
+// the UPDATE), and COMMIT.
 func (s *stmts) delivery(ctx context.Context, t *terminal, carrier int64, date time.Time) error {
 	q := t.q
 	w := t.wID
+	b := &s.b
+	b.Reset()
+	q.Other++
+	b.Begin()
+	s.dlOrders = [11]int64{}
 	for d := int64(1); d <= 10; d++ {
-		var oID int64
 		q.Reads++
-		err := s.dlNewOrder.QueryRow(ctx, []any{w, d}, &oID)
-		if errors.Is(err, engine.ErrNoRows) {
+		b.QueryEach(s.dlNewOrder, []any{w, d}, []any{&s.id}, s.dlFound[d])
+	}
+	if err := s.send(ctx); err != nil {
+		return err
+	}
+	b.Reset()
+	var deleted, credited [11]int
+	for d := int64(1); d <= 10; d++ {
+		oID := s.dlOrders[d]
+		if oID == 0 {
 			continue // no undelivered order in this district (clause 2.7.4.2)
 		}
-		if err != nil {
-			return err
+		q.Writes += 4
+		deleted[d] = b.Exec(s.dlDelete, w, d, oID)
+		b.Exec(s.dlOrderUpd, carrier, w, d, oID)
+		b.Exec(s.dlLinesUpd, date, w, d, oID)
+		credited[d] = b.Exec(s.dlCustUpd, w, d, oID, w, d, w, d, oID)
+	}
+	q.Other++
+	b.Commit()
+	if err := s.send(ctx); err != nil {
+		return err
+	}
+	for d := int64(1); d <= 10; d++ {
+		if s.dlOrders[d] == 0 {
+			continue
 		}
-		q.Writes++
-		if n, err := s.dlDelete.Exec(ctx, w, d, oID); err != nil {
-			return err
-		} else if n == 0 {
-			continue // delivered by a concurrent Delivery
+		// The new order was locked in the first round trip: nothing else
+		// can have delivered it.
+		if b.RowsAffected(deleted[d]) != 1 {
+			return fmt.Errorf("tpcc: delivery: new order (%d, %d, %d) was locked but is gone", w, d, s.dlOrders[d])
 		}
-		q.Writes += 3
-		if _, err := s.dlOrderUpd.Exec(ctx, carrier, w, d, oID); err != nil {
-			return err
-		}
-		if _, err := s.dlLinesUpd.Exec(ctx, date, w, d, oID); err != nil {
-			return err
-		}
-		// The customer is the order's, the amount the sum of its lines:
-		// both read by subqueries of the UPDATE.
-		if n, err := s.dlCustUpd.Exec(ctx, w, d, oID, w, d, w, d, oID); err != nil {
-			return err
-		} else if n != 1 {
-			return errMissing("customer of order", w, d, oID)
+		if b.RowsAffected(credited[d]) != 1 {
+			return errMissing("customer of order", w, d, s.dlOrders[d])
 		}
 	}
 	return nil
 }
 
+// stockLevel is clause 2.8.2 in one statement: the district's next order
+// number joined to the lines of its last 20 orders and their stock.
 func (s *stmts) stockLevel(ctx context.Context, t *terminal, threshold int64) error {
 	w, d := t.wID, t.dID
-	var next int64
-	t.q.Reads++
-	if err := s.slDist.QueryRow(ctx, []any{w, d}, &next); err != nil {
-		return noRows(err, "district", w, d)
-	}
+	b := &s.b
+	b.Reset()
 	var low int64
+	t.q.Other += 2
 	t.q.Reads++
-	return s.slCount.QueryRow(ctx, []any{w, d, next, next - 20, w, threshold}, &low)
+	b.Begin()
+	b.QueryRow(s.slCount, []any{w, d, threshold}, &low)
+	b.Commit()
+	return s.send(ctx)
 }

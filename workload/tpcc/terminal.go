@@ -80,7 +80,7 @@ func newTerminal(ctx context.Context, w *TPCC, c engine.Conn, env workload.Worke
 	if w.opts.mode == ModeProcedure {
 		t.calls, err = procs.Prepare(ctx, c)
 	} else {
-		t.st, err = prepareStmts(ctx, c)
+		t.st, err = prepareStmts(ctx, c, w.opts.pipeline)
 	}
 	if err != nil {
 		return nil, err
@@ -154,26 +154,14 @@ func (t *terminal) otherWarehouse() int64 {
 	return w
 }
 
-// rollback ends a failed transaction; err is what the caller reports.
+// rollback ends a failed transaction (client mode sends BEGIN and COMMIT
+// in its batches); err is what the caller reports.
 func (t *terminal) rollback(ctx context.Context, err error) error {
 	t.q.Other++
 	if rerr := t.c.Rollback(context.WithoutCancel(ctx)); rerr != nil && err == nil {
 		err = rerr
 	}
 	return err
-}
-
-func (t *terminal) begin(ctx context.Context) error {
-	t.q.Other++
-	return t.c.Begin(ctx)
-}
-
-func (t *terminal) commit(ctx context.Context) error {
-	t.q.Other++
-	if err := t.c.Commit(ctx); err != nil {
-		return t.rollback(ctx, err)
-	}
-	return nil
 }
 
 // newOrderInput is one New-Order's input data (clause 2.4.1).
@@ -246,13 +234,10 @@ func (t *terminal) newOrderWith(ctx context.Context, in *newOrderInput) error {
 		}
 		return err
 	}
-	if err := t.begin(ctx); err != nil {
-		return err
-	}
 	if err := t.st.newOrder(ctx, t, in); err != nil {
 		return t.rollback(ctx, err)
 	}
-	return t.commit(ctx)
+	return nil
 }
 
 // customerByName is the customer of clause 2.5.2.2 for a last name: the
@@ -295,13 +280,10 @@ func (t *terminal) paymentWith(ctx context.Context, in *paymentInput) error {
 		t.q.Other++
 		return t.calls.PaymentTx(ctx, t.wID, in.dID, in.cWID, in.cDID, in.cID, in.cLast, in.amount, in.date)
 	}
-	if err := t.begin(ctx); err != nil {
-		return err
-	}
 	if err := t.st.payment(ctx, t, in); err != nil {
 		return t.rollback(ctx, err)
 	}
-	return t.commit(ctx)
+	return nil
 }
 
 func (t *terminal) orderStatus(ctx context.Context) error {
@@ -321,13 +303,10 @@ func (t *terminal) orderStatusWith(ctx context.Context, dID, cID int64, cLast st
 		t.q.Other++
 		return t.calls.OrderStatusTx(ctx, t.wID, dID, cID, cLast)
 	}
-	if err := t.begin(ctx); err != nil {
-		return err
-	}
 	if err := t.st.orderStatus(ctx, t, dID, cID, cLast); err != nil {
 		return t.rollback(ctx, err)
 	}
-	return t.commit(ctx)
+	return nil
 }
 
 // delivery runs in line, as HammerDB does: the ten districts of the home
@@ -341,13 +320,10 @@ func (t *terminal) deliveryWith(ctx context.Context, carrier int64, date time.Ti
 		t.q.Other++
 		return t.calls.DeliveryTx(ctx, t.wID, carrier, date)
 	}
-	if err := t.begin(ctx); err != nil {
-		return err
-	}
 	if err := t.st.delivery(ctx, t, carrier, date); err != nil {
 		return t.rollback(ctx, err)
 	}
-	return t.commit(ctx)
+	return nil
 }
 
 // stockLevel uses the terminal's own district (clause 2.8.1.1).
@@ -361,13 +337,10 @@ func (t *terminal) stockLevelWith(ctx context.Context, threshold int64) error {
 		_, err := t.calls.StockLevelTx(ctx, t.wID, t.dID, threshold)
 		return err
 	}
-	if err := t.begin(ctx); err != nil {
-		return err
-	}
 	if err := t.st.stockLevel(ctx, t, threshold); err != nil {
 		return t.rollback(ctx, err)
 	}
-	return t.commit(ctx)
+	return nil
 }
 
 // errMissing reports a row the specification guarantees but the database

@@ -58,6 +58,7 @@ func meta() workload.Meta {
 type options struct {
 	warehouses int
 	mode       string
+	pipeline   bool
 	wait       bool
 	fk         bool
 	seedData   uint64
@@ -90,6 +91,7 @@ func New() *TPCC {
 	o := &w.opts
 	fs.IntVar(&o.warehouses, "warehouses", 1, "number of warehouses (the scale factor; about 100 MB each)")
 	fs.StringVar(&o.mode, "mode", ModeClient, "where the transactions' logic runs: client (statements sent by dbarena) or procedure (server-side functions/procedures: PL/pgSQL on PostgreSQL, stored procedures on MySQL/MariaDB)")
+	fs.BoolVar(&o.pipeline, "pipeline", true, "client mode: send the statements of a transaction that do not depend on each other's results together, in one round trip on PostgreSQL (New-Order takes 2, Delivery 2); false sends one statement per round trip, as go-tpc and BenchBase do")
 	fs.BoolVar(&o.wait, "wait", false, "pace each terminal with the specification's keying and think times (run 10 threads per warehouse); reports tpmC, efficiency and the 90th-percentile limits")
 	fs.BoolVar(&o.fk, "fk", false, "add the specification's foreign keys after the load (PostgreSQL, MySQL/MariaDB)")
 	fs.Uint64Var(&o.seedData, "seed-data", 0, "seed of the initial data and of the run-time NURand constants: the same seed and warehouses always load the same rows")

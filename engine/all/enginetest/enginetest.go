@@ -634,6 +634,7 @@ func testBatch(t *testing.T, c engine.Conn, tbl string) {
 		return nil
 	})
 	updated := b.Exec(upd, 1.5, 500)
+	listed := b.Query(list, 500)
 	b.Commit()
 	if err := b.Send(ctx, c); err != nil {
 		t.Fatalf("Send: %v", err)
@@ -641,8 +642,8 @@ func testBatch(t *testing.T, c engine.Conn, tbl string) {
 	if got := strings.Join(rows, ", "); n != 2 || got != "500 a, 501 b" {
 		t.Errorf("inside the batch's transaction: count %d, rows %q; want 2, \"500 a, 501 b\"", n, got)
 	}
-	if b.RowsAffected(first) != 1 || b.RowsAffected(updated) != 2 {
-		t.Errorf("RowsAffected: insert %d, update %d; want 1, 2", b.RowsAffected(first), b.RowsAffected(updated))
+	if b.RowsAffected(first) != 1 || b.RowsAffected(updated) != 2 || b.RowsAffected(listed) != 2 {
+		t.Errorf("RowsAffected: insert %d, update %d, query %d; want 1, 2, 2", b.RowsAffected(first), b.RowsAffected(updated), b.RowsAffected(listed))
 	}
 	if got := committed(); got != 2 {
 		t.Errorf("after the batch's COMMIT: %d rows, want 2", got)

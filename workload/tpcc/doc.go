@@ -12,7 +12,10 @@
 //     one SELECT … IN, locks the stock rows of each supply warehouse in
 //     one SELECT … IN … FOR UPDATE and writes its order lines in one
 //     multi-row INSERT; the rest follows the specification statement by
-//     statement.
+//     statement. With --pipeline (the default) the statements that do not
+//     depend on each other's results are sent together, in one round trip
+//     on PostgreSQL: New-Order, Payment and Delivery take two, Order-Status
+//     and Stock-Level one (one more for a customer chosen by last name).
 //   - procedure: each transaction is one call of a server-side function
 //     (PL/pgSQL) or stored procedure (MySQL/MariaDB), installed before the
 //     run and dropped by cleanup.

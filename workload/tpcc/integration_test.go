@@ -29,12 +29,27 @@ type testDB struct {
 	name       string
 	target     func(t *testing.T) engine.Target
 	procedures bool
+	// pipelines: the engine sends a batch in one round trip, so client
+	// mode with --pipeline=false takes another path.
+	pipelines bool
 }
 
 var testDBs = []testDB{
-	{"sqlite", func(t *testing.T) engine.Target { return testdb.SQLite(t) }, false},
-	{"postgres", func(t *testing.T) engine.Target { return testdb.Isolated(t, testdb.Postgres(t)) }, true},
-	{"mysql", func(t *testing.T) engine.Target { return testdb.Isolated(t, testdb.MySQL(t)) }, true},
+	{"sqlite", func(t *testing.T) engine.Target { return testdb.SQLite(t) }, false, false},
+	{"postgres", func(t *testing.T) engine.Target { return testdb.Isolated(t, testdb.Postgres(t)) }, true, true},
+	{"mysql", func(t *testing.T) engine.Target { return testdb.Isolated(t, testdb.MySQL(t)) }, true, false},
+}
+
+// modesOf are the option sets TestTransactions runs on db.
+func modesOf(db testDB) [][]string {
+	modes := [][]string{{"--mode", ModeClient}}
+	if db.pipelines {
+		modes = append(modes, []string{"--mode", ModeClient, "--pipeline=false"})
+	}
+	if db.procedures {
+		modes = append(modes, []string{"--mode", ModeProcedure})
+	}
+	return modes
 }
 
 // preparedDB returns an engine with one warehouse loaded.
@@ -88,22 +103,17 @@ func near(a, b float64) bool { return math.Abs(a-b) < 0.005 }
 // its effect on the rows it touches.
 func TestTransactions(t *testing.T) {
 	for _, db := range testDBs {
-		// client twice: pipelined, then one statement per round trip.
-		modes := []string{ModeClient, ModeClient}
-		if db.procedures {
-			modes = append(modes, ModeProcedure)
-		}
-		for _, mode := range modes {
-			t.Run(db.name+"/"+mode, func(t *testing.T) {
-				testTransactions(t, db, mode)
+		for _, args := range modesOf(db) {
+			t.Run(db.name+"/"+strings.Join(args[1:], " "), func(t *testing.T) {
+				testTransactions(t, db, args...)
 			})
 		}
 	}
 }
 
-func testTransactions(t *testing.T, db testDB, mode string) {
+func testTransactions(t *testing.T, db testDB, args ...string) {
 	ctx := context.Background()
-	e, w := preparedDB(t, db, "--mode", mode)
+	e, w := preparedDB(t, db, args...)
 	if err := w.Install(ctx, enginetest.Connect(t, e)); err != nil {
 		t.Fatal(err)
 	}
@@ -338,8 +348,7 @@ func toString(v any) string {
 // expects the checks to name the broken condition.
 func TestRunThenCheck(t *testing.T) {
 	for _, db := range testDBs {
-		// client twice: pipelined, then one statement per round trip.
-		modes := []string{ModeClient, ModeClient}
+		modes := []string{ModeClient}
 		if db.procedures {
 			modes = append(modes, ModeProcedure)
 		}
@@ -347,16 +356,11 @@ func TestRunThenCheck(t *testing.T) {
 			const threads = 4
 			ctx := context.Background()
 			e, w := preparedDB(t, db)
-			for i, mode := range modes {
+			for _, mode := range modes {
 				if err := w.Flags().Set("mode", mode); err != nil {
 					t.Fatal(err)
 				}
-				if err := w.Flags().Set("pipeline", strconv.FormatBool(i != 1)); err != nil {
-					t.Fatal(err)
-				}
-				if i == 1 {
-					mode += " --pipeline=false"
-				}
+
 				res, err := runner.Run(ctx, e, w, runner.Config{Threads: threads, Duration: 2 * time.Second, Seed: 9}, nil)
 				if err != nil {
 					t.Fatalf("%s: %v", mode, err)

@@ -84,6 +84,7 @@ func NewRoot(st *State) *cobra.Command {
 		workloadCommand(st, "check", "Check the consistency of a workload's data", newCheckCmd),
 		workloadCommand(st, "cleanup", "Drop the tables dbarena created for a workload", newCleanupCmd),
 		newListCmd(st),
+		newCompareCmd(st),
 		&cobra.Command{
 			Use:   "version",
 			Short: "Print the version",

@@ -1,0 +1,579 @@
+// Package compare lines up the runs of several result files into the
+// tables the database studies publish: one row per thread count, one
+// column per target (a label), each other column's change against a
+// baseline in percent, and an average row.
+//
+// A cell may hold several measurements of the same thing: several result
+// files under one label, or several runs of one thread count. The cell
+// then shows their median and its 95% confidence interval, and a change is
+// marked as not significant ("~") when a Mann-Whitney U test cannot tell
+// the two samples apart. Both come from golang.org/x/perf/benchmath, the
+// statistics behind Go's benchstat, with no assumption about the
+// distribution.
+//
+// Runs are only comparable when they ran the same workload with the same
+// options: Build refuses otherwise (unless forced) and names the options.
+// Everything else that differs between the columns (server version and
+// settings, client host, dbarena version) is listed with the table, so an
+// unfair comparison is visible.
+package compare
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"golang.org/x/perf/benchmath"
+
+	"github.com/dbarena/dbarena/result"
+)
+
+// Input is one result file and the column it belongs to.
+type Input struct {
+	// Label names the column; empty means the file's target label (its
+	// engine when that is empty too).
+	Label string
+	// Path is where the file came from, for messages.
+	Path string
+	File *result.File
+}
+
+// Options choose the figure compared and how it is shown.
+type Options struct {
+	// Metric is tps (default), qps, a latency (p50, p95, p99, p999,
+	// mean, min, max; milliseconds), cpu (client CPU µs per
+	// transaction), or the name of a workload metric (NOPM, tpmC, …;
+	// any case).
+	Metric string
+	// Op restricts tps and latencies to one operation (transaction
+	// type), e.g. new_order.
+	Op string
+	// Baseline is the label of the column the others are compared with;
+	// empty means the first.
+	Baseline string
+	// Relative divides every value by the baseline's at its lowest
+	// thread count, which then reads 1.00x.
+	Relative bool
+	// Force compares runs whose workload options differ.
+	Force bool
+}
+
+// Confidence is the level of the confidence intervals.
+const Confidence = 0.95
+
+// ErrMismatch is returned when runs are not comparable.
+var ErrMismatch = errors.New("not comparable")
+
+// Table is one workload's comparison.
+type Table struct {
+	Workload string
+	Metric   Metric
+	Op       string
+	Columns  []Column
+	Baseline int // index into Columns
+	Relative bool
+	// RelativeTo is the baseline value every value was divided by, at
+	// RelativeThreads threads.
+	RelativeTo      float64
+	RelativeThreads int
+	Rows            []Row
+	// Average holds each column's mean over the rows where it has a
+	// value, and each change's mean over the rows where it has one.
+	Average Row
+	// Differences lists what is not the same between (or within) the
+	// columns: workload options when forced, server, client, tool.
+	Differences []Difference
+	// Notes are warnings for the reader: skipped runs, samples too small
+	// for an interval or a test.
+	Notes []string
+}
+
+// Metric describes the compared figure.
+type Metric struct {
+	Name   string // as shown: "tps", "p95", "NOPM"
+	Unit   string // "/s", "ms", "µs", "/min"
+	Higher bool   // larger is better
+}
+
+// Column is one label and the files behind it.
+type Column struct {
+	Label string
+	Files []string
+}
+
+// Row is one thread count.
+type Row struct {
+	Threads int
+	Cells   []Cell   // by column
+	Changes []Change // by column; the baseline's is empty
+}
+
+// Cell is the measurements of one column at one thread count.
+type Cell struct {
+	Values []float64 // sorted; empty when the column has no such run
+	// Center is the median; Lo and Hi bound its confidence interval
+	// (±Inf when there are too few values for one; equal to Center for
+	// a single value).
+	Center, Lo, Hi float64
+}
+
+// N is the number of measurements.
+func (c Cell) N() int { return len(c.Values) }
+
+// Change is a column's difference from the baseline in one row.
+type Change struct {
+	Present bool
+	Pct     float64 // (column ÷ baseline − 1) × 100, of the medians
+	// Tested is true when both cells have at least two values; P is then
+	// the U test's p-value and Significant tells whether P < 0.05.
+	Tested      bool
+	P           float64
+	Significant bool
+}
+
+// Difference is one property and its value per column ("mixed: a, b"
+// when a column's files disagree).
+type Difference struct {
+	Name   string
+	Values []string
+}
+
+// Build makes one table per workload found in inputs, in the order the
+// workloads first appear.
+func Build(inputs []Input, opt Options) ([]*Table, error) {
+	if len(inputs) == 0 {
+		return nil, errors.New("compare: no result files")
+	}
+	metric, err := parseMetric(opt.Metric)
+	if err != nil {
+		return nil, err
+	}
+	var order []string
+	byWorkload := map[string][]Input{}
+	for _, in := range inputs {
+		name := in.File.Workload.Name
+		if _, ok := byWorkload[name]; !ok {
+			order = append(order, name)
+		}
+		byWorkload[name] = append(byWorkload[name], in)
+	}
+	var tables []*Table
+	for _, name := range order {
+		t, err := build(byWorkload[name], metric, opt)
+		if err != nil {
+			return nil, err
+		}
+		tables = append(tables, t)
+	}
+	return tables, nil
+}
+
+// metricKind tells how a run gives the compared figure.
+type metricKind int
+
+const (
+	kindTPS metricKind = iota
+	kindQPS
+	kindLatency
+	kindCPU
+	kindWorkload
+)
+
+type metricSpec struct {
+	Metric
+	kind metricKind
+}
+
+var latencyNames = []string{"p50", "p95", "p99", "p999", "mean", "min", "max"}
+
+func parseMetric(s string) (metricSpec, error) {
+	switch strings.ToLower(s) {
+	case "", "tps":
+		return metricSpec{Metric{"tps", "/s", true}, kindTPS}, nil
+	case "qps":
+		return metricSpec{Metric{"qps", "/s", true}, kindQPS}, nil
+	case "cpu":
+		return metricSpec{Metric{"client CPU per transaction", "µs", false}, kindCPU}, nil
+	}
+	if slices.Contains(latencyNames, strings.ToLower(s)) {
+		return metricSpec{Metric{strings.ToLower(s), "ms", false}, kindLatency}, nil
+	}
+	if strings.TrimSpace(s) == "" || strings.ContainsAny(s, "\n\t") {
+		return metricSpec{}, fmt.Errorf("--metric %q: not a metric", s)
+	}
+	// A workload's own metric; its unit and direction come from the runs.
+	return metricSpec{Metric{Name: s, Higher: true}, kindWorkload}, nil
+}
+
+// value returns the compared figure of r, or false when r does not have it.
+func (m *metricSpec) value(r *result.Run, op string) (float64, bool) {
+	lat := r.LatencyMS
+	if op != "" && (m.kind == kindTPS || m.kind == kindLatency) {
+		i := slices.IndexFunc(r.Ops, func(o result.Op) bool { return o.Name == op })
+		if i < 0 {
+			return 0, false
+		}
+		o := r.Ops[i]
+		if m.kind == kindTPS {
+			if r.DurationS <= 0 {
+				return 0, false
+			}
+			return float64(o.Count) / r.DurationS, true
+		}
+		lat = o.LatencyMS
+	}
+	switch m.kind {
+	case kindTPS:
+		return r.TPS, true
+	case kindQPS:
+		return r.QPS, true
+	case kindCPU:
+		return r.ClientCPUPerTxnUS, r.ClientCPUPerTxnUS > 0
+	case kindLatency:
+		v := map[string]float64{"p50": lat.P50, "p95": lat.P95, "p99": lat.P99, "p999": lat.P999,
+			"mean": lat.Mean, "min": lat.Min, "max": lat.Max}[m.Name]
+		return v, true
+	}
+	for _, x := range r.Metrics {
+		if strings.EqualFold(x.Name, m.Name) {
+			m.Name, m.Unit, m.Higher = x.Name, x.Unit, x.Higher
+			return x.Value, true
+		}
+	}
+	return 0, false
+}
+
+func labelOf(in Input) string {
+	switch {
+	case in.Label != "":
+		return in.Label
+	case in.File.Target.Label != "":
+		return in.File.Target.Label
+	}
+	return in.File.Target.Engine
+}
+
+func build(inputs []Input, m metricSpec, opt Options) (*Table, error) {
+	t := &Table{Workload: inputs[0].File.Workload.Name, Op: opt.Op, Relative: opt.Relative}
+	// Columns in the order their labels first appear.
+	col := map[string]int{}
+	var colInputs [][]Input
+	for _, in := range inputs {
+		l := labelOf(in)
+		i, ok := col[l]
+		if !ok {
+			i = len(t.Columns)
+			col[l] = i
+			t.Columns = append(t.Columns, Column{Label: l})
+			colInputs = append(colInputs, nil)
+		}
+		t.Columns[i].Files = append(t.Columns[i].Files, in.Path)
+		colInputs[i] = append(colInputs[i], in)
+	}
+	if opt.Baseline != "" {
+		i, ok := col[opt.Baseline]
+		if !ok {
+			labels := make([]string, len(t.Columns))
+			for i, c := range t.Columns {
+				labels[i] = c.Label
+			}
+			return nil, fmt.Errorf("--baseline %q: no such column in %s (columns: %s)", opt.Baseline, t.Workload, strings.Join(labels, ", "))
+		}
+		t.Baseline = i
+	}
+
+	if err := checkOptions(t, inputs, opt.Force); err != nil {
+		return nil, err
+	}
+	t.Differences = append(t.Differences, differences(colInputs)...)
+
+	// Samples per (threads, column).
+	samples := map[int][][]float64{}
+	found := false
+	for c, ins := range colInputs {
+		for _, in := range ins {
+			for i := range in.File.Runs {
+				r := &in.File.Runs[i]
+				if r.Status != "" && r.Status != result.StatusComplete {
+					t.Notes = append(t.Notes, fmt.Sprintf("%s: the run with %d threads is %s; left out", in.Path, r.Threads, r.Status))
+					continue
+				}
+				v, ok := m.value(r, opt.Op)
+				if !ok {
+					continue
+				}
+				found = true
+				if samples[r.Threads] == nil {
+					samples[r.Threads] = make([][]float64, len(t.Columns))
+				}
+				samples[r.Threads][c] = append(samples[r.Threads][c], v)
+			}
+		}
+	}
+	if !found {
+		what := m.Name
+		if opt.Op != "" {
+			what += " of op " + opt.Op
+		}
+		return nil, fmt.Errorf("--metric %s: no run of %s has %s", opt.Metric, t.Workload, what)
+	}
+	t.Metric = m.Metric
+
+	threads := slices.Sorted(maps.Keys(samples))
+	small := false
+	for _, n := range threads {
+		row := Row{Threads: n, Cells: make([]Cell, len(t.Columns)), Changes: make([]Change, len(t.Columns))}
+		for c, vs := range samples[n] {
+			row.Cells[c] = summarize(vs)
+			if len(vs) > 1 && (math.IsInf(row.Cells[c].Lo, 0) || math.IsInf(row.Cells[c].Hi, 0)) {
+				small = true
+			}
+		}
+		base := row.Cells[t.Baseline]
+		for c := range t.Columns {
+			if c != t.Baseline {
+				row.Changes[c] = change(base, row.Cells[c])
+			}
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	if small {
+		need := minSamples()
+		t.Notes = append(t.Notes, fmt.Sprintf("a median's %.0f%% confidence interval needs at least %d values; ±∞ marks cells with fewer", Confidence*100, need))
+	}
+	t.Average = average(t)
+	if opt.Relative {
+		relative(t)
+	}
+	return t, nil
+}
+
+// summarize is a cell's median and confidence interval.
+func summarize(vs []float64) Cell {
+	if len(vs) == 0 {
+		return Cell{}
+	}
+	s := benchmath.NewSample(slices.Clone(vs), &benchmath.DefaultThresholds)
+	if len(vs) == 1 {
+		return Cell{Values: s.Values, Center: vs[0], Lo: vs[0], Hi: vs[0]}
+	}
+	sum := benchmath.AssumeNothing.Summary(s, Confidence)
+	return Cell{Values: s.Values, Center: sum.Center, Lo: sum.Lo, Hi: sum.Hi}
+}
+
+// minSamples is the smallest sample with a finite interval at Confidence.
+func minSamples() int {
+	n := 2
+	for ; n <= 50; n++ {
+		vs := make([]float64, n)
+		for i := range vs {
+			vs[i] = float64(i)
+		}
+		if c := summarize(vs); !math.IsInf(c.Lo, 0) && !math.IsInf(c.Hi, 0) {
+			break
+		}
+	}
+	return n
+}
+
+func change(base, c Cell) Change {
+	if base.N() == 0 || c.N() == 0 || base.Center == 0 {
+		return Change{}
+	}
+	ch := Change{Present: true, Pct: (c.Center/base.Center - 1) * 100}
+	if base.N() >= 2 && c.N() >= 2 {
+		th := &benchmath.DefaultThresholds
+		cmp := benchmath.AssumeNothing.Compare(benchmath.NewSample(slices.Clone(base.Values), th), benchmath.NewSample(slices.Clone(c.Values), th))
+		ch.Tested, ch.P = true, cmp.P
+		ch.Significant = cmp.P < cmp.Alpha
+	}
+	return ch
+}
+
+// average is the mean of each column's medians and of each change.
+func average(t *Table) Row {
+	avg := Row{Cells: make([]Cell, len(t.Columns)), Changes: make([]Change, len(t.Columns))}
+	for c := range t.Columns {
+		var sum, pct float64
+		var n, np int
+		for _, r := range t.Rows {
+			if r.Cells[c].N() > 0 {
+				sum += r.Cells[c].Center
+				n++
+			}
+			if r.Changes[c].Present {
+				pct += r.Changes[c].Pct
+				np++
+			}
+		}
+		if n > 0 {
+			m := sum / float64(n)
+			avg.Cells[c] = Cell{Values: []float64{m}, Center: m, Lo: m, Hi: m}
+		}
+		if np > 0 {
+			avg.Changes[c] = Change{Present: true, Pct: pct / float64(np)}
+		}
+	}
+	return avg
+}
+
+// relative divides every value by the baseline's median at its lowest
+// thread count.
+func relative(t *Table) {
+	for _, r := range t.Rows {
+		if c := r.Cells[t.Baseline]; c.N() > 0 && c.Center != 0 {
+			t.RelativeTo, t.RelativeThreads = c.Center, r.Threads
+			break
+		}
+	}
+	if t.RelativeTo == 0 {
+		return
+	}
+	div := func(c *Cell) {
+		if c.N() == 0 {
+			return
+		}
+		vs := make([]float64, len(c.Values))
+		for i, v := range c.Values {
+			vs[i] = v / t.RelativeTo
+		}
+		c.Values = vs
+		c.Center /= t.RelativeTo
+		c.Lo /= t.RelativeTo
+		c.Hi /= t.RelativeTo
+	}
+	for i := range t.Rows {
+		for c := range t.Rows[i].Cells {
+			div(&t.Rows[i].Cells[c])
+		}
+	}
+	for c := range t.Average.Cells {
+		div(&t.Average.Cells[c])
+	}
+}
+
+// checkOptions refuses runs whose workload options differ, naming them.
+func checkOptions(t *Table, inputs []Input, force bool) error {
+	keys := map[string]bool{}
+	for _, in := range inputs {
+		for k := range in.File.Workload.Options {
+			keys[k] = true
+		}
+	}
+	var bad []string
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
+		seen := map[string][]string{}
+		var values []string
+		for _, in := range inputs {
+			v, ok := in.File.Workload.Options[k]
+			if !ok {
+				v = "(not set)"
+			}
+			if _, dup := seen[v]; !dup {
+				values = append(values, v)
+			}
+			seen[v] = append(seen[v], in.Path)
+		}
+		if len(values) < 2 {
+			continue
+		}
+		var parts []string
+		for _, v := range values {
+			parts = append(parts, fmt.Sprintf("%s in %s", strconv.Quote(v), strings.Join(seen[v], ", ")))
+		}
+		bad = append(bad, fmt.Sprintf("--%s is %s", k, strings.Join(parts, "; ")))
+		if force {
+			d := Difference{Name: "option --" + k}
+			for _, c := range t.Columns {
+				var vs []string
+				for _, in := range inputs {
+					if labelOf(in) == c.Label {
+						v, ok := in.File.Workload.Options[k]
+						if !ok {
+							v = "(not set)"
+						}
+						vs = append(vs, v)
+					}
+				}
+				d.Values = append(d.Values, joinValues(vs))
+			}
+			t.Differences = append(t.Differences, d)
+		}
+	}
+	if len(bad) > 0 && !force {
+		return fmt.Errorf("%w: the %s runs have different workload options (--force compares them anyway): %s",
+			ErrMismatch, t.Workload, strings.Join(bad, "; "))
+	}
+	return nil
+}
+
+// joinValues is the one value of vs, or "mixed: a, b" when they differ.
+func joinValues(vs []string) string {
+	var distinct []string
+	for _, v := range vs {
+		if !slices.Contains(distinct, v) {
+			distinct = append(distinct, v)
+		}
+	}
+	if len(distinct) == 1 {
+		return distinct[0]
+	}
+	return "mixed: " + strings.Join(distinct, ", ")
+}
+
+// differences lists the properties of server, client and tool whose values
+// differ between or within columns.
+func differences(cols [][]Input) []Difference {
+	props := []struct {
+		name string
+		get  func(f *result.File) string
+	}{
+		{"engine", func(f *result.File) string { return f.Target.Engine }},
+		{"server version", func(f *result.File) string { return f.Target.ServerVersion }},
+		{"dbarena version", func(f *result.File) string { return f.Tool.Version + " (" + f.Tool.Commit + ")" }},
+		{"client host", func(f *result.File) string { return f.Client.Hostname }},
+		{"client CPU", func(f *result.File) string { return fmt.Sprintf("%s, %d cores", f.Client.CPUModel, f.Client.Cores) }},
+		{"client OS", func(f *result.File) string { return f.Client.OS }},
+	}
+	settings := map[string]bool{}
+	for _, ins := range cols {
+		for _, in := range ins {
+			for k := range in.File.Target.Settings {
+				settings[k] = true
+			}
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(settings)) {
+		props = append(props, struct {
+			name string
+			get  func(f *result.File) string
+		}{"setting " + k, func(f *result.File) string {
+			if v, ok := f.Target.Settings[k]; ok {
+				return v
+			}
+			return "(not reported)"
+		}})
+	}
+	var out []Difference
+	for _, p := range props {
+		d := Difference{Name: p.name}
+		all := map[string]bool{}
+		for _, ins := range cols {
+			var vs []string
+			for _, in := range ins {
+				v := p.get(in.File)
+				vs = append(vs, v)
+				all[v] = true
+			}
+			d.Values = append(d.Values, joinValues(vs))
+		}
+		if len(all) > 1 {
+			out = append(out, d)
+		}
+	}
+	return out
+}

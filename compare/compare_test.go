@@ -1,0 +1,276 @@
+package compare_test
+
+import (
+	"errors"
+	"math"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/dbarena/dbarena/compare"
+	"github.com/dbarena/dbarena/histogram"
+	"github.com/dbarena/dbarena/result"
+)
+
+// file is a result file of workload oltp_read_write with one run per
+// (threads, tps) pair.
+func file(label string, tps map[int]float64) *result.File {
+	f := &result.File{
+		SchemaVersion: 1,
+		Tool:          result.Tool{Name: "dbarena", Version: "1.0", Commit: "abc"},
+		Workload:      result.Workload{Name: "oltp_read_write", Options: map[string]string{"tables": "8", "table-size": "10000"}},
+		Target:        result.Target{Label: label, Engine: "postgres", ServerVersion: "PostgreSQL 15.18", Settings: map[string]string{"shared_buffers": "128MB"}},
+		Client:        result.Client{Hostname: "bench1", CPUModel: "EPYC", Cores: 2, OS: "linux"},
+		Status:        result.StatusComplete,
+	}
+	for _, th := range []int{1, 2, 4, 8, 16, 32, 64} {
+		if v, ok := tps[th]; ok {
+			f.Runs = append(f.Runs, result.Run{Threads: th, DurationS: 60, TPS: v, QPS: v * 20,
+				LatencyMS: latency(1000 / v * float64(th)), Status: result.StatusComplete})
+		}
+	}
+	return f
+}
+
+func latency(p95 float64) histogram.Latency { return histogram.Latency{P95: p95} }
+
+func in(label string, f *result.File) compare.Input {
+	return compare.Input{Path: label + ".json", File: f}
+}
+
+func build(t *testing.T, opt compare.Options, inputs ...compare.Input) *compare.Table {
+	t.Helper()
+	tables, err := compare.Build(inputs, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tables) != 1 {
+		t.Fatalf("%d tables, want 1", len(tables))
+	}
+	return tables[0]
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-9*math.Max(1, math.Abs(b)) }
+
+// TestArithmetic checks changes and averages against a table worked out by
+// hand: A = 100, 200; B = 150, 180 at 1 and 8 threads.
+func TestArithmetic(t *testing.T) {
+	tb := build(t, compare.Options{},
+		in("A", file("A", map[int]float64{1: 100, 8: 200})),
+		in("B", file("B", map[int]float64{1: 150, 8: 180})))
+	if len(tb.Rows) != 2 || tb.Rows[0].Threads != 1 || tb.Rows[1].Threads != 8 {
+		t.Fatalf("rows %+v", tb.Rows)
+	}
+	// B vs A: 150/100 − 1 = +50 %; 180/200 − 1 = −10 %; average +20 %.
+	for i, want := range []float64{50, -10} {
+		if ch := tb.Rows[i].Changes[1]; !ch.Present || !near(ch.Pct, want) || ch.Tested {
+			t.Errorf("row %d: change %+v, want %+.0f%%, untested", i, ch, want)
+		}
+	}
+	if got := tb.Average.Changes[1].Pct; !near(got, 20) {
+		t.Errorf("average change %v, want 20", got)
+	}
+	// Averages of the columns: (100+200)/2 = 150, (150+180)/2 = 165.
+	if a, b := tb.Average.Cells[0].Center, tb.Average.Cells[1].Center; !near(a, 150) || !near(b, 165) {
+		t.Errorf("averages %v, %v; want 150, 165", a, b)
+	}
+	if tb.Rows[0].Changes[0].Present {
+		t.Error("the baseline has a change against itself")
+	}
+}
+
+// TestBaselineAndRelative: --baseline B puts the changes against B;
+// --relative divides by the baseline at its lowest thread count.
+func TestBaselineAndRelative(t *testing.T) {
+	a := in("A", file("A", map[int]float64{1: 100, 8: 176}))
+	b := in("B", file("B", map[int]float64{1: 210, 8: 400}))
+	tb := build(t, compare.Options{Baseline: "B"}, a, b)
+	// A vs B: 100/210 − 1 = −52.38…%.
+	if ch := tb.Rows[0].Changes[0]; !near(ch.Pct, (100.0/210-1)*100) {
+		t.Errorf("A vs B at 1 thread: %v", ch.Pct)
+	}
+	tb = build(t, compare.Options{Relative: true}, a, b)
+	want := [][]float64{{1, 2.1}, {1.76, 4}}
+	for i, r := range tb.Rows {
+		for c := range r.Cells {
+			if got := r.Cells[c].Center; !near(got, want[i][c]) {
+				t.Errorf("relative row %d column %d: %v, want %v", i, c, got, want[i][c])
+			}
+		}
+	}
+	if ch := tb.Rows[1].Changes[1]; !near(ch.Pct, (400.0/176-1)*100) {
+		t.Errorf("relative values kept the changes of the absolute ones: %v", ch.Pct)
+	}
+	if _, err := compare.Build([]compare.Input{a, b}, compare.Options{Baseline: "C"}); err == nil || !strings.Contains(err.Error(), `--baseline "C"`) {
+		t.Errorf("unknown baseline: %v", err)
+	}
+}
+
+// repeated is one file per value, all at 8 threads, under label.
+func repeated(label string, values ...float64) []compare.Input {
+	var out []compare.Input
+	for i, v := range values {
+		f := file(label, map[int]float64{8: v})
+		out = append(out, compare.Input{Path: label + "-" + string(rune('1'+i)) + ".json", File: f})
+	}
+	return out
+}
+
+// TestConfidenceInterval: the median of 1…6 is 3.5, and its 95% interval
+// is [1, 6]: P(x(1) < median < x(6)) = 1 − 2·0.5⁶ = 0.969 ≥ 0.95, while
+// [x(2), x(5)] covers only 1 − 2·7/64 = 0.78.
+func TestConfidenceInterval(t *testing.T) {
+	tb := build(t, compare.Options{}, repeated("A", 4, 2, 6, 1, 5, 3)...)
+	c := tb.Rows[0].Cells[0]
+	if c.N() != 6 || c.Center != 3.5 || c.Lo != 1 || c.Hi != 6 {
+		t.Errorf("cell n=%d median %v [%v, %v]; want n=6 3.5 [1, 6]", c.N(), c.Center, c.Lo, c.Hi)
+	}
+	// Five values are too few for a 95% interval: it is infinite, and a
+	// note says how many are needed.
+	tb = build(t, compare.Options{}, repeated("A", 1, 2, 3, 4, 5)...)
+	if c := tb.Rows[0].Cells[0]; !math.IsInf(c.Lo, -1) && !math.IsInf(c.Hi, 1) {
+		t.Errorf("n=5: interval [%v, %v], want an infinite bound", c.Lo, c.Hi)
+	}
+	if len(tb.Notes) != 1 || !strings.Contains(tb.Notes[0], "at least 6 values") {
+		t.Errorf("notes %q", tb.Notes)
+	}
+}
+
+// TestSignificance: five runs each, fully separated, give the U test's
+// smallest two-sided p-value for 5+5, 2/252 = 0.0079; overlapping samples
+// are not significant.
+func TestSignificance(t *testing.T) {
+	a := repeated("A", 100, 102, 98, 101, 99)
+	tb := build(t, compare.Options{}, append(a, repeated("B", 110, 111, 109, 112, 108)...)...)
+	ch := tb.Rows[0].Changes[1]
+	if !ch.Tested || !ch.Significant || !near(ch.Pct, 10) || math.Abs(ch.P-2.0/252) > 1e-4 {
+		t.Errorf("separated samples: %+v; want +10%%, p = 0.0079, significant", ch)
+	}
+	tb = build(t, compare.Options{}, append(a, repeated("B", 100.5, 101.5, 99.5, 98.5, 102.5)...)...)
+	if ch := tb.Rows[0].Changes[1]; !ch.Tested || ch.Significant {
+		t.Errorf("overlapping samples: %+v; want not significant", ch)
+	}
+}
+
+// TestOptionsDiffer: runs with different workload options are refused,
+// naming the option and its values, unless forced.
+func TestOptionsDiffer(t *testing.T) {
+	a := in("A", file("A", map[int]float64{8: 100}))
+	bf := file("B", map[int]float64{8: 120})
+	bf.Workload.Options["table-size"] = "1000000"
+	b := in("B", bf)
+	_, err := compare.Build([]compare.Input{a, b}, compare.Options{})
+	if !errors.Is(err, compare.ErrMismatch) {
+		t.Fatalf("Build = %v, want ErrMismatch", err)
+	}
+	for _, want := range []string{"--table-size", `"10000" in A.json`, `"1000000" in B.json`, "--force"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+	tb := build(t, compare.Options{Force: true}, a, b)
+	if len(tb.Differences) != 1 || tb.Differences[0].Name != "option --table-size" ||
+		strings.Join(tb.Differences[0].Values, ",") != "10000,1000000" {
+		t.Errorf("forced: differences %+v", tb.Differences)
+	}
+}
+
+// TestDifferences lists server, client and setting differences, and files
+// of one column that disagree.
+func TestDifferences(t *testing.T) {
+	a1 := file("A", map[int]float64{8: 100})
+	a2 := file("A", map[int]float64{8: 101})
+	a2.Client.Hostname = "bench2"
+	b := file("B", map[int]float64{8: 120})
+	b.Target.ServerVersion = "PostgreSQL 16.4"
+	b.Target.Settings["shared_buffers"] = "1GB"
+	tb := build(t, compare.Options{}, compare.Input{Path: "a1", File: a1}, compare.Input{Path: "a2", File: a2}, compare.Input{Path: "b", File: b})
+	var got []string
+	for _, d := range tb.Differences {
+		got = append(got, d.Name+"="+strings.Join(d.Values, "|"))
+	}
+	want := "server version=PostgreSQL 15.18|PostgreSQL 16.4; client host=mixed: bench1, bench2|bench1; setting shared_buffers=128MB|1GB"
+	if s := strings.Join(got, "; "); s != want {
+		t.Errorf("differences\n got %s\nwant %s", s, want)
+	}
+}
+
+// TestMetrics: latencies are lower-is-better, workload metrics match by
+// name in any case and bring their unit, --op picks one operation.
+func TestMetrics(t *testing.T) {
+	a := file("A", map[int]float64{8: 100})
+	a.Runs[0].Metrics = []result.Metric{{Name: "NOPM", Value: 30000, Unit: "/min", Higher: true}}
+	a.Runs[0].Ops = []result.Op{{Name: "new_order", Count: 600}}
+	a.Runs[0].Ops[0].LatencyMS.P95 = 12
+	b := file("B", map[int]float64{8: 120})
+	b.Runs[0].Metrics = []result.Metric{{Name: "NOPM", Value: 33000, Unit: "/min", Higher: true}}
+	b.Runs[0].Ops = []result.Op{{Name: "new_order", Count: 900}}
+	b.Runs[0].Ops[0].LatencyMS.P95 = 9
+	ia, ib := in("A", a), in("B", b)
+
+	tb := build(t, compare.Options{Metric: "nopm"}, ia, ib)
+	if tb.Metric.Name != "NOPM" || tb.Metric.Unit != "/min" || !near(tb.Rows[0].Changes[1].Pct, 10) {
+		t.Errorf("nopm: %+v, change %v", tb.Metric, tb.Rows[0].Changes[1].Pct)
+	}
+	tb = build(t, compare.Options{Metric: "p95", Op: "new_order"}, ia, ib)
+	if tb.Metric.Higher || !near(tb.Rows[0].Changes[1].Pct, -25) || !strings.Contains(tb.Title(), "p95 of new_order (ms), lower is better") {
+		t.Errorf("p95 of new_order: %q, change %v", tb.Title(), tb.Rows[0].Changes[1].Pct)
+	}
+	tb = build(t, compare.Options{Metric: "tps", Op: "new_order"}, ia, ib)
+	if c := tb.Rows[0].Cells[0].Center; c != 10 { // 600 in 60 s
+		t.Errorf("tps of new_order: %v, want 10", c)
+	}
+	if _, err := compare.Build([]compare.Input{ia, ib}, compare.Options{Metric: "tpmC"}); err == nil || !strings.Contains(err.Error(), "--metric tpmC") {
+		t.Errorf("missing metric: %v", err)
+	}
+}
+
+// TestSkipsIncompleteRuns leaves interrupted runs out and says so.
+func TestSkipsIncompleteRuns(t *testing.T) {
+	a := file("A", map[int]float64{1: 100, 8: 200})
+	a.Runs[1].Status = result.StatusInterrupted
+	tb := build(t, compare.Options{}, in("A", a), in("B", file("B", map[int]float64{1: 110, 8: 210})))
+	if tb.Rows[1].Cells[0].N() != 0 || tb.Rows[1].Changes[1].Present {
+		t.Errorf("the interrupted run was used: %+v", tb.Rows[1])
+	}
+	if len(tb.Notes) != 1 || !strings.Contains(tb.Notes[0], "A.json: the run with 8 threads is interrupted") {
+		t.Errorf("notes %q", tb.Notes)
+	}
+}
+
+func Example() {
+	a := in("pg15", file("pg15", map[int]float64{1: 512.3, 8: 2890, 32: 3120}))
+	b := in("pg16", file("pg16", map[int]float64{1: 540.1, 8: 3050, 32: 3010}))
+	tables, _ := compare.Build([]compare.Input{a, b}, compare.Options{})
+	compare.WriteText(os.Stdout, tables)
+	// Output:
+	// oltp_read_write: tps (/s), higher is better; changes against pg15
+	//
+	// threads   pg15   pg16  pg16 vs pg15
+	// 1        512.3  540.1        +5.43%
+	// 8         2890   3050        +5.54%
+	// 32        3120   3010        -3.53%
+	// average   2174   2200        +2.48%
+}
+
+func Example_markdown() {
+	a := repeated("pg15", 2890, 2902, 2875, 2911, 2880, 2895)
+	b := repeated("pg16", 3050, 3041, 3062, 3038, 3055, 3049)
+	for _, in := range b {
+		in.File.Target.ServerVersion = "PostgreSQL 16.4"
+	}
+	tables, _ := compare.Build(append(a, b...), compare.Options{})
+	compare.WriteMarkdown(os.Stdout, tables)
+	// Output:
+	// **oltp\_read\_write: tps (/s), higher is better; changes against pg15**
+	//
+	// | threads | pg15 | pg16 | pg16 vs pg15 |
+	// | --- | ---: | ---: | ---: |
+	// | 8 | 2892 ±1% (n=6) | 3050 ±0% (n=6) | +5.43% (p=0.002 n=6+6) |
+	//
+	// Differences between the columns:
+	//
+	// |  | pg15 | pg16 |
+	// | --- | --- | --- |
+	// | server version | PostgreSQL 15.18 | PostgreSQL 16.4 |
+}

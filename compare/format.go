@@ -1,0 +1,302 @@
+package compare
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Title is the line above a table: workload, figure, direction, baseline.
+func (t *Table) Title() string {
+	what := t.Metric.Name
+	if t.Op != "" {
+		what += " of " + t.Op
+	}
+	if t.Metric.Unit != "" {
+		what += " (" + t.Metric.Unit + ")"
+	}
+	better := "higher is better"
+	if !t.Metric.Higher {
+		better = "lower is better"
+	}
+	s := fmt.Sprintf("%s: %s, %s; changes against %s", t.Workload, what, better, t.Columns[t.Baseline].Label)
+	if t.Relative && t.RelativeTo != 0 {
+		s += fmt.Sprintf("; values relative to %s at %d threads (%s = 1.00x)", t.Columns[t.Baseline].Label, t.RelativeThreads, formatNumber(t.RelativeTo))
+	}
+	return s
+}
+
+// header is the table's column names.
+func (t *Table) header() []string {
+	h := []string{"threads"}
+	for _, c := range t.Columns {
+		h = append(h, c.Label)
+	}
+	base := t.Columns[t.Baseline].Label
+	for i, c := range t.Columns {
+		if i != t.Baseline {
+			h = append(h, c.Label+" vs "+base)
+		}
+	}
+	return h
+}
+
+// cells is the table's body as text, the average row last.
+func (t *Table) cells() [][]string {
+	var out [][]string
+	row := func(first string, r Row, avg bool) []string {
+		line := []string{first}
+		for _, c := range r.Cells {
+			line = append(line, t.formatCell(c, avg))
+		}
+		for i, ch := range r.Changes {
+			if i != t.Baseline {
+				line = append(line, formatChange(ch, r.Cells[t.Baseline], r.Cells[i]))
+			}
+		}
+		return line
+	}
+	for _, r := range t.Rows {
+		out = append(out, row(strconv.Itoa(r.Threads), r, false))
+	}
+	if len(t.Rows) > 1 {
+		out = append(out, row("average", t.Average, true))
+	}
+	return out
+}
+
+func (t *Table) formatCell(c Cell, avg bool) string {
+	if c.N() == 0 {
+		return "-"
+	}
+	v := formatNumber(c.Center)
+	if t.Relative && t.RelativeTo != 0 {
+		v = fmt.Sprintf("%.2fx", c.Center)
+	}
+	if avg || c.N() == 1 {
+		return v
+	}
+	return v + " ±" + pctRange(c) + " (n=" + strconv.Itoa(c.N()) + ")"
+}
+
+// pctRange is the confidence interval's half-width in percent of the
+// median, as benchstat prints it.
+func pctRange(c Cell) string {
+	if math.IsInf(c.Lo, 0) || math.IsInf(c.Hi, 0) {
+		return "∞"
+	}
+	if c.Center == 0 {
+		return "0%"
+	}
+	return fmt.Sprintf("%.0f%%", 100*math.Max(c.Hi/c.Center-1, 1-c.Lo/c.Center))
+}
+
+// formatChange is "+12.34%", "~ (p=0.400 n=3+3)" when not significant, or
+// "+12.34% (p=0.002 n=6+6)" when tested and significant.
+func formatChange(ch Change, base, c Cell) string {
+	if !ch.Present {
+		return "-"
+	}
+	pct := fmt.Sprintf("%+.2f%%", ch.Pct)
+	if !ch.Tested {
+		if base.N() > 1 || c.N() > 1 {
+			return fmt.Sprintf("%s (n=%d+%d)", pct, base.N(), c.N())
+		}
+		return pct
+	}
+	stat := fmt.Sprintf("(p=%.3f n=%d+%d)", ch.P, base.N(), c.N())
+	if !ch.Significant {
+		return "~ " + stat
+	}
+	return pct + " " + stat
+}
+
+// formatNumber prints about four significant digits.
+func formatNumber(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case a >= 1000:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case a >= 100:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	case a >= 1:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	case a == 0:
+		return "0"
+	}
+	return strconv.FormatFloat(v, 'f', 3, 64)
+}
+
+// WriteText writes the tables aligned for a terminal: numbers right,
+// labels left.
+func WriteText(w io.Writer, tables []*Table) error {
+	var b strings.Builder
+	for i, t := range tables {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(t.Title() + "\n\n")
+		rows := append([][]string{t.header()}, t.cells()...)
+		widths := make([]int, len(rows[0]))
+		for _, r := range rows {
+			for j, s := range r {
+				widths[j] = max(widths[j], utf8.RuneCountInString(s))
+			}
+		}
+		for _, r := range rows {
+			var line strings.Builder
+			for j, s := range r {
+				pad := strings.Repeat(" ", widths[j]-utf8.RuneCountInString(s))
+				if j > 0 {
+					line.WriteString("  ")
+				}
+				if j == 0 {
+					line.WriteString(s + pad)
+				} else {
+					line.WriteString(pad + s)
+				}
+			}
+			b.WriteString(strings.TrimRight(line.String(), " ") + "\n")
+		}
+		writeDifferencesText(&b, t)
+		for _, n := range t.Notes {
+			b.WriteString("note: " + n + "\n")
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeDifferencesText(b *strings.Builder, t *Table) {
+	if len(t.Differences) == 0 {
+		return
+	}
+	b.WriteString("\nDifferences between the columns:\n")
+	width := 0
+	for _, d := range t.Differences {
+		width = max(width, utf8.RuneCountInString(d.Name))
+	}
+	for _, d := range t.Differences {
+		var parts []string
+		for i, v := range d.Values {
+			parts = append(parts, t.Columns[i].Label+": "+v)
+		}
+		fmt.Fprintf(b, "  %-*s  %s\n", width, d.Name, strings.Join(parts, " | "))
+	}
+}
+
+// WriteMarkdown writes the tables as GitHub-flavoured Markdown, ready to
+// paste.
+func WriteMarkdown(w io.Writer, tables []*Table) error {
+	var b strings.Builder
+	for i, t := range tables {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString("**" + mdEscape(t.Title()) + "**\n\n")
+		writeMDRow(&b, t.header())
+		seps := make([]string, len(t.header()))
+		for j := range seps {
+			seps[j] = "---:"
+		}
+		seps[0] = "---"
+		writeMDRow(&b, seps)
+		for _, r := range t.cells() {
+			if r[0] == "average" {
+				r[0] = "**average**"
+			}
+			writeMDRow(&b, r)
+		}
+		if len(t.Differences) > 0 {
+			b.WriteString("\nDifferences between the columns:\n\n")
+			h := []string{""}
+			for _, c := range t.Columns {
+				h = append(h, c.Label)
+			}
+			writeMDRow(&b, h)
+			seps := make([]string, len(h))
+			for j := range seps {
+				seps[j] = "---"
+			}
+			writeMDRow(&b, seps)
+			for _, d := range t.Differences {
+				writeMDRow(&b, append([]string{d.Name}, d.Values...))
+			}
+		}
+		if len(t.Notes) > 0 {
+			b.WriteString("\n")
+			for _, n := range t.Notes {
+				b.WriteString("- " + mdEscape(n) + "\n")
+			}
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeMDRow(b *strings.Builder, cells []string) {
+	b.WriteString("|")
+	for _, c := range cells {
+		if c != "**average**" && c != "---" && c != "---:" {
+			c = mdEscape(c)
+		}
+		b.WriteString(" " + c + " |")
+	}
+	b.WriteString("\n")
+}
+
+// mdEscape keeps user-supplied text (labels, settings) from breaking the
+// table or turning into markup.
+func mdEscape(s string) string {
+	r := strings.NewReplacer("|", `\|`, "\n", " ", "\r", " ", "<", "&lt;", ">", "&gt;", "*", `\*`, "_", `\_`, "`", "\\`", "[", `\[`, "]", `\]`)
+	return r.Replace(s)
+}
+
+// WriteCSV writes the tables in long form, one line per (threads, column),
+// for spreadsheets and pivot tables: workload, metric, unit, threads,
+// label, n, median, ci_low, ci_high, vs_baseline_pct, p_value, significant.
+// Averages are left to the spreadsheet; empty fields mean "not
+// applicable".
+func WriteCSV(w io.Writer, tables []*Table) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"workload", "metric", "unit", "op", "threads", "label", "baseline", "n", "median", "ci_low", "ci_high", "vs_baseline_pct", "p_value", "significant"})
+	num := func(v float64) string {
+		if math.IsInf(v, 0) || math.IsNaN(v) {
+			return ""
+		}
+		return strconv.FormatFloat(v, 'g', 10, 64)
+	}
+	for _, t := range tables {
+		unit := t.Metric.Unit
+		if t.Relative {
+			unit = "x"
+		}
+		for _, r := range t.Rows {
+			for c, cell := range r.Cells {
+				if cell.N() == 0 {
+					continue
+				}
+				ch := r.Changes[c]
+				rec := []string{t.Workload, t.Metric.Name, unit, t.Op, strconv.Itoa(r.Threads), t.Columns[c].Label,
+					t.Columns[t.Baseline].Label, strconv.Itoa(cell.N()), num(cell.Center), "", "", "", "", ""}
+				if cell.N() > 1 {
+					rec[9], rec[10] = num(cell.Lo), num(cell.Hi)
+				}
+				if ch.Present {
+					rec[11] = num(ch.Pct)
+				}
+				if ch.Tested {
+					rec[12] = num(ch.P)
+					rec[13] = strconv.FormatBool(ch.Significant)
+				}
+				cw.Write(rec)
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}

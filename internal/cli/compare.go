@@ -1,0 +1,83 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dbarena/dbarena/compare"
+	"github.com/dbarena/dbarena/result"
+)
+
+func newCompareCmd(st *State) *cobra.Command {
+	var opt compare.Options
+	var format string
+	cmd := &cobra.Command{
+		Use:   "compare [LABEL=]RESULT.json [LABEL=]RESULT.json ...",
+		Short: "Compare result files side by side: one row per thread count, one column per target",
+		Long: `compare lines up the runs of result files by workload and thread count:
+one column per label (the target's label, or LABEL= before the file name),
+each column's change against the baseline in percent, and an average row.
+Several files under one label (or several runs of one thread count) are
+repetitions: the cell shows their median and 95% confidence interval, and a
+change the Mann-Whitney U test cannot tell from noise shows as "~".
+
+Runs whose workload options differ are refused unless --force; whatever else
+differs between the columns (server version and settings, client host,
+dbarena version) is listed under the table.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if format != "text" && format != "md" && format != "csv" {
+				return &UsageError{fmt.Errorf("--format %q: want text, md or csv", format)}
+			}
+			inputs, err := readInputs(args)
+			if err != nil {
+				return err
+			}
+			tables, err := compare.Build(inputs, opt)
+			if err != nil {
+				return &UsageError{err}
+			}
+			switch format {
+			case "md":
+				return compare.WriteMarkdown(st.Stdout, tables)
+			case "csv":
+				return compare.WriteCSV(st.Stdout, tables)
+			}
+			return compare.WriteText(st.Stdout, tables)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&opt.Metric, "metric", "tps", "figure to compare: tps, qps, p50, p95, p99, p999, mean, min, max (latency, ms), cpu (client CPU µs per transaction), or a workload metric such as NOPM or tpmC")
+	fs.StringVar(&opt.Op, "op", "", "take tps and latencies from this operation (transaction type) only, e.g. new_order")
+	fs.StringVar(&opt.Baseline, "baseline", "", "label of the column the others are compared with (default: the first)")
+	fs.BoolVar(&opt.Relative, "relative", false, "divide every value by the baseline's at its lowest thread count (which reads 1.00x)")
+	fs.BoolVar(&opt.Force, "force", false, "compare runs whose workload options differ (the differences are listed)")
+	fs.StringVar(&format, "format", "text", "output: text (aligned), md (Markdown) or csv (one line per thread count and label)")
+	return cmd
+}
+
+// readInputs reads "[LABEL=]FILE" arguments. An argument that names an
+// existing file is a file name even when it contains "=".
+func readInputs(args []string) ([]compare.Input, error) {
+	var inputs []compare.Input
+	for _, a := range args {
+		label, path := "", a
+		if _, err := os.Stat(a); err != nil {
+			if l, p, ok := strings.Cut(a, "="); ok {
+				if l == "" {
+					return nil, &UsageError{fmt.Errorf("%q: empty label before =", a)}
+				}
+				label, path = l, p
+			}
+		}
+		f, err := result.Read(path)
+		if err != nil {
+			return nil, &UsageError{fmt.Errorf("%s: %w", path, err)}
+		}
+		inputs = append(inputs, compare.Input{Label: label, Path: path, File: f})
+	}
+	return inputs, nil
+}

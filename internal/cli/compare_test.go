@@ -1,0 +1,77 @@
+package cli_test
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dbarena/dbarena/result"
+)
+
+// writeResult writes a result file of oltp_point_select with one run per
+// thread count and returns its path.
+func writeResult(t *testing.T, name, label, tableSize string, tps map[int]float64) string {
+	t.Helper()
+	f := &result.File{
+		SchemaVersion: result.SchemaVersion,
+		Workload:      result.Workload{Name: "oltp_point_select", Options: map[string]string{"tables": "1", "table-size": tableSize}},
+		Target:        result.Target{Label: label, Engine: "sqlite"},
+		Status:        result.StatusComplete,
+	}
+	for _, th := range []int{1, 4} {
+		f.Runs = append(f.Runs, result.Run{Threads: th, DurationS: 10, TPS: tps[th], Status: result.StatusComplete})
+	}
+	path := filepath.Join(t.TempDir(), name)
+	if err := result.Write(path, f); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestCompare(t *testing.T) {
+	ctx := context.Background()
+	a := writeResult(t, "a.json", "sqlite", "1000", map[int]float64{1: 1000, 4: 2000})
+	b := writeResult(t, "b.json", "sqlite", "1000", map[int]float64{1: 1100, 4: 1900})
+	other := writeResult(t, "c.json", "sqlite", "5000", map[int]float64{1: 900, 4: 1800})
+
+	o := dbarena(t, ctx, nil, "compare", "before="+a, "after="+b)
+	if o.code != 0 {
+		t.Fatalf("compare: exit %d: %s", o.code, o.stderr)
+	}
+	for _, want := range []string{"changes against before", "after vs before", "1          1000   1100          +10.00%", "average    1500   1500           +2.50%"} {
+		if !strings.Contains(o.stdout, want) {
+			t.Errorf("text output lacks %q:\n%s", want, o.stdout)
+		}
+	}
+
+	o = dbarena(t, ctx, nil, "compare", "--format", "csv", "--baseline", "after", "before="+a, "after="+b)
+	if o.code != 0 || !strings.Contains(o.stdout, "oltp_point_select,tps,/s,,4,before,after,1,2000,,,5.263157895,,\n") {
+		t.Errorf("csv: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	}
+
+	o = dbarena(t, ctx, nil, "compare", "--format", "md", "--relative", "before="+a, "after="+b)
+	if o.code != 0 || !strings.Contains(o.stdout, "| 4 | 2.00x | 1.90x | -5.00% |") {
+		t.Errorf("md --relative: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	}
+
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{a, other}, "--table-size is \"1000\" in " + a + "; \"5000\" in " + other},
+		{[]string{a, filepath.Join(t.TempDir(), "missing.json")}, "missing.json"},
+		{[]string{"--format", "xml", a}, `--format "xml"`},
+		{[]string{"--metric", "nopm", a}, "--metric nopm"},
+		{[]string{"--baseline", "x", a}, `--baseline "x"`},
+		{[]string{"=" + a + "x"}, "empty label"},
+	} {
+		o := dbarena(t, ctx, nil, append([]string{"compare"}, tc.args...)...)
+		if o.code != 2 || !strings.Contains(o.stderr, tc.want) {
+			t.Errorf("compare %q: exit %d, stderr %q; want 2 and %q", tc.args, o.code, o.stderr, tc.want)
+		}
+	}
+	if o := dbarena(t, ctx, nil, "compare", "--force", a, other); o.code != 0 || !strings.Contains(o.stdout, "option --table-size  sqlite: mixed: 1000, 5000") {
+		t.Errorf("--force: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	}
+}

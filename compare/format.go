@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/dbarena/dbarena/internal/markdown"
 )
 
 // Title is the line above a table: workload, figure, direction, baseline.
@@ -197,7 +199,7 @@ func WriteMarkdown(w io.Writer, tables []*Table) error {
 		if i > 0 {
 			b.WriteString("\n")
 		}
-		b.WriteString("**" + mdEscape(t.Title()) + "**\n\n")
+		b.WriteString("**" + markdown.Escape(t.Title()) + "**\n\n")
 		writeMDRow(&b, t.header())
 		seps := make([]string, len(t.header()))
 		for j := range seps {
@@ -230,7 +232,7 @@ func WriteMarkdown(w io.Writer, tables []*Table) error {
 		if len(t.Notes) > 0 {
 			b.WriteString("\n")
 			for _, n := range t.Notes {
-				b.WriteString("- " + mdEscape(n) + "\n")
+				b.WriteString("- " + markdown.Escape(n) + "\n")
 			}
 		}
 	}
@@ -242,19 +244,13 @@ func writeMDRow(b *strings.Builder, cells []string) {
 	b.WriteString("|")
 	for _, c := range cells {
 		if c != "**average**" && c != "---" && c != "---:" {
-			c = mdEscape(c)
+			c = markdown.Escape(c)
 		}
 		b.WriteString(" " + c + " |")
 	}
 	b.WriteString("\n")
 }
 
-// mdEscape keeps user-supplied text (labels, settings) from breaking the
-// table or turning into markup.
-func mdEscape(s string) string {
-	r := strings.NewReplacer("|", `\|`, "\n", " ", "\r", " ", "<", "&lt;", ">", "&gt;", "*", `\*`, "_", `\_`, "`", "\\`", "[", `\[`, "]", `\]`)
-	return r.Replace(s)
-}
 
 // WriteCSV writes the tables in long form, one line per (threads, column),
 // for spreadsheets and pivot tables: workload, metric, unit, threads,

@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -73,5 +74,38 @@ func TestCompare(t *testing.T) {
 	}
 	if o := dbarena(t, ctx, nil, "compare", "--force", a, other); o.code != 0 || !strings.Contains(o.stdout, "option --table-size  sqlite: mixed: 1000, 5000") {
 		t.Errorf("--force: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	}
+}
+
+func TestExport(t *testing.T) {
+	ctx := context.Background()
+	a := writeResult(t, "a.json", "sqlite", "1000", map[int]float64{1: 1000, 4: 2000})
+	out := filepath.Join(t.TempDir(), "runs.csv")
+	if o := dbarena(t, ctx, nil, "export", a, "-o", out); o.code != 0 || o.stdout != "" {
+		t.Fatalf("export -o: exit %d, stdout %q, stderr %q", o.code, o.stdout, o.stderr)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Split(strings.TrimSpace(string(b)), "\n"); len(lines) != 3 || !strings.HasPrefix(lines[2], a+",sqlite,sqlite,oltp_point_select,4,complete,10,0,0,2000,") {
+		t.Errorf("runs.csv:\n%s", b)
+	}
+	if o := dbarena(t, ctx, nil, "export", "--table", "ops", "--format", "md", a); o.code != 0 || !strings.HasPrefix(o.stdout, "| file | label |") {
+		t.Errorf("export --format md: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--format", "xlsx", a}, `--format "xlsx"`},
+		{[]string{"--table", "rows", a}, `--table "rows"`},
+		{[]string{filepath.Join(t.TempDir(), "none.json")}, "none.json"},
+		{[]string{a, "-o", filepath.Join(t.TempDir(), "no", "such", "dir", "x.csv")}, "--output"},
+	} {
+		o := dbarena(t, ctx, nil, append([]string{"export"}, tc.args...)...)
+		if o.code == 0 || !strings.Contains(o.stderr, tc.want) {
+			t.Errorf("export %q: exit %d, stderr %q; want an error naming %q", tc.args, o.code, o.stderr, tc.want)
+		}
 	}
 }

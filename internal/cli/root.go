@@ -85,6 +85,7 @@ func NewRoot(st *State) *cobra.Command {
 		workloadCommand(st, "cleanup", "Drop the tables dbarena created for a workload", newCleanupCmd),
 		newListCmd(st),
 		newCompareCmd(st),
+		newExportCmd(st),
 		&cobra.Command{
 			Use:   "version",
 			Short: "Print the version",

@@ -1,0 +1,78 @@
+package export_test
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/dbarena/dbarena/export"
+	"github.com/dbarena/dbarena/histogram"
+	"github.com/dbarena/dbarena/result"
+)
+
+func sample() []export.Input {
+	f := &result.File{
+		Workload: result.Workload{Name: "tpcc"},
+		Target:   result.Target{Label: "pg|<b>", Engine: "postgres"},
+		Runs: []result.Run{{
+			Threads: 8, Status: result.StatusComplete, DurationS: 60, Transactions: 6000, TPS: 100,
+			LatencyMS: histogram.Latency{P50: 1.5, P95: 4.25, Max: 30},
+			Metrics:   []result.Metric{{Name: "NOPM", Value: 2610.5}},
+			Ops:       []result.Op{{Name: "new_order", Count: 2700, Rollbacks: 27, LatencyMS: histogram.Latency{P95: 6}}},
+			Intervals: []result.Interval{
+				{TS: 1, Warmup: true, Transactions: 90, TPS: 90},
+				{TS: 2, Transactions: 101, TPS: 101, Metrics: map[string]float64{"NOPM": 2700}},
+			},
+		}},
+	}
+	return []export.Input{{Path: "pg.json", File: f}}
+}
+
+func TestRunsCSV(t *testing.T) {
+	tb, err := export.Build("runs", sample())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := export.WriteCSV(&b, tb); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("%d lines:\n%s", len(lines), b.String())
+	}
+	if !strings.HasPrefix(lines[0], "file,label,engine,workload,threads,status,duration_s,") || !strings.HasSuffix(lines[0], ",client_cpu_per_query_us,NOPM") {
+		t.Errorf("header %s", lines[0])
+	}
+	if !strings.HasPrefix(lines[1], `pg.json,pg|<b>,postgres,tpcc,8,complete,60,0,6000,100,`) || !strings.HasSuffix(lines[1], ",2610.5") ||
+		!strings.Contains(lines[1], ",0,0,1.5,4.25,0,0,30,") {
+		t.Errorf("row %s", lines[1])
+	}
+}
+
+func TestIntervalsAndOps(t *testing.T) {
+	tb, _ := export.Build("intervals", sample())
+	if len(tb.Rows) != 2 || tb.Header[len(tb.Header)-1] != "NOPM" || tb.Rows[0][len(tb.Header)-1] != nil || tb.Rows[1][len(tb.Header)-1] != 2700.0 {
+		t.Errorf("intervals: header %v rows %v", tb.Header, tb.Rows)
+	}
+	if tb.Rows[0][6] != "true" {
+		t.Errorf("warm-up interval not marked: %v", tb.Rows[0])
+	}
+	tb, _ = export.Build("ops", sample())
+	// 2700 New-Orders in 60 s: 45 per second.
+	if len(tb.Rows) != 1 || tb.Rows[0][5] != "new_order" || tb.Rows[0][7] != 45.0 || tb.Rows[0][10] != int64(27) {
+		t.Errorf("ops: %v", tb.Rows)
+	}
+	if _, err := export.Build("lines", sample()); err == nil || !strings.Contains(err.Error(), `--table "lines"`) {
+		t.Errorf("unknown table: %v", err)
+	}
+}
+
+func ExampleWriteMarkdown() {
+	tb, _ := export.Build("ops", sample())
+	export.WriteMarkdown(os.Stdout, tb)
+	// Output:
+	// | file | label | engine | workload | threads | op | count | tps | errors | retries | rollbacks | min_ms | mean_ms | p50_ms | p95_ms | p99_ms | p999_ms | max_ms |
+	// | --- | --- | --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
+	// | pg.json | pg\|&lt;b&gt; | postgres | tpcc | 8 | new\_order | 2700 | 45.00 | 0 | 0 | 27 | 0.00 | 0.00 | 0.00 | 6.00 | 0.00 | 0.00 | 0.00 |
+}

@@ -1,0 +1,84 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dbarena/dbarena/export"
+	"github.com/dbarena/dbarena/result"
+)
+
+func newExportCmd(st *State) *cobra.Command {
+	var format, table, output string
+	cmd := &cobra.Command{
+		Use:   "export RESULT.json ... [--table runs|intervals|ops] [--format csv|md]",
+		Short: "Write the runs, intervals or per-operation figures of result files as CSV or Markdown",
+		Long: `export flattens result files for spreadsheets and documents:
+  --table runs       one line per run: throughput, counts, latency percentiles, client CPU, workload metrics
+  --table intervals  one line per reporting interval of every run (throughput over time)
+  --table ops        one line per operation (transaction type) of every run
+Each line starts with the file, target label, engine, workload and threads.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if format != "csv" && format != "md" {
+				return &UsageError{fmt.Errorf("--format %q: want csv or md", format)}
+			}
+			var inputs []export.Input
+			for _, path := range args {
+				f, err := result.Read(path)
+				if err != nil {
+					return &UsageError{fmt.Errorf("%s: %w", path, err)}
+				}
+				inputs = append(inputs, export.Input{Path: path, File: f})
+			}
+			t, err := export.Build(table, inputs)
+			if err != nil {
+				return &UsageError{err}
+			}
+			var b bytes.Buffer
+			if format == "md" {
+				err = export.WriteMarkdown(&b, t)
+			} else {
+				err = export.WriteCSV(&b, t)
+			}
+			if err != nil {
+				return err
+			}
+			if output == "" {
+				_, err = st.Stdout.Write(b.Bytes())
+				return err
+			}
+			return writeFileAtomic(output, b.Bytes())
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&table, "table", "runs", "what one line is: runs, intervals or ops")
+	fs.StringVar(&format, "format", "csv", "csv or md (Markdown)")
+	fs.StringVarP(&output, "output", "o", "", "write to this file (complete or not at all) instead of standard output")
+	return cmd
+}
+
+// writeFileAtomic writes data to a temporary file next to path and renames
+// it over path, so path is never half-written.
+func writeFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".dbarena-*")
+	if err != nil {
+		return fmt.Errorf("--output %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("--output %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("--output %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("--output %s: %w", path, err)
+	}
+	return nil
+}

@@ -251,7 +251,6 @@ func writeMDRow(b *strings.Builder, cells []string) {
 	b.WriteString("\n")
 }
 
-
 // WriteCSV writes the tables in long form, one line per (threads, column),
 // for spreadsheets and pivot tables: workload, metric, unit, threads,
 // label, n, median, ci_low, ci_high, vs_baseline_pct, p_value, significant.

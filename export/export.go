@@ -219,4 +219,3 @@ func format(v any, prec int) string {
 	}
 	return fmt.Sprint(v)
 }
-

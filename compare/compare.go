@@ -289,7 +289,15 @@ func build(inputs []Input, m metricSpec, opt Options) (*Table, error) {
 	if err := checkOptions(t, inputs, opt.Force); err != nil {
 		return nil, err
 	}
-	t.Differences = append(t.Differences, differences(colInputs)...)
+	diffs, partial := differences(colInputs)
+	t.Differences = append(t.Differences, diffs...)
+	if partial > 0 {
+		what := fmt.Sprintf("%d server settings are", partial)
+		if partial == 1 {
+			what = "1 server setting is"
+		}
+		t.Notes = append(t.Notes, what+" reported by only some of the files (other engines or versions) and not compared")
+	}
 
 	// Samples per (threads, column).
 	samples := map[int][][]float64{}
@@ -526,12 +534,15 @@ func joinValues(vs []string) string {
 }
 
 // differences lists the properties of server, client and tool whose values
-// differ between or within columns.
-func differences(cols [][]Input) []Difference {
-	props := []struct {
+// differ between or within columns. Server settings are compared only
+// where every file reports them (different engines share none); the second
+// result counts the settings left out for that reason.
+func differences(cols [][]Input) ([]Difference, int) {
+	type prop struct {
 		name string
 		get  func(f *result.File) string
-	}{
+	}
+	props := []prop{
 		{"engine", func(f *result.File) string { return f.Target.Engine }},
 		{"server version", func(f *result.File) string { return f.Target.ServerVersion }},
 		{"dbarena version", func(f *result.File) string { return f.Tool.Version + " (" + f.Tool.Commit + ")" }},
@@ -539,24 +550,23 @@ func differences(cols [][]Input) []Difference {
 		{"client CPU", func(f *result.File) string { return fmt.Sprintf("%s, %d cores", f.Client.CPUModel, f.Client.Cores) }},
 		{"client OS", func(f *result.File) string { return f.Client.OS }},
 	}
-	settings := map[string]bool{}
+	seen := map[string]int{}
+	files := 0
 	for _, ins := range cols {
 		for _, in := range ins {
+			files++
 			for k := range in.File.Target.Settings {
-				settings[k] = true
+				seen[k]++
 			}
 		}
 	}
-	for _, k := range slices.Sorted(maps.Keys(settings)) {
-		props = append(props, struct {
-			name string
-			get  func(f *result.File) string
-		}{"setting " + k, func(f *result.File) string {
-			if v, ok := f.Target.Settings[k]; ok {
-				return v
-			}
-			return "(not reported)"
-		}})
+	partial := 0
+	for _, k := range slices.Sorted(maps.Keys(seen)) {
+		if seen[k] < files {
+			partial++
+			continue
+		}
+		props = append(props, prop{"setting " + k, func(f *result.File) string { return f.Target.Settings[k] }})
 	}
 	var out []Difference
 	for _, p := range props {
@@ -575,5 +585,5 @@ func differences(cols [][]Input) []Difference {
 			out = append(out, d)
 		}
 	}
-	return out
+	return out, partial
 }

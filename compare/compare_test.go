@@ -184,6 +184,7 @@ func TestDifferences(t *testing.T) {
 	b := file("B", map[int]float64{8: 120})
 	b.Target.ServerVersion = "PostgreSQL 16.4"
 	b.Target.Settings["shared_buffers"] = "1GB"
+	b.Target.Settings["io_method"] = "worker" // a setting the older server does not have
 	tb := build(t, compare.Options{}, compare.Input{Path: "a1", File: a1}, compare.Input{Path: "a2", File: a2}, compare.Input{Path: "b", File: b})
 	var got []string
 	for _, d := range tb.Differences {
@@ -192,6 +193,9 @@ func TestDifferences(t *testing.T) {
 	want := "server version=PostgreSQL 15.18|PostgreSQL 16.4; client host=mixed: bench1, bench2|bench1; setting shared_buffers=128MB|1GB"
 	if s := strings.Join(got, "; "); s != want {
 		t.Errorf("differences\n got %s\nwant %s", s, want)
+	}
+	if len(tb.Notes) == 0 || !strings.HasPrefix(tb.Notes[0], "1 server setting is reported by only some of the files") {
+		t.Errorf("notes %q", tb.Notes)
 	}
 }
 

@@ -32,8 +32,8 @@ func (t *Table) Title() string {
 	return s
 }
 
-// header is the table's column names.
-func (t *Table) header() []string {
+// Header is the table's column names.
+func (t *Table) Header() []string {
 	h := []string{"threads"}
 	for _, c := range t.Columns {
 		h = append(h, c.Label)
@@ -47,8 +47,8 @@ func (t *Table) header() []string {
 	return h
 }
 
-// cells is the table's body as text, the average row last.
-func (t *Table) cells() [][]string {
+// Cells is the table's body as text, the average row last.
+func (t *Table) Cells() [][]string {
 	var out [][]string
 	row := func(first string, r Row, avg bool) []string {
 		line := []string{first}
@@ -142,7 +142,7 @@ func WriteText(w io.Writer, tables []*Table) error {
 			b.WriteString("\n")
 		}
 		b.WriteString(t.Title() + "\n\n")
-		rows := append([][]string{t.header()}, t.cells()...)
+		rows := append([][]string{t.Header()}, t.Cells()...)
 		widths := make([]int, len(rows[0]))
 		for _, r := range rows {
 			for j, s := range r {
@@ -200,14 +200,14 @@ func WriteMarkdown(w io.Writer, tables []*Table) error {
 			b.WriteString("\n")
 		}
 		b.WriteString("**" + markdown.Escape(t.Title()) + "**\n\n")
-		writeMDRow(&b, t.header())
-		seps := make([]string, len(t.header()))
+		writeMDRow(&b, t.Header())
+		seps := make([]string, len(t.Header()))
 		for j := range seps {
 			seps[j] = "---:"
 		}
 		seps[0] = "---"
 		writeMDRow(&b, seps)
-		for _, r := range t.cells() {
+		for _, r := range t.Cells() {
 			if r[0] == "average" {
 				r[0] = "**average**"
 			}

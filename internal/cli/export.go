@@ -70,6 +70,12 @@ func writeFileAtomic(path string, data []byte) error {
 		return fmt.Errorf("--output %s: %w", path, err)
 	}
 	defer os.Remove(tmp.Name())
+	// Reports and tables are for sharing: readable by all, like a file
+	// the shell's ">" creates.
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return fmt.Errorf("--output %s: %w", path, err)
+	}
 	if _, err := tmp.Write(data); err != nil {
 		tmp.Close()
 		return fmt.Errorf("--output %s: %w", path, err)

@@ -86,6 +86,7 @@ func NewRoot(st *State) *cobra.Command {
 		newListCmd(st),
 		newCompareCmd(st),
 		newExportCmd(st),
+		newReportCmd(st),
 		&cobra.Command{
 			Use:   "version",
 			Short: "Print the version",

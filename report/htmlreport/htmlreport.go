@@ -1,0 +1,328 @@
+// Package htmlreport renders result files into one self-contained HTML
+// file: charts of throughput and latency against threads, throughput and
+// p95 over time for every run, per-operation tables, and the environment.
+//
+// The page needs no network: Apache ECharts 5.6.0 (assets/echarts.min.js,
+// Apache License 2.0, from the npm package) is inlined, and the charts'
+// options are JSON that html/template escapes like every other
+// user-supplied string, so a label such as "<script>" stays text. A
+// Content-Security-Policy allows inline script and style only: the browser
+// refuses every other load.
+package htmlreport
+
+import (
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dbarena/dbarena/compare"
+	"github.com/dbarena/dbarena/result"
+)
+
+//go:embed assets/echarts.min.js
+var echartsJS string
+
+//go:embed report.tmpl
+var pageTemplate string
+
+// EChartsVersion is the version of the inlined chart library.
+const EChartsVersion = "5.6.0"
+
+var tmpl = template.Must(template.New("report").Parse(pageTemplate))
+
+// Options are the page's own details.
+type Options struct {
+	Title     string    // default: the workloads' names
+	Generated time.Time // shown in the header
+	Tool      string    // the dbarena version that wrote the report
+}
+
+// page is what the template renders.
+type page struct {
+	Title, Generated, Tool, ECharts string
+	Script                          template.JS
+	Workloads                       []workloadSection
+	Runs                            []runSection
+	Env                             []envRow
+	Charts                          []chart
+}
+
+type chart struct {
+	ID     string         `json:"id"`
+	Option map[string]any `json:"option"`
+}
+
+type workloadSection struct {
+	Name              string
+	Title             string // compare's title line
+	Header            []string
+	Rows              [][]string
+	Notes             []string
+	Labels            []string
+	Differences       []compare.Difference
+	Throughput, Lat   string // chart ids
+	ThroughputCaption string
+}
+
+type runSection struct {
+	ID, Title, Status, Error string
+	Summary                  [][2]string
+	Chart                    string
+	Ops                      [][]string
+	Metrics                  [][]string
+}
+
+type envRow struct {
+	Label, File, Engine, Server, URL, Client, Tool, Workload, Options, Started, Status string
+}
+
+// Write renders inputs into w. Runs are grouped by workload as compare
+// groups them (differing workload options are listed, not refused).
+func Write(w io.Writer, inputs []compare.Input, opt Options) error {
+	if len(inputs) == 0 {
+		return fmt.Errorf("report: no result files")
+	}
+	p := &page{Generated: opt.Generated.UTC().Format(time.RFC3339), Tool: opt.Tool, ECharts: EChartsVersion,
+		Script: template.JS(echartsJS)}
+	tps, err := compare.Build(inputs, compare.Options{Force: true})
+	if err != nil {
+		return err
+	}
+	var names []string
+	for i, t := range tps {
+		names = append(names, t.Workload)
+		ws := workloadSection{Name: t.Workload, Title: t.Title(), Notes: t.Notes, Differences: t.Differences}
+		ws.Header, ws.Rows = t.Header(), t.Cells()
+		for _, c := range t.Columns {
+			ws.Labels = append(ws.Labels, c.Label)
+		}
+		ws.Throughput = fmt.Sprintf("w%d-tps", i)
+		p.Charts = append(p.Charts, chart{ws.Throughput, throughputChart(t)})
+		ws.ThroughputCaption = "median of the runs at each thread count"
+		var lat []*compare.Table
+		for _, m := range []string{"p50", "p95", "p99"} {
+			ts, err := compare.Build(inputsOf(inputs, t.Workload), compare.Options{Metric: m, Force: true})
+			if err != nil {
+				return err
+			}
+			lat = append(lat, ts[0])
+		}
+		ws.Lat = fmt.Sprintf("w%d-lat", i)
+		p.Charts = append(p.Charts, chart{ws.Lat, latencyChart(lat)})
+		p.Workloads = append(p.Workloads, ws)
+	}
+	p.Title = opt.Title
+	if p.Title == "" {
+		p.Title = "dbarena report: " + strings.Join(names, ", ")
+	}
+	n := 0
+	for _, in := range inputs {
+		p.Env = append(p.Env, envOf(in))
+		for i := range in.File.Runs {
+			r := &in.File.Runs[i]
+			n++
+			rs := runOf(in, r, n)
+			p.Charts = append(p.Charts, chart{rs.Chart, overTimeChart(r)})
+			p.Runs = append(p.Runs, rs)
+		}
+	}
+	return tmpl.Execute(w, p)
+}
+
+// inputsOf are the inputs of one workload.
+func inputsOf(inputs []compare.Input, workload string) []compare.Input {
+	var out []compare.Input
+	for _, in := range inputs {
+		if in.File.Workload.Name == workload {
+			out = append(out, in)
+		}
+	}
+	return out
+}
+
+func num(v float64) any {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return math.Round(v*1000) / 1000
+}
+
+func threadsAxis(t *compare.Table) []string {
+	var xs []string
+	for _, r := range t.Rows {
+		xs = append(xs, strconv.Itoa(r.Threads))
+	}
+	return xs
+}
+
+// palette gives each label its colour in every chart (ECharts' default
+// series colours).
+var palette = []string{"#5470c6", "#91cc75", "#fac858", "#ee6666", "#73c0de", "#3ba272", "#fc8452", "#9a60b4", "#ea7ccc"}
+
+// throughputChart is tps against threads, one line per label.
+func throughputChart(t *compare.Table) map[string]any {
+	var series []any
+	for c, col := range t.Columns {
+		var data []any
+		for _, r := range t.Rows {
+			if r.Cells[c].N() == 0 {
+				data = append(data, nil)
+			} else {
+				data = append(data, num(r.Cells[c].Center))
+			}
+		}
+		series = append(series, map[string]any{"name": col.Label, "type": "line", "data": data, "symbolSize": 7, "connectNulls": true,
+			"itemStyle": map[string]any{"color": palette[c%len(palette)]}})
+	}
+	return map[string]any{
+		"animation": false,
+		"title":     map[string]any{"text": "Throughput vs threads", "left": "center", "textStyle": map[string]any{"fontSize": 14}},
+		"tooltip":   map[string]any{"trigger": "axis"},
+		"legend":    map[string]any{"top": 24},
+		"grid":      map[string]any{"top": 60, "left": 70, "right": 30, "bottom": 50},
+		"xAxis":     map[string]any{"type": "category", "name": "threads", "nameLocation": "middle", "nameGap": 28, "data": threadsAxis(t)},
+		"yAxis":     map[string]any{"type": "value", "name": "tps"},
+		"series":    series,
+	}
+}
+
+// latencyChart is p50, p95 and p99 against threads on a log axis.
+func latencyChart(ts []*compare.Table) map[string]any {
+	var series []any
+	dash := map[string]string{"p50": "dotted", "p95": "solid", "p99": "dashed"}
+	for _, t := range ts {
+		for c, col := range t.Columns {
+			var data []any
+			for _, r := range t.Rows {
+				if r.Cells[c].N() == 0 || r.Cells[c].Center <= 0 {
+					data = append(data, nil)
+				} else {
+					data = append(data, num(r.Cells[c].Center))
+				}
+			}
+			// One colour per label, one dash per percentile.
+			color := palette[c%len(palette)]
+			series = append(series, map[string]any{"name": col.Label + " " + t.Metric.Name, "type": "line", "data": data,
+				"symbolSize": 6, "connectNulls": true, "itemStyle": map[string]any{"color": color},
+				"lineStyle": map[string]any{"type": dash[t.Metric.Name], "color": color}})
+		}
+	}
+	return map[string]any{
+		"animation": false,
+		"title":     map[string]any{"text": "Latency vs threads (ms, log scale)", "left": "center", "textStyle": map[string]any{"fontSize": 14}},
+		"tooltip":   map[string]any{"trigger": "axis"},
+		"legend":    map[string]any{"top": 24, "type": "scroll"},
+		"grid":      map[string]any{"top": 72, "left": 70, "right": 30, "bottom": 50},
+		"xAxis":     map[string]any{"type": "category", "name": "threads", "nameLocation": "middle", "nameGap": 28, "data": threadsAxis(ts[0])},
+		"yAxis":     map[string]any{"type": "log", "name": "ms", "logBase": 10},
+		"series":    series,
+	}
+}
+
+// overTimeChart is one run's tps (left axis) and p95 (right axis) per
+// interval, the warm-up shaded.
+func overTimeChart(r *result.Run) map[string]any {
+	var tps, p95 []any
+	warmEnd := 0.0
+	for _, iv := range r.Intervals {
+		tps = append(tps, []any{num(iv.TS), num(iv.TPS)})
+		p95 = append(p95, []any{num(iv.TS), num(iv.LatencyMS.P95)})
+		if iv.Warmup {
+			warmEnd = iv.TS
+		}
+	}
+	tpsSeries := map[string]any{"name": "tps", "type": "line", "data": tps, "showSymbol": false, "yAxisIndex": 0}
+	if warmEnd > 0 {
+		tpsSeries["markArea"] = map[string]any{
+			"silent":    true,
+			"itemStyle": map[string]any{"color": "rgba(150,150,150,0.18)"},
+			"label":     map[string]any{"show": true, "position": "insideTop", "color": "#666"},
+			"data":      []any{[]any{map[string]any{"name": "warm-up", "xAxis": 0}, map[string]any{"xAxis": num(warmEnd)}}},
+		}
+	}
+	return map[string]any{
+		"animation": false,
+		"tooltip":   map[string]any{"trigger": "axis"},
+		"legend":    map[string]any{"top": 0},
+		"grid":      map[string]any{"top": 36, "left": 60, "right": 60, "bottom": 44},
+		"xAxis":     map[string]any{"type": "value", "name": "seconds", "nameLocation": "middle", "nameGap": 24, "min": 0},
+		"yAxis": []any{
+			map[string]any{"type": "value", "name": "tps"},
+			map[string]any{"type": "value", "name": "p95 ms", "splitLine": map[string]any{"show": false}},
+		},
+		"series": []any{tpsSeries,
+			map[string]any{"name": "p95 ms", "type": "line", "data": p95, "showSymbol": false, "yAxisIndex": 1}},
+	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func f2(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
+
+func runOf(in compare.Input, r *result.Run, n int) runSection {
+	label := in.Label
+	if label == "" {
+		label = in.File.Target.Label
+	}
+	rs := runSection{ID: fmt.Sprintf("run%d", n), Chart: fmt.Sprintf("run%d-time", n),
+		Title:  fmt.Sprintf("%s · %s · %d %s", label, in.File.Workload.Name, r.Threads, plural(r.Threads, "thread", "threads")),
+		Status: r.Status, Error: r.Error}
+	rs.Summary = [][2]string{
+		{"tps", f2(r.TPS)}, {"qps", f2(r.QPS)},
+		{"latency p50 / p95 / p99 ms", f2(r.LatencyMS.P50) + " / " + f2(r.LatencyMS.P95) + " / " + f2(r.LatencyMS.P99)},
+		{"errors / retries / reconnects", fmt.Sprintf("%d / %d / %d", r.Errors, r.Retries, r.Reconnects)},
+		{"measured / warm-up s", f2(r.DurationS) + " / " + f2(r.WarmupS)},
+		{"client CPU µs per transaction", f2(r.ClientCPUPerTxnUS)},
+		{"file", in.Path},
+	}
+	if r.Rollbacks > 0 {
+		rs.Summary = append(rs.Summary, [2]string{"rollbacks (intended)", strconv.FormatInt(r.Rollbacks, 10)})
+	}
+	for _, o := range r.Ops {
+		rs.Ops = append(rs.Ops, []string{o.Name, strconv.FormatInt(o.Count, 10), strconv.FormatInt(o.Errors, 10),
+			strconv.FormatInt(o.Retries, 10), strconv.FormatInt(o.Rollbacks, 10),
+			f2(o.LatencyMS.P50), f2(o.LatencyMS.P95), f2(o.LatencyMS.P99), f2(o.LatencyMS.Max)})
+	}
+	for _, m := range r.Metrics {
+		row := []string{m.Name, f2(m.Value) + " " + m.Unit, "", ""}
+		if m.Limit != nil {
+			row[2] = f2(*m.Limit)
+		}
+		if m.Pass != nil {
+			row[3] = map[bool]string{true: "pass", false: "FAIL"}[*m.Pass]
+		}
+		rs.Metrics = append(rs.Metrics, row)
+	}
+	return rs
+}
+
+func envOf(in compare.Input) envRow {
+	f := in.File
+	label := in.Label
+	if label == "" {
+		label = f.Target.Label
+	}
+	var opts []string
+	for _, k := range slices.Sorted(maps.Keys(f.Workload.Options)) {
+		opts = append(opts, "--"+k+"="+f.Workload.Options[k])
+	}
+	return envRow{
+		Label: label, File: in.Path, Engine: f.Target.Engine, Server: f.Target.ServerVersion, URL: f.Target.URL,
+		Client:   fmt.Sprintf("%s: %s, %d cores, %s, %s", f.Client.Hostname, f.Client.CPUModel, f.Client.Cores, f.Client.OS, f.Client.GoVersion),
+		Tool:     f.Tool.Version + " (" + f.Tool.Commit + ")",
+		Workload: f.Workload.Name, Options: strings.Join(opts, " "),
+		Started: f.StartedAt.UTC().Format(time.RFC3339), Status: f.Status,
+	}
+}

@@ -109,3 +109,39 @@ func TestExport(t *testing.T) {
 		}
 	}
 }
+
+func TestReport(t *testing.T) {
+	ctx := context.Background()
+	a := writeResult(t, "a.json", "sqlite", "1000", map[int]float64{1: 1000, 4: 2000})
+	b := writeResult(t, "b.json", "sqlite", "1000", map[int]float64{1: 1100, 4: 1900})
+	out := filepath.Join(t.TempDir(), "r.html")
+	o := dbarena(t, ctx, nil, "report", "before="+a, "after="+b, "-o", out, "--title", "A <b>test</b>")
+	if o.code != 0 || !strings.Contains(o.stdout, "report: wrote "+out) {
+		t.Fatalf("report: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	}
+	page, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<title>A &lt;b&gt;test&lt;/b&gt;</title>", "<th>after vs before</th>", `id="run4-time"`} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("the report lacks %q", want)
+		}
+	}
+	if fi, err := os.Stat(out); err != nil || fi.Mode().Perm() != 0o644 {
+		t.Errorf("report file mode %v, %v; want 0644", fi.Mode(), err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{a}, "--output (-o) is required"},
+		{[]string{a, "-o", filepath.Join(t.TempDir(), "none", "r.html")}, "--output"},
+		{[]string{filepath.Join(t.TempDir(), "none.json"), "-o", out}, "none.json"},
+	} {
+		o := dbarena(t, ctx, nil, append([]string{"report"}, tc.args...)...)
+		if o.code == 0 || !strings.Contains(o.stderr, tc.want) {
+			t.Errorf("report %q: exit %d, stderr %q; want an error naming %q", tc.args, o.code, o.stderr, tc.want)
+		}
+	}
+}

@@ -149,7 +149,7 @@ func dumpDOM(t *testing.T, path string) (dom string, requests []string) {
 	defer cancel()
 	dir := t.TempDir()
 	netlog := filepath.Join(dir, "netlog.json")
-	cmd := exec.CommandContext(ctx, chromium(t), "--headless", "--no-sandbox", "--disable-gpu",
+	cmd := exec.CommandContext(ctx, chromium(t), "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
 		"--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-sync",
 		"--user-data-dir="+filepath.Join(dir, "profile"), "--log-net-log="+netlog, "--net-log-capture-mode=Default",
 		"--virtual-time-budget=10000", "--dump-dom", "file://"+path)

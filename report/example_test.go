@@ -37,7 +37,7 @@ func ExampleLine() {
 func ExampleSummary() {
 	r := &result.Run{
 		Threads: 4, DurationS: 10, WarmupS: 2, Transactions: 5000, TPS: 500, Queries: 100000, QPS: 10000,
-		Reads: 70000, Writes: 20000, Other: 10000, Errors: 2, Retries: 10,
+		Reads: 70000, Writes: 20000, Other: 10000, Errors: 2, Retries: 10, RetriesPerS: 1, RetryPct: 0.2,
 		LatencyMS:  histogram.Latency{Min: 1.2, Mean: 7.95, P50: 7.5, P95: 12.25, P99: 20, P999: 31.5, Max: 40},
 		ClientCPUS: 1.5, ClientCPUPerTxnUS: 300, ClientCPUPerQueryUS: 15,
 		Ops: []result.Op{{Name: "oltp_read_write", Count: 5000, Errors: 2, Retries: 10,
@@ -56,7 +56,7 @@ func ExampleSummary() {
 	//     transactions:                        5000       (500.00 per sec.)
 	//     queries:                             100000     (10000.00 per sec.)
 	//     errors:                              2          (0.20 per sec.)
-	//     retries:                             10         (1.00 per sec.)
+	//     retries:                             10         (1.00 per sec., 0.20% of committed)
 	//     reconnects:                          0          (0.00 per sec.)
 	//
 	// General statistics:

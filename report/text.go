@@ -90,7 +90,7 @@ func Summary(w io.Writer, r *result.Run) {
 	fmt.Fprintf(w, "    transactions:                        %-10d (%.2f per sec.)\n", r.Transactions, r.TPS)
 	fmt.Fprintf(w, "    queries:                             %-10d (%.2f per sec.)\n", r.Queries, r.QPS)
 	fmt.Fprintf(w, "    errors:                              %-10d (%.2f per sec.)\n", r.Errors, perSec(r.Errors, r.DurationS))
-	fmt.Fprintf(w, "    retries:                             %-10d (%.2f per sec.)\n", r.Retries, perSec(r.Retries, r.DurationS))
+	fmt.Fprintf(w, "    retries:                             %-10d (%.2f per sec., %.2f%% of committed)\n", r.Retries, r.RetriesPerS, r.RetryPct)
 	fmt.Fprintf(w, "    reconnects:                          %-10d (%.2f per sec.)\n", r.Reconnects, perSec(r.Reconnects, r.DurationS))
 	if r.Rollbacks > 0 {
 		fmt.Fprintf(w, "    rollbacks (by design):               %-10d (%.2f per sec.)\n", r.Rollbacks, perSec(r.Rollbacks, r.DurationS))

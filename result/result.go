@@ -96,7 +96,12 @@ type Run struct {
 	Other        int64   `json:"other"`
 	Errors       int64   `json:"errors"`
 	Retries      int64   `json:"retries"`
-	Reconnects   int64   `json:"reconnects"`
+	// RetriesPerS is Retries per second of the measured phase; RetryPct is
+	// Retries as a percentage of the transactions that committed
+	// (Transactions − Rollbacks), as the airline study tabulates them.
+	RetriesPerS float64 `json:"retries_per_s"`
+	RetryPct    float64 `json:"retry_pct"`
+	Reconnects  int64   `json:"reconnects"`
 	// Rollbacks counts transactions the workload rolled back on purpose
 	// (TPC-C's unused item numbers); they are included in Transactions.
 	Rollbacks int64 `json:"rollbacks,omitempty"`

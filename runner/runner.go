@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -152,6 +153,9 @@ func Run(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config
 		mon: mon,
 	}
 	r.reporter, _ = w.(workload.Reporter)
+	if p, ok := w.(workload.RetryPolicer); ok {
+		r.policy = p.RetryPolicy()
+	}
 	return r.execute(ctx, workerCtx, cancelWorkers, obs)
 }
 
@@ -266,6 +270,7 @@ type run struct {
 	eng       engine.Engine
 	w         workload.Workload
 	retryable func(engine.ErrorClass) bool
+	policy    workload.RetryPolicy // replays of Replayer workers
 	workers   []*worker
 
 	stop     atomic.Bool
@@ -302,14 +307,7 @@ func (r *run) loop(ctx context.Context, s *worker) {
 		}
 		start := now()
 		op, err := s.w.Next(ctx)
-		if err == nil {
-			s.rec.Success(op, now().Sub(start), s.q)
-			s.q = workload.Queries{}
-			continue
-		}
-		if errors.Is(err, workload.ErrRollback) {
-			s.rec.Rollback(op, now().Sub(start), s.q)
-			s.q = workload.Queries{}
+		if r.recorded(s, op, err, start) {
 			continue
 		}
 		if r.stop.Load() || ctx.Err() != nil {
@@ -323,18 +321,78 @@ func (r *run) loop(ctx context.Context, s *worker) {
 		s.rec.Failure(op, retried, s.q)
 		s.q = workload.Queries{}
 		if retried {
-			continue
+			rp, ok := s.w.(workload.Replayer)
+			if !ok || r.policy.MaxRetries == 0 {
+				continue // a new transaction, new input
+			}
+			var stopped bool
+			if op, err, stopped = r.replay(ctx, s, rp, start); stopped {
+				return
+			}
+			if err == nil {
+				continue
+			}
+			s.rec.Failure(op, false, s.q)
+			s.q = workload.Queries{}
 		}
 		if n := r.errors.Add(1); !r.cfg.TolerateErrors && n > r.cfg.MaxErrors {
 			r.failWith(fmt.Errorf("%w: %d failed transactions (--max-errors %d); last, in %s: %w",
 				ErrTooManyErrors, n, r.cfg.MaxErrors, r.ops[op].Name, err))
 			return
 		}
-		if class == engine.ClassConnLost {
+		if d.Classify(err) == engine.ClassConnLost {
 			if !r.reconnect(ctx, s) {
 				return
 			}
 		}
+	}
+}
+
+// recorded records a transaction that ended well (committed, or rolled
+// back on purpose) with its latency from start, and tells whether it did.
+func (r *run) recorded(s *worker, op int, err error, start time.Time) bool {
+	switch {
+	case err == nil:
+		s.rec.Success(op, r.cfg.Now().Sub(start), s.q)
+	case errors.Is(err, workload.ErrRollback):
+		s.rec.Rollback(op, r.cfg.Now().Sub(start), s.q)
+	default:
+		return false
+	}
+	s.q = workload.Queries{}
+	return true
+}
+
+// replay runs a transaction that failed with a retryable error again, with
+// the same input, after exponential back-offs with full jitter, until it
+// ends well (recorded from start, its first attempt), fails with an error
+// that is not retryable or for the MaxRetries-th time (returned, for the
+// caller to count as an error), or the run stops.
+func (r *run) replay(ctx context.Context, s *worker, rp workload.Replayer, start time.Time) (op int, err error, stopped bool) {
+	d := r.eng.Dialect()
+	for attempt := 1; ; attempt++ {
+		if b := r.policy.Backoff(attempt); b > 0 {
+			r.pause(ctx, rand.N(b)+1)
+		}
+		if r.stop.Load() || ctx.Err() != nil {
+			return 0, nil, true
+		}
+		op, err = rp.Replay(ctx)
+		if r.recorded(s, op, err, start) {
+			return op, nil, false
+		}
+		if r.stop.Load() || ctx.Err() != nil {
+			return 0, nil, true
+		}
+		class := d.Classify(err)
+		if class == engine.ClassCanceled {
+			return 0, nil, true
+		}
+		if !r.retryable(class) || attempt >= r.policy.MaxRetries {
+			return op, err, false
+		}
+		s.rec.Failure(op, true, s.q)
+		s.q = workload.Queries{}
 	}
 }
 
@@ -570,6 +628,10 @@ func fill(res *result.Run, total *histogram.Interval, ops []workload.Op, dur tim
 	if secs > 0 {
 		res.TPS = round(float64(res.Transactions)/secs, 2)
 		res.QPS = round(float64(res.Queries)/secs, 2)
+		res.RetriesPerS = round(float64(res.Retries)/secs, 2)
+	}
+	if committed := res.Transactions - res.Rollbacks; committed > 0 {
+		res.RetryPct = round(float64(res.Retries)*100/float64(committed), 3)
 	}
 	res.LatencyMS = histogram.Summarize(total.All())
 	res.ClientCPUS = round(cpu.Seconds(), 3)

@@ -275,3 +275,90 @@ func TestWorkerSeedsDiffer(t *testing.T) {
 		t.Error("WorkerSeed must be a pure function of (seed, id)")
 	}
 }
+
+// replayProbe's workers fail every third transaction's first attempts
+// with a unique violation (retryable here); the first attempt is slow.
+type replayProbe struct {
+	probe
+	failAttempts int
+	policy       workload.RetryPolicy
+}
+
+func (p *replayProbe) Retryable(c engine.ErrorClass) bool { return c == engine.ClassUniqueViolation }
+func (p *replayProbe) RetryPolicy() workload.RetryPolicy  { return p.policy }
+func (p *replayProbe) NewWorker(ctx context.Context, c engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
+	w, err := p.probe.NewWorker(ctx, c, env)
+	if err != nil {
+		return nil, err
+	}
+	return &replayWorker{probeWorker: w.(*probeWorker), p: p}, nil
+}
+
+type replayWorker struct {
+	*probeWorker
+	p        *replayProbe
+	attempts int // of the current failing transaction
+}
+
+func (w *replayWorker) Next(ctx context.Context) (int, error) {
+	w.n++
+	if w.n%3 != 0 {
+		return 0, nil
+	}
+	w.attempts = 0
+	time.Sleep(30 * time.Millisecond) // the first attempt's cost
+	return w.Replay(ctx)
+}
+
+func (w *replayWorker) Replay(ctx context.Context) (int, error) {
+	w.attempts++
+	if w.attempts <= w.p.failAttempts {
+		return 1, w.c.Exec(ctx, "INSERT INTO probe VALUES (1, 'dup')")
+	}
+	return 1, nil
+}
+
+// A Replayer's failed transaction is run again with the same input after
+// back-offs; its latency runs from the first attempt; after MaxRetries
+// failed replays it is an error.
+func TestReplay(t *testing.T) {
+	policy := workload.RetryPolicy{Base: time.Millisecond, Max: 4 * time.Millisecond, MaxRetries: 3}
+	t.Run("succeeds", func(t *testing.T) {
+		p := &replayProbe{failAttempts: 2, policy: policy}
+		run, err := runner.Run(context.Background(), open(t), p, runner.Config{Threads: 1, Duration: 400 * time.Millisecond}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := run.Ops[1]
+		// Each slow transaction: two failed attempts (retries), then a
+		// commit; none is an error.
+		if f.Count == 0 || f.Errors != 0 || f.Retries < 2*f.Count || f.Retries > 2*f.Count+2 {
+			t.Errorf("count %d retries %d errors %d; want retries = 2 × count (± the one in flight), no errors", f.Count, f.Retries, f.Errors)
+		}
+		if f.LatencyMS.Min < 30 {
+			t.Errorf("latency min %.2f ms: not measured from the first (30 ms) attempt", f.LatencyMS.Min)
+		}
+	})
+	t.Run("gives up", func(t *testing.T) {
+		p := &replayProbe{failAttempts: 100, policy: policy}
+		run, err := runner.Run(context.Background(), open(t), p, runner.Config{Threads: 1, Duration: 400 * time.Millisecond, TolerateErrors: true}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := run.Ops[1]
+		// The first attempt and replays 1 and 2 are retries; replay 3 is
+		// the error.
+		if f.Count != 0 || f.Errors == 0 || f.Retries < 3*f.Errors || f.Retries > 3*f.Errors+3 {
+			t.Errorf("count %d retries %d errors %d; want no commit, 3 retries per error", f.Count, f.Retries, f.Errors)
+		}
+	})
+	if b := policy.Backoff(1); b != time.Millisecond {
+		t.Errorf("Backoff(1) = %v", b)
+	}
+	if b := policy.Backoff(3); b != 4*time.Millisecond {
+		t.Errorf("Backoff(3) = %v, want 4ms", b)
+	}
+	if b := policy.Backoff(10); b != 4*time.Millisecond {
+		t.Errorf("Backoff(10) = %v, want the 4ms cap", b)
+	}
+}

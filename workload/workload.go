@@ -142,6 +142,40 @@ type Retryer interface {
 	Retryable(c engine.ErrorClass) bool
 }
 
+// Replayer is implemented by workers that can run a failed transaction
+// again with the same input. For a retryable failure (see Retryer) the
+// runner then waits a back-off and calls Replay instead of Next, up to the
+// workload's RetryPolicy; the transaction's latency runs from its first
+// attempt to its commit, and each failed attempt counts as a retry. After
+// MaxRetries failed replays the transaction counts as an error.
+type Replayer interface {
+	Replay(ctx context.Context) (op int, err error)
+}
+
+// RetryPolicy is how a workload whose workers are Replayers retries:
+// exponential back-off from Base, doubled per attempt up to Max, with full
+// jitter (a uniform wait between 0 and the current bound), at most
+// MaxRetries replays per transaction (0: none).
+type RetryPolicy struct {
+	Base, Max  time.Duration
+	MaxRetries int
+}
+
+// RetryPolicer is implemented by workloads with a RetryPolicy.
+type RetryPolicer interface {
+	RetryPolicy() RetryPolicy
+}
+
+// Backoff is the bound of the wait before replay number attempt (1-based):
+// Base·2^(attempt−1), at most Max.
+func (p RetryPolicy) Backoff(attempt int) time.Duration {
+	d := p.Base
+	for i := 1; i < attempt && d < p.Max; i++ {
+		d *= 2
+	}
+	return min(d, p.Max)
+}
+
 // LoadFinisher is implemented by workloads with setup that needs every
 // table loaded first, such as foreign keys between tables. Prepare calls
 // FinishLoad after the last table's AfterLoad statements and before it

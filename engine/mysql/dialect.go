@@ -118,3 +118,11 @@ func (Dialect) Classify(err error) engine.ErrorClass {
 
 // ForUpdate is the locking-read clause.
 func (Dialect) ForUpdate() string { return " FOR UPDATE" }
+
+// IsolationSQL sets the session's transaction isolation level.
+func (Dialect) IsolationSQL(level string) (string, error) {
+	return engine.IsolationSQL("SET SESSION TRANSACTION ISOLATION LEVEL", level)
+}
+
+// UpsertStyle is INSERT … ON DUPLICATE KEY UPDATE.
+func (Dialect) UpsertStyle() engine.UpsertStyle { return engine.UpsertOnDuplicateKey }

@@ -3,6 +3,7 @@ package mysql_test
 import (
 	"testing"
 
+	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/engine/all/enginetest"
 	_ "github.com/dbarena/dbarena/engine/mysql"
 	"github.com/dbarena/dbarena/internal/testdb"
@@ -14,5 +15,8 @@ func TestConformance(t *testing.T) {
 		Network:  true,
 		Deadlock: true,
 		SleepSQL: "SELECT SLEEP(5)",
+		// MariaDB 10.11 names the variable tx_isolation (transaction_isolation from 11.1, MySQL 8).
+		IsolationSQL: "SELECT @@SESSION.tx_isolation",
+		Isolations:   map[string]string{engine.ReadCommitted: "READ-COMMITTED", engine.RepeatableRead: "REPEATABLE-READ", engine.Serializable: "SERIALIZABLE"},
 	})
 }

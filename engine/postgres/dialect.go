@@ -182,3 +182,11 @@ func (Dialect) Classify(err error) engine.ErrorClass {
 
 // ForUpdate is the locking-read clause.
 func (Dialect) ForUpdate() string { return " FOR UPDATE" }
+
+// IsolationSQL sets the session's default transaction isolation level.
+func (Dialect) IsolationSQL(level string) (string, error) {
+	return engine.IsolationSQL("SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL", level)
+}
+
+// UpsertStyle is INSERT … ON CONFLICT.
+func (Dialect) UpsertStyle() engine.UpsertStyle { return engine.UpsertOnConflict }

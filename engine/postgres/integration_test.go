@@ -25,10 +25,12 @@ func TestConformance(t *testing.T) {
 	for _, mode := range []string{"cache_statement", "exec", "simple_protocol"} {
 		t.Run("mode="+mode, func(t *testing.T) {
 			enginetest.Run(t, withParam(tg, "default_query_exec_mode", mode), enginetest.Config{
-				Table:    "conf_pg_" + mode,
-				Network:  mode == "cache_statement",
-				Deadlock: true,
-				SleepSQL: "SELECT pg_sleep(5)",
+				Table:        "conf_pg_" + mode,
+				Network:      mode == "cache_statement",
+				Deadlock:     true,
+				SleepSQL:     "SELECT pg_sleep(5)",
+				IsolationSQL: "SHOW transaction_isolation",
+				Isolations:   map[string]string{engine.ReadCommitted: "read committed", engine.RepeatableRead: "repeatable read", engine.Serializable: "serializable"},
 			})
 		})
 	}
@@ -48,6 +50,10 @@ func TestConformancePgBouncer(t *testing.T) {
 		LoginNoAuthCode: true,
 		Deadlock:        true,
 		SleepSQL:        "SELECT pg_sleep(5)",
+		// The SET is accepted, but under transaction pooling a session
+		// setting stays with whichever server connection ran it: no
+		// read-back.
+		Isolations: map[string]string{engine.ReadCommitted: "", engine.RepeatableRead: "", engine.Serializable: ""},
 	})
 }
 

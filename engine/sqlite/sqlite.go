@@ -397,6 +397,22 @@ var _ engine.Dialect = Dialect{}
 // Name returns "sqlite".
 func (Dialect) Name() string { return "sqlite" }
 
+// IsolationSQL accepts serializable only: SQLite runs every transaction
+// serializable (writers take the database lock), so there is nothing to
+// set; the weaker levels do not exist.
+func (Dialect) IsolationSQL(level string) (string, error) {
+	if level == engine.Serializable {
+		return "", nil
+	}
+	if _, err := engine.IsolationSQL("", level); err != nil {
+		return "", err
+	}
+	return "", fmt.Errorf("isolation level %q: sqlite runs every transaction %s", level, engine.Serializable)
+}
+
+// UpsertStyle is INSERT … ON CONFLICT.
+func (Dialect) UpsertStyle() engine.UpsertStyle { return engine.UpsertOnConflict }
+
 // Rebind returns sql unchanged: SQLite takes '?'.
 func (Dialect) Rebind(sql string) string { return sql }
 

@@ -214,7 +214,7 @@ func TestConcurrentWriters(t *testing.T) {
 }
 
 func TestConformance(t *testing.T) {
-	enginetest.Run(t, testdb.SQLite(t), enginetest.Config{Table: "conf_sqlite"})
+	enginetest.Run(t, testdb.SQLite(t), enginetest.Config{Table: "conf_sqlite", Isolations: map[string]string{engine.Serializable: ""}})
 }
 
 func TestServerInfoPragmas(t *testing.T) {

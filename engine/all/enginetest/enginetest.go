@@ -35,6 +35,12 @@ type Config struct {
 	// SleepSQL is a statement that takes at least 5 seconds (e.g. "SELECT
 	// pg_sleep(5)"); when set the suite cancels it midway.
 	SleepSQL string
+	// IsolationSQL reads the session's isolation level back (e.g. "SHOW
+	// transaction_isolation"); Isolations maps each level the engine has
+	// to what IsolationSQL then returns. Levels not in the map must be
+	// refused with an error naming them.
+	IsolationSQL string
+	Isolations   map[string]string
 }
 
 // Open opens t with a 10-second connect timeout and closes it at the end
@@ -334,6 +340,7 @@ func Run(t *testing.T, tg engine.Target, cfg Config) {
 	})
 
 	t.Run("batch", func(t *testing.T) { testBatch(t, c, tbl) })
+	t.Run("isolation", func(t *testing.T) { testIsolation(t, e, cfg) })
 
 	t.Run("unique_violation", func(t *testing.T) {
 		st, err := c.Prepare(ctx, fmt.Sprintf("INSERT INTO %s (id, k, c) VALUES (?, ?, ?)", d.QuoteIdent(bulk)))
@@ -685,5 +692,33 @@ func testBatch(t *testing.T, c engine.Conn, tbl string) {
 	// The connection still works.
 	if got := committed(); got != 2 {
 		t.Errorf("at the end: %d rows, want 2", got)
+	}
+}
+
+// testIsolation sets every isolation level on a fresh connection and reads
+// it back; levels the engine lacks must be refused, naming the level.
+func testIsolation(t *testing.T, e engine.Engine, cfg Config) {
+	ctx := context.Background()
+	for _, level := range []string{engine.ReadCommitted, engine.RepeatableRead, engine.Serializable, "snapshot"} {
+		c := Connect(t, e)
+		err := engine.SetIsolation(ctx, c, level)
+		want, ok := cfg.Isolations[level]
+		if !ok {
+			if err == nil || !strings.Contains(err.Error(), level) {
+				t.Errorf("SetIsolation(%s) = %v, want an error naming it", level, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("SetIsolation(%s): %v", level, err)
+			continue
+		}
+		if cfg.IsolationSQL == "" {
+			continue // nothing to read back: the engine has this level only
+		}
+		var got string
+		if err := c.QueryRow(ctx, cfg.IsolationSQL, nil, &got); err != nil || got != want {
+			t.Errorf("after SetIsolation(%s): %s = %q, %v; want %q", level, cfg.IsolationSQL, got, err, want)
+		}
 	}
 }

@@ -5,6 +5,8 @@
 package all
 
 import (
+	// Airline booking, from the PostgreSQL/MongoDB study.
+	_ "github.com/dbarena/dbarena/workload/airline"
 	// The sysbench-compatible OLTP tests (oltp_read_write, …).
 	_ "github.com/dbarena/dbarena/workload/oltp"
 	_ "github.com/dbarena/dbarena/workload/tpcc"

@@ -1,0 +1,313 @@
+// Package airline is the airline-booking transaction benchmark of the
+// PostgreSQL/MongoDB study: users buy tickets; each booking, in one
+// transaction, reads a random flight schedule joined with its aircraft,
+// inserts a seat and a payment, and upserts the (schedule, day) row of an
+// audit table that counts the seats taken. With --day-range 1 (the
+// study's value) every booking of a schedule hits the same audit row, so
+// under repeatable-read or serializable concurrent bookings conflict; the
+// failed ones are retried with the same input after exponential back-off
+// with jitter, up to --max-retries, and counted.
+//
+// Reference data (about 200 aircraft, 15,000 schedules) is generated from
+// the seed: the study's public data set cannot be fetched here.
+//
+// Days are stored as integers yyyymmdd, portable across engines.
+package airline
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/workload"
+)
+
+func init() { workload.Register(meta()) }
+
+func meta() workload.Meta {
+	return workload.Meta{
+		Name:        "airline",
+		Description: "airline booking (PostgreSQL/MongoDB study): schedule+aircraft read, seat and payment inserts, audit upsert; isolation levels, retries, invariant checks",
+		Version:     "1",
+		New:         func() workload.Workload { return New() },
+	}
+}
+
+type options struct {
+	aircraft, schedules int
+	dayRange            int
+	bookingSleep        time.Duration
+	isolation           string
+	maxRetries          int
+	retryBase, retryMax time.Duration
+	seedData            uint64
+}
+
+// Airline is the workload with its options.
+type Airline struct {
+	opts options
+	fs   *pflag.FlagSet
+	// userBase is the first user id of this run (see Install).
+	userBase int64
+}
+
+// New returns the workload with default options.
+func New() *Airline {
+	w := &Airline{fs: pflag.NewFlagSet("airline", pflag.ContinueOnError)}
+	o := &w.opts
+	fs := w.fs
+	fs.IntVar(&o.aircraft, "aircraft", 200, "rows of aircraft (reference data)")
+	fs.IntVar(&o.schedules, "schedules", 15000, "rows of flight schedules (reference data)")
+	fs.IntVar(&o.dayRange, "day-range", 1, "bookings spread over this many days from today: 1 (the study's value) makes every booking of a schedule update the same audit row, the contention the benchmark measures")
+	fs.DurationVar(&o.bookingSleep, "booking-sleep", 0, "sleep inside each booking transaction, before COMMIT (holds its locks longer)")
+	fs.StringVar(&o.isolation, "isolation", "", "transaction isolation: read-committed, repeatable-read or serializable (default: the engine's own; SQLite has serializable only)")
+	fs.IntVar(&o.maxRetries, "max-retries", 10, "retries of a booking that hit a serialization failure or deadlock before it counts as an error")
+	fs.DurationVar(&o.retryBase, "retry-backoff", 2*time.Millisecond, "first retry's back-off bound; doubled per retry up to --retry-backoff-max, each wait drawn uniformly below the bound")
+	fs.DurationVar(&o.retryMax, "retry-backoff-max", 500*time.Millisecond, "largest back-off bound")
+	fs.Uint64Var(&o.seedData, "seed-data", 0, "seed of the reference data (aircraft and schedules)")
+	return w
+}
+
+// Meta returns the registration record.
+func (w *Airline) Meta() workload.Meta { return meta() }
+
+// Flags returns the options.
+func (w *Airline) Flags() *pflag.FlagSet { return w.fs }
+
+// Validate reports every bad option at once.
+func (w *Airline) Validate() []error {
+	var errs []error
+	o := &w.opts
+	bad := func(flag string, v any, why string) {
+		errs = append(errs, &workload.OptionError{Flag: flag, Value: fmt.Sprint(v), Err: why})
+	}
+	if o.aircraft < 1 {
+		bad("aircraft", o.aircraft, "must be at least 1")
+	}
+	if o.schedules < 1 {
+		bad("schedules", o.schedules, "must be at least 1")
+	}
+	if o.dayRange < 1 {
+		bad("day-range", o.dayRange, "must be at least 1")
+	}
+	if o.bookingSleep < 0 {
+		bad("booking-sleep", o.bookingSleep, "must not be negative")
+	}
+	switch o.isolation {
+	case "", engine.ReadCommitted, engine.RepeatableRead, engine.Serializable:
+	default:
+		bad("isolation", o.isolation, "must be read-committed, repeatable-read or serializable")
+	}
+	if o.maxRetries < 0 {
+		bad("max-retries", o.maxRetries, "must not be negative")
+	}
+	if o.retryBase < 0 || o.retryMax < o.retryBase {
+		bad("retry-backoff", o.retryBase, fmt.Sprintf("must be between 0 and --retry-backoff-max (%v)", o.retryMax))
+	}
+	return errs
+}
+
+// Ops is the one transaction.
+func (w *Airline) Ops() []workload.Op { return []workload.Op{{Name: "booking"}} }
+
+// RetryPolicy is --max-retries with the back-off options.
+func (w *Airline) RetryPolicy() workload.RetryPolicy {
+	return workload.RetryPolicy{Base: w.opts.retryBase, Max: w.opts.retryMax, MaxRetries: w.opts.maxRetries}
+}
+
+// Tables are the two reference tables, loaded, and the three the
+// bookings fill, empty.
+func (w *Airline) Tables(d engine.Dialect) []workload.Table {
+	ct := func(t engine.ColType, n, s int) string { return d.ColumnType(t, n, s) }
+	q := d.QuoteIdent
+	intT, big, ts := ct(engine.TypeInt, 0, 0), ct(engine.TypeBigInt, 0, 0), ct(engine.TypeTimestamp, 0, 0)
+	var ref *referenceData
+	data := func() *referenceData {
+		if ref == nil {
+			ref = generate(w.opts.seedData, w.opts.aircraft, w.opts.schedules)
+		}
+		return ref
+	}
+	return []workload.Table{
+		{
+			Name: "aircraft",
+			Create: fmt.Sprintf("CREATE TABLE aircraft (id %s NOT NULL, name %s NOT NULL, icao %s NOT NULL, iata %s NOT NULL, capacity %s NOT NULL, country %s NOT NULL, PRIMARY KEY (id))",
+				intT, ct(engine.TypeVarchar, 60, 0), ct(engine.TypeChar, 4, 0), ct(engine.TypeChar, 3, 0), intT, ct(engine.TypeVarchar, 40, 0)),
+			Columns:   []string{"id", "name", "icao", "iata", "capacity", "country"},
+			Batches:   1,
+			Rows:      func(int) engine.RowSource { return source(data().aircraft) },
+			AfterLoad: []string{"CREATE UNIQUE INDEX aircraft_iata ON aircraft (iata)"},
+		},
+		{
+			Name: "schedule",
+			Create: fmt.Sprintf("CREATE TABLE schedule (id %s NOT NULL, from_airport %s NOT NULL, to_airport %s NOT NULL, valid_from %s NOT NULL, valid_until %s NOT NULL, "+
+				"days %s NOT NULL, departure %s NOT NULL, arrival %s NOT NULL, flight %s NOT NULL, aircraft_iata %s NOT NULL, duration_minutes %s NOT NULL, PRIMARY KEY (id))",
+				intT, ct(engine.TypeChar, 3, 0), ct(engine.TypeChar, 3, 0), intT, intT, ct(engine.TypeVarchar, 7, 0), ct(engine.TypeChar, 5, 0), ct(engine.TypeChar, 5, 0),
+				ct(engine.TypeVarchar, 8, 0), ct(engine.TypeChar, 3, 0), intT),
+			Columns: []string{"id", "from_airport", "to_airport", "valid_from", "valid_until", "days", "departure", "arrival", "flight", "aircraft_iata", "duration_minutes"},
+			Batches: 1,
+			Rows:    func(int) engine.RowSource { return source(data().schedules) },
+		},
+		{
+			Name: "seat",
+			Create: fmt.Sprintf("CREATE TABLE seat (id %s, user_id %s NOT NULL, schedule_id %s NOT NULL, %s %s NOT NULL, PRIMARY KEY (id))",
+				ct(engine.TypeSerialPK, 0, 0), big, intT, q("day"), intT),
+			Columns:   []string{"id", "user_id", "schedule_id", "day"},
+			AfterLoad: []string{"CREATE INDEX seat_schedule_day ON seat (schedule_id, " + q("day") + ")", "CREATE INDEX seat_user ON seat (user_id)"},
+		},
+		{
+			Name: "payment",
+			Create: fmt.Sprintf("CREATE TABLE payment (id %s, user_id %s NOT NULL, amount %s NOT NULL, paid_at %s NOT NULL, PRIMARY KEY (id))",
+				ct(engine.TypeSerialPK, 0, 0), big, ct(engine.TypeDecimal, 12, 2), ts),
+			Columns:   []string{"id", "user_id", "amount", "paid_at"},
+			AfterLoad: []string{"CREATE INDEX payment_user ON payment (user_id)"},
+		},
+		{
+			Name: "audit",
+			Create: fmt.Sprintf("CREATE TABLE audit (schedule_id %s NOT NULL, %s %s NOT NULL, last_date %s NOT NULL, seats_occupied %s NOT NULL, PRIMARY KEY (schedule_id, %s))",
+				intT, q("day"), intT, ts, intT, q("day")),
+			Columns: []string{"schedule_id", "day", "last_date", "seats_occupied"},
+		},
+	}
+}
+
+// userBits: a user id is run epoch (high bits) | worker (20 bits) |
+// booking number (28 bits), so ids never repeat across runs or workers.
+const (
+	bookingBits = 28
+	workerBits  = 20
+	epochShift  = bookingBits + workerBits
+)
+
+// Install runs before each run: it checks the isolation level against the
+// engine and picks the run's user-id epoch after the highest user id
+// booked so far.
+func (w *Airline) Install(ctx context.Context, c engine.Conn) error {
+	if err := engine.SetIsolation(ctx, c, w.opts.isolation); err != nil {
+		return &workload.OptionError{Flag: "isolation", Value: w.opts.isolation, Err: err.Error()}
+	}
+	var maxUser int64
+	if err := c.QueryRow(ctx, "SELECT COALESCE(MAX(user_id), 0) FROM seat", nil, &maxUser); err != nil {
+		return err
+	}
+	w.userBase = (maxUser>>epochShift + 1) << epochShift
+	return nil
+}
+
+// Uninstall has nothing to remove.
+func (w *Airline) Uninstall(context.Context, engine.Conn) error { return nil }
+
+// upsertSQL is the audit upsert in the dialect's style.
+func upsertSQL(d engine.Dialect) (string, error) {
+	u, ok := d.(engine.Upserter)
+	if !ok {
+		return "", fmt.Errorf("airline: %s has no insert-or-update statement", d.Name())
+	}
+	day := d.QuoteIdent("day")
+	insert := "INSERT INTO audit (schedule_id, " + day + ", last_date, seats_occupied) VALUES (?, ?, ?, 1)"
+	switch u.UpsertStyle() {
+	case engine.UpsertOnConflict:
+		return insert + " ON CONFLICT (schedule_id, " + day + ") DO UPDATE SET seats_occupied = audit.seats_occupied + 1, last_date = excluded.last_date", nil
+	case engine.UpsertOnDuplicateKey:
+		return insert + " ON DUPLICATE KEY UPDATE seats_occupied = seats_occupied + 1, last_date = VALUES(last_date)", nil
+	}
+	return "", fmt.Errorf("airline: unknown upsert style %d", u.UpsertStyle())
+}
+
+// NewWorker prepares the booking's statements on c and sets its isolation.
+func (w *Airline) NewWorker(ctx context.Context, c engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
+	if errs := w.Validate(); len(errs) > 0 {
+		return nil, errs[0]
+	}
+	if err := engine.SetIsolation(ctx, c, w.opts.isolation); err != nil {
+		return nil, &workload.OptionError{Flag: "isolation", Value: w.opts.isolation, Err: err.Error()}
+	}
+	if env.ID >= 1<<workerBits {
+		return nil, fmt.Errorf("airline: at most %d threads", 1<<workerBits)
+	}
+	d := c.Dialect()
+	upsert, err := upsertSQL(d)
+	if err != nil {
+		return nil, err
+	}
+	wk := &worker{w: w, c: c, q: env.Queries, r: newRand(env.Seed),
+		user: w.userBase | int64(env.ID)<<bookingBits}
+	for _, p := range []struct {
+		dst *engine.Stmt
+		sql string
+	}{
+		{&wk.schedule, "SELECT s.duration_minutes, a.capacity FROM schedule s JOIN aircraft a ON a.iata = s.aircraft_iata WHERE s.id = ?"},
+		{&wk.seat, "INSERT INTO seat (user_id, schedule_id, " + d.QuoteIdent("day") + ") VALUES (?, ?, ?)"},
+		{&wk.payment, "INSERT INTO payment (user_id, amount, paid_at) VALUES (?, ?, ?)"},
+		{&wk.audit, upsert},
+	} {
+		st, err := c.Prepare(ctx, p.sql)
+		if err != nil {
+			return nil, fmt.Errorf("airline: preparing %q: %w", p.sql, err)
+		}
+		*p.dst = st
+	}
+	return wk, nil
+}
+
+// dayNumber is t's date as yyyymmdd.
+func dayNumber(t time.Time) int64 {
+	y, m, d := t.Date()
+	return int64(y)*10000 + int64(m)*100 + int64(d)
+}
+
+// Check verifies the invariants the bookings keep: every (schedule, day)
+// audit row counts exactly the seats booked for it, no seat lacks its
+// audit row, and seats and payments pair one to one by user.
+func (w *Airline) Check(ctx context.Context, c engine.Conn) ([]workload.Problem, error) {
+	day := c.Dialect().QuoteIdent("day")
+	var probs []workload.Problem
+	checks := []struct {
+		name, sql string
+		detail    func(row []any) string
+	}{
+		{"audit counts seats",
+			"SELECT a.schedule_id, a." + day + ", a.seats_occupied, COUNT(s.id) FROM audit a LEFT JOIN seat s ON s.schedule_id = a.schedule_id AND s." + day + " = a." + day +
+				" GROUP BY a.schedule_id, a." + day + ", a.seats_occupied HAVING a.seats_occupied <> COUNT(s.id) ORDER BY 1, 2",
+			func(r []any) string {
+				return fmt.Sprintf("schedule %v, day %v: seats_occupied %v, seats booked %v", r[0], r[1], r[2], r[3])
+			}},
+		{"every seat has its audit row",
+			"SELECT s.schedule_id, s." + day + ", COUNT(*) FROM seat s LEFT JOIN audit a ON a.schedule_id = s.schedule_id AND a." + day + " = s." + day +
+				" WHERE a.schedule_id IS NULL GROUP BY s.schedule_id, s." + day + " ORDER BY 1, 2",
+			func(r []any) string {
+				return fmt.Sprintf("schedule %v, day %v: %v seats, no audit row", r[0], r[1], r[2])
+			}},
+		{"every seat has one payment",
+			"SELECT s.user_id, COUNT(p.id) FROM seat s LEFT JOIN payment p ON p.user_id = s.user_id GROUP BY s.id, s.user_id HAVING COUNT(p.id) <> 1 ORDER BY 1",
+			func(r []any) string { return fmt.Sprintf("user %v: %v payments for a seat", r[0], r[1]) }},
+		{"every payment has one seat",
+			"SELECT p.user_id, COUNT(s.id) FROM payment p LEFT JOIN seat s ON s.user_id = p.user_id GROUP BY p.id, p.user_id HAVING COUNT(s.id) <> 1 ORDER BY 1",
+			func(r []any) string { return fmt.Sprintf("user %v: %v seats for a payment", r[0], r[1]) }},
+	}
+	for _, ck := range checks {
+		var found []string
+		n := 0
+		err := c.QueryRows(ctx, ck.sql, nil, func(row []any) error {
+			if n++; n <= 5 {
+				found = append(found, ck.detail(row))
+			}
+			return nil
+		})
+		if err != nil {
+			return probs, fmt.Errorf("check %q: %w", ck.name, err)
+		}
+		if n > 0 {
+			detail := strings.Join(found, "; ")
+			if n > 5 {
+				detail += fmt.Sprintf("; … %d in all", n)
+			}
+			probs = append(probs, workload.Problem{Check: ck.name, Detail: detail})
+		}
+	}
+	return probs, nil
+}

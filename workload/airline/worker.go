@@ -1,0 +1,94 @@
+package airline
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/workload"
+)
+
+func newRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0xb00c)) }
+
+// worker books tickets on its own connection.
+type worker struct {
+	w *Airline
+	c engine.Conn
+	q *workload.Queries
+	r *rand.Rand
+
+	schedule, seat, payment, audit engine.Stmt
+	b                              engine.Batch
+
+	user int64 // the last user id handed out
+	// The current booking's input, kept for Replay.
+	in booking
+}
+
+type booking struct {
+	user, schedule, day int64
+}
+
+// Next books a seat for a new user on a random schedule and day.
+func (k *worker) Next(ctx context.Context) (int, error) {
+	k.user++
+	if k.user&(1<<bookingBits-1) == 0 {
+		return 0, fmt.Errorf("airline: a worker ran out of user ids (%d bookings in one run)", 1<<bookingBits)
+	}
+	now := time.Now()
+	// day = today + (now in ms mod --day-range) days, as the study picks it.
+	offset := now.UnixMilli() % int64(k.w.opts.dayRange)
+	k.in = booking{user: k.user, schedule: 1 + k.r.Int64N(int64(k.w.opts.schedules)), day: dayNumber(now.AddDate(0, 0, int(offset)))}
+	return k.Replay(ctx)
+}
+
+// Replay runs the current booking: one transaction, rolled back on error.
+func (k *worker) Replay(ctx context.Context) (int, error) {
+	if err := k.book(ctx); err != nil {
+		// The booking's error is what counts (and is classified for the
+		// retry); a failing ROLLBACK after it says nothing new.
+		k.q.Other++
+		_ = k.c.Rollback(context.WithoutCancel(ctx))
+		return 0, err
+	}
+	return 0, nil
+}
+
+func (k *worker) book(ctx context.Context) error {
+	in := k.in
+	b := &k.b
+	b.Reset()
+	var duration, capacity int64
+	b.Begin()
+	b.QueryRow(k.schedule, []any{in.schedule}, &duration, &capacity)
+	k.q.Other++
+	k.q.Reads++
+	if err := b.Send(ctx, k.c); err != nil {
+		return err
+	}
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	amount := math.Max(42, float64(duration)*42)
+	b.Reset()
+	b.Exec(k.seat, in.user, in.schedule, in.day)
+	b.Exec(k.payment, in.user, amount, now)
+	b.Exec(k.audit, in.schedule, in.day, now)
+	k.q.Writes += 3
+	if k.w.opts.bookingSleep == 0 {
+		b.Commit()
+		k.q.Other++
+		return b.Send(ctx, k.c)
+	}
+	if err := b.Send(ctx, k.c); err != nil {
+		return err
+	}
+	select {
+	case <-time.After(k.w.opts.bookingSleep):
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	k.q.Other++
+	return k.c.Commit(ctx)
+}

@@ -1,0 +1,120 @@
+package airline
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/engine/all/enginetest"
+	"github.com/dbarena/dbarena/internal/testdb"
+	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/workload"
+)
+
+// The tests below book against real databases from internal/testdb: a
+// fresh SQLite file, a fresh schema on the PostgreSQL test server and a
+// fresh database on the MariaDB test server.
+
+type testDB struct {
+	name   string
+	target func(t *testing.T) engine.Target
+	// isolation is the level that makes bookings of one (schedule, day)
+	// conflict; retries is whether the run must have retried.
+	isolation string
+	retries   bool
+}
+
+var testDBs = []testDB{
+	{"sqlite", func(t *testing.T) engine.Target { return testdb.SQLite(t) }, engine.Serializable, false},
+	{"postgres", func(t *testing.T) engine.Target { return testdb.Isolated(t, testdb.Postgres(t)) }, engine.Serializable, true},
+	{"mysql", func(t *testing.T) engine.Target { return testdb.Isolated(t, testdb.MySQL(t)) }, engine.Serializable, false},
+}
+
+// TestBookThenCheck prepares a small schedule table (so that 16 threads
+// collide on a few audit rows), books under the conflicting isolation
+// level, checks the invariants, then corrupts the data and expects the
+// checks to name what broke.
+func TestBookThenCheck(t *testing.T) {
+	for _, db := range testDBs {
+		t.Run(db.name, func(t *testing.T) {
+			ctx := context.Background()
+			e := enginetest.Open(t, db.target(t))
+			w := parse(t, "--schedules", "20", "--aircraft", "5", "--isolation", db.isolation)
+			if _, err := runner.Prepare(ctx, e, w, runner.PrepareConfig{LoadThreads: 2}); err != nil {
+				t.Fatalf("prepare: %v", err)
+			}
+			res, err := runner.Run(ctx, e, w, runner.Config{Threads: 16, Duration: 2 * time.Second, Seed: 5}, nil)
+			if err != nil {
+				t.Fatalf("run: %v", err)
+			}
+			t.Logf("%s %s: %d bookings, %d retries (%.2f%%), %d errors, p99 %.2f ms", db.name, db.isolation, res.Transactions, res.Retries, res.RetryPct, res.Errors, res.LatencyMS.P99)
+			if res.Transactions == 0 || res.Errors != 0 {
+				t.Fatalf("%d bookings, %d errors", res.Transactions, res.Errors)
+			}
+			if db.retries && res.Retries == 0 {
+				t.Errorf("no retries under %s with 16 threads on 20 schedules", db.isolation)
+			}
+			c := enginetest.Connect(t, e)
+			var seats, occupied int64
+			if err := c.QueryRow(ctx, "SELECT COUNT(*) FROM seat", nil, &seats); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.QueryRow(ctx, "SELECT SUM(seats_occupied) FROM audit", nil, &occupied); err != nil {
+				t.Fatal(err)
+			}
+			// Every committed booking, and nothing else, is in the tables
+			// (bookings in flight when the phase ended commit too).
+			if seats < res.Transactions || seats > res.Transactions+16 || occupied != seats {
+				t.Errorf("%d seats, %d occupied, %d bookings counted", seats, occupied, res.Transactions)
+			}
+			if probs, err := w.Check(ctx, c); err != nil || len(probs) > 0 {
+				t.Fatalf("check after the run: %v %v", probs, err)
+			}
+
+			day := c.Dialect().QuoteIdent("day")
+			for _, tc := range []struct {
+				sql, want string
+			}{
+				{"UPDATE audit SET seats_occupied = seats_occupied + 1 WHERE schedule_id = (SELECT MIN(schedule_id) FROM seat)", "audit counts seats"},
+				{"DELETE FROM payment WHERE user_id = (SELECT MIN(user_id) FROM seat)", "every seat has one payment"},
+				{"INSERT INTO seat (user_id, schedule_id, " + day + ") VALUES (1, 1, 19990101)", "every seat has its audit row"},
+			} {
+				if err := c.Exec(ctx, tc.sql); err != nil {
+					t.Fatal(err)
+				}
+				probs, err := w.Check(ctx, c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var names []string
+				for _, p := range probs {
+					names = append(names, p.Check)
+				}
+				if !strings.Contains(strings.Join(names, "; "), tc.want) {
+					t.Errorf("after %q: problems %q, want %q", tc.sql, names, tc.want)
+				}
+			}
+			if _, err := runner.Cleanup(ctx, e, w); err != nil {
+				t.Errorf("cleanup: %v", err)
+			}
+		})
+	}
+}
+
+// A level the engine lacks is refused before the run, naming --isolation.
+func TestIsolationRefused(t *testing.T) {
+	ctx := context.Background()
+	e := enginetest.Open(t, testdb.SQLite(t))
+	w := parse(t, "--schedules", "5", "--aircraft", "2", "--isolation", engine.ReadCommitted)
+	if _, err := runner.Prepare(ctx, e, w, runner.PrepareConfig{}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := runner.Run(ctx, e, w, runner.Config{Threads: 1, Duration: time.Second}, nil)
+	var oe *workload.OptionError
+	if !errors.As(err, &oe) || oe.Flag != "isolation" || !strings.Contains(err.Error(), "serializable") {
+		t.Errorf("run with --isolation read-committed on sqlite: %v; want an OptionError naming --isolation", err)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/workload"
 )
 
 // The reference data: aircraft and flight schedules. The study loaded
@@ -47,24 +48,6 @@ var aircraftTypes = []aircraftType{
 
 // airports is how many airport codes schedules fly between.
 const airports = 400
-
-// rowsSource serves generated rows to BulkLoad.
-type rowsSource struct {
-	n, i int
-	row  func(i int) []any
-	cur  []any
-}
-
-func (s *rowsSource) Next() bool {
-	if s.i >= s.n {
-		return false
-	}
-	s.cur = s.row(s.i)
-	s.i++
-	return true
-}
-func (s *rowsSource) Values() ([]any, error) { return s.cur, nil }
-func (s *rowsSource) Err() error             { return nil }
 
 // codes are n distinct upper-case codes of the given length, from r.
 func codes(r *rand.Rand, n, length int) []string {
@@ -126,5 +109,5 @@ func generate(seed uint64, nAircraft, nSchedules int) *referenceData {
 }
 
 func source(rows [][]any) engine.RowSource {
-	return &rowsSource{n: len(rows), row: func(i int) []any { return rows[i] }}
+	return workload.FuncRows(len(rows), func(i int) []any { return rows[i] })
 }

@@ -9,5 +9,7 @@ import (
 	_ "github.com/dbarena/dbarena/workload/airline"
 	// The sysbench-compatible OLTP tests (oltp_read_write, …).
 	_ "github.com/dbarena/dbarena/workload/oltp"
+	// Funds transfers, from the MySQL/PostgreSQL payments study.
+	_ "github.com/dbarena/dbarena/workload/payments"
 	_ "github.com/dbarena/dbarena/workload/tpcc"
 )

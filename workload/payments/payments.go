@@ -1,0 +1,256 @@
+// Package payments is the funds-transfer workload of the MySQL/PostgreSQL
+// payments study: organizations, users, permissions, tokens, accounts,
+// cards and transfers. One transfer takes four round trips and touches six
+// tables:
+//
+//  1. the acquiring user, by token hash, with the token's permission;
+//  2. the issuing account and card, by card id, checked in the client
+//     (balance, frozen, expiry, security code);
+//  3. the issuing user, by token hash, checked to belong to the issuing
+//     account's organization;
+//  4. one transaction: debit, credit, insert the transfer row.
+//
+// Without --lock-order (the study's behaviour) the debit comes first, so
+// two opposite transfers can deadlock; the deadlocks are retried with the
+// same input after a back-off and counted as retries. With --lock-order the
+// two accounts are updated in id order. --deletes deletes one earlier
+// transfer every 20 transfers (a second operation, counted apart).
+// A transfer the checks decline (not enough money) is rolled back on
+// purpose and counted as a rollback.
+package payments
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/workload"
+)
+
+func init() { workload.Register(meta()) }
+
+func meta() workload.Meta {
+	return workload.Meta{
+		Name:        "payments",
+		Description: "funds transfers (MySQL/PostgreSQL payments study): token, card and account checks, then debit, credit and insert in one transaction; deadlocks retried",
+		Version:     "1",
+		New:         func() workload.Workload { return New() },
+	}
+}
+
+// Ops are the transfer and the delete.
+const (
+	opTransfer = iota
+	opDelete
+)
+
+type options struct {
+	accounts, organizations, users int
+	deletes, lockOrder             bool
+	balance                        float64
+	maxRetries                     int
+	retryBase, retryMax            time.Duration
+	seedData                       uint64
+}
+
+// Payments is the workload with its options.
+type Payments struct {
+	opts options
+	fs   *pflag.FlagSet
+	// loadTime dates the tokens' and cards' expiry (ten years on).
+	loadTime time.Time
+}
+
+// New returns the workload with default options.
+func New() *Payments {
+	w := &Payments{fs: pflag.NewFlagSet("payments", pflag.ContinueOnError), loadTime: time.Now().UTC().Truncate(time.Second)}
+	o := &w.opts
+	fs := w.fs
+	fs.IntVar(&o.accounts, "accounts", 100000, "accounts, one card each")
+	fs.IntVar(&o.organizations, "organizations", 10, "organizations the accounts and users belong to (round robin)")
+	fs.IntVar(&o.users, "users", 1000, "users, one transfer token each (round robin over the organizations)")
+	fs.BoolVar(&o.deletes, "deletes", true, "delete one earlier transfer every 20 transfers, as the study did")
+	fs.BoolVar(&o.lockOrder, "lock-order", false, "update the two accounts of a transfer in id order, which avoids the deadlocks of opposite transfers (the study did not)")
+	fs.Float64Var(&o.balance, "initial-balance", 1000, "every account's balance after prepare (check compares the sum with accounts × this)")
+	fs.IntVar(&o.maxRetries, "max-retries", 10, "retries of a transfer that hit a deadlock or serialization failure before it counts as an error")
+	fs.DurationVar(&o.retryBase, "retry-backoff", 2*time.Millisecond, "first retry's back-off bound; doubled per retry up to --retry-backoff-max, each wait drawn uniformly below the bound")
+	fs.DurationVar(&o.retryMax, "retry-backoff-max", 500*time.Millisecond, "largest back-off bound")
+	fs.Uint64Var(&o.seedData, "seed-data", 0, "seed of the tokens and security codes")
+	return w
+}
+
+// Meta returns the registration record.
+func (w *Payments) Meta() workload.Meta { return meta() }
+
+// Flags returns the options.
+func (w *Payments) Flags() *pflag.FlagSet { return w.fs }
+
+// Validate reports every bad option at once.
+func (w *Payments) Validate() []error {
+	var errs []error
+	o := &w.opts
+	bad := func(flag string, v any, why string) {
+		errs = append(errs, &workload.OptionError{Flag: flag, Value: fmt.Sprint(v), Err: why})
+	}
+	if o.accounts < 2 {
+		bad("accounts", o.accounts, "must be at least 2 (a transfer needs two accounts)")
+	}
+	if o.organizations < 1 {
+		bad("organizations", o.organizations, "must be at least 1")
+	}
+	if o.users < o.organizations {
+		bad("users", o.users, fmt.Sprintf("must be at least --organizations (%d): every organization needs a user", o.organizations))
+	}
+	if o.balance < 0 || o.balance >= 1e10 {
+		bad("initial-balance", o.balance, "must be between 0 and 10,000,000,000")
+	}
+	if o.maxRetries < 0 {
+		bad("max-retries", o.maxRetries, "must not be negative")
+	}
+	if o.retryBase < 0 || o.retryMax < o.retryBase {
+		bad("retry-backoff", o.retryBase, fmt.Sprintf("must be between 0 and --retry-backoff-max (%v)", o.retryMax))
+	}
+	return errs
+}
+
+// Ops are transfer and delete.
+func (w *Payments) Ops() []workload.Op { return []workload.Op{{Name: "transfer"}, {Name: "delete"}} }
+
+// RetryPolicy is --max-retries with the back-off options.
+func (w *Payments) RetryPolicy() workload.RetryPolicy {
+	return workload.RetryPolicy{Base: w.opts.retryBase, Max: w.opts.retryMax, MaxRetries: w.opts.maxRetries}
+}
+
+// orgOf is the organization of account or user id (round robin).
+func (w *Payments) orgOf(id int64) int64 { return (id-1)%int64(w.opts.organizations) + 1 }
+
+// tokenHash is the hex SHA-256 of user id's transfer token.
+func (w *Payments) tokenHash(user int64) string {
+	sum := sha256.Sum256(fmt.Appendf(nil, "dbarena-payments/%d/token/%d", w.opts.seedData, user))
+	return hex.EncodeToString(sum[:])
+}
+
+// securityCode is card id's three-digit code.
+func (w *Payments) securityCode(card int64) string {
+	sum := sha256.Sum256(fmt.Appendf(nil, "dbarena-payments/%d/card/%d", w.opts.seedData, card))
+	return fmt.Sprintf("%03d", (int(sum[0])<<8|int(sum[1]))%1000)
+}
+
+// Permissions are the permissions a token can carry; tokens carry transfer.
+var permissions = []string{"transfer", "read", "admin"}
+
+// Tables are the seven tables; transfers starts empty.
+func (w *Payments) Tables(d engine.Dialect) []workload.Table {
+	ct := func(t engine.ColType, n, s int) string { return d.ColumnType(t, n, s) }
+	intT, ts, boolT := ct(engine.TypeInt, 0, 0), ct(engine.TypeTimestamp, 0, 0), ct(engine.TypeBool, 0, 0)
+	money := ct(engine.TypeDecimal, 14, 2)
+	o := w.opts
+	expires := w.loadTime.AddDate(10, 0, 0)
+	cardExpiry := int64(expires.Year()*100 + int(expires.Month())) // yyyymm
+	batch := 10000
+	batches := func(n int) int { return (n + batch - 1) / batch }
+	ranged := func(n, b int, row func(id int64) []any) engine.RowSource {
+		lo := b * batch
+		return workload.FuncRows(min(batch, n-lo), func(i int) []any { return row(int64(lo + i + 1)) })
+	}
+	return []workload.Table{
+		{
+			Name:    "organizations",
+			Create:  fmt.Sprintf("CREATE TABLE organizations (id %s NOT NULL, name %s NOT NULL, PRIMARY KEY (id))", intT, ct(engine.TypeVarchar, 60, 0)),
+			Columns: []string{"id", "name"}, Batches: 1,
+			Rows: func(int) engine.RowSource {
+				return ranged(o.organizations, 0, func(id int64) []any { return []any{id, fmt.Sprintf("Organization %d", id)} })
+			},
+		},
+		{
+			Name: "users",
+			Create: fmt.Sprintf("CREATE TABLE users (id %s NOT NULL, organization_id %s NOT NULL, name %s NOT NULL, email %s NOT NULL, PRIMARY KEY (id))",
+				intT, intT, ct(engine.TypeVarchar, 60, 0), ct(engine.TypeVarchar, 80, 0)),
+			Columns: []string{"id", "organization_id", "name", "email"}, Batches: batches(o.users),
+			Rows: func(b int) engine.RowSource {
+				return ranged(o.users, b, func(id int64) []any {
+					return []any{id, w.orgOf(id), fmt.Sprintf("User %d", id), fmt.Sprintf("user%d@example.com", id)}
+				})
+			},
+		},
+		{
+			Name:    "permissions",
+			Create:  fmt.Sprintf("CREATE TABLE permissions (id %s NOT NULL, name %s NOT NULL, PRIMARY KEY (id))", intT, ct(engine.TypeVarchar, 20, 0)),
+			Columns: []string{"id", "name"}, Batches: 1,
+			Rows: func(int) engine.RowSource {
+				return workload.FuncRows(len(permissions), func(i int) []any { return []any{int64(i + 1), permissions[i]} })
+			},
+		},
+		{
+			Name: "tokens",
+			Create: fmt.Sprintf("CREATE TABLE tokens (hash %s NOT NULL, permission_id %s NOT NULL, user_id %s NOT NULL, expires_at %s NOT NULL, PRIMARY KEY (hash))",
+				ct(engine.TypeChar, 64, 0), intT, intT, ts),
+			Columns: []string{"hash", "permission_id", "user_id", "expires_at"}, Batches: batches(o.users),
+			Rows: func(b int) engine.RowSource {
+				return ranged(o.users, b, func(id int64) []any { return []any{w.tokenHash(id), int64(1), id, expires} })
+			},
+		},
+		{
+			Name: "accounts",
+			Create: fmt.Sprintf("CREATE TABLE accounts (id %s NOT NULL, organization_id %s NOT NULL, balance %s NOT NULL, frozen %s NOT NULL, PRIMARY KEY (id), CHECK (balance >= 0))",
+				intT, intT, money, boolT),
+			Columns: []string{"id", "organization_id", "balance", "frozen"}, Batches: batches(o.accounts),
+			Rows: func(b int) engine.RowSource {
+				return ranged(o.accounts, b, func(id int64) []any { return []any{id, w.orgOf(id), o.balance, false} })
+			},
+		},
+		{
+			Name: "cards",
+			Create: fmt.Sprintf("CREATE TABLE cards (id %s NOT NULL, account_id %s NOT NULL, expiry %s NOT NULL, security_code %s NOT NULL, frozen %s NOT NULL, PRIMARY KEY (id))",
+				intT, intT, intT, ct(engine.TypeChar, 3, 0), boolT),
+			Columns: []string{"id", "account_id", "expiry", "security_code", "frozen"}, Batches: batches(o.accounts),
+			Rows: func(b int) engine.RowSource {
+				return ranged(o.accounts, b, func(id int64) []any { return []any{id, id, cardExpiry, w.securityCode(id), false} })
+			},
+		},
+		{
+			Name: "transfers",
+			Create: fmt.Sprintf("CREATE TABLE transfers (id %s, card_id %s NOT NULL, from_account %s NOT NULL, to_account %s NOT NULL, user_id %s NOT NULL, amount %s NOT NULL, created_at %s NOT NULL, PRIMARY KEY (id))",
+				ct(engine.TypeSerialPK, 0, 0), intT, intT, intT, intT, money, ts),
+			Columns:   []string{"id", "card_id", "from_account", "to_account", "user_id", "amount", "created_at"},
+			AfterLoad: []string{"CREATE INDEX transfers_from ON transfers (from_account)"},
+		},
+	}
+}
+
+// Check verifies the invariants transfers keep: money is neither made nor
+// lost (the balances sum to --accounts × --initial-balance), no balance is
+// negative, and every transfer row references existing accounts.
+func (w *Payments) Check(ctx context.Context, c engine.Conn) ([]workload.Problem, error) {
+	var probs []workload.Problem
+	var n int64
+	var sum float64
+	if err := c.QueryRow(ctx, "SELECT COUNT(*), COALESCE(SUM(balance), 0) FROM accounts", nil, &n, &sum); err != nil {
+		return nil, err
+	}
+	want := float64(w.opts.accounts) * w.opts.balance
+	if n != int64(w.opts.accounts) {
+		probs = append(probs, workload.Problem{Check: "accounts", Detail: fmt.Sprintf("%d accounts, want --accounts %d", n, w.opts.accounts)})
+	}
+	if diff := sum - want; diff > 0.005 || diff < -0.005 {
+		probs = append(probs, workload.Problem{Check: "total balance", Detail: fmt.Sprintf("the balances sum to %.2f, want %.2f (%d × %.2f)", sum, want, w.opts.accounts, w.opts.balance)})
+	}
+	if err := c.QueryRow(ctx, "SELECT COUNT(*) FROM accounts WHERE balance < 0", nil, &n); err != nil {
+		return probs, err
+	}
+	if n > 0 {
+		probs = append(probs, workload.Problem{Check: "no negative balance", Detail: fmt.Sprintf("%d accounts below zero", n)})
+	}
+	if err := c.QueryRow(ctx, "SELECT COUNT(*) FROM transfers t LEFT JOIN accounts f ON f.id = t.from_account LEFT JOIN accounts a ON a.id = t.to_account WHERE f.id IS NULL OR a.id IS NULL", nil, &n); err != nil {
+		return probs, err
+	}
+	if n > 0 {
+		probs = append(probs, workload.Problem{Check: "transfers reference accounts", Detail: fmt.Sprintf("%d transfers name an account that does not exist", n)})
+	}
+	return probs, nil
+}

@@ -1,0 +1,230 @@
+package payments
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/result"
+	"github.com/dbarena/dbarena/workload"
+)
+
+// NewWorker prepares the statements of a transfer and of a delete on c.
+func (w *Payments) NewWorker(ctx context.Context, c engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
+	if errs := w.Validate(); len(errs) > 0 {
+		return nil, errs[0]
+	}
+	k := &worker{w: w, c: c, q: env.Queries, r: rand.New(rand.NewPCG(env.Seed, 0x7a7))}
+	k.hashes = make([]string, w.opts.users+1)
+	for u := 1; u <= w.opts.users; u++ {
+		k.hashes[u] = w.tokenHash(int64(u))
+	}
+	for _, p := range []struct {
+		dst *engine.Stmt
+		sql string
+	}{
+		{&k.acquirer, "SELECT u.id, u.organization_id, p.name, t.expires_at FROM tokens t JOIN users u ON u.id = t.user_id JOIN permissions p ON p.id = t.permission_id WHERE t.hash = ?"},
+		{&k.card, "SELECT c.account_id, c.expiry, c.security_code, c.frozen, a.balance, a.frozen, a.organization_id FROM cards c JOIN accounts a ON a.id = c.account_id WHERE c.id = ?"},
+		{&k.issuer, "SELECT u.id, u.organization_id FROM tokens t JOIN users u ON u.id = t.user_id WHERE t.hash = ?"},
+		{&k.debit, "UPDATE accounts SET balance = balance - ? WHERE id = ? AND balance >= ?"},
+		{&k.credit, "UPDATE accounts SET balance = balance + ? WHERE id = ?"},
+		{&k.insert, "INSERT INTO transfers (card_id, from_account, to_account, user_id, amount, created_at) VALUES (?, ?, ?, ?, ?, ?)"},
+		{&k.maxID, "SELECT COALESCE(MAX(id), 0) FROM transfers"},
+		{&k.findID, "SELECT id FROM transfers WHERE id >= ? ORDER BY id LIMIT 1"},
+		{&k.del, "DELETE FROM transfers WHERE id = ?"},
+	} {
+		st, err := c.Prepare(ctx, p.sql)
+		if err != nil {
+			return nil, fmt.Errorf("payments: preparing %q: %w", p.sql, err)
+		}
+		*p.dst = st
+	}
+	return k, nil
+}
+
+type worker struct {
+	w      *Payments
+	c      engine.Conn
+	q      *workload.Queries
+	r      *rand.Rand
+	hashes []string // token hash by user id
+
+	acquirer, card, issuer, debit, credit, insert, maxID, findID, del engine.Stmt
+	b                                                                 engine.Batch
+
+	transfers  int  // transfers this worker committed
+	deleteNext bool // the next operation is the delete
+	in         transfer
+}
+
+// transfer is one transfer's input, kept for Replay.
+type transfer struct {
+	card, to, acquirer, issuer int64
+	amount                     float64
+	code                       string
+}
+
+// errDeclined marks a transfer the checks refused: not enough money, a
+// frozen account or card, an expired card. Nothing was written.
+var errDeclined = fmt.Errorf("payments: transfer declined: %w", workload.ErrRollback)
+
+// Next runs one transfer, or, after every 20th transfer under --deletes,
+// one delete.
+func (k *worker) Next(ctx context.Context) (int, error) {
+	if k.deleteNext {
+		k.deleteNext = false
+		return opDelete, k.deleteOne(ctx)
+	}
+	o := k.w.opts
+	card := 1 + k.r.Int64N(int64(o.accounts))
+	to := 1 + k.r.Int64N(int64(o.accounts-1))
+	if to >= card {
+		to++
+	}
+	// The issuing user belongs to the card account's organization: users
+	// are dealt round robin, so pick one of that organization's.
+	org := k.w.orgOf(card)
+	perOrg := (int64(o.users) - org) / int64(o.organizations)
+	issuer := org + k.r.Int64N(perOrg+1)*int64(o.organizations)
+	k.in = transfer{card: card, to: to, acquirer: 1 + k.r.Int64N(int64(o.users)), issuer: issuer,
+		amount: float64(1+k.r.IntN(10000)) / 100, code: k.w.securityCode(card)}
+	return k.Replay(ctx)
+}
+
+// Replay runs the current transfer again (after a deadlock).
+func (k *worker) Replay(ctx context.Context) (int, error) {
+	err := k.transfer(ctx)
+	if err == nil {
+		k.transfers++
+		if k.w.opts.deletes && k.transfers%20 == 0 {
+			k.deleteNext = true
+		}
+	}
+	return opTransfer, err
+}
+
+func (k *worker) transfer(ctx context.Context) error {
+	in := k.in
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	q := k.q
+
+	// 1. The acquiring user and the token's permission.
+	var user, userOrg int64
+	var perm string
+	var expires time.Time
+	q.Reads++
+	if err := k.acquirer.QueryRow(ctx, []any{k.hashes[in.acquirer]}, &user, &userOrg, &perm, &expires); err != nil {
+		return missing(err, "token of user", in.acquirer)
+	}
+	if perm != "transfer" || !expires.After(now) {
+		return fmt.Errorf("payments: user %d's token does not allow transfers (permission %q, expires %s)", in.acquirer, perm, expires.Format(time.RFC3339))
+	}
+
+	// 2. The issuing account and card, checked here.
+	var account, expiry, accountOrg int64
+	var code string
+	var cardFrozen, accountFrozen bool
+	var balance float64
+	q.Reads++
+	if err := k.card.QueryRow(ctx, []any{in.card}, &account, &expiry, &code, &cardFrozen, &balance, &accountFrozen, &accountOrg); err != nil {
+		return missing(err, "card", in.card)
+	}
+	if code != in.code {
+		return fmt.Errorf("payments: card %d: security code mismatch (the data was prepared with another --seed-data?)", in.card)
+	}
+	if cardFrozen || accountFrozen || expiry < int64(now.Year()*100+int(now.Month())) || balance < in.amount {
+		return errDeclined
+	}
+
+	// 3. The issuing user, who must belong to the account's organization.
+	var issuer, issuerOrg int64
+	q.Reads++
+	if err := k.issuer.QueryRow(ctx, []any{k.hashes[in.issuer]}, &issuer, &issuerOrg); err != nil {
+		return missing(err, "token of user", in.issuer)
+	}
+	if issuerOrg != accountOrg {
+		return fmt.Errorf("payments: user %d (organization %d) may not spend from account %d (organization %d)", issuer, issuerOrg, account, accountOrg)
+	}
+
+	// 4. Debit, credit and the transfer row in one transaction; the
+	// debit only if the money is still there.
+	b := &k.b
+	b.Reset()
+	b.Begin()
+	var debited int
+	if k.w.opts.lockOrder && in.to < account {
+		b.Exec(k.credit, in.amount, in.to)
+		debited = b.Exec(k.debit, in.amount, account, in.amount)
+	} else {
+		debited = b.Exec(k.debit, in.amount, account, in.amount)
+		b.Exec(k.credit, in.amount, in.to)
+	}
+	b.Exec(k.insert, in.card, account, in.to, user, in.amount, now)
+	q.Other++
+	q.Writes += 3
+	if err := b.Send(ctx, k.c); err != nil {
+		return k.rollback(ctx, err)
+	}
+	if b.RowsAffected(debited) != 1 {
+		return k.rollback(ctx, errDeclined) // spent by a concurrent transfer
+	}
+	q.Other++
+	if err := k.c.Commit(ctx); err != nil {
+		return k.rollback(ctx, err)
+	}
+	return nil
+}
+
+func (k *worker) rollback(ctx context.Context, err error) error {
+	k.q.Other++
+	_ = k.c.Rollback(context.WithoutCancel(ctx)) // err is what counts
+	return err
+}
+
+// deleteOne deletes the first transfer at or after a random id.
+func (k *worker) deleteOne(ctx context.Context) error {
+	var hi, id int64
+	k.q.Reads++
+	if err := k.maxID.QueryRow(ctx, nil, &hi); err != nil {
+		return err
+	}
+	if hi == 0 {
+		return nil
+	}
+	k.q.Reads++
+	err := k.findID.QueryRow(ctx, []any{1 + k.r.Int64N(hi)}, &id)
+	if errors.Is(err, engine.ErrNoRows) {
+		return nil // deleted by another worker since
+	}
+	if err != nil {
+		return err
+	}
+	k.q.Writes++
+	_, err = k.del.Exec(ctx, id)
+	return err
+}
+
+func missing(err error, what string, id int64) error {
+	if errors.Is(err, engine.ErrNoRows) {
+		return fmt.Errorf("payments: no %s %d: is the database prepared with these options?", what, id)
+	}
+	return err
+}
+
+// Metrics are transfers and deletes per minute (the study's chart), per
+// interval and for the run.
+func (w *Payments) Metrics(s workload.Span) []result.Metric {
+	mins := s.Length.Minutes()
+	if mins <= 0 {
+		return nil
+	}
+	t, d := s.Ops[opTransfer], s.Ops[opDelete]
+	return []result.Metric{
+		{Name: "transfers/min", Value: float64(t.Count-t.Rollbacks) / mins, Unit: "/min", Higher: true},
+		{Name: "deletes/min", Value: float64(d.Count) / mins, Unit: "/min", Higher: true},
+		{Name: "declined/min", Value: float64(t.Rollbacks) / mins, Unit: "/min"},
+	}
+}

@@ -52,6 +52,7 @@ const (
 type options struct {
 	accounts, organizations, users int
 	deletes, lockOrder             bool
+	mode                           string
 	balance                        float64
 	maxRetries                     int
 	retryBase, retryMax            time.Duration
@@ -75,6 +76,7 @@ func New() *Payments {
 	fs.IntVar(&o.organizations, "organizations", 10, "organizations the accounts and users belong to (round robin)")
 	fs.IntVar(&o.users, "users", 1000, "users, one transfer token each (round robin over the organizations)")
 	fs.BoolVar(&o.deletes, "deletes", true, "delete one earlier transfer every 20 transfers, as the study did")
+	fs.StringVar(&o.mode, "mode", ModeClient, "where step 4 (debit, credit, transfer row) runs: client (statements from dbarena) or procedure (a PL/pgSQL function on PostgreSQL, as the study did; a stored procedure on MySQL/MariaDB)")
 	fs.BoolVar(&o.lockOrder, "lock-order", false, "update the two accounts of a transfer in id order, which avoids the deadlocks of opposite transfers (the study did not)")
 	fs.Float64Var(&o.balance, "initial-balance", 1000, "every account's balance after prepare (check compares the sum with accounts × this)")
 	fs.IntVar(&o.maxRetries, "max-retries", 10, "retries of a transfer that hit a deadlock or serialization failure before it counts as an error")
@@ -108,6 +110,9 @@ func (w *Payments) Validate() []error {
 	}
 	if o.balance < 0 || o.balance >= 1e10 {
 		bad("initial-balance", o.balance, "must be between 0 and 10,000,000,000")
+	}
+	if o.mode != ModeClient && o.mode != ModeProcedure {
+		bad("mode", o.mode, "must be client or procedure")
 	}
 	if o.maxRetries < 0 {
 		bad("max-retries", o.maxRetries, "must not be negative")

@@ -42,6 +42,15 @@ func (w *Payments) NewWorker(ctx context.Context, c engine.Conn, env workload.Wo
 		}
 		*p.dst = st
 	}
+	if w.opts.mode == ModeProcedure {
+		_, _, call, err := procedureSQL(c.Dialect())
+		if err != nil {
+			return nil, err
+		}
+		if k.call, err = c.Prepare(ctx, call); err != nil {
+			return nil, fmt.Errorf("payments: preparing %q (is %s installed?): %w", call, procName, err)
+		}
+	}
 	return k, nil
 }
 
@@ -53,6 +62,7 @@ type worker struct {
 	hashes []string // token hash by user id
 
 	acquirer, card, issuer, debit, credit, insert, maxID, findID, del engine.Stmt
+	call                                                              engine.Stmt // --mode procedure
 	b                                                                 engine.Batch
 
 	transfers  int  // transfers this worker committed
@@ -151,6 +161,17 @@ func (k *worker) transfer(ctx context.Context) error {
 
 	// 4. Debit, credit and the transfer row in one transaction; the
 	// debit only if the money is still there.
+	if k.call != nil {
+		var status int64
+		q.Other++
+		if err := k.call.QueryRow(ctx, []any{in.card, account, in.to, user, in.amount, k.w.opts.lockOrder, now}, &status); err != nil {
+			return err
+		}
+		if status != 1 {
+			return errDeclined
+		}
+		return nil
+	}
 	b := &k.b
 	b.Reset()
 	b.Begin()

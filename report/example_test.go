@@ -80,10 +80,10 @@ func ExampleSummary() {
 func ExampleSweepTable() {
 	report.SweepTable(os.Stdout, []result.Run{
 		{Threads: 1, TPS: 812.5, QPS: 16250, LatencyMS: histogram.Latency{P50: 1.2, P95: 1.5, P99: 2}, ClientCPUPerQueryUS: 9.5, Status: "complete"},
-		{Threads: 8, TPS: 4100, QPS: 82000, LatencyMS: histogram.Latency{P50: 1.9, P95: 3.1, P99: 5.2}, Retries: 4, ClientCPUPerQueryUS: 10.25, Status: "complete"},
+		{Threads: 8, TPS: 4100, QPS: 82000, LatencyMS: histogram.Latency{P50: 1.9, P95: 3.1, P99: 5.2, P999: 9.75}, Retries: 4, RetriesPerS: 0.4, RetryPct: 0.01, ClientCPUPerQueryUS: 10.25, Status: "complete"},
 	})
 	// Output:
-	// threads      tps       qps  p50 ms  p95 ms  p99 ms  errors  retries  cpu µs/query    status
-	//         1   812.50  16250.00    1.20    1.50    2.00       0        0          9.50  complete
-	//         8  4100.00  82000.00    1.90    3.10    5.20       0        4         10.25  complete
+	// threads      tps       qps  p50 ms  p95 ms  p99 ms  p99.9 ms  errors  retries  retries/s  retry %  cpu µs/query    status
+	//         1   812.50  16250.00    1.20    1.50    2.00      0.00       0        0       0.00     0.00          9.50  complete
+	//         8  4100.00  82000.00    1.90    3.10    5.20      9.75       0        4       0.40     0.01         10.25  complete
 }

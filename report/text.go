@@ -168,10 +168,10 @@ func OpsTable(w io.Writer, ops []result.Op) {
 // SweepTable prints one row per run of a thread sweep.
 func SweepTable(w io.Writer, runs []result.Run) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "threads\ttps\tqps\tp50 ms\tp95 ms\tp99 ms\terrors\tretries\tcpu µs/query\tstatus\t")
+	fmt.Fprintln(tw, "threads\ttps\tqps\tp50 ms\tp95 ms\tp99 ms\tp99.9 ms\terrors\tretries\tretries/s\tretry %\tcpu µs/query\tstatus\t")
 	for _, r := range runs {
-		fmt.Fprintf(tw, "%d\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%d\t%d\t%.2f\t%s\t\n",
-			r.Threads, r.TPS, r.QPS, r.LatencyMS.P50, r.LatencyMS.P95, r.LatencyMS.P99, r.Errors, r.Retries, r.ClientCPUPerQueryUS, r.Status)
+		fmt.Fprintf(tw, "%d\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%d\t%d\t%.2f\t%.2f\t%.2f\t%s\t\n",
+			r.Threads, r.TPS, r.QPS, r.LatencyMS.P50, r.LatencyMS.P95, r.LatencyMS.P99, r.LatencyMS.P999, r.Errors, r.Retries, r.RetriesPerS, r.RetryPct, r.ClientCPUPerQueryUS, r.Status)
 	}
 	tw.Flush()
 }

@@ -18,6 +18,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -125,13 +126,8 @@ func (w *Airline) Tables(d engine.Dialect) []workload.Table {
 	ct := func(t engine.ColType, n, s int) string { return d.ColumnType(t, n, s) }
 	q := d.QuoteIdent
 	intT, big, ts := ct(engine.TypeInt, 0, 0), ct(engine.TypeBigInt, 0, 0), ct(engine.TypeTimestamp, 0, 0)
-	var ref *referenceData
-	data := func() *referenceData {
-		if ref == nil {
-			ref = generate(w.opts.seedData, w.opts.aircraft, w.opts.schedules)
-		}
-		return ref
-	}
+	// Generated once, on first use, by whichever loader comes first.
+	data := sync.OnceValue(func() *referenceData { return generate(w.opts.seedData, w.opts.aircraft, w.opts.schedules) })
 	return []workload.Table{
 		{
 			Name: "aircraft",

@@ -58,6 +58,11 @@ type Options struct {
 	// Relative divides every value by the baseline's at its lowest
 	// thread count, which then reads 1.00x.
 	Relative bool
+	// Vary names the workload options the comparison is about (the
+	// isolation level, the mode): they may differ between the columns and
+	// are listed with the differences. Any other option that differs is
+	// refused unless Force.
+	Vary []string
 	// Force compares runs whose workload options differ.
 	Force bool
 }
@@ -286,7 +291,7 @@ func build(inputs []Input, m metricSpec, opt Options) (*Table, error) {
 		t.Baseline = i
 	}
 
-	if err := checkOptions(t, inputs, opt.Force); err != nil {
+	if err := checkOptions(t, inputs, opt.Vary, opt.Force); err != nil {
 		return nil, err
 	}
 	diffs, partial := differences(colInputs)
@@ -464,8 +469,9 @@ func relative(t *Table) {
 	}
 }
 
-// checkOptions refuses runs whose workload options differ, naming them.
-func checkOptions(t *Table, inputs []Input, force bool) error {
+// checkOptions refuses runs whose workload options differ, naming them,
+// except the options in vary (or all, when forced), which it lists.
+func checkOptions(t *Table, inputs []Input, vary []string, force bool) error {
 	keys := map[string]bool{}
 	for _, in := range inputs {
 		for k := range in.File.Workload.Options {
@@ -493,8 +499,11 @@ func checkOptions(t *Table, inputs []Input, force bool) error {
 		for _, v := range values {
 			parts = append(parts, fmt.Sprintf("%s in %s", strconv.Quote(v), strings.Join(seen[v], ", ")))
 		}
-		bad = append(bad, fmt.Sprintf("--%s is %s", k, strings.Join(parts, "; ")))
-		if force {
+		varied := slices.Contains(vary, k)
+		if !varied {
+			bad = append(bad, fmt.Sprintf("--%s is %s", k, strings.Join(parts, "; ")))
+		}
+		if force || varied {
 			d := Difference{Name: "option --" + k}
 			for _, c := range t.Columns {
 				var vs []string
@@ -513,7 +522,7 @@ func checkOptions(t *Table, inputs []Input, force bool) error {
 		}
 	}
 	if len(bad) > 0 && !force {
-		return fmt.Errorf("%w: the %s runs have different workload options (--force compares them anyway): %s",
+		return fmt.Errorf("%w: the %s runs have different workload options (name the ones compared with --vary, or --force): %s",
 			ErrMismatch, t.Workload, strings.Join(bad, "; "))
 	}
 	return nil

@@ -168,10 +168,19 @@ func TestOptionsDiffer(t *testing.T) {
 			t.Errorf("error %q does not say %q", err, want)
 		}
 	}
-	tb := build(t, compare.Options{Force: true}, a, b)
-	if len(tb.Differences) != 1 || tb.Differences[0].Name != "option --table-size" ||
-		strings.Join(tb.Differences[0].Values, ",") != "10000,1000000" {
-		t.Errorf("forced: differences %+v", tb.Differences)
+	for _, opt := range []compare.Options{{Force: true}, {Vary: []string{"table-size"}}} {
+		tb := build(t, opt, a, b)
+		if len(tb.Differences) != 1 || tb.Differences[0].Name != "option --table-size" ||
+			strings.Join(tb.Differences[0].Values, ",") != "10000,1000000" {
+			t.Errorf("%+v: differences %+v", opt, tb.Differences)
+		}
+	}
+	// --vary names what the comparison is about; anything else that
+	// differs is still refused.
+	bf.Workload.Options["tables"] = "16"
+	if _, err := compare.Build([]compare.Input{a, b}, compare.Options{Vary: []string{"table-size"}}); !errors.Is(err, compare.ErrMismatch) ||
+		!strings.Contains(err.Error(), "--tables") || strings.Contains(err.Error(), "--table-size") {
+		t.Errorf("--vary table-size with --tables differing too: %v", err)
 	}
 }
 

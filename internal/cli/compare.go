@@ -24,7 +24,8 @@ Several files under one label (or several runs of one thread count) are
 repetitions: the cell shows their median and 95% confidence interval, and a
 change the Mann-Whitney U test cannot tell from noise shows as "~".
 
-Runs whose workload options differ are refused unless --force; whatever else
+Runs whose workload options differ are refused unless the comparison is about
+them (--vary isolation) or --force; whatever else
 differs between the columns (server version and settings, client host,
 dbarena version) is listed under the table.`,
 		Args: cobra.MinimumNArgs(1),
@@ -54,6 +55,7 @@ dbarena version) is listed under the table.`,
 	fs.StringVar(&opt.Op, "op", "", "take tps and latencies from this operation (transaction type) only, e.g. new_order")
 	fs.StringVar(&opt.Baseline, "baseline", "", "label of the column the others are compared with (default: the first)")
 	fs.BoolVar(&opt.Relative, "relative", false, "divide every value by the baseline's at its lowest thread count (which reads 1.00x)")
+	fs.StringSliceVar(&opt.Vary, "vary", nil, "workload options the comparison is about (e.g. --vary isolation): they may differ between the columns; repeat or separate with commas")
 	fs.BoolVar(&opt.Force, "force", false, "compare runs whose workload options differ (the differences are listed)")
 	fs.StringVar(&format, "format", "text", "output: text (aligned), md (Markdown) or csv (one line per thread count and label)")
 	return cmd

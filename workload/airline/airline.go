@@ -65,7 +65,7 @@ func New() *Airline {
 	fs.IntVar(&o.schedules, "schedules", 15000, "rows of flight schedules (reference data)")
 	fs.IntVar(&o.dayRange, "day-range", 1, "bookings spread over this many days from today: 1 (the study's value) makes every booking of a schedule update the same audit row, the contention the benchmark measures")
 	fs.DurationVar(&o.bookingSleep, "booking-sleep", 0, "sleep inside each booking transaction, before COMMIT (holds its locks longer)")
-	fs.StringVar(&o.isolation, "isolation", "", "transaction isolation: read-committed, repeatable-read or serializable (default: the engine's own; SQLite has serializable only)")
+	fs.StringVar(&o.isolation, "isolation", "", "transaction isolation: read-committed, repeatable-read or serializable; empty keeps the engine's own (SQLite has serializable only)")
 	fs.IntVar(&o.maxRetries, "max-retries", 10, "retries of a booking that hit a serialization failure or deadlock before it counts as an error")
 	fs.DurationVar(&o.retryBase, "retry-backoff", 2*time.Millisecond, "first retry's back-off bound; doubled per retry up to --retry-backoff-max, each wait drawn uniformly below the bound")
 	fs.DurationVar(&o.retryMax, "retry-backoff-max", 500*time.Millisecond, "largest back-off bound")

@@ -143,7 +143,7 @@ func (b *Batch) SetRowsAffected(i int, n int64) { b.items[i].rowsAffected = n }
 
 // Send runs b on c: in one round trip when c is a Batcher, else through
 // RunBatch.
-func (b *Batch) Send(ctx context.Context, c Conn) error {
+func (b *Batch) Send(ctx context.Context, c SQLConn) error {
 	if bc, ok := c.(Batcher); ok {
 		return bc.SendBatch(ctx, b)
 	}
@@ -152,7 +152,7 @@ func (b *Batch) Send(ctx context.Context, c Conn) error {
 
 // RunBatch runs b's statements on c one after the other and stops at the
 // first that fails.
-func RunBatch(ctx context.Context, c Conn, b *Batch) error {
+func RunBatch(ctx context.Context, c SQLConn, b *Batch) error {
 	for i := range b.items {
 		it := b.Item(i)
 		var err error

@@ -1,15 +1,22 @@
 // Package engine defines how dbarena talks to one family of databases.
 //
 // An Engine is opened from a Target (a URL) and hands out Conns, one per
-// worker. A Conn prepares Stmts for the hot path and offers the few
-// non-hot helpers (DDL, bulk load, single-row queries) that preparing and
-// checking a workload needs. Everything that differs between SQL dialects
-// (placeholders, column types, error classification) lives behind Dialect,
-// so that workloads never compare engine names.
+// worker. What every engine offers the runner is small and language-free:
+// connections, a Dialect that classifies errors, a Catalog for setting up
+// tables (or collections) and loading their initial data, and a
+// round-trip probe. The runner never asks which engine it drives.
+//
+// SQL engines' connections are SQLConns as well: they prepare Stmts for
+// the hot path and offer the few non-hot helpers (DDL, single-row queries)
+// that workloads need; everything that differs between SQL dialects
+// (placeholders, column types) lives behind SQLDialect, so that workloads
+// never compare engine names. A document engine (engine/mongo) hands out
+// connections of its own type, which workloads written for documents use
+// through the driver.
 //
 // Implementations live in subpackages (engine/postgres, engine/mysql,
-// engine/sqlite) and register themselves by URL scheme; engine/all imports
-// them all.
+// engine/sqlite, engine/mongo) and register themselves by URL scheme;
+// engine/all imports them all.
 package engine
 
 import (
@@ -24,9 +31,10 @@ import (
 // Engine is an open target: a factory of connections plus server metadata.
 // It is safe for concurrent use.
 type Engine interface {
-	// Name is the engine family: "postgres", "mysql" or "sqlite".
+	// Name is the engine family: "postgres", "mysql", "sqlite" or "mongodb".
 	Name() string
-	// Dialect describes the SQL the engine speaks.
+	// Dialect describes the language the engine speaks; SQL engines'
+	// dialects are SQLDialects.
 	Dialect() Dialect
 	// Connect opens one new connection. Each worker owns one Conn.
 	Connect(ctx context.Context) (Conn, error)
@@ -43,9 +51,25 @@ type ServerInfo struct {
 	Settings map[string]string // name -> value
 }
 
-// Conn is one database connection. A Conn is not safe for concurrent use:
-// it belongs to one goroutine.
+// Conn is one database connection of any engine. A Conn is not safe for
+// concurrent use: it belongs to one goroutine. Workloads reach the
+// engine's own abilities by type assertion: an SQLConn on SQL engines
+// (see SQL), the engine package's connection type elsewhere.
 type Conn interface {
+	// Ping makes one round trip to the server doing as little as the
+	// engine allows (SELECT 1, the ping command): the result file's
+	// round-trip time.
+	Ping(ctx context.Context) error
+	// Catalog is how setup creates, inspects, loads and drops the
+	// workload's tables on this connection.
+	Catalog() Catalog
+	// Close closes the connection.
+	Close() error
+}
+
+// SQLConn is a connection to an SQL engine.
+type SQLConn interface {
+	Conn
 	// Exec runs one statement without arguments through the simple/text
 	// protocol (DDL, BEGIN, SET …).
 	Exec(ctx context.Context, sql string) error
@@ -72,9 +96,19 @@ type Conn interface {
 	// and returns the number of rows written.
 	BulkLoad(ctx context.Context, table string, columns []string, src RowSource) (int64, error)
 	// Dialect is the dialect of the engine this connection belongs to.
-	Dialect() Dialect
-	// Close closes the connection.
-	Close() error
+	Dialect() SQLDialect
+}
+
+// ErrNotSQL is returned by SQL for a connection that does not speak SQL.
+var ErrNotSQL = errors.New("not an SQL engine")
+
+// SQL returns c as an SQLConn, or an error wrapping ErrNotSQL that names
+// the engine when c's engine does not speak SQL.
+func SQL(c Conn) (SQLConn, error) {
+	if sc, ok := c.(SQLConn); ok {
+		return sc, nil
+	}
+	return nil, fmt.Errorf("%w: %T", ErrNotSQL, c)
 }
 
 // Stmt is a prepared statement bound to one Conn. Arguments are int, int64,
@@ -99,6 +133,22 @@ type RowSource interface {
 	Next() bool
 	Values() ([]any, error)
 	Err() error
+}
+
+// ConnectSQL opens one connection of e and returns it as an SQLConn; a
+// connection of an engine that does not speak SQL is closed and refused
+// with ErrNotSQL.
+func ConnectSQL(ctx context.Context, e Engine) (SQLConn, error) {
+	c, err := e.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	sc, err := SQL(c)
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	return sc, nil
 }
 
 // ErrNoRows is returned by QueryRow when the query returned no row.
@@ -157,10 +207,19 @@ const (
 	TypeBool      // boolean
 )
 
-// Dialect is what differs between SQL engines, defined once per engine.
+// Dialect is what the runner needs to know about an engine's language:
+// its name and how to read its errors. Defined once per engine.
 type Dialect interface {
 	// Name is the engine family name.
 	Name() string
+	// Classify tells what kind of error err is, using the driver's typed
+	// errors (errors.As), never the message text.
+	Classify(err error) ErrorClass
+}
+
+// SQLDialect is what differs between SQL engines, defined once per engine.
+type SQLDialect interface {
+	Dialect
 	// Rebind turns '?' placeholders into the engine's own ($1, $2 … on
 	// PostgreSQL). '?' inside quoted strings is left alone.
 	Rebind(sql string) string
@@ -176,9 +235,6 @@ type Dialect interface {
 	// ColumnsSQL is a query with one '?' argument (a table name) that
 	// returns the table's column names, one per row, in ordinal order.
 	ColumnsSQL() string
-	// Classify tells what kind of error err is, using the driver's typed
-	// errors (errors.As), never the message text.
-	Classify(err error) ErrorClass
 }
 
 // SequenceResetter is implemented by dialects whose auto-increment columns

@@ -24,7 +24,7 @@ type Isolator interface {
 
 // SetIsolation sets c's isolation level for the transactions that follow.
 // An empty level leaves the engine's default.
-func SetIsolation(ctx context.Context, c Conn, level string) error {
+func SetIsolation(ctx context.Context, c SQLConn, level string) error {
 	if level == "" {
 		return nil
 	}

@@ -35,7 +35,7 @@ func TestReconnectAfterTerminatedBackends(t *testing.T) {
 	if _, err := runner.Prepare(ctx, eng, w, runner.PrepareConfig{}); err != nil {
 		t.Fatal(err)
 	}
-	admin, err := eng.Connect(ctx)
+	admin, err := engine.ConnectSQL(ctx, eng)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -44,7 +44,8 @@ func (p *probe) Tables(engine.Dialect) []workload.Table {
 	return nil
 }
 
-func (p *probe) NewWorker(ctx context.Context, c engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
+func (p *probe) NewWorker(ctx context.Context, conn engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
+	c := conn.(engine.SQLConn)
 	sel, err := c.Prepare(ctx, "SELECT v FROM probe WHERE id = ?")
 	if err != nil {
 		return nil, err
@@ -54,7 +55,7 @@ func (p *probe) NewWorker(ctx context.Context, c engine.Conn, env workload.Worke
 
 type probeWorker struct {
 	p   *probe
-	c   engine.Conn
+	c   engine.SQLConn
 	sel engine.Stmt
 	q   *workload.Queries
 	n   int
@@ -86,7 +87,7 @@ func open(t *testing.T) engine.Engine {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { eng.Close() })
-	c, err := eng.Connect(ctx)
+	c, err := engine.ConnectSQL(ctx, eng)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ import (
 
 // MetaTable records every table dbarena created, so that cleanup drops
 // only those and run can tell a prepared target from a foreign one.
-const MetaTable = "dbarena_tables"
+const MetaTable = engine.MetaTable
 
 // Table states in MetaTable.
 const (
@@ -93,51 +93,24 @@ type tableState struct {
 	owner  string // workload that created it
 }
 
-func ensureMeta(ctx context.Context, c engine.Conn, d engine.Dialect) error {
-	v := d.ColumnType(engine.TypeVarchar, 128, 0)
-	return c.Exec(ctx, fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s (table_name %s NOT NULL PRIMARY KEY, workload %s NOT NULL, state %s NOT NULL, created_at %s NOT NULL)",
-		MetaTable, v, v, d.ColumnType(engine.TypeVarchar, 16, 0), d.ColumnType(engine.TypeVarchar, 40, 0)))
-}
-
-func tableExists(ctx context.Context, c engine.Conn, d engine.Dialect, name string) (bool, error) {
-	var n int64
-	if err := c.QueryRow(ctx, d.TableExistsSQL(), []any{name}, &n); err != nil {
-		if errors.Is(err, engine.ErrNoRows) {
-			return false, nil
-		}
-		return false, fmt.Errorf("looking up table %s: %w", name, err)
-	}
-	return n > 0, nil
-}
-
-func inspect(ctx context.Context, c engine.Conn, d engine.Dialect, name string) (tableState, error) {
+func inspect(ctx context.Context, cat engine.Catalog, name string) (tableState, error) {
 	var st tableState
 	var err error
-	if st.exists, err = tableExists(ctx, c, d, name); err != nil {
+	if st.exists, err = cat.TableExists(ctx, name); err != nil {
 		return st, err
 	}
-	metaExists, err := tableExists(ctx, c, d, MetaTable)
-	if err != nil || !metaExists {
-		return st, err
+	rec, ok, err := cat.Meta(ctx, name)
+	if err != nil {
+		return st, fmt.Errorf("reading %s: %w", MetaTable, err)
 	}
-	err = c.QueryRow(ctx, "SELECT state, workload FROM "+MetaTable+" WHERE table_name = ?", []any{name}, &st.meta, &st.owner)
-	if errors.Is(err, engine.ErrNoRows) {
-		err = nil
+	if ok {
+		st.meta, st.owner = rec.State, rec.Workload
 	}
-	return st, err
+	return st, nil
 }
 
-func columns(ctx context.Context, c engine.Conn, d engine.Dialect, table string) ([]string, error) {
-	var cols []string
-	err := c.QueryRows(ctx, d.ColumnsSQL(), []any{table}, func(row []any) error {
-		cols = append(cols, fmt.Sprint(row[0]))
-		return nil
-	})
-	return cols, err
-}
-
-func checkShape(ctx context.Context, c engine.Conn, d engine.Dialect, t workload.Table) error {
-	got, err := columns(ctx, c, d, t.Name)
+func checkShape(ctx context.Context, cat engine.Catalog, t workload.Table) error {
+	got, err := cat.Columns(ctx, t.Name)
 	if err != nil {
 		return err
 	}
@@ -164,8 +137,12 @@ func sameColumns(got, want []string) bool {
 // VerifyPrepared checks that every table of w exists, was loaded to the
 // end by dbarena and has the expected columns.
 func VerifyPrepared(ctx context.Context, c engine.Conn, d engine.Dialect, w workload.Workload) error {
+	if err := workload.CheckSupport(w, d); err != nil {
+		return err
+	}
+	cat := c.Catalog()
 	for _, t := range w.Tables(d) {
-		st, err := inspect(ctx, c, d, t.Name)
+		st, err := inspect(ctx, cat, t.Name)
 		if err != nil {
 			return err
 		}
@@ -177,7 +154,7 @@ func VerifyPrepared(ctx context.Context, c engine.Conn, d engine.Dialect, w work
 		case st.meta != stateReady:
 			return &TableError{Table: t.Name, Err: ErrNotPrepared, Hint: "its load did not finish; run dbarena cleanup, then prepare"}
 		}
-		if err := checkShape(ctx, c, d, t); err != nil {
+		if err := checkShape(ctx, cat, t); err != nil {
 			return err
 		}
 	}
@@ -201,6 +178,9 @@ func Prepare(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Pr
 		cfg.Now = time.Now
 	}
 	d := eng.Dialect()
+	if err := workload.CheckSupport(w, d); err != nil {
+		return stats, err
+	}
 	tables := w.Tables(d)
 	start := cfg.Now()
 
@@ -209,15 +189,13 @@ func Prepare(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Pr
 		return stats, err
 	}
 	defer c.Close()
-	if err := ensureMeta(ctx, c, d); err != nil {
-		return stats, fmt.Errorf("creating %s: %w", MetaTable, err)
-	}
+	cat := c.Catalog()
 
 	// Look before touching anything: every problem is reported before a
 	// single table is created.
 	var redo []string
 	for _, t := range tables {
-		st, err := inspect(ctx, c, d, t.Name)
+		st, err := inspect(ctx, cat, t.Name)
 		if err != nil {
 			return stats, err
 		}
@@ -231,7 +209,7 @@ func Prepare(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Pr
 		}
 	}
 	for _, name := range redo {
-		if err := dropOurs(ctx, c, d, name); err != nil {
+		if err := dropOurs(ctx, cat, name); err != nil {
 			return stats, err
 		}
 	}
@@ -245,23 +223,21 @@ func Prepare(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Pr
 		if cerr == nil {
 			// Reverse order: tables referenced by foreign keys go last.
 			for i := len(created) - 1; i >= 0; i-- {
-				_ = dropOurs(cctx, cc, d, created[i])
+				_ = dropOurs(cctx, cc.Catalog(), created[i])
 			}
+			_ = cc.Catalog().DropMetaIfEmpty(cctx)
 			cc.Close()
 		}
 		return stats, err
 	}
 
-	ins, err := c.Prepare(ctx, "INSERT INTO "+MetaTable+" (table_name, workload, state, created_at) VALUES (?, ?, ?, ?)")
-	if err != nil {
-		return stats, err
-	}
+	createdAt := cfg.Now()
 	for _, t := range tables {
-		if _, err := ins.Exec(ctx, t.Name, w.Meta().Name, stateLoading, cfg.Now().UTC().Format(time.RFC3339)); err != nil {
+		if err := cat.SetMeta(ctx, engine.MetaRecord{Table: t.Name, Workload: w.Meta().Name, State: stateLoading, Created: createdAt}); err != nil {
 			return fail(fmt.Errorf("recording table %s: %w", t.Name, err))
 		}
 		created = append(created, t.Name)
-		if err := c.Exec(ctx, t.Create); err != nil {
+		if err := cat.CreateTable(ctx, t.Def()); err != nil {
 			return fail(fmt.Errorf("creating table %s: %w", t.Name, err))
 		}
 	}
@@ -283,12 +259,8 @@ func Prepare(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Pr
 	stats.Load = lastBatch.Sub(start)
 	stats.Indexes = cfg.Now().Sub(lastBatch)
 
-	ready, err := c.Prepare(ctx, "UPDATE "+MetaTable+" SET state = ? WHERE table_name = ?")
-	if err != nil {
-		return fail(err)
-	}
 	for _, t := range tables {
-		if _, err := ready.Exec(ctx, stateReady, t.Name); err != nil {
+		if err := cat.SetMeta(ctx, engine.MetaRecord{Table: t.Name, Workload: w.Meta().Name, State: stateReady, Created: createdAt}); err != nil {
 			return fail(fmt.Errorf("recording table %s: %w", t.Name, err))
 		}
 	}
@@ -372,7 +344,7 @@ func load(ctx context.Context, eng engine.Engine, tables []workload.Table, unit 
 			defer c.Close()
 			for j := range jobs {
 				t := &tables[j.table]
-				n, err := c.BulkLoad(ctx, t.Name, t.Columns, t.Rows(j.batch))
+				n, err := c.Catalog().BulkLoad(ctx, t.Name, t.Columns, t.Rows(j.batch))
 				if err != nil {
 					errs[i] = fmt.Errorf("loading %s batch %d: %w", t.Name, j.batch, err)
 					cancel()
@@ -385,7 +357,7 @@ func load(ctx context.Context, eng engine.Engine, tables []workload.Table, unit 
 				}
 				if remaining[j.table].Add(-1) == 0 {
 					lastBatch.Store(cfg.Now().UnixNano())
-					if err := afterLoad(ctx, c, eng.Dialect(), t); err != nil {
+					if err := afterLoad(ctx, c.Catalog(), eng.Dialect(), t); err != nil {
 						errs[i] = err
 						cancel()
 						return
@@ -445,7 +417,7 @@ feed:
 		}
 		defer c.Close()
 		for _, t := range empty {
-			if err := afterLoad(ctx, c, eng.Dialect(), t); err != nil {
+			if err := afterLoad(ctx, c.Catalog(), eng.Dialect(), t); err != nil {
 				return rows.Load(), time.Time{}, err
 			}
 		}
@@ -458,22 +430,20 @@ feed:
 	return rows.Load(), last, nil
 }
 
-// afterLoad runs one table's AfterLoad statements (indexes, sequence
-// resets). A statement that meets a lock held by a loader (SQLite's single
-// writer) waits for it: it is tried again until it runs or ctx ends.
-func afterLoad(ctx context.Context, c engine.Conn, d engine.Dialect, t *workload.Table) error {
-	for _, stmt := range t.AfterLoad {
-		for {
-			err := c.Exec(ctx, stmt)
-			if err == nil {
-				break
-			}
-			if d.Classify(err) != engine.ClassSerialization || ctx.Err() != nil {
-				return fmt.Errorf("table %s: %s: %w", t.Name, stmt, err)
-			}
+// afterLoad builds what one table needs once its rows are in (indexes,
+// sequence resets). A build that meets a lock held by a loader (SQLite's
+// single writer) waits for it: it is tried again until it runs or ctx
+// ends.
+func afterLoad(ctx context.Context, cat engine.Catalog, d engine.Dialect, t *workload.Table) error {
+	for {
+		err := cat.FinishTable(ctx, t.Def())
+		if err == nil {
+			return nil
+		}
+		if d.Classify(err) != engine.ClassSerialization || ctx.Err() != nil {
+			return fmt.Errorf("table %s: %w", t.Name, err)
 		}
 	}
-	return nil
 }
 
 // rootErr is the first error that is not a cancellation caused by another
@@ -488,16 +458,11 @@ func rootErr(errs []error) error {
 }
 
 // dropOurs drops a table recorded in MetaTable and forgets it.
-func dropOurs(ctx context.Context, c engine.Conn, d engine.Dialect, name string) error {
-	if err := c.Exec(ctx, "DROP TABLE IF EXISTS "+d.QuoteIdent(name)); err != nil {
+func dropOurs(ctx context.Context, cat engine.Catalog, name string) error {
+	if err := cat.DropTable(ctx, name); err != nil {
 		return fmt.Errorf("dropping %s: %w", name, err)
 	}
-	del, err := c.Prepare(ctx, "DELETE FROM "+MetaTable+" WHERE table_name = ?")
-	if err != nil {
-		return err
-	}
-	_, err = del.Exec(ctx, name)
-	return err
+	return cat.DeleteMeta(ctx, name)
 }
 
 // Cleanup removes a workload.Installer's server-side code and drops the
@@ -506,11 +471,15 @@ func dropOurs(ctx context.Context, c engine.Conn, d engine.Dialect, name string)
 // ErrNotOurs. It returns the names it dropped, in creation order.
 func Cleanup(ctx context.Context, eng engine.Engine, w workload.Workload) ([]string, error) {
 	d := eng.Dialect()
+	if err := workload.CheckSupport(w, d); err != nil {
+		return nil, err
+	}
 	c, err := eng.Connect(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer c.Close()
+	cat := c.Catalog()
 	if in, ok := w.(workload.Installer); ok {
 		if err := in.Uninstall(ctx, c); err != nil {
 			return nil, fmt.Errorf("removing server-side code: %w", err)
@@ -522,13 +491,13 @@ func Cleanup(ctx context.Context, eng engine.Engine, w workload.Workload) ([]str
 	// Reverse creation order: tables referenced by foreign keys go last.
 	for i := len(tables) - 1; i >= 0; i-- {
 		t := tables[i]
-		st, err := inspect(ctx, c, d, t.Name)
+		st, err := inspect(ctx, cat, t.Name)
 		if err != nil {
 			return dropped, err
 		}
 		switch {
 		case st.meta != "":
-			if err := dropOurs(ctx, c, d, t.Name); err != nil {
+			if err := dropOurs(ctx, cat, t.Name); err != nil {
 				return dropped, err
 			}
 			dropped = append(dropped, t.Name)
@@ -538,12 +507,7 @@ func Cleanup(ctx context.Context, eng engine.Engine, w workload.Workload) ([]str
 	}
 	slices.Reverse(dropped) // reported in creation order
 	// Forget the metadata table itself once it records nothing.
-	if ok, err := tableExists(ctx, c, d, MetaTable); err == nil && ok {
-		var n int64
-		if err := c.QueryRow(ctx, "SELECT COUNT(*) FROM "+MetaTable, nil, &n); err == nil && n == 0 {
-			_ = c.Exec(ctx, "DROP TABLE "+MetaTable)
-		}
-	}
+	_ = cat.DropMetaIfEmpty(ctx)
 	if len(refused) > 0 {
 		return dropped, &TableError{Table: strings.Join(refused, ", "), Err: ErrNotOurs, Hint: MetaTable + " has no record of it; dbarena will not drop it"}
 	}

@@ -28,7 +28,7 @@ func oltpWorkload(t *testing.T, args ...string) workload.Workload {
 
 func countTables(t *testing.T, eng engine.Engine) int64 {
 	t.Helper()
-	c, err := eng.Connect(context.Background())
+	c, err := engine.ConnectSQL(context.Background(), eng)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,11 +55,41 @@ type Workload interface {
 	// this set configures the workload.
 	Flags() *pflag.FlagSet
 	// Tables lists the tables the workload creates, in creation order.
+	// d is an engine.SQLDialect unless the workload is a Supporter that
+	// accepts another dialect.
 	Tables(d engine.Dialect) []Table
 	// Ops names the operations (transaction types) a Worker reports.
 	Ops() []Op
-	// NewWorker returns a worker bound to c. It may prepare statements.
+	// NewWorker returns a worker bound to c (an engine.SQLConn unless the
+	// workload is a Supporter). It may prepare statements.
 	NewWorker(ctx context.Context, c engine.Conn, env WorkerEnv) (Worker, error)
+}
+
+// Supporter is implemented by workloads that run on engines that do not
+// speak SQL (MongoDB): Supports tells whether the workload has tables and
+// transactions for d's engine. Workloads without it run on SQL engines
+// only.
+type Supporter interface {
+	Supports(d engine.Dialect) bool
+}
+
+// ErrUnsupported is returned by CheckSupport for a workload that has no
+// implementation for a target's engine.
+var ErrUnsupported = errors.New("workload does not run on this engine")
+
+// CheckSupport returns an error wrapping ErrUnsupported, naming the
+// workload and the engine, when w cannot run on d's engine.
+func CheckSupport(w Workload, d engine.Dialect) error {
+	ok := false
+	if s, is := w.(Supporter); is {
+		ok = s.Supports(d)
+	} else {
+		_, ok = d.(engine.SQLDialect)
+	}
+	if !ok {
+		return fmt.Errorf("%w: %s has no implementation for %s targets", ErrUnsupported, w.Meta().Name, d.Name())
+	}
+	return nil
 }
 
 // Op is one operation (transaction type) of a workload.
@@ -253,8 +283,15 @@ type Table struct {
 	// twice gives the same rows, so loading is parallel and reproducible.
 	Rows func(batch int) engine.RowSource
 	// AfterLoad runs after all rows are in: secondary indexes, sequence
-	// resets, ANALYZE.
+	// resets, ANALYZE (SQL engines).
 	AfterLoad []string
+	// Indexes are built after all documents are in (document engines).
+	Indexes []engine.Index
+}
+
+// Def is t as the engine's Catalog takes it.
+func (t *Table) Def() engine.TableDef {
+	return engine.TableDef{Name: t.Name, Create: t.Create, Columns: t.Columns, AfterLoad: t.AfterLoad, Indexes: t.Indexes}
 }
 
 // OptionError is a bad value for one option.

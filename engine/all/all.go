@@ -5,6 +5,7 @@
 package all
 
 import (
+	_ "github.com/dbarena/dbarena/engine/mongo"    // "mongodb" (and "mongodb+srv")
 	_ "github.com/dbarena/dbarena/engine/mysql"    // "mysql" (and "mariadb")
 	_ "github.com/dbarena/dbarena/engine/postgres" // "postgres" (and "postgresql")
 	_ "github.com/dbarena/dbarena/engine/sqlite"   // "sqlite"

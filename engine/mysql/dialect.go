@@ -17,7 +17,7 @@ import (
 // Dialect is the MySQL/MariaDB SQL dialect. The zero value is ready to use.
 type Dialect struct{}
 
-var _ engine.Dialect = Dialect{}
+var _ engine.SQLDialect = Dialect{}
 
 // Name returns "mysql".
 func (Dialect) Name() string { return "mysql" }

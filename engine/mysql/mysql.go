@@ -225,7 +225,7 @@ type Conn struct {
 	kinds []colKind
 }
 
-var _ engine.Conn = (*Conn)(nil)
+var _ engine.SQLConn = (*Conn)(nil)
 
 // SQLConn returns the underlying database/sql connection.
 func (c *Conn) SQLConn() *sql.Conn { return c.sc }
@@ -488,7 +488,16 @@ func insertSQL(table string, columns []string, rows int) string {
 }
 
 // Dialect returns the engine's dialect.
-func (c *Conn) Dialect() engine.Dialect { return Dialect{} }
+func (c *Conn) Dialect() engine.SQLDialect { return Dialect{} }
+
+// Catalog implements engine.Conn: the catalog every SQL engine shares.
+func (c *Conn) Catalog() engine.Catalog { return engine.SQLCatalog{C: c} }
+
+// Ping implements engine.Conn with SELECT 1.
+func (c *Conn) Ping(ctx context.Context) error {
+	var one int64
+	return c.QueryRow(ctx, "SELECT 1", nil, &one)
+}
 
 // Close closes the statements and the connection itself (it does not go
 // back to the pool, where a half-used session could be handed out again).

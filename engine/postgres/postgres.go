@@ -214,7 +214,7 @@ type Conn struct {
 	fired   chan struct{}
 }
 
-var _ engine.Conn = (*Conn)(nil)
+var _ engine.SQLConn = (*Conn)(nil)
 
 // watch returns the context to hand pgx for a call made under ctx.
 //
@@ -436,7 +436,16 @@ func (c *Conn) columnOIDs(ctx context.Context, target string, quoted []string) (
 }
 
 // Dialect returns the engine's dialect.
-func (c *Conn) Dialect() engine.Dialect { return Dialect{} }
+func (c *Conn) Dialect() engine.SQLDialect { return Dialect{} }
+
+// Catalog implements engine.Conn: the catalog every SQL engine shares.
+func (c *Conn) Catalog() engine.Catalog { return engine.SQLCatalog{C: c} }
+
+// Ping implements engine.Conn with SELECT 1.
+func (c *Conn) Ping(ctx context.Context) error {
+	var one int64
+	return c.QueryRow(ctx, "SELECT 1", nil, &one)
+}
 
 // Close closes the connection.
 func (c *Conn) Close() error {

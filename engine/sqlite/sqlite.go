@@ -231,7 +231,7 @@ type Conn struct {
 	row   []any
 }
 
-var _ engine.Conn = (*Conn)(nil)
+var _ engine.SQLConn = (*Conn)(nil)
 
 // SQLConn returns the underlying database/sql connection.
 func (c *Conn) SQLConn() *sql.Conn { return c.sc }
@@ -373,7 +373,16 @@ func (c *Conn) BulkLoad(ctx context.Context, table string, columns []string, src
 }
 
 // Dialect returns the engine's dialect.
-func (c *Conn) Dialect() engine.Dialect { return Dialect{} }
+func (c *Conn) Dialect() engine.SQLDialect { return Dialect{} }
+
+// Catalog implements engine.Conn: the catalog every SQL engine shares.
+func (c *Conn) Catalog() engine.Catalog { return engine.SQLCatalog{C: c} }
+
+// Ping implements engine.Conn with SELECT 1.
+func (c *Conn) Ping(ctx context.Context) error {
+	var one int64
+	return c.QueryRow(ctx, "SELECT 1", nil, &one)
+}
 
 // Close closes the statements and the connection itself.
 func (c *Conn) Close() error {
@@ -392,7 +401,7 @@ func (c *Conn) Close() error {
 // Dialect is SQLite's SQL dialect. The zero value is ready to use.
 type Dialect struct{}
 
-var _ engine.Dialect = Dialect{}
+var _ engine.SQLDialect = Dialect{}
 
 // Name returns "sqlite".
 func (Dialect) Name() string { return "sqlite" }

@@ -86,7 +86,7 @@ func TestSerialPKIsRowid(t *testing.T) {
 	ctx := context.Background()
 	e := open(t, "")
 	c := enginetest.Connect(t, e)
-	d := e.Dialect()
+	d := c.Dialect()
 	if err := c.Exec(ctx, "CREATE TABLE s (id "+d.ColumnType(engine.TypeSerialPK, 0, 0)+", v TEXT, PRIMARY KEY (id))"); err != nil {
 		t.Fatal(err)
 	}

@@ -154,7 +154,7 @@ func TestForeignAndMisshapenTables(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer eng.Close()
-	c, err := eng.Connect(ctx)
+	c, err := engine.ConnectSQL(ctx, eng)
 	if err != nil {
 		t.Fatal(err)
 	}

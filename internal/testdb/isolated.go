@@ -34,6 +34,10 @@ func Isolated(t testing.TB, base engine.Target) engine.Target {
 		t.Fatalf("testdb: connecting to %s: %v", base.Redacted(), err)
 	}
 	defer c.Close()
+	sc, err := engine.SQL(c)
+	if err != nil {
+		t.Fatalf("testdb: %s: %v", base.Redacted(), err)
+	}
 
 	name := "bench_t" + randomSuffix(t)
 	u := *base.URL
@@ -50,7 +54,7 @@ func Isolated(t testing.TB, base engine.Target) engine.Target {
 	default:
 		t.Fatalf("testdb: Isolated does not know scheme %q", base.URL.Scheme)
 	}
-	if err := c.Exec(ctx, create); err != nil {
+	if err := sc.Exec(ctx, create); err != nil {
 		t.Fatalf("testdb: %s on %s: %v", create, base.Redacted(), err)
 	}
 	t.Cleanup(func() {
@@ -68,7 +72,12 @@ func Isolated(t testing.TB, base engine.Target) engine.Target {
 			return
 		}
 		defer c.Close()
-		if err := c.Exec(ctx, drop); err != nil {
+		sc, err := engine.SQL(c)
+		if err != nil {
+			t.Errorf("testdb: cleanup: %v", err)
+			return
+		}
+		if err := sc.Exec(ctx, drop); err != nil {
 			t.Errorf("testdb: %s: %v", drop, err)
 		}
 	})

@@ -122,7 +122,8 @@ func (w *Airline) RetryPolicy() workload.RetryPolicy {
 
 // Tables are the two reference tables, loaded, and the three the
 // bookings fill, empty.
-func (w *Airline) Tables(d engine.Dialect) []workload.Table {
+func (w *Airline) Tables(dialect engine.Dialect) []workload.Table {
+	d := dialect.(engine.SQLDialect)
 	ct := func(t engine.ColType, n, s int) string { return d.ColumnType(t, n, s) }
 	q := d.QuoteIdent
 	intT, big, ts := ct(engine.TypeInt, 0, 0), ct(engine.TypeBigInt, 0, 0), ct(engine.TypeTimestamp, 0, 0)
@@ -182,7 +183,11 @@ const (
 // Install runs before each run: it checks the isolation level against the
 // engine and picks the run's user-id epoch after the highest user id
 // booked so far.
-func (w *Airline) Install(ctx context.Context, c engine.Conn) error {
+func (w *Airline) Install(ctx context.Context, conn engine.Conn) error {
+	c, cerr := engine.SQL(conn)
+	if cerr != nil {
+		return cerr
+	}
 	if err := engine.SetIsolation(ctx, c, w.opts.isolation); err != nil {
 		return &workload.OptionError{Flag: "isolation", Value: w.opts.isolation, Err: err.Error()}
 	}
@@ -198,7 +203,7 @@ func (w *Airline) Install(ctx context.Context, c engine.Conn) error {
 func (w *Airline) Uninstall(context.Context, engine.Conn) error { return nil }
 
 // upsertSQL is the audit upsert in the dialect's style.
-func upsertSQL(d engine.Dialect) (string, error) {
+func upsertSQL(d engine.SQLDialect) (string, error) {
 	u, ok := d.(engine.Upserter)
 	if !ok {
 		return "", fmt.Errorf("airline: %s has no insert-or-update statement", d.Name())
@@ -215,7 +220,11 @@ func upsertSQL(d engine.Dialect) (string, error) {
 }
 
 // NewWorker prepares the booking's statements on c and sets its isolation.
-func (w *Airline) NewWorker(ctx context.Context, c engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
+func (w *Airline) NewWorker(ctx context.Context, conn engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
+	c, cerr := engine.SQL(conn)
+	if cerr != nil {
+		return nil, cerr
+	}
 	if errs := w.Validate(); len(errs) > 0 {
 		return nil, errs[0]
 	}
@@ -259,7 +268,11 @@ func dayNumber(t time.Time) int64 {
 // Check verifies the invariants the bookings keep: every (schedule, day)
 // audit row counts exactly the seats booked for it, no seat lacks its
 // audit row, and seats and payments pair one to one by user.
-func (w *Airline) Check(ctx context.Context, c engine.Conn) ([]workload.Problem, error) {
+func (w *Airline) Check(ctx context.Context, conn engine.Conn) ([]workload.Problem, error) {
+	c, cerr := engine.SQL(conn)
+	if cerr != nil {
+		return nil, cerr
+	}
 	day := c.Dialect().QuoteIdent("day")
 	var probs []workload.Problem
 	checks := []struct {

@@ -16,7 +16,7 @@ func newRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0xb00c)
 // worker books tickets on its own connection.
 type worker struct {
 	w *Airline
-	c engine.Conn
+	c engine.SQLConn
 	q *workload.Queries
 	r *rand.Rand
 

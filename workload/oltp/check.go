@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/engine/mongo"
 	"github.com/dbarena/dbarena/workload"
 )
 
@@ -28,8 +29,15 @@ import (
 //
 // The row-count checks assume the tables were prepared with these options
 // and last written by this test.
-func (w *oltp) Check(ctx context.Context, c engine.Conn) ([]workload.Problem, error) {
+func (w *oltp) Check(ctx context.Context, conn engine.Conn) ([]workload.Problem, error) {
 	if err := w.checkOptions(); err != nil {
+		return nil, err
+	}
+	if mc, ok := conn.(*mongo.Conn); ok {
+		return w.mongoCheck(ctx, mc)
+	}
+	c, err := engine.SQL(conn)
+	if err != nil {
 		return nil, err
 	}
 	var probs []workload.Problem
@@ -65,7 +73,7 @@ func (w *oltp) rowRule() rowCountRule {
 	return rowsEqual
 }
 
-func (w *oltp) checkTable(ctx context.Context, c engine.Conn, n int) ([]workload.Problem, error) {
+func (w *oltp) checkTable(ctx context.Context, c engine.SQLConn, n int) ([]workload.Problem, error) {
 	name := tableName(n)
 	var probs []workload.Problem
 	add := func(check, format string, args ...any) {
@@ -171,31 +179,11 @@ func (w *oltp) checkTable(ctx context.Context, c engine.Conn, n int) ([]workload
 		add("k_positive", "smallest k is %d, want >= 1", minK.Int64)
 	}
 
-	size := int64(w.opts.tableSize)
-	loaded := size
-	if !w.loadsRows() {
-		loaded = 0
+	var max *int64
+	if maxID.Valid {
+		max = &maxID.Int64
 	}
-	switch w.rowRule() {
-	case rowsEqual:
-		if count != size {
-			add("row_count", "%d rows, want %d (--table-size)", count, size)
-		}
-		if maxID.Valid && maxID.Int64 > size {
-			add("id_range", "largest id is %d, want <= %d (--table-size)", maxID.Int64, size)
-		}
-	case rowsAtMost:
-		if count > size {
-			add("row_count", "%d rows, want at most %d (--table-size)", count, size)
-		}
-		if maxID.Valid && maxID.Int64 > size {
-			add("id_range", "largest id is %d, want <= %d (--table-size)", maxID.Int64, size)
-		}
-	case rowsAtLeast:
-		if count < loaded {
-			add("row_count", "%d rows, want at least %d", count, loaded)
-		}
-	}
+	w.checkCount(add, count, max)
 	return probs, nil
 }
 

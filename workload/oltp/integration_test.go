@@ -22,7 +22,7 @@ import (
 // The tests below run the workload against real databases from
 // internal/testdb: a fresh SQLite file per test, a fresh schema on the
 // PostgreSQL test server, a fresh database on the MariaDB test server. Statements are counted by a wrapper around the
-// real engine.Conn.
+// real engine.SQLConn.
 
 // testDB opens an empty database for one test.
 type testDB struct {
@@ -53,9 +53,9 @@ func openTarget(t *testing.T, tg engine.Target) engine.Engine {
 	return e
 }
 
-func connect(t *testing.T, e engine.Engine) engine.Conn {
+func connect(t *testing.T, e engine.Engine) engine.SQLConn {
 	t.Helper()
-	c, err := e.Connect(context.Background())
+	c, err := engine.ConnectSQL(context.Background(), e)
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}
@@ -100,7 +100,7 @@ type stmtRecord struct {
 // through it. failOn, when set, makes the matching prepared statement fail
 // instead of running (after the real database saw everything before it).
 type countingConn struct {
-	engine.Conn
+	engine.SQLConn
 	log    []stmtRecord
 	failOn func(kind string) bool
 }
@@ -110,7 +110,7 @@ var errInjected = errors.New("injected failure")
 var tableNum = regexp.MustCompile(`sbtest(\d+)`)
 
 func (c *countingConn) Prepare(ctx context.Context, sql string) (engine.Stmt, error) {
-	s, err := c.Conn.Prepare(ctx, sql)
+	s, err := c.SQLConn.Prepare(ctx, sql)
 	if err != nil {
 		return nil, err
 	}
@@ -121,17 +121,17 @@ func (c *countingConn) Prepare(ctx context.Context, sql string) (engine.Stmt, er
 
 func (c *countingConn) Begin(ctx context.Context) error {
 	c.log = append(c.log, stmtRecord{kind: "BEGIN"})
-	return c.Conn.Begin(ctx)
+	return c.SQLConn.Begin(ctx)
 }
 
 func (c *countingConn) Commit(ctx context.Context) error {
 	c.log = append(c.log, stmtRecord{kind: "COMMIT"})
-	return c.Conn.Commit(ctx)
+	return c.SQLConn.Commit(ctx)
 }
 
 func (c *countingConn) Rollback(ctx context.Context) error {
 	c.log = append(c.log, stmtRecord{kind: "ROLLBACK"})
-	return c.Conn.Rollback(ctx)
+	return c.SQLConn.Rollback(ctx)
 }
 
 type countingStmt struct {
@@ -243,7 +243,7 @@ func TestEventStatements(t *testing.T) {
 				e := open(t)
 				w := newTest(t, c.test, args...)
 				load(t, e, w)
-				cc := &countingConn{Conn: connect(t, e)}
+				cc := &countingConn{SQLConn: connect(t, e)}
 				var q workload.Queries
 				wk, err := w.NewWorker(ctx, cc, workload.WorkerEnv{ID: 0, Seed: 99, Queries: &q})
 				if err != nil {
@@ -348,7 +348,7 @@ func TestReadWritePctMix(t *testing.T) {
 				e := open(t)
 				w := newTest(t, "oltp_read_write_pct", "--table-size=300", fmt.Sprintf("--read-percent=%d", pct), fmt.Sprintf("--write-percent=%d", 100-pct))
 				load(t, e, w)
-				cc := &countingConn{Conn: connect(t, e)}
+				cc := &countingConn{SQLConn: connect(t, e)}
 				var q workload.Queries
 				wk, err := w.NewWorker(ctx, cc, workload.WorkerEnv{Seed: 5, Queries: &q})
 				if err != nil {
@@ -385,7 +385,7 @@ func TestReadWritePctMix(t *testing.T) {
 			e := open(t)
 			w := newTest(t, "oltp_read_write_pct", "--table-size=300", "--skip-trx")
 			load(t, e, w)
-			cc := &countingConn{Conn: connect(t, e)}
+			cc := &countingConn{SQLConn: connect(t, e)}
 			wk, err := w.NewWorker(ctx, cc, workload.WorkerEnv{Seed: 5})
 			if err != nil {
 				t.Fatal(err)
@@ -547,7 +547,7 @@ func TestRollbackOnError(t *testing.T) {
 		e := open(t)
 		w := newTest(t, "oltp_write_only", "--table-size=300")
 		load(t, e, w)
-		cc := &countingConn{Conn: connect(t, e), failOn: func(k string) bool { return k == kInsert }}
+		cc := &countingConn{SQLConn: connect(t, e), failOn: func(k string) bool { return k == kInsert }}
 		wk, err := w.NewWorker(ctx, cc, workload.WorkerEnv{Seed: 1})
 		if err != nil {
 			t.Fatal(err)

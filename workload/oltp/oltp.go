@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/engine/mongo"
 	"github.com/dbarena/dbarena/workload"
 )
 
@@ -127,6 +128,7 @@ var (
 	_ workload.Validator = (*oltp)(nil)
 	_ workload.Retryer   = (*oltp)(nil)
 	_ workload.Checker   = (*oltp)(nil)
+	_ workload.Supporter = (*oltp)(nil)
 )
 
 func newWorkload(v *variant) *oltp {
@@ -191,11 +193,39 @@ func (w *oltp) loadsRows() bool {
 	return !(w.v.kind == eventInsert && !w.opts.autoInc)
 }
 
-// Tables returns sbtest1..N: sysbench's schema (id, k, c CHAR(120),
-// pad CHAR(60), primary key on id), its initial data, and in AfterLoad the
-// secondary index k_N on k (--create-secondary) and, with --auto-inc on
-// dialects that need it, the sequence reset.
-func (w *oltp) Tables(d engine.Dialect) []workload.Table {
+// Tables returns sbtest1..N: on SQL engines sysbench's schema (id, k,
+// c CHAR(120), pad CHAR(60), primary key on id), its initial data, and in
+// AfterLoad the secondary index k_N on k (--create-secondary) and, with
+// --auto-inc on dialects that need it, the sequence reset; on MongoDB the
+// collections of mongoTables.
+func (w *oltp) Tables(dialect engine.Dialect) []workload.Table {
+	d, ok := dialect.(engine.SQLDialect)
+	if !ok {
+		return w.mongoTables()
+	}
+	out := w.dataTables()
+	for i := range out {
+		n, name := i+1, out[i].Name
+		var after []string
+		dpk, deferPK := d.(engine.DeferredPrimaryKey)
+		if deferPK {
+			after = append(after, dpk.AddPrimaryKeySQL(name, "id"))
+		}
+		if w.opts.createSecondary {
+			after = append(after, fmt.Sprintf("CREATE INDEX k_%d ON %s(k)", n, name))
+		}
+		if sr, ok := d.(engine.SequenceResetter); ok && w.opts.autoInc && out[i].Batches > 0 {
+			after = append(after, sr.ResetSequenceSQL(name, "id"))
+		}
+		out[i].Create = createTableSQL(d, name, w.opts.autoInc, !deferPK)
+		out[i].Columns = []string{"id", "k", "c", "pad"}
+		out[i].AfterLoad = after
+	}
+	return out
+}
+
+// dataTables are sbtest1..N with their initial data, for any engine.
+func (w *oltp) dataTables() []workload.Table {
 	o := &w.opts
 	dc, err := o.distConfig()
 	if err != nil {
@@ -209,27 +239,8 @@ func (w *oltp) Tables(d engine.Dialect) []workload.Table {
 	}
 	out := make([]workload.Table, 0, o.tables)
 	for n := 1; n <= o.tables; n++ {
-		name := tableName(n)
-		var after []string
-		dpk, deferPK := d.(engine.DeferredPrimaryKey)
-		if deferPK {
-			after = append(after, dpk.AddPrimaryKeySQL(name, "id"))
-		}
-		if o.createSecondary {
-			after = append(after, fmt.Sprintf("CREATE INDEX k_%d ON %s(k)", n, name))
-		}
-		if sr, ok := d.(engine.SequenceResetter); ok && o.autoInc && batches > 0 {
-			after = append(after, sr.ResetSequenceSQL(name, "id"))
-		}
 		gen := dataGen{seed: o.seedData, table: n, tableSize: o.tableSize, dist: dc}
-		out = append(out, workload.Table{
-			Name:      name,
-			Create:    createTableSQL(d, name, o.autoInc, !deferPK),
-			Columns:   []string{"id", "k", "c", "pad"},
-			Batches:   batches,
-			Rows:      gen.rows,
-			AfterLoad: after,
-		})
+		out = append(out, workload.Table{Name: tableName(n), Batches: batches, Rows: gen.rows})
 	}
 	return out
 }
@@ -238,7 +249,7 @@ func (w *oltp) Tables(d engine.Dialect) []workload.Table {
 // columns, with the dialect's serial type for id under --auto-inc (the
 // type never declares the key; the table constraint does, unless the
 // dialect builds it after the load).
-func createTableSQL(d engine.Dialect, name string, autoInc, pk bool) string {
+func createTableSQL(d engine.SQLDialect, name string, autoInc, pk bool) string {
 	idDef := d.ColumnType(engine.TypeInt, 0, 0) + " NOT NULL"
 	if autoInc {
 		idDef = d.ColumnType(engine.TypeSerialPK, 0, 0)
@@ -256,8 +267,15 @@ func createTableSQL(d engine.Dialect, name string, autoInc, pk bool) string {
 
 // NewWorker prepares, on c, the statements the test runs on every table
 // and returns a worker with its own random source seeded from env.Seed.
-func (w *oltp) NewWorker(ctx context.Context, c engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
+func (w *oltp) NewWorker(ctx context.Context, conn engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
 	if err := w.checkOptions(); err != nil {
+		return nil, err
+	}
+	if mc, ok := conn.(*mongo.Conn); ok {
+		return newMongoWorker(w, mc, env)
+	}
+	c, err := engine.SQL(conn)
+	if err != nil {
 		return nil, err
 	}
 	return newWorker(ctx, w, c, env)

@@ -40,7 +40,7 @@ type tableStmts struct {
 type worker struct {
 	v         *variant
 	o         *options
-	c         engine.Conn
+	c         engine.SQLConn
 	q         *workload.Queries
 	rng       *rng
 	n         groupCounts
@@ -57,7 +57,9 @@ type worker struct {
 	buf [cLen + padLen]byte
 }
 
-func newWorker(ctx context.Context, w *oltp, c engine.Conn, env workload.WorkerEnv) (*worker, error) {
+// newBaseWorker is a worker without a connection: its random source,
+// counts and id generation, which every engine's worker shares.
+func newBaseWorker(w *oltp, env workload.WorkerEnv) (*worker, error) {
 	o := &w.opts
 	dc, err := o.distConfig()
 	if err != nil {
@@ -66,7 +68,6 @@ func newWorker(ctx context.Context, w *oltp, c engine.Conn, env workload.WorkerE
 	wk := &worker{
 		v:         w.v,
 		o:         o,
-		c:         c,
 		q:         env.Queries,
 		rng:       newRNG(env.Seed, dc),
 		n:         w.v.counts(o),
@@ -80,6 +81,16 @@ func newWorker(ctx context.Context, w *oltp, c engine.Conn, env workload.WorkerE
 	if wk.q == nil {
 		wk.q = new(workload.Queries)
 	}
+	return wk, nil
+}
+
+func newWorker(ctx context.Context, w *oltp, c engine.SQLConn, env workload.WorkerEnv) (*worker, error) {
+	wk, err := newBaseWorker(w, env)
+	if err != nil {
+		return nil, err
+	}
+	wk.c = c
+	o := &w.opts
 	// prep prepares one statement; after the first failure it does
 	// nothing and err keeps that failure.
 	prep := func(dst *engine.Stmt, format string, n int) {

@@ -150,7 +150,8 @@ func (w *Payments) securityCode(card int64) string {
 var permissions = []string{"transfer", "read", "admin"}
 
 // Tables are the seven tables; transfers starts empty.
-func (w *Payments) Tables(d engine.Dialect) []workload.Table {
+func (w *Payments) Tables(dialect engine.Dialect) []workload.Table {
+	d := dialect.(engine.SQLDialect)
 	ct := func(t engine.ColType, n, s int) string { return d.ColumnType(t, n, s) }
 	intT, ts, boolT := ct(engine.TypeInt, 0, 0), ct(engine.TypeTimestamp, 0, 0), ct(engine.TypeBool, 0, 0)
 	money := ct(engine.TypeDecimal, 14, 2)
@@ -231,7 +232,11 @@ func (w *Payments) Tables(d engine.Dialect) []workload.Table {
 // Check verifies the invariants transfers keep: money is neither made nor
 // lost (the balances sum to --accounts × --initial-balance), no balance is
 // negative, and every transfer row references existing accounts.
-func (w *Payments) Check(ctx context.Context, c engine.Conn) ([]workload.Problem, error) {
+func (w *Payments) Check(ctx context.Context, conn engine.Conn) ([]workload.Problem, error) {
+	c, cerr := engine.SQL(conn)
+	if cerr != nil {
+		return nil, cerr
+	}
 	var probs []workload.Problem
 	var n int64
 	var sum float64

@@ -77,7 +77,7 @@ BEGIN
 END`
 
 // procedureSQL is the engine's create, drop and call statements.
-func procedureSQL(d engine.Dialect) (create []string, drop, call string, err error) {
+func procedureSQL(d engine.SQLDialect) (create []string, drop, call string, err error) {
 	switch d.Name() {
 	case "postgres":
 		return []string{pgTransfer}, "DROP FUNCTION IF EXISTS " + procName + "(INT, INT, INT, INT, NUMERIC, BOOLEAN, TIMESTAMP)",
@@ -90,7 +90,11 @@ func procedureSQL(d engine.Dialect) (create []string, drop, call string, err err
 }
 
 // Install creates the server-side transfer under --mode procedure.
-func (w *Payments) Install(ctx context.Context, c engine.Conn) error {
+func (w *Payments) Install(ctx context.Context, conn engine.Conn) error {
+	c, cerr := engine.SQL(conn)
+	if cerr != nil {
+		return cerr
+	}
 	if w.opts.mode != ModeProcedure {
 		return nil
 	}
@@ -107,7 +111,11 @@ func (w *Payments) Install(ctx context.Context, c engine.Conn) error {
 }
 
 // Uninstall drops the server-side transfer where the engine has one.
-func (w *Payments) Uninstall(ctx context.Context, c engine.Conn) error {
+func (w *Payments) Uninstall(ctx context.Context, conn engine.Conn) error {
+	c, cerr := engine.SQL(conn)
+	if cerr != nil {
+		return cerr
+	}
 	_, drop, _, err := procedureSQL(c.Dialect())
 	if err != nil {
 		return nil // nothing was installed

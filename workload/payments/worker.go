@@ -13,7 +13,11 @@ import (
 )
 
 // NewWorker prepares the statements of a transfer and of a delete on c.
-func (w *Payments) NewWorker(ctx context.Context, c engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
+func (w *Payments) NewWorker(ctx context.Context, conn engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
+	c, cerr := engine.SQL(conn)
+	if cerr != nil {
+		return nil, cerr
+	}
 	if errs := w.Validate(); len(errs) > 0 {
 		return nil, errs[0]
 	}
@@ -56,7 +60,7 @@ func (w *Payments) NewWorker(ctx context.Context, c engine.Conn, env workload.Wo
 
 type worker struct {
 	w      *Payments
-	c      engine.Conn
+	c      engine.SQLConn
 	q      *workload.Queries
 	r      *rand.Rand
 	hashes []string // token hash by user id

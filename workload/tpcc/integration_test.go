@@ -66,7 +66,7 @@ func preparedDB(t *testing.T, db testDB, args ...string) (engine.Engine, *TPCC) 
 // sqlRunner reads values for the assertions.
 type sqlRunner struct {
 	t *testing.T
-	c engine.Conn
+	c engine.SQLConn
 }
 
 func (s sqlRunner) int(q string, args ...any) int64 {

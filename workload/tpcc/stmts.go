@@ -17,7 +17,7 @@ import (
 // New-Order, the district's s_dist_xx column) are prepared on first use
 // and kept.
 type stmts struct {
-	c         engine.Conn
+	c         engine.SQLConn
 	pipeline  bool // send batches in one round trip where the engine can
 	forUpdate string
 
@@ -90,7 +90,7 @@ func stockUpdateSQL(k int) string {
 	return b.String()
 }
 
-func prepareStmts(ctx context.Context, c engine.Conn, pipeline bool) (*stmts, error) {
+func prepareStmts(ctx context.Context, c engine.SQLConn, pipeline bool) (*stmts, error) {
 	s := &stmts{c: c, pipeline: pipeline, forUpdate: engine.ForUpdate(c.Dialect()),
 		noItems: map[int]engine.Stmt{}, noStock: map[[2]int]engine.Stmt{}, noLines: map[int]engine.Stmt{}, noStockUpd: map[int]engine.Stmt{},
 		items: map[int64]item{}, stock: map[[2]int64]stockRow{}}

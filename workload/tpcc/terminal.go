@@ -41,7 +41,7 @@ const unusedItem = gen.Items + 1
 // terminal is one emulated terminal on its own connection.
 type terminal struct {
 	w    *TPCC
-	c    engine.Conn
+	c    engine.SQLConn
 	q    *workload.Queries
 	r    *rand.Rand
 	cRun gen.Constants
@@ -65,7 +65,7 @@ type terminal struct {
 	items, supply, qtys []int64 // procedure mode's New-Order lists
 }
 
-func newTerminal(ctx context.Context, w *TPCC, c engine.Conn, env workload.WorkerEnv) (*terminal, error) {
+func newTerminal(ctx context.Context, w *TPCC, c engine.SQLConn, env workload.WorkerEnv) (*terminal, error) {
 	nw := w.opts.warehouses
 	t := &terminal{
 		w: w, c: c, q: env.Queries,

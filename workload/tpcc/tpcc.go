@@ -139,7 +139,8 @@ func (w *TPCC) genConfig() gen.Config {
 // per warehouse, so warehouses load in parallel; item is one batch. The
 // primary key is in CREATE TABLE except on dialects that build it faster
 // after the load; secondary indexes always come after the rows.
-func (w *TPCC) Tables(d engine.Dialect) []workload.Table {
+func (w *TPCC) Tables(dialect engine.Dialect) []workload.Table {
+	d := dialect.(engine.SQLDialect)
 	cfg := w.genConfig()
 	dpk, deferPK := d.(engine.DeferredPrimaryKey)
 	out := make([]workload.Table, 0, len(schema.Tables))
@@ -175,7 +176,11 @@ func (w *TPCC) Tables(d engine.Dialect) []workload.Table {
 func (w *TPCC) BatchUnit() string { return "warehouses" }
 
 // FinishLoad adds the foreign keys under --fk, once every table is in.
-func (w *TPCC) FinishLoad(ctx context.Context, c engine.Conn) error {
+func (w *TPCC) FinishLoad(ctx context.Context, conn engine.Conn) error {
+	c, cerr := engine.SQL(conn)
+	if cerr != nil {
+		return cerr
+	}
 	if !w.opts.fk {
 		return nil
 	}
@@ -193,7 +198,11 @@ func (w *TPCC) FinishLoad(ctx context.Context, c engine.Conn) error {
 // Install runs once before a run: it checks that the target holds as many
 // warehouses as --warehouses says (terminals are bound to warehouses by
 // it) and, in procedure mode, creates the server-side transactions.
-func (w *TPCC) Install(ctx context.Context, c engine.Conn) error {
+func (w *TPCC) Install(ctx context.Context, conn engine.Conn) error {
+	c, cerr := engine.SQL(conn)
+	if cerr != nil {
+		return cerr
+	}
 	var n int64
 	if err := c.QueryRow(ctx, "SELECT COUNT(*) FROM warehouse", nil, &n); err != nil {
 		return err
@@ -215,7 +224,11 @@ func (w *TPCC) Install(ctx context.Context, c engine.Conn) error {
 }
 
 // Uninstall drops the server-side transactions, whatever the mode.
-func (w *TPCC) Uninstall(ctx context.Context, c engine.Conn) error {
+func (w *TPCC) Uninstall(ctx context.Context, conn engine.Conn) error {
+	c, cerr := engine.SQL(conn)
+	if cerr != nil {
+		return cerr
+	}
 	err := procs.Uninstall(ctx, c)
 	if errors.Is(err, procs.ErrUnsupported) {
 		return nil
@@ -224,7 +237,11 @@ func (w *TPCC) Uninstall(ctx context.Context, c engine.Conn) error {
 }
 
 // Check runs the specification's consistency conditions (clause 3.3.2).
-func (w *TPCC) Check(ctx context.Context, c engine.Conn) ([]workload.Problem, error) {
+func (w *TPCC) Check(ctx context.Context, conn engine.Conn) ([]workload.Problem, error) {
+	c, cerr := engine.SQL(conn)
+	if cerr != nil {
+		return nil, cerr
+	}
 	return consistency.Check(ctx, c)
 }
 
@@ -234,7 +251,11 @@ func (w *TPCC) Check(ctx context.Context, c engine.Conn) ([]workload.Problem, er
 func (w *TPCC) Counters() []string { return []string{"sum_d_next_o_id"} }
 
 // ReadCounters reads sum(d_next_o_id).
-func (w *TPCC) ReadCounters(ctx context.Context, c engine.Conn, dst []int64) error {
+func (w *TPCC) ReadCounters(ctx context.Context, conn engine.Conn, dst []int64) error {
+	c, cerr := engine.SQL(conn)
+	if cerr != nil {
+		return cerr
+	}
 	return c.QueryRow(ctx, "SELECT SUM(d_next_o_id) FROM district", nil, &dst[0])
 }
 
@@ -248,7 +269,11 @@ func (w *TPCC) runConstants() gen.Constants {
 // NewWorker returns a terminal bound to a home warehouse and district:
 // worker i serves warehouse i mod W + 1 and district (i / W) mod 10 + 1,
 // so threads spread over warehouses first.
-func (w *TPCC) NewWorker(ctx context.Context, c engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
+func (w *TPCC) NewWorker(ctx context.Context, conn engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
+	c, cerr := engine.SQL(conn)
+	if cerr != nil {
+		return nil, cerr
+	}
 	if errs := w.Validate(); len(errs) > 0 {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidOptions, errors.Join(errs...))
 	}

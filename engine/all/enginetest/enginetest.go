@@ -55,15 +55,30 @@ func Open(t testing.TB, tg engine.Target) engine.Engine {
 	return e
 }
 
-// Connect opens a connection of e closed at the end of the test.
-func Connect(t testing.TB, e engine.Engine) engine.Conn {
+// Connect opens a connection of e, an SQL engine, closed at the end of the
+// test.
+func Connect(t testing.TB, e engine.Engine) engine.SQLConn {
 	t.Helper()
 	c, err := e.Connect(context.Background())
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}
 	t.Cleanup(func() { c.Close() })
-	return c
+	sc, err := engine.SQL(c)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	return sc
+}
+
+// Dialect is e's SQLDialect; the test fails when e does not speak SQL.
+func Dialect(t testing.TB, e engine.Engine) engine.SQLDialect {
+	t.Helper()
+	d, ok := e.Dialect().(engine.SQLDialect)
+	if !ok {
+		t.Fatalf("%s: not an SQL dialect", e.Name())
+	}
+	return d
 }
 
 // Run runs the conformance suite against tg.
@@ -73,7 +88,7 @@ func Run(t *testing.T, tg engine.Target, cfg Config) {
 	if e.Name() != tg.URL.Scheme {
 		t.Errorf("Name() = %q, want %q", e.Name(), tg.URL.Scheme)
 	}
-	d := e.Dialect()
+	d := Dialect(t, e)
 	if d.Name() != e.Name() {
 		t.Errorf("Dialect().Name() = %q, want %q", d.Name(), e.Name())
 	}
@@ -94,8 +109,8 @@ func Run(t *testing.T, tg engine.Target, cfg Config) {
 			return
 		}
 		defer c.Close()
-		_ = c.Exec(ctx, "DROP TABLE IF EXISTS "+d.QuoteIdent(tbl))
-		_ = c.Exec(ctx, "DROP TABLE IF EXISTS "+d.QuoteIdent(bulk))
+		_ = c.Catalog().DropTable(ctx, tbl)
+		_ = c.Catalog().DropTable(ctx, bulk)
 	})
 	ts := time.Date(2024, 2, 29, 13, 14, 15, 0, time.UTC)
 
@@ -420,7 +435,7 @@ func Run(t *testing.T, tg engine.Target, cfg Config) {
 	}
 }
 
-func mustExec(t testing.TB, c engine.Conn, sql string) {
+func mustExec(t testing.TB, c engine.SQLConn, sql string) {
 	t.Helper()
 	if err := c.Exec(context.Background(), sql); err != nil {
 		t.Fatalf("%s: %v", sql, err)
@@ -453,7 +468,7 @@ func (s *seqSource) Err() error { return nil }
 func testDeadlock(t *testing.T, e engine.Engine, table string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	d := e.Dialect()
+	d := Dialect(t, e)
 	c1, c2 := Connect(t, e), Connect(t, e)
 	upd := "UPDATE " + d.QuoteIdent(table) + " SET k = k + 1 WHERE id = ?"
 	s1, err := c1.Prepare(ctx, upd)
@@ -464,7 +479,7 @@ func testDeadlock(t *testing.T, e engine.Engine, table string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []engine.Conn{c1, c2} {
+	for _, c := range []engine.SQLConn{c1, c2} {
 		if err := c.Begin(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -604,7 +619,7 @@ func (s *rowsSource) Err() error             { return nil }
 
 // testBatch sends batches that begin, write, read and commit a
 // transaction, then batches that fail on the server and in the client.
-func testBatch(t *testing.T, c engine.Conn, tbl string) {
+func testBatch(t *testing.T, c engine.SQLConn, tbl string) {
 	ctx := context.Background()
 	q := c.Dialect().QuoteIdent(tbl)
 	prep := func(sql string) engine.Stmt {

@@ -53,12 +53,12 @@ func Conditions() []Condition {
 // database is consistent. The error reports a query that could not run
 // (the Problems found before it are returned with it). Check runs one
 // query after the other on c, which must not be used concurrently.
-func Check(ctx context.Context, c engine.Conn) ([]workload.Problem, error) {
+func Check(ctx context.Context, c engine.SQLConn) ([]workload.Problem, error) {
 	return CheckWith(ctx, c, Options{})
 }
 
 // CheckWith is Check with options; with Fresh it checks condition 11 too.
-func CheckWith(ctx context.Context, c engine.Conn, opts Options) ([]workload.Problem, error) {
+func CheckWith(ctx context.Context, c engine.SQLConn, opts Options) ([]workload.Problem, error) {
 	var problems []workload.Problem
 	for i := range conditions {
 		cd := &conditions[i]
@@ -116,7 +116,7 @@ type condition struct {
 
 // check runs cd's query and turns its rows into a Problem, nil when there
 // are none.
-func (cd *condition) check(ctx context.Context, c engine.Conn) (*workload.Problem, error) {
+func (cd *condition) check(ctx context.Context, c engine.SQLConn) (*workload.Problem, error) {
 	order := make([]string, len(cd.keys))
 	for i := range order {
 		order[i] = strconv.Itoa(i + 1)
@@ -178,7 +178,7 @@ func (cd *condition) format(row []any) string {
 	return b.String()
 }
 
-// formatValue prints v, one of the types engine.Conn.QueryRows returns.
+// formatValue prints v, one of the types engine.SQLConn.QueryRows returns.
 func formatValue(k kind, v any) string {
 	if v == nil {
 		return "null"

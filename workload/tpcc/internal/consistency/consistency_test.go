@@ -19,7 +19,7 @@ import (
 )
 
 // open opens tg and returns one connection, both closed when t ends.
-func open(t testing.TB, tg engine.Target) engine.Conn {
+func open(t testing.TB, tg engine.Target) engine.SQLConn {
 	t.Helper()
 	ctx := context.Background()
 	e, err := engine.Open(ctx, tg, engine.Options{ConnectTimeout: 10 * time.Second})
@@ -27,7 +27,7 @@ func open(t testing.TB, tg engine.Target) engine.Conn {
 		t.Fatalf("open %s: %v", tg.Redacted(), err)
 	}
 	t.Cleanup(func() { e.Close() })
-	c, err := e.Connect(ctx)
+	c, err := engine.ConnectSQL(ctx, e)
 	if err != nil {
 		t.Fatalf("connect %s: %v", tg.Redacted(), err)
 	}
@@ -39,7 +39,7 @@ func open(t testing.TB, tg engine.Target) engine.Conn {
 // With from = 1 it creates the tables first (and loads item), and their
 // indexes after the load. The rows of a warehouse do not depend on how
 // many there are, so warehouses can be added later.
-func load(t testing.TB, c engine.Conn, from, to int) {
+func load(t testing.TB, c engine.SQLConn, from, to int) {
 	t.Helper()
 	ctx := context.Background()
 	cfg := gen.Config{Seed: 1, Warehouses: to, Now: time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)}
@@ -232,7 +232,7 @@ func TestCheck(t *testing.T) {
 }
 
 // checkSuite runs TestCheck on an empty database.
-func checkSuite(t *testing.T, c engine.Conn) {
+func checkSuite(t *testing.T, c engine.SQLConn) {
 	ctx := context.Background()
 	load(t, c, 1, 1)
 	t.Run("fresh", func(t *testing.T) { checkFresh(t, c, 1) })
@@ -265,7 +265,7 @@ func checkSuite(t *testing.T, c engine.Conn) {
 
 // checkFresh checks that fresh data violates no condition, 11 included,
 // and logs how long that took.
-func checkFresh(t *testing.T, c engine.Conn, warehouses int) {
+func checkFresh(t *testing.T, c engine.SQLConn, warehouses int) {
 	start := time.Now()
 	ps, err := consistency.CheckWith(context.Background(), c, consistency.Options{Fresh: true})
 	t.Logf("CheckWith(Fresh) of %d warehouses: %v", warehouses, time.Since(start).Round(time.Millisecond))
@@ -279,7 +279,7 @@ func checkFresh(t *testing.T, c engine.Conn, warehouses int) {
 
 // corrupt runs stmts in a transaction, checks, rolls back and returns what
 // the check found.
-func corrupt(t *testing.T, c engine.Conn, stmts []string, opts consistency.Options) []workload.Problem {
+func corrupt(t *testing.T, c engine.SQLConn, stmts []string, opts consistency.Options) []workload.Problem {
 	t.Helper()
 	ctx := context.Background()
 	if err := c.Begin(ctx); err != nil {

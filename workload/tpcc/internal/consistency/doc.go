@@ -1,6 +1,6 @@
 // Package consistency checks the twelve consistency conditions of the
 // TPC-C specification (revision 5.11, clause 3.3.2) on a TPC-C database,
-// through engine.Conn, on every engine dbarena supports (PostgreSQL,
+// through engine.SQLConn, on every engine dbarena supports (PostgreSQL,
 // MySQL/MariaDB, SQLite).
 //
 // # Conditions

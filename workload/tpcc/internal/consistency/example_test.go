@@ -34,7 +34,7 @@ func ExampleConditions() {
 // loaded database.
 func ExampleCheck() {
 	ctx := context.Background()
-	var c engine.Conn // a connection to the TPC-C database
+	var c engine.SQLConn // a connection to the TPC-C database
 	problems, err := consistency.Check(ctx, c)
 	if err != nil {
 		fmt.Println("check failed:", err)

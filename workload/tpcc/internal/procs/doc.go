@@ -28,7 +28,7 @@
 // database error, deadlocks and lock wait timeouts included, undoes the
 // whole transaction and reaches the caller with its original SQLSTATE or
 // error number (the MySQL procedures ROLLBACK and RESIGNAL), so that
-// engine.Dialect.Classify sees what a client-side transaction would have
+// engine.SQLDialect.Classify sees what a client-side transaction would have
 // produced.
 //
 // # Semantics
@@ -66,6 +66,6 @@
 // # Concurrency
 //
 // A Calls belongs to the connection it was prepared on and, like an
-// engine.Conn, is not safe for concurrent use. Install and Uninstall are
+// engine.SQLConn, is not safe for concurrent use. Install and Uninstall are
 // meant for setup, on a connection no one else uses.
 package procs

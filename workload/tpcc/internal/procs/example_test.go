@@ -26,7 +26,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	defer eng.Close()
-	c, err := eng.Connect(ctx)
+	c, err := engine.ConnectSQL(ctx, eng)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -165,7 +165,7 @@ func (s *sliceSource) Err() error             { return nil }
 type env struct {
 	target engine.Target
 	e      engine.Engine
-	c      engine.Conn // the connection k was prepared on
+	c      engine.SQLConn // the connection k was prepared on
 	k      *Calls
 }
 
@@ -191,7 +191,7 @@ func forEachServer(t *testing.T, f func(t *testing.T, s testServer)) {
 }
 
 // createSchema creates the nine tables and the secondary indexes.
-func createSchema(t *testing.T, c engine.Conn) {
+func createSchema(t *testing.T, c engine.SQLConn) {
 	t.Helper()
 	ctx := context.Background()
 	for _, tb := range schema.Tables {
@@ -247,7 +247,7 @@ func (v *env) count(t *testing.T, sql string, args ...any) int64 {
 }
 
 // dump renders every row of every table, sorted, one string per table.
-func dump(t *testing.T, c engine.Conn) map[string]string {
+func dump(t *testing.T, c engine.SQLConn) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	for _, tb := range schema.Tables {

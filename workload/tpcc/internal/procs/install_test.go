@@ -12,7 +12,7 @@ import (
 
 // installed counts the five objects (all overloads on PostgreSQL) in the
 // connection's schema or database.
-func installed(t *testing.T, c engine.Conn) int64 {
+func installed(t *testing.T, c engine.SQLConn) int64 {
 	t.Helper()
 	q := "SELECT count(*) FROM information_schema.routines WHERE routine_schema = DATABASE() AND routine_name IN (?, ?, ?, ?, ?)"
 	if c.Dialect().Name() == "postgres" {

@@ -291,7 +291,7 @@ BEGIN
     SELECT v_count AS status;
 END`
 
-func (mysqlFlavor) install(ctx context.Context, c engine.Conn) error {
+func (mysqlFlavor) install(ctx context.Context, c engine.SQLConn) error {
 	for i, src := range []string{myNewOrder, myPayment, myOrderStatus, myDelivery, myStockLevel} {
 		if err := c.Exec(ctx, "DROP PROCEDURE IF EXISTS "+Names[i]); err != nil {
 			return err
@@ -303,7 +303,7 @@ func (mysqlFlavor) install(ctx context.Context, c engine.Conn) error {
 	return nil
 }
 
-func (mysqlFlavor) uninstall(ctx context.Context, c engine.Conn) error {
+func (mysqlFlavor) uninstall(ctx context.Context, c engine.SQLConn) error {
 	for _, n := range Names {
 		if err := c.Exec(ctx, "DROP PROCEDURE IF EXISTS "+n); err != nil {
 			return err
@@ -314,7 +314,7 @@ func (mysqlFlavor) uninstall(ctx context.Context, c engine.Conn) error {
 
 // check lists the procedures missing from the current database: the server
 // prepares a CALL of a missing procedure without complaint.
-func (mysqlFlavor) check(ctx context.Context, c engine.Conn) error {
+func (mysqlFlavor) check(ctx context.Context, c engine.SQLConn) error {
 	args := make([]any, len(Names))
 	for i, n := range Names {
 		args[i] = n

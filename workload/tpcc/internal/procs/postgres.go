@@ -243,7 +243,7 @@ const pgOverloadsSQL = `SELECT p.oid::regprocedure::text FROM pg_proc p
    AND p.proname IN (?, ?, ?, ?, ?)
  ORDER BY 1`
 
-func (postgresFlavor) dropAll(ctx context.Context, c engine.Conn) error {
+func (postgresFlavor) dropAll(ctx context.Context, c engine.SQLConn) error {
 	var sigs []string
 	args := make([]any, len(Names))
 	for i, n := range Names {
@@ -270,7 +270,7 @@ func (postgresFlavor) dropAll(ctx context.Context, c engine.Conn) error {
 	return nil
 }
 
-func (f postgresFlavor) install(ctx context.Context, c engine.Conn) (err error) {
+func (f postgresFlavor) install(ctx context.Context, c engine.SQLConn) (err error) {
 	if err := c.Begin(ctx); err != nil {
 		return err
 	}
@@ -290,7 +290,7 @@ func (f postgresFlavor) install(ctx context.Context, c engine.Conn) (err error) 
 	return c.Commit(ctx)
 }
 
-func (f postgresFlavor) uninstall(ctx context.Context, c engine.Conn) (err error) {
+func (f postgresFlavor) uninstall(ctx context.Context, c engine.SQLConn) (err error) {
 	if err := c.Begin(ctx); err != nil {
 		return err
 	}
@@ -306,7 +306,7 @@ func (f postgresFlavor) uninstall(ctx context.Context, c engine.Conn) (err error
 }
 
 // check does nothing: preparing a call fails when its function is missing.
-func (postgresFlavor) check(context.Context, engine.Conn) error { return nil }
+func (postgresFlavor) check(context.Context, engine.SQLConn) error { return nil }
 
 func (postgresFlavor) call(name string, n int) string {
 	return "SELECT " + name + "(?" + strings.Repeat(", ?", n-1) + ")"

@@ -27,18 +27,18 @@ var Names = []string{NewOrderName, PaymentName, OrderStatusName, DeliveryName, S
 
 // flavor is the server code and the calls of one engine family.
 type flavor interface {
-	install(ctx context.Context, c engine.Conn) error
-	uninstall(ctx context.Context, c engine.Conn) error
+	install(ctx context.Context, c engine.SQLConn) error
+	uninstall(ctx context.Context, c engine.SQLConn) error
 	// check returns an error naming the objects missing from c's schema
 	// or database when preparing their calls would not tell.
-	check(ctx context.Context, c engine.Conn) error
+	check(ctx context.Context, c engine.SQLConn) error
 	// call is the statement ('?' placeholders) that runs object name with
 	// n arguments and returns one row with one integer column.
 	call(name string, n int) string
 }
 
 // flavorOf picks the flavor of c's engine family.
-func flavorOf(c engine.Conn) (flavor, error) {
+func flavorOf(c engine.SQLConn) (flavor, error) {
 	switch name := c.Dialect().Name(); name {
 	case "postgres":
 		return postgresFlavor{}, nil
@@ -55,7 +55,7 @@ func flavorOf(c engine.Conn) (flavor, error) {
 // database, replacing any earlier version of them (on PostgreSQL, every
 // overload of the five names; in one transaction). It is idempotent. It
 // returns ErrUnsupported for SQLite.
-func Install(ctx context.Context, c engine.Conn) error {
+func Install(ctx context.Context, c engine.SQLConn) error {
 	f, err := flavorOf(c)
 	if err != nil {
 		return err
@@ -68,7 +68,7 @@ func Install(ctx context.Context, c engine.Conn) error {
 
 // Uninstall drops the five server objects where present. It returns
 // ErrUnsupported for SQLite.
-func Uninstall(ctx context.Context, c engine.Conn) error {
+func Uninstall(ctx context.Context, c engine.SQLConn) error {
 	f, err := flavorOf(c)
 	if err != nil {
 		return err
@@ -95,7 +95,7 @@ type Calls struct {
 // Prepare prepares the five calls on c. The server objects must have been
 // installed (Install) in c's schema or database: Prepare fails when one is
 // missing. It returns ErrUnsupported for SQLite.
-func Prepare(ctx context.Context, c engine.Conn) (*Calls, error) {
+func Prepare(ctx context.Context, c engine.SQLConn) (*Calls, error) {
 	f, err := flavorOf(c)
 	if err != nil {
 		return nil, err

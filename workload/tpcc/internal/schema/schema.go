@@ -107,7 +107,7 @@ func Lookup(name string) (Table, bool) {
 // CreateSQL is t's CREATE TABLE statement for dialect d. With pk the
 // primary key is a table constraint; without it the key is left for
 // PrimaryKeySQL after the load.
-func CreateSQL(d engine.Dialect, t Table, pk bool) string {
+func CreateSQL(d engine.SQLDialect, t Table, pk bool) string {
 	var b strings.Builder
 	b.WriteString("CREATE TABLE " + t.Name + " (\n")
 	for n, col := range t.Columns {

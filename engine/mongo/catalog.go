@@ -1,0 +1,193 @@
+package mongo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/dbarena/dbarena/engine"
+)
+
+// loadChunk is the number of documents per insertMany of a bulk load: well
+// under the server's 100,000 writes and 48 MB per batch.
+const loadChunk = 1000
+
+// catalog keeps dbarena's records in the collection engine.MetaTable, one
+// document per collection: {_id: name, workload, state, created_at,
+// columns}. The columns are the initial data's fields, which a collection
+// does not declare, so that a later run can tell a collection of another
+// shape.
+type catalog struct{ c *Conn }
+
+var _ engine.Catalog = catalog{}
+
+func (k catalog) meta() *mongo.Collection { return k.c.db.Collection(engine.MetaTable) }
+
+// TableExists implements engine.Catalog.
+func (k catalog) TableExists(ctx context.Context, name string) (bool, error) {
+	names, err := k.c.db.ListCollectionNames(ctx, bson.D{{Key: "name", Value: name}})
+	if err != nil {
+		return false, fmt.Errorf("looking up collection %s: %w", name, err)
+	}
+	return len(names) > 0, nil
+}
+
+// Columns implements engine.Catalog: the fields recorded by CreateTable.
+func (k catalog) Columns(ctx context.Context, name string) ([]string, error) {
+	var doc struct {
+		Columns []string `bson:"columns"`
+	}
+	err := k.meta().FindOne(ctx, bson.D{{Key: "_id", Value: name}}).Decode(&doc)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return nil, nil
+	}
+	return doc.Columns, err
+}
+
+// CreateTable implements engine.Catalog: it creates the collection and
+// records its fields.
+func (k catalog) CreateTable(ctx context.Context, t engine.TableDef) error {
+	if err := k.c.db.CreateCollection(ctx, t.Name); err != nil {
+		return err
+	}
+	_, err := k.meta().UpdateOne(ctx, bson.D{{Key: "_id", Value: t.Name}},
+		bson.D{{Key: "$set", Value: bson.D{{Key: "columns", Value: t.Columns}}}}, options.UpdateOne().SetUpsert(true))
+	return err
+}
+
+// BulkLoad implements engine.Catalog: one unordered insertMany per
+// loadChunk documents, each row a document whose fields are the columns.
+func (k catalog) BulkLoad(ctx context.Context, table string, columns []string, src engine.RowSource) (int64, error) {
+	coll := k.c.db.Collection(table)
+	opts := options.InsertMany().SetOrdered(false).SetBypassDocumentValidation(true)
+	docs := make([]any, 0, loadChunk)
+	var n int64
+	flush := func() error {
+		if len(docs) == 0 {
+			return nil
+		}
+		if _, err := coll.InsertMany(ctx, docs, opts); err != nil {
+			return err
+		}
+		n += int64(len(docs))
+		docs = docs[:0]
+		return nil
+	}
+	for src.Next() {
+		vals, err := src.Values()
+		if err != nil {
+			return n, err
+		}
+		if len(vals) != len(columns) {
+			return n, fmt.Errorf("collection %s: row has %d values for %d fields", table, len(vals), len(columns))
+		}
+		doc := make(bson.D, len(columns))
+		for i, col := range columns {
+			doc[i] = bson.E{Key: col, Value: value(vals[i])}
+		}
+		docs = append(docs, doc)
+		if len(docs) == loadChunk {
+			if err := flush(); err != nil {
+				return n, err
+			}
+		}
+	}
+	if err := src.Err(); err != nil {
+		return n, err
+	}
+	return n, flush()
+}
+
+// value maps a row value to its BSON counterpart: integers become int64
+// whatever their Go width, so that every document of a collection stores a
+// field with one BSON type.
+func value(v any) any {
+	switch x := v.(type) {
+	case int:
+		return int64(x)
+	case int32:
+		return int64(x)
+	case time.Time:
+		return bson.NewDateTimeFromTime(x)
+	}
+	return v
+}
+
+// FinishTable implements engine.Catalog: it builds t.Indexes.
+func (k catalog) FinishTable(ctx context.Context, t engine.TableDef) error {
+	if len(t.Indexes) == 0 {
+		return nil
+	}
+	models := make([]mongo.IndexModel, len(t.Indexes))
+	for i, ix := range t.Indexes {
+		keys := bson.D{}
+		for _, f := range ix.Keys {
+			keys = append(keys, bson.E{Key: f, Value: 1})
+		}
+		o := options.Index().SetName(ix.Name)
+		if ix.Unique {
+			o.SetUnique(true)
+		}
+		models[i] = mongo.IndexModel{Keys: keys, Options: o}
+	}
+	if _, err := k.c.db.Collection(t.Name).Indexes().CreateMany(ctx, models); err != nil {
+		return fmt.Errorf("building indexes: %w", err)
+	}
+	return nil
+}
+
+// DropTable implements engine.Catalog.
+func (k catalog) DropTable(ctx context.Context, name string) error {
+	return k.c.db.Collection(name).Drop(ctx)
+}
+
+type metaDoc struct {
+	Table    string    `bson:"_id"`
+	Workload string    `bson:"workload"`
+	State    string    `bson:"state"`
+	Created  time.Time `bson:"created_at"`
+}
+
+// Meta implements engine.Catalog.
+func (k catalog) Meta(ctx context.Context, name string) (engine.MetaRecord, bool, error) {
+	var d metaDoc
+	err := k.meta().FindOne(ctx, bson.D{{Key: "_id", Value: name}, {Key: "state", Value: bson.D{{Key: "$exists", Value: true}}}}).Decode(&d)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return engine.MetaRecord{Table: name}, false, nil
+	}
+	if err != nil {
+		return engine.MetaRecord{Table: name}, false, err
+	}
+	return engine.MetaRecord{Table: d.Table, Workload: d.Workload, State: d.State, Created: d.Created}, true, nil
+}
+
+// SetMeta implements engine.Catalog.
+func (k catalog) SetMeta(ctx context.Context, rec engine.MetaRecord) error {
+	_, err := k.meta().UpdateOne(ctx, bson.D{{Key: "_id", Value: rec.Table}},
+		bson.D{{Key: "$set", Value: bson.D{
+			{Key: "workload", Value: rec.Workload},
+			{Key: "state", Value: rec.State},
+			{Key: "created_at", Value: rec.Created.UTC()},
+		}}}, options.UpdateOne().SetUpsert(true))
+	return err
+}
+
+// DeleteMeta implements engine.Catalog.
+func (k catalog) DeleteMeta(ctx context.Context, name string) error {
+	_, err := k.meta().DeleteOne(ctx, bson.D{{Key: "_id", Value: name}})
+	return err
+}
+
+// DropMetaIfEmpty implements engine.Catalog.
+func (k catalog) DropMetaIfEmpty(ctx context.Context) error {
+	n, err := k.meta().CountDocuments(ctx, bson.D{})
+	if err != nil || n > 0 {
+		return err
+	}
+	return k.meta().Drop(ctx)
+}

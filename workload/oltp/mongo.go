@@ -1,0 +1,426 @@
+package oltp
+
+import (
+	"context"
+	"fmt"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	drv "go.mongodb.org/mongo-driver/v2/mongo"
+	mopts "go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/engine/mongo"
+	"github.com/dbarena/dbarena/workload"
+)
+
+// Supports tells that the suite runs on SQL engines and on MongoDB.
+func (w *oltp) Supports(d engine.Dialect) bool {
+	if _, ok := d.(engine.SQLDialect); ok {
+		return true
+	}
+	_, ok := d.(mongo.Dialect)
+	return ok
+}
+
+// mongoTables are sbtest1..N as collections of documents {_id, k, c, pad}
+// (the row's id is the document's _id), loaded from the same generator as
+// the SQL tables, with the secondary index k_N on k built after the load
+// (--create-secondary).
+func (w *oltp) mongoTables() []workload.Table {
+	out := w.dataTables()
+	for i := range out {
+		out[i].Columns = []string{"_id", "k", "c", "pad"}
+		if w.opts.createSecondary {
+			out[i].Indexes = []engine.Index{{Name: fmt.Sprintf("k_%d", i+1), Keys: []string{"k"}}}
+		}
+	}
+	return out
+}
+
+// mongoTable is one collection's handles and the options of the
+// operations run on it.
+type mongoTable struct {
+	coll *drv.Collection
+}
+
+// mongoWorker runs the sysbench events as MongoDB operations, statement
+// for statement:
+//
+//	point select        findOne({_id}) projecting c
+//	simple range        find({_id: {$gte, $lte}}) projecting c
+//	sum range           aggregate [$match _id range, $group $sum k]
+//	order range         find(_id range) sorted by c, projecting c
+//	distinct range      aggregate [$match _id range, $group by c, $sort]
+//	index update        updateOne({_id}, {$inc: {k: 1}})
+//	non-index update    updateOne({_id}, {$set: {c}})
+//	delete / insert     deleteOne({_id}) / insertOne({_id, k, c, pad})
+//
+// BEGIN … COMMIT becomes a transaction on the connection's session, and
+// the statement counts (reads, writes, other) are sysbench's, so that a
+// comparison lines MongoDB up against the SQL engines query for query.
+type mongoWorker struct {
+	*worker // random source, options, counts and id generation
+	mc      *mongo.Conn
+	colls   []mongoTable
+
+	findOneOpts *mopts.FindOneOptionsBuilder
+	rangeOpts   *mopts.FindOptionsBuilder
+	orderOpts   *mopts.FindOptionsBuilder
+}
+
+func newMongoWorker(w *oltp, mc *mongo.Conn, env workload.WorkerEnv) (*mongoWorker, error) {
+	base, err := newBaseWorker(w, env)
+	if err != nil {
+		return nil, err
+	}
+	mw := &mongoWorker{worker: base, mc: mc, colls: make([]mongoTable, w.opts.tables)}
+	for i := range mw.colls {
+		mw.colls[i].coll = mc.DB().Collection(tableName(i + 1))
+	}
+	proj := bson.D{{Key: "c", Value: 1}, {Key: "_id", Value: 0}}
+	mw.findOneOpts = mopts.FindOne().SetProjection(proj)
+	mw.rangeOpts = mopts.Find().SetProjection(proj)
+	mw.orderOpts = mopts.Find().SetProjection(proj).SetSort(bson.D{{Key: "c", Value: 1}}).SetLimit(int64(w.opts.rangeSize))
+	return mw, nil
+}
+
+// Next runs one event; see worker.Next. A failed event's transaction is
+// aborted.
+func (mw *mongoWorker) Next(ctx context.Context) (int, error) {
+	op := 0
+	if mw.v.kind == eventPct && mw.rng.uniform(1, 100) > uint32(mw.o.readPercent) {
+		op = 1
+	}
+	sctx := mw.mc.Ctx(ctx)
+	if mw.trx {
+		if err := mw.mc.Session().StartTransaction(); err != nil {
+			return op, err
+		}
+		mw.q.Other++
+	}
+	if err := mw.event(sctx, op); err != nil {
+		if mw.trx {
+			mw.mc.Abort(sctx)
+			mw.q.Other++
+		}
+		return op, err
+	}
+	if mw.trx {
+		if err := mw.mc.Commit(sctx); err != nil {
+			mw.mc.Abort(sctx)
+			return op, err
+		}
+		mw.q.Other++
+	}
+	return op, nil
+}
+
+func (mw *mongoWorker) coll() *drv.Collection {
+	return mw.colls[mw.rng.uniform(1, uint32(len(mw.colls)))-1].coll
+}
+
+func (mw *mongoWorker) event(ctx context.Context, op int) error {
+	switch mw.v.kind {
+	case eventInsert:
+		return mw.insertEvent(ctx)
+	case eventDelete:
+		return mw.deleteOne(ctx, mw.coll(), int64(mw.id()))
+	case eventPct:
+		c := mw.coll()
+		if op == 0 {
+			return mw.pointSelect(ctx, c, int64(mw.id()))
+		}
+		return mw.incK(ctx, c, int64(mw.id()))
+	}
+	n := &mw.n
+	if n.points > 0 {
+		c := mw.coll()
+		for i := 0; i < n.points; i++ {
+			if err := mw.pointSelect(ctx, c, int64(mw.id())); err != nil {
+				return err
+			}
+		}
+	}
+	for _, g := range [...]struct {
+		count int
+		run   func(context.Context, *drv.Collection, int64, int64) error
+	}{{n.simple, mw.simpleRange}, {n.sum, mw.sumRange}, {n.order, mw.orderRange}, {n.distinct, mw.distinctRange}} {
+		if g.count == 0 {
+			continue
+		}
+		c := mw.coll()
+		for i := 0; i < g.count; i++ {
+			id := int64(mw.id())
+			if err := g.run(ctx, c, id, id+mw.rangeAdd); err != nil {
+				return err
+			}
+			mw.q.Reads++
+		}
+	}
+	if n.idxUpdates > 0 {
+		c := mw.coll()
+		for i := 0; i < n.idxUpdates; i++ {
+			if err := mw.incK(ctx, c, int64(mw.id())); err != nil {
+				return err
+			}
+		}
+	}
+	if n.nonIdx > 0 {
+		c := mw.coll()
+		for i := 0; i < n.nonIdx; i++ {
+			if err := mw.setC(ctx, c, mw.cValue(), int64(mw.id())); err != nil {
+				return err
+			}
+		}
+	}
+	if n.delIns > 0 {
+		c := mw.coll()
+		for i := 0; i < n.delIns; i++ {
+			id := int64(mw.id())
+			k := int64(mw.id())
+			if err := mw.deleteOne(ctx, c, id); err != nil {
+				return err
+			}
+			cv, pad := mw.cPadValues()
+			if err := mw.insertOne(ctx, c, bson.D{{Key: "_id", Value: id}, {Key: "k", Value: k}, {Key: "c", Value: cv}, {Key: "pad", Value: pad}}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func idFilter(id int64) bson.D { return bson.D{{Key: "_id", Value: id}} }
+
+func rangeFilter(lo, hi int64) bson.D {
+	return bson.D{{Key: "_id", Value: bson.D{{Key: "$gte", Value: lo}, {Key: "$lte", Value: hi}}}}
+}
+
+// pointSelect reads one document's c without decoding it.
+func (mw *mongoWorker) pointSelect(ctx context.Context, c *drv.Collection, id int64) error {
+	res := c.FindOne(ctx, idFilter(id), mw.findOneOpts)
+	if err := res.Err(); err != nil && err != drv.ErrNoDocuments {
+		return err
+	}
+	mw.q.Reads++
+	return nil
+}
+
+// drain reads every document of a cursor without decoding it.
+func drain(ctx context.Context, cur *drv.Cursor, err error) error {
+	if err != nil {
+		return err
+	}
+	for cur.Next(ctx) {
+	}
+	err = cur.Err()
+	if cerr := cur.Close(context.WithoutCancel(ctx)); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func (mw *mongoWorker) simpleRange(ctx context.Context, c *drv.Collection, lo, hi int64) error {
+	cur, err := c.Find(ctx, rangeFilter(lo, hi), mw.rangeOpts)
+	return drain(ctx, cur, err)
+}
+
+func (mw *mongoWorker) orderRange(ctx context.Context, c *drv.Collection, lo, hi int64) error {
+	cur, err := c.Find(ctx, rangeFilter(lo, hi), mw.orderOpts)
+	return drain(ctx, cur, err)
+}
+
+func (mw *mongoWorker) sumRange(ctx context.Context, c *drv.Collection, lo, hi int64) error {
+	cur, err := c.Aggregate(ctx, drv.Pipeline{
+		{{Key: "$match", Value: rangeFilter(lo, hi)}},
+		{{Key: "$group", Value: bson.D{{Key: "_id", Value: nil}, {Key: "s", Value: bson.D{{Key: "$sum", Value: "$k"}}}}}},
+	})
+	return drain(ctx, cur, err)
+}
+
+func (mw *mongoWorker) distinctRange(ctx context.Context, c *drv.Collection, lo, hi int64) error {
+	cur, err := c.Aggregate(ctx, drv.Pipeline{
+		{{Key: "$match", Value: rangeFilter(lo, hi)}},
+		{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$c"}}}},
+		{{Key: "$sort", Value: bson.D{{Key: "_id", Value: 1}}}},
+	})
+	return drain(ctx, cur, err)
+}
+
+func (mw *mongoWorker) incK(ctx context.Context, c *drv.Collection, id int64) error {
+	if _, err := c.UpdateOne(ctx, idFilter(id), bson.D{{Key: "$inc", Value: bson.D{{Key: "k", Value: int64(1)}}}}); err != nil {
+		return err
+	}
+	mw.q.Writes++
+	return nil
+}
+
+func (mw *mongoWorker) setC(ctx context.Context, c *drv.Collection, v string, id int64) error {
+	if _, err := c.UpdateOne(ctx, idFilter(id), bson.D{{Key: "$set", Value: bson.D{{Key: "c", Value: v}}}}); err != nil {
+		return err
+	}
+	mw.q.Writes++
+	return nil
+}
+
+func (mw *mongoWorker) deleteOne(ctx context.Context, c *drv.Collection, id int64) error {
+	if _, err := c.DeleteOne(ctx, idFilter(id)); err != nil {
+		return err
+	}
+	mw.q.Writes++
+	return nil
+}
+
+func (mw *mongoWorker) insertOne(ctx context.Context, c *drv.Collection, doc bson.D) error {
+	if _, err := c.InsertOne(ctx, doc); err != nil {
+		return err
+	}
+	mw.q.Writes++
+	return nil
+}
+
+// insertEvent is oltp_insert's event. With --auto-inc the server assigns
+// the _id (an ObjectId), as MongoDB does for a document without one;
+// otherwise the id is client-generated as on the SQL engines.
+func (mw *mongoWorker) insertEvent(ctx context.Context) error {
+	c := mw.coll()
+	k := int64(mw.rng.def(1, mw.tableSize))
+	cv, pad := mw.cPadValues()
+	if mw.o.autoInc {
+		return mw.insertOne(ctx, c, bson.D{{Key: "k", Value: k}, {Key: "c", Value: cv}, {Key: "pad", Value: pad}})
+	}
+	return mw.insertOne(ctx, c, bson.D{{Key: "_id", Value: int64(mw.uniqueID())}, {Key: "k", Value: k}, {Key: "c", Value: cv}, {Key: "pad", Value: pad}})
+}
+
+// mongoCheck verifies on every collection what checkTable verifies on a
+// table: fields present, c and pad lengths and template (on a sample),
+// ids and k positive, and the row-count rule of the test.
+func (w *oltp) mongoCheck(ctx context.Context, mc *mongo.Conn) ([]workload.Problem, error) {
+	var probs []workload.Problem
+	for n := 1; n <= w.opts.tables; n++ {
+		name := tableName(n)
+		add := func(check, format string, args ...any) {
+			probs = append(probs, workload.Problem{Check: check, Detail: name + ": " + fmt.Sprintf(format, args...)})
+		}
+		coll := mc.DB().Collection(name)
+		strLen := func(f string) bson.D {
+			return bson.D{{Key: "$strLenCP", Value: bson.D{{Key: "$ifNull", Value: bson.A{"$" + f, ""}}}}}
+		}
+		missing := func(f string) bson.D {
+			return bson.D{{Key: "$eq", Value: bson.A{bson.D{{Key: "$type", Value: "$" + f}}, "missing"}}}
+		}
+		countIf := func(cond any) bson.D {
+			return bson.D{{Key: "$sum", Value: bson.D{{Key: "$cond", Value: bson.A{cond, 1, 0}}}}}
+		}
+		numericID := bson.D{{Key: "$isNumber", Value: "$_id"}}
+		cur, err := coll.Aggregate(ctx, drv.Pipeline{{{Key: "$group", Value: bson.D{
+			{Key: "_id", Value: nil},
+			{Key: "n", Value: bson.D{{Key: "$sum", Value: 1}}},
+			{Key: "minID", Value: bson.D{{Key: "$min", Value: bson.D{{Key: "$cond", Value: bson.A{numericID, "$_id", nil}}}}}},
+			{Key: "maxID", Value: bson.D{{Key: "$max", Value: bson.D{{Key: "$cond", Value: bson.A{numericID, "$_id", nil}}}}}},
+			{Key: "minK", Value: bson.D{{Key: "$min", Value: "$k"}}},
+			{Key: "missing", Value: countIf(bson.D{{Key: "$or", Value: bson.A{missing("k"), missing("c"), missing("pad")}}})},
+			{Key: "badC", Value: countIf(bson.D{{Key: "$ne", Value: bson.A{strLen("c"), cLen}}})},
+			{Key: "badPad", Value: countIf(bson.D{{Key: "$ne", Value: bson.A{strLen("pad"), padLen}}})},
+		}}}})
+		if err != nil {
+			if ctx.Err() != nil {
+				return probs, ctx.Err()
+			}
+			add("table_exists", "aggregation failed: %v", err)
+			continue
+		}
+		var stats []struct {
+			N       int64  `bson:"n"`
+			MinID   *int64 `bson:"minID"`
+			MaxID   *int64 `bson:"maxID"`
+			MinK    *int64 `bson:"minK"`
+			Missing int64  `bson:"missing"`
+			BadC    int64  `bson:"badC"`
+			BadPad  int64  `bson:"badPad"`
+		}
+		if err := cur.All(ctx, &stats); err != nil {
+			return probs, fmt.Errorf("%s: %w", name, err)
+		}
+		var s = stats
+		count := int64(0)
+		var minID, maxID, minK *int64
+		if len(s) == 1 {
+			count, minID, maxID, minK = s[0].N, s[0].MinID, s[0].MaxID, s[0].MinK
+			if s[0].Missing > 0 {
+				add("not_null", "%d documents without k, c or pad", s[0].Missing)
+			}
+			if s[0].BadC > 0 {
+				add("c_length", "%d documents whose c is not %d characters long", s[0].BadC, cLen)
+			}
+			if s[0].BadPad > 0 {
+				add("pad_length", "%d documents whose pad is not %d characters long", s[0].BadPad, padLen)
+			}
+		}
+		// Template check on a sample: the documents with the smallest ids.
+		const sample = 1000
+		scur, err := coll.Find(ctx, rangeFilter(1, sample))
+		if err != nil {
+			return probs, fmt.Errorf("%s: %w", name, err)
+		}
+		var docs []struct {
+			ID  any    `bson:"_id"`
+			C   string `bson:"c"`
+			Pad string `bson:"pad"`
+		}
+		if err := scur.All(ctx, &docs); err != nil {
+			return probs, fmt.Errorf("%s: %w", name, err)
+		}
+		bad := 0
+		var firstBad any
+		for _, d := range docs {
+			if !matchesTemplate(d.C, cGroups) || !matchesTemplate(d.Pad, padGroups) {
+				if bad == 0 {
+					firstBad = d.ID
+				}
+				bad++
+			}
+		}
+		if bad > 0 {
+			add("c_pattern", "%d of the documents with _id <= %d have c or pad off the digit-group template (first: _id %v)", bad, sample, firstBad)
+		}
+		if minID != nil && *minID < 1 {
+			add("id_range", "smallest _id is %d, want >= 1", *minID)
+		}
+		if minK != nil && *minK < 1 {
+			add("k_positive", "smallest k is %d, want >= 1", *minK)
+		}
+		w.checkCount(add, count, maxID)
+	}
+	return probs, nil
+}
+
+// checkCount applies the test's row-count rule to a table of count rows
+// whose largest numeric id is maxID (nil when there is none).
+func (w *oltp) checkCount(add func(check, format string, args ...any), count int64, maxID *int64) {
+	size := int64(w.opts.tableSize)
+	loaded := size
+	if !w.loadsRows() {
+		loaded = 0
+	}
+	switch w.rowRule() {
+	case rowsEqual:
+		if count != size {
+			add("row_count", "%d rows, want %d (--table-size)", count, size)
+		}
+		if maxID != nil && *maxID > size {
+			add("id_range", "largest id is %d, want <= %d (--table-size)", *maxID, size)
+		}
+	case rowsAtMost:
+		if count > size {
+			add("row_count", "%d rows, want at most %d (--table-size)", count, size)
+		}
+		if maxID != nil && *maxID > size {
+			add("id_range", "largest id is %d, want <= %d (--table-size)", *maxID, size)
+		}
+	case rowsAtLeast:
+		if count < loaded {
+			add("row_count", "%d rows, want at least %d", count, loaded)
+		}
+	}
+}

@@ -13,14 +13,20 @@ import (
 // Isolated returns a target that shares base's server but sees none of
 // the tables of other tests: a fresh schema on PostgreSQL (selected with
 // the search_path connection parameter), a fresh database bench_… on
-// MySQL/MariaDB. SQLite targets from SQLite are fresh already and come back
-// as they are. The schema or database is dropped when the test ends.
+// MySQL/MariaDB and on MongoDB (named in the URL's path; the user still
+// authenticates against its own database). SQLite targets from SQLite are
+// fresh already and come back as they are. The schema or database is dropped
+// when the test ends.
 //
-// The engine for base's scheme must be registered (imported) by the test.
+// For PostgreSQL and MySQL, the engine for base's scheme must be registered
+// (imported) by the test; MongoDB needs no engine (testdb uses the driver).
 func Isolated(t testing.TB, base engine.Target) engine.Target {
 	t.Helper()
-	if base.URL.Scheme == "sqlite" {
+	switch base.URL.Scheme {
+	case "sqlite":
 		return base
+	case "mongodb":
+		return isolatedMongo(t, base)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -1,12 +1,12 @@
 // Package testdb hands integration tests the database servers they need.
 //
-// It is the one way tests find servers (STYLE.md rule 15). Postgres, MySQL
-// and PgBouncer each return an engine.Target:
+// It is the one way tests find servers (STYLE.md rule 15). Postgres, MySQL,
+// PgBouncer and Mongo each return an engine.Target:
 //
-//   - When DBARENA_TEST_POSTGRES, DBARENA_TEST_MYSQL or DBARENA_TEST_PGBOUNCER
-//     is set, its value (a dbarena target, "url" or "label=url") is used as
-//     is. `scripts/testservers env` prints these variables for the servers it
-//     runs; `make test` exports them.
+//   - When DBARENA_TEST_POSTGRES, DBARENA_TEST_MYSQL, DBARENA_TEST_PGBOUNCER
+//     or DBARENA_TEST_MONGO is set, its value (a dbarena target, "url" or
+//     "label=url") is used as is. `scripts/testservers env` prints these
+//     variables for the servers it runs; `make test` exports them.
 //   - Otherwise testdb runs `<repo root>/scripts/testservers start <server>`
 //     once per test process, which starts (or finds already running) a
 //     throw-away server on a fixed loopback port, and uses that server's
@@ -18,13 +18,15 @@
 // does not run is worse than a red one.
 //
 // The servers are shared by every test process: tests must create uniquely
-// named tables (or, on MariaDB, databases named bench_…; on PostgreSQL,
-// schemas), and clean up after themselves.
+// named tables (or, on MariaDB and MongoDB, databases named bench_…; on
+// PostgreSQL, schemas), and clean up after themselves. Isolated hands out
+// such a database or schema.
 //
 // SQLite returns a fresh database file in the test's temporary directory.
 //
-// testdb imports only engine and the standard library: it never imports an
-// engine implementation, so every engine package can use it in its tests.
+// testdb imports only engine, the standard library and the MongoDB driver
+// (to drop Isolated's MongoDB databases): it never imports an engine
+// implementation, so every engine package can use it in its tests.
 package testdb
 
 import (
@@ -84,6 +86,13 @@ var (
 		// statements: exec mode describes and executes unnamed ones.
 		url: "postgres://bench:bench-secret@127.0.0.1:56432/bench?sslmode=disable&default_query_exec_mode=exec",
 	}
+	mongoServer = &server{
+		name:   "mongo",
+		envVar: "DBARENA_TEST_MONGO",
+		scheme: "mongodb",
+		// A one-node replica set: multi-document transactions need one.
+		url: "mongodb://bench:bench-secret@127.0.0.1:57017/bench?replicaSet=rs0&authSource=admin",
+	}
 )
 
 // Postgres returns the PostgreSQL 15 test server (user bench, database bench;
@@ -109,6 +118,15 @@ func MySQL(t testing.TB) engine.Target {
 func PgBouncer(t testing.TB) engine.Target {
 	t.Helper()
 	return pgbouncerServer.target(t)
+}
+
+// Mongo returns the MongoDB 6.0 test server: a one-node replica set rs0
+// (so sessions and multi-document transactions work) with authentication;
+// user bench is a root user of admin, and the URL selects database bench. It
+// fails t when no server can be had. It is safe for concurrent use.
+func Mongo(t testing.TB) engine.Target {
+	t.Helper()
+	return mongoServer.target(t)
 }
 
 // SQLite returns a target for a new, empty database file test.db in a

@@ -2,10 +2,13 @@ package testdb
 
 import (
 	"errors"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/dbarena/dbarena/engine"
 )
 
 // These tests need no database server: they check how testdb finds the
@@ -60,13 +63,15 @@ func noEnv(string) string { return "" }
 
 func TestFixedURLs(t *testing.T) {
 	for _, tc := range []struct {
-		s        *server
-		host     string
-		wantMode string // default_query_exec_mode
+		s          *server
+		host       string
+		wantMode   string            // default_query_exec_mode
+		wantParams map[string]string // other query parameters
 	}{
-		{postgresServer, "127.0.0.1:55432", ""},
-		{mysqlServer, "127.0.0.1:53306", ""},
-		{pgbouncerServer, "127.0.0.1:56432", "exec"},
+		{postgresServer, "127.0.0.1:55432", "", nil},
+		{mysqlServer, "127.0.0.1:53306", "", nil},
+		{pgbouncerServer, "127.0.0.1:56432", "exec", nil},
+		{mongoServer, "127.0.0.1:57017", "", map[string]string{"replicaSet": "rs0", "authSource": "admin"}},
 	} {
 		t.Run("server="+tc.s.name, func(t *testing.T) {
 			started := 0
@@ -88,6 +93,11 @@ func TestFixedURLs(t *testing.T) {
 			}
 			if got := target.URL.Query().Get("default_query_exec_mode"); got != tc.wantMode {
 				t.Errorf("default_query_exec_mode=%q, want %q", got, tc.wantMode)
+			}
+			for k, want := range tc.wantParams {
+				if got := target.URL.Query().Get(k); got != want {
+					t.Errorf("%s=%q, want %q", k, got, want)
+				}
 			}
 		})
 	}
@@ -126,6 +136,97 @@ func TestEnvWrongScheme(t *testing.T) {
 		t.Fatalf("err = %v, want one naming %s", err, s.envVar)
 	}
 	if strings.Contains(err.Error(), "pw") {
+		t.Errorf("error reveals the password: %v", err)
+	}
+}
+
+func TestMongoEnv(t *testing.T) {
+	for _, tc := range []struct {
+		name, value string
+		wantErr     bool
+	}{
+		{"scheme=mongodb", "mine=mongodb://me:pw@db.example:27018/x?replicaSet=r", false},
+		{"scheme=postgres", "postgres://me:pw@db.example/x", true},
+		{"scheme=mongodb+srv", "mongodb+srv://me:pw@cluster.example/x", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := fresh(mongoServer)
+			getenv := func(k string) string {
+				if k == s.envVar {
+					return tc.value
+				}
+				return ""
+			}
+			target, err := s.resolve(getenv, func() error {
+				t.Error("start ran although the environment names a server")
+				return nil
+			})
+			if tc.wantErr {
+				if err == nil || !strings.Contains(err.Error(), s.envVar) {
+					t.Fatalf("err = %v, want one naming %s", err, s.envVar)
+				}
+				if strings.Contains(err.Error(), "pw") {
+					t.Errorf("error reveals the password: %v", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if target.Label != "mine" || target.Host() != "db.example:27018" || target.Username() != "me" || target.Password.Reveal() != "pw" {
+				t.Errorf("target %s (password %q), want mine=mongodb://me@db.example:27018/x", target, target.Password.Reveal())
+			}
+			if strings.Contains(target.String(), "pw") {
+				t.Errorf("String() reveals the password: %s", target)
+			}
+		})
+	}
+}
+
+func TestMongoDatabaseTarget(t *testing.T) {
+	for _, tc := range []struct {
+		name, base     string
+		wantAuthSource string // "" when the URL has no user
+	}{
+		{"authSource=kept", "mongodb://bench:pw@127.0.0.1:57017/bench?replicaSet=rs0&authSource=admin", "admin"},
+		{"authSource=from-path", "mongodb://bench:pw@127.0.0.1:57017/bench?replicaSet=rs0", "bench"},
+		{"authSource=admin-without-path", "mongodb://bench:pw@127.0.0.1:57017/?replicaSet=rs0", "admin"},
+		{"user=none", "mongodb://127.0.0.1:57017/bench?replicaSet=rs0", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			base, err := engine.ParseTarget("m="+tc.base, "", noEnv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			before := base.URL.String()
+			got := mongoDatabaseTarget(base, "bench_tabc")
+			if got.URL.Path != "/bench_tabc" {
+				t.Errorf("path %q, want /bench_tabc", got.URL.Path)
+			}
+			q := got.URL.Query()
+			if a := q.Get("authSource"); a != tc.wantAuthSource {
+				t.Errorf("authSource=%q, want %q (%s)", a, tc.wantAuthSource, got)
+			}
+			if r := q.Get("replicaSet"); r != "rs0" {
+				t.Errorf("replicaSet=%q, want rs0", r)
+			}
+			if got.Label != "m" || got.Host() != "127.0.0.1:57017" || got.Username() != base.Username() || got.Password != base.Password {
+				t.Errorf("got %s, want base's label, host, user and password", got)
+			}
+			if base.URL.String() != before {
+				t.Errorf("base changed: %s, was %s", base.URL, before)
+			}
+		})
+	}
+}
+
+func TestMongoConnectPasswordWithoutUser(t *testing.T) {
+	target := engine.Target{URL: &url.URL{Scheme: "mongodb", Host: "127.0.0.1:1", Path: "/x"}, Password: engine.NewSecret("pw-123")}
+	_, err := mongoConnect(target)
+	if err == nil {
+		t.Fatal("mongoConnect accepted a password without a user name")
+	}
+	if strings.Contains(err.Error(), "pw-123") {
 		t.Errorf("error reveals the password: %v", err)
 	}
 }

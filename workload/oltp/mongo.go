@@ -303,6 +303,12 @@ func (w *oltp) mongoCheck(ctx context.Context, mc *mongo.Conn) ([]workload.Probl
 			probs = append(probs, workload.Problem{Check: check, Detail: name + ": " + fmt.Sprintf(format, args...)})
 		}
 		coll := mc.DB().Collection(name)
+		if ok, err := mc.Catalog().TableExists(ctx, name); err != nil {
+			return probs, err
+		} else if !ok {
+			add("table_exists", "no such collection")
+			continue
+		}
 		strLen := func(f string) bson.D {
 			return bson.D{{Key: "$strLenCP", Value: bson.D{{Key: "$ifNull", Value: bson.A{"$" + f, ""}}}}}
 		}

@@ -1,0 +1,277 @@
+package oltp
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/engine/mongo"
+	"github.com/dbarena/dbarena/internal/testdb"
+	"github.com/dbarena/dbarena/result"
+	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/workload"
+)
+
+// The tests below run the suite on the MongoDB test server, each in a
+// fresh database, prepared through the runner's generic setup.
+
+func openMongo(t *testing.T) engine.Engine {
+	return openTarget(t, testdb.Isolated(t, testdb.Mongo(t)))
+}
+
+func mongoConn(t *testing.T, e engine.Engine) *mongo.Conn {
+	t.Helper()
+	c, err := e.Connect(context.Background())
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c.(*mongo.Conn)
+}
+
+func prepareMongo(t *testing.T, e engine.Engine, w workload.Workload) {
+	t.Helper()
+	if _, err := runner.Prepare(context.Background(), e, w, runner.PrepareConfig{LoadThreads: 2}); err != nil {
+		t.Fatalf("prepare: %v", err)
+	}
+}
+
+func TestMongoTables(t *testing.T) {
+	w := newTest(t, "oltp_read_write", "--tables=2", "--table-size=25000")
+	tables := w.Tables(mongo.Dialect{})
+	if len(tables) != 2 {
+		t.Fatalf("%d tables, want 2", len(tables))
+	}
+	for i, tb := range tables {
+		if tb.Create != "" || len(tb.AfterLoad) > 0 {
+			t.Errorf("%s: SQL on MongoDB: %q %v", tb.Name, tb.Create, tb.AfterLoad)
+		}
+		if strings.Join(tb.Columns, ",") != "_id,k,c,pad" || tb.Batches != 3 {
+			t.Errorf("%s: columns %v, %d batches; want _id,k,c,pad and 3", tb.Name, tb.Columns, tb.Batches)
+		}
+		if len(tb.Indexes) != 1 || tb.Indexes[0].Name != tableName(i+1)[len("sbtest"):] && tb.Indexes[0].Keys[0] != "k" {
+			t.Errorf("%s: indexes %v, want k_N on k", tb.Name, tb.Indexes)
+		}
+	}
+	// The same rows as on SQL engines: one generator for every engine.
+	sqlTables := w.dataTables()
+	a, b := tables[1].Rows(2), sqlTables[1].Rows(2)
+	for a.Next() && b.Next() {
+		va, _ := a.Values()
+		vb, _ := b.Values()
+		for j := range va {
+			if va[j] != vb[j] {
+				t.Fatalf("row values differ: %v vs %v", va, vb)
+			}
+		}
+	}
+	if w := newTest(t, "oltp_read_write", "--create-secondary=false"); len(w.Tables(mongo.Dialect{})[0].Indexes) != 0 {
+		t.Error("--create-secondary=false still builds k_1")
+	}
+}
+
+func TestMongoSupport(t *testing.T) {
+	w := newTest(t, "oltp_point_select")
+	if err := workload.CheckSupport(w, mongo.Dialect{}); err != nil {
+		t.Errorf("CheckSupport(mongodb) = %v", err)
+	}
+}
+
+// TestMongoRunThenCheck runs every test for a few hundred events by two
+// workers, checks the data, and checks that each event sent the
+// statements sysbench counts for it: reads, writes and BEGIN/COMMIT.
+func TestMongoRunThenCheck(t *testing.T) {
+	cases := []struct {
+		test string
+		args []string
+	}{
+		{"oltp_point_select", nil},
+		{"oltp_read_only", nil},
+		{"oltp_read_write", nil},
+		{"oltp_read_write", []string{"--skip-trx", "--auto-inc=false"}},
+		{"oltp_write_only", nil},
+		{"oltp_update_index", nil},
+		{"oltp_update_non_index", nil},
+		{"oltp_insert", nil},
+		{"oltp_insert", []string{"--auto-inc=false"}},
+		{"oltp_delete", nil},
+		{"oltp_read_write_pct", nil},
+		{"oltp_read_write", []string{"--rand-type=zipfian"}},
+	}
+	for _, c := range cases {
+		t.Run(c.test+"/"+strings.Join(c.args, ","), func(t *testing.T) {
+			ctx := context.Background()
+			e := openMongo(t)
+			args := append([]string{"--tables=2", "--table-size=2000", "--seed-data=3"}, c.args...)
+			w := newTest(t, c.test, args...)
+			prepareMongo(t, e, w)
+			const workers, events = 2, 200
+			var wg sync.WaitGroup
+			errs := make(chan error, workers)
+			queries := make([]*workload.Queries, workers)
+			for id := 0; id < workers; id++ {
+				queries[id] = new(workload.Queries)
+				wk, err := w.NewWorker(ctx, mongoConn(t, e), workload.WorkerEnv{ID: id, Seed: uint64(1000 + id), Queries: queries[id]})
+				if err != nil {
+					t.Fatal(err)
+				}
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for i := 0; i < events; {
+						_, err := wk.Next(ctx)
+						if err == nil {
+							i++
+							continue
+						}
+						cl := e.Dialect().Classify(err)
+						if cl == engine.ClassSerialization || cl == engine.ClassDeadlock || w.Retryable(cl) {
+							continue // like the runner: a new event
+						}
+						errs <- err
+						return
+					}
+				}()
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				t.Fatal(err)
+			}
+			probs, err := w.Check(ctx, mongoConn(t, e))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range probs {
+				t.Errorf("problem: %s: %s", p.Check, p.Detail)
+			}
+
+			// Statement counts: every committed event sent exactly its
+			// group counts; failed events (retried) add whole or partial
+			// events, so the totals are at least events × per-event.
+			n := w.v.counts(&w.opts)
+			reads := int64(n.points + n.simple + n.sum + n.order + n.distinct)
+			writes := int64(n.idxUpdates + n.nonIdx + 2*n.delIns)
+			switch w.v.kind {
+			case eventInsert, eventDelete:
+				writes = 1
+			case eventPct:
+				reads, writes = -1, -1 // one or the other per event
+			}
+			other := int64(0)
+			if w.v.trx && !w.opts.skipTrx {
+				other = 2
+			}
+			for id, q := range queries {
+				if reads >= 0 && (q.Reads < events*reads || q.Writes < events*writes) {
+					t.Errorf("worker %d: %d reads, %d writes; want at least %d, %d", id, q.Reads, q.Writes, events*reads, events*writes)
+				}
+				if reads < 0 && q.Reads+q.Writes < events {
+					t.Errorf("worker %d: %d reads + %d writes < %d events", id, q.Reads, q.Writes, events)
+				}
+				if q.Other < events*other || other == 0 && q.Other != 0 {
+					t.Errorf("worker %d: %d other, want %d per event", id, q.Other, other)
+				}
+			}
+
+			count, err := mongoConn(t, e).DB().Collection("sbtest1").CountDocuments(ctx, bson.D{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch c.test {
+			case "oltp_insert":
+				if count <= 2000 && w.opts.autoInc || count == 0 {
+					t.Errorf("oltp_insert left %d documents", count)
+				}
+			case "oltp_delete":
+				if count >= 2000 {
+					t.Errorf("oltp_delete left %d documents", count)
+				}
+			default:
+				if w.rowRule() == rowsEqual && count != 2000 {
+					t.Errorf("%d documents, want 2000", count)
+				}
+			}
+		})
+	}
+}
+
+func TestMongoCheckFindsProblems(t *testing.T) {
+	ctx := context.Background()
+	e := openMongo(t)
+	w := newTest(t, "oltp_read_write", "--tables=3", "--table-size=300")
+	prepareMongo(t, e, w)
+	c := mongoConn(t, e)
+	if probs, err := w.Check(ctx, c); err != nil || len(probs) != 0 {
+		t.Fatalf("fresh data: %v %v", probs, err)
+	}
+	s1 := c.DB().Collection("sbtest1")
+	set := func(id int64, field string, v any) {
+		if _, err := s1.UpdateOne(ctx, bson.D{{Key: "_id", Value: id}}, bson.D{{Key: "$set", Value: bson.D{{Key: field, Value: v}}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set(5, "c", "short")
+	set(6, "pad", "12345678901-1234567890x-12345678901-12345678901-12345678901")
+	set(8, "k", int64(0))
+	if _, err := s1.DeleteOne(ctx, bson.D{{Key: "_id", Value: int64(7)}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s1.InsertOne(ctx, bson.D{{Key: "_id", Value: int64(301)}, {Key: "k", Value: int64(1)},
+		{Key: "c", Value: strings.Repeat("1", 119)}, {Key: "pad", Value: strings.Repeat("2", 59)}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s1.UpdateOne(ctx, bson.D{{Key: "_id", Value: int64(9)}}, bson.D{{Key: "$unset", Value: bson.D{{Key: "pad", Value: ""}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.DB().Collection("sbtest3").Drop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	probs, err := w.Check(ctx, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, p := range probs {
+		got[strings.SplitN(p.Detail, ":", 2)[0]+" "+p.Check] = true
+		t.Logf("%s: %s", p.Check, p.Detail)
+	}
+	for _, want := range []string{"sbtest1 c_length", "sbtest1 c_pattern", "sbtest1 k_positive", "sbtest1 id_range", "sbtest1 not_null", "sbtest3 table_exists"} {
+		if !got[want] {
+			t.Errorf("no %q problem", want)
+		}
+	}
+	if got["sbtest1 row_count"] || got["sbtest2 c_length"] {
+		t.Error("a problem reported where there is none")
+	}
+}
+
+// TestMongoRunner drives the suite through runner.Run, the way the CLI
+// does: transactions with write conflicts are retried and counted.
+func TestMongoRunner(t *testing.T) {
+	ctx := context.Background()
+	e := openMongo(t)
+	w := newTest(t, "oltp_write_only", "--tables=1", "--table-size=50")
+	prepareMongo(t, e, w)
+	run, err := runner.Run(ctx, e, w, runner.Config{Threads: 4, Duration: 2e9, ReportInterval: 1e9, Seed: 1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Status != result.StatusComplete {
+		t.Errorf("status %q", run.Status)
+	}
+	if run.Transactions == 0 || run.Errors != 0 {
+		t.Errorf("%d transactions, %d errors", run.Transactions, run.Errors)
+	}
+	// 4 writers on 50 documents in transactions conflict.
+	if run.Retries == 0 {
+		t.Error("no retries: write conflicts were not classified as retryable")
+	}
+	if probs, err := runner.Check(ctx, e, w); err != nil || len(probs) > 0 {
+		t.Errorf("check: %v %v", probs, err)
+	}
+}

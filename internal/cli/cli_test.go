@@ -74,6 +74,7 @@ func TestBadInput(t *testing.T) {
 	ctx := context.Background()
 	sq := sqliteURL(t)
 	tp := tpccSQLite(t)
+	mg := withPassword(testdb.Isolated(t, testdb.Mongo(t)))
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -101,6 +102,10 @@ func TestBadInput(t *testing.T) {
 		{"tpcc procedures on sqlite", []string{"run", "tpcc", "--mode", "procedure", "--time", "1s", "--target", tp}, cli.ExitUsage, "--mode procedure: sqlite has no stored procedures"},
 		{"tpcc warehouses differ", []string{"run", "tpcc", "--warehouses", "2", "--time", "1s", "--target", tp}, cli.ExitUsage, "--warehouses 2: the target was prepared with 1 warehouses"},
 		{"tpcc mode nonsense", []string{"run", "tpcc", "--mode", "nonsense", "--target", sq}, cli.ExitUsage, "--mode nonsense: must be client or procedure"},
+		{"tpcc on mongodb", []string{"prepare", "tpcc", "--target", mg}, cli.ExitUsage, "tpcc has no implementation for mongodb targets"},
+		{"write concern on sqlite", []string{"run", "oltp_read_write", "--write-concern", "majority", "--target", sq}, cli.ExitUsage, "--write-concern majority: only MongoDB targets take it"},
+		{"read preference contradicts url", []string{"run", "oltp_read_write", "--read-preference", "secondary", "--target", mg + "&readPreference=primary"}, cli.ExitUsage, "--read-preference secondary: the target URL says readPreference=primary"},
+		{"mongodb without database", []string{"run", "oltp_read_write", "--target", "mongodb://u:hunter2@127.0.0.1:1/"}, cli.ExitUsage, "database"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := dbarena(t, ctx, nil, tc.args...)
@@ -126,7 +131,7 @@ func TestBadInput(t *testing.T) {
 }
 
 func TestWrongPassword(t *testing.T) {
-	for name, tg := range map[string]engine.Target{"postgres": testdb.Postgres(t), "mysql": testdb.MySQL(t)} {
+	for name, tg := range map[string]engine.Target{"postgres": testdb.Postgres(t), "mysql": testdb.MySQL(t), "mongodb": testdb.Mongo(t)} {
 		t.Run(name, func(t *testing.T) {
 			bad := tg
 			bad.Password = engine.NewSecret("Wr0ng-Pa55")
@@ -202,6 +207,7 @@ func TestCycle(t *testing.T) {
 		// passes no search_path, so this one uses the public schema of
 		// its database; no other test loads sbtest tables there.
 		"pgbouncer": testdb.PgBouncer(t),
+		"mongodb":   testdb.Isolated(t, testdb.Mongo(t)),
 	}
 	for name, tg := range targets {
 		engineName := name
@@ -213,6 +219,9 @@ func TestCycle(t *testing.T) {
 			target := "lbl=" + withPassword(tg)
 			secret := tg.Password.Reveal()
 			opts := []string{"--tables", "2", "--table-size", "500"}
+			if name == "mongodb" {
+				opts = append(opts, "--write-concern", "majority")
+			}
 			var all strings.Builder
 			step := func(want int, args ...string) outcome {
 				t.Helper()
@@ -244,6 +253,9 @@ func TestCycle(t *testing.T) {
 			}
 			if f.Target.Label != "lbl" || f.Target.Engine != engineName || f.Target.ServerVersion == "" || len(f.Target.Settings) == 0 {
 				t.Errorf("target = %+v", f.Target)
+			}
+			if name == "mongodb" && f.Target.Settings["client.writeConcern"] != "w=majority" {
+				t.Errorf("client.writeConcern = %q, want w=majority (--write-concern)", f.Target.Settings["client.writeConcern"])
 			}
 			if f.Workload.Options["tables"] != "2" || f.Client.Cores == 0 {
 				t.Errorf("workload options %v, client %+v", f.Workload.Options, f.Client)

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -61,13 +62,55 @@ type targetFlags struct {
 	target         string
 	passwordFile   string
 	connectTimeout seconds
+	// MongoDB: the concerns and read preference, as URL parameters.
+	writeConcern, readConcern, readPreference string
+}
+
+// mongoParams are the flags that set a mongodb:// target's parameters.
+func (f *targetFlags) mongoParams() []struct{ flag, param, value string } {
+	return []struct{ flag, param, value string }{
+		{"write-concern", "w", f.writeConcern},
+		{"read-concern", "readConcernLevel", f.readConcern},
+		{"read-preference", "readPreference", f.readPreference},
+	}
 }
 
 func (f *targetFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&f.target, "target", "", "database URL, optionally labelled: [label=]postgres://user@host:port/db, mysql://…, sqlite:///path.db (default: the embedded SQLite file in the data directory)")
+	fs.StringVar(&f.target, "target", "", "database URL, optionally labelled: [label=]postgres://user@host:port/db, mysql://…, mongodb://…/db, sqlite:///path.db (default: the embedded SQLite file in the data directory)")
 	fs.StringVar(&f.passwordFile, "password-file", "", "read the password from this file (else from the URL, PGPASSWORD or MYSQL_PWD)")
 	f.connectTimeout = seconds(10 * time.Second)
 	fs.Var(&f.connectTimeout, "connect-timeout", "give up connecting after this long")
+	fs.StringVar(&f.writeConcern, "write-concern", "", "MongoDB: write concern w (1, majority, …); the same as ?w= in the URL")
+	fs.StringVar(&f.readConcern, "read-concern", "", "MongoDB: read concern level (local, majority, snapshot, …); the same as ?readConcernLevel=")
+	fs.StringVar(&f.readPreference, "read-preference", "", "MongoDB: read preference (primary, primaryPreferred, secondary, nearest, …); the same as ?readPreference=")
+}
+
+// applyMongoParams writes the MongoDB flags into t's URL. A flag given for
+// another engine, or contradicting the URL, is a usage error naming it.
+func (f *targetFlags) applyMongoParams(t *engine.Target) error {
+	var u *url.URL
+	for _, p := range f.mongoParams() {
+		if p.value == "" {
+			continue
+		}
+		if t.URL.Scheme != "mongodb" && t.URL.Scheme != "mongodb+srv" {
+			return &UsageError{fmt.Errorf("--%s %s: only MongoDB targets take it (target %s)", p.flag, p.value, t.Redacted())}
+		}
+		if u == nil {
+			c := *t.URL
+			u = &c
+		}
+		q := u.Query()
+		if have := q.Get(p.param); have != "" && have != p.value {
+			return &UsageError{fmt.Errorf("--%s %s: the target URL says %s=%s", p.flag, p.value, p.param, have)}
+		}
+		q.Set(p.param, p.value)
+		u.RawQuery = q.Encode()
+	}
+	if u != nil {
+		t.URL = u
+	}
+	return nil
 }
 
 // resolved is an open target.
@@ -95,6 +138,9 @@ func (f *targetFlags) open(ctx context.Context, st *State) (*resolved, error) {
 	}
 	t, err := engine.ParseTarget(raw, f.passwordFile, st.Getenv)
 	if err != nil {
+		return nil, err
+	}
+	if err := f.applyMongoParams(&t); err != nil {
 		return nil, err
 	}
 	r.target = t

@@ -94,7 +94,8 @@ func ExitCode(err error) int {
 		return ExitOK
 	case errors.Is(err, runner.ErrInterrupted):
 		return ExitInterrupted
-	case errors.As(err, &ue), errors.As(err, &oe), errors.Is(err, engine.ErrBadTarget), errors.Is(err, engine.ErrUnknownScheme):
+	case errors.As(err, &ue), errors.As(err, &oe), errors.Is(err, engine.ErrBadTarget), errors.Is(err, engine.ErrUnknownScheme),
+		errors.Is(err, workload.ErrUnsupported), errors.Is(err, engine.ErrNotSQL):
 		return ExitUsage
 	case errors.Is(err, engine.ErrConnect), errors.Is(err, engine.ErrAuth):
 		return ExitTarget

@@ -53,7 +53,7 @@ func TestMongoTables(t *testing.T) {
 		if strings.Join(tb.Columns, ",") != "_id,k,c,pad" || tb.Batches != 3 {
 			t.Errorf("%s: columns %v, %d batches; want _id,k,c,pad and 3", tb.Name, tb.Columns, tb.Batches)
 		}
-		if len(tb.Indexes) != 1 || tb.Indexes[0].Name != tableName(i+1)[len("sbtest"):] && tb.Indexes[0].Keys[0] != "k" {
+		if len(tb.Indexes) != 1 || tb.Indexes[0].Name != tableName(i + 1)[len("sbtest"):] && tb.Indexes[0].Keys[0] != "k" {
 			t.Errorf("%s: indexes %v, want k_N on k", tb.Name, tb.Indexes)
 		}
 	}

@@ -50,6 +50,7 @@ type processSource struct {
 	ppid  map[int]int
 	ticks map[int]uint64
 	queue []int
+	buf   []byte
 }
 
 // newProcessSource checks that pid exists under proc.
@@ -87,9 +88,13 @@ func (p *processSource) Sample(_ context.Context, s *Sample) error {
 		if err != nil || pid == p.pid {
 			continue
 		}
-		st, err := readPidStat(p.proc, pid)
+		p.buf, err = readSmall(p.proc, e.Name()+"/stat", p.buf)
 		if err != nil {
 			continue // exited since the directory was read
+		}
+		st, err := parsePidStat(p.buf)
+		if err != nil {
+			continue
 		}
 		p.ppid[pid] = st.ppid
 		p.ticks[pid] = st.utime + st.stime + st.cutime + st.cstime

@@ -31,9 +31,10 @@ const sampleTimeout = 2 * time.Second
 // Config is what is known about the server when the monitor opens. Every
 // field is optional.
 type Config struct {
-	// Conn is a connection of the monitor's own to the target: through it
-	// the monitor reads the server's statistics and finds its pid and
-	// data directory.
+	// Conn is a connection of the monitor's own to the target (never a
+	// worker's: a Conn is not safe for concurrent use): through it the
+	// monitor reads the server's statistics and finds its pid and data
+	// directory. The caller closes it after the monitor's last Tick.
 	Conn Conn
 	// ServerPID is the server's main process on this host (postmaster,
 	// mariadbd). 0 means: find it through Conn, which succeeds only when

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path"
 	"strconv"
@@ -116,7 +117,8 @@ type pidStat struct {
 
 // parsePidStat parses /proc/<pid>/stat. The command name is in parentheses
 // and may itself hold spaces and parentheses, so the fields after it are
-// found from the last ')'.
+// found from the last ')'. It allocates only the command name: it runs
+// for every process on the host at every sample.
 func parsePidStat(b []byte) (pidStat, error) {
 	var s pidStat
 	open := bytes.IndexByte(b, '(')
@@ -130,31 +132,55 @@ func parsePidStat(b []byte) (pidStat, error) {
 	}
 	s.pid = pid
 	s.comm = string(b[open+1 : end])
-	// Fields from 3 (state) on; f[0] is field 3.
-	f := bytes.Fields(b[end+1:])
-	if len(f) < 20 {
-		return s, fmt.Errorf("stat of %d: %d fields after the command name, want ≥ 20", pid, len(f))
-	}
-	s.state = f[0][0]
-	field := func(n int) (uint64, error) { // n is the field number of proc(5)
-		v, err := strconv.ParseInt(string(f[n-3]), 10, 64)
+	// Walk the fields after the name; n is the field number of proc(5),
+	// the state being field 3.
+	rest := b[end+1:]
+	n := 2
+	for len(rest) > 0 && n < 22 {
+		rest = bytes.TrimLeft(rest, " \n")
+		k := bytes.IndexAny(rest, " \n")
+		if k < 0 {
+			k = len(rest)
+		}
+		f := rest[:k]
+		rest = rest[k:]
+		if len(f) == 0 {
+			break
+		}
+		n++
+		var dst *uint64
+		switch n {
+		case 3:
+			s.state = f[0]
+			continue
+		case 4:
+			v, err := strconv.Atoi(string(f))
+			if err != nil {
+				return s, fmt.Errorf("stat of %d: field 4: %w", pid, err)
+			}
+			s.ppid = v
+			continue
+		case 14:
+			dst = &s.utime
+		case 15:
+			dst = &s.stime
+		case 16:
+			dst = &s.cutime
+		case 17:
+			dst = &s.cstime
+		case 22:
+			dst = &s.start
+		default:
+			continue
+		}
+		v, err := strconv.ParseInt(string(f), 10, 64)
 		if err != nil {
-			return 0, fmt.Errorf("stat of %d: field %d: %w", pid, n, err)
+			return s, fmt.Errorf("stat of %d: field %d: %w", pid, n, err)
 		}
-		return uint64(max(v, 0)), nil
+		*dst = uint64(max(v, 0))
 	}
-	ppid, err := field(4)
-	if err != nil {
-		return s, err
-	}
-	s.ppid = int(ppid)
-	for _, x := range []struct {
-		n int
-		p *uint64
-	}{{14, &s.utime}, {15, &s.stime}, {16, &s.cutime}, {17, &s.cstime}, {22, &s.start}} {
-		if *x.p, err = field(x.n); err != nil {
-			return s, err
-		}
+	if n < 22 {
+		return s, fmt.Errorf("stat of %d: %d fields, want ≥ 22", pid, n)
 	}
 	return s, nil
 }
@@ -166,6 +192,31 @@ func readPidStat(proc fs.FS, pid int) (pidStat, error) {
 		return pidStat{}, err
 	}
 	return parsePidStat(b)
+}
+
+// readSmall reads a small file into buf's storage, growing it only when the
+// file does not fit, and returns the bytes read. /proc files have no size,
+// so fs.ReadFile would allocate a buffer per read.
+func readSmall(fsys fs.FS, name string, buf []byte) ([]byte, error) {
+	buf = buf[:0]
+	f, err := fsys.Open(name)
+	if err != nil {
+		return buf, err
+	}
+	defer f.Close()
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf[:0], err
+		}
+	}
 }
 
 // diskStat is one line of /proc/diskstats. Sectors are 512 bytes.

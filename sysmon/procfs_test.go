@@ -293,3 +293,20 @@ func TestIsLoopback(t *testing.T) {
 		}
 	}
 }
+
+func TestReadSmall(t *testing.T) {
+	big := strings.Repeat("x", 3000)
+	fsys := fstest.MapFS{"big": {Data: []byte(big)}, "small": {Data: []byte("ab")}}
+	buf := make([]byte, 0, 16)
+	b, err := readSmall(fsys, "big", buf)
+	if err != nil || string(b) != big {
+		t.Fatalf("big: %d bytes, %v", len(b), err)
+	}
+	b, err = readSmall(fsys, "small", b)
+	if err != nil || string(b) != "ab" {
+		t.Fatalf("small: %q, %v", b, err)
+	}
+	if b, err = readSmall(fsys, "none", b); err == nil || len(b) != 0 || cap(b) < 3000 {
+		t.Errorf("missing file: %d/%d bytes, %v; want an error and the buffer kept", len(b), cap(b), err)
+	}
+}

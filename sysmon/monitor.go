@@ -25,8 +25,12 @@ type Source interface {
 	Sample(ctx context.Context, s *Sample) error
 }
 
-// sampleTimeout bounds one sample of all sources.
-const sampleTimeout = 2 * time.Second
+// sampleTimeout bounds one sample of all sources; openTimeout bounds the
+// statements Open runs.
+const (
+	sampleTimeout = 2 * time.Second
+	openTimeout   = 10 * time.Second
+)
 
 // Config is what is known about the server when the monitor opens. Every
 // field is optional.
@@ -101,8 +105,10 @@ func New(sources ...Source) *Monitor {
 //     /proc/<pid>/mountinfo (its own mount namespace; /proc/self/mountinfo
 //     when that cannot be read) and the mount to its device by number.
 //
-// Open runs a few statements on Conn and reads /proc; ctx bounds them.
+// Open runs a few statements on Conn, for at most 10 s, and reads /proc.
 func Open(ctx context.Context, cfg Config) *Monitor {
+	ctx, cancel := context.WithTimeout(ctx, openTimeout)
+	defer cancel()
 	m := New()
 	if cfg.Now != nil {
 		m.now = cfg.Now
@@ -121,9 +127,11 @@ func Open(ctx context.Context, cfg Config) *Monitor {
 
 	pid, dataDir := cfg.ServerPID, cfg.DataDir
 	local := pid > 0 || dataDir != "" // what the caller says is on this host
+	isPostgres := false
 	if cfg.Conn != nil {
 		switch name := engineName(cfg.Conn); name {
 		case "postgres":
+			isPostgres = true
 			src, srv, notes := openPostgres(ctx, cfg.Conn)
 			m.notes = append(m.notes, notes...)
 			if src != nil {
@@ -187,35 +195,53 @@ func Open(ctx context.Context, cfg Config) *Monitor {
 	}
 	if local {
 		m.sources = append(m.sources, &hostSource{proc: proc})
-		var dev *device
-		switch {
-		case dataDir == "":
-			m.addNote("disk", "the data directory is unknown: no disk metrics")
-		case !filepath.IsAbs(dataDir):
-			m.addNote("disk", "data directory %q is not an absolute path: no disk metrics", dataDir)
-		default:
-			dataDir = filepath.Clean(dataDir)
-			if mountinfo == "self/mountinfo" {
-				// Same mount namespace as ours: symbolic links resolve here.
-				if p, err := filepath.EvalSymlinks(dataDir); err == nil {
-					dataDir = p
-				}
-			}
-			d, err := findDevice(proc, mountinfo, dataDir)
-			if d.point != "" {
-				dev = &d
-			}
-			if err != nil {
-				m.addNote("disk", "%v: the disk metrics are absent", err)
-			} else {
-				m.sources = append(m.sources, &diskSource{proc: proc, major: d.disk.major, minor: d.disk.minor, name: d.disk.name})
-				m.devName = d.disk.name
-			}
-			m.dataDir = dataDir
-		}
+		dev := m.openDisk(proc, mountinfo, dataDir, isPostgres)
 		m.os = osSettings(proc, sys, dev)
 	}
 	return m
+}
+
+// openDisk adds the source of dataDir's block device, when it has one, and
+// returns its mount (nil when unknown). mountinfo is the mountinfo file to
+// map paths with. For PostgreSQL it notes a pg_wal on another device.
+func (m *Monitor) openDisk(proc fs.FS, mountinfo, dataDir string, isPostgres bool) *device {
+	switch {
+	case dataDir == "":
+		m.addNote("disk", "the data directory is unknown: no disk metrics")
+		return nil
+	case !filepath.IsAbs(dataDir):
+		m.addNote("disk", "data directory %q is not an absolute path: no disk metrics", dataDir)
+		return nil
+	}
+	// In our own mount namespace, symbolic links resolve here.
+	resolve := func(p string) string {
+		p = filepath.Clean(p)
+		if mountinfo == "self/mountinfo" {
+			if r, err := filepath.EvalSymlinks(p); err == nil {
+				return r
+			}
+		}
+		return p
+	}
+	dataDir = resolve(dataDir)
+	m.dataDir = dataDir
+	d, err := findDevice(proc, mountinfo, dataDir)
+	if err != nil {
+		m.addNote("disk", "%v: the disk metrics are absent", err)
+		if d.point == "" {
+			return nil
+		}
+		return &d
+	}
+	m.sources = append(m.sources, &diskSource{proc: proc, major: d.disk.major, minor: d.disk.minor, name: d.disk.name})
+	m.devName = d.disk.name
+	if isPostgres {
+		wal := resolve(filepath.Join(dataDir, "pg_wal"))
+		if w, err := findDevice(proc, mountinfo, wal); err == nil && (w.major != d.major || w.minor != d.minor) {
+			m.addNote("disk", "pg_wal (%s) is on %s, not on the data directory's %s: the disk metrics leave out WAL writes", wal, w.disk.name, d.disk.name)
+		}
+	}
+	return &d
 }
 
 // mysqlPID finds a local MySQL/MariaDB server's pid: from its pid file,

@@ -178,6 +178,21 @@ func TestOpenPostgresFindsServer(t *testing.T) {
 	}
 }
 
+// In our own mount namespace, the fixture's pg_wal is a mount of its own on
+// another device than the data directory: a note says the disk metrics
+// leave its writes out.
+func TestOpenPostgresWALElsewhere(t *testing.T) {
+	c := (&fakeConn{dialect: "postgres"}).
+		on("pg_backend_pid(), coalesce", nil, pgIdentity(3120, "127.0.0.1", 1795422400.5, 150018)).
+		on("current_setting('data_directory')", nil, []any{"/var/lib/postgresql/15/main"}).
+		on("FROM pg_stat", nil)
+	m := Open(context.Background(), Config{Conn: c, Proc: procFixture(t), Sys: sysFixture()})
+	want := []string{"disk: pg_wal (/var/lib/postgresql/15/main/pg_wal) is on sdb1, not on the data directory's sda2: the disk metrics leave out WAL writes"}
+	if m.Device() != "sda2" || !reflect.DeepEqual(m.Notes(), want) {
+		t.Errorf("device %q, notes %q; want sda2, %q", m.Device(), m.Notes(), want)
+	}
+}
+
 func TestOpenMySQLFindsServer(t *testing.T) {
 	ctx := context.Background()
 	// mariadbd 5000 started 17084 ticks after boot: 1795422410.84.

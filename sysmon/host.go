@@ -10,6 +10,14 @@ import (
 
 // The sources that read /proc on the server's host.
 
+var (
+	_ Source = (*hostSource)(nil)
+	_ Source = (*processSource)(nil)
+	_ Source = (*diskSource)(nil)
+	_ Source = (*pgSource)(nil)
+	_ Source = (*mysqlSource)(nil)
+)
+
 // hostSource reads the host's CPU time from /proc/stat.
 type hostSource struct {
 	proc fs.FS

@@ -188,7 +188,7 @@ func Open(ctx context.Context, cfg Config) *Monitor {
 		} else {
 			m.sources = append(m.sources, src)
 			m.pid = pid
-			if _, err := fs.Stat(proc, strconv.Itoa(pid)+"/mountinfo"); err == nil {
+			if _, err := fs.ReadFile(proc, strconv.Itoa(pid)+"/mountinfo"); err == nil {
 				mountinfo = strconv.Itoa(pid) + "/mountinfo"
 			}
 		}

@@ -168,6 +168,25 @@ func TestPostgresServer(t *testing.T) {
 	if notes := strings.Join(m.Notes(), "\n"); strings.Contains(notes, "failed") || strings.Contains(notes, "backwards") {
 		t.Errorf("notes:\n%s", notes)
 	}
+
+	// A statistics reset: the database's counters go back to zero. The
+	// interval has no pg_stat_database metrics rather than negative ones,
+	// the others go on, and a note says so.
+	if err := mon.QueryRows(ctx, "SELECT pg_stat_reset()", nil, func([]any) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	iv = m.Tick(ctx)
+	for _, k := range []string{"pg_commits_s", "pg_tup_inserted_s", "pg_blks_hit_s"} {
+		if v, ok := iv[k]; ok {
+			t.Errorf("after pg_stat_reset(): %s = %v, want absent", k, v)
+		}
+	}
+	if _, ok := iv["pg_wal_records_s"]; !ok {
+		t.Errorf("after pg_stat_reset(): pg_wal_records_s absent (pg_stat_wal is not reset): %v", iv)
+	}
+	if notes := strings.Join(m.Notes(), "\n"); !strings.Contains(notes, "counter pg.xact_commit went backwards in 1 interval(s)") {
+		t.Errorf("notes after pg_stat_reset():\n%s", notes)
+	}
 }
 
 func TestMySQLServer(t *testing.T) {

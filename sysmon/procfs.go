@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"path"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -377,13 +376,4 @@ func bracketed(s string) string {
 		}
 	}
 	return s
-}
-
-// procPath turns a path of the real file system into a path for an fs.FS
-// rooted at "/" (no leading slash), or "" when it is not absolute.
-func procPath(p string) string {
-	if !path.IsAbs(p) {
-		return ""
-	}
-	return strings.TrimPrefix(path.Clean(p), "/")
 }

@@ -310,3 +310,16 @@ func TestReadSmall(t *testing.T) {
 		t.Errorf("missing file: %d/%d bytes, %v; want an error and the buffer kept", len(b), cap(b), err)
 	}
 }
+
+func TestPgDataDirFromCmdline(t *testing.T) {
+	proc := fstest.MapFS{
+		"1/cmdline": {Data: []byte("/usr/lib/postgresql/15/bin/postgres\x00-D\x00/var/lib/postgresql/15/main\x00-c\x00config_file=/etc/postgresql/15/main/postgresql.conf\x00")},
+		"2/cmdline": {Data: []byte("postgres\x00-D/srv/pg\x00")},
+		"3/cmdline": {Data: []byte("postgres: checkpointer \x00")},
+	}
+	for pid, want := range map[int]string{1: "/var/lib/postgresql/15/main", 2: "/srv/pg", 3: "", 4: ""} {
+		if got := pgDataDirFromCmdline(proc, pid); got != want {
+			t.Errorf("pid %d: %q, want %q", pid, got, want)
+		}
+	}
+}

@@ -1,0 +1,50 @@
+// Package sysmon measures the database server while a benchmark runs: what
+// the server reports about itself (PostgreSQL's pg_stat_* views, MySQL's
+// and MariaDB's SHOW GLOBAL STATUS) for any target, and, when the server
+// runs on this host, what Linux reports about it (the CPU of its
+// processes, the host's CPU and iowait, the I/O of its data directory's
+// block device) and the operating-system settings that tuning guides set.
+//
+// # Model
+//
+// A Source reads raw values into a Sample: cumulative counters
+// (pg_stat_database.xact_commit, /proc/stat's iowait ticks) and gauges
+// (sessions by state). Delta turns two samples into an Interval, a flat
+// map of named metrics whose names end in their unit (server_cpu_pct,
+// disk_iops, pg_wal_mb_s, mysql_bp_hit_pct; Metrics lists them all), with
+// rates per second of the interval and the interval's length under
+// "interval_s". Summary summarises a run's intervals (time-weighted means,
+// sums of counts, hit ratios from their totals) and Compact formats an
+// interval for a live line:
+//
+//	srv cpu 143% host 71% io 2% iops 120 wal 3.1MB/s hit 99.8%
+//
+// A metric that cannot be computed is absent, never zero: its source is
+// not there, a sample failed, a counter went backwards (statistics reset,
+// server restart), or a ratio had nothing to divide by.
+//
+// # Monitor
+//
+// Open builds a Monitor from what is known (a connection of its own, maybe
+// a server pid, maybe a data directory), finds the rest (the server's pid
+// through pg_backend_pid() or @@pid_file, its data directory, the block
+// device under it) and keeps, in Notes, the reason for every source it
+// could not use. Nothing in Open or in sampling is fatal. The runner calls
+// Start when a run begins and Tick at every reporting tick:
+//
+//	mon := sysmon.Open(ctx, sysmon.Config{Conn: c, ServerPID: pid})
+//	mon.Start(ctx)
+//	for range ticker.C {
+//		iv := mon.Tick(ctx) // store in the result's interval; Compact(iv) for the live line
+//	}
+//	summary := sysmon.Summary(intervals)
+//
+// Everything under /proc and /sys is read through fs.FS values (Config.Proc
+// and Config.Sys), so tests run on recorded fixtures. CPU times in /proc
+// are in clock ticks; the tick is read from the auxiliary vector
+// (AT_CLKTCK, as sysconf(_SC_CLK_TCK) does, without cgo) and assumed to be
+// 100, Linux's USER_HZ, when it cannot be read.
+//
+// docs/ARCHITECTURE.md ("Server metrics (sysmon)") lists every metric with
+// its unit and source.
+package sysmon

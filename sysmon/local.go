@@ -1,0 +1,260 @@
+package sysmon
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"path"
+	"strconv"
+	"strings"
+)
+
+// Finding the server's processes, data directory and block device on this
+// host.
+
+// startSlack is how far a process's start time (from /proc, in whole
+// seconds of boot time plus clock ticks) may be from the start time the
+// server reports before they are taken for different processes.
+const startSlack = 2.0
+
+// isLoopback tells whether host, a client or server address as the
+// server reports it ("127.0.0.1", "127.0.0.1:40512", "localhost", "::1"),
+// is this host's loopback. An empty host (PostgreSQL over a Unix socket) is
+// local too.
+func isLoopback(host string) bool {
+	if host == "" {
+		return true
+	}
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	} else if i := strings.LastIndexByte(host, ':'); i >= 0 && net.ParseIP(host) == nil {
+		host = host[:i] // "::1:40512": an IPv6 client and its port
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// startEpoch is when a process started, in seconds since the epoch.
+func startEpoch(st pidStat, btime int64, tick int) float64 {
+	return float64(btime) + float64(st.start)/float64(tick)
+}
+
+// procEnv is what the pid checks need from /proc.
+type procEnv struct {
+	proc  fs.FS
+	btime int64 // boot time, seconds since the epoch
+	tick  int   // clock ticks per second
+}
+
+// postgresPID finds the postmaster from one of its backends: the backend
+// must be a process on this host named postgres, its parent too, and the
+// parent must not have started after the server says it did (a pid in
+// another pid namespace names some other process).
+func (e procEnv) postgresPID(backend int, serverStart float64) (int, error) {
+	isPG := func(comm string) bool { return comm == "postgres" || comm == "postmaster" }
+	b, err := readPidStat(e.proc, backend)
+	if err != nil {
+		return 0, fmt.Errorf("backend pid %d is not a process on this host (%w)", backend, err)
+	}
+	if !isPG(b.comm) {
+		return 0, fmt.Errorf("backend pid %d is %q on this host, not postgres (another pid namespace?)", backend, b.comm)
+	}
+	p, err := readPidStat(e.proc, b.ppid)
+	if err != nil {
+		return 0, fmt.Errorf("parent %d of backend %d: %w", b.ppid, backend, err)
+	}
+	if !isPG(p.comm) {
+		return 0, fmt.Errorf("parent %d of backend %d is %q, not postgres", b.ppid, backend, p.comm)
+	}
+	if err := e.checkStart(p, serverStart); err != nil {
+		return 0, err
+	}
+	return p.pid, nil
+}
+
+// checkStart fails when st started after the server's reported start: it
+// is not the server's process.
+func (e procEnv) checkStart(st pidStat, serverStart float64) error {
+	if serverStart <= 0 || e.btime <= 0 {
+		return nil
+	}
+	if ps := startEpoch(st, e.btime, e.tick); ps > serverStart+startSlack {
+		return fmt.Errorf("pid %d (%s) started %.0f s after the server did: another process", st.pid, st.comm, ps-serverStart)
+	}
+	return nil
+}
+
+// isMySQLComm tells whether a process name is a MySQL or MariaDB server.
+func isMySQLComm(comm string) bool { return comm == "mariadbd" || comm == "mysqld" }
+
+// mysqlPID checks the pid read from the server's pid file.
+func (e procEnv) mysqlPID(pid int, serverStart float64) (int, error) {
+	st, err := readPidStat(e.proc, pid)
+	if err != nil {
+		return 0, fmt.Errorf("pid %d is not a process on this host (%w)", pid, err)
+	}
+	if !isMySQLComm(st.comm) {
+		return 0, fmt.Errorf("pid %d is %q on this host, not mariadbd or mysqld", pid, st.comm)
+	}
+	if err := e.checkStart(st, serverStart); err != nil {
+		return 0, err
+	}
+	return pid, nil
+}
+
+// findMySQLPID looks through every process for the one mariadbd or mysqld
+// that started when the server says it did, for when the pid file cannot
+// be read.
+func (e procEnv) findMySQLPID(serverStart float64) (int, error) {
+	if serverStart <= 0 || e.btime <= 0 {
+		return 0, errors.New("the server's start time is unknown")
+	}
+	entries, err := fs.ReadDir(e.proc, ".")
+	if err != nil {
+		return 0, err
+	}
+	var found []int
+	for _, d := range entries {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil {
+			continue
+		}
+		st, err := readPidStat(e.proc, pid)
+		if err != nil || !isMySQLComm(st.comm) {
+			continue
+		}
+		if ps := startEpoch(st, e.btime, e.tick); ps >= serverStart-startSlack-1 && ps <= serverStart+startSlack {
+			found = append(found, pid)
+		}
+	}
+	switch len(found) {
+	case 1:
+		return found[0], nil
+	case 0:
+		return 0, errors.New("no mariadbd or mysqld process on this host started when the server did")
+	default:
+		return 0, fmt.Errorf("%d mariadbd/mysqld processes started when the server did: %v", len(found), found)
+	}
+}
+
+// device is the data directory's mount and, when it has one, its block
+// device's line in /proc/diskstats.
+type device struct {
+	mount
+	disk *diskStat
+}
+
+// findDevice maps dir (absolute) to its mount in the mountinfo file (a path
+// under proc) and the mount to its block device in diskstats: by the
+// mount's major:minor (a partition or device-mapper volume has its own
+// line), else, for file systems with anonymous device numbers (btrfs), by
+// the name of the mount's source device. A mount with no block device
+// (overlay, tmpfs, NFS, ZFS) gives a device without disk and an error
+// that says so.
+func findDevice(proc fs.FS, mountinfo, dir string) (device, error) {
+	b, err := fs.ReadFile(proc, mountinfo)
+	if err != nil {
+		return device{}, err
+	}
+	mounts, err := parseMountinfo(b)
+	if err != nil {
+		return device{}, err
+	}
+	m, ok := mountOf(mounts, path.Clean(dir))
+	if !ok {
+		return device{}, fmt.Errorf("no mount holds %s in %s", dir, mountinfo)
+	}
+	dev := device{mount: m}
+	b, err = fs.ReadFile(proc, "diskstats")
+	if err != nil {
+		return dev, err
+	}
+	disks, err := parseDiskstats(b)
+	if err != nil {
+		return dev, err
+	}
+	for i := range disks {
+		if disks[i].major == m.major && disks[i].minor == m.minor {
+			dev.disk = &disks[i]
+			return dev, nil
+		}
+	}
+	if name, ok := strings.CutPrefix(m.source, "/dev/"); ok {
+		for i := range disks {
+			if disks[i].name == path.Base(name) {
+				dev.disk = &disks[i]
+				return dev, nil
+			}
+		}
+	}
+	return dev, fmt.Errorf("%s is on %s (%s from %s, device %d:%d), which is not a block device in /proc/diskstats",
+		dir, m.point, m.fsType, m.source, m.major, m.minor)
+}
+
+// osSettings reads, never changes, the operating-system settings that
+// PostgreSQL tuning guides (EDB's among them) set, keyed "os.<name>":
+// sysctls as os.vm.* and os.kernel.*, /proc/meminfo's huge pages as
+// os.meminfo.*, transparent huge pages as os.transparent_hugepage.*, and,
+// when dev is known, the data directory's file system and block device as
+// os.datadir.*. Settings that do not exist on this kernel are left out.
+func osSettings(proc, sys fs.FS, dev *device) map[string]string {
+	out := map[string]string{}
+	read := func(fsys fs.FS, name string) (string, bool) {
+		if fsys == nil {
+			return "", false
+		}
+		b, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return "", false
+		}
+		return strings.TrimSpace(string(b)), true
+	}
+	for _, k := range []string{"vm.dirty_background_bytes", "vm.dirty_background_ratio", "vm.dirty_bytes",
+		"vm.dirty_ratio", "vm.dirty_expire_centisecs", "vm.dirty_writeback_centisecs", "vm.nr_hugepages",
+		"vm.swappiness", "vm.overcommit_memory", "vm.overcommit_ratio", "kernel.sched_autogroup_enabled"} {
+		if v, ok := read(proc, "sys/"+strings.ReplaceAll(k, ".", "/")); ok {
+			out["os."+k] = v
+		}
+	}
+	// sched_migration_cost_ns moved to debugfs in Linux 5.13.
+	if v, ok := read(proc, "sys/kernel/sched_migration_cost_ns"); ok {
+		out["os.kernel.sched_migration_cost_ns"] = v
+	} else if v, ok := read(sys, "kernel/debug/sched/migration_cost_ns"); ok {
+		out["os.kernel.sched_migration_cost_ns"] = v
+	}
+	if b, err := fs.ReadFile(proc, "meminfo"); err == nil {
+		mi := parseMeminfo(b)
+		for _, k := range []string{"HugePages_Total", "HugePages_Free", "HugePages_Rsvd", "Hugepagesize"} {
+			if v, ok := mi[k]; ok {
+				out["os.meminfo."+k] = v
+			}
+		}
+	}
+	for _, k := range []string{"enabled", "defrag"} {
+		if v, ok := read(sys, "kernel/mm/transparent_hugepage/"+k); ok {
+			out["os.transparent_hugepage."+k] = bracketed(v)
+		}
+	}
+	if dev != nil {
+		out["os.datadir.mount_point"] = dev.point
+		out["os.datadir.fstype"] = dev.fsType
+		out["os.datadir.source"] = dev.source
+		out["os.datadir.mount_options"] = dev.options
+		out["os.datadir.super_options"] = dev.superOptions
+		if dev.disk != nil {
+			out["os.datadir.device"] = dev.disk.name
+			q := fmt.Sprintf("dev/block/%d:%d/queue/", dev.disk.major, dev.disk.minor)
+			if v, ok := read(sys, q+"read_ahead_kb"); ok {
+				out["os.datadir.read_ahead_kb"] = v
+			}
+			if v, ok := read(sys, q+"scheduler"); ok {
+				out["os.datadir.scheduler"] = bracketed(v)
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,405 @@
+package sysmon
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Source is one origin of counters and gauges: a server's statistics
+// views, /proc files. Sample adds the source's values to s; an error means
+// the sample has none (or only some) of them, and is counted by the
+// Monitor, never fatal. A Source is called from one goroutine at a time.
+type Source interface {
+	// Name is a short name for notes: "postgres", "mysql", "host",
+	// "process", "disk".
+	Name() string
+	// Sample reads the source's current values into s.
+	Sample(ctx context.Context, s *Sample) error
+}
+
+// sampleTimeout bounds one sample of all sources; openTimeout bounds the
+// statements Open runs.
+const (
+	sampleTimeout = 2 * time.Second
+	openTimeout   = 10 * time.Second
+)
+
+// Config is what is known about the server when the monitor opens. Every
+// field is optional.
+type Config struct {
+	// Conn is a connection of the monitor's own to the target (never a
+	// worker's: a Conn is not safe for concurrent use): through it the
+	// monitor reads the server's statistics and finds its pid and data
+	// directory. The caller closes it after the monitor's last Tick.
+	Conn Conn
+	// ServerPID is the server's main process on this host (postmaster,
+	// mariadbd). 0 means: find it through Conn, which succeeds only when
+	// the server is on this host.
+	ServerPID int
+	// DataDir is the server's data directory on this host. "" means: ask
+	// the server through Conn.
+	DataDir string
+	// Proc and Sys are the /proc and /sys file systems; nil means the
+	// real ones. Tests pass recorded fixtures.
+	Proc, Sys fs.FS
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Monitor samples a set of sources and turns consecutive samples into
+// Intervals. Its methods are safe for concurrent use; sampling is
+// serialised.
+type Monitor struct {
+	mu      sync.Mutex
+	sources []Source
+	now     func() time.Time
+
+	notes   []string // from Open, in order
+	pid     int
+	dataDir string
+	devName string
+	os      map[string]string
+
+	prev, spare *Sample
+	samples     int
+	failed      map[string]int    // by source
+	lastErr     map[string]string // by source
+	backwards   map[string]int    // by counter
+}
+
+// New returns a monitor of the given sources, with nothing else known
+// (no notes, no OS settings). Open is the usual way to make one.
+func New(sources ...Source) *Monitor {
+	return &Monitor{sources: sources, now: time.Now,
+		failed: map[string]int{}, lastErr: map[string]string{}, backwards: map[string]int{}}
+}
+
+// Open builds a monitor from what is known, never failing: every source
+// that can work is used, and every one that cannot is left out with a
+// reason in Notes.
+//
+//   - Conn on PostgreSQL: pg_stat_database (current database),
+//     pg_stat_bgwriter (and pg_stat_checkpointer on 17+), pg_stat_wal
+//     (14+) and pg_stat_activity, each view kept only if it can be read.
+//     The server's pid is its postmaster, the parent of pg_backend_pid(),
+//     when inet_server_addr() is a loopback address (or a Unix socket)
+//     and that process is a postgres on this host that did not start after
+//     pg_postmaster_start_time(); the data directory is data_directory.
+//   - Conn on MySQL/MariaDB: SHOW GLOBAL STATUS. The pid is read from
+//     @@pid_file (else looked for among this host's mariadbd/mysqld
+//     processes by start time) when this connection's processlist host is
+//     a loopback address; the data directory is @@datadir.
+//   - A server pid (given or found): its process tree's CPU, and the host's
+//     CPU from /proc/stat.
+//   - A data directory on this host (given, or from the server when its
+//     pid was found): its block device's I/O from /proc/diskstats. The
+//     directory is mapped to its mount through the server's
+//     /proc/<pid>/mountinfo (its own mount namespace; /proc/self/mountinfo
+//     when that cannot be read) and the mount to its device by number.
+//
+// Open runs a few statements on Conn, for at most 10 s, and reads /proc.
+func Open(ctx context.Context, cfg Config) *Monitor {
+	ctx, cancel := context.WithTimeout(ctx, openTimeout)
+	defer cancel()
+	m := New()
+	if cfg.Now != nil {
+		m.now = cfg.Now
+	}
+	proc, sys := cfg.Proc, cfg.Sys
+	if proc == nil {
+		proc = os.DirFS("/proc")
+	}
+	if sys == nil {
+		sys = os.DirFS("/sys")
+	}
+	env := procEnv{proc: proc, tick: clockTick(proc)}
+	if b, err := fs.ReadFile(proc, "stat"); err == nil {
+		_, env.btime, _ = parseProcStat(b)
+	}
+
+	pid, dataDir := cfg.ServerPID, cfg.DataDir
+	local := pid > 0 || dataDir != "" // what the caller says is on this host
+	isPostgres := false
+	if cfg.Conn != nil {
+		switch name := engineName(cfg.Conn); name {
+		case "postgres":
+			isPostgres = true
+			src, srv, notes := openPostgres(ctx, cfg.Conn)
+			m.notes = append(m.notes, notes...)
+			if src != nil {
+				m.sources = append(m.sources, src)
+			}
+			if pid == 0 && srv.backendPID > 0 {
+				if !isLoopback(srv.serverAddr) {
+					m.addNote("process", "the server is not on this host (inet_server_addr() is %s): no process, host or disk metrics (give its pid if it is)", srv.serverAddr)
+				} else if p, err := env.postgresPID(srv.backendPID, srv.startEpoch); err != nil {
+					m.addNote("process", "the server looks local (%s) but its pid was not found: %v", displayAddr(srv.serverAddr), err)
+				} else {
+					pid, local = p, true
+				}
+			}
+			if dataDir == "" && local {
+				dataDir = srv.dataDir
+				if dataDir == "" && pid > 0 {
+					dataDir = pgDataDirFromCmdline(proc, pid)
+				}
+			}
+		case "mysql":
+			src, srv, notes := openMySQL(ctx, cfg.Conn)
+			m.notes = append(m.notes, notes...)
+			if src != nil {
+				m.sources = append(m.sources, src)
+			}
+			if pid == 0 {
+				switch {
+				case srv.clientHost == "":
+				case !isLoopback(srv.clientHost):
+					m.addNote("process", "the server is not on this host (it sees this client as %s): no process, host or disk metrics (give its pid if it is)", srv.clientHost)
+				default:
+					p, err := m.mysqlPID(env, srv)
+					if err != nil {
+						m.addNote("process", "the server looks local but its pid was not found: %v", err)
+					} else {
+						pid, local = p, true
+					}
+				}
+			}
+			if dataDir == "" && local {
+				dataDir = srv.dataDir
+			}
+		default:
+			m.addNote(name, "no server statistics for this engine")
+		}
+	}
+
+	mountinfo := "self/mountinfo"
+	if pid > 0 {
+		src, err := newProcessSource(proc, pid, env.tick)
+		if err != nil {
+			m.addNote("process", "pid %d: %v: no server CPU", pid, err)
+		} else {
+			m.sources = append(m.sources, src)
+			m.pid = pid
+			if _, err := fs.ReadFile(proc, strconv.Itoa(pid)+"/mountinfo"); err == nil {
+				mountinfo = strconv.Itoa(pid) + "/mountinfo"
+			}
+		}
+	}
+	if local {
+		m.sources = append(m.sources, &hostSource{proc: proc})
+		dev := m.openDisk(proc, mountinfo, dataDir, isPostgres)
+		m.os = osSettings(proc, sys, dev)
+	}
+	return m
+}
+
+// openDisk adds the source of dataDir's block device, when it has one, and
+// returns its mount (nil when unknown). mountinfo is the mountinfo file to
+// map paths with. For PostgreSQL it notes a pg_wal on another device.
+func (m *Monitor) openDisk(proc fs.FS, mountinfo, dataDir string, isPostgres bool) *device {
+	switch {
+	case dataDir == "":
+		m.addNote("disk", "the data directory is unknown: no disk metrics")
+		return nil
+	case !filepath.IsAbs(dataDir):
+		m.addNote("disk", "data directory %q is not an absolute path: no disk metrics", dataDir)
+		return nil
+	}
+	// In our own mount namespace, symbolic links resolve here.
+	resolve := func(p string) string {
+		p = filepath.Clean(p)
+		if mountinfo == "self/mountinfo" {
+			if r, err := filepath.EvalSymlinks(p); err == nil {
+				return r
+			}
+		}
+		return p
+	}
+	dataDir = resolve(dataDir)
+	m.dataDir = dataDir
+	d, err := findDevice(proc, mountinfo, dataDir)
+	if err != nil {
+		m.addNote("disk", "%v: the disk metrics are absent", err)
+		if d.point == "" {
+			return nil
+		}
+		return &d
+	}
+	m.sources = append(m.sources, &diskSource{proc: proc, major: d.disk.major, minor: d.disk.minor, name: d.disk.name})
+	m.devName = d.disk.name
+	if isPostgres {
+		wal := resolve(filepath.Join(dataDir, "pg_wal"))
+		if w, err := findDevice(proc, mountinfo, wal); err == nil && (w.major != d.major || w.minor != d.minor) {
+			m.addNote("disk", "pg_wal (%s) is on %s, not on the data directory's %s: the disk metrics leave out WAL writes", wal, w.disk.name, d.disk.name)
+		}
+	}
+	return &d
+}
+
+// mysqlPID finds a local MySQL/MariaDB server's pid: from its pid file,
+// else among this host's processes.
+func (m *Monitor) mysqlPID(env procEnv, srv mysqlServer) (int, error) {
+	pidFile := srv.pidFile
+	if pidFile != "" && !filepath.IsAbs(pidFile) {
+		pidFile = filepath.Join(srv.dataDir, pidFile)
+	}
+	b, err := os.ReadFile(pidFile)
+	if err == nil {
+		pid, perr := strconv.Atoi(strings.TrimSpace(string(b)))
+		if perr != nil {
+			return 0, fmt.Errorf("pid file %s: %v", pidFile, perr)
+		}
+		return env.mysqlPID(pid, srv.startEpoch)
+	}
+	pid, ferr := env.findMySQLPID(srv.startEpoch)
+	if ferr != nil {
+		return 0, fmt.Errorf("pid file %q: %v; %v", pidFile, err, ferr)
+	}
+	return pid, nil
+}
+
+// pgDataDirFromCmdline returns the -D argument of the postmaster's command
+// line, or "".
+func pgDataDirFromCmdline(proc fs.FS, pid int) string {
+	b, err := fs.ReadFile(proc, strconv.Itoa(pid)+"/cmdline")
+	if err != nil {
+		return ""
+	}
+	args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+	for i, a := range args {
+		if a == "-D" && i+1 < len(args) {
+			return args[i+1]
+		}
+		if d, ok := strings.CutPrefix(a, "-D"); ok && d != "" {
+			return d
+		}
+	}
+	return ""
+}
+
+func displayAddr(a string) string {
+	if a == "" {
+		return "a Unix socket"
+	}
+	return a
+}
+
+func (m *Monitor) addNote(source, format string, args ...any) {
+	m.notes = append(m.notes, source+": "+fmt.Sprintf(format, args...))
+}
+
+// Start takes the first sample, the one the next Tick's interval starts
+// from. Call it when the run (or its measured phase) begins; calling it
+// again drops the previous sample, so a pause between runs does not fall
+// into an interval.
+func (m *Monitor) Start(ctx context.Context) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.prev = m.read(ctx, m.prev)
+}
+
+// Tick takes a sample and returns the interval since the previous one (the
+// one of Start or of the last Tick); nil on the first call. Sources that
+// fail leave their metrics out and are counted in Notes; counters that
+// went backwards leave theirs out and are counted too.
+func (m *Monitor) Tick(ctx context.Context) Interval {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	cur := m.read(ctx, m.spare)
+	var iv Interval
+	if m.prev != nil {
+		iv = Delta(m.prev, cur)
+		for _, name := range Backwards(m.prev, cur) {
+			m.backwards[name]++
+		}
+	}
+	m.prev, m.spare = cur, m.prev
+	return iv
+}
+
+// read samples every source into s (reused when not nil).
+func (m *Monitor) read(ctx context.Context, s *Sample) *Sample {
+	if s == nil {
+		s = &Sample{}
+	}
+	s.reset(m.now())
+	sctx, cancel := context.WithTimeout(ctx, sampleTimeout)
+	defer cancel()
+	for _, src := range m.sources {
+		if err := src.Sample(sctx, s); err != nil && ctx.Err() == nil {
+			m.failed[src.Name()]++
+			m.lastErr[src.Name()] = err.Error()
+		}
+	}
+	m.samples++
+	return s
+}
+
+// Notes explains what is not measured and why: sources that could not be
+// used (from Open), sources whose samples failed (how many, the last
+// error) and counters that went backwards (a statistics reset or a
+// server restart; the metrics needing them are absent from those
+// intervals). The notes from Open come first, in order; the others are
+// sorted.
+func (m *Monitor) Notes() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := append([]string(nil), m.notes...)
+	var more []string
+	for src, n := range m.failed {
+		more = append(more, fmt.Sprintf("%s: %d of %d samples failed, the last with: %s", src, n, m.samples, m.lastErr[src]))
+	}
+	for c, n := range m.backwards {
+		more = append(more, fmt.Sprintf("counter %s went backwards in %d interval(s) (statistics reset or server restart): the metrics that need it are absent there", c, n))
+	}
+	sort.Strings(more)
+	return append(out, more...)
+}
+
+// Sources names the sources in use, in sampling order.
+func (m *Monitor) Sources() []string {
+	out := make([]string, len(m.sources))
+	for i, s := range m.sources {
+		out[i] = s.Name()
+	}
+	return out
+}
+
+// ServerPID is the server's main process on this host, given or found; 0
+// when the server is not known to be on this host.
+func (m *Monitor) ServerPID() int { return m.pid }
+
+// DataDir is the server's data directory on this host (symbolic links
+// resolved), or "".
+func (m *Monitor) DataDir() string { return m.dataDir }
+
+// Device is the name of the data directory's block device in
+// /proc/diskstats ("sda2", "dm-0", "nvme0n1p1"), or "" when it has none.
+func (m *Monitor) Device() string { return m.devName }
+
+// OSSettings returns the server host's operating-system settings, read
+// once by Open and never changed, to store with the server's settings:
+// keys start with "os." (os.vm.dirty_ratio, os.kernel.sched_migration_cost_ns,
+// os.meminfo.HugePages_Total, os.transparent_hugepage.enabled,
+// os.datadir.fstype, os.datadir.mount_options …; docs/ARCHITECTURE.md
+// lists them). It is nil when the server is not known to be on this host:
+// the client's settings would say nothing about a remote server. The map
+// is a copy.
+func (m *Monitor) OSSettings() map[string]string {
+	if m.os == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m.os))
+	for k, v := range m.os {
+		out[k] = v
+	}
+	return out
+}

@@ -10,17 +10,17 @@ import (
 // This file is sysmon's whole dependence on package engine.
 
 // Conn is what the monitor needs of a database connection; every
-// engine.Conn has it. The monitor runs its statements on the Conn from
+// engine.SQLConn has it. The monitor runs its statements on the Conn from
 // whichever goroutine calls Open, Start and Tick, so the Conn must be its
 // own, never a worker's.
 type Conn interface {
 	// QueryRows runs sql and calls fn once per row, as engine.Conn does.
 	QueryRows(ctx context.Context, sql string, args []any, fn func(row []any) error) error
 	// Dialect names the engine family: "postgres", "mysql", "sqlite".
-	Dialect() engine.Dialect
+	Dialect() engine.SQLDialect
 }
 
-var _ Conn = engine.Conn(nil)
+var _ Conn = engine.SQLConn(nil)
 
 // querier is the part of Conn the SQL sources use, so that tests can fake
 // it.

@@ -17,7 +17,7 @@ import (
 
 // connect opens target and returns two connections: one for the monitor,
 // one for the load.
-func connect(t *testing.T, target engine.Target) (mon, work engine.Conn) {
+func connect(t *testing.T, target engine.Target) (mon, work engine.SQLConn) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -26,8 +26,8 @@ func connect(t *testing.T, target engine.Target) (mon, work engine.Conn) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { eng.Close() })
-	for _, c := range []*engine.Conn{&mon, &work} {
-		if *c, err = eng.Connect(ctx); err != nil {
+	for _, c := range []*engine.SQLConn{&mon, &work} {
+		if *c, err = engine.ConnectSQL(ctx, eng); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -36,7 +36,7 @@ func connect(t *testing.T, target engine.Target) (mon, work engine.Conn) {
 }
 
 // insertCommits runs n transactions of one INSERT each into a new table.
-func insertCommits(t *testing.T, c engine.Conn, table string, n int) {
+func insertCommits(t *testing.T, c engine.SQLConn, table string, n int) {
 	t.Helper()
 	ctx := context.Background()
 	if err := c.Exec(ctx, "CREATE TABLE "+table+" (id INTEGER PRIMARY KEY, v VARCHAR(100))"); err != nil {

@@ -48,11 +48,11 @@ func (f *fakeConn) QueryRows(_ context.Context, sql string, _ []any, fn func(row
 	return errors.New("fakeConn: unexpected statement: " + sql)
 }
 
-func (f *fakeConn) Dialect() engine.Dialect { return fakeDialect{name: f.dialect} }
+func (f *fakeConn) Dialect() engine.SQLDialect { return fakeDialect{name: f.dialect} }
 
 // fakeDialect has only a name; sysmon calls nothing else.
 type fakeDialect struct {
-	engine.Dialect
+	engine.SQLDialect
 	name string
 }
 

@@ -237,6 +237,23 @@ type SQLDialect interface {
 	ColumnsSQL() string
 }
 
+// ProcessReporter is implemented by engines whose server tells its own
+// process id and data directory (MongoDB's serverStatus and
+// getCmdLineOpts), for server metrics when the server runs on the same
+// host as dbarena. Engines whose statistics sources find the process
+// themselves (package sysmon, for PostgreSQL and MySQL) do not need it.
+type ProcessReporter interface {
+	ServerProcess(ctx context.Context) (ServerProcess, error)
+}
+
+// ServerProcess is what a server says about its own process.
+type ServerProcess struct {
+	PID     int
+	DataDir string
+	// Name is the program's name ("mongod"), to recognise it in /proc.
+	Name string
+}
+
 // SequenceResetter is implemented by dialects whose auto-increment columns
 // do not follow explicitly inserted values (PostgreSQL's SERIAL). After a
 // load that wrote ids itself, a workload runs ResetSequenceSQL so that

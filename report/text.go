@@ -12,6 +12,7 @@ import (
 	"github.com/dbarena/dbarena/histogram"
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/sysmon"
 )
 
 // Lines prints one sysbench-style line per interval. It implements
@@ -31,7 +32,9 @@ func (l *Lines) OnTick(t runner.Tick) {
 //
 //	[ 10s ] thds: 8 tps: 1234.50 qps: 24690.00 (r/w/o: 17283.00/4938.00/2469.00) lat (ms,95%): 5.21 err/s: 0.00 reconn/s: 0.00
 //
-// Warm-up intervals end in "(warmup)".
+// The workload's own figures follow, then the server's metrics after "|"
+// (sysmon.Compact) when they are sampled. Warm-up intervals end in
+// "(warmup)".
 func Line(t runner.Tick) string {
 	iv := t.Interval
 	secs := t.Length.Seconds()
@@ -48,6 +51,9 @@ func Line(t runner.Tick) string {
 		p95, rate(iv.Errors()+iv.Retries()), rate(iv.Reconnects))
 	for _, m := range t.Metrics {
 		s += " " + m.Name + ": " + FormatMetric(m)
+	}
+	if c := sysmon.Compact(t.Server); c != "" {
+		s += " | " + c
 	}
 	if t.Warmup {
 		s += " (warmup)"
@@ -98,6 +104,13 @@ func Summary(w io.Writer, r *result.Run) {
 	fmt.Fprintf(w, "\nGeneral statistics:\n")
 	fmt.Fprintf(w, "    measured time:                       %.3fs (after %.3fs warm-up)\n", r.DurationS, r.WarmupS)
 	fmt.Fprintf(w, "    client CPU:                          %.3fs (%.2f µs/transaction, %.2f µs/query)\n", r.ClientCPUS, r.ClientCPUPerTxnUS, r.ClientCPUPerQueryUS)
+	if cpu, ok := r.Server["server_cpu_pct"]; ok {
+		fmt.Fprintf(w, "    server CPU:                          %.1f%% (%.2f µs/transaction, %.2f µs/query)\n", cpu, r.ServerCPUPerTxnUS, r.ServerCPUPerQueryUS)
+	}
+	if len(r.Server) > 0 {
+		fmt.Fprintf(w, "\nServer metrics (measured phase):\n")
+		ServerTable(w, r.Server)
+	}
 	if len(r.Metrics) > 0 {
 		fmt.Fprintf(w, "\nWorkload metrics:\n")
 		MetricsTable(w, r.Metrics)
@@ -113,6 +126,24 @@ func Summary(w io.Writer, r *result.Run) {
 	if r.Error != "" {
 		fmt.Fprintf(w, "\nrun stopped: %s\n", r.Error)
 	}
+}
+
+// ServerTable prints a run's server metrics in sysmon's order, each with
+// its unit.
+func ServerTable(w io.Writer, m map[string]float64) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, info := range sysmon.Metrics() {
+		v, ok := m[info.Name]
+		if !ok {
+			continue
+		}
+		line := "    " + info.Name + ":\t" + FormatMetric(result.Metric{Value: v, Unit: info.Unit})
+		if info.Unit != "%" && info.Unit != "count" {
+			line += " " + info.Unit
+		}
+		fmt.Fprintln(tw, line)
+	}
+	tw.Flush()
 }
 
 // MetricsTable prints a workload's metrics, one per line, with their

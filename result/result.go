@@ -61,11 +61,30 @@ type Workload struct {
 
 // Target is the database under test. URL is redacted.
 type Target struct {
-	Label         string            `json:"label"`
-	Engine        string            `json:"engine"`
-	URL           string            `json:"url"`
-	ServerVersion string            `json:"server_version"`
-	Settings      map[string]string `json:"settings"`
+	Label         string `json:"label"`
+	Engine        string `json:"engine"`
+	URL           string `json:"url"`
+	ServerVersion string `json:"server_version"`
+	// Settings are the server's settings (SHOW ALL, SHOW GLOBAL
+	// VARIABLES, getParameter …) and, for a server on this host, the
+	// operating system's knobs read there ("os." keys).
+	Settings map[string]string `json:"settings"`
+	// Monitor says which server metrics were sampled and what could not
+	// be, and why (package sysmon's notes).
+	Monitor *Monitor `json:"monitor,omitempty"`
+}
+
+// Monitor describes the sampling of server metrics for a result file.
+type Monitor struct {
+	// Sources are the sources sampled every interval ("postgres",
+	// "process", "host", "disk").
+	Sources []string `json:"sources"`
+	// ServerPID is the server's main process on this host, 0 when the
+	// server was not known to be local.
+	ServerPID int `json:"server_pid,omitempty"`
+	// Device is the data directory's block device.
+	Device string   `json:"device,omitempty"`
+	Notes  []string `json:"notes,omitempty"`
 }
 
 // Client is the host that ran dbarena.
@@ -114,13 +133,21 @@ type Run struct {
 	LatencyMS histogram.Latency `json:"latency_ms"`
 	// ClientCPUS is this process's user+system CPU seconds during the
 	// measured phase; ClientCPUPerQueryUS divides it by Queries.
-	ClientCPUS          float64    `json:"client_cpu_s"`
-	ClientCPUPerTxnUS   float64    `json:"client_cpu_per_txn_us"`
-	ClientCPUPerQueryUS float64    `json:"client_cpu_per_query_us"`
-	Ops                 []Op       `json:"ops"`
-	Intervals           []Interval `json:"intervals"`
-	Status              string     `json:"status"`
-	Error               string     `json:"error,omitempty"`
+	ClientCPUS          float64 `json:"client_cpu_s"`
+	ClientCPUPerTxnUS   float64 `json:"client_cpu_per_txn_us"`
+	ClientCPUPerQueryUS float64 `json:"client_cpu_per_query_us"`
+	// Server summarises the measured intervals' server metrics (means of
+	// rates and percentages weighted by interval length, sums of counts);
+	// ServerCPUPerTxnUS and ServerCPUPerQueryUS divide the server
+	// process's CPU time (server_cpu_pct × measured time) like the
+	// client's. Absent when the server's process was not sampled.
+	Server              map[string]float64 `json:"server,omitempty"`
+	ServerCPUPerTxnUS   float64            `json:"server_cpu_per_txn_us,omitempty"`
+	ServerCPUPerQueryUS float64            `json:"server_cpu_per_query_us,omitempty"`
+	Ops                 []Op               `json:"ops"`
+	Intervals           []Interval         `json:"intervals"`
+	Status              string             `json:"status"`
+	Error               string             `json:"error,omitempty"`
 }
 
 // Op is one operation (transaction type) of a run.
@@ -153,6 +180,10 @@ type Interval struct {
 	LatencyMS    IntervalLatency `json:"latency_ms"`
 	// Metrics are the workload's own figures for the interval, by name.
 	Metrics map[string]float64 `json:"metrics,omitempty"`
+	// Server holds the server's metrics over the interval (package
+	// sysmon: server_cpu_pct, host_iowait_pct, disk_iops, pg_wal_mb_s …,
+	// each name with its unit), absent when none could be read.
+	Server map[string]float64 `json:"server,omitempty"`
 }
 
 // Counter is a count kept by the database itself (TPC-C: the sum of

@@ -19,6 +19,7 @@ import (
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/histogram"
 	"github.com/dbarena/dbarena/result"
+	"github.com/dbarena/dbarena/sysmon"
 	"github.com/dbarena/dbarena/workload"
 )
 
@@ -45,6 +46,10 @@ type Config struct {
 	StopGrace time.Duration
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// Server, when set, samples the server's metrics at every tick (it
+	// belongs to the target and outlives the run); the run's intervals and
+	// summary then carry them.
+	Server *sysmon.Monitor
 }
 
 // Validate reports every problem with c at once, naming flags.
@@ -82,6 +87,9 @@ type Tick struct {
 	// Metrics are the workload's own figures for the interval (a
 	// workload.Reporter's), in its order.
 	Metrics []result.Metric
+	// Server holds the server's metrics over the interval (nil when not
+	// sampled).
+	Server sysmon.Interval
 }
 
 // Observer receives ticks from the collector goroutine. It must not keep
@@ -438,6 +446,9 @@ func (r *run) execute(ctx, workerCtx context.Context, cancelWorkers context.Canc
 			r.mon.markMeasureStart()
 		}
 	}
+	if cfg.Server != nil {
+		cfg.Server.Start(ctx) // the baseline of the first interval
+	}
 	var wg sync.WaitGroup
 	start := cfg.Now()
 	res.StartedAt = start.UTC()
@@ -485,10 +496,18 @@ func (r *run) execute(ctx, workerCtx context.Context, cancelWorkers context.Canc
 			deltas = r.mon.tick(ctx)
 		}
 		metrics := r.metrics(tick, length, deltas, false)
+		var srv sysmon.Interval
+		if cfg.Server != nil {
+			// The last interval of an interrupted run is sampled too.
+			srv = cfg.Server.Tick(context.WithoutCancel(ctx))
+		}
 		if obs != nil {
-			obs.OnTick(Tick{Threads: cfg.Threads, Elapsed: label.Sub(start), Length: length, Warmup: warmup, Ops: r.ops, Interval: tick, Metrics: metrics})
+			obs.OnTick(Tick{Threads: cfg.Threads, Elapsed: label.Sub(start), Length: length, Warmup: warmup, Ops: r.ops, Interval: tick, Metrics: metrics, Server: srv})
 		}
 		iv := intervalOf(tick, label.Sub(start), length, warmup)
+		if len(srv) > 0 {
+			iv.Server = srv
+		}
 		if len(metrics) > 0 {
 			iv.Metrics = make(map[string]float64, len(metrics))
 			for _, m := range metrics {
@@ -573,11 +592,38 @@ loop:
 		res.Counters, deltas = r.mon.measured()
 	}
 	res.Metrics = r.metrics(total, stopAt.Sub(measureStart), deltas, true)
+	serverSummary(res)
 	res.Status = status
 	if runErr != nil {
 		res.Error = runErr.Error()
 	}
 	return res, runErr
+}
+
+// serverSummary summarises the measured intervals' server metrics and
+// divides the server process's CPU time by the transactions and queries.
+func serverSummary(res *result.Run) {
+	var ivs []sysmon.Interval
+	for _, iv := range res.Intervals {
+		if !iv.Warmup && len(iv.Server) > 0 {
+			ivs = append(ivs, iv.Server)
+		}
+	}
+	if len(ivs) == 0 {
+		return
+	}
+	res.Server = sysmon.Summary(ivs)
+	cpu, ok := res.Server["server_cpu_pct"]
+	if !ok {
+		return
+	}
+	cpuUS := cpu / 100 * res.DurationS * 1e6
+	if res.Transactions > 0 {
+		res.ServerCPUPerTxnUS = round(cpuUS/float64(res.Transactions), 2)
+	}
+	if res.Queries > 0 {
+		res.ServerCPUPerQueryUS = round(cpuUS/float64(res.Queries), 2)
+	}
 }
 
 func waitOrCancel(wg *sync.WaitGroup, grace time.Duration, cancel context.CancelFunc) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -16,6 +17,7 @@ import (
 	"github.com/dbarena/dbarena/internal/testdb"
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/sysmon"
 	"github.com/dbarena/dbarena/workload"
 )
 
@@ -361,5 +363,56 @@ func TestReplay(t *testing.T) {
 	}
 	if b := policy.Backoff(10); b != 4*time.Millisecond {
 		t.Errorf("Backoff(10) = %v, want the 4ms cap", b)
+	}
+}
+
+// cpuSource is a server whose process uses 10 ms of CPU between samples.
+type cpuSource struct{ us atomic.Uint64 }
+
+func (s *cpuSource) Name() string { return "process" }
+func (s *cpuSource) Sample(_ context.Context, smp *sysmon.Sample) error {
+	smp.SetCounter("server.cpu_us", s.us.Add(10000))
+	return nil
+}
+
+// Server metrics are sampled at every tick, the warm-up's included, and
+// summarised over the measured intervals only; the server's CPU per
+// transaction divides the process's CPU time like the client's.
+func TestServerMetrics(t *testing.T) {
+	eng := open(t)
+	p := &probe{sleep: 200 * time.Microsecond}
+	obs := &ticks{}
+	src := &cpuSource{}
+	run, err := runner.Run(context.Background(), eng, p, runner.Config{
+		Threads: 2, Duration: 500 * time.Millisecond, Warmup: 200 * time.Millisecond, ReportInterval: 100 * time.Millisecond,
+		Server: sysmon.New(src),
+	}, obs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	measured := 0
+	var secs float64
+	for i, iv := range run.Intervals {
+		if iv.Server["server_cpu_pct"] <= 0 {
+			t.Errorf("interval %d: no server CPU: %v", i, iv.Server)
+		}
+		if obs.n[i].Server["server_cpu_pct"] != iv.Server["server_cpu_pct"] {
+			t.Errorf("interval %d: the observer saw %v, the result holds %v", i, obs.n[i].Server, iv.Server)
+		}
+		if !iv.Warmup {
+			measured++
+			secs += iv.Server[sysmon.IntervalKey]
+		}
+	}
+	if got := run.Server[sysmon.IntervalKey]; math.Abs(got-secs) > 1e-6 || got > 0.6 {
+		t.Errorf("summary covers %v s, want the measured intervals' %v s", got, secs)
+	}
+	// 10 ms of server CPU per measured interval.
+	want := float64(measured) * 10000 / float64(run.Transactions) * run.DurationS / secs
+	if got := run.ServerCPUPerTxnUS; math.Abs(got-want) > 0.02*want+0.01 {
+		t.Errorf("server CPU per transaction = %v µs, want %v", got, want)
+	}
+	if run.ServerCPUPerQueryUS <= 0 || run.Queries != run.Transactions && run.ServerCPUPerQueryUS == run.ServerCPUPerTxnUS {
+		t.Errorf("server CPU per query = %v", run.ServerCPUPerQueryUS)
 	}
 }

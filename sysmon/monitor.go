@@ -296,6 +296,15 @@ func (m *Monitor) addNote(source, format string, args ...any) {
 	m.notes = append(m.notes, source+": "+fmt.Sprintf(format, args...))
 }
 
+// WithNotes adds notes of the caller's (why a source could not be used) to
+// those of m and returns m.
+func (m *Monitor) WithNotes(notes ...string) *Monitor {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.notes = append(m.notes, notes...)
+	return m
+}
+
 // Start takes the first sample, the one the next Tick's interval starts
 // from. Call it when the run (or its measured phase) begins; calling it
 // again drops the previous sample, so a pause between runs does not fall

@@ -259,6 +259,37 @@ func asDoc(v any) (bson.M, bool) {
 	return nil, false
 }
 
+var _ engine.ProcessReporter = (*Engine)(nil)
+
+// ServerProcess reads mongod's pid (serverStatus) and data directory
+// (getCmdLineOpts' storage.dbPath).
+func (e *Engine) ServerProcess(ctx context.Context) (engine.ServerProcess, error) {
+	sp := engine.ServerProcess{Name: "mongod"}
+	admin := e.client.Database("admin")
+	var status struct {
+		PID     int64  `bson:"pid"`
+		Process string `bson:"process"`
+	}
+	if err := admin.RunCommand(ctx, bson.D{{Key: "serverStatus", Value: 1}}).Decode(&status); err != nil {
+		return sp, fmt.Errorf("mongodb: serverStatus: %w", err)
+	}
+	sp.PID = int(status.PID)
+	if status.Process != "" {
+		sp.Name = status.Process
+	}
+	var opts struct {
+		Parsed struct {
+			Storage struct {
+				DBPath string `bson:"dbPath"`
+			} `bson:"storage"`
+		} `bson:"parsed"`
+	}
+	if err := admin.RunCommand(ctx, bson.D{{Key: "getCmdLineOpts", Value: 1}}).Decode(&opts); err == nil {
+		sp.DataDir = opts.Parsed.Storage.DBPath
+	}
+	return sp, nil
+}
+
 // lookup finds a dotted path in a document (keys may hold spaces).
 func lookup(doc bson.M, path string) (any, bool) {
 	var cur any = doc

@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -413,6 +415,69 @@ func TestConnectTimeout(t *testing.T) {
 			}
 			if strings.Contains(o.stderr, "hunter2") {
 				t.Errorf("password printed: %s", o.stderr)
+			}
+		})
+	}
+}
+
+// Server metrics are sampled every interval on a server of this host:
+// plausible values, in the live lines and the result file, with the
+// host's operating-system knobs among the settings.
+func TestServerMetricsInResult(t *testing.T) {
+	for name, tg := range map[string]engine.Target{
+		"postgres": testdb.Isolated(t, testdb.Postgres(t)),
+		"mysql":    testdb.Isolated(t, testdb.MySQL(t)),
+		"mongodb":  testdb.Isolated(t, testdb.Mongo(t)),
+	} {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			target := withPassword(tg)
+			opts := []string{"--target", target, "--tables", "1", "--table-size", "1000"}
+			if o := dbarena(t, ctx, nil, append([]string{"prepare", "oltp_write_only"}, opts...)...); o.code != cli.ExitOK {
+				t.Fatalf("prepare: %s", o.stderr)
+			}
+			out := filepath.Join(t.TempDir(), "r.json")
+			o := dbarena(t, ctx, nil, append([]string{"run", "oltp_write_only", "--threads", "2", "--time", "3s", "--out", out}, opts...)...)
+			if o.code != cli.ExitOK {
+				t.Fatalf("run: exit %d: %s", o.code, o.stderr)
+			}
+			if !strings.Contains(o.stdout, "| srv cpu ") || !strings.Contains(o.stdout, "server CPU:") {
+				t.Errorf("no server metrics in the output:\n%s", o.stdout)
+			}
+			f, err := result.Read(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := f.Target.Monitor
+			if m == nil || m.ServerPID == 0 || !slices.Contains(m.Sources, "process") || !slices.Contains(m.Sources, "host") {
+				t.Fatalf("monitor = %+v", m)
+			}
+			if f.Target.Settings["os.vm.dirty_ratio"] == "" || f.Target.Settings["os.transparent_hugepage.enabled"] == "" {
+				t.Errorf("the host's knobs are missing from the settings")
+			}
+			r := f.Runs[0]
+			cores := float64(runtime.NumCPU())
+			for i, iv := range r.Intervals {
+				cpu, ok := iv.Server["server_cpu_pct"]
+				if !ok || cpu < 0 || cpu > 100*cores {
+					t.Errorf("interval %d: server_cpu_pct %v (present %v), want within [0, %v]", i, cpu, ok, 100*cores)
+				}
+				if h := iv.Server["host_cpu_pct"]; h < 0 || h > 100 {
+					t.Errorf("interval %d: host_cpu_pct %v", i, h)
+				}
+			}
+			if r.ServerCPUPerTxnUS <= 0 {
+				t.Errorf("server CPU per transaction = %v", r.ServerCPUPerTxnUS)
+			}
+			switch name {
+			case "postgres":
+				if r.Server["pg_wal_mb_s"] <= 0 || r.Server["pg_commits_s"] <= 0 || r.Server["pg_tup_updated_s"] <= 0 {
+					t.Errorf("after a write workload: %v", r.Server)
+				}
+			case "mysql":
+				if r.Server["mysql_com_update_s"] <= 0 || r.Server["mysql_log_mb_s"] <= 0 {
+					t.Errorf("after a write workload: %v", r.Server)
+				}
 			}
 		})
 	}

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"os"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -14,6 +17,7 @@ import (
 	"github.com/dbarena/dbarena/report"
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/sysmon"
 	"github.com/dbarena/dbarena/workload"
 )
 
@@ -27,6 +31,8 @@ type runFlags struct {
 	maxErrors   int64
 	tolerate    bool
 	loadThreads int
+	serverPID   int
+	noMonitor   bool
 }
 
 func newRunCmd(st *State, m workload.Meta) *cobra.Command {
@@ -56,6 +62,8 @@ func newRunCmd(st *State, m workload.Meta) *cobra.Command {
 	fs.Int64Var(&rf.maxErrors, "max-errors", 0, "stop a run after more than this many failed transactions (retried serialization failures and deadlocks do not count)")
 	fs.BoolVar(&rf.tolerate, "tolerate-errors", false, "never stop a run for failed transactions; count them")
 	fs.IntVar(&rf.loadThreads, "load-threads", 4, "parallel loaders when the embedded default target is prepared on first use")
+	fs.IntVar(&rf.serverPID, "server-pid", 0, "the server's main process on this host, for its CPU, the host's and the data disk's metrics (default: found through the server when it is local)")
+	fs.BoolVar(&rf.noMonitor, "no-server-metrics", false, "do not sample the server's statistics, process, host and disk every interval")
 	fs.AddFlagSet(w.Flags())
 	return cmd
 }
@@ -91,6 +99,13 @@ func (rf *runFlags) validate(st *State) []error {
 	if rf.loadThreads < 1 {
 		errs = append(errs, fmt.Errorf("--load-threads %d: must be at least 1", rf.loadThreads))
 	}
+	if rf.serverPID < 0 {
+		errs = append(errs, fmt.Errorf("--server-pid %d: must be a process id", rf.serverPID))
+	} else if rf.serverPID > 0 {
+		if _, err := os.Stat(fmt.Sprintf("/proc/%d/stat", rf.serverPID)); err != nil {
+			errs = append(errs, fmt.Errorf("--server-pid %d: no such process on this host", rf.serverPID))
+		}
+	}
 	if rf.out != "" {
 		if err := result.CheckWritable(rf.out); err != nil {
 			errs = append(errs, err)
@@ -117,11 +132,22 @@ func runWorkload(ctx context.Context, st *State, w workload.Workload, tf *target
 	if err != nil {
 		return err
 	}
+	var mon *sysmon.Monitor
+	if !rf.noMonitor {
+		var closeMon func()
+		mon, closeMon = openMonitor(ctx, r, rf.serverPID)
+		defer closeMon()
+		for k, v := range mon.OSSettings() {
+			file.Target.Settings[k] = v
+		}
+	}
 
 	var runErr error
 	for _, n := range rf.threads {
 		fmt.Fprintf(st.Stdout, "\nrunning %s on %s: %d threads, %s (warm-up %s)\n", w.Meta().Name, r.target, n, time.Duration(rf.duration), time.Duration(rf.warmup))
-		run, err := runner.Run(ctx, r.engine, w, rf.config(n, st), &report.Lines{W: st.Stdout})
+		cfg := rf.config(n, st)
+		cfg.Server = mon
+		run, err := runner.Run(ctx, r.engine, w, cfg, &report.Lines{W: st.Stdout})
 		if run != nil {
 			report.Summary(st.Stdout, run)
 			file.Runs = append(file.Runs, *run)
@@ -136,6 +162,9 @@ func runWorkload(ctx context.Context, st *State, w workload.Workload, tf *target
 		report.SweepTable(st.Stdout, file.Runs)
 	}
 	file.FinishedAt = st.Now().UTC()
+	if mon != nil {
+		file.Target.Monitor = &result.Monitor{Sources: mon.Sources(), ServerPID: mon.ServerPID(), Device: mon.Device(), Notes: mon.Notes()}
+	}
 	switch {
 	case runErr == nil:
 		file.Status = result.StatusComplete
@@ -153,6 +182,53 @@ func runWorkload(ctx context.Context, st *State, w workload.Workload, tf *target
 		fmt.Fprintf(st.Stdout, "\nwrote %s (%s)\n", rf.out, file.Status)
 	}
 	return runErr
+}
+
+// openMonitor opens the server metrics' monitor for r on a connection of
+// its own (SQL engines' statistics views) and with the server's process
+// when it is on this host: pid given, found by sysmon through the SQL
+// connection, or reported by the engine (engine.ProcessReporter) and
+// recognised in /proc. What cannot be sampled is explained in the
+// monitor's notes, never fatal.
+func openMonitor(ctx context.Context, r *resolved, pid int) (*sysmon.Monitor, func()) {
+	cfg := sysmon.Config{ServerPID: pid}
+	closeConn := func() {}
+	if c, err := engine.ConnectSQL(ctx, r.engine); err == nil {
+		cfg.Conn, closeConn = c, func() { c.Close() }
+	}
+	var notes []string
+	if pr, ok := r.engine.(engine.ProcessReporter); ok && pid == 0 {
+		switch sp, err := pr.ServerProcess(ctx); {
+		case err != nil:
+			notes = append(notes, fmt.Sprintf("process: the server did not tell its process: %v", err))
+		case !isLoopbackHost(r.target.URL.Hostname()):
+			notes = append(notes, fmt.Sprintf("process: the server is not on this host (%s): no process, host or disk metrics (give --server-pid if it is)", r.target.Host()))
+		case !processIs(sp.PID, sp.Name):
+			notes = append(notes, fmt.Sprintf("process: pid %d of this host is not %s: the server runs elsewhere (a container?): no process, host or disk metrics", sp.PID, sp.Name))
+		default:
+			cfg.ServerPID, cfg.DataDir = sp.PID, sp.DataDir
+		}
+	}
+	mon := sysmon.Open(ctx, cfg)
+	if len(notes) > 0 {
+		mon = mon.WithNotes(notes...)
+	}
+	return mon, closeConn
+}
+
+// isLoopbackHost tells whether a URL's host name is this host's loopback.
+func isLoopbackHost(h string) bool {
+	if h == "localhost" || h == "" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+// processIs tells whether process pid of this host runs the program name.
+func processIs(pid int, name string) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+	return err == nil && strings.TrimSpace(string(b)) == name
 }
 
 // ensurePrepared fails when w's tables are not ready, except on the

@@ -5,6 +5,7 @@
 #                     servers (scripts/testservers); exits with their status
 #   make bench-peers  side-by-side runs against peer tools (scripts/bench-peers)
 #   make bench-tpcc   the TPC-C-like workload against go-tpc (scripts/bench-tpcc)
+#   make bench-mongo  dbarena's client CPU on MongoDB against mongod's and against PostgreSQL (scripts/bench-mongo)
 #   make clean        remove build output
 #
 # make test starts the servers, exports their DBARENA_TEST_* variables and
@@ -22,7 +23,7 @@ RACE := $(if $(shell command -v gcc 2>/dev/null),-race -gcflags=modernc.org/...=
 GOTESTFLAGS ?= -count=1 $(RACE) -timeout 10m
 KEEP_SERVERS ?=
 
-.PHONY: build test bench-peers bench-tpcc clean
+.PHONY: build test bench-peers bench-tpcc bench-mongo clean
 
 build:
 	CGO_ENABLED=0 $(GO) build -o bin/dbarena ./cmd/dbarena
@@ -53,6 +54,9 @@ bench-peers:
 
 bench-tpcc:
 	scripts/bench-tpcc $(ARGS)
+
+bench-mongo:
+	scripts/bench-mongo $(ARGS)
 
 clean:
 	rm -rf bin

@@ -17,7 +17,6 @@ package airline
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -54,6 +53,10 @@ type Airline struct {
 	fs   *pflag.FlagSet
 	// userBase is the first user id of this run (see Install).
 	userBase int64
+	// users holds each worker's last user id, by worker ID, so that a
+	// worker rebuilt after a lost connection goes on where it was.
+	usersMu sync.Mutex
+	users   map[int]*int64
 }
 
 // New returns the workload with default options.
@@ -195,8 +198,34 @@ func (w *Airline) Install(ctx context.Context, conn engine.Conn) error {
 	if err := c.QueryRow(ctx, "SELECT COALESCE(MAX(user_id), 0) FROM seat", nil, &maxUser); err != nil {
 		return err
 	}
-	w.userBase = (maxUser>>epochShift + 1) << epochShift
+	w.setUserBase(maxUser)
 	return nil
+}
+
+// setUserBase starts the run's user ids in the epoch after maxUser, the
+// highest user id booked so far.
+func (w *Airline) setUserBase(maxUser int64) {
+	w.usersMu.Lock()
+	defer w.usersMu.Unlock()
+	w.userBase = (maxUser>>epochShift + 1) << epochShift
+	w.users = nil
+}
+
+// userSeq is worker id's last user id, kept across the worker's
+// reconnections in one run; only that worker's goroutine uses it.
+func (w *Airline) userSeq(id int) *int64 {
+	w.usersMu.Lock()
+	defer w.usersMu.Unlock()
+	if w.users == nil {
+		w.users = map[int]*int64{}
+	}
+	p, ok := w.users[id]
+	if !ok {
+		p = new(int64)
+		*p = w.userBase | int64(id)<<bookingBits
+		w.users[id] = p
+	}
+	return p
 }
 
 // Uninstall has nothing to remove.
@@ -240,7 +269,7 @@ func (w *Airline) NewWorker(ctx context.Context, conn engine.Conn, env workload.
 		return nil, err
 	}
 	wk := &worker{w: w, c: c, q: env.Queries, r: newRand(env.Seed),
-		user: w.userBase | int64(env.ID)<<bookingBits}
+		user: w.userSeq(env.ID)}
 	for _, p := range []struct {
 		dst *engine.Stmt
 		sql string
@@ -263,60 +292,4 @@ func (w *Airline) NewWorker(ctx context.Context, conn engine.Conn, env workload.
 func dayNumber(t time.Time) int64 {
 	y, m, d := t.Date()
 	return int64(y)*10000 + int64(m)*100 + int64(d)
-}
-
-// Check verifies the invariants the bookings keep: every (schedule, day)
-// audit row counts exactly the seats booked for it, no seat lacks its
-// audit row, and seats and payments pair one to one by user.
-func (w *Airline) Check(ctx context.Context, conn engine.Conn) ([]workload.Problem, error) {
-	c, cerr := engine.SQL(conn)
-	if cerr != nil {
-		return nil, cerr
-	}
-	day := c.Dialect().QuoteIdent("day")
-	var probs []workload.Problem
-	checks := []struct {
-		name, sql string
-		detail    func(row []any) string
-	}{
-		{"audit counts seats",
-			"SELECT a.schedule_id, a." + day + ", a.seats_occupied, COUNT(s.id) FROM audit a LEFT JOIN seat s ON s.schedule_id = a.schedule_id AND s." + day + " = a." + day +
-				" GROUP BY a.schedule_id, a." + day + ", a.seats_occupied HAVING a.seats_occupied <> COUNT(s.id) ORDER BY 1, 2",
-			func(r []any) string {
-				return fmt.Sprintf("schedule %v, day %v: seats_occupied %v, seats booked %v", r[0], r[1], r[2], r[3])
-			}},
-		{"every seat has its audit row",
-			"SELECT s.schedule_id, s." + day + ", COUNT(*) FROM seat s LEFT JOIN audit a ON a.schedule_id = s.schedule_id AND a." + day + " = s." + day +
-				" WHERE a.schedule_id IS NULL GROUP BY s.schedule_id, s." + day + " ORDER BY 1, 2",
-			func(r []any) string {
-				return fmt.Sprintf("schedule %v, day %v: %v seats, no audit row", r[0], r[1], r[2])
-			}},
-		{"every seat has one payment",
-			"SELECT s.user_id, COUNT(p.id) FROM seat s LEFT JOIN payment p ON p.user_id = s.user_id GROUP BY s.id, s.user_id HAVING COUNT(p.id) <> 1 ORDER BY 1",
-			func(r []any) string { return fmt.Sprintf("user %v: %v payments for a seat", r[0], r[1]) }},
-		{"every payment has one seat",
-			"SELECT p.user_id, COUNT(s.id) FROM payment p LEFT JOIN seat s ON s.user_id = p.user_id GROUP BY p.id, p.user_id HAVING COUNT(s.id) <> 1 ORDER BY 1",
-			func(r []any) string { return fmt.Sprintf("user %v: %v seats for a payment", r[0], r[1]) }},
-	}
-	for _, ck := range checks {
-		var found []string
-		n := 0
-		err := c.QueryRows(ctx, ck.sql, nil, func(row []any) error {
-			if n++; n <= 5 {
-				found = append(found, ck.detail(row))
-			}
-			return nil
-		})
-		if err != nil {
-			return probs, fmt.Errorf("check %q: %w", ck.name, err)
-		}
-		if n > 0 {
-			detail := strings.Join(found, "; ")
-			if n > 5 {
-				detail += fmt.Sprintf("; … %d in all", n)
-			}
-			probs = append(probs, workload.Problem{Check: ck.name, Detail: detail})
-		}
-	}
-	return probs, nil
 }

@@ -88,3 +88,28 @@ func TestDayNumber(t *testing.T) {
 		t.Errorf("dayNumber = %d", got)
 	}
 }
+
+// A worker rebuilt after a lost connection goes on with its user ids; a
+// new run starts the next epoch.
+func TestUserSeq(t *testing.T) {
+	w := New()
+	w.setUserBase(5<<epochShift | 77)
+	p := w.userSeq(3)
+	if *p != 6<<epochShift|3<<bookingBits {
+		t.Fatalf("worker 3 starts at %#x", *p)
+	}
+	b1, err := w.nextBooking(newRand(1), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := w.userSeq(3); q != p || *q != b1.user {
+		t.Errorf("worker 3 rebuilt: last user %#x, want %#x", *q, b1.user)
+	}
+	if w.userSeq(4) == p {
+		t.Error("workers 3 and 4 share their user ids")
+	}
+	w.setUserBase(b1.user)
+	if got := *w.userSeq(3); got != 7<<epochShift|3<<bookingBits {
+		t.Errorf("next run: worker 3 starts at %#x", got)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/engine/mongo"
 	"github.com/dbarena/dbarena/workload"
 )
 
@@ -37,8 +38,13 @@ func problem(check string, n int64, unit string, examples []string) workload.Pro
 // Check verifies the invariants the bookings keep: every (schedule, day)
 // audit row counts exactly the seats booked for it, no seat lacks its
 // audit row, and seats and payments pair one to one by user. Each violated
-// invariant is one Problem whose Detail gives the number of violations.
+// invariant is one Problem whose Detail gives the number of violations
+// (on MongoDB with --transactions off, the (schedule, day) pairs whose
+// audit disagrees with the seats are what the run lost).
 func (w *Airline) Check(ctx context.Context, conn engine.Conn) ([]workload.Problem, error) {
+	if mc, ok := conn.(*mongo.Conn); ok {
+		return w.mongoCheck(ctx, mc)
+	}
 	c, cerr := engine.SQL(conn)
 	if cerr != nil {
 		return nil, cerr

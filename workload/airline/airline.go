@@ -1,29 +1,15 @@
-// Package airline is the airline-booking transaction benchmark of the
-// PostgreSQL/MongoDB study: users buy tickets; each booking, in one
-// transaction, reads a random flight schedule joined with its aircraft,
-// inserts a seat and a payment, and upserts the (schedule, day) row of an
-// audit table that counts the seats taken. With --day-range 1 (the
-// study's value) every booking of a schedule hits the same audit row, so
-// under repeatable-read or serializable concurrent bookings conflict; the
-// failed ones are retried with the same input after exponential back-off
-// with jitter, up to --max-retries, and counted.
-//
-// Reference data (about 200 aircraft, 15,000 schedules) is generated from
-// the seed: the study's public data set cannot be fetched here.
-//
-// Days are stored as integers yyyymmdd, portable across engines.
 package airline
 
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/engine/mongo"
 	"github.com/dbarena/dbarena/workload"
 )
 
@@ -43,10 +29,23 @@ type options struct {
 	dayRange            int
 	bookingSleep        time.Duration
 	isolation           string
+	transactions        string
 	maxRetries          int
 	retryBase, retryMax time.Duration
 	seedData            uint64
 }
+
+// The optional abilities Airline and its workers have, on every engine.
+var (
+	_ workload.Validator    = (*Airline)(nil)
+	_ workload.Supporter    = (*Airline)(nil)
+	_ workload.Installer    = (*Airline)(nil)
+	_ workload.LoadFinisher = (*Airline)(nil)
+	_ workload.Checker      = (*Airline)(nil)
+	_ workload.RetryPolicer = (*Airline)(nil)
+	_ workload.Replayer     = (*worker)(nil)
+	_ workload.Replayer     = (*mongoWorker)(nil)
+)
 
 // Airline is the workload with its options.
 type Airline struct {
@@ -54,6 +53,10 @@ type Airline struct {
 	fs   *pflag.FlagSet
 	// userBase is the first user id of this run (see Install).
 	userBase int64
+	// users holds each worker's last user id, by worker ID, so that a
+	// worker rebuilt after a lost connection goes on where it was.
+	usersMu sync.Mutex
+	users   map[int]*int64
 }
 
 // New returns the workload with default options.
@@ -64,8 +67,9 @@ func New() *Airline {
 	fs.IntVar(&o.aircraft, "aircraft", 200, "rows of aircraft (reference data)")
 	fs.IntVar(&o.schedules, "schedules", 15000, "rows of flight schedules (reference data)")
 	fs.IntVar(&o.dayRange, "day-range", 1, "bookings spread over this many days from today: 1 (the study's value) makes every booking of a schedule update the same audit row, the contention the benchmark measures")
-	fs.DurationVar(&o.bookingSleep, "booking-sleep", 0, "sleep inside each booking transaction, before COMMIT (holds its locks longer)")
-	fs.StringVar(&o.isolation, "isolation", "", "transaction isolation: read-committed, repeatable-read or serializable; empty keeps the engine's own (SQLite has serializable only)")
+	fs.DurationVar(&o.bookingSleep, "booking-sleep", 0, "sleep inside each booking transaction, before COMMIT (holds its locks longer); with --transactions off, before the audit upsert (holds the booking half done)")
+	fs.StringVar(&o.isolation, "isolation", "", "transaction isolation: read-committed, repeatable-read or serializable; empty keeps the engine's own (SQLite has serializable only; MongoDB repeatable-read only: its transactions are snapshot isolation)")
+	fs.StringVar(&o.transactions, "transactions", transactionsOn, "on: each booking is one transaction; off (MongoDB only): each operation alone, atomic for one document only, as the study's runs without transactions")
 	fs.IntVar(&o.maxRetries, "max-retries", 10, "retries of a booking that hit a serialization failure or deadlock before it counts as an error")
 	fs.DurationVar(&o.retryBase, "retry-backoff", 2*time.Millisecond, "first retry's back-off bound; doubled per retry up to --retry-backoff-max, each wait drawn uniformly below the bound")
 	fs.DurationVar(&o.retryMax, "retry-backoff-max", 500*time.Millisecond, "largest back-off bound")
@@ -103,6 +107,15 @@ func (w *Airline) Validate() []error {
 	default:
 		bad("isolation", o.isolation, "must be read-committed, repeatable-read or serializable")
 	}
+	switch o.transactions {
+	case transactionsOn:
+	case transactionsOff:
+		if o.isolation != "" {
+			bad("isolation", o.isolation, "needs --transactions on: without transactions there is no transaction isolation")
+		}
+	default:
+		bad("transactions", o.transactions, "must be on or off")
+	}
 	if o.maxRetries < 0 {
 		bad("max-retries", o.maxRetries, "must not be negative")
 	}
@@ -120,21 +133,46 @@ func (w *Airline) RetryPolicy() workload.RetryPolicy {
 	return workload.RetryPolicy{Base: w.opts.retryBase, Max: w.opts.retryMax, MaxRetries: w.opts.maxRetries}
 }
 
+// The values of --transactions.
+const (
+	transactionsOn  = "on"
+	transactionsOff = "off"
+)
+
+// referenceData returns the aircraft and schedules, generated once, on
+// first use, by whichever loader comes first: the same rows on every
+// engine.
+func (w *Airline) referenceData() func() *referenceData {
+	return sync.OnceValue(func() *referenceData { return generate(w.opts.seedData, w.opts.aircraft, w.opts.schedules) })
+}
+
+// The tables' columns, in the order of their CREATE TABLE and initial
+// data; the collections' fields are the same, with _id (mongoTables).
+var (
+	aircraftColumns = []string{"id", "name", "icao", "iata", "capacity", "country"}
+	scheduleColumns = []string{"id", "from_airport", "to_airport", "valid_from", "valid_until", "days", "departure", "arrival", "flight", "aircraft_iata", "duration_minutes"}
+	seatColumns     = []string{"id", "user_id", "schedule_id", "day"}
+	paymentColumns  = []string{"id", "user_id", "amount", "paid_at"}
+	auditColumns    = []string{"schedule_id", "day", "last_date", "seats_occupied"}
+)
+
 // Tables are the two reference tables, loaded, and the three the
-// bookings fill, empty.
+// bookings fill, empty; on MongoDB the collections of mongoTables.
 func (w *Airline) Tables(dialect engine.Dialect) []workload.Table {
-	d := dialect.(engine.SQLDialect)
+	d, ok := dialect.(engine.SQLDialect)
+	if !ok {
+		return w.mongoTables()
+	}
 	ct := func(t engine.ColType, n, s int) string { return d.ColumnType(t, n, s) }
 	q := d.QuoteIdent
 	intT, big, ts := ct(engine.TypeInt, 0, 0), ct(engine.TypeBigInt, 0, 0), ct(engine.TypeTimestamp, 0, 0)
-	// Generated once, on first use, by whichever loader comes first.
-	data := sync.OnceValue(func() *referenceData { return generate(w.opts.seedData, w.opts.aircraft, w.opts.schedules) })
+	data := w.referenceData()
 	return []workload.Table{
 		{
 			Name: "aircraft",
 			Create: fmt.Sprintf("CREATE TABLE aircraft (id %s NOT NULL, name %s NOT NULL, icao %s NOT NULL, iata %s NOT NULL, capacity %s NOT NULL, country %s NOT NULL, PRIMARY KEY (id))",
 				intT, ct(engine.TypeVarchar, 60, 0), ct(engine.TypeChar, 4, 0), ct(engine.TypeChar, 3, 0), intT, ct(engine.TypeVarchar, 40, 0)),
-			Columns:   []string{"id", "name", "icao", "iata", "capacity", "country"},
+			Columns:   aircraftColumns,
 			Batches:   1,
 			Rows:      func(int) engine.RowSource { return source(data().aircraft) },
 			AfterLoad: []string{"CREATE UNIQUE INDEX aircraft_iata ON aircraft (iata)"},
@@ -145,7 +183,7 @@ func (w *Airline) Tables(dialect engine.Dialect) []workload.Table {
 				"days %s NOT NULL, departure %s NOT NULL, arrival %s NOT NULL, flight %s NOT NULL, aircraft_iata %s NOT NULL, duration_minutes %s NOT NULL, PRIMARY KEY (id))",
 				intT, ct(engine.TypeChar, 3, 0), ct(engine.TypeChar, 3, 0), intT, intT, ct(engine.TypeVarchar, 7, 0), ct(engine.TypeChar, 5, 0), ct(engine.TypeChar, 5, 0),
 				ct(engine.TypeVarchar, 8, 0), ct(engine.TypeChar, 3, 0), intT),
-			Columns: []string{"id", "from_airport", "to_airport", "valid_from", "valid_until", "days", "departure", "arrival", "flight", "aircraft_iata", "duration_minutes"},
+			Columns: scheduleColumns,
 			Batches: 1,
 			Rows:    func(int) engine.RowSource { return source(data().schedules) },
 		},
@@ -153,21 +191,21 @@ func (w *Airline) Tables(dialect engine.Dialect) []workload.Table {
 			Name: "seat",
 			Create: fmt.Sprintf("CREATE TABLE seat (id %s, user_id %s NOT NULL, schedule_id %s NOT NULL, %s %s NOT NULL, PRIMARY KEY (id))",
 				ct(engine.TypeSerialPK, 0, 0), big, intT, q("day"), intT),
-			Columns:   []string{"id", "user_id", "schedule_id", "day"},
+			Columns:   seatColumns,
 			AfterLoad: []string{"CREATE INDEX seat_schedule_day ON seat (schedule_id, " + q("day") + ")", "CREATE INDEX seat_user ON seat (user_id)"},
 		},
 		{
 			Name: "payment",
 			Create: fmt.Sprintf("CREATE TABLE payment (id %s, user_id %s NOT NULL, amount %s NOT NULL, paid_at %s NOT NULL, PRIMARY KEY (id))",
 				ct(engine.TypeSerialPK, 0, 0), big, ct(engine.TypeDecimal, 12, 2), ts),
-			Columns:   []string{"id", "user_id", "amount", "paid_at"},
+			Columns:   paymentColumns,
 			AfterLoad: []string{"CREATE INDEX payment_user ON payment (user_id)"},
 		},
 		{
 			Name: "audit",
 			Create: fmt.Sprintf("CREATE TABLE audit (schedule_id %s NOT NULL, %s %s NOT NULL, last_date %s NOT NULL, seats_occupied %s NOT NULL, PRIMARY KEY (schedule_id, %s))",
 				intT, q("day"), intT, ts, intT, q("day")),
-			Columns: []string{"schedule_id", "day", "last_date", "seats_occupied"},
+			Columns: auditColumns,
 		},
 	}
 }
@@ -180,13 +218,19 @@ const (
 	epochShift  = bookingBits + workerBits
 )
 
-// Install runs before each run: it checks the isolation level against the
-// engine and picks the run's user-id epoch after the highest user id
-// booked so far.
+// Install runs before each run: it checks --isolation and --transactions
+// against the engine and picks the run's user-id epoch after the highest
+// user id booked so far.
 func (w *Airline) Install(ctx context.Context, conn engine.Conn) error {
+	if mc, ok := conn.(*mongo.Conn); ok {
+		return w.mongoInstall(ctx, mc)
+	}
 	c, cerr := engine.SQL(conn)
 	if cerr != nil {
 		return cerr
+	}
+	if err := w.sqlOptions(); err != nil {
+		return err
 	}
 	if err := engine.SetIsolation(ctx, c, w.opts.isolation); err != nil {
 		return &workload.OptionError{Flag: "isolation", Value: w.opts.isolation, Err: err.Error()}
@@ -195,7 +239,44 @@ func (w *Airline) Install(ctx context.Context, conn engine.Conn) error {
 	if err := c.QueryRow(ctx, "SELECT COALESCE(MAX(user_id), 0) FROM seat", nil, &maxUser); err != nil {
 		return err
 	}
+	w.setUserBase(maxUser)
+	return nil
+}
+
+// setUserBase starts the run's user ids in the epoch after maxUser, the
+// highest user id booked so far.
+func (w *Airline) setUserBase(maxUser int64) {
+	w.usersMu.Lock()
+	defer w.usersMu.Unlock()
 	w.userBase = (maxUser>>epochShift + 1) << epochShift
+	w.users = nil
+}
+
+// userSeq is worker id's last user id, kept across the worker's
+// reconnections in one run; only that worker's goroutine uses it.
+func (w *Airline) userSeq(id int) *int64 {
+	w.usersMu.Lock()
+	defer w.usersMu.Unlock()
+	if w.users == nil {
+		w.users = map[int]*int64{}
+	}
+	p, ok := w.users[id]
+	if !ok {
+		p = new(int64)
+		*p = w.userBase | int64(id)<<bookingBits
+		w.users[id] = p
+	}
+	return p
+}
+
+// sqlOptions refuses --transactions off: SQL engines always run the
+// booking in a transaction (BEGIN … COMMIT), which is what the study
+// compared MongoDB's transactions and non-transactional runs with.
+func (w *Airline) sqlOptions() error {
+	if w.opts.transactions != transactionsOn {
+		return &workload.OptionError{Flag: "transactions", Value: w.opts.transactions,
+			Err: "SQL engines always run the booking in a transaction; off is for MongoDB only"}
+	}
 	return nil
 }
 
@@ -219,20 +300,27 @@ func upsertSQL(d engine.SQLDialect) (string, error) {
 	return "", fmt.Errorf("airline: unknown upsert style %d", u.UpsertStyle())
 }
 
-// NewWorker prepares the booking's statements on c and sets its isolation.
+// NewWorker prepares the booking's statements on c and sets its
+// isolation; on MongoDB it returns a mongoWorker.
 func (w *Airline) NewWorker(ctx context.Context, conn engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
+	if errs := w.Validate(); len(errs) > 0 {
+		return nil, errs[0]
+	}
+	if env.ID >= 1<<workerBits {
+		return nil, fmt.Errorf("airline: at most %d threads", 1<<workerBits)
+	}
+	if mc, ok := conn.(*mongo.Conn); ok {
+		return w.newMongoWorker(mc, env)
+	}
 	c, cerr := engine.SQL(conn)
 	if cerr != nil {
 		return nil, cerr
 	}
-	if errs := w.Validate(); len(errs) > 0 {
-		return nil, errs[0]
+	if err := w.sqlOptions(); err != nil {
+		return nil, err
 	}
 	if err := engine.SetIsolation(ctx, c, w.opts.isolation); err != nil {
 		return nil, &workload.OptionError{Flag: "isolation", Value: w.opts.isolation, Err: err.Error()}
-	}
-	if env.ID >= 1<<workerBits {
-		return nil, fmt.Errorf("airline: at most %d threads", 1<<workerBits)
 	}
 	d := c.Dialect()
 	upsert, err := upsertSQL(d)
@@ -240,7 +328,7 @@ func (w *Airline) NewWorker(ctx context.Context, conn engine.Conn, env workload.
 		return nil, err
 	}
 	wk := &worker{w: w, c: c, q: env.Queries, r: newRand(env.Seed),
-		user: w.userBase | int64(env.ID)<<bookingBits}
+		user: w.userSeq(env.ID)}
 	for _, p := range []struct {
 		dst *engine.Stmt
 		sql string
@@ -263,60 +351,4 @@ func (w *Airline) NewWorker(ctx context.Context, conn engine.Conn, env workload.
 func dayNumber(t time.Time) int64 {
 	y, m, d := t.Date()
 	return int64(y)*10000 + int64(m)*100 + int64(d)
-}
-
-// Check verifies the invariants the bookings keep: every (schedule, day)
-// audit row counts exactly the seats booked for it, no seat lacks its
-// audit row, and seats and payments pair one to one by user.
-func (w *Airline) Check(ctx context.Context, conn engine.Conn) ([]workload.Problem, error) {
-	c, cerr := engine.SQL(conn)
-	if cerr != nil {
-		return nil, cerr
-	}
-	day := c.Dialect().QuoteIdent("day")
-	var probs []workload.Problem
-	checks := []struct {
-		name, sql string
-		detail    func(row []any) string
-	}{
-		{"audit counts seats",
-			"SELECT a.schedule_id, a." + day + ", a.seats_occupied, COUNT(s.id) FROM audit a LEFT JOIN seat s ON s.schedule_id = a.schedule_id AND s." + day + " = a." + day +
-				" GROUP BY a.schedule_id, a." + day + ", a.seats_occupied HAVING a.seats_occupied <> COUNT(s.id) ORDER BY 1, 2",
-			func(r []any) string {
-				return fmt.Sprintf("schedule %v, day %v: seats_occupied %v, seats booked %v", r[0], r[1], r[2], r[3])
-			}},
-		{"every seat has its audit row",
-			"SELECT s.schedule_id, s." + day + ", COUNT(*) FROM seat s LEFT JOIN audit a ON a.schedule_id = s.schedule_id AND a." + day + " = s." + day +
-				" WHERE a.schedule_id IS NULL GROUP BY s.schedule_id, s." + day + " ORDER BY 1, 2",
-			func(r []any) string {
-				return fmt.Sprintf("schedule %v, day %v: %v seats, no audit row", r[0], r[1], r[2])
-			}},
-		{"every seat has one payment",
-			"SELECT s.user_id, COUNT(p.id) FROM seat s LEFT JOIN payment p ON p.user_id = s.user_id GROUP BY s.id, s.user_id HAVING COUNT(p.id) <> 1 ORDER BY 1",
-			func(r []any) string { return fmt.Sprintf("user %v: %v payments for a seat", r[0], r[1]) }},
-		{"every payment has one seat",
-			"SELECT p.user_id, COUNT(s.id) FROM payment p LEFT JOIN seat s ON s.user_id = p.user_id GROUP BY p.id, p.user_id HAVING COUNT(s.id) <> 1 ORDER BY 1",
-			func(r []any) string { return fmt.Sprintf("user %v: %v seats for a payment", r[0], r[1]) }},
-	}
-	for _, ck := range checks {
-		var found []string
-		n := 0
-		err := c.QueryRows(ctx, ck.sql, nil, func(row []any) error {
-			if n++; n <= 5 {
-				found = append(found, ck.detail(row))
-			}
-			return nil
-		})
-		if err != nil {
-			return probs, fmt.Errorf("check %q: %w", ck.name, err)
-		}
-		if n > 0 {
-			detail := strings.Join(found, "; ")
-			if n > 5 {
-				detail += fmt.Sprintf("; … %d in all", n)
-			}
-			probs = append(probs, workload.Problem{Check: ck.name, Detail: detail})
-		}
-	}
-	return probs, nil
 }

@@ -23,7 +23,7 @@ type worker struct {
 	schedule, seat, payment, audit engine.Stmt
 	b                              engine.Batch
 
-	user int64 // the last user id handed out
+	user *int64 // the last user id handed out (Airline.userSeq)
 	// The current booking's input, kept for Replay.
 	in booking
 }
@@ -32,16 +32,29 @@ type booking struct {
 	user, schedule, day int64
 }
 
-// Next books a seat for a new user on a random schedule and day.
-func (k *worker) Next(ctx context.Context) (int, error) {
-	k.user++
-	if k.user&(1<<bookingBits-1) == 0 {
-		return 0, fmt.Errorf("airline: a worker ran out of user ids (%d bookings in one run)", 1<<bookingBits)
+// nextBooking hands out the next user id after *user and draws a booking
+// for it: a random schedule and, as the study picks it, the day today +
+// (now in ms mod --day-range) days. The input is the same on every engine.
+func (w *Airline) nextBooking(r *rand.Rand, user *int64) (booking, error) {
+	*user++
+	if *user&(1<<bookingBits-1) == 0 {
+		return booking{}, fmt.Errorf("airline: a worker ran out of user ids (%d bookings in one run)", 1<<bookingBits)
 	}
 	now := time.Now()
-	// day = today + (now in ms mod --day-range) days, as the study picks it.
-	offset := now.UnixMilli() % int64(k.w.opts.dayRange)
-	k.in = booking{user: k.user, schedule: 1 + k.r.Int64N(int64(k.w.opts.schedules)), day: dayNumber(now.AddDate(0, 0, int(offset)))}
+	offset := now.UnixMilli() % int64(w.opts.dayRange)
+	return booking{user: *user, schedule: 1 + r.Int64N(int64(w.opts.schedules)), day: dayNumber(now.AddDate(0, 0, int(offset)))}, nil
+}
+
+// amount is what a booking pays: 42 per minute of flight, at least 42.
+func amount(durationMinutes int64) float64 { return math.Max(42, float64(durationMinutes)*42) }
+
+// Next books a seat for a new user on a random schedule and day.
+func (k *worker) Next(ctx context.Context) (int, error) {
+	in, err := k.w.nextBooking(k.r, k.user)
+	if err != nil {
+		return 0, err
+	}
+	k.in = in
 	return k.Replay(ctx)
 }
 
@@ -70,10 +83,9 @@ func (k *worker) book(ctx context.Context) error {
 		return err
 	}
 	now := time.Now().UTC().Truncate(time.Microsecond)
-	amount := math.Max(42, float64(duration)*42)
 	b.Reset()
 	b.Exec(k.seat, in.user, in.schedule, in.day)
-	b.Exec(k.payment, in.user, amount, now)
+	b.Exec(k.payment, in.user, amount(duration), now)
 	b.Exec(k.audit, in.schedule, in.day, now)
 	k.q.Writes += 3
 	if k.w.opts.bookingSleep == 0 {

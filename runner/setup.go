@@ -406,7 +406,7 @@ feed:
 	// Tables without initial data still get their AfterLoad.
 	var empty []*workload.Table
 	for i := range tables {
-		if tables[i].Batches == 0 && len(tables[i].AfterLoad) > 0 {
+		if tables[i].Batches == 0 && (len(tables[i].AfterLoad) > 0 || len(tables[i].Indexes) > 0) {
 			empty = append(empty, &tables[i])
 		}
 	}

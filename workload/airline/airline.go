@@ -40,7 +40,6 @@ var (
 	_ workload.Validator    = (*Airline)(nil)
 	_ workload.Supporter    = (*Airline)(nil)
 	_ workload.Installer    = (*Airline)(nil)
-	_ workload.LoadFinisher = (*Airline)(nil)
 	_ workload.Checker      = (*Airline)(nil)
 	_ workload.RetryPolicer = (*Airline)(nil)
 	_ workload.Replayer     = (*worker)(nil)

@@ -68,27 +68,6 @@ func (w *Airline) mongoTables() []workload.Table {
 	}
 }
 
-// FinishLoad builds, on MongoDB, the indexes of the collections without
-// initial data (seat, payment, audit): runner.Prepare finishes a table
-// after its last batch or, for a table without batches, only when it has
-// AfterLoad statements, which collections do not. Building an index that
-// exists already does nothing, so this stays right if Prepare ever builds
-// them itself.
-func (w *Airline) FinishLoad(ctx context.Context, conn engine.Conn) error {
-	mc, ok := conn.(*mongo.Conn)
-	if !ok {
-		return nil
-	}
-	for _, t := range w.mongoTables() {
-		if t.Batches == 0 && len(t.Indexes) > 0 {
-			if err := mc.Catalog().FinishTable(ctx, t.Def()); err != nil {
-				return fmt.Errorf("collection %s: %w", t.Name, err)
-			}
-		}
-	}
-	return nil
-}
-
 // mongoOptions refuses the isolation levels MongoDB does not have. Its
 // transactions have one: every transaction reads one snapshot, and a write
 // to a document another transaction wrote since that snapshot fails with

@@ -155,6 +155,33 @@ func (w *Payments) Tables(dialect engine.Dialect) []workload.Table {
 	ct := func(t engine.ColType, n, s int) string { return d.ColumnType(t, n, s) }
 	intT, ts, boolT := ct(engine.TypeInt, 0, 0), ct(engine.TypeTimestamp, 0, 0), ct(engine.TypeBool, 0, 0)
 	money := ct(engine.TypeDecimal, 14, 2)
+	create := map[string]string{
+		"organizations": fmt.Sprintf("CREATE TABLE organizations (id %s NOT NULL, name %s NOT NULL, PRIMARY KEY (id))", intT, ct(engine.TypeVarchar, 60, 0)),
+		"users": fmt.Sprintf("CREATE TABLE users (id %s NOT NULL, organization_id %s NOT NULL, name %s NOT NULL, email %s NOT NULL, PRIMARY KEY (id))",
+			intT, intT, ct(engine.TypeVarchar, 60, 0), ct(engine.TypeVarchar, 80, 0)),
+		"permissions": fmt.Sprintf("CREATE TABLE permissions (id %s NOT NULL, name %s NOT NULL, PRIMARY KEY (id))", intT, ct(engine.TypeVarchar, 20, 0)),
+		"tokens": fmt.Sprintf("CREATE TABLE tokens (hash %s NOT NULL, permission_id %s NOT NULL, user_id %s NOT NULL, expires_at %s NOT NULL, PRIMARY KEY (hash))",
+			ct(engine.TypeChar, 64, 0), intT, intT, ts),
+		"accounts": fmt.Sprintf("CREATE TABLE accounts (id %s NOT NULL, organization_id %s NOT NULL, balance %s NOT NULL, frozen %s NOT NULL, PRIMARY KEY (id), CHECK (balance >= 0))",
+			intT, intT, money, boolT),
+		"cards": fmt.Sprintf("CREATE TABLE cards (id %s NOT NULL, account_id %s NOT NULL, expiry %s NOT NULL, security_code %s NOT NULL, frozen %s NOT NULL, PRIMARY KEY (id))",
+			intT, intT, intT, ct(engine.TypeChar, 3, 0), boolT),
+		"transfers": fmt.Sprintf("CREATE TABLE transfers (id %s, card_id %s NOT NULL, from_account %s NOT NULL, to_account %s NOT NULL, user_id %s NOT NULL, amount %s NOT NULL, created_at %s NOT NULL, PRIMARY KEY (id))",
+			ct(engine.TypeSerialPK, 0, 0), intT, intT, intT, intT, money, ts),
+	}
+	out := w.dataTables()
+	for i := range out {
+		out[i].Create = create[out[i].Name]
+		if out[i].Name == "transfers" {
+			out[i].AfterLoad = []string{"CREATE INDEX transfers_from ON transfers (from_account)"}
+		}
+	}
+	return out
+}
+
+// dataTables are the tables' names, columns (as the SQL tables name them)
+// and initial rows, in creation order, for every engine.
+func (w *Payments) dataTables() []workload.Table {
 	o := w.opts
 	expires := w.loadTime.AddDate(10, 0, 0)
 	cardExpiry := int64(expires.Year()*100 + int(expires.Month())) // yyyymm
@@ -167,16 +194,13 @@ func (w *Payments) Tables(dialect engine.Dialect) []workload.Table {
 	return []workload.Table{
 		{
 			Name:    "organizations",
-			Create:  fmt.Sprintf("CREATE TABLE organizations (id %s NOT NULL, name %s NOT NULL, PRIMARY KEY (id))", intT, ct(engine.TypeVarchar, 60, 0)),
 			Columns: []string{"id", "name"}, Batches: 1,
 			Rows: func(int) engine.RowSource {
 				return ranged(o.organizations, 0, func(id int64) []any { return []any{id, fmt.Sprintf("Organization %d", id)} })
 			},
 		},
 		{
-			Name: "users",
-			Create: fmt.Sprintf("CREATE TABLE users (id %s NOT NULL, organization_id %s NOT NULL, name %s NOT NULL, email %s NOT NULL, PRIMARY KEY (id))",
-				intT, intT, ct(engine.TypeVarchar, 60, 0), ct(engine.TypeVarchar, 80, 0)),
+			Name:    "users",
 			Columns: []string{"id", "organization_id", "name", "email"}, Batches: batches(o.users),
 			Rows: func(b int) engine.RowSource {
 				return ranged(o.users, b, func(id int64) []any {
@@ -186,45 +210,35 @@ func (w *Payments) Tables(dialect engine.Dialect) []workload.Table {
 		},
 		{
 			Name:    "permissions",
-			Create:  fmt.Sprintf("CREATE TABLE permissions (id %s NOT NULL, name %s NOT NULL, PRIMARY KEY (id))", intT, ct(engine.TypeVarchar, 20, 0)),
 			Columns: []string{"id", "name"}, Batches: 1,
 			Rows: func(int) engine.RowSource {
 				return workload.FuncRows(len(permissions), func(i int) []any { return []any{int64(i + 1), permissions[i]} })
 			},
 		},
 		{
-			Name: "tokens",
-			Create: fmt.Sprintf("CREATE TABLE tokens (hash %s NOT NULL, permission_id %s NOT NULL, user_id %s NOT NULL, expires_at %s NOT NULL, PRIMARY KEY (hash))",
-				ct(engine.TypeChar, 64, 0), intT, intT, ts),
+			Name:    "tokens",
 			Columns: []string{"hash", "permission_id", "user_id", "expires_at"}, Batches: batches(o.users),
 			Rows: func(b int) engine.RowSource {
 				return ranged(o.users, b, func(id int64) []any { return []any{w.tokenHash(id), int64(1), id, expires} })
 			},
 		},
 		{
-			Name: "accounts",
-			Create: fmt.Sprintf("CREATE TABLE accounts (id %s NOT NULL, organization_id %s NOT NULL, balance %s NOT NULL, frozen %s NOT NULL, PRIMARY KEY (id), CHECK (balance >= 0))",
-				intT, intT, money, boolT),
+			Name:    "accounts",
 			Columns: []string{"id", "organization_id", "balance", "frozen"}, Batches: batches(o.accounts),
 			Rows: func(b int) engine.RowSource {
 				return ranged(o.accounts, b, func(id int64) []any { return []any{id, w.orgOf(id), o.balance, false} })
 			},
 		},
 		{
-			Name: "cards",
-			Create: fmt.Sprintf("CREATE TABLE cards (id %s NOT NULL, account_id %s NOT NULL, expiry %s NOT NULL, security_code %s NOT NULL, frozen %s NOT NULL, PRIMARY KEY (id))",
-				intT, intT, intT, ct(engine.TypeChar, 3, 0), boolT),
+			Name:    "cards",
 			Columns: []string{"id", "account_id", "expiry", "security_code", "frozen"}, Batches: batches(o.accounts),
 			Rows: func(b int) engine.RowSource {
 				return ranged(o.accounts, b, func(id int64) []any { return []any{id, id, cardExpiry, w.securityCode(id), false} })
 			},
 		},
 		{
-			Name: "transfers",
-			Create: fmt.Sprintf("CREATE TABLE transfers (id %s, card_id %s NOT NULL, from_account %s NOT NULL, to_account %s NOT NULL, user_id %s NOT NULL, amount %s NOT NULL, created_at %s NOT NULL, PRIMARY KEY (id))",
-				ct(engine.TypeSerialPK, 0, 0), intT, intT, intT, intT, money, ts),
-			Columns:   []string{"id", "card_id", "from_account", "to_account", "user_id", "amount", "created_at"},
-			AfterLoad: []string{"CREATE INDEX transfers_from ON transfers (from_account)"},
+			Name:    "transfers",
+			Columns: []string{"id", "card_id", "from_account", "to_account", "user_id", "amount", "created_at"},
 		},
 	}
 }

@@ -43,16 +43,15 @@ func TestValidate(t *testing.T) {
 // issuing user Next picks always belongs to the card account's.
 func TestIssuerBelongsToOrganization(t *testing.T) {
 	w := parse(t, "--accounts", "50", "--users", "13", "--organizations", "4")
-	k := &worker{w: w, r: newTestRand()}
-	k.hashes = make([]string, 14)
+	b := base{w: w, r: newTestRand()}
 	for i := 0; i < 2000; i++ {
-		o := w.opts
-		card := 1 + k.r.Int64N(int64(o.accounts))
-		org := w.orgOf(card)
-		perOrg := (int64(o.users) - org) / int64(o.organizations)
-		issuer := org + k.r.Int64N(perOrg+1)*int64(o.organizations)
-		if issuer < 1 || issuer > int64(o.users) || w.orgOf(issuer) != org {
-			t.Fatalf("card %d (organization %d): issuer %d of organization %d", card, org, issuer, w.orgOf(issuer))
+		b.pick()
+		in, org := b.in, w.orgOf(b.in.card)
+		if in.issuer < 1 || in.issuer > 13 || w.orgOf(in.issuer) != org {
+			t.Fatalf("card %d (organization %d): issuer %d of organization %d", in.card, org, in.issuer, w.orgOf(in.issuer))
+		}
+		if in.to == in.card || in.to < 1 || in.to > 50 || in.acquirer < 1 || in.acquirer > 13 || in.amount < 0.01 || in.amount > 100 {
+			t.Fatalf("transfer %+v", in)
 		}
 	}
 	if a, b := w.tokenHash(1), w.tokenHash(2); len(a) != 64 || a == b {

@@ -17,6 +17,42 @@
 // transfer every 20 transfers (a second operation, counted apart).
 // A transfer the checks decline (not enough money) is rolled back on
 // purpose and counted as a rollback.
+//
+// # MongoDB
+//
+// On MongoDB the seven tables are collections of the same rows, made by
+// the same generator. They reference each other by id, as the tables do,
+// rather than embedding one in another (cards in accounts, tokens in
+// users): a transfer reads and writes the same entities in the same four
+// round trips on every engine, the joins of steps 1 to 3 becoming one
+// aggregation each with $lookup stages. A table's single-column primary
+// key is the documents' _id (tokens: the hash), so every lookup of a
+// transfer goes by _id; transfers, whose SQL key is a SERIAL, get
+// ObjectIds made by the client (no counter document that every transfer
+// would contend on). The one secondary index is the SQL one,
+// transfers_from. Money is Decimal128 with two decimal places, as
+// DECIMAL(14,2) holds it, and accounts carries the validator {balance:
+// {$gte: 0}} for the CHECK constraint.
+//
+// Step 4 is a transaction on the worker's session. The debit is
+// updateOne({_id, balance: {$gte: amount}}, {$inc: {balance: -amount}});
+// when it matches nothing the transaction is aborted and the transfer
+// declined, as when the SQL UPDATE … AND balance >= ? changes no row.
+// Then the credit, the transfer document and commitTransaction. Where
+// PostgreSQL and MySQL make a transaction wait for the one holding the
+// row and then read its outcome, MongoDB does not wait: the guard sees
+// the balance as of the transaction's snapshot, and a write to a document
+// that another open transaction has written fails at once with a write
+// conflict (TransientTransactionError). Write conflicts are retried with
+// the same input after the back-off, as deadlocks are. Since they happen
+// in either order, --lock-order on MongoDB changes the order of the two
+// updates and avoids nothing: under contention there are retries with or
+// without it, and a few accounts shared by many threads may need more
+// than the default --max-retries. --mode procedure has no MongoDB
+// counterpart and is refused. Statements are counted as on SQL (the
+// lookups as reads; updates, inserts and deletes as writes; starting,
+// committing and aborting a transaction as other), and check runs the
+// same checks as aggregation pipelines.
 package payments
 
 import (
@@ -29,6 +65,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/engine/mongo"
 	"github.com/dbarena/dbarena/workload"
 )
 
@@ -76,8 +113,8 @@ func New() *Payments {
 	fs.IntVar(&o.organizations, "organizations", 10, "organizations the accounts and users belong to (round robin)")
 	fs.IntVar(&o.users, "users", 1000, "users, one transfer token each (round robin over the organizations)")
 	fs.BoolVar(&o.deletes, "deletes", true, "delete one earlier transfer every 20 transfers, as the study did")
-	fs.StringVar(&o.mode, "mode", ModeClient, "where step 4 (debit, credit, transfer row) runs: client (statements from dbarena) or procedure (a PL/pgSQL function on PostgreSQL, as the study did; a stored procedure on MySQL/MariaDB)")
-	fs.BoolVar(&o.lockOrder, "lock-order", false, "update the two accounts of a transfer in id order, which avoids the deadlocks of opposite transfers (the study did not)")
+	fs.StringVar(&o.mode, "mode", ModeClient, "where step 4 (debit, credit, transfer row) runs: client (statements from dbarena) or procedure (a PL/pgSQL function on PostgreSQL, as the study did; a stored procedure on MySQL/MariaDB; none on SQLite or MongoDB)")
+	fs.BoolVar(&o.lockOrder, "lock-order", false, "update the two accounts of a transfer in id order, which avoids the deadlocks of opposite transfers (the study did not); on MongoDB, whose write conflicts happen in either order, it avoids nothing")
 	fs.Float64Var(&o.balance, "initial-balance", 1000, "every account's balance after prepare (check compares the sum with accounts × this)")
 	fs.IntVar(&o.maxRetries, "max-retries", 10, "retries of a transfer that hit a deadlock or serialization failure before it counts as an error")
 	fs.DurationVar(&o.retryBase, "retry-backoff", 2*time.Millisecond, "first retry's back-off bound; doubled per retry up to --retry-backoff-max, each wait drawn uniformly below the bound")
@@ -149,8 +186,12 @@ func (w *Payments) securityCode(card int64) string {
 // Permissions are the permissions a token can carry; tokens carry transfer.
 var permissions = []string{"transfer", "read", "admin"}
 
-// Tables are the seven tables; transfers starts empty.
+// Tables are the seven tables (collections on MongoDB); transfers starts
+// empty. Every engine loads the same rows from dataTables.
 func (w *Payments) Tables(dialect engine.Dialect) []workload.Table {
+	if _, ok := dialect.(mongo.Dialect); ok {
+		return w.mongoTables()
+	}
 	d := dialect.(engine.SQLDialect)
 	ct := func(t engine.ColType, n, s int) string { return d.ColumnType(t, n, s) }
 	intT, ts, boolT := ct(engine.TypeInt, 0, 0), ct(engine.TypeTimestamp, 0, 0), ct(engine.TypeBool, 0, 0)
@@ -245,8 +286,12 @@ func (w *Payments) dataTables() []workload.Table {
 
 // Check verifies the invariants transfers keep: money is neither made nor
 // lost (the balances sum to --accounts × --initial-balance), no balance is
-// negative, and every transfer row references existing accounts.
+// negative, and every transfer row references existing accounts. On
+// MongoDB the same checks are aggregations (see mongoCheck).
 func (w *Payments) Check(ctx context.Context, conn engine.Conn) ([]workload.Problem, error) {
+	if mc, ok := conn.(*mongo.Conn); ok {
+		return w.mongoCheck(ctx, mc)
+	}
 	c, cerr := engine.SQL(conn)
 	if cerr != nil {
 		return nil, cerr

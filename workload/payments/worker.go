@@ -8,12 +8,17 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/engine/mongo"
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/workload"
 )
 
-// NewWorker prepares the statements of a transfer and of a delete on c.
+// NewWorker prepares the statements of a transfer and of a delete on c
+// (on MongoDB: see newMongoWorker).
 func (w *Payments) NewWorker(ctx context.Context, conn engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
+	if mc, ok := conn.(*mongo.Conn); ok {
+		return w.newMongoWorker(mc, env)
+	}
 	c, cerr := engine.SQL(conn)
 	if cerr != nil {
 		return nil, cerr

@@ -17,6 +17,42 @@
 // transfer every 20 transfers (a second operation, counted apart).
 // A transfer the checks decline (not enough money) is rolled back on
 // purpose and counted as a rollback.
+//
+// # MongoDB
+//
+// On MongoDB the seven tables are collections of the same rows, made by
+// the same generator. They reference each other by id, as the tables do,
+// rather than embedding one in another (cards in accounts, tokens in
+// users): a transfer reads and writes the same entities in the same four
+// round trips on every engine, the joins of steps 1 to 3 becoming one
+// aggregation each with $lookup stages. A table's single-column primary
+// key is the documents' _id (tokens: the hash), so every lookup of a
+// transfer goes by _id; transfers, whose SQL key is a SERIAL, get
+// ObjectIds made by the client (no counter document that every transfer
+// would contend on). The one secondary index is the SQL one,
+// transfers_from. Money is Decimal128 with two decimal places, as
+// DECIMAL(14,2) holds it, and accounts carries the validator {balance:
+// {$gte: 0}} for the CHECK constraint.
+//
+// Step 4 is a transaction on the worker's session. The debit is
+// updateOne({_id, balance: {$gte: amount}}, {$inc: {balance: -amount}});
+// when it matches nothing the transaction is aborted and the transfer
+// declined, as when the SQL UPDATE … AND balance >= ? changes no row.
+// Then the credit, the transfer document and commitTransaction. Where
+// PostgreSQL and MySQL make a transaction wait for the one holding the
+// row and then read its outcome, MongoDB does not wait: the guard sees
+// the balance as of the transaction's snapshot, and a write to a document
+// that another open transaction has written fails at once with a write
+// conflict (TransientTransactionError). Write conflicts are retried with
+// the same input after the back-off, as deadlocks are. Since they happen
+// in either order, --lock-order on MongoDB changes the order of the two
+// updates and avoids nothing: under contention there are retries with or
+// without it, and a few accounts shared by many threads may need more
+// than the default --max-retries. --mode procedure has no MongoDB
+// counterpart and is refused. Statements are counted as on SQL (the
+// lookups as reads; updates, inserts and deletes as writes; starting,
+// committing and aborting a transaction as other), and check runs the
+// same checks as aggregation pipelines.
 package payments
 
 import (
@@ -29,6 +65,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/engine/mongo"
 	"github.com/dbarena/dbarena/workload"
 )
 
@@ -76,8 +113,8 @@ func New() *Payments {
 	fs.IntVar(&o.organizations, "organizations", 10, "organizations the accounts and users belong to (round robin)")
 	fs.IntVar(&o.users, "users", 1000, "users, one transfer token each (round robin over the organizations)")
 	fs.BoolVar(&o.deletes, "deletes", true, "delete one earlier transfer every 20 transfers, as the study did")
-	fs.StringVar(&o.mode, "mode", ModeClient, "where step 4 (debit, credit, transfer row) runs: client (statements from dbarena) or procedure (a PL/pgSQL function on PostgreSQL, as the study did; a stored procedure on MySQL/MariaDB)")
-	fs.BoolVar(&o.lockOrder, "lock-order", false, "update the two accounts of a transfer in id order, which avoids the deadlocks of opposite transfers (the study did not)")
+	fs.StringVar(&o.mode, "mode", ModeClient, "where step 4 (debit, credit, transfer row) runs: client (statements from dbarena) or procedure (a PL/pgSQL function on PostgreSQL, as the study did; a stored procedure on MySQL/MariaDB; none on SQLite or MongoDB)")
+	fs.BoolVar(&o.lockOrder, "lock-order", false, "update the two accounts of a transfer in id order, which avoids the deadlocks of opposite transfers (the study did not); on MongoDB, whose write conflicts happen in either order, it avoids nothing")
 	fs.Float64Var(&o.balance, "initial-balance", 1000, "every account's balance after prepare (check compares the sum with accounts × this)")
 	fs.IntVar(&o.maxRetries, "max-retries", 10, "retries of a transfer that hit a deadlock or serialization failure before it counts as an error")
 	fs.DurationVar(&o.retryBase, "retry-backoff", 2*time.Millisecond, "first retry's back-off bound; doubled per retry up to --retry-backoff-max, each wait drawn uniformly below the bound")
@@ -149,12 +186,43 @@ func (w *Payments) securityCode(card int64) string {
 // Permissions are the permissions a token can carry; tokens carry transfer.
 var permissions = []string{"transfer", "read", "admin"}
 
-// Tables are the seven tables; transfers starts empty.
+// Tables are the seven tables (collections on MongoDB); transfers starts
+// empty. Every engine loads the same rows from dataTables.
 func (w *Payments) Tables(dialect engine.Dialect) []workload.Table {
+	if _, ok := dialect.(mongo.Dialect); ok {
+		return w.mongoTables()
+	}
 	d := dialect.(engine.SQLDialect)
 	ct := func(t engine.ColType, n, s int) string { return d.ColumnType(t, n, s) }
 	intT, ts, boolT := ct(engine.TypeInt, 0, 0), ct(engine.TypeTimestamp, 0, 0), ct(engine.TypeBool, 0, 0)
 	money := ct(engine.TypeDecimal, 14, 2)
+	create := map[string]string{
+		"organizations": fmt.Sprintf("CREATE TABLE organizations (id %s NOT NULL, name %s NOT NULL, PRIMARY KEY (id))", intT, ct(engine.TypeVarchar, 60, 0)),
+		"users": fmt.Sprintf("CREATE TABLE users (id %s NOT NULL, organization_id %s NOT NULL, name %s NOT NULL, email %s NOT NULL, PRIMARY KEY (id))",
+			intT, intT, ct(engine.TypeVarchar, 60, 0), ct(engine.TypeVarchar, 80, 0)),
+		"permissions": fmt.Sprintf("CREATE TABLE permissions (id %s NOT NULL, name %s NOT NULL, PRIMARY KEY (id))", intT, ct(engine.TypeVarchar, 20, 0)),
+		"tokens": fmt.Sprintf("CREATE TABLE tokens (hash %s NOT NULL, permission_id %s NOT NULL, user_id %s NOT NULL, expires_at %s NOT NULL, PRIMARY KEY (hash))",
+			ct(engine.TypeChar, 64, 0), intT, intT, ts),
+		"accounts": fmt.Sprintf("CREATE TABLE accounts (id %s NOT NULL, organization_id %s NOT NULL, balance %s NOT NULL, frozen %s NOT NULL, PRIMARY KEY (id), CHECK (balance >= 0))",
+			intT, intT, money, boolT),
+		"cards": fmt.Sprintf("CREATE TABLE cards (id %s NOT NULL, account_id %s NOT NULL, expiry %s NOT NULL, security_code %s NOT NULL, frozen %s NOT NULL, PRIMARY KEY (id))",
+			intT, intT, intT, ct(engine.TypeChar, 3, 0), boolT),
+		"transfers": fmt.Sprintf("CREATE TABLE transfers (id %s, card_id %s NOT NULL, from_account %s NOT NULL, to_account %s NOT NULL, user_id %s NOT NULL, amount %s NOT NULL, created_at %s NOT NULL, PRIMARY KEY (id))",
+			ct(engine.TypeSerialPK, 0, 0), intT, intT, intT, intT, money, ts),
+	}
+	out := w.dataTables()
+	for i := range out {
+		out[i].Create = create[out[i].Name]
+		if out[i].Name == "transfers" {
+			out[i].AfterLoad = []string{"CREATE INDEX transfers_from ON transfers (from_account)"}
+		}
+	}
+	return out
+}
+
+// dataTables are the tables' names, columns (as the SQL tables name them)
+// and initial rows, in creation order, for every engine.
+func (w *Payments) dataTables() []workload.Table {
 	o := w.opts
 	expires := w.loadTime.AddDate(10, 0, 0)
 	cardExpiry := int64(expires.Year()*100 + int(expires.Month())) // yyyymm
@@ -167,16 +235,13 @@ func (w *Payments) Tables(dialect engine.Dialect) []workload.Table {
 	return []workload.Table{
 		{
 			Name:    "organizations",
-			Create:  fmt.Sprintf("CREATE TABLE organizations (id %s NOT NULL, name %s NOT NULL, PRIMARY KEY (id))", intT, ct(engine.TypeVarchar, 60, 0)),
 			Columns: []string{"id", "name"}, Batches: 1,
 			Rows: func(int) engine.RowSource {
 				return ranged(o.organizations, 0, func(id int64) []any { return []any{id, fmt.Sprintf("Organization %d", id)} })
 			},
 		},
 		{
-			Name: "users",
-			Create: fmt.Sprintf("CREATE TABLE users (id %s NOT NULL, organization_id %s NOT NULL, name %s NOT NULL, email %s NOT NULL, PRIMARY KEY (id))",
-				intT, intT, ct(engine.TypeVarchar, 60, 0), ct(engine.TypeVarchar, 80, 0)),
+			Name:    "users",
 			Columns: []string{"id", "organization_id", "name", "email"}, Batches: batches(o.users),
 			Rows: func(b int) engine.RowSource {
 				return ranged(o.users, b, func(id int64) []any {
@@ -186,53 +251,47 @@ func (w *Payments) Tables(dialect engine.Dialect) []workload.Table {
 		},
 		{
 			Name:    "permissions",
-			Create:  fmt.Sprintf("CREATE TABLE permissions (id %s NOT NULL, name %s NOT NULL, PRIMARY KEY (id))", intT, ct(engine.TypeVarchar, 20, 0)),
 			Columns: []string{"id", "name"}, Batches: 1,
 			Rows: func(int) engine.RowSource {
 				return workload.FuncRows(len(permissions), func(i int) []any { return []any{int64(i + 1), permissions[i]} })
 			},
 		},
 		{
-			Name: "tokens",
-			Create: fmt.Sprintf("CREATE TABLE tokens (hash %s NOT NULL, permission_id %s NOT NULL, user_id %s NOT NULL, expires_at %s NOT NULL, PRIMARY KEY (hash))",
-				ct(engine.TypeChar, 64, 0), intT, intT, ts),
+			Name:    "tokens",
 			Columns: []string{"hash", "permission_id", "user_id", "expires_at"}, Batches: batches(o.users),
 			Rows: func(b int) engine.RowSource {
 				return ranged(o.users, b, func(id int64) []any { return []any{w.tokenHash(id), int64(1), id, expires} })
 			},
 		},
 		{
-			Name: "accounts",
-			Create: fmt.Sprintf("CREATE TABLE accounts (id %s NOT NULL, organization_id %s NOT NULL, balance %s NOT NULL, frozen %s NOT NULL, PRIMARY KEY (id), CHECK (balance >= 0))",
-				intT, intT, money, boolT),
+			Name:    "accounts",
 			Columns: []string{"id", "organization_id", "balance", "frozen"}, Batches: batches(o.accounts),
 			Rows: func(b int) engine.RowSource {
 				return ranged(o.accounts, b, func(id int64) []any { return []any{id, w.orgOf(id), o.balance, false} })
 			},
 		},
 		{
-			Name: "cards",
-			Create: fmt.Sprintf("CREATE TABLE cards (id %s NOT NULL, account_id %s NOT NULL, expiry %s NOT NULL, security_code %s NOT NULL, frozen %s NOT NULL, PRIMARY KEY (id))",
-				intT, intT, intT, ct(engine.TypeChar, 3, 0), boolT),
+			Name:    "cards",
 			Columns: []string{"id", "account_id", "expiry", "security_code", "frozen"}, Batches: batches(o.accounts),
 			Rows: func(b int) engine.RowSource {
 				return ranged(o.accounts, b, func(id int64) []any { return []any{id, id, cardExpiry, w.securityCode(id), false} })
 			},
 		},
 		{
-			Name: "transfers",
-			Create: fmt.Sprintf("CREATE TABLE transfers (id %s, card_id %s NOT NULL, from_account %s NOT NULL, to_account %s NOT NULL, user_id %s NOT NULL, amount %s NOT NULL, created_at %s NOT NULL, PRIMARY KEY (id))",
-				ct(engine.TypeSerialPK, 0, 0), intT, intT, intT, intT, money, ts),
-			Columns:   []string{"id", "card_id", "from_account", "to_account", "user_id", "amount", "created_at"},
-			AfterLoad: []string{"CREATE INDEX transfers_from ON transfers (from_account)"},
+			Name:    "transfers",
+			Columns: []string{"id", "card_id", "from_account", "to_account", "user_id", "amount", "created_at"},
 		},
 	}
 }
 
 // Check verifies the invariants transfers keep: money is neither made nor
 // lost (the balances sum to --accounts × --initial-balance), no balance is
-// negative, and every transfer row references existing accounts.
+// negative, and every transfer row references existing accounts. On
+// MongoDB the same checks are aggregations (see mongoCheck).
 func (w *Payments) Check(ctx context.Context, conn engine.Conn) ([]workload.Problem, error) {
+	if mc, ok := conn.(*mongo.Conn); ok {
+		return w.mongoCheck(ctx, mc)
+	}
 	c, cerr := engine.SQL(conn)
 	if cerr != nil {
 		return nil, cerr

@@ -8,12 +8,17 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/engine/mongo"
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/workload"
 )
 
-// NewWorker prepares the statements of a transfer and of a delete on c.
+// NewWorker prepares the statements of a transfer and of a delete on c
+// (on MongoDB: see newMongoWorker).
 func (w *Payments) NewWorker(ctx context.Context, conn engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
+	if mc, ok := conn.(*mongo.Conn); ok {
+		return w.newMongoWorker(mc, env)
+	}
 	c, cerr := engine.SQL(conn)
 	if cerr != nil {
 		return nil, cerr
@@ -21,11 +26,7 @@ func (w *Payments) NewWorker(ctx context.Context, conn engine.Conn, env workload
 	if errs := w.Validate(); len(errs) > 0 {
 		return nil, errs[0]
 	}
-	k := &worker{w: w, c: c, q: env.Queries, r: rand.New(rand.NewPCG(env.Seed, 0x7a7))}
-	k.hashes = make([]string, w.opts.users+1)
-	for u := 1; u <= w.opts.users; u++ {
-		k.hashes[u] = w.tokenHash(int64(u))
-	}
+	k := &worker{base: newBase(w, env), c: c}
 	for _, p := range []struct {
 		dst *engine.Stmt
 		sql string
@@ -58,20 +59,66 @@ func (w *Payments) NewWorker(ctx context.Context, conn engine.Conn, env workload
 	return k, nil
 }
 
-type worker struct {
+// base is what a worker keeps on every engine: its random source, the
+// token hashes, the current transfer's input and when to delete.
+type base struct {
 	w      *Payments
-	c      engine.SQLConn
 	q      *workload.Queries
 	r      *rand.Rand
 	hashes []string // token hash by user id
 
-	acquirer, card, issuer, debit, credit, insert, maxID, findID, del engine.Stmt
-	call                                                              engine.Stmt // --mode procedure
-	b                                                                 engine.Batch
-
 	transfers  int  // transfers this worker committed
 	deleteNext bool // the next operation is the delete
 	in         transfer
+}
+
+func newBase(w *Payments, env workload.WorkerEnv) base {
+	b := base{w: w, q: env.Queries, r: rand.New(rand.NewPCG(env.Seed, 0x7a7))}
+	b.hashes = make([]string, w.opts.users+1)
+	for u := 1; u <= w.opts.users; u++ {
+		b.hashes[u] = w.tokenHash(int64(u))
+	}
+	return b
+}
+
+// pick draws the next transfer's input: a card (its account pays), another
+// account, the acquiring user, an issuing user of the card account's
+// organization and an amount from 0.01 to 100.00.
+func (b *base) pick() {
+	o := b.w.opts
+	card := 1 + b.r.Int64N(int64(o.accounts))
+	to := 1 + b.r.Int64N(int64(o.accounts-1))
+	if to >= card {
+		to++
+	}
+	// The issuing user belongs to the card account's organization: users
+	// are dealt round robin, so pick one of that organization's.
+	org := b.w.orgOf(card)
+	perOrg := (int64(o.users) - org) / int64(o.organizations)
+	issuer := org + b.r.Int64N(perOrg+1)*int64(o.organizations)
+	b.in = transfer{card: card, to: to, acquirer: 1 + b.r.Int64N(int64(o.users)), issuer: issuer,
+		amount: float64(1+b.r.IntN(10000)) / 100, code: b.w.securityCode(card)}
+}
+
+// done counts a committed transfer (err nil) and, under --deletes, makes
+// every 20th one's next operation a delete. It returns err.
+func (b *base) done(err error) error {
+	if err == nil {
+		b.transfers++
+		if b.w.opts.deletes && b.transfers%20 == 0 {
+			b.deleteNext = true
+		}
+	}
+	return err
+}
+
+type worker struct {
+	base
+	c engine.SQLConn
+
+	acquirer, card, issuer, debit, credit, insert, maxID, findID, del engine.Stmt
+	call                                                              engine.Stmt // --mode procedure
+	b                                                                 engine.Batch
 }
 
 // transfer is one transfer's input, kept for Replay.
@@ -92,32 +139,13 @@ func (k *worker) Next(ctx context.Context) (int, error) {
 		k.deleteNext = false
 		return opDelete, k.deleteOne(ctx)
 	}
-	o := k.w.opts
-	card := 1 + k.r.Int64N(int64(o.accounts))
-	to := 1 + k.r.Int64N(int64(o.accounts-1))
-	if to >= card {
-		to++
-	}
-	// The issuing user belongs to the card account's organization: users
-	// are dealt round robin, so pick one of that organization's.
-	org := k.w.orgOf(card)
-	perOrg := (int64(o.users) - org) / int64(o.organizations)
-	issuer := org + k.r.Int64N(perOrg+1)*int64(o.organizations)
-	k.in = transfer{card: card, to: to, acquirer: 1 + k.r.Int64N(int64(o.users)), issuer: issuer,
-		amount: float64(1+k.r.IntN(10000)) / 100, code: k.w.securityCode(card)}
+	k.pick()
 	return k.Replay(ctx)
 }
 
 // Replay runs the current transfer again (after a deadlock).
 func (k *worker) Replay(ctx context.Context) (int, error) {
-	err := k.transfer(ctx)
-	if err == nil {
-		k.transfers++
-		if k.w.opts.deletes && k.transfers%20 == 0 {
-			k.deleteNext = true
-		}
-	}
-	return opTransfer, err
+	return opTransfer, k.done(k.transfer(ctx))
 }
 
 func (k *worker) transfer(ctx context.Context) error {

@@ -136,3 +136,11 @@ func TestServerParseStat(t *testing.T) {
 		t.Error("parseStat(garbage) ok")
 	}
 }
+
+func TestServerPgConf(t *testing.T) {
+	for in, want := range map[string]string{"1GB": "'1GB'", "it's": "'it''s'", `C:\x`: `'C:\\x'`, `"$user", public`: `'"$user", public'`} {
+		if got := pgConf(in); got != want {
+			t.Errorf("pgConf(%q) = %s, want %s", in, got, want)
+		}
+	}
+}

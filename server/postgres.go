@@ -58,9 +58,10 @@ func pgVersion(binDir string) float64 {
 	return v
 }
 
-// pgConf quotes a value for postgresql.conf.
+// pgConf quotes a value for postgresql.conf, whose strings take
+// backslash escapes.
 func pgConf(v string) string {
-	return "'" + strings.ReplaceAll(v, "'", "''") + "'"
+	return "'" + strings.NewReplacer(`\`, `\\`, "'", "''").Replace(v) + "'"
 }
 
 // startPostgres makes a cluster with initdb (user bench, its password,

@@ -140,7 +140,7 @@ func TestManagedPostgres(t *testing.T) {
 	s := start(t, server.Spec{
 		Kind:  server.Postgres,
 		Name:  "pg1",
-		Knobs: []server.Knob{{Name: "shared_buffers", Value: "64MB"}, {Name: "max_wal_size", Value: "2GB"}, {Name: "work_mem", Value: "8192"}},
+		Knobs: []server.Knob{{Name: "shared_buffers", Value: "64MB"}, {Name: "max_wal_size", Value: "2GB"}, {Name: "work_mem", Value: "8192"}, {Name: "application_name", Value: `it's a\b`}},
 		Home:  h,
 	})
 	if got := show(t, s.Target(), "SHOW shared_buffers"); got != "64MB" {
@@ -155,7 +155,7 @@ func TestManagedPostgres(t *testing.T) {
 	if got := show(t, s.Target(), "SHOW fsync"); got != "on" {
 		t.Errorf("fsync = %s: dbarena must not change settings it was not asked to", got)
 	}
-	if got := s.Settings(); got["shared_buffers"] != "64MB" || got["work_mem"] != "8MB" {
+	if got := s.Settings(); got["shared_buffers"] != "64MB" || got["work_mem"] != "8MB" || got["application_name"] != `it's a\b` {
 		t.Errorf("Settings() = %v", got)
 	}
 	if !s.Alive() || s.PID() <= 0 || !strings.HasPrefix(s.Version(), "PostgreSQL ") {

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/server"
 )
 
 // seconds is a duration flag that also takes plain seconds ("60"), as
@@ -76,7 +77,7 @@ func (f *targetFlags) mongoParams() []struct{ flag, param, value string } {
 }
 
 func (f *targetFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&f.target, "target", "", "database URL, optionally labelled: [label=]postgres://user@host:port/db, mysql://…, mongodb://…/db, sqlite:///path.db (default: the embedded SQLite file in the data directory)")
+	fs.StringVar(&f.target, "target", "", "database URL, optionally labelled: [label=]postgres://user@host:port/db, mysql://…, mongodb://…/db, sqlite:///path.db, managed:postgres?shared_buffers=1GB (a managed server for this command), managed:NAME (a started one) (default: the embedded SQLite file in the data directory)")
 	fs.StringVar(&f.passwordFile, "password-file", "", "read the password from this file (else from the URL, PGPASSWORD or MYSQL_PWD)")
 	f.connectTimeout = seconds(10 * time.Second)
 	fs.Var(&f.connectTimeout, "connect-timeout", "give up connecting after this long")
@@ -117,7 +118,10 @@ func (f *targetFlags) applyMongoParams(t *engine.Target) error {
 type resolved struct {
 	target   engine.Target
 	engine   engine.Engine
-	embedded bool // the default SQLite file, prepared on first use
+	embedded bool // the default SQLite file, or a new managed server: prepared on first use
+	// server is the managed server behind a managed: target, or nil.
+	// One started for this command is stopped by engine.Close.
+	server *server.Server
 }
 
 // open parses the target flag (or picks the embedded default) and opens
@@ -143,10 +147,23 @@ func (f *targetFlags) open(ctx context.Context, st *State) (*resolved, error) {
 	if err := f.applyMongoParams(&t); err != nil {
 		return nil, err
 	}
+	var stop func() error
+	if t.URL.Scheme == server.Scheme {
+		if r.server, t, stop, err = openManaged(ctx, st, t, f.passwordFile); err != nil {
+			return nil, err
+		}
+		r.embedded = stop != nil // a new server is empty
+	}
 	r.target = t
 	r.engine, err = engine.Open(ctx, t, engine.Options{ConnectTimeout: time.Duration(f.connectTimeout)})
 	if err != nil {
+		if stop != nil {
+			_ = stop()
+		}
 		return nil, err
+	}
+	if stop != nil {
+		r.engine = &managedEngine{Engine: r.engine, stop: stop}
 	}
 	return r, nil
 }

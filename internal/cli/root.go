@@ -87,6 +87,7 @@ func NewRoot(st *State) *cobra.Command {
 		newCompareCmd(st),
 		newExportCmd(st),
 		newReportCmd(st),
+		newServerCmd(st),
 		&cobra.Command{
 			Use:   "version",
 			Short: "Print the version",

@@ -243,7 +243,7 @@ func ensurePrepared(ctx context.Context, st *State, r *resolved, w workload.Work
 	if err == nil || !r.embedded || !errors.Is(err, runner.ErrNotPrepared) {
 		return err
 	}
-	fmt.Fprintf(st.Stdout, "the embedded target is not prepared for %s: preparing it now\n", w.Meta().Name)
+	fmt.Fprintf(st.Stdout, "the %s target is not prepared for %s: preparing it now\n", r.target.Label, w.Meta().Name)
 	prepCmd := &cobra.Command{}
 	prepCmd.SetContext(ctx)
 	return prepare(prepCmd, st, r, w, loadThreads)

@@ -1,0 +1,340 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/server"
+)
+
+// newServerCmd is "dbarena server": managed local servers that outlive
+// the command, for targets of the form managed:NAME.
+func newServerCmd(st *State) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "server",
+		Short: "Start, list and stop managed local servers (PostgreSQL, MariaDB, PgBouncer)",
+		Long: "Managed servers are throw-away PostgreSQL, MariaDB and PgBouncer servers that dbarena starts from the machine's\n" +
+			"binaries in its data directory, with the settings given (--set name=value, read back from the running server).\n" +
+			"Each listens on 127.0.0.1 only and has user bench, database bench and a random password kept in a file.\n" +
+			"A target managed:NAME uses a started one; managed:postgres?shared_buffers=1GB starts one for one command.",
+		Args: cobra.ArbitraryArgs,
+		RunE: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return &UsageError{errors.New("server needs a subcommand: start, stop, list or url")}
+			}
+			return &UsageError{fmt.Errorf("unknown server subcommand %q: start, stop, list or url", args[0])}
+		},
+	}
+	for _, c := range []*cobra.Command{newServerStartCmd(st), newServerStopCmd(st), newServerListCmd(st), newServerURLCmd(st)} {
+		c.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+			return &UsageError{fmt.Errorf("server %s: %w", c.Name(), err)}
+		})
+		cmd.AddCommand(c)
+	}
+	return cmd
+}
+
+func newServerStartCmd(st *State) *cobra.Command {
+	var spec server.Spec
+	var sets []string
+	timeout := seconds(time.Minute)
+	cmd := &cobra.Command{
+		Use:   "start postgres|mariadb|pgbouncer [--name NAME] [--set name=value]...",
+		Short: "Start a managed server and leave it running",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var errs []error
+			kind, err := server.ParseKind(args[0])
+			if err != nil {
+				errs = append(errs, err)
+			}
+			spec.Kind, spec.Timeout, spec.Getenv = kind, time.Duration(timeout), st.Getenv
+			for _, s := range sets {
+				k, err := server.ParseKnob(s)
+				if err != nil {
+					errs = append(errs, fmt.Errorf("--set %s: want name=value", s))
+					continue
+				}
+				spec.Knobs = append(spec.Knobs, k)
+			}
+			if spec.Home, err = st.DataDir(); err != nil {
+				errs = append(errs, err)
+			}
+			if kind != "" && spec.Home != "" {
+				errs = append(errs, spec.Validate()...)
+			}
+			if err := usage(errs); err != nil {
+				return err
+			}
+			srv, err := server.Start(cmd.Context(), spec)
+			if err != nil {
+				return serverError(cmd.Context(), err)
+			}
+			describeServer(st, srv)
+			return nil
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&spec.Name, "name", "", "name of the server, for --target managed:NAME and server stop NAME (default: KIND-<random>)")
+	fs.StringArrayVar(&sets, "set", nil, "a server setting, name=value (repeatable); for pgbouncer, pgbouncer.NAME=value sets PgBouncer's own, the others its PostgreSQL's")
+	fs.IntVar(&spec.Port, "port", 0, "TCP port on 127.0.0.1 (default: a free one)")
+	fs.StringVar(&spec.BinDir, "bin-dir", "", "directory of the server's programs (default: the newest /usr/lib/postgresql/*/bin, else PATH and /usr/sbin)")
+	fs.StringVar(&spec.Backend, "backend", "", "pgbouncer: the started PostgreSQL server to go in front of (default: start one of its own with the --set values)")
+	fs.Var(&timeout, "timeout", "give up when the server does not accept connections after this long")
+	return cmd
+}
+
+// describeServer prints what a user needs of a started server; never
+// its password.
+func describeServer(st *State, s *server.Server) {
+	fmt.Fprintf(st.Stdout, "started %s %s: %s, pid %d\n", s.Kind(), s.Name(), s.Version(), s.PID())
+	fmt.Fprintf(st.Stdout, "  url:       %s\n", s.Target().Redacted())
+	fmt.Fprintf(st.Stdout, "  password:  %s (mode 0600)\n", s.PasswordFile())
+	fmt.Fprintf(st.Stdout, "  data dir:  %s\n", s.DataDir())
+	fmt.Fprintf(st.Stdout, "  log:       %s\n", s.LogFile())
+	if b := s.Backend(); b != nil {
+		fmt.Fprintf(st.Stdout, "  backend:   %s on 127.0.0.1:%d, pid %d, data dir %s\n", b.Version(), b.Port(), b.PID(), b.DataDir())
+	}
+	if knobs := s.Knobs(); len(knobs) > 0 {
+		got := s.Settings()
+		parts := make([]string, len(knobs))
+		for i, k := range knobs {
+			parts[i] = k.Name + " = " + got[k.Name]
+		}
+		fmt.Fprintf(st.Stdout, "  settings:  %s (as the server reports them)\n", strings.Join(parts, ", "))
+	}
+	fmt.Fprintf(st.Stdout, "  use it:    --target managed:%s    stop it: dbarena server stop %s\n", s.Name(), s.Name())
+}
+
+func newServerStopCmd(st *State) *cobra.Command {
+	var all bool
+	cmd := &cobra.Command{
+		Use:   "stop NAME...|--all",
+		Short: "Stop managed servers and remove their files",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if all == (len(args) > 0) {
+				return &UsageError{errors.New("server stop: name the servers to stop, or give --all")}
+			}
+			home, err := st.DataDir()
+			if err != nil {
+				return &UsageError{err}
+			}
+			started, err := server.List(home)
+			if err != nil && !all {
+				return err
+			}
+			listErr := err
+			var stop []*server.Server
+			if all {
+				stop = started
+			} else {
+				var errs []error
+				for _, name := range args {
+					s, err := server.Lookup(home, name)
+					if err != nil {
+						errs = append(errs, err)
+						continue
+					}
+					stop = append(stop, s)
+				}
+				if err := usage(errs); err != nil {
+					return err
+				}
+				// A PostgreSQL goes only with the PgBouncers in front of it.
+				stopping := map[string]bool{}
+				for _, s := range stop {
+					stopping[s.Name()] = true
+				}
+				for _, s := range started {
+					if b := s.BackendName(); b != "" && !s.OwnsBackend() && stopping[b] && !stopping[s.Name()] {
+						errs = append(errs, fmt.Errorf("pgbouncer %s is in front of %s: stop it first, or both together (dbarena server stop %s %s)", s.Name(), b, s.Name(), b))
+					}
+				}
+				if err := usage(errs); err != nil {
+					return err
+				}
+			}
+			// PgBouncers first: they hold connections to their backends.
+			var errs []error
+			for _, pass := range []bool{true, false} {
+				for _, s := range stop {
+					if (s.Kind() == server.PgBouncer) != pass {
+						continue
+					}
+					ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+					err := s.Stop(ctx)
+					cancel()
+					if err != nil {
+						errs = append(errs, err)
+						continue
+					}
+					fmt.Fprintf(st.Stdout, "stopped %s %s\n", s.Kind(), s.Name())
+				}
+			}
+			if all && len(stop) == 0 && listErr == nil {
+				fmt.Fprintf(st.Stdout, "no managed servers in %s\n", home)
+			}
+			return errors.Join(append(errs, listErr)...)
+		},
+	}
+	cmd.Flags().BoolVar(&all, "all", false, "stop every managed server of the data directory (throw-away ones left by an interrupted dbarena too)")
+	return cmd
+}
+
+func newServerListCmd(st *State) *cobra.Command {
+	return &cobra.Command{
+		Use:   "list",
+		Short: "List the managed servers (URLs without passwords)",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			home, err := st.DataDir()
+			if err != nil {
+				return &UsageError{err}
+			}
+			servers, err := server.List(home)
+			if len(servers) == 0 && err == nil {
+				fmt.Fprintf(st.Stdout, "no managed servers in %s\n", home)
+				return nil
+			}
+			tw := tabwriter.NewWriter(st.Stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "NAME\tKIND\tSTATE\tPID\tURL\tSETTINGS")
+			for _, s := range servers {
+				kind := string(s.Kind())
+				switch {
+				case s.OwnsBackend():
+					kind += " (own postgres)"
+				case s.BackendName() != "":
+					kind += " (in front of " + s.BackendName() + ")"
+				}
+				state := "running"
+				if !s.Alive() {
+					state = "dead"
+				}
+				var knobs []string
+				for _, k := range s.Knobs() {
+					knobs = append(knobs, k.String())
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", s.Name(), kind, state, s.PID(), s.Target().Redacted(), strings.Join(knobs, " "))
+			}
+			if ferr := tw.Flush(); err == nil {
+				err = ferr
+			}
+			return err
+		},
+	}
+}
+
+func newServerURLCmd(st *State) *cobra.Command {
+	return &cobra.Command{
+		Use:   "url NAME",
+		Short: "Print a managed server's URL (without its password; stderr says where the password file is)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			home, err := st.DataDir()
+			if err != nil {
+				return &UsageError{err}
+			}
+			s, err := server.Lookup(home, args[0])
+			if err != nil {
+				return serverError(context.Background(), err)
+			}
+			fmt.Fprintln(st.Stdout, s.Target().Redacted())
+			fmt.Fprintf(st.Stderr, "password in %s: dbarena takes it with --password-file %s, or use --target managed:%s\n", s.PasswordFile(), s.PasswordFile(), s.Name())
+			return nil
+		},
+	}
+}
+
+// serverError gives a managed server's error its exit code: a bad kind,
+// knob, name or port, or a knob the server refused, is a usage error;
+// Ctrl-C while it starts is an interruption.
+func serverError(ctx context.Context, err error) error {
+	switch {
+	case ctx.Err() != nil:
+		return fmt.Errorf("%w: %w", runner.ErrInterrupted, err)
+	case errors.Is(err, server.ErrBadSpec), errors.Is(err, server.ErrKnob), errors.Is(err, server.ErrNotFound),
+		errors.Is(err, server.ErrExists), errors.Is(err, server.ErrPortInUse):
+		return &UsageError{err}
+	}
+	return err
+}
+
+// openManaged resolves a managed: target: a new server, started here and
+// stopped by stop when the command ends, or a started one by name (stop
+// is nil then: it stays).
+func openManaged(ctx context.Context, st *State, t engine.Target, passwordFile string) (srv *server.Server, target engine.Target, stop func() error, err error) {
+	if passwordFile != "" {
+		return nil, t, nil, &UsageError{fmt.Errorf("--password-file %s: a managed target has a password of its own", passwordFile)}
+	}
+	spec, err := server.ParseManaged(t.URL.String())
+	if err != nil {
+		return nil, t, nil, &UsageError{err}
+	}
+	home, err := st.DataDir()
+	if err != nil {
+		return nil, t, nil, &UsageError{err}
+	}
+	relabel := func(s *server.Server) engine.Target {
+		tg := s.Target()
+		if t.Label != server.Scheme { // the user's label
+			tg.Label = t.Label
+		}
+		return tg
+	}
+	if spec.Kind == "" {
+		if srv, err = server.Lookup(home, spec.Name); err != nil {
+			return nil, t, nil, serverError(ctx, err)
+		}
+		if !srv.Alive() {
+			return nil, t, nil, fmt.Errorf("%w: managed server %s does not run (dbarena server stop %s removes it); the end of its log:\n%s",
+				engine.ErrConnect, spec.Name, spec.Name, srv.LogTail(10))
+		}
+		return srv, relabel(srv), nil, nil
+	}
+	spec.Home, spec.Getenv = home, st.Getenv
+	if err := usage(spec.Validate()); err != nil {
+		return nil, t, nil, err
+	}
+	if srv, err = server.Start(ctx, spec); err != nil {
+		return nil, t, nil, serverError(ctx, err)
+	}
+	fmt.Fprintf(st.Stderr, "dbarena: started managed %s %s on 127.0.0.1:%d; it stops when this command ends\n", srv.Kind(), srv.Name(), srv.Port())
+	stop = func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		err := srv.Stop(ctx)
+		if err != nil {
+			fmt.Fprintf(st.Stderr, "dbarena: warning: stopping managed %s %s: %v\n", srv.Kind(), srv.Name(), err)
+		}
+		return err
+	}
+	return srv, relabel(srv), stop, nil
+}
+
+// managedEngine is the engine of a managed server this command started:
+// closing it stops the server too, once.
+type managedEngine struct {
+	engine.Engine
+	stop    func() error
+	once    sync.Once
+	stopErr error
+}
+
+// Close closes the engine, then stops the server.
+func (e *managedEngine) Close() error {
+	err := e.Engine.Close()
+	e.once.Do(func() { e.stopErr = e.stop() })
+	return errors.Join(err, e.stopErr)
+}
+
+// Unwrap returns the server's own engine.
+func (e *managedEngine) Unwrap() engine.Engine { return e.Engine }

@@ -1,0 +1,31 @@
+// Package server starts, finds and stops managed servers: throw-away
+// local PostgreSQL, MariaDB and PgBouncer servers that dbarena runs from
+// the machine's own binaries, with the settings (knobs) a benchmark asks
+// for.
+//
+// Start makes a new server in dbarena's data directory
+// (Spec.Home/servers/NAME/): initdb or mariadb-install-db, a generated
+// configuration with the knobs, a free port on 127.0.0.1 (or Spec.Port),
+// a random password for user bench (in the file PasswordFile names, mode
+// 0600; never printed), and a database bench. It waits until the server
+// accepts connections and reads every knob back from it (pg_settings,
+// SHOW GLOBAL VARIABLES, SHOW CONFIG): a knob the server refuses, does not
+// know, or reports with another value fails the start with a *KnobError
+// naming knob and value, and nothing is left behind. A PgBouncer runs in
+// transaction mode in front of a named PostgreSQL (Spec.Backend) or one
+// it starts itself.
+//
+// PostgreSQL and PgBouncer refuse to run as root: as root they run as
+// user postgres (created as a system user when missing), MariaDB as root
+// with --user=root. Otherwise every server runs as the caller. Servers run
+// in sessions of their own: they outlive the process that started them
+// until Stop, here or in another process after Lookup.
+//
+// (*Server).Target is the dbarena target of a server, its password an
+// engine.Secret; ParseManaged reads the managed: targets of the command
+// line (managed:postgres?shared_buffers=1GB, managed:pg1).
+//
+// The package runs the servers' programs directly (os/exec), never a
+// shell or scripts/testservers, and reads no process globals but PATH
+// and TMPDIR through Spec.Getenv (os.Getenv by default).
+package server

@@ -1,0 +1,83 @@
+package server_test
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/dbarena/dbarena/server"
+)
+
+func TestServerParseManaged(t *testing.T) {
+	for _, tc := range []struct {
+		raw  string
+		want server.Spec
+		err  string
+	}{
+		{"managed:postgres?shared_buffers=1GB&max_wal_size=4GB", server.Spec{Kind: server.Postgres, Knobs: []server.Knob{{Name: "shared_buffers", Value: "1GB"}, {Name: "max_wal_size", Value: "4GB"}}}, ""},
+		{"managed://postgresql?work_mem=64MB", server.Spec{Kind: server.Postgres, Knobs: []server.Knob{{Name: "work_mem", Value: "64MB"}}}, ""},
+		{"managed:mariadb?innodb_buffer_pool_size=1G", server.Spec{Kind: server.MariaDB, Knobs: []server.Knob{{Name: "innodb_buffer_pool_size", Value: "1G"}}}, ""},
+		{"managed:mysql", server.Spec{Kind: server.MariaDB}, ""},
+		{"managed:pgbouncer?shared_buffers=1GB&pgbouncer.default_pool_size=50", server.Spec{Kind: server.PgBouncer, Knobs: []server.Knob{{Name: "shared_buffers", Value: "1GB"}, {Name: "pgbouncer.default_pool_size", Value: "50"}}}, ""},
+		{"managed:postgres?search_path=%22%24user%22%2C%20public", server.Spec{Kind: server.Postgres, Knobs: []server.Knob{{Name: "search_path", Value: `"$user", public`}}}, ""},
+		{"managed:pg1", server.Spec{Name: "pg1"}, ""},
+		{"managed:pg1?shared_buffers=1GB", server.Spec{}, "takes no settings"},
+		{"managed:postgres?shared_buffers", server.Spec{}, `setting "shared_buffers": want name=value`},
+		{"managed:", server.Spec{}, "want managed:KIND"},
+		{"postgres://u@h/db", server.Spec{}, "want managed:KIND"},
+		{"managed:no/such", server.Spec{}, "neither a server kind"},
+		{"managed:bad!name", server.Spec{}, "neither a server kind"},
+	} {
+		t.Run(tc.raw, func(t *testing.T) {
+			got, err := server.ParseManaged(tc.raw)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) || !errors.Is(err, server.ErrBadSpec) {
+					t.Errorf("err = %v, want ErrBadSpec with %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil || !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("got %+v, %v; want %+v", got, err, tc.want)
+			}
+		})
+	}
+}
+
+// Every problem of a spec is reported at once, each naming its field and
+// value.
+func TestServerSpecValidate(t *testing.T) {
+	errs := server.Spec{
+		Kind:  "oracle",
+		Name:  "bad name",
+		Port:  70000,
+		Knobs: []server.Knob{{Name: "port", Value: "5"}, {Name: "work_mem", Value: ""}, {Name: "a", Value: "1"}, {Name: "A", Value: "2"}, {Name: "9x", Value: "1"}},
+	}.Validate()
+	msg := errors.Join(errs...).Error()
+	for _, w := range []string{`unknown server kind "oracle"`, `name "bad name"`, "no data directory", "port 70000",
+		"setting work_mem=: no value", "setting A=2: set twice", "setting 9x=1: a setting's name"} {
+		if !strings.Contains(msg, w) {
+			t.Errorf("lacks %q:\n%s", w, msg)
+		}
+	}
+	for _, e := range errs {
+		if !errors.Is(e, server.ErrBadSpec) {
+			t.Errorf("%v does not match ErrBadSpec", e)
+		}
+	}
+	if errs := (server.Spec{Kind: server.Postgres, Home: "/h", Knobs: []server.Knob{{Name: "Port", Value: "5"}, {Name: "listen_addresses", Value: "*"}}}).Validate(); len(errs) != 2 || !strings.Contains(errs[0].Error(), "setting Port=5: dbarena sets it (use --port)") {
+		t.Errorf("PostgreSQL's reserved settings: %v", errs)
+	}
+	if errs := (server.Spec{Kind: server.Postgres, Name: "postgres", Home: "/h"}).Validate(); len(errs) != 1 || !strings.Contains(errs[0].Error(), "a kind's name") {
+		t.Errorf("a server named after a kind: %v", errs)
+	}
+	if errs := (server.Spec{Kind: server.MariaDB, Home: "/h", Knobs: []server.Knob{{Name: "bind-address", Value: "0.0.0.0"}, {Name: "innodb-buffer-pool-size", Value: "1G"}, {Name: "innodb_buffer_pool_size", Value: "2G"}}}).Validate(); len(errs) != 2 {
+		t.Errorf("MariaDB: %v, want bind-address reserved and innodb_buffer_pool_size twice", errs)
+	}
+	if errs := (server.Spec{Kind: server.PgBouncer, Home: "/h", Knobs: []server.Knob{{Name: "pgbouncer.listen_port", Value: "1"}, {Name: "pgbouncer.pool_mode", Value: "session"}, {Name: "port", Value: "1"}}}).Validate(); len(errs) != 2 {
+		t.Errorf("PgBouncer: %v, want listen_port and the backend's port reserved", errs)
+	}
+	if errs := (server.Spec{Kind: server.Postgres, Home: "/h", Knobs: []server.Knob{{Name: "shared_buffers", Value: "1GB"}}}).Validate(); len(errs) != 0 {
+		t.Errorf("a good spec: %v", errs)
+	}
+}

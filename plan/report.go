@@ -193,7 +193,7 @@ func writeSummary(b *bytes.Buffer, p *Plan, st *State, sections []*section, repo
 	b.WriteString("| | |\n|---|---|\n")
 	fmt.Fprintf(b, "| status | %s |\n", st.Status)
 	fmt.Fprintf(b, "| runs | %d: %d done, %d failed, %d pending |\n", len(st.Runs), done, failed, pending)
-	fmt.Fprintf(b, "| cells | %d (%d targets × %d workloads × their thread counts) |\n", len(p.Cells), len(p.Targets), len(p.Workloads))
+	fmt.Fprintf(b, "| cells | %d (%s × %s × their thread counts) |\n", len(p.Cells), plural(len(p.Targets), "target"), plural(len(p.Workloads), "workload"))
 	fmt.Fprintf(b, "| repetitions | %d, in interleaved rounds, seed %d |\n", p.Repetitions, p.Seed)
 	fmt.Fprintf(b, "| measured time | %s (warm-ups included) |\n", p.Estimate())
 	if first, last := span(st); !first.IsZero() {
@@ -240,6 +240,13 @@ func writeSummary(b *bytes.Buffer, p *Plan, st *State, sections []*section, repo
 		}
 		b.WriteString(fence + "\n" + r.Error + "\n" + fence + "\n")
 	}
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // span is the first start and last end of the runs.

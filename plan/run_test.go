@@ -332,6 +332,14 @@ func TestResume(t *testing.T) {
 		t.Errorf("changed duration: %v", err)
 	}
 
+	// An option given at its default is the same plan.
+	same := writePlan(t, tmp, strings.Replace(experiment, "{tables: 1, table_size: 100}", "{table_size: 100}", 1))
+	if st, err := plan.Inspect(same, plan.RunOptions{Dir: dir}); err != nil {
+		t.Errorf("leaving out a default option: %v", err)
+	} else if done, _, _ := st.Counts(); done != k {
+		t.Errorf("inspect: %d done", done)
+	}
+
 	// The same plan resumes with exactly the rest.
 	p = writePlan(t, tmp, experiment)
 	ex3 := &fake{}

@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -238,7 +237,8 @@ func cellDiff(a, b CellState) string {
 	cmp("target", a.Target, b.Target)
 	cmp("url", a.URL, b.URL)
 	cmp("workload", a.WorkloadName, b.WorkloadName)
-	cmp("options", settingsString(a.Options), settingsString(b.Options))
+	// Options given at their defaults or left out are the same.
+	cmp("prepare key", a.PrepareKey, b.PrepareKey)
 	cmp("threads", a.Threads, b.Threads)
 	cmp("duration", seconds(a.DurationS), seconds(b.DurationS))
 	cmp("warmup", seconds(a.WarmupS), seconds(b.WarmupS))
@@ -248,16 +248,6 @@ func cellDiff(a, b CellState) string {
 
 func seconds(s float64) time.Duration {
 	return time.Duration(s * float64(time.Second)).Round(time.Millisecond)
-}
-
-func settingsString(ss []Setting) string {
-	sorted := slices.Clone(ss)
-	slices.SortFunc(sorted, func(a, b Setting) int { return strings.Compare(a.Name, b.Name) })
-	var parts []string
-	for _, s := range sorted {
-		parts = append(parts, s.Name+"="+s.Value)
-	}
-	return "[" + strings.Join(parts, " ") + "]"
 }
 
 func abbreviate(xs []string) string {

@@ -1,0 +1,79 @@
+// Package plan reads experiment files and runs them: a matrix of targets
+// (with knob matrices over the servers dbarena starts itself), workloads
+// and thread counts, repeated in interleaved rounds, with every result
+// file, the state of the experiment and its comparison in one directory.
+//
+// # The plan file
+//
+// A plan is one YAML document, decoded strictly: an unknown field, a value
+// of the wrong type or out of range, an unknown workload or option, a bad
+// URL — every problem is reported at once, each with the file, line,
+// column and field (*Error).
+//
+//	name: knobs                  # default: the file's name
+//	description: one line for the summary
+//	seed: 42                     # the order of the runs and the runs' seed (default 1)
+//	repetitions: 3               # rounds (default 1)
+//	duration: 60s                # measured phase of each run (or seconds)
+//	warmup: 10s                  # discarded phase before it (default 0)
+//	report_interval: 1s          # default 1s
+//	threads: [8, 32]             # or one number
+//	baseline: pg-sb=1GB          # the compare tables' baseline (default: the first target)
+//	knobs:                       # a matrix over every managed target's settings
+//	  shared_buffers: [128MB, 1GB]
+//	knob_labels: {shared_buffers: sb}   # shorter names in the labels
+//	targets:
+//	  - label: pg                # letters, digits and ._+=,:-
+//	    url: "managed:postgres?max_wal_size=1GB"
+//	  - label: remote
+//	    url: postgres://bench@10.0.0.5/bench
+//	    password_file: ./pw      # relative to the plan file
+//	  - label: maria
+//	    url: "managed:mariadb"
+//	    knobs: {innodb_buffer_pool_size: [1G, 3G]}   # its own matrix instead of the plan's
+//	workloads:
+//	  - name: tpcc               # a registered workload
+//	    options: {warehouses: 10, mode: procedure}   # its flags, without --
+//	    threads: [16]            # threads, duration, warmup, report_interval override the plan's
+//	    metric: NOPM             # what the compare tables show (default tps)
+//	  - name: oltp_read_write
+//	    label: rw-small          # needed when a workload appears twice
+//	    options: {tables: 4, table_size: 10000}
+//
+// Knobs are server settings of managed targets (URLs starting with
+// "managed:"): each combination becomes one target, its settings appended
+// to the URL's query and to the label ("pg-sb=128MB"). Knobs on a plain URL
+// are refused. Plain URLs are parsed with engine.ParseTarget; the caller
+// checks managed ones through Options.ValidateTarget.
+//
+// # Cells and order
+//
+// The cells are the product targets × workloads × thread counts; each runs
+// once per repetition. Plan.Order runs the repetitions as rounds, each
+// round visiting every cell once in its own seeded shuffle, so drift over
+// the hours of an experiment falls on every cell alike. Cells that share a
+// PrepareKey (target, workload, options) share one prepared data set: the
+// Executor is told before a key's first run (Prepare) and after its last
+// (Release).
+//
+// # The results directory
+//
+// Run writes into one directory (default "<name>-results" next to the
+// plan file):
+//
+//	plan.yaml                      the plan file, passwords replaced by xxxxx
+//	plan.json                      the expanded cells, the order and every run's
+//	                               status (pending, done, failed with its error),
+//	                               rewritten atomically after every run
+//	<target>__<workload>__t<threads>__r<rep>.json   one result file per run
+//	compare.md                     per workload: the compare tables (metric, p95)
+//	report.html                    the HTML report of every complete run
+//	summary.md                     per workload the metric's table; failed runs
+//
+// Running a plan again on its directory resumes it: runs whose result file
+// is complete are skipped, failed runs run again (unless
+// RunOptions.NoRetryFailed), and a directory made by a plan with other
+// cells is refused (ErrDifferentPlan). Repetitions may be raised to add
+// rounds. Show prints the cells, the order and what is done without
+// running anything.
+package plan

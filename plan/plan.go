@@ -1,0 +1,817 @@
+package plan
+
+import (
+	"cmp"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/goccy/go-yaml/ast"
+	"github.com/spf13/pflag"
+
+	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/workload"
+)
+
+// ManagedPrefix starts the URL of a managed server: a local, throw-away
+// server dbarena starts itself with the settings in the URL's query
+// ("managed:postgres?shared_buffers=1GB"). Package server parses the
+// rest; a plan only appends knobs to the query.
+const ManagedPrefix = "managed:"
+
+// Plan is a validated, expanded experiment: every target (knob matrices
+// expanded), every workload, and the cells they make.
+type Plan struct {
+	// Name names the experiment and, by default, its results directory.
+	Name        string
+	Description string
+	// Path is the plan file; relative paths in it are relative to its
+	// directory.
+	Path string
+	// Seed seeds the order of the runs and every run's workers.
+	Seed uint64
+	// Repetitions is how many times every cell runs (rounds).
+	Repetitions int
+	// Baseline is the label of the target the compare tables measure the
+	// others against (empty: the first).
+	Baseline  string
+	Targets   []Target
+	Workloads []Workload
+	// Cells are every (target, workload, threads), target by target in
+	// the order of the file, then workload by workload, then by thread
+	// count.
+	Cells []Cell
+	// source is the plan file with any password in a URL replaced.
+	source []byte
+}
+
+// Target is one database under test after knob expansion.
+type Target struct {
+	// Label names the target in file names, tables and reports; unique
+	// in the plan. A knob matrix suffixes its target's label with the
+	// knobs: "pg-shared_buffers=1GB-max_wal_size=16GB".
+	Label string
+	// URL is the target's URL as the executor needs it, password
+	// included when the file gave one; knobs are appended to a managed
+	// URL's query. Never print it: use Redacted.
+	URL string
+	// Redacted is URL without password, safe to print and store.
+	Redacted string
+	// PasswordFile is the absolute path of a file holding the password,
+	// or empty.
+	PasswordFile string
+	// Managed is true for a "managed:" URL.
+	Managed bool
+	// Base is the label in the plan file this target was expanded from
+	// (Label itself when there are no knobs).
+	Base string
+	// Knobs are the settings this target's knob combination added to its
+	// URL, in the order of the matrix.
+	Knobs []Setting
+}
+
+// Setting is one name and value: a workload option or a server knob.
+type Setting struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// Workload is one workload entry of the plan: a registered workload with
+// its options and its run settings.
+type Workload struct {
+	// Label names the entry in file names and tables: its workload name
+	// unless the file gives one (needed when a workload appears twice).
+	Label string
+	// Name is the registered workload (workload.Lookup).
+	Name string
+	// Options are the options the file sets, under their canonical flag
+	// names, in the file's order; every other option has its default.
+	Options []Setting
+	Threads []int
+	// Duration is each run's measured phase, Warmup the discarded phase
+	// before it, ReportInterval one reporting tick.
+	Duration, Warmup, ReportInterval time.Duration
+	// Metric is what the compare tables show: tps, qps, p95, NOPM …
+	// (compare.Options.Metric).
+	Metric string
+}
+
+// Args are the workload's options as command-line flags
+// ("--warehouses=10"), ready for m.New().Flags().Parse.
+func (w Workload) Args() []string {
+	out := make([]string, len(w.Options))
+	for i, o := range w.Options {
+		out[i] = "--" + o.Name + "=" + o.Value
+	}
+	return out
+}
+
+// Cell is one (target, workload, threads): what one run measures. Each
+// cell runs once per repetition.
+type Cell struct {
+	// ID is the cell's name in file names: "<target>__<workload>__t<threads>",
+	// sanitised to letters, digits and ._+=-, unique in the plan.
+	ID       string
+	Target   Target
+	Workload Workload
+	Threads  int
+	// Seed is the run's seed (the plan's).
+	Seed uint64
+	// Key is the prepared data this cell needs.
+	Key PrepareKey
+}
+
+// PrepareKey names one prepared data set: a target, a workload and its
+// options. Cells with the same key share one prepare. The key is
+// conservative: options that only change the run (not the data) still
+// make a new key, because no workload says which are which.
+type PrepareKey struct {
+	Target   string // target label
+	Workload string // workload name
+	// Options are the options that are not at their defaults, as flags
+	// sorted by name: "--table-size=10000 --tables=4".
+	Options string
+}
+
+// String is "target/workload [options]".
+func (k PrepareKey) String() string {
+	s := k.Target + "/" + k.Workload
+	if k.Options != "" {
+		s += " " + k.Options
+	}
+	return s
+}
+
+// FileName is the result file of one repetition (from 1) of the cell:
+// "<cell ID>__r<rep>.json".
+func (c Cell) FileName(rep int) string { return fmt.Sprintf("%s__r%d.json", c.ID, rep) }
+
+// Options are what Load needs from its caller.
+type Options struct {
+	// ValidateTarget, when set, is called with every target's URL (knobs
+	// appended) and its error reported against the target's url field.
+	// The CLI passes a function that parses managed: URLs (package
+	// server) and checks that the engine of a plain URL is known.
+	// Without it, managed URLs are only checked for their prefix; plain
+	// URLs are always parsed with engine.ParseTarget.
+	ValidateTarget func(raw string) error
+}
+
+// Load reads, decodes and validates the plan file at path. Workloads are
+// looked up in the workload registry, so the caller must have registered
+// them (import workload/all). Every problem is reported at once, in a
+// *Error naming the file, line, column and field of each.
+func Load(path string, opt Options) (*Plan, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("plan: %w", err)
+	}
+	return Parse(path, data, opt)
+}
+
+// Parse is Load on a file's bytes; path names the file in messages and
+// anchors relative paths.
+func Parse(path string, data []byte, opt Options) (*Plan, error) {
+	d := &decoder{}
+	body := d.parseYAML(data)
+	var p *Plan
+	if body != nil {
+		p = d.plan(body, path, opt)
+	}
+	if len(d.probs) > 0 {
+		slices.SortStableFunc(d.probs, func(a, b Problem) int {
+			return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
+		})
+		return nil, &Error{Path: path, Problems: d.probs}
+	}
+	p.source = redactSource(data, p.Targets)
+	return p, nil
+}
+
+// Known fields, in the order the documentation gives them.
+var (
+	planFields     = []string{"name", "description", "seed", "repetitions", "duration", "warmup", "report_interval", "threads", "baseline", "knobs", "knob_labels", "targets", "workloads"}
+	targetFields   = []string{"label", "url", "password_file", "knobs"}
+	workloadFields = []string{"name", "label", "options", "threads", "duration", "warmup", "report_interval", "metric"}
+)
+
+// runSettings are the settings a workload entry inherits from the plan.
+type runSettings struct {
+	threads                          []int
+	duration, warmup, interval       time.Duration
+	hasDuration, hasWarmup, hasIntvl bool
+	hasThreads                       bool
+	metric                           string
+}
+
+// knobMatrix is an ordered matrix of settings.
+type knobMatrix struct {
+	names  []string
+	values [][]string
+	node   ast.Node
+}
+
+type rawTarget struct {
+	label, url, passwordFile string
+	knobs                    *knobMatrix
+	node, labelN, urlN       ast.Node
+	path                     string
+}
+
+type rawWorkload struct {
+	w                      Workload
+	rs                     runSettings
+	node, labelN, metricN  ast.Node
+	path                   string
+	optionKey              string
+	hasLabel, hasOptionErr bool
+}
+
+var labelRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+=,:-]*$`)
+
+func (d *decoder) plan(body ast.Node, path string, opt Options) *Plan {
+	p := &Plan{Path: path, Seed: 1, Repetitions: 1}
+	var rs runSettings
+	var knobs *knobMatrix
+	abbrev := map[string]string{}
+	abbrevN := map[string]ast.Node{}
+	var targets []rawTarget
+	var workloads []rawWorkload
+	var baselineN ast.Node
+	var targetsN, workloadsN ast.Node
+	d.fields(body, "", planFields, func(f field, fp string) {
+		switch f.key {
+		case "name":
+			if s, ok := d.str(f.value, fp); ok {
+				if !labelRE.MatchString(s) {
+					d.errorf(f.value, fp, "%q: want letters, digits and ._+=,:- (it names the results directory)", s)
+				}
+				p.Name = s
+			}
+		case "description":
+			p.Description, _ = d.str(f.value, fp)
+		case "seed":
+			p.Seed, _ = d.uinteger(f.value, fp)
+		case "repetitions":
+			if n, ok := d.integer(f.value, fp); ok {
+				if n < 1 {
+					d.errorf(f.value, fp, "%d: must be at least 1", n)
+				} else if n > 1000 {
+					d.errorf(f.value, fp, "%d: at most 1000", n)
+				} else {
+					p.Repetitions = int(n)
+				}
+			}
+		case "baseline":
+			p.Baseline, _ = d.str(f.value, fp)
+			baselineN = f.value
+		case "knobs":
+			knobs = d.knobs(f.value, fp)
+		case "knob_labels":
+			fs, _ := d.mapping(f.value, fp)
+			for _, kf := range fs {
+				if s, ok := d.str(kf.value, join(fp, kf.key)); ok {
+					if !labelRE.MatchString(s) {
+						d.errorf(kf.value, join(fp, kf.key), "%q: want letters, digits and ._+=,:-", s)
+					}
+					abbrev[kf.key], abbrevN[kf.key] = s, kf.keyN
+				}
+			}
+		case "targets":
+			targetsN = f.value
+			items, ok := d.list(f.value, fp)
+			if !ok {
+				return
+			}
+			for i, it := range items {
+				targets = append(targets, d.target(it, fmt.Sprintf("%s[%d]", fp, i), path))
+			}
+		case "workloads":
+			workloadsN = f.value
+			items, ok := d.list(f.value, fp)
+			if !ok {
+				return
+			}
+			for i, it := range items {
+				workloads = append(workloads, d.workload(it, fmt.Sprintf("%s[%d]", fp, i)))
+			}
+		default:
+			d.runSetting(&rs, f, fp)
+		}
+	})
+	if p.Name == "" {
+		base := filepath.Base(path)
+		p.Name = sanitize(strings.TrimSuffix(base, filepath.Ext(base)))
+	}
+	if targetsN == nil {
+		d.errorf(body, "targets", "required: at least one target")
+	} else if len(targets) == 0 && !hasProblemAt(d, "targets") {
+		d.errorf(targetsN, "targets", "empty: give at least one target")
+	}
+	if workloadsN == nil {
+		d.errorf(body, "workloads", "required: at least one workload")
+	} else if len(workloads) == 0 && !hasProblemAt(d, "workloads") {
+		d.errorf(workloadsN, "workloads", "empty: give at least one workload")
+	}
+	for k := range abbrev {
+		used := knobs != nil && contains(knobs.names, k)
+		for _, t := range targets {
+			used = used || (t.knobs != nil && contains(t.knobs.names, k))
+		}
+		if !used {
+			d.errorf(abbrevN[k], "knob_labels."+k, "no knob %q in the plan", k)
+		}
+	}
+
+	// Workloads: inherit the plan's settings, check labels.
+	wlabels := map[string]int{}
+	for i := range workloads {
+		rw := &workloads[i]
+		w := &rw.w
+		if !rw.rs.hasThreads {
+			w.Threads = rs.threads
+			if !rs.hasThreads && rw.node != nil {
+				d.errorf(rw.node, rw.path+".threads", "required: give threads here or at the top level")
+			}
+		}
+		if !rw.rs.hasDuration {
+			w.Duration = rs.duration
+			if !rs.hasDuration && rw.node != nil {
+				d.errorf(rw.node, rw.path+".duration", "required: give duration here or at the top level")
+			}
+		}
+		if !rw.rs.hasWarmup {
+			w.Warmup = rs.warmup
+		}
+		if !rw.rs.hasIntvl {
+			w.ReportInterval = time.Second
+			if rs.hasIntvl {
+				w.ReportInterval = rs.interval
+			}
+		}
+		if w.Metric == "" {
+			w.Metric = "tps"
+		}
+		if w.ReportInterval > w.Duration && w.Duration > 0 {
+			d.errorf(rw.node, rw.path, "report_interval %s is longer than the duration %s", w.ReportInterval, w.Duration)
+		}
+		if w.Label == "" {
+			continue // name missing: already reported
+		}
+		if j, dup := wlabels[w.Label]; dup {
+			what := "label"
+			if !rw.hasLabel {
+				what = "workload " + w.Name + " (give the entries distinct labels)"
+			}
+			d.errorf(firstNode(rw.labelN, rw.node), rw.path, "%s %q is also workloads[%d]'s", what, w.Label, j)
+			continue
+		}
+		wlabels[w.Label] = i
+		p.Workloads = append(p.Workloads, *w)
+	}
+
+	// Targets: expand knob matrices, check labels and URLs.
+	tlabels := map[string]string{}
+	for _, rt := range targets {
+		if rt.label == "" || rt.url == "" {
+			continue // reported
+		}
+		managed := strings.HasPrefix(rt.url, ManagedPrefix)
+		m := rt.knobs
+		if m == nil {
+			m = knobs
+		}
+		if m != nil && len(m.names) > 0 && !managed {
+			where := "the plan's knobs apply to every target: give the managed targets knobs of their own instead"
+			if rt.knobs != nil {
+				where = "knobs are server settings dbarena applies to the servers it starts"
+			}
+			d.errorf(rt.urlN, rt.path, "target %q is not a managed server (%s…) but has knobs %s; %s",
+				rt.label, ManagedPrefix, strings.Join(m.names, ", "), where)
+			continue
+		}
+		if managed && rt.passwordFile != "" {
+			d.errorf(rt.node, rt.path+".password_file", "target %q is a managed server: dbarena makes its credentials", rt.label)
+		}
+		var base url.Values
+		if managed {
+			if i := strings.IndexByte(rt.url, '?'); i >= 0 {
+				base, _ = url.ParseQuery(rt.url[i+1:])
+			}
+			if m != nil {
+				for _, k := range m.names {
+					if base.Has(k) {
+						d.errorf(rt.urlN, rt.path+".url", "%s is set in the URL and in the knobs: set it in one place", k)
+					}
+				}
+			}
+		}
+		for _, combo := range combinations(m) {
+			t := Target{Label: rt.label, URL: rt.url, PasswordFile: rt.passwordFile, Managed: managed, Base: rt.label, Knobs: combo}
+			for _, k := range combo {
+				sep := "&"
+				if !strings.Contains(t.URL, "?") {
+					sep = "?"
+				}
+				t.URL += sep + url.QueryEscape(k.Name) + "=" + url.QueryEscape(k.Value)
+				name := k.Name
+				if a, ok := abbrev[k.Name]; ok {
+					name = a
+				}
+				t.Label += "-" + name + "=" + k.Value
+			}
+			t.Redacted = d.checkURL(rt, t.URL, opt)
+			if prev, dup := tlabels[t.Label]; dup {
+				d.errorf(firstNode(rt.labelN, rt.node), rt.path+".label", "label %q is also %s's", t.Label, prev)
+				continue
+			}
+			tlabels[t.Label] = rt.path
+			p.Targets = append(p.Targets, t)
+		}
+	}
+	if p.Baseline != "" && len(tlabels) > 0 {
+		if _, ok := tlabels[p.Baseline]; !ok {
+			labels := make([]string, len(p.Targets))
+			for i, t := range p.Targets {
+				labels[i] = t.Label
+			}
+			d.errorf(baselineN, "baseline", "%q is not a target label (labels: %s)", p.Baseline, strings.Join(labels, ", "))
+		}
+	}
+	if len(d.probs) > 0 {
+		return nil
+	}
+
+	// Cells.
+	ids := map[string]string{}
+	for _, t := range p.Targets {
+		for i, w := range p.Workloads {
+			for _, n := range w.Threads {
+				c := Cell{
+					ID:       fmt.Sprintf("%s__%s__t%d", sanitize(t.Label), sanitize(w.Label), n),
+					Target:   t,
+					Workload: w,
+					Threads:  n,
+					Seed:     p.Seed,
+					Key:      PrepareKey{Target: t.Label, Workload: w.Name, Options: workloads[i].optionKey},
+				}
+				what := fmt.Sprintf("target %q, workload %q, %d threads", t.Label, w.Label, n)
+				if prev, dup := ids[c.ID]; dup {
+					d.errorf(body, "", "%s and %s have the same file name %s: make the labels differ in letters or digits", prev, what, c.ID)
+					continue
+				}
+				ids[c.ID] = what
+				p.Cells = append(p.Cells, c)
+			}
+		}
+	}
+	return p
+}
+
+func firstNode(ns ...ast.Node) ast.Node {
+	for _, n := range ns {
+		if n != nil {
+			return n
+		}
+	}
+	return nil
+}
+
+func hasProblemAt(d *decoder, prefix string) bool {
+	for _, p := range d.probs {
+		if strings.HasPrefix(p.Field, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// runSetting decodes the settings both the plan and a workload may set.
+func (d *decoder) runSetting(rs *runSettings, f field, fp string) {
+	switch f.key {
+	case "threads":
+		rs.hasThreads = true // given: a bad value is reported, not "required"
+		items, ok := d.list(f.value, fp)
+		if !ok {
+			return
+		}
+		seen := map[int64]bool{}
+		for i, it := range items {
+			ip := fmt.Sprintf("%s[%d]", fp, i)
+			n, ok := d.integer(it, ip)
+			switch {
+			case !ok:
+			case n < 1:
+				d.errorf(it, ip, "%d: must be at least 1", n)
+			case n > 100000:
+				d.errorf(it, ip, "%d: at most 100000", n)
+			case seen[n]:
+				d.errorf(it, ip, "%d is in the list twice", n)
+			default:
+				seen[n] = true
+				rs.threads = append(rs.threads, int(n))
+			}
+		}
+		if len(items) == 0 {
+			d.errorf(f.value, fp, "empty: give at least one thread count")
+		}
+	case "duration":
+		rs.hasDuration = true
+		if v, ok := d.duration(f.value, fp); ok {
+			if v <= 0 {
+				d.errorf(f.value, fp, "%s: must be positive", v)
+			}
+			rs.duration = v
+		}
+	case "warmup":
+		if v, ok := d.duration(f.value, fp); ok {
+			if v < 0 {
+				d.errorf(f.value, fp, "%s: must not be negative", v)
+			}
+			rs.warmup, rs.hasWarmup = v, true
+		}
+	case "report_interval":
+		if v, ok := d.duration(f.value, fp); ok {
+			if v < 10*time.Millisecond {
+				d.errorf(f.value, fp, "%s: must be at least 10ms", v)
+			}
+			rs.interval, rs.hasIntvl = v, true
+		}
+	}
+}
+
+var knobNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*$`)
+
+// knobs decodes a matrix: setting name → list of values.
+func (d *decoder) knobs(n ast.Node, fp string) *knobMatrix {
+	m := &knobMatrix{node: n}
+	fs, _ := d.mapping(n, fp)
+	for _, f := range fs {
+		kp := join(fp, f.key)
+		if !knobNameRE.MatchString(f.key) {
+			d.errorf(f.keyN, kp, "%q: a setting's name is letters, digits, _ . and -", f.key)
+			continue
+		}
+		items, ok := d.list(f.value, kp)
+		if !ok {
+			continue
+		}
+		if len(items) == 0 {
+			d.errorf(f.value, kp, "empty: give at least one value")
+			continue
+		}
+		var vs []string
+		for i, it := range items {
+			ip := fmt.Sprintf("%s[%d]", kp, i)
+			v, ok := d.scalar(it, ip)
+			switch {
+			case !ok:
+			case v == "":
+				d.errorf(it, ip, "empty value")
+			case contains(vs, v):
+				d.errorf(it, ip, "%q is in the list twice", v)
+			default:
+				vs = append(vs, v)
+			}
+		}
+		m.names = append(m.names, f.key)
+		m.values = append(m.values, vs)
+	}
+	return m
+}
+
+// combinations is the cartesian product of a matrix, its first setting
+// varying slowest; one empty combination without a matrix.
+func combinations(m *knobMatrix) [][]Setting {
+	out := [][]Setting{nil}
+	if m == nil {
+		return out
+	}
+	for i, name := range m.names {
+		var next [][]Setting
+		for _, prefix := range out {
+			for _, v := range m.values[i] {
+				next = append(next, append(slices.Clone(prefix), Setting{name, v}))
+			}
+		}
+		out = next
+	}
+	return out
+}
+
+func (d *decoder) target(n ast.Node, tp, planPath string) rawTarget {
+	rt := rawTarget{node: n, path: tp}
+	d.fields(n, tp, targetFields, func(f field, fp string) {
+		switch f.key {
+		case "label":
+			rt.labelN = f.value
+			if s, ok := d.str(f.value, fp); ok {
+				if !labelRE.MatchString(s) {
+					d.errorf(f.value, fp, "%q: want letters, digits and ._+=,:-, starting with a letter or digit", s)
+					return
+				}
+				rt.label = s
+			}
+		case "url":
+			rt.urlN = f.value
+			if s, ok := d.str(f.value, fp); ok {
+				if strings.TrimSpace(s) == "" {
+					d.errorf(f.value, fp, "empty")
+					return
+				}
+				rt.url = s
+			}
+		case "password_file":
+			if s, ok := d.str(f.value, fp); ok {
+				if !filepath.IsAbs(s) {
+					s = filepath.Join(filepath.Dir(planPath), s)
+				}
+				if abs, err := filepath.Abs(s); err == nil {
+					s = abs
+				}
+				rt.passwordFile = s
+			}
+		case "knobs":
+			rt.knobs = d.knobs(f.value, fp)
+		}
+	})
+	if _, isMap := d.resolve(n).(*ast.MappingNode); isMap || rt.labelN != nil || rt.urlN != nil {
+		if rt.labelN == nil {
+			d.errorf(n, tp+".label", "required")
+		}
+		if rt.urlN == nil {
+			d.errorf(n, tp+".url", "required")
+		}
+	}
+	return rt
+}
+
+// checkURL validates one expanded target URL and returns it redacted.
+func (d *decoder) checkURL(rt rawTarget, raw string, opt Options) string {
+	fp := rt.path + ".url"
+	redacted := redactURL(raw)
+	if strings.HasPrefix(raw, ManagedPrefix) {
+		if strings.TrimPrefix(raw, ManagedPrefix) == "" {
+			d.errorf(rt.urlN, fp, "%q: name the server after %s (managed:postgres, managed:mariadb …)", raw, ManagedPrefix)
+			return redacted
+		}
+	} else {
+		t, err := engine.ParseTarget(raw, rt.passwordFile, nil)
+		if err != nil {
+			d.errorf(rt.urlN, fp, "%v", err)
+			return redacted
+		}
+		redacted = t.Redacted()
+	}
+	if opt.ValidateTarget != nil {
+		if err := opt.ValidateTarget(raw); err != nil {
+			d.errorf(rt.urlN, fp, "%s: %s", redacted, scrubPassword(err.Error(), raw))
+		}
+	}
+	return redacted
+}
+
+func (d *decoder) workload(n ast.Node, wp string) rawWorkload {
+	rw := rawWorkload{node: n, path: wp}
+	var optsN ast.Node
+	var opts []field
+	var nameN ast.Node
+	d.fields(n, wp, workloadFields, func(f field, fp string) {
+		switch f.key {
+		case "name":
+			nameN = f.value
+			rw.w.Name, _ = d.str(f.value, fp)
+		case "label":
+			rw.labelN = f.value
+			if s, ok := d.str(f.value, fp); ok {
+				if !labelRE.MatchString(s) {
+					d.errorf(f.value, fp, "%q: want letters, digits and ._+=,:-, starting with a letter or digit", s)
+					return
+				}
+				rw.w.Label, rw.hasLabel = s, true
+			}
+		case "options":
+			optsN = f.value
+			opts, _ = d.mapping(f.value, fp)
+		case "metric":
+			rw.metricN = f.value
+			if s, ok := d.str(f.value, fp); ok {
+				if strings.TrimSpace(s) == "" || strings.ContainsAny(s, "\t\n") {
+					d.errorf(f.value, fp, "%q: not a metric (tps, qps, p95, cpu, or a workload's metric such as NOPM)", s)
+				}
+				rw.w.Metric = s
+			}
+		default:
+			d.runSetting(&rw.rs, f, fp)
+		}
+	})
+	rw.w.Threads, rw.w.Duration, rw.w.Warmup, rw.w.ReportInterval = rw.rs.threads, rw.rs.duration, rw.rs.warmup, rw.rs.interval
+	if nameN == nil {
+		d.errorf(n, wp+".name", "required: a workload name (dbarena list shows them)")
+		return rw
+	}
+	if rw.w.Name == "" {
+		return rw
+	}
+	m, ok := workload.Lookup(rw.w.Name)
+	if !ok {
+		var names []string
+		for _, m := range workload.All() {
+			names = append(names, m.Name)
+		}
+		d.errorf(nameN, wp+".name", "%q: no such workload (known: %s)", rw.w.Name, strings.Join(names, ", "))
+		return rw
+	}
+	if !rw.hasLabel {
+		rw.w.Label = rw.w.Name
+	}
+	wl := m.New()
+	fs := wl.Flags()
+	bad := false
+	for _, f := range opts {
+		op := join(wp+".options", f.key)
+		v, ok := d.scalarOrList(f.value, op)
+		if !ok {
+			bad = true
+			continue
+		}
+		flag := fs.Lookup(f.key)
+		if flag == nil {
+			var names []string
+			fs.VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+			d.errorf(f.keyN, op, "%s has no option %q (options: %s)", rw.w.Name, f.key, strings.Join(names, ", "))
+			bad = true
+			continue
+		}
+		if err := fs.Set(flag.Name, v); err != nil {
+			d.errorf(f.value, op, "%v", err)
+			bad = true
+			continue
+		}
+		for _, o := range rw.w.Options {
+			if o.Name == flag.Name {
+				d.errorf(f.keyN, op, "--%s is also given as %q", flag.Name, o.Value)
+				bad = true
+			}
+		}
+		rw.w.Options = append(rw.w.Options, Setting{Name: flag.Name, Value: flag.Value.String()})
+	}
+	if !bad {
+		if v, ok := wl.(workload.Validator); ok {
+			for _, err := range v.Validate() {
+				d.errorf(firstNode(optsN, n), wp+".options", "%v", err)
+			}
+		}
+	}
+	// The key: every option that is not at its default, sorted, so that
+	// "tables: 8" and leaving the default 8 share prepared data.
+	var args []string
+	fs.VisitAll(func(f *pflag.Flag) {
+		if v := f.Value.String(); v != f.DefValue {
+			args = append(args, "--"+f.Name+"="+v)
+		}
+	})
+	rw.optionKey = strings.Join(args, " ")
+	return rw
+}
+
+// scalarOrList is an option's value: a scalar, or a list joined with
+// commas (pflag's list flags).
+func (d *decoder) scalarOrList(n ast.Node, path string) (string, bool) {
+	if seq, ok := d.resolve(n).(*ast.SequenceNode); ok {
+		var parts []string
+		for i, it := range seq.Values {
+			s, ok := d.scalar(it, fmt.Sprintf("%s[%d]", path, i))
+			if !ok {
+				return "", false
+			}
+			parts = append(parts, s)
+		}
+		return strings.Join(parts, ","), true
+	}
+	return d.scalar(n, path)
+}
+
+// sanitize keeps letters, digits and ._+=- and replaces anything else
+// with _, for file names.
+func sanitize(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9',
+			c == '.' || c == '_' || c == '+' || c == '=' || c == '-':
+		default:
+			b[i] = '_'
+		}
+	}
+	out := string(b)
+	if out == "" || out[0] == '.' {
+		out = "_" + out
+	}
+	return out
+}

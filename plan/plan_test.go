@@ -1,0 +1,474 @@
+package plan_test
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbarena/dbarena/plan"
+	_ "github.com/dbarena/dbarena/workload/all"
+)
+
+func parse(t *testing.T, src string) *plan.Plan {
+	t.Helper()
+	p, err := plan.Parse(filepath.Join(t.TempDir(), "exp.yaml"), []byte(src), plan.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func problems(t *testing.T, src string, opt plan.Options) *plan.Error {
+	t.Helper()
+	_, err := plan.Parse("exp.yaml", []byte(src), opt)
+	var pe *plan.Error
+	if !errors.As(err, &pe) {
+		t.Fatalf("want a *plan.Error, got %v", err)
+	}
+	if !errors.Is(err, plan.ErrInvalid) {
+		t.Errorf("%v does not match ErrInvalid", err)
+	}
+	return pe
+}
+
+const minimal = `
+duration: 10s
+threads: [1]
+targets:
+  - {label: pg, url: "postgres://bench@127.0.0.1/bench"}
+workloads:
+  - name: oltp_point_select
+`
+
+// TestStrictDecoding: an unknown field or a value of the wrong type is an
+// error naming the file, the line and column, and the field.
+func TestStrictDecoding(t *testing.T) {
+	for _, tc := range []struct {
+		name, src  string
+		line, col  int
+		field, msg string
+	}{
+		{"unknown top-level field", "repetition: 3\n" + minimal, 1, 1, "repetition", `unknown field "repetition"`},
+		{"unknown target field", `
+duration: 10s
+threads: [1]
+targets:
+  - label: pg
+    url: postgres://bench@127.0.0.1/bench
+    pasword_file: ./pw
+workloads: [{name: oltp_point_select}]
+`, 7, 5, "targets[0].pasword_file", `unknown field "pasword_file" (known: label, url, password_file, knobs)`},
+		{"integer expected", "repetitions: three\n" + minimal, 1, 14, "repetitions", `want an integer, got string "three"`},
+		{"duration expected", "warmup: [1]\n" + minimal, 1, 9, "warmup", "want a duration"},
+		{"bad duration", "warmup: 10 seconds\n" + minimal, 1, 9, "warmup", `"10 seconds": want a duration`},
+		{"list expected", "threads: {a: 1}\nduration: 1s\ntargets: [{label: a, url: 'sqlite:///x'}]\nworkloads: [{name: tpcc}]\n", 1, 10, "threads", "want a list or a single value, got a mapping"},
+		{"mapping expected", "targets: [pg]\nduration: 1s\nthreads: 1\nworkloads: [{name: tpcc}]\n", 1, 11, "targets[0]", "want a mapping"},
+		{"option of the wrong type", `
+duration: 10s
+threads: [1]
+targets: [{label: pg, url: "postgres://bench@127.0.0.1/bench"}]
+workloads:
+  - name: tpcc
+    options:
+      warehouses: ten
+`, 8, 19, "workloads[0].options.warehouses", `invalid argument "ten" for "--warehouses" flag`},
+		{"unknown option", `
+duration: 10s
+threads: [1]
+targets: [{label: pg, url: "postgres://bench@127.0.0.1/bench"}]
+workloads:
+  - name: tpcc
+    options: {warehouse: 1}
+`, 7, 15, "workloads[0].options.warehouse", `tpcc has no option "warehouse"`},
+		{"duplicate key", "duration: 1s\n" + minimal, 3, 1, "", `mapping key "duration" already defined`},
+		{"syntax", "threads: [1, 2\n", 1, 10, "", "YAML syntax"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pe := problems(t, tc.src, plan.Options{})
+			if len(pe.Problems) != 1 {
+				t.Fatalf("want 1 problem, got %d:\n%v", len(pe.Problems), pe)
+			}
+			p := pe.Problems[0]
+			if p.Line != tc.line || p.Column != tc.col || p.Field != tc.field || !strings.Contains(p.Msg, tc.msg) {
+				t.Errorf("got %d:%d %q %q\nwant %d:%d %q containing %q", p.Line, p.Column, p.Field, p.Msg, tc.line, tc.col, tc.field, tc.msg)
+			}
+			prefix := fmt.Sprintf("exp.yaml:%d:%d: ", tc.line, tc.col)
+			if tc.field != "" {
+				prefix += tc.field + ": "
+			}
+			if !strings.HasPrefix(pe.Error(), prefix) {
+				t.Errorf("message %q does not start with %q", pe.Error(), prefix)
+			}
+		})
+	}
+}
+
+// TestAllProblemsAtOnce: every problem of a file comes back in one error,
+// in the order of the file.
+func TestAllProblemsAtOnce(t *testing.T) {
+	src := `name: bad
+repetitions: 0
+duration: -1s
+warmup: 1s
+report_interval: 1ms
+threads: [8, 0, 8]
+targets:
+  - label: pg
+    url: postgres://bench@127.0.0.1/bench
+  - label: pg
+    url: "managed:postgres"
+  - url: "sqlite:///x.db"
+  - label: nourl
+  - label: web
+    url: "http//nowhere"
+workloads:
+  - name: tpcc
+    options: {warehouses: 0}
+  - name: no_such_workload
+  - name: oltp_read_write
+    options: {tables: x, table_size: 10}
+    threads: []
+  - options: {}
+`
+	pe := problems(t, src, plan.Options{})
+	want := []string{
+		"2:14: repetitions: 0: must be at least 1",
+		"3:11: duration: -1s: must be positive",
+		"5:18: report_interval: 1ms: must be at least 10ms",
+		"6:14: threads[1]: 0: must be at least 1",
+		"6:17: threads[2]: 8 is in the list twice",
+		`10:12: targets[1].label: label "pg" is also targets[0]'s`,
+		"12:5: targets[2].label: required",
+		"13:5: targets[3].url: required",
+		"15:10: targets[4].url: target http//nowhere: url:",
+		"18:14: workloads[0].options: --warehouses 0: must be at least 1",
+		`19:11: workloads[1].name: "no_such_workload": no such workload`,
+		`21:23: workloads[2].options.tables: invalid argument "x"`,
+		"22:14: workloads[2].threads: empty",
+		"23:5: workloads[3].name: required",
+	}
+	var got []string
+	for _, p := range pe.Problems {
+		got = append(got, fmt.Sprintf("%d:%d: %s: %s", p.Line, p.Column, p.Field, p.Msg))
+	}
+	if len(got) != len(want) {
+		t.Errorf("got %d problems, want %d:\n%s", len(got), len(want), strings.Join(got, "\n"))
+	}
+	for i := range min(len(got), len(want)) {
+		if !strings.HasPrefix(got[i], want[i]) {
+			t.Errorf("problem %d:\n got %s\nwant %s…", i, got[i], want[i])
+		}
+	}
+}
+
+func TestRequiredSettings(t *testing.T) {
+	pe := problems(t, `
+targets: [{label: a, url: "sqlite:///a.db"}]
+workloads:
+  - name: tpcc
+  - name: oltp_insert
+    threads: 4
+    duration: 5s
+`, plan.Options{})
+	var got []string
+	for _, p := range pe.Problems {
+		got = append(got, p.Field+": "+p.Msg)
+	}
+	want := []string{
+		"workloads[0].threads: required: give threads here or at the top level",
+		"workloads[0].duration: required: give duration here or at the top level",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+	pe = problems(t, "name: x\n", plan.Options{})
+	if len(pe.Problems) != 2 || pe.Problems[0].Field != "targets" || pe.Problems[1].Field != "workloads" {
+		t.Errorf("an empty plan: %v", pe)
+	}
+}
+
+// TestExpansion: the cells are the cartesian product of targets (knob
+// matrices expanded), workloads and thread counts; a workload's threads
+// replace the plan's.
+func TestExpansion(t *testing.T) {
+	p := parse(t, `
+name: knobs
+seed: 42
+repetitions: 3
+duration: 60s
+warmup: 10s
+threads: [8, 32]
+knobs:
+  shared_buffers: [128MB, 1GB, 4GB]
+  max_wal_size: [1GB, 16GB]
+knob_labels: {shared_buffers: sb, max_wal_size: wal}
+targets:
+  - label: pg
+    url: "managed:postgres?fsync=off"
+  - label: maria
+    url: "managed:mariadb"
+    knobs: {innodb_buffer_pool_size: [1G, 3G]}
+workloads:
+  - name: tpcc
+    options: {warehouses: 10, mode: procedure}
+    threads: [16]
+    metric: NOPM
+  - name: oltp_read_write
+    options: {table_size: 10000, tables: 4}
+    duration: 30s
+`)
+	var labels []string
+	for _, tg := range p.Targets {
+		labels = append(labels, tg.Label)
+	}
+	wantLabels := []string{
+		"pg-sb=128MB-wal=1GB", "pg-sb=128MB-wal=16GB", "pg-sb=1GB-wal=1GB", "pg-sb=1GB-wal=16GB", "pg-sb=4GB-wal=1GB", "pg-sb=4GB-wal=16GB",
+		"maria-innodb_buffer_pool_size=1G", "maria-innodb_buffer_pool_size=3G",
+	}
+	if !slices.Equal(labels, wantLabels) {
+		t.Errorf("targets %q\nwant %q", labels, wantLabels)
+	}
+	if u := p.Targets[3].URL; u != "managed:postgres?fsync=off&shared_buffers=1GB&max_wal_size=16GB" {
+		t.Errorf("knobs appended: %s", u)
+	}
+	if k := p.Targets[3].Knobs; !slices.Equal(k, []plan.Setting{{Name: "shared_buffers", Value: "1GB"}, {Name: "max_wal_size", Value: "16GB"}}) || p.Targets[3].Base != "pg" {
+		t.Errorf("knobs %v, base %s", k, p.Targets[3].Base)
+	}
+	if u := p.Targets[7].URL; u != "managed:mariadb?innodb_buffer_pool_size=3G" {
+		t.Errorf("a target's own knobs: %s", u)
+	}
+	// 8 targets × (tpcc at 16 + oltp at 8, 32) = 24 cells.
+	if len(p.Cells) != 24 {
+		t.Fatalf("%d cells, want 24", len(p.Cells))
+	}
+	c := p.Cells[4]
+	if c.ID != "pg-sb=128MB-wal=16GB__oltp_read_write__t8" || c.Threads != 8 || c.Workload.Duration != 30*time.Second ||
+		c.Workload.Warmup != 10*time.Second || c.Workload.ReportInterval != time.Second || c.Seed != 42 {
+		t.Errorf("cell 4: %+v", c)
+	}
+	if got := p.Cells[0]; got.Workload.Threads[0] != 16 || got.Threads != 16 || got.Workload.Metric != "NOPM" || got.Workload.Duration != time.Minute {
+		t.Errorf("the workload's threads replace the plan's: %+v", got)
+	}
+	if got := p.Cells[1].Workload.Metric; got != "tps" {
+		t.Errorf("default metric %q", got)
+	}
+	// Options under their flag names, in the file's order; the key holds
+	// those that are not at their defaults, sorted.
+	if args := p.Cells[1].Workload.Args(); !slices.Equal(args, []string{"--table-size=10000", "--tables=4"}) {
+		t.Errorf("args %q", args)
+	}
+	if k := p.Cells[1].Key; k != p.Cells[2].Key || k.Options != "--tables=4" || k.Workload != "oltp_read_write" || k.Target != "pg-sb=128MB-wal=1GB" {
+		t.Errorf("thread counts share a key: %+v, %+v", k, p.Cells[2].Key)
+	}
+	if p.Cells[0].Key == p.Cells[1].Key || p.Cells[1].Key == p.Cells[4].Key {
+		t.Error("different workloads or targets share a key")
+	}
+	if got := p.Cells[1].FileName(2); got != "pg-sb=128MB-wal=1GB__oltp_read_write__t8__r2.json" {
+		t.Errorf("file name %s", got)
+	}
+	if d := p.Estimate(); d != 3*(8*70*time.Second+16*40*time.Second) {
+		t.Errorf("estimate %s", d)
+	}
+}
+
+// TestKnobsOnPlainTargets: knobs are settings of servers dbarena starts;
+// a plain URL with knobs is refused, naming the target.
+func TestKnobsOnPlainTargets(t *testing.T) {
+	pe := problems(t, `
+duration: 10s
+threads: 1
+knobs: {shared_buffers: [1GB, 2GB]}
+targets:
+  - {label: managed, url: "managed:postgres"}
+  - {label: remote, url: "postgres://bench@db.example/bench"}
+workloads: [{name: tpcc}]
+`, plan.Options{})
+	if len(pe.Problems) != 1 || !strings.Contains(pe.Problems[0].Msg, `target "remote" is not a managed server`) ||
+		!strings.Contains(pe.Problems[0].Msg, "give the managed targets knobs of their own") || pe.Problems[0].Line != 7 {
+		t.Errorf("%v", pe)
+	}
+	pe = problems(t, `
+duration: 10s
+threads: 1
+targets:
+  - {label: remote, url: "postgres://bench@db.example/bench", knobs: {work_mem: [4MB]}}
+  - {label: m, url: "managed:postgres?work_mem=1MB", knobs: {work_mem: [4MB]}}
+  - {label: twice, url: "managed:postgres", knobs: {work_mem: [4MB, 4MB]}}
+workloads: [{name: tpcc}]
+`, plan.Options{})
+	var msgs []string
+	for _, p := range pe.Problems {
+		msgs = append(msgs, p.Field+": "+p.Msg)
+	}
+	want := []string{
+		`targets[0]: target "remote" is not a managed server (managed:…) but has knobs work_mem; knobs are server settings dbarena applies to the servers it starts`,
+		"targets[1].url: work_mem is set in the URL and in the knobs: set it in one place",
+		`targets[2].knobs.work_mem[1]: "4MB" is in the list twice`,
+	}
+	if !slices.Equal(msgs, want) {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(msgs, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestValidateTarget: the caller's validator sees every expanded URL and
+// its error is reported at the target's url, password hidden.
+func TestValidateTarget(t *testing.T) {
+	var seen []string
+	pe := problems(t, `
+duration: 10s
+threads: 1
+targets:
+  - {label: a, url: "managed:postgres", knobs: {shared_buffers: [1GB, 2GB]}}
+  - {label: b, url: "postgres://bench:hunter2@127.0.0.1/bench"}
+  - {label: c, url: "managed:"}
+workloads: [{name: tpcc}]
+`, plan.Options{ValidateTarget: func(raw string) error {
+		seen = append(seen, raw)
+		if strings.Contains(raw, "2GB") {
+			return errors.New("shared_buffers 2GB: more than this host's memory")
+		}
+		if strings.Contains(raw, "hunter2") {
+			return fmt.Errorf("cannot reach %s", raw)
+		}
+		return nil
+	}})
+	wantSeen := []string{"managed:postgres?shared_buffers=1GB", "managed:postgres?shared_buffers=2GB", "postgres://bench:hunter2@127.0.0.1/bench"}
+	if !slices.Equal(seen, wantSeen) {
+		t.Errorf("validator saw %q", seen)
+	}
+	msg := pe.Error()
+	for _, want := range []string{
+		"exp.yaml:5:21: targets[0].url: managed:postgres?shared_buffers=2GB: shared_buffers 2GB: more than this host's memory",
+		"exp.yaml:6:21: targets[1].url: postgres://bench@127.0.0.1/bench: cannot reach postgres://bench:xxxxx@127.0.0.1/bench",
+		`exp.yaml:7:21: targets[2].url: "managed:": name the server after managed:`,
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("missing %q in\n%s", want, msg)
+		}
+	}
+	if strings.Contains(msg, "hunter2") {
+		t.Errorf("the password is in the message:\n%s", msg)
+	}
+}
+
+// TestLabels: workloads that appear twice need labels; labels that make
+// the same file name are refused.
+func TestLabels(t *testing.T) {
+	pe := problems(t, `
+duration: 10s
+threads: 1
+targets:
+  - {label: "a:b", url: "sqlite:///a.db"}
+  - {label: "a_b", url: "sqlite:///b.db"}
+workloads:
+  - {name: tpcc}
+  - {name: tpcc, options: {warehouses: 2}}
+`, plan.Options{})
+	if len(pe.Problems) != 1 || !strings.Contains(pe.Problems[0].Msg, `workload tpcc (give the entries distinct labels) "tpcc" is also workloads[0]'s`) {
+		t.Errorf("%v", pe)
+	}
+	pe = problems(t, `
+duration: 10s
+threads: 1
+targets:
+  - {label: "a:b", url: "sqlite:///a.db"}
+  - {label: "a_b", url: "sqlite:///b.db"}
+workloads:
+  - {name: tpcc}
+  - {name: tpcc, label: tpcc-w2, options: {warehouses: 2}}
+`, plan.Options{})
+	if len(pe.Problems) != 2 || !strings.Contains(pe.Problems[0].Msg, "have the same file name a_b__tpcc__t1") {
+		t.Errorf("%v", pe)
+	}
+}
+
+// TestOrder: rounds are contiguous, each holds every cell once, the order
+// within a round is a seeded shuffle, and more repetitions keep the
+// earlier rounds.
+func TestOrder(t *testing.T) {
+	src := func(seed, reps int) string {
+		return fmt.Sprintf(`
+seed: %d
+repetitions: %d
+duration: 1s
+threads: [1, 2, 4, 8, 16]
+targets:
+  - {label: a, url: "sqlite:///a.db"}
+  - {label: b, url: "sqlite:///b.db"}
+workloads:
+  - {name: oltp_point_select}
+  - {name: oltp_read_only}
+`, seed, reps)
+	}
+	p := parse(t, src(42, 4))
+	n := len(p.Cells)
+	order := p.Order()
+	if len(order) != 4*n {
+		t.Fatalf("%d steps, want %d", len(order), 4*n)
+	}
+	for r := 0; r < 4; r++ {
+		round := order[r*n : (r+1)*n]
+		seen := map[int]bool{}
+		for _, s := range round {
+			if s.Rep != r+1 {
+				t.Fatalf("round %d holds a step of repetition %d", r+1, s.Rep)
+			}
+			if seen[s.Cell] {
+				t.Fatalf("round %d visits cell %d twice", r+1, s.Cell)
+			}
+			seen[s.Cell] = true
+		}
+		if len(seen) != n {
+			t.Fatalf("round %d visits %d of %d cells", r+1, len(seen), n)
+		}
+		identity := true
+		for i, s := range round {
+			identity = identity && s.Cell == i
+		}
+		if identity {
+			t.Errorf("round %d is not shuffled", r+1)
+		}
+	}
+	if slices.Equal(cells(order[:n]), cells(order[n:2*n])) {
+		t.Error("two rounds have the same order")
+	}
+	if again := parse(t, src(42, 4)).Order(); !slices.Equal(again, order) {
+		t.Error("the same seed gave another order")
+	}
+	if other := parse(t, src(43, 4)).Order(); slices.Equal(other, order) {
+		t.Error("another seed gave the same order")
+	}
+	if more := parse(t, src(42, 6)).Order(); !slices.Equal(more[:4*n], order) {
+		t.Error("more repetitions changed the earlier rounds")
+	}
+}
+
+func cells(steps []plan.Step) []int {
+	out := make([]int, len(steps))
+	for i, s := range steps {
+		out[i] = s.Cell
+	}
+	return out
+}
+
+// TestPrepareKeys: the key holds the options that are not at their
+// defaults, so giving a default or leaving it out shares prepared data,
+// and entries that differ only in run settings share it too.
+func TestPrepareKeys(t *testing.T) {
+	p := parse(t, `
+duration: 10s
+threads: [1]
+targets: [{label: a, url: "sqlite:///a.db"}]
+workloads:
+  - {name: tpcc, options: {warehouses: 1}}
+  - {name: tpcc, label: tpcc-long, duration: 1m}
+  - {name: tpcc, label: tpcc-w2, options: {warehouses: 2}}
+`)
+	if k0, k1, k2 := p.Cells[0].Key, p.Cells[1].Key, p.Cells[2].Key; k0 != k1 || k0 == k2 || k0.Options != "" || k2.Options != "--warehouses=2" {
+		t.Errorf("keys %+v %+v %+v", k0, k1, k2)
+	}
+}

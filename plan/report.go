@@ -1,0 +1,263 @@
+package plan
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/dbarena/dbarena/compare"
+	"github.com/dbarena/dbarena/internal/markdown"
+	"github.com/dbarena/dbarena/report/htmlreport"
+	"github.com/dbarena/dbarena/result"
+)
+
+// Report writes the end artifacts of p's results directory from the runs
+// done so far: compare.md (per workload, the compare tables of its metric
+// and of p95 latency: one column per target, one row per thread count, the
+// repetitions of a cell as a median with its 95% confidence interval),
+// report.html (htmlreport over every complete result file) and summary.md
+// (per workload the metric's table, then the failed runs with their
+// errors). Run calls it at the end; it needs no executor.
+func Report(p *Plan, opt RunOptions) error {
+	o := opt.defaults(p)
+	st, err := inspect(p, o.Dir, o.Now().UTC())
+	if err != nil {
+		return err
+	}
+	return report(p, st, o)
+}
+
+// section is one workload entry's inputs and tables.
+type section struct {
+	w      Workload
+	inputs []compare.Input
+	// tables by metric; err when a table could not be built
+	main, p95 []*compare.Table
+	mainErr   error
+	notes     []string
+}
+
+func report(p *Plan, st *State, o RunOptions) error {
+	status := map[string]string{}
+	for _, r := range st.Runs {
+		status[r.File] = r.Status
+	}
+	// Labels: the target's, unless two entries run the same workload, in
+	// which case the HTML report (grouping by workload name) needs the
+	// entry in the label too.
+	names := map[string]int{}
+	for _, w := range p.Workloads {
+		names[w.Name]++
+	}
+	var all []compare.Input
+	var sections []*section
+	for _, w := range p.Workloads {
+		s := &section{w: w}
+		for _, t := range p.Targets {
+			for _, c := range p.Cells {
+				if c.Target.Label != t.Label || c.Workload.Label != w.Label {
+					continue
+				}
+				for rep := 1; rep <= p.Repetitions; rep++ {
+					name := c.FileName(rep)
+					if status[name] != RunDone {
+						continue
+					}
+					f, err := result.Read(filepath.Join(o.Dir, name))
+					if err != nil {
+						s.notes = append(s.notes, fmt.Sprintf("%s: %v", name, err))
+						continue
+					}
+					in := compare.Input{Label: t.Label, Path: name, File: f}
+					s.inputs = append(s.inputs, in)
+					if names[w.Name] > 1 {
+						in.Label = t.Label + "/" + w.Label
+					}
+					all = append(all, in)
+				}
+			}
+		}
+		if len(s.inputs) > 0 {
+			s.main, s.mainErr = buildTables(s.inputs, w.Metric, p.Baseline, &s.notes)
+			if !strings.EqualFold(w.Metric, "p95") {
+				s.p95, _ = buildTables(s.inputs, "p95", p.Baseline, &s.notes)
+			}
+		}
+		sections = append(sections, s)
+	}
+
+	var cmpMD bytes.Buffer
+	fmt.Fprintf(&cmpMD, "# %s: compare tables\n\n", markdown.Escape(p.Name))
+	writeIntro(&cmpMD, p)
+	for _, s := range sections {
+		writeSectionHeading(&cmpMD, s)
+		if !writeTables(&cmpMD, s, s.main, s.mainErr) {
+			continue
+		}
+		if len(s.p95) > 0 {
+			cmpMD.WriteString("\n")
+			compare.WriteMarkdown(&cmpMD, s.p95)
+		}
+	}
+	if err := writeFileAtomic(filepath.Join(o.Dir, CompareFile), cmpMD.Bytes()); err != nil {
+		return err
+	}
+
+	reportNote := ""
+	if len(all) > 0 {
+		var html bytes.Buffer
+		err := htmlreport.Write(&html, all, htmlreport.Options{Title: "dbarena plan: " + p.Name, Generated: o.Now(), Tool: o.Tool})
+		if err != nil {
+			reportNote = fmt.Sprintf("%s could not be written: %v", ReportFile, err)
+		} else if err := writeFileAtomic(filepath.Join(o.Dir, ReportFile), html.Bytes()); err != nil {
+			return err
+		}
+	} else {
+		reportNote = fmt.Sprintf("no run is complete yet: no %s", ReportFile)
+	}
+
+	var sum bytes.Buffer
+	writeSummary(&sum, p, st, sections, reportNote)
+	return writeFileAtomic(filepath.Join(o.Dir, SummaryFile), sum.Bytes())
+}
+
+// buildTables is compare.Build for one workload entry, without a baseline
+// that has no runs (noted).
+func buildTables(inputs []compare.Input, metric, baseline string, notes *[]string) ([]*compare.Table, error) {
+	opt := compare.Options{Metric: metric, Baseline: baseline}
+	if baseline != "" && !slices.ContainsFunc(inputs, func(in compare.Input) bool { return in.Label == baseline }) {
+		opt.Baseline = ""
+		note := fmt.Sprintf("the baseline %s has no complete runs: the changes are against the first column", baseline)
+		if !slices.Contains(*notes, note) {
+			*notes = append(*notes, note)
+		}
+	}
+	return compare.Build(inputs, opt)
+}
+
+func writeIntro(b *bytes.Buffer, p *Plan) {
+	if p.Description != "" {
+		b.WriteString(markdown.Escape(p.Description) + "\n\n")
+	}
+	fmt.Fprintf(b, "%d repetitions of every cell, in interleaved rounds (seed %d). A cell with several runs shows their median and its 95%% confidence interval; a change marked ~ is not significant (Mann-Whitney U test, p ≥ 0.05).\n",
+		p.Repetitions, p.Seed)
+}
+
+func writeSectionHeading(b *bytes.Buffer, s *section) {
+	fmt.Fprintf(b, "\n## %s\n\n", markdown.Escape(s.w.Label))
+	what := "`" + s.w.Name + "`"
+	if len(s.w.Options) > 0 {
+		what += " with " + markdown.Escape(strings.Join(s.w.Args(), " "))
+	}
+	fmt.Fprintf(b, "%s; %s measured after %s of warm-up; threads %s.\n\n", what, s.w.Duration, s.w.Warmup, joinInts(s.w.Threads))
+	for _, n := range s.notes {
+		b.WriteString("- " + markdown.Escape(n) + "\n")
+	}
+	if len(s.notes) > 0 {
+		b.WriteString("\n")
+	}
+}
+
+// writeTables writes the tables or why there are none, and tells whether
+// there were.
+func writeTables(b *bytes.Buffer, s *section, tables []*compare.Table, err error) bool {
+	switch {
+	case len(s.inputs) == 0:
+		b.WriteString("_No complete runs yet._\n")
+		return false
+	case err != nil:
+		b.WriteString("_No table: " + markdown.Escape(err.Error()) + "_\n")
+		return false
+	}
+	compare.WriteMarkdown(b, tables)
+	return true
+}
+
+func joinInts(xs []int) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = fmt.Sprint(x)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func writeSummary(b *bytes.Buffer, p *Plan, st *State, sections []*section, reportNote string) {
+	fmt.Fprintf(b, "# %s: summary\n\n", markdown.Escape(p.Name))
+	if p.Description != "" {
+		b.WriteString(markdown.Escape(p.Description) + "\n\n")
+	}
+	done, failed, pending := st.Counts()
+	b.WriteString("| | |\n|---|---|\n")
+	fmt.Fprintf(b, "| status | %s |\n", st.Status)
+	fmt.Fprintf(b, "| runs | %d: %d done, %d failed, %d pending |\n", len(st.Runs), done, failed, pending)
+	fmt.Fprintf(b, "| cells | %d (%s × %s × their thread counts) |\n", len(p.Cells), plural(len(p.Targets), "target"), plural(len(p.Workloads), "workload"))
+	fmt.Fprintf(b, "| repetitions | %d, in interleaved rounds, seed %d |\n", p.Repetitions, p.Seed)
+	fmt.Fprintf(b, "| measured time | %s (warm-ups included) |\n", p.Estimate())
+	if first, last := span(st); !first.IsZero() {
+		fmt.Fprintf(b, "| ran | %s to %s |\n", first.Format(time.RFC3339), last.Format(time.RFC3339))
+	}
+	b.WriteString("\n")
+	fmt.Fprintf(b, "Every table in %s, with p95 latency; charts in %s.\n", CompareFile, ReportFile)
+	if reportNote != "" {
+		b.WriteString("\n" + markdown.Escape(reportNote) + ".\n")
+	}
+	for _, s := range sections {
+		writeSectionHeading(b, s)
+		writeTables(b, s, s.main, s.mainErr)
+	}
+	var fails []RunState
+	for _, r := range st.Runs {
+		if r.Status == RunFailed {
+			fails = append(fails, r)
+		}
+	}
+	if len(st.Warnings) > 0 {
+		b.WriteString("\n## Warnings\n\n")
+		for _, w := range st.Warnings {
+			b.WriteString("- " + markdown.Escape(w) + "\n")
+		}
+	}
+	b.WriteString("\n## Failed runs\n\n")
+	if len(fails) == 0 {
+		b.WriteString("None.\n")
+		return
+	}
+	b.WriteString("| cell | repetition | attempts | error |\n|---|---:|---:|---|\n")
+	for _, r := range fails {
+		fmt.Fprintf(b, "| %s | %d | %d | %s |\n", markdown.Escape(r.Cell), r.Rep, r.Attempts, markdown.Escape(firstLine(r.Error)))
+	}
+	for _, r := range fails {
+		if !strings.Contains(r.Error, "\n") {
+			continue
+		}
+		fmt.Fprintf(b, "\n%s, repetition %d:\n\n", markdown.Escape(r.Cell), r.Rep)
+		fence := "```"
+		for strings.Contains(r.Error, fence) {
+			fence += "`"
+		}
+		b.WriteString(fence + "\n" + r.Error + "\n" + fence + "\n")
+	}
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// span is the first start and last end of the runs.
+func span(st *State) (first, last time.Time) {
+	for _, r := range st.Runs {
+		if r.StartedAt != nil && (first.IsZero() || r.StartedAt.Before(first)) {
+			first = *r.StartedAt
+		}
+		if r.FinishedAt != nil && r.FinishedAt.After(last) {
+			last = *r.FinishedAt
+		}
+	}
+	return first, last
+}

@@ -1,0 +1,356 @@
+package plan
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/dbarena/dbarena/result"
+)
+
+// Executor runs the plan's cells. The CLI implements it: it starts
+// managed servers, prepares data, runs the workload and describes the
+// result. Run calls its methods from one goroutine, one at a time.
+type Executor interface {
+	// Prepare readies the data of c.Key before the key's first run in
+	// this invocation: start a managed server, load the workload's
+	// tables (or check that they are loaded). It is called once per key
+	// that has runs left to do. An error fails every run of the key left
+	// in this invocation, and Release is called at once.
+	Prepare(ctx context.Context, c Cell) error
+	// Run runs one repetition (from 1) of c and returns its result file,
+	// complete or marked failed. A run that fails returns its file with
+	// status failed and the reason in Error when it has one (a managed
+	// server that died: the tail of its log), or nil and the error. Run
+	// must return promptly once ctx is canceled.
+	Run(ctx context.Context, c Cell, rep int) (*result.File, error)
+	// Release is called after the key's last run in this invocation, and
+	// for every prepared key when the plan stops early: stop the managed
+	// server. Its context is not canceled by an interruption (it has a
+	// time limit of its own). An error is recorded as a warning.
+	Release(ctx context.Context, key PrepareKey) error
+}
+
+// RunOptions control Run, Report and Inspect.
+type RunOptions struct {
+	// Dir is the results directory; empty means DefaultDir(p).
+	Dir string
+	// NoRetryFailed leaves runs that failed before as they are; by
+	// default they run again.
+	NoRetryFailed bool
+	// Now is the clock for time stamps (default time.Now).
+	Now func() time.Time
+	// Log receives one line per run and per prepare (default: nothing).
+	Log io.Writer
+	// Tool is the dbarena version, shown in the HTML report.
+	Tool string
+}
+
+// ErrInterrupted is returned when the context was canceled: the runs done
+// so far are recorded, the others are pending, and running the plan again
+// resumes it.
+var ErrInterrupted = errors.New("plan interrupted")
+
+// ErrRunsFailed is returned when the plan went to the end but some runs
+// failed; they are listed in summary.md and plan.json.
+var ErrRunsFailed = errors.New("some runs failed")
+
+// releaseTimeout bounds an Executor's Release after an interruption.
+const releaseTimeout = 2 * time.Minute
+
+// DefaultDir is the results directory of p when none is given:
+// "<name>-results" next to the plan file.
+func DefaultDir(p *Plan) string {
+	return filepath.Join(filepath.Dir(p.Path), sanitize(p.Name)+"-results")
+}
+
+func (o *RunOptions) defaults(p *Plan) RunOptions {
+	out := *o
+	if out.Dir == "" {
+		out.Dir = DefaultDir(p)
+	}
+	if out.Now == nil {
+		out.Now = time.Now
+	}
+	if out.Log == nil {
+		out.Log = io.Discard
+	}
+	return out
+}
+
+// Inspect is the state of p's runs in its results directory without
+// running anything: what plan.json says, checked against the result files.
+// A directory that does not exist yet gives every run pending.
+func Inspect(p *Plan, opt RunOptions) (*State, error) {
+	o := opt.defaults(p)
+	return inspect(p, o.Dir, o.Now().UTC())
+}
+
+// Run executes p's runs in p.Order() through ex, writing every result file
+// and plan.json into the results directory as it goes, and at the end the
+// compare tables, the HTML report and the summary (see Report).
+//
+// A directory that already holds runs of p resumes: runs whose result file
+// is complete are skipped, failed ones run again unless NoRetryFailed.
+// A directory of a different plan is refused (ErrDifferentPlan) before
+// anything runs, and so is a directory another Run is using.
+//
+// A failed run is recorded and the plan goes on. When ctx is canceled Run
+// stops at once, releases what it prepared, records the state and returns
+// ErrInterrupted; the run that was cut short stays pending. When runs
+// failed, the error matches ErrRunsFailed. The State is returned in every
+// case where one was read.
+func Run(ctx context.Context, p *Plan, ex Executor, opt RunOptions) (*State, error) {
+	o := opt.defaults(p)
+	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("plan: results directory: %w", err)
+	}
+	unlock, err := lockDir(o.Dir)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	st, err := inspect(p, o.Dir, o.Now().UTC())
+	if err != nil {
+		return nil, err
+	}
+	if err := writeFileAtomic(filepath.Join(o.Dir, SourceFile), p.source); err != nil {
+		return st, fmt.Errorf("plan: %w", err)
+	}
+	r := &execution{p: p, ex: ex, o: o, st: st, cells: map[string]Cell{}, prepared: map[PrepareKey]bool{}, broken: map[PrepareKey]error{}}
+	for _, c := range p.Cells {
+		r.cells[c.ID] = c
+	}
+	return st, r.run(ctx)
+}
+
+type execution struct {
+	p        *Plan
+	ex       Executor
+	o        RunOptions
+	st       *State
+	cells    map[string]Cell
+	prepared map[PrepareKey]bool
+	broken   map[PrepareKey]error
+}
+
+func (r *execution) save() error {
+	r.st.UpdatedAt = r.o.Now().UTC()
+	if err := r.st.write(r.o.Dir); err != nil {
+		return fmt.Errorf("plan: writing %s: %w", StateFile, err)
+	}
+	return nil
+}
+
+func (r *execution) logf(format string, args ...any) {
+	fmt.Fprintf(r.o.Log, format+"\n", args...)
+}
+
+func (r *execution) run(ctx context.Context) error {
+	// The runs to do, in order, and each key's last one.
+	var todo []int
+	last := map[PrepareKey]int{}
+	for i, rs := range r.st.Runs {
+		if rs.Status == RunDone || (rs.Status == RunFailed && r.o.NoRetryFailed) {
+			continue
+		}
+		todo = append(todo, i)
+		last[r.cells[rs.Cell].Key] = i
+	}
+	done, failed, _ := r.st.Counts()
+	if done+failed > 0 {
+		r.logf("resuming %s: %d of %d runs done, %d failed; %d to run", r.o.Dir, done, len(r.st.Runs), failed, len(todo))
+	}
+	r.st.Status = PlanRunning
+	if err := r.save(); err != nil {
+		return err
+	}
+	for n, i := range todo {
+		if ctx.Err() != nil {
+			return r.interrupted(ctx)
+		}
+		rs := &r.st.Runs[i]
+		c := r.cells[rs.Cell]
+		prefix := fmt.Sprintf("[%d/%d] round %d/%d %s", n+1, len(todo), rs.Rep, r.p.Repetitions, c.ID)
+		if !r.prepared[c.Key] && r.broken[c.Key] == nil {
+			r.logf("%s: preparing %s", prefix, c.Key)
+			if err := r.ex.Prepare(ctx, c); err != nil {
+				if ctx.Err() != nil {
+					r.prepared[c.Key] = true // let Release clean up what was started
+					return r.interrupted(ctx)
+				}
+				r.broken[c.Key] = err
+				r.release(ctx, c.Key)
+			} else {
+				r.prepared[c.Key] = true
+			}
+		}
+		if err := r.broken[c.Key]; err != nil {
+			now := r.o.Now().UTC()
+			rs.Status, rs.Error = RunFailed, "prepare "+c.Key.String()+": "+r.scrub(c, err.Error())
+			rs.StartedAt, rs.FinishedAt = &now, &now
+			r.logf("%s: failed: %s", prefix, firstLine(rs.Error))
+			if err := r.save(); err != nil {
+				return err
+			}
+			continue
+		}
+		if stop, err := r.runOne(ctx, c, rs, prefix); stop {
+			return err
+		}
+		if last[c.Key] == i && r.prepared[c.Key] {
+			r.release(ctx, c.Key)
+			if err := r.save(); err != nil {
+				return err
+			}
+		}
+	}
+	done, failed, _ = r.st.Counts()
+	r.st.Status = PlanComplete
+	if failed > 0 {
+		r.st.Status = PlanFailed
+	}
+	if err := r.save(); err != nil {
+		return err
+	}
+	if err := report(r.p, r.st, r.o); err != nil {
+		return fmt.Errorf("plan: %w", err)
+	}
+	r.logf("%s: %d runs done, %d failed; wrote %s, %s and %s", r.o.Dir, done, failed, CompareFile, ReportFile, SummaryFile)
+	if failed > 0 {
+		return fmt.Errorf("%w: %d of %d (see %s)", ErrRunsFailed, failed, len(r.st.Runs), filepath.Join(r.o.Dir, SummaryFile))
+	}
+	return nil
+}
+
+// runOne runs one repetition and records it. stop is true when the plan
+// must stop (interrupted, or the directory cannot be written).
+func (r *execution) runOne(ctx context.Context, c Cell, rs *RunState, prefix string) (stop bool, err error) {
+	r.logf("%s: running %s on %s, %d threads, %s (warm-up %s)", prefix, c.Workload.Label, c.Target.Label, c.Threads, c.Workload.Duration, c.Workload.Warmup)
+	start := r.o.Now().UTC()
+	prevStatus, prevStart := rs.Status, rs.StartedAt
+	rs.StartedAt, rs.FinishedAt = &start, nil
+	rs.Attempts++
+	f, runErr := r.ex.Run(ctx, c, rs.Rep)
+	end := r.o.Now().UTC()
+	completed := runErr == nil && f != nil && f.Status == result.StatusComplete
+	if ctx.Err() != nil && !completed {
+		// Cut short: not a failure of the cell.
+		rs.Status, rs.StartedAt = prevStatus, prevStart
+		rs.Attempts--
+		return true, r.interrupted(ctx)
+	}
+	rs.FinishedAt = &end
+	var msg string
+	switch {
+	case completed:
+	case runErr != nil:
+		msg = runErr.Error()
+	case f == nil:
+		msg = "the executor returned no result"
+	case f.Error != "":
+		msg = f.Error
+	default:
+		msg = "the run's status is " + f.Status
+	}
+	if f != nil {
+		if !completed {
+			f.Status = result.StatusFailed
+			if f.Error == "" {
+				f.Error = msg
+			}
+			f.Error = r.scrub(c, f.Error)
+		}
+		if err := result.Write(filepath.Join(r.o.Dir, rs.File), f); err != nil {
+			rs.Status, rs.Error = RunFailed, r.scrub(c, err.Error())
+			_ = r.save()
+			r.releaseAll(ctx)
+			return true, fmt.Errorf("plan: %w", err)
+		}
+	} else {
+		// A result file left by an earlier attempt would say otherwise.
+		os.Remove(filepath.Join(r.o.Dir, rs.File))
+	}
+	took := end.Sub(start).Round(time.Second)
+	if completed {
+		rs.Status, rs.Error = RunDone, ""
+		r.logf("%s: done in %s%s", prefix, took, headline(f, c.Threads))
+	} else {
+		rs.Status, rs.Error = RunFailed, r.scrub(c, msg)
+		r.logf("%s: failed after %s: %s", prefix, took, firstLine(rs.Error))
+	}
+	if err := r.save(); err != nil {
+		r.releaseAll(ctx)
+		return true, err
+	}
+	return false, nil
+}
+
+// headline is ", 1234.5 tps" for the run of f at threads.
+func headline(f *result.File, threads int) string {
+	for _, run := range f.Runs {
+		if run.Threads == threads {
+			return fmt.Sprintf(": %.1f tps, p95 %.2f ms", run.TPS, run.LatencyMS.P95)
+		}
+	}
+	return ""
+}
+
+func (r *execution) scrub(c Cell, msg string) string { return scrubPassword(msg, c.Target.URL) }
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " …"
+	}
+	return s
+}
+
+// release calls the executor's Release for key on a context that outlives
+// an interruption, recording an error as a warning.
+func (r *execution) release(ctx context.Context, key PrepareKey) {
+	delete(r.prepared, key)
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
+	defer cancel()
+	if err := r.ex.Release(rctx, key); err != nil {
+		w := fmt.Sprintf("release %s: %s", key, err)
+		if c, ok := r.cellOf(key); ok {
+			w = r.scrub(c, w)
+		}
+		r.st.Warnings = append(r.st.Warnings, w)
+		r.logf("warning: %s", w)
+	}
+}
+
+func (r *execution) cellOf(key PrepareKey) (Cell, bool) {
+	for _, c := range r.p.Cells {
+		if c.Key == key {
+			return c, true
+		}
+	}
+	return Cell{}, false
+}
+
+// releaseAll releases every prepared key, in the plan's cell order.
+func (r *execution) releaseAll(ctx context.Context) {
+	for _, c := range r.p.Cells {
+		if r.prepared[c.Key] {
+			r.release(ctx, c.Key)
+		}
+	}
+}
+
+func (r *execution) interrupted(ctx context.Context) error {
+	r.releaseAll(ctx)
+	r.st.Status = PlanInterrupted
+	done, _, _ := r.st.Counts()
+	if err := r.save(); err != nil {
+		return errors.Join(fmt.Errorf("%w: %w", ErrInterrupted, context.Cause(ctx)), err)
+	}
+	r.logf("interrupted: %d of %d runs done; run the plan again to resume", done, len(r.st.Runs))
+	return fmt.Errorf("%w (%d of %d runs done): %w", ErrInterrupted, done, len(r.st.Runs), context.Cause(ctx))
+}

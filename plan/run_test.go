@@ -1,0 +1,554 @@
+package plan_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbarena/dbarena/histogram"
+	"github.com/dbarena/dbarena/plan"
+	"github.com/dbarena/dbarena/result"
+)
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// experiment is a plan of 3 targets (a knob pair and a plain URL with a
+// password) × 1 workload × 2 thread counts = 6 cells, 2 repetitions.
+const experiment = `name: exp
+description: a test plan
+seed: 7
+repetitions: 2
+duration: 10s
+warmup: 1s
+threads: [1, 2]
+targets:
+  - label: m
+    url: "managed:postgres"
+    knobs: {shared_buffers: [1GB, 2GB]}
+  - label: remote
+    url: "postgres://bench:s3cret@127.0.0.1/bench"
+workloads:
+  - name: oltp_point_select
+    options: {tables: 1, table_size: 100}
+`
+
+// writePlan writes src as exp.yaml in a fresh directory and loads it.
+func writePlan(t *testing.T, dir, src string) *plan.Plan {
+	t.Helper()
+	path := filepath.Join(dir, "exp.yaml")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := plan.Load(path, plan.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// fake is an Executor that records its calls and returns result files
+// built by hand.
+type fake struct {
+	calls []string
+	runs  int
+	// cancelAfter cancels the context when the run with this number
+	// (from 1) returns; cutAt cancels it during that run, which then
+	// returns the context's error.
+	cancelAfter, cutAt int
+	cancel             context.CancelFunc
+	// fail makes the runs of these cells (cell ID and rep) fail: "error"
+	// returns an error, "file" a file marked failed.
+	fail        map[string]string
+	prepareFail map[string]error // by target label
+}
+
+func (f *fake) Prepare(ctx context.Context, c plan.Cell) error {
+	f.calls = append(f.calls, "prepare "+c.Key.Target)
+	return f.prepareFail[c.Key.Target]
+}
+
+func (f *fake) Release(ctx context.Context, k plan.PrepareKey) error {
+	f.calls = append(f.calls, "release "+k.Target)
+	if ctx.Err() != nil {
+		return errors.New("release on a canceled context")
+	}
+	return nil
+}
+
+func (f *fake) Run(ctx context.Context, c plan.Cell, rep int) (*result.File, error) {
+	f.runs++
+	id := fmt.Sprintf("%s r%d", c.ID, rep)
+	f.calls = append(f.calls, "run "+id)
+	if f.runs == f.cutAt {
+		f.cancel()
+		return nil, ctx.Err()
+	}
+	if f.runs == f.cancelAfter {
+		defer f.cancel()
+	}
+	switch f.fail[id] {
+	case "error":
+		return nil, errors.New("server died\nlog tail: FATAL: out of memory, password s3cret")
+	case "file":
+		rf := resultFile(c, rep)
+		rf.Status, rf.Error = result.StatusFailed, "too many errors"
+		return rf, nil
+	}
+	return resultFile(c, rep), nil
+}
+
+// resultFile is a minimal complete result file for a cell: tps grows with
+// the threads and differs a little by repetition.
+func resultFile(c plan.Cell, rep int) *result.File {
+	opts := map[string]string{}
+	for _, o := range c.Workload.Options {
+		opts[o.Name] = o.Value
+	}
+	tps := float64(100*c.Threads + rep)
+	return &result.File{
+		SchemaVersion: result.SchemaVersion,
+		Tool:          result.Tool{Name: "dbarena", Version: "test", Commit: "abc"},
+		Workload:      result.Workload{Name: c.Workload.Name, Version: "1", Options: opts},
+		Target:        result.Target{Label: c.Target.Label, Engine: "postgres", URL: c.Target.Redacted, ServerVersion: "PostgreSQL 15", Settings: map[string]string{"shared_buffers": "x"}},
+		Client:        result.Client{Hostname: "h", Cores: 2},
+		Seed:          c.Seed,
+		Status:        result.StatusComplete,
+		Runs: []result.Run{{Threads: c.Threads, DurationS: 10, TPS: tps, QPS: tps, Transactions: int64(tps * 10),
+			LatencyMS: histogram.Latency{P50: 1, P95: 2, P99: 3}, Status: result.StatusComplete}},
+	}
+}
+
+// clock is a fake clock one second further at every call.
+func clock() func() time.Time {
+	t := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	return func() time.Time { t = t.Add(time.Second); return t }
+}
+
+func readState(t *testing.T, dir string) *plan.State {
+	t.Helper()
+	var st plan.State
+	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(dir, plan.StateFile))), &st); err != nil {
+		t.Fatal(err)
+	}
+	return &st
+}
+
+func runsOf(calls []string) []string {
+	var out []string
+	for _, c := range calls {
+		if s, ok := strings.CutPrefix(c, "run "); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// checkPrepareRelease: per target, one prepare before its first run and
+// one release after its last.
+func checkPrepareRelease(t *testing.T, calls []string) {
+	t.Helper()
+	for _, target := range []string{"m-shared_buffers=1GB", "m-shared_buffers=2GB", "remote"} {
+		var prep, rel, first, last []int
+		for i, c := range calls {
+			switch {
+			case c == "prepare "+target:
+				prep = append(prep, i)
+			case c == "release "+target:
+				rel = append(rel, i)
+			case strings.HasPrefix(c, "run "+target+"__"):
+				if len(first) == 0 {
+					first = append(first, i)
+				}
+				last = []int{i}
+			}
+		}
+		if len(first) == 0 {
+			continue
+		}
+		if len(prep) != 1 || len(rel) != 1 || prep[0] > first[0] || rel[0] < last[0] {
+			t.Errorf("%s: prepares at %v, releases at %v, runs from %d to %d in\n%s", target, prep, rel, first[0], last[0], strings.Join(calls, "\n"))
+		}
+	}
+}
+
+func TestRunAll(t *testing.T) {
+	tmp := t.TempDir()
+	p := writePlan(t, tmp, experiment)
+	ex := &fake{}
+	var log bytes.Buffer
+	st, err := plan.Run(context.Background(), p, ex, plan.RunOptions{Now: clock(), Log: &log, Tool: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(tmp, "exp-results")
+	if st.Status != plan.PlanComplete {
+		t.Errorf("status %s", st.Status)
+	}
+	// The runs went in the plan's order.
+	var want []string
+	for _, s := range p.Order() {
+		want = append(want, fmt.Sprintf("%s r%d", p.Cells[s.Cell].ID, s.Rep))
+	}
+	if got := runsOf(ex.calls); !slices.Equal(got, want) {
+		t.Errorf("runs\n%q\nwant\n%q", got, want)
+	}
+	checkPrepareRelease(t, ex.calls)
+	disk := readState(t, dir)
+	if len(disk.Runs) != 12 || len(disk.Cells) != 6 || disk.Status != plan.PlanComplete {
+		t.Fatalf("plan.json: %d runs, %d cells, %s", len(disk.Runs), len(disk.Cells), disk.Status)
+	}
+	for _, r := range disk.Runs {
+		if r.Status != plan.RunDone || r.Attempts != 1 || r.StartedAt == nil || r.FinishedAt == nil {
+			t.Errorf("run %+v", r)
+		}
+		if f, err := result.Read(filepath.Join(dir, r.File)); err != nil || f.Status != result.StatusComplete {
+			t.Errorf("%s: %v", r.File, err)
+		}
+	}
+	if c := disk.Cells[0]; c.URL != "managed:postgres?shared_buffers=1GB" || c.Threads != 1 || c.DurationS != 10 ||
+		c.PrepareKey != "m-shared_buffers=1GB/oltp_point_select --table-size=100" {
+		t.Errorf("cell %+v", c)
+	}
+	// Secrets stay out of the directory.
+	for _, name := range []string{plan.StateFile, plan.SourceFile, plan.SummaryFile, plan.CompareFile, plan.ReportFile} {
+		if s := readFile(t, filepath.Join(dir, name)); strings.Contains(s, "s3cret") {
+			t.Errorf("%s holds the password", name)
+		}
+	}
+	if src := readFile(t, filepath.Join(dir, plan.SourceFile)); !strings.Contains(src, "postgres://bench:xxxxx@127.0.0.1/bench") {
+		t.Errorf("plan.yaml:\n%s", src)
+	}
+	// The end artifacts.
+	cmp := readFile(t, filepath.Join(dir, plan.CompareFile))
+	for _, want := range []string{"# exp: compare tables", "## oltp\\_point\\_select", "--tables=1 --table-size=100",
+		"m-shared\\_buffers=1GB", "m-shared\\_buffers=2GB", "remote", "p95"} {
+		if !strings.Contains(cmp, want) {
+			t.Errorf("compare.md lacks %q:\n%s", want, cmp)
+		}
+	}
+	// Two repetitions at 1 thread: 101 and 102, median 101.5.
+	if !strings.Contains(cmp, "101.5") {
+		t.Errorf("compare.md lacks the median of the repetitions:\n%s", cmp)
+	}
+	if html := readFile(t, filepath.Join(dir, plan.ReportFile)); !strings.Contains(html, "<html") || !strings.Contains(html, "dbarena plan: exp") {
+		t.Error("report.html is not the report")
+	}
+	sum := readFile(t, filepath.Join(dir, plan.SummaryFile))
+	for _, want := range []string{"# exp: summary", "| runs | 12: 12 done, 0 failed, 0 pending |", "## Failed runs\n\nNone."} {
+		if !strings.Contains(sum, want) {
+			t.Errorf("summary.md lacks %q:\n%s", want, sum)
+		}
+	}
+	if !strings.Contains(log.String(), "[12/12] round 2/2") {
+		t.Errorf("log:\n%s", log.String())
+	}
+
+	// Nothing is left to do: a second run runs nothing and rewrites the
+	// artifacts.
+	ex2 := &fake{}
+	if _, err := plan.Run(context.Background(), p, ex2, plan.RunOptions{Now: clock()}); err != nil || len(ex2.calls) != 0 {
+		t.Errorf("second run: %v, calls %q", err, ex2.calls)
+	}
+}
+
+// TestResume: a plan interrupted after k runs records k done; the next
+// run does exactly the rest; a different plan is refused on the same
+// directory.
+func TestResume(t *testing.T) {
+	tmp := t.TempDir()
+	p := writePlan(t, tmp, experiment)
+	dir := filepath.Join(tmp, "exp-results")
+	const k = 5
+	ctx, cancel := context.WithCancel(context.Background())
+	ex := &fake{cancelAfter: k, cancel: cancel}
+	st, err := plan.Run(ctx, p, ex, plan.RunOptions{Now: clock()})
+	if !errors.Is(err, plan.ErrInterrupted) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("want ErrInterrupted, got %v", err)
+	}
+	if done, failed, pending := st.Counts(); done != k || failed != 0 || pending != 12-k {
+		t.Errorf("returned state: %d done, %d failed, %d pending", done, failed, pending)
+	}
+	disk := readState(t, dir)
+	if disk.Status != plan.PlanInterrupted {
+		t.Errorf("status %s", disk.Status)
+	}
+	for i, r := range disk.Runs {
+		if want := map[bool]string{true: plan.RunDone, false: plan.RunPending}[i < k]; r.Status != want {
+			t.Errorf("run %d (%s r%d): %s, want %s", i, r.Cell, r.Rep, r.Status, want)
+		}
+	}
+	// Everything prepared was released, on a live context.
+	var prepared, released []string
+	for _, c := range ex.calls {
+		if s, ok := strings.CutPrefix(c, "prepare "); ok {
+			prepared = append(prepared, s)
+		}
+		if s, ok := strings.CutPrefix(c, "release "); ok {
+			released = append(released, s)
+		}
+	}
+	slices.Sort(prepared)
+	slices.Sort(released)
+	if !slices.Equal(prepared, released) || len(prepared) == 0 {
+		t.Errorf("prepared %q, released %q", prepared, released)
+	}
+	if st.Warnings != nil {
+		t.Errorf("warnings %q", st.Warnings)
+	}
+	if _, err := os.Stat(filepath.Join(dir, plan.SummaryFile)); err == nil {
+		t.Error("an interrupted plan wrote its summary")
+	}
+
+	// A changed plan is refused and runs nothing.
+	other := writePlan(t, tmp, strings.Replace(experiment, "threads: [1, 2]", "threads: [1, 4]", 1))
+	ex2 := &fake{}
+	_, err = plan.Run(context.Background(), other, ex2, plan.RunOptions{Dir: dir, Now: clock()})
+	if !errors.Is(err, plan.ErrDifferentPlan) || len(ex2.calls) != 0 {
+		t.Fatalf("a different plan: %v, calls %q", err, ex2.calls)
+	}
+	for _, want := range []string{"cells not in the directory: m-shared_buffers=1GB__oltp_point_select__t4", "cells only in the directory: m-shared_buffers=1GB__oltp_point_select__t2"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%v\nlacks %q", err, want)
+		}
+	}
+	changed := writePlan(t, tmp, strings.Replace(experiment, "duration: 10s", "duration: 20s", 1))
+	if _, err := plan.Run(context.Background(), changed, &fake{}, plan.RunOptions{Dir: dir, Now: clock()}); !errors.Is(err, plan.ErrDifferentPlan) ||
+		!strings.Contains(err.Error(), "duration 20s, was 10s") {
+		t.Errorf("changed duration: %v", err)
+	}
+
+	// An option given at its default is the same plan.
+	same := writePlan(t, tmp, strings.Replace(experiment, "{tables: 1, table_size: 100}", "{table_size: 100}", 1))
+	if st, err := plan.Inspect(same, plan.RunOptions{Dir: dir}); err != nil {
+		t.Errorf("leaving out a default option: %v", err)
+	} else if done, _, _ := st.Counts(); done != k {
+		t.Errorf("inspect: %d done", done)
+	}
+
+	// The same plan resumes with exactly the rest.
+	p = writePlan(t, tmp, experiment)
+	ex3 := &fake{}
+	var log bytes.Buffer
+	if _, err := plan.Run(context.Background(), p, ex3, plan.RunOptions{Now: clock(), Log: &log}); err != nil {
+		t.Fatal(err)
+	}
+	var rest []string
+	for _, s := range p.Order()[k:] {
+		rest = append(rest, fmt.Sprintf("%s r%d", p.Cells[s.Cell].ID, s.Rep))
+	}
+	if got := runsOf(ex3.calls); !slices.Equal(got, rest) {
+		t.Errorf("resumed runs\n%q\nwant\n%q", got, rest)
+	}
+	checkPrepareRelease(t, ex3.calls)
+	if !strings.Contains(log.String(), "resuming") {
+		t.Errorf("log:\n%s", log.String())
+	}
+	if st := readState(t, dir); st.Status != plan.PlanComplete {
+		t.Errorf("status %s", st.Status)
+	}
+}
+
+// TestInterruptedRun: a run cut short by Ctrl-C is not a failure: it stays
+// pending and is run again.
+func TestInterruptedRun(t *testing.T) {
+	tmp := t.TempDir()
+	p := writePlan(t, tmp, experiment)
+	ctx, cancel := context.WithCancel(context.Background())
+	ex := &fake{cutAt: 3, cancel: cancel}
+	if _, err := plan.Run(ctx, p, ex, plan.RunOptions{Now: clock()}); !errors.Is(err, plan.ErrInterrupted) {
+		t.Fatal(err)
+	}
+	disk := readState(t, filepath.Join(tmp, "exp-results"))
+	if done, failed, _ := disk.Counts(); done != 2 || failed != 0 {
+		t.Errorf("%d done, %d failed", done, failed)
+	}
+	if r := disk.Runs[2]; r.Status != plan.RunPending || r.Attempts != 0 || r.StartedAt != nil {
+		t.Errorf("the cut run: %+v", r)
+	}
+}
+
+// TestFailedRuns: a failed run is recorded with its error and the plan
+// goes on; the next run retries it unless told not to.
+func TestFailedRuns(t *testing.T) {
+	tmp := t.TempDir()
+	p := writePlan(t, tmp, experiment)
+	dir := filepath.Join(tmp, "exp-results")
+	ex := &fake{fail: map[string]string{
+		"remote__oltp_point_select__t1 r1":               "error",
+		"m-shared_buffers=2GB__oltp_point_select__t2 r2": "file",
+	}}
+	st, err := plan.Run(context.Background(), p, ex, plan.RunOptions{Now: clock()})
+	if !errors.Is(err, plan.ErrRunsFailed) {
+		t.Fatalf("want ErrRunsFailed, got %v", err)
+	}
+	if len(runsOf(ex.calls)) != 12 {
+		t.Errorf("%d runs, want all 12", len(runsOf(ex.calls)))
+	}
+	if done, failed, _ := st.Counts(); done != 10 || failed != 2 || st.Status != plan.PlanFailed {
+		t.Errorf("%d done, %d failed, %s", done, failed, st.Status)
+	}
+	byFile := map[string]plan.RunState{}
+	for _, r := range readState(t, dir).Runs {
+		byFile[r.File] = r
+	}
+	r := byFile["remote__oltp_point_select__t1__r1.json"]
+	if r.Status != plan.RunFailed || r.Error != "server died\nlog tail: FATAL: out of memory, password xxxxx" {
+		t.Errorf("failed run %+v", r)
+	}
+	if _, err := os.Stat(filepath.Join(dir, r.File)); err == nil {
+		t.Error("a run that returned no file has one")
+	}
+	r = byFile["m-shared_buffers=2GB__oltp_point_select__t2__r2.json"]
+	if r.Status != plan.RunFailed || r.Error != "too many errors" {
+		t.Errorf("failed file %+v", r)
+	}
+	if f, err := result.Read(filepath.Join(dir, r.File)); err != nil || f.Status != result.StatusFailed {
+		t.Errorf("the failed run's file: %v", err)
+	}
+	sum := readFile(t, filepath.Join(dir, plan.SummaryFile))
+	for _, want := range []string{"| runs | 12: 10 done, 2 failed, 0 pending |", "| remote\\_\\_oltp\\_point\\_select\\_\\_t1 | 1 | 1 | server died … |",
+		"```\nserver died\nlog tail: FATAL: out of memory, password xxxxx\n```", "too many errors"} {
+		if !strings.Contains(sum, want) {
+			t.Errorf("summary.md lacks %q:\n%s", want, sum)
+		}
+	}
+
+	// --no-retry-failed: nothing to do.
+	ex2 := &fake{}
+	if _, err := plan.Run(context.Background(), p, ex2, plan.RunOptions{Now: clock(), NoRetryFailed: true}); !errors.Is(err, plan.ErrRunsFailed) || len(ex2.calls) != 0 {
+		t.Errorf("no retry: %v, %q", err, ex2.calls)
+	}
+	// By default the failed runs run again, each key prepared and released.
+	ex3 := &fake{}
+	if _, err := plan.Run(context.Background(), p, ex3, plan.RunOptions{Now: clock()}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"prepare m-shared_buffers=2GB", "run m-shared_buffers=2GB__oltp_point_select__t2 r2", "release m-shared_buffers=2GB",
+		"prepare remote", "run remote__oltp_point_select__t1 r1", "release remote"}
+	slices.SortFunc(ex3.calls, func(a, b string) int { return strings.Compare(keyOf(a), keyOf(b)) })
+	if !slices.Equal(ex3.calls, want) {
+		t.Errorf("retry calls %q", ex3.calls)
+	}
+	if r := readState(t, dir).Runs; !slices.ContainsFunc(r, func(r plan.RunState) bool { return r.Attempts == 2 && r.Status == plan.RunDone }) {
+		t.Error("no run counts two attempts")
+	}
+}
+
+// keyOf groups a fake's calls by target, keeping their order within one.
+func keyOf(call string) string {
+	_, rest, _ := strings.Cut(call, " ")
+	target, _, _ := strings.Cut(rest, "__")
+	return target
+}
+
+// TestPrepareFails: a failed prepare fails every run of its key without
+// running them, releases the key at once, and the plan goes on.
+func TestPrepareFails(t *testing.T) {
+	tmp := t.TempDir()
+	p := writePlan(t, tmp, experiment)
+	ex := &fake{prepareFail: map[string]error{"remote": errors.New("initdb: permission denied")}}
+	st, err := plan.Run(context.Background(), p, ex, plan.RunOptions{Now: clock()})
+	if !errors.Is(err, plan.ErrRunsFailed) {
+		t.Fatal(err)
+	}
+	if done, failed, _ := st.Counts(); done != 8 || failed != 4 {
+		t.Errorf("%d done, %d failed", done, failed)
+	}
+	i := slices.Index(ex.calls, "prepare remote")
+	if i < 0 || ex.calls[i+1] != "release remote" || slices.Contains(runsOf(ex.calls), "remote__oltp_point_select__t1 r1") ||
+		strings.Count(strings.Join(ex.calls, "\n"), "prepare remote") != 1 {
+		t.Errorf("calls %q", ex.calls)
+	}
+	for _, r := range st.Runs {
+		if strings.HasPrefix(r.Cell, "remote") && !strings.HasPrefix(r.Error, "prepare remote/oltp_point_select --table-size=100: initdb: permission denied") {
+			t.Errorf("%+v", r)
+		}
+	}
+}
+
+// TestForeignDirectory: a directory with files but no plan.json is not
+// taken over; a second Run on a busy directory is refused.
+func TestForeignDirectory(t *testing.T) {
+	tmp := t.TempDir()
+	p := writePlan(t, tmp, experiment)
+	dir := filepath.Join(tmp, "other")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("mine"), 0o644)
+	_, err := plan.Run(context.Background(), p, &fake{}, plan.RunOptions{Dir: dir, Now: clock()})
+	if err == nil || !strings.Contains(err.Error(), "not a plan's results directory") {
+		t.Errorf("%v", err)
+	}
+}
+
+// blocking runs a nested plan.Run on the same directory during its first
+// run.
+type blocking struct {
+	fake
+	p      *plan.Plan
+	nested error
+}
+
+func (b *blocking) Run(ctx context.Context, c plan.Cell, rep int) (*result.File, error) {
+	if b.nested == nil {
+		_, b.nested = plan.Run(ctx, b.p, &fake{}, plan.RunOptions{Now: clock()})
+	}
+	return b.fake.Run(ctx, c, rep)
+}
+
+func TestBusyDirectory(t *testing.T) {
+	tmp := t.TempDir()
+	p := writePlan(t, tmp, experiment)
+	b := &blocking{p: p}
+	if _, err := plan.Run(context.Background(), p, b, plan.RunOptions{Now: clock()}); err != nil {
+		t.Fatal(err)
+	}
+	if b.nested == nil || !strings.Contains(b.nested.Error(), "in use by another dbarena plan run") {
+		t.Errorf("nested run: %v", b.nested)
+	}
+}
+
+func TestShow(t *testing.T) {
+	tmp := t.TempDir()
+	p := writePlan(t, tmp, experiment)
+	var out bytes.Buffer
+	if err := plan.Show(&out, p, plan.RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	s := out.String()
+	for _, want := range []string{"plan exp", "6 cells × 2 repetitions = 12 runs, seed 7", "0 done, 0 failed, 12 pending",
+		"remote__oltp_point_select__t2", "postgres://bench@127.0.0.1/bench", "2m12s of warm-up and measurement"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("show lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "s3cret") {
+		t.Error("show prints the password")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	plan.Run(ctx, p, &fake{cancelAfter: 3, cancel: cancel}, plan.RunOptions{Now: clock()})
+	out.Reset()
+	if err := plan.Show(&out, p, plan.RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if s := out.String(); !strings.Contains(s, "(interrupted): 3 done, 0 failed, 9 pending") || !strings.Contains(s, "1m39s left") {
+		t.Errorf("show after 3 runs:\n%s", s)
+	}
+	if _, err := os.Stat(filepath.Join(tmp, "exp-results", plan.StateFile)); err != nil {
+		t.Error(err)
+	}
+}

@@ -1,0 +1,87 @@
+package plan
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// Show writes what p would run and where it stands in its results
+// directory, without running anything: the cells (target, workload,
+// threads, and how many of their repetitions are done, failed or
+// pending), then every run in execution order with its status.
+func Show(w io.Writer, p *Plan, opt RunOptions) error {
+	o := opt.defaults(p)
+	st, err := inspect(p, o.Dir, o.Now().UTC())
+	if err != nil {
+		return err
+	}
+	done, failed, pending := st.Counts()
+	fmt.Fprintf(w, "plan %s (%s): %d cells × %d repetitions = %d runs, seed %d\n", p.Name, p.Path, len(p.Cells), p.Repetitions, len(st.Runs), p.Seed)
+	if p.Description != "" {
+		fmt.Fprintf(w, "%s\n", p.Description)
+	}
+	fmt.Fprintf(w, "results: %s (%s): %d done, %d failed, %d pending\n", o.Dir, st.Status, done, failed, pending)
+	fmt.Fprintf(w, "time: %s of warm-up and measurement in all", p.Estimate())
+	if pending+failed > 0 && pending+failed < len(st.Runs) {
+		var left time.Duration
+		for _, r := range st.Runs {
+			if r.Status != RunDone {
+				for _, c := range p.Cells {
+					if c.ID == r.Cell {
+						left += c.Workload.Warmup + c.Workload.Duration
+					}
+				}
+			}
+		}
+		fmt.Fprintf(w, ", %s left", left)
+	}
+	fmt.Fprintln(w, ", plus preparing data and starting servers")
+
+	type counts struct{ done, failed, pending int }
+	per := map[string]*counts{}
+	for _, r := range st.Runs {
+		c := per[r.Cell]
+		if c == nil {
+			c = &counts{}
+			per[r.Cell] = c
+		}
+		switch r.Status {
+		case RunDone:
+			c.done++
+		case RunFailed:
+			c.failed++
+		default:
+			c.pending++
+		}
+	}
+	fmt.Fprintln(w, "\nCells:")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  cell\ttarget\tworkload\tthreads\tdone\tfailed\tpending\tprepare key")
+	for _, c := range p.Cells {
+		n := per[c.ID]
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\n", c.ID, c.Target.Label, c.Workload.Label, c.Threads, n.done, n.failed, n.pending, c.Key)
+	}
+	tw.Flush()
+
+	fmt.Fprintln(w, "\nTargets:")
+	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, t := range p.Targets {
+		fmt.Fprintf(tw, "  %s\t%s\n", t.Label, t.Redacted)
+	}
+	tw.Flush()
+
+	fmt.Fprintln(w, "\nOrder:")
+	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  #\tround\tcell\tfile\tstatus")
+	for i, r := range st.Runs {
+		status := r.Status
+		if r.Error != "" {
+			status += ": " + firstLine(strings.TrimSpace(r.Error))
+		}
+		fmt.Fprintf(tw, "  %d\t%d\t%s\t%s\t%s\n", i+1, r.Rep, r.Cell, r.File, status)
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,352 @@
+package plan
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/dbarena/dbarena/result"
+)
+
+// The files of a results directory.
+const (
+	StateFile   = "plan.json"   // the expanded plan, the order and every run's status
+	SourceFile  = "plan.yaml"   // a copy of the plan file, secrets replaced
+	CompareFile = "compare.md"  // the compare tables, per workload
+	ReportFile  = "report.html" // the HTML report of the whole experiment
+	SummaryFile = "summary.md"  // the main tables and the failed runs
+)
+
+// StateVersion is the layout version of plan.json.
+const StateVersion = 1
+
+// Run statuses in plan.json.
+const (
+	RunPending = "pending"
+	RunDone    = "done"
+	RunFailed  = "failed"
+)
+
+// Plan statuses in plan.json.
+const (
+	PlanRunning     = "running"
+	PlanInterrupted = "interrupted"
+	PlanComplete    = "complete" // every run done
+	PlanFailed      = "failed"   // went to the end; some runs failed
+	PlanPending     = "pending"  // never run
+)
+
+// ErrDifferentPlan is returned when a results directory holds the runs of
+// another plan (other cells, or other settings for them).
+var ErrDifferentPlan = errors.New("the results directory belongs to a different plan")
+
+// State is plan.json: the expanded plan and where its execution stands.
+// It is rewritten atomically after every run.
+type State struct {
+	SchemaVersion int    `json:"schema_version"`
+	Name          string `json:"name"`
+	Description   string `json:"description,omitempty"`
+	// PlanFile is the plan file the directory was last run from.
+	PlanFile    string      `json:"plan_file"`
+	Seed        uint64      `json:"seed"`
+	Repetitions int         `json:"repetitions"`
+	Status      string      `json:"status"`
+	CreatedAt   time.Time   `json:"created_at"`
+	UpdatedAt   time.Time   `json:"updated_at"`
+	Cells       []CellState `json:"cells"`
+	// Runs are every cell's repetitions in execution order.
+	Runs []RunState `json:"runs"`
+	// Warnings are problems that failed no run (a managed server that
+	// could not be stopped).
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// CellState describes one cell in plan.json. Two plans are the same when
+// their cells are (repetitions may differ).
+type CellState struct {
+	ID              string    `json:"id"`
+	Target          string    `json:"target"`
+	URL             string    `json:"url"` // redacted
+	Managed         bool      `json:"managed,omitempty"`
+	Knobs           []Setting `json:"knobs,omitempty"`
+	Workload        string    `json:"workload"` // the entry's label
+	WorkloadName    string    `json:"workload_name"`
+	Options         []Setting `json:"options,omitempty"`
+	Threads         int       `json:"threads"`
+	DurationS       float64   `json:"duration_s"`
+	WarmupS         float64   `json:"warmup_s"`
+	ReportIntervalS float64   `json:"report_interval_s"`
+	PrepareKey      string    `json:"prepare_key"`
+}
+
+// RunState is one repetition of one cell.
+type RunState struct {
+	Cell string `json:"cell"`
+	// Rep is the repetition, from 1, and the round it runs in.
+	Rep    int    `json:"rep"`
+	File   string `json:"file"`
+	Status string `json:"status"`
+	// Error is why the run failed (the last attempt).
+	Error string `json:"error,omitempty"`
+	// Attempts counts the times the run was started.
+	Attempts   int        `json:"attempts,omitempty"`
+	StartedAt  *time.Time `json:"started_at,omitempty"`
+	FinishedAt *time.Time `json:"finished_at,omitempty"`
+}
+
+// Counts is how many runs are in each status.
+func (s *State) Counts() (done, failed, pending int) {
+	for _, r := range s.Runs {
+		switch r.Status {
+		case RunDone:
+			done++
+		case RunFailed:
+			failed++
+		default:
+			pending++
+		}
+	}
+	return
+}
+
+func cellState(c Cell) CellState {
+	return CellState{
+		ID:              c.ID,
+		Target:          c.Target.Label,
+		URL:             c.Target.Redacted,
+		Managed:         c.Target.Managed,
+		Knobs:           c.Target.Knobs,
+		Workload:        c.Workload.Label,
+		WorkloadName:    c.Workload.Name,
+		Options:         c.Workload.Options,
+		Threads:         c.Threads,
+		DurationS:       c.Workload.Duration.Seconds(),
+		WarmupS:         c.Workload.Warmup.Seconds(),
+		ReportIntervalS: c.Workload.ReportInterval.Seconds(),
+		PrepareKey:      c.Key.String(),
+	}
+}
+
+// newState is the state of p before anything ran.
+func newState(p *Plan, now time.Time) *State {
+	st := &State{
+		SchemaVersion: StateVersion,
+		Name:          p.Name,
+		Description:   p.Description,
+		PlanFile:      p.Path,
+		Seed:          p.Seed,
+		Repetitions:   p.Repetitions,
+		Status:        PlanPending,
+		CreatedAt:     now,
+		UpdatedAt:     now,
+	}
+	if abs, err := filepath.Abs(p.Path); err == nil {
+		st.PlanFile = abs
+	}
+	for _, c := range p.Cells {
+		st.Cells = append(st.Cells, cellState(c))
+	}
+	for _, s := range p.Order() {
+		c := p.Cells[s.Cell]
+		st.Runs = append(st.Runs, RunState{Cell: c.ID, Rep: s.Rep, File: c.FileName(s.Rep), Status: RunPending})
+	}
+	return st
+}
+
+// readState reads dir's plan.json; nil without error when there is none.
+func readState(dir string) (*State, error) {
+	b, err := os.ReadFile(filepath.Join(dir, StateFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var st State
+	if err := json.Unmarshal(b, &st); err != nil {
+		return nil, fmt.Errorf("%s: not a plan state file: %v", filepath.Join(dir, StateFile), err)
+	}
+	if st.SchemaVersion < 1 || st.SchemaVersion > StateVersion {
+		return nil, fmt.Errorf("%s: schema_version %d (this build reads 1..%d)", filepath.Join(dir, StateFile), st.SchemaVersion, StateVersion)
+	}
+	return &st, nil
+}
+
+func (s *State) write(dir string) error {
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(filepath.Join(dir, StateFile), append(b, '\n'))
+}
+
+// sameCells compares the cells of a directory's state with the plan's and
+// says how they differ, or "" when they are the same.
+func sameCells(old *State, cur *State) string {
+	var diffs []string
+	if old.Seed != cur.Seed {
+		diffs = append(diffs, fmt.Sprintf("seed %d, the directory's %d", cur.Seed, old.Seed))
+	}
+	oldBy := map[string]CellState{}
+	for _, c := range old.Cells {
+		oldBy[c.ID] = c
+	}
+	curBy := map[string]bool{}
+	var added, changed []string
+	for _, c := range cur.Cells {
+		curBy[c.ID] = true
+		o, ok := oldBy[c.ID]
+		if !ok {
+			added = append(added, c.ID)
+			continue
+		}
+		if d := cellDiff(o, c); d != "" {
+			changed = append(changed, c.ID+" ("+d+")")
+		}
+	}
+	var removed []string
+	for _, c := range old.Cells {
+		if !curBy[c.ID] {
+			removed = append(removed, c.ID)
+		}
+	}
+	if len(added) > 0 {
+		diffs = append(diffs, "cells not in the directory: "+abbreviate(added))
+	}
+	if len(removed) > 0 {
+		diffs = append(diffs, "cells only in the directory: "+abbreviate(removed))
+	}
+	if len(changed) > 0 {
+		diffs = append(diffs, "cells changed: "+abbreviate(changed))
+	}
+	return strings.Join(diffs, "; ")
+}
+
+func cellDiff(a, b CellState) string {
+	var d []string
+	cmp := func(name string, x, y any) {
+		if fmt.Sprint(x) != fmt.Sprint(y) {
+			d = append(d, fmt.Sprintf("%s %v, was %v", name, y, x))
+		}
+	}
+	cmp("target", a.Target, b.Target)
+	cmp("url", a.URL, b.URL)
+	cmp("workload", a.WorkloadName, b.WorkloadName)
+	// Options given at their defaults or left out are the same.
+	cmp("prepare key", a.PrepareKey, b.PrepareKey)
+	cmp("threads", a.Threads, b.Threads)
+	cmp("duration", seconds(a.DurationS), seconds(b.DurationS))
+	cmp("warmup", seconds(a.WarmupS), seconds(b.WarmupS))
+	cmp("report_interval", seconds(a.ReportIntervalS), seconds(b.ReportIntervalS))
+	return strings.Join(d, ", ")
+}
+
+func seconds(s float64) time.Duration {
+	return time.Duration(s * float64(time.Second)).Round(time.Millisecond)
+}
+
+func abbreviate(xs []string) string {
+	const max = 5
+	if len(xs) <= max {
+		return strings.Join(xs, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(xs[:max], ", "), len(xs)-max)
+}
+
+// inspect is the state of p's runs in dir: plan.json's statuses checked
+// against the result files. A run is done exactly when its result file
+// is there and complete; a done run whose file is gone is pending again.
+// A directory with another plan's runs is refused with ErrDifferentPlan,
+// one with files but no plan.json with an error.
+func inspect(p *Plan, dir string, now time.Time) (*State, error) {
+	st := newState(p, now)
+	old, err := readState(dir)
+	if err != nil {
+		return nil, err
+	}
+	if old == nil {
+		entries, err := os.ReadDir(dir)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		for _, e := range entries {
+			if !strings.HasPrefix(e.Name(), ".") {
+				return nil, fmt.Errorf("%s holds files but no %s: not a plan's results directory (choose another with -o)", dir, StateFile)
+			}
+		}
+	} else {
+		if d := sameCells(old, st); d != "" {
+			return nil, fmt.Errorf("%w: %s was made by %s, and this plan differs: %s (give another directory with -o)",
+				ErrDifferentPlan, dir, planFileName(old), d)
+		}
+		st.CreatedAt, st.UpdatedAt, st.Status, st.Warnings = old.CreatedAt, old.UpdatedAt, old.Status, old.Warnings
+		type key struct {
+			cell string
+			rep  int
+		}
+		prev := map[key]RunState{}
+		for _, r := range old.Runs {
+			prev[key{r.Cell, r.Rep}] = r
+		}
+		for i := range st.Runs {
+			if o, ok := prev[key{st.Runs[i].Cell, st.Runs[i].Rep}]; ok {
+				st.Runs[i].Status, st.Runs[i].Error, st.Runs[i].Attempts = o.Status, o.Error, o.Attempts
+				st.Runs[i].StartedAt, st.Runs[i].FinishedAt = o.StartedAt, o.FinishedAt
+			}
+		}
+	}
+	for i := range st.Runs {
+		r := &st.Runs[i]
+		complete := fileComplete(filepath.Join(dir, r.File))
+		switch {
+		case complete:
+			r.Status, r.Error = RunDone, ""
+		case r.Status == RunDone:
+			r.Status, r.Error = RunPending, ""
+		case r.Status != RunFailed:
+			r.Status = RunPending
+		}
+	}
+	return st, nil
+}
+
+func planFileName(st *State) string {
+	if st.PlanFile == "" {
+		return "another plan"
+	}
+	return st.PlanFile
+}
+
+// fileComplete tells whether path is a readable result file whose status
+// is complete.
+func fileComplete(path string) bool {
+	f, err := result.Read(path)
+	return err == nil && f.Status == result.StatusComplete
+}
+
+// writeFileAtomic writes data to a temporary file in path's directory and
+// renames it over path, so readers see the old file or the new one.
+func writeFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".dbarena-plan-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // no-op after the rename
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

@@ -1,7 +1,9 @@
 package server_test
 
 import (
+	"context"
 	"errors"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -79,5 +81,40 @@ func TestServerSpecValidate(t *testing.T) {
 	}
 	if errs := (server.Spec{Kind: server.Postgres, Home: "/h", Knobs: []server.Knob{{Name: "shared_buffers", Value: "1GB"}}}).Validate(); len(errs) != 0 {
 		t.Errorf("a good spec: %v", errs)
+	}
+}
+
+// CheckKnobs finds a misspelt knob from the binaries' own lists, before
+// anything starts, and lets known ones through (any case, MariaDB's
+// dashes or underscores).
+func TestCheckKnobs(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		kind     server.Kind
+		good     []server.Knob
+		bad      server.Knob
+		extraBad server.Knob
+	}{
+		{server.Postgres, []server.Knob{{"shared_buffers", "1GB"}, {"Max_WAL_Size", "4GB"}, {"myext.setting", "1"}}, server.Knob{"shared_bufers", "1GB"}, server.Knob{"wal_sync_methd", "fsync"}},
+		{server.MariaDB, []server.Knob{{"innodb_buffer_pool_size", "1G"}, {"innodb-log-file-size", "256M"}}, server.Knob{"innodb_bufer_pool_size", "1G"}, server.Knob{"max_conections", "10"}},
+		{server.PgBouncer, []server.Knob{{"shared_buffers", "1GB"}, {"pgbouncer.default_pool_size", "20"}}, server.Knob{"sharedbuffers", "1GB"}, server.Knob{"work_mme", "4MB"}},
+	} {
+		t.Run(string(tc.kind), func(t *testing.T) {
+			spec := server.Spec{Kind: tc.kind, Knobs: tc.good, Getenv: os.Getenv}
+			if err := server.CheckKnobs(ctx, spec); err != nil {
+				t.Errorf("known knobs: %v", err)
+			}
+			spec.Knobs = append(spec.Knobs, tc.bad, tc.extraBad)
+			err := server.CheckKnobs(ctx, spec)
+			var ke *server.KnobError
+			if !errors.Is(err, server.ErrKnob) || !errors.As(err, &ke) {
+				t.Fatalf("misspelt knobs: %v, want a KnobError", err)
+			}
+			for _, k := range []server.Knob{tc.bad, tc.extraBad} {
+				if !strings.Contains(err.Error(), k.Name) {
+					t.Errorf("%v does not name %s", err, k.Name)
+				}
+			}
+		})
 	}
 }

@@ -73,7 +73,7 @@ func NewRoot(st *State) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "dbarena",
 		Short:         "Fair, reproducible database benchmarks",
-		Long:          "dbarena runs database benchmarks (sysbench-compatible OLTP and more) against PostgreSQL, MySQL/MariaDB and SQLite, and writes versioned result files.",
+		Long:          "dbarena runs database benchmarks (sysbench-compatible OLTP, TPC-C-like, payments, airline booking) against PostgreSQL, MySQL/MariaDB, MongoDB and SQLite, runs whole experiments from plan files on servers it manages itself, and writes versioned result files.",
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
@@ -88,6 +88,7 @@ func NewRoot(st *State) *cobra.Command {
 		newExportCmd(st),
 		newReportCmd(st),
 		newServerCmd(st),
+		newPlanCmd(st),
 		&cobra.Command{
 			Use:   "version",
 			Short: "Print the version",

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/plan"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/workload"
 )
@@ -92,8 +93,12 @@ func ExitCode(err error) int {
 	switch {
 	case err == nil:
 		return ExitOK
-	case errors.Is(err, runner.ErrInterrupted):
+	case errors.Is(err, runner.ErrInterrupted), errors.Is(err, plan.ErrInterrupted):
 		return ExitInterrupted
+	case errors.Is(err, plan.ErrInvalid), errors.Is(err, plan.ErrDifferentPlan):
+		return ExitUsage
+	case errors.Is(err, plan.ErrRunsFailed):
+		return ExitRunFailed
 	case errors.As(err, &ue), errors.As(err, &oe), errors.Is(err, engine.ErrBadTarget), errors.Is(err, engine.ErrUnknownScheme),
 		errors.Is(err, workload.ErrUnsupported), errors.Is(err, engine.ErrNotSQL):
 		return ExitUsage

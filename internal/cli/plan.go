@@ -1,0 +1,315 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/plan"
+	"github.com/dbarena/dbarena/report"
+	"github.com/dbarena/dbarena/result"
+	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/server"
+	"github.com/dbarena/dbarena/sysmon"
+	"github.com/dbarena/dbarena/workload"
+)
+
+func newPlanCmd(st *State) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "plan",
+		Short: "Run an experiment: targets × workloads × threads × knobs × repetitions from one YAML file",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			return &UsageError{errors.New("plan needs a subcommand: run or show")}
+		},
+	}
+	var dir string
+	var noRetry bool
+	var connectTimeout = seconds(10 * time.Second)
+	var loadThreads int
+	run := &cobra.Command{
+		Use:   "run PLAN.yaml",
+		Short: "Run a plan's cells in interleaved, seeded rounds; resumes a half-finished results directory",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p, err := loadPlan(st, args[0])
+			if err != nil {
+				return err
+			}
+			if loadThreads < 1 {
+				return &UsageError{fmt.Errorf("--load-threads %d: must be at least 1", loadThreads)}
+			}
+			ex := &planExecutor{st: st, connectTimeout: time.Duration(connectTimeout), loadThreads: loadThreads,
+				targets: map[string]*planTarget{}, keys: map[plan.PrepareKey]string{}}
+			defer ex.closeAll()
+			fmt.Fprintf(st.Stdout, "plan %s: %d cells × %d repetitions, about %s of measurement\n",
+				p.Name, len(p.Cells), p.Repetitions, p.Estimate().Round(time.Second))
+			_, err = plan.Run(cmd.Context(), p, ex, plan.RunOptions{Dir: dir, NoRetryFailed: noRetry, Now: st.Now, Log: st.Stdout,
+				Tool: "dbarena " + st.Version})
+			return err
+		},
+	}
+	run.Flags().StringVarP(&dir, "out", "o", "", "results directory (default: <plan name>-results next to the plan file)")
+	run.Flags().BoolVar(&noRetry, "no-retry-failed", false, "leave runs that failed before as they are instead of running them again")
+	run.Flags().Var(&connectTimeout, "connect-timeout", "give up connecting after this long")
+	run.Flags().IntVar(&loadThreads, "load-threads", 4, "parallel loaders when a target is prepared")
+	show := &cobra.Command{
+		Use:   "show PLAN.yaml",
+		Short: "Print a plan's cells, their order and which runs are done",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p, err := loadPlan(st, args[0])
+			if err != nil {
+				return err
+			}
+			return plan.Show(st.Stdout, p, plan.RunOptions{Dir: dir, Now: st.Now})
+		},
+	}
+	show.Flags().StringVarP(&dir, "out", "o", "", "results directory (default: <plan name>-results next to the plan file)")
+	for _, c := range []*cobra.Command{run, show} {
+		c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{err} })
+	}
+	cmd.AddCommand(run, show)
+	return cmd
+}
+
+// loadPlan reads and validates a plan: managed: targets through package
+// server, other URLs by their engine's scheme.
+func loadPlan(st *State, path string) (*plan.Plan, error) {
+	return plan.Load(path, plan.Options{ValidateTarget: func(raw string) error {
+		t, err := engine.ParseTarget(raw, "", st.Getenv)
+		if err != nil {
+			return err
+		}
+		if t.URL.Scheme == server.Scheme {
+			spec, err := server.ParseManaged(raw)
+			if err != nil {
+				return err
+			}
+			if spec.Kind == "" {
+				return nil // a named server: looked up when the plan runs
+			}
+			home, err := st.DataDir()
+			if err != nil {
+				return err
+			}
+			spec.Home, spec.Getenv = home, st.Getenv
+			if errs := spec.Validate(); len(errs) > 0 {
+				return errors.Join(errs...)
+			}
+			// A typo in a knob is found now, not when its cell's turn comes.
+			return server.CheckKnobs(context.Background(), spec)
+		}
+		for _, s := range engine.Schemes() {
+			if s == t.URL.Scheme {
+				return nil
+			}
+		}
+		return fmt.Errorf("%w %q (known: %v)", engine.ErrUnknownScheme, t.URL.Scheme, engine.Schemes())
+	}})
+}
+
+// planExecutor runs a plan's cells the way `dbarena run` runs one thread
+// count: one engine (and managed server) per target, shared by the
+// target's workloads and kept until its last prepare key is released, one
+// server monitor per target, one result file per run.
+type planExecutor struct {
+	st             *State
+	connectTimeout time.Duration
+	loadThreads    int
+	targets        map[string]*planTarget // by label
+	keys           map[plan.PrepareKey]string
+}
+
+// planTarget is one open target of a plan.
+type planTarget struct {
+	r        *resolved
+	mon      *sysmon.Monitor
+	closeMon func()
+	keys     int                        // prepare keys not yet released
+	loaded   map[string]plan.PrepareKey // workload name → the key whose data is there
+}
+
+// open resolves and opens c's target once.
+func (ex *planExecutor) open(ctx context.Context, c plan.Cell) (*planTarget, error) {
+	if pt, ok := ex.targets[c.Target.Label]; ok {
+		return pt, nil
+	}
+	tf := targetFlags{target: c.Target.URL, passwordFile: c.Target.PasswordFile, connectTimeout: seconds(ex.connectTimeout)}
+	r, err := tf.open(ctx, ex.quiet())
+	if err != nil {
+		return nil, err
+	}
+	r.target.Label = c.Target.Label
+	pt := &planTarget{r: r, loaded: map[string]plan.PrepareKey{}}
+	pt.mon, pt.closeMon = openMonitor(ctx, r, 0)
+	ex.targets[c.Target.Label] = pt
+	return pt, nil
+}
+
+// quiet is the CLI state with progress lines kept out of the plan's log.
+func (ex *planExecutor) quiet() *State {
+	q := *ex.st
+	q.Stdout = io.Discard
+	return &q
+}
+
+// workload builds c's workload with its options set.
+func planWorkload(c plan.Cell) (workload.Workload, error) {
+	m, ok := workload.Lookup(c.Workload.Name)
+	if !ok {
+		return nil, &UsageError{fmt.Errorf("unknown workload %q", c.Workload.Name)}
+	}
+	w := m.New()
+	if err := w.Flags().Parse(c.Workload.Args()); err != nil {
+		return nil, &UsageError{fmt.Errorf("%s: %w", c.Workload.Label, err)}
+	}
+	if err := usage(validateWorkload(w)); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// Prepare opens c's target and loads c's workload there, unless a target
+// that was not started for the plan holds it already (then the data is
+// used as it is, as `dbarena run` does). Two keys of one target and
+// workload whose options differ cannot share the tables: the second is
+// refused.
+func (ex *planExecutor) Prepare(ctx context.Context, c plan.Cell) error {
+	w, err := planWorkload(c)
+	if err != nil {
+		return err
+	}
+	pt, err := ex.open(ctx, c)
+	if err != nil {
+		return err
+	}
+	if other, ok := pt.loaded[c.Workload.Name]; ok && other != c.Key {
+		return fmt.Errorf("target %s holds %s's tables for %s already; a second data set (%s) needs a target of its own",
+			c.Target.Label, c.Workload.Name, other, c.Key)
+	}
+	pt.keys++
+	ex.keys[c.Key] = c.Target.Label
+	pt.loaded[c.Workload.Name] = c.Key
+	conn, err := pt.r.engine.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	err = runner.VerifyPrepared(ctx, conn, pt.r.engine.Dialect(), w)
+	conn.Close()
+	if err == nil || !errors.Is(err, runner.ErrNotPrepared) {
+		return err
+	}
+	fmt.Fprintf(ex.st.Stdout, "preparing %s on %s\n", c.Key, c.Target.Redacted)
+	cmd := &cobra.Command{}
+	cmd.SetContext(ctx)
+	return prepare(cmd, ex.quiet(), pt.r, w, ex.loadThreads)
+}
+
+// Run measures one repetition of c and returns its result file. A managed
+// server that died during the run fails it, with the end of its log.
+func (ex *planExecutor) Run(ctx context.Context, c plan.Cell, rep int) (*result.File, error) {
+	w, err := planWorkload(c)
+	if err != nil {
+		return nil, err
+	}
+	pt, err := ex.open(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	file, err := describe(ctx, ex.st, pt.r, w, c.Seed)
+	if err != nil {
+		return nil, ex.serverDied(pt, err)
+	}
+	for k, v := range pt.mon.OSSettings() {
+		file.Target.Settings[k] = v
+	}
+	cfg := runner.Config{
+		Threads: c.Threads, Duration: c.Workload.Duration, Warmup: c.Workload.Warmup,
+		ReportInterval: c.Workload.ReportInterval, Seed: c.Seed, Now: ex.st.Now, Server: pt.mon,
+	}
+	run, runErr := runner.Run(ctx, pt.r.engine, w, cfg, nil)
+	if run != nil {
+		file.Runs = append(file.Runs, *run)
+	}
+	file.FinishedAt = ex.st.Now().UTC()
+	if srv := pt.r.server; srv != nil && !srv.Alive() && runErr == nil {
+		// Workers reconnect with back-off until the run ends: a run on a
+		// dead server can end without an error of its own.
+		runErr = errors.New("the server died during the run")
+	}
+	file.Target.Monitor = &result.Monitor{Sources: pt.mon.Sources(), ServerPID: pt.mon.ServerPID(), Device: pt.mon.Device(), Notes: pt.mon.Notes()}
+	switch {
+	case runErr == nil:
+		file.Status = result.StatusComplete
+	case errors.Is(runErr, runner.ErrInterrupted):
+		file.Status, file.Error = result.StatusInterrupted, runErr.Error()
+	default:
+		file.Status, file.Error = result.StatusFailed, scrub(ex.serverDied(pt, runErr).Error(), ex.st)
+	}
+	if run != nil {
+		fmt.Fprintf(ex.st.Stdout, "    %s\n", planLine(run))
+	}
+	if len(file.Runs) == 0 {
+		return nil, ex.serverDied(pt, runErr)
+	}
+	return file, nil
+}
+
+// serverDied adds the end of a managed server's log to err when the
+// server is no longer running.
+func (ex *planExecutor) serverDied(pt *planTarget, err error) error {
+	if srv := pt.r.server; srv != nil && !srv.Alive() {
+		return fmt.Errorf("managed server %s is not running any more: %w; the end of its log:\n%s", srv.Name(), err, srv.LogTail(20))
+	}
+	return err
+}
+
+// planLine is a run's one-line summary in the plan's log.
+func planLine(r *result.Run) string {
+	s := fmt.Sprintf("%s: tps %.2f qps %.2f p95 %.2f ms, errors %d, retries %d", r.Status, r.TPS, r.QPS, r.LatencyMS.P95, r.Errors, r.Retries)
+	for _, m := range r.Metrics {
+		s += ", " + m.Name + " " + report.FormatMetric(m)
+	}
+	if c := sysmon.Compact(r.Server); c != "" {
+		s += " | " + c
+	}
+	return s
+}
+
+// Release forgets key; the target's engine (and the managed server
+// started for it) closes with its last key.
+func (ex *planExecutor) Release(ctx context.Context, key plan.PrepareKey) error {
+	label, ok := ex.keys[key]
+	if !ok {
+		return nil
+	}
+	delete(ex.keys, key)
+	pt := ex.targets[label]
+	if pt == nil {
+		return nil
+	}
+	if pt.keys--; pt.keys > 0 {
+		return nil
+	}
+	delete(ex.targets, label)
+	return pt.close()
+}
+
+func (pt *planTarget) close() error {
+	pt.closeMon()
+	return pt.r.engine.Close()
+}
+
+// closeAll closes every target still open (after an error or Ctrl-C).
+func (ex *planExecutor) closeAll() {
+	for label, pt := range ex.targets {
+		_ = pt.close()
+		delete(ex.targets, label)
+	}
+}

@@ -1,0 +1,109 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// CheckKnobs reports, without starting anything, every knob of spec whose
+// name the server's own binaries do not know: PostgreSQL's from
+// `postgres --describe-config`, MariaDB's from `mariadbd --help
+// --verbose`. Each problem is a *KnobError naming the knob. Values are
+// checked when the server starts (Start reads every knob back). PgBouncer's
+// own settings (pgbouncer.*) and PostgreSQL's custom settings (with a dot
+// in their names, for extensions) are not checked here. Missing binaries
+// are an error wrapping ErrNotInstalled.
+func CheckKnobs(ctx context.Context, spec Spec) error {
+	var knobs []Knob
+	for _, k := range spec.Knobs {
+		if !strings.HasPrefix(k.Name, BouncerPrefix) && !strings.Contains(k.Name, ".") {
+			knobs = append(knobs, k)
+		}
+	}
+	if len(knobs) == 0 {
+		return nil
+	}
+	kind := spec.Kind
+	if kind == PgBouncer {
+		kind = Postgres // the knobs go to its PostgreSQL
+	}
+	var prog string
+	var args []string
+	switch kind {
+	case Postgres:
+		_, path, err := findPostgres(spec.BinDir, spec.Getenv("PATH"))
+		if err != nil {
+			return err
+		}
+		prog, args = path["postgres"], []string{"--describe-config"}
+	case MariaDB:
+		bins, err := findBinaries(spec)
+		if err != nil {
+			return err
+		}
+		prog, args = bins.path["mariadbd"], []string{"--no-defaults", "--help", "--verbose"}
+	default:
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, prog, args...).Output()
+	if err != nil && len(out) == 0 {
+		return err
+	}
+	known := knownSettings(kind, out)
+	var errs []error
+	for _, k := range knobs {
+		if !known[normalName(kind, k.Name)] {
+			errs = append(errs, &KnobError{Kind: spec.Kind, Knob: k, Problem: "unknown setting (" + prog + " " + strings.Join(args, " ") + " does not list it)"})
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// knownSettings parses the list of settings a server's binary prints.
+func knownSettings(kind Kind, out []byte) map[string]bool {
+	known := map[string]bool{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	inVariables := false
+	for sc.Scan() {
+		line := sc.Text()
+		switch kind {
+		case Postgres:
+			// name<TAB>context<TAB>group<TAB>type…
+			if name, _, ok := strings.Cut(line, "\t"); ok {
+				known[normalName(kind, name)] = true
+			}
+		case MariaDB:
+			// After "Variables (--variable-name=value)" and its ruler, one
+			// "name value" per line until a blank line.
+			switch {
+			case strings.HasPrefix(line, "Variables (--variable-name=value)"):
+				inVariables = true
+			case inVariables && strings.TrimSpace(line) == "":
+				inVariables = false
+			case inVariables && !strings.HasPrefix(line, "---"):
+				if f := strings.Fields(line); len(f) > 0 {
+					known[normalName(kind, f[0])] = true
+				}
+			}
+		}
+	}
+	return known
+}
+
+// normalName is a setting's name as knownSettings keys it: lower case;
+// MariaDB's options take '-' and '_' alike.
+func normalName(kind Kind, name string) string {
+	name = strings.ToLower(name)
+	if kind == MariaDB {
+		name = strings.ReplaceAll(name, "-", "_")
+	}
+	return name
+}

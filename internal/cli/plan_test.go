@@ -294,3 +294,20 @@ wait:
 		}
 	}
 }
+
+// Every example plan passes the CLI's checks, managed servers' knobs
+// included (against the binaries' own lists of settings).
+func TestPlanExamples(t *testing.T) {
+	files, err := filepath.Glob("../../examples/*.yaml")
+	if err != nil || len(files) < 3 {
+		t.Fatalf("examples: %v %v", files, err)
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			o := dbarena(t, context.Background(), nil, "plan", "show", f, "-o", filepath.Join(t.TempDir(), "r"))
+			if o.code != cli.ExitOK || !strings.Contains(o.stdout, "pending") {
+				t.Errorf("plan show: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+			}
+		})
+	}
+}

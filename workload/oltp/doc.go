@@ -42,6 +42,25 @@
 // "update_index"; like the other transactional tests it runs inside
 // BEGIN … COMMIT unless --skip-trx.
 //
+// # MongoDB
+//
+// On MongoDB each table is a collection of documents {_id, k, c, pad}: one
+// document per row, the row's id as _id, from the same generator, with the
+// index k_N on k built after the load. This is the referenced, one-to-one
+// model: nothing is embedded, so every statement touches the same data it
+// touches on the SQL engines. Each statement is one operation: findOne by
+// _id projecting c (point select); find on an _id range projecting c,
+// sorted by c for the ordered range (simple and order ranges); aggregate
+// with $match and $group for SUM(k), and $group plus $sort for DISTINCT c;
+// updateOne with $inc on k or $set on c; deleteOne and insertOne. BEGIN …
+// COMMIT becomes a transaction on the worker's session (snapshot
+// isolation; a write conflict aborts it and the event is restarted and
+// counted as a retry, as a deadlock is on the SQL engines). Statements are
+// counted as on the SQL engines, so reads, writes and queries per second
+// compare one to one. With --auto-inc, oltp_insert leaves the _id to the
+// server (an ObjectId). The consistency check runs the same invariants as
+// aggregations.
+//
 // # Errors
 //
 // A worker rolls back a failed transaction and returns the error. Like

@@ -75,8 +75,10 @@ type runSection struct {
 	ID, Title, Status, Error string
 	Summary                  [][2]string
 	Chart                    string
-	Ops                      [][]string
-	Metrics                  [][]string
+	// ServerChart is the id of the server-metrics chart, "" without one.
+	ServerChart string
+	Ops         [][]string
+	Metrics     [][]string
 }
 
 type envRow struct {
@@ -130,6 +132,10 @@ func Write(w io.Writer, inputs []compare.Input, opt Options) error {
 			n++
 			rs := runOf(in, r, n)
 			p.Charts = append(p.Charts, chart{rs.Chart, overTimeChart(r)})
+			if c := serverChart(r); c != nil {
+				rs.ServerChart = fmt.Sprintf("run%d-server", n)
+				p.Charts = append(p.Charts, chart{rs.ServerChart, c})
+			}
 			p.Runs = append(p.Runs, rs)
 		}
 	}
@@ -262,6 +268,75 @@ func overTimeChart(r *result.Run) map[string]any {
 	}
 }
 
+// serverChart is one run's server metrics per interval: the server's
+// CPU, the host's CPU and iowait in % (left axis) and the data disk's IOPS
+// (right axis); nil when the run has none.
+func serverChart(r *result.Run) map[string]any {
+	type line struct{ key, name string }
+	lines := []line{{"server_cpu_pct", "server CPU %"}, {"host_cpu_pct", "host CPU %"}, {"host_iowait_pct", "iowait %"}, {"disk_iops", "disk IOPS"}}
+	var series []any
+	for _, l := range lines {
+		var data []any
+		for _, iv := range r.Intervals {
+			if v, ok := iv.Server[l.key]; ok {
+				data = append(data, []any{num(iv.TS), num(v)})
+			}
+		}
+		if len(data) == 0 {
+			continue
+		}
+		axis := 0
+		if l.key == "disk_iops" {
+			axis = 1
+		}
+		series = append(series, map[string]any{"name": l.name, "type": "line", "data": data, "showSymbol": false, "yAxisIndex": axis})
+	}
+	if len(series) == 0 {
+		return nil
+	}
+	return map[string]any{
+		"animation": false,
+		"tooltip":   map[string]any{"trigger": "axis"},
+		"legend":    map[string]any{"top": 0},
+		"grid":      map[string]any{"top": 36, "left": 60, "right": 60, "bottom": 44},
+		"xAxis":     map[string]any{"type": "value", "name": "seconds", "nameLocation": "middle", "nameGap": 24, "min": 0},
+		"yAxis": []any{
+			map[string]any{"type": "value", "name": "%", "min": 0},
+			map[string]any{"type": "value", "name": "IOPS", "min": 0, "splitLine": map[string]any{"show": false}},
+		},
+		"series": series,
+	}
+}
+
+// serverRows are a run's server metrics for its summary table: what the
+// TPC-E study puts next to every throughput.
+func serverRows(r *result.Run) [][2]string {
+	s := r.Server
+	var out [][2]string
+	add := func(name string, keys []string, format func(vs []float64) string) {
+		vs := make([]float64, len(keys))
+		for i, k := range keys {
+			v, ok := s[k]
+			if !ok {
+				return
+			}
+			vs[i] = v
+		}
+		out = append(out, [2]string{name, format(vs)})
+	}
+	add("server CPU % / µs per transaction", []string{"server_cpu_pct"}, func(vs []float64) string {
+		return f2(vs[0]) + " / " + f2(r.ServerCPUPerTxnUS)
+	})
+	add("host CPU % / iowait %", []string{"host_cpu_pct", "host_iowait_pct"}, func(vs []float64) string { return f2(vs[0]) + " / " + f2(vs[1]) })
+	add("disk IOPS / read / write MB/s", []string{"disk_iops", "disk_read_mb_s", "disk_write_mb_s"}, func(vs []float64) string {
+		return f2(vs[0]) + " / " + f2(vs[1]) + " / " + f2(vs[2])
+	})
+	add("WAL MB/s / checkpoints", []string{"pg_wal_mb_s", "pg_checkpoints"}, func(vs []float64) string { return f2(vs[0]) + " / " + f2(vs[1]) })
+	add("buffer hit %", []string{"pg_blks_hit_pct"}, func(vs []float64) string { return f2(vs[0]) })
+	add("InnoDB log MB/s / buffer pool hit %", []string{"mysql_log_mb_s", "mysql_bp_hit_pct"}, func(vs []float64) string { return f2(vs[0]) + " / " + f2(vs[1]) })
+	return out
+}
+
 func plural(n int, one, many string) string {
 	if n == 1 {
 		return one
@@ -285,8 +360,9 @@ func runOf(in compare.Input, r *result.Run, n int) runSection {
 		{"errors / retries / reconnects", fmt.Sprintf("%d / %d / %d", r.Errors, r.Retries, r.Reconnects)},
 		{"measured / warm-up s", f2(r.DurationS) + " / " + f2(r.WarmupS)},
 		{"client CPU µs per transaction", f2(r.ClientCPUPerTxnUS)},
-		{"file", in.Path},
 	}
+	rs.Summary = append(rs.Summary, serverRows(r)...)
+	rs.Summary = append(rs.Summary, [2]string{"file", in.Path})
 	if r.Rollbacks > 0 {
 		rs.Summary = append(rs.Summary, [2]string{"rollbacks (intended)", strconv.FormatInt(r.Rollbacks, 10)})
 	}

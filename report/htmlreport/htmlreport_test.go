@@ -43,9 +43,20 @@ func sweep(label string, scale float64) *result.File {
 			Ops: []result.Op{{Name: "read", Count: 10, LatencyMS: histogram.Latency{P95: 1}},
 				{Name: "write", Count: 5, Errors: 1, Retries: 2, LatencyMS: histogram.Latency{P95: 3}}},
 			Metrics: []result.Metric{{Name: "TPM", Value: tps * 60, Unit: "/min", Higher: true}}}
+		// The first target's first run has its server sampled.
+		sampled := scale == 1 && th == 1
 		for s := 1; s <= 5; s++ {
-			r.Intervals = append(r.Intervals, result.Interval{TS: float64(s), Warmup: s == 1, TPS: tps * (0.9 + 0.05*float64(s%3)),
-				LatencyMS: result.IntervalLatency{P50: 1, P95: 2 + float64(s%2), P99: 4, Max: 6}})
+			iv := result.Interval{TS: float64(s), Warmup: s == 1, TPS: tps * (0.9 + 0.05*float64(s%3)),
+				LatencyMS: result.IntervalLatency{P50: 1, P95: 2 + float64(s%2), P99: 4, Max: 6}}
+			if sampled {
+				iv.Server = map[string]float64{"server_cpu_pct": 80 + float64(s), "host_cpu_pct": 60, "host_iowait_pct": 3, "disk_iops": 120, "interval_s": 1}
+			}
+			r.Intervals = append(r.Intervals, iv)
+		}
+		if sampled {
+			r.Server = map[string]float64{"server_cpu_pct": 83.5, "host_cpu_pct": 60, "host_iowait_pct": 3, "disk_iops": 120,
+				"disk_read_mb_s": 0.5, "disk_write_mb_s": 2.25, "pg_wal_mb_s": 1.5, "pg_checkpoints": 1, "interval_s": 4}
+			r.ServerCPUPerTxnUS = 412.5
 		}
 		f.Runs = append(f.Runs, r)
 	}
@@ -89,7 +100,7 @@ func TestStructure(t *testing.T) {
 	}
 	page := string(b)
 	ids := chartIDs(page)
-	want := []string{"w0-tps", "w0-lat", "run1-time", "run2-time", "run3-time", "run4-time", "run5-time", "run6-time"}
+	want := []string{"w0-tps", "w0-lat", "run1-time", "run1-server", "run2-time", "run3-time", "run4-time", "run5-time", "run6-time"}
 	if strings.Join(ids, " ") != strings.Join(want, " ") {
 		t.Errorf("charts %v, want %v", ids, want)
 	}
@@ -106,6 +117,8 @@ func TestStructure(t *testing.T) {
 		"<td class=\"l\">server version</td><td class=\"l\">PostgreSQL 15.18</td><td class=\"l\">PostgreSQL 16.4</td>",
 		"postgres://bench:xxxxx@db:5432/bench", "--table-size=10000 --tables=4", "Apache ECharts 5.6.0",
 		"pg15 · oltp_read_write · 1 thread", "pg15 · oltp_read_write · 16 threads",
+		"<th class=\"l\">server CPU % / µs per transaction</th><td class=\"l\">83.50 / 412.50</td>",
+		"<th class=\"l\">WAL MB/s / checkpoints</th><td class=\"l\">1.50 / 1.00</td>",
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %q", want)
@@ -208,8 +221,8 @@ func TestInBrowser(t *testing.T) {
 		t.Errorf("the report made requests: %q", requests)
 	}
 	ids := chartIDs(dom)
-	if len(ids) != 8 {
-		t.Fatalf("%d chart containers in the rendered page, want 8", len(ids))
+	if len(ids) != 9 {
+		t.Fatalf("%d chart containers in the rendered page, want 9", len(ids))
 	}
 	for i, id := range ids {
 		start := strings.Index(dom, `id="`+id+`"`)

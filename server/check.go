@@ -10,14 +10,19 @@ import (
 	"time"
 )
 
-// CheckKnobs reports, without starting anything, every knob of spec whose
-// name the server's own binaries do not know: PostgreSQL's from
-// `postgres --describe-config`, MariaDB's from `mariadbd --help
-// --verbose`. Each problem is a *KnobError naming the knob. Values are
-// checked when the server starts (Start reads every knob back). PgBouncer's
-// own settings (pgbouncer.*) and PostgreSQL's custom settings (with a dot
-// in their names, for extensions) are not checked here. Missing binaries
-// are an error wrapping ErrNotInstalled.
+// CheckKnobs reports, without starting anything, knobs of spec whose names
+// the server's own binaries do not know: MariaDB's from `mariadbd --help
+// --verbose`, which lists every variable; PostgreSQL's from `postgres
+// --describe-config`, which leaves out about fifty developer and
+// read-only settings (application_name, trace_sort, jit_dump_bitcode …),
+// so on PostgreSQL only a name it does not list but that is within two
+// edits of one it does (a typo: shared_bufers) is reported, with the name
+// meant; any other unknown name is refused when the server starts. Each
+// problem is a *KnobError naming the knob. Values are checked when the
+// server starts (Start reads every knob back). PgBouncer's own settings
+// (pgbouncer.*) and PostgreSQL's custom settings (with a dot in their
+// names, for extensions) are not checked here. Missing binaries are an
+// error wrapping ErrNotInstalled.
 func CheckKnobs(ctx context.Context, spec Spec) error {
 	var knobs []Knob
 	for _, k := range spec.Knobs {
@@ -59,11 +64,62 @@ func CheckKnobs(ctx context.Context, spec Spec) error {
 	known := knownSettings(kind, out)
 	var errs []error
 	for _, k := range knobs {
-		if !known[normalName(kind, k.Name)] {
-			errs = append(errs, &KnobError{Kind: spec.Kind, Knob: k, Problem: "unknown setting (" + prog + " " + strings.Join(args, " ") + " does not list it)"})
+		name := normalName(kind, k.Name)
+		if known[name] {
+			continue
 		}
+		problem := "unknown setting (" + prog + " " + strings.Join(args, " ") + " does not list it)"
+		if near := nearest(name, known); near != "" {
+			problem += "; did you mean " + near + "?"
+		} else if kind == Postgres {
+			continue // perhaps one describe-config leaves out: the start decides
+		}
+		errs = append(errs, &KnobError{Kind: spec.Kind, Knob: k, Problem: problem})
 	}
 	return errors.Join(errs...)
+}
+
+// nearest is the known name within two edits of name, "" when there is
+// none (the first in sorted order on a tie).
+func nearest(name string, known map[string]bool) string {
+	best, bestD := "", 3
+	for k := range known {
+		d := editDistance(name, k, 3)
+		if d < bestD || d == bestD && d < 3 && k < best {
+			best, bestD = k, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance of a and b, or limit when it
+// is limit or more.
+func editDistance(a, b string, limit int) int {
+	if d := len(a) - len(b); d >= limit || -d >= limit {
+		return limit
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		rowMin := cur[0]
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			rowMin = min(rowMin, cur[j])
+		}
+		if rowMin >= limit {
+			return limit
+		}
+		prev, cur = cur, prev
+	}
+	return min(prev[len(b)], limit)
 }
 
 // knownSettings parses the list of settings a server's binary prints.

@@ -95,7 +95,7 @@ func TestCheckKnobs(t *testing.T) {
 		bad      server.Knob
 		extraBad server.Knob
 	}{
-		{server.Postgres, []server.Knob{{"shared_buffers", "1GB"}, {"Max_WAL_Size", "4GB"}, {"myext.setting", "1"}}, server.Knob{"shared_bufers", "1GB"}, server.Knob{"wal_sync_methd", "fsync"}},
+		{server.Postgres, []server.Knob{{"shared_buffers", "1GB"}, {"Max_WAL_Size", "4GB"}, {"myext.setting", "1"}, {"application_name", "x"}}, server.Knob{"shared_bufers", "1GB"}, server.Knob{"wal_sync_methd", "fsync"}},
 		{server.MariaDB, []server.Knob{{"innodb_buffer_pool_size", "1G"}, {"innodb-log-file-size", "256M"}}, server.Knob{"innodb_bufer_pool_size", "1G"}, server.Knob{"max_conections", "10"}},
 		{server.PgBouncer, []server.Knob{{"shared_buffers", "1GB"}, {"pgbouncer.default_pool_size", "20"}}, server.Knob{"sharedbuffers", "1GB"}, server.Knob{"work_mme", "4MB"}},
 	} {
@@ -114,6 +114,9 @@ func TestCheckKnobs(t *testing.T) {
 				if !strings.Contains(err.Error(), k.Name) {
 					t.Errorf("%v does not name %s", err, k.Name)
 				}
+			}
+			if tc.kind == server.Postgres && !strings.Contains(err.Error(), "did you mean shared_buffers?") {
+				t.Errorf("%v does not suggest shared_buffers", err)
 			}
 		})
 	}

@@ -264,7 +264,16 @@ func (ex *planExecutor) Run(ctx context.Context, c plan.Cell, rep int) (*result.
 // serverDied adds the end of a managed server's log to err when the
 // server is no longer running.
 func (ex *planExecutor) serverDied(pt *planTarget, err error) error {
-	if srv := pt.r.server; srv != nil && !srv.Alive() {
+	srv := pt.r.server
+	if srv == nil {
+		return err
+	}
+	// A run fails as soon as its connections break, which can be a moment
+	// before the server's exit is seen: give it two seconds.
+	for i := 0; i < 20 && srv.Alive(); i++ {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if !srv.Alive() {
 		return fmt.Errorf("managed server %s is not running any more: %w; the end of its log:\n%s", srv.Name(), err, srv.LogTail(20))
 	}
 	return err

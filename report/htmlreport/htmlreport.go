@@ -253,18 +253,23 @@ func overTimeChart(r *result.Run) map[string]any {
 			"data":      []any{[]any{map[string]any{"name": "warm-up", "xAxis": 0}, map[string]any{"xAxis": num(warmEnd)}}},
 		}
 	}
+	return timeChart(
+		[]any{map[string]any{"type": "value", "name": "tps"},
+			map[string]any{"type": "value", "name": "p95 ms", "splitLine": map[string]any{"show": false}}},
+		[]any{tpsSeries, map[string]any{"name": "p95 ms", "type": "line", "data": p95, "showSymbol": false, "yAxisIndex": 1}})
+}
+
+// timeChart is the options of a chart over a run's seconds with two value
+// axes.
+func timeChart(yAxis, series []any) map[string]any {
 	return map[string]any{
 		"animation": false,
 		"tooltip":   map[string]any{"trigger": "axis"},
 		"legend":    map[string]any{"top": 0},
 		"grid":      map[string]any{"top": 36, "left": 60, "right": 60, "bottom": 44},
 		"xAxis":     map[string]any{"type": "value", "name": "seconds", "nameLocation": "middle", "nameGap": 24, "min": 0},
-		"yAxis": []any{
-			map[string]any{"type": "value", "name": "tps"},
-			map[string]any{"type": "value", "name": "p95 ms", "splitLine": map[string]any{"show": false}},
-		},
-		"series": []any{tpsSeries,
-			map[string]any{"name": "p95 ms", "type": "line", "data": p95, "showSymbol": false, "yAxisIndex": 1}},
+		"yAxis":     yAxis,
+		"series":    series,
 	}
 }
 
@@ -294,18 +299,10 @@ func serverChart(r *result.Run) map[string]any {
 	if len(series) == 0 {
 		return nil
 	}
-	return map[string]any{
-		"animation": false,
-		"tooltip":   map[string]any{"trigger": "axis"},
-		"legend":    map[string]any{"top": 0},
-		"grid":      map[string]any{"top": 36, "left": 60, "right": 60, "bottom": 44},
-		"xAxis":     map[string]any{"type": "value", "name": "seconds", "nameLocation": "middle", "nameGap": 24, "min": 0},
-		"yAxis": []any{
-			map[string]any{"type": "value", "name": "%", "min": 0},
-			map[string]any{"type": "value", "name": "IOPS", "min": 0, "splitLine": map[string]any{"show": false}},
-		},
-		"series": series,
-	}
+	return timeChart(
+		[]any{map[string]any{"type": "value", "name": "%", "min": 0},
+			map[string]any{"type": "value", "name": "IOPS", "min": 0, "splitLine": map[string]any{"show": false}}},
+		series)
 }
 
 // serverRows are a run's server metrics for its summary table: what the

@@ -434,39 +434,7 @@ func TestRunThenCheck(t *testing.T) {
 				args := append([]string{"--tables=2", "--table-size=2000", "--seed-data=3"}, c.args...)
 				w := newTest(t, c.test, args...)
 				load(t, e, w)
-				const workers, events = 2, 200
-				var wg sync.WaitGroup
-				errs := make(chan error, workers)
-				for id := 0; id < workers; id++ {
-					conn := connect(t, e)
-					wk, err := w.NewWorker(ctx, conn, workload.WorkerEnv{ID: id, Seed: uint64(1000 + id), Queries: new(workload.Queries)})
-					if err != nil {
-						t.Fatal(err)
-					}
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						for i := 0; i < events; {
-							_, err := wk.Next(ctx)
-							if err == nil {
-								i++
-								continue
-							}
-							// Like the runner: restart the event on retryable errors.
-							cl := e.Dialect().Classify(err)
-							if cl == engine.ClassSerialization || cl == engine.ClassDeadlock || w.Retryable(cl) {
-								continue
-							}
-							errs <- err
-							return
-						}
-					}()
-				}
-				wg.Wait()
-				close(errs)
-				for err := range errs {
-					t.Fatal(err)
-				}
+				runEvents(t, e, w, 200, func() engine.Conn { return connect(t, e) })
 				probs, err := w.Check(ctx, connect(t, e))
 				if err != nil {
 					t.Fatal(err)
@@ -491,6 +459,48 @@ func TestRunThenCheck(t *testing.T) {
 			})
 		}
 	})
+}
+
+// runEvents runs events events on each of two workers, each on its own
+// connection from conn, restarting events on retryable errors as the
+// runner does, and returns the workers' statement counts.
+func runEvents(t *testing.T, e engine.Engine, w *oltp, events int64, conn func() engine.Conn) []*workload.Queries {
+	t.Helper()
+	ctx := context.Background()
+	const workers = 2
+	var wg sync.WaitGroup
+	errs := make(chan error, workers)
+	queries := make([]*workload.Queries, workers)
+	for id := 0; id < workers; id++ {
+		queries[id] = new(workload.Queries)
+		wk, err := w.NewWorker(ctx, conn(), workload.WorkerEnv{ID: id, Seed: uint64(1000 + id), Queries: queries[id]})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int64(0); i < events; {
+				_, err := wk.Next(ctx)
+				if err == nil {
+					i++
+					continue
+				}
+				cl := e.Dialect().Classify(err)
+				if cl == engine.ClassSerialization || cl == engine.ClassDeadlock || w.Retryable(cl) {
+					continue // like the runner: a new event
+				}
+				errs <- err
+				return
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	return queries
 }
 
 func TestCheckFindsProblems(t *testing.T) {

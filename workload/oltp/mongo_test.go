@@ -3,7 +3,6 @@ package oltp
 import (
 	"context"
 	"strings"
-	"sync"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -109,39 +108,8 @@ func TestMongoRunThenCheck(t *testing.T) {
 			args := append([]string{"--tables=2", "--table-size=2000", "--seed-data=3"}, c.args...)
 			w := newTest(t, c.test, args...)
 			prepareMongo(t, e, w)
-			const workers, events = 2, 200
-			var wg sync.WaitGroup
-			errs := make(chan error, workers)
-			queries := make([]*workload.Queries, workers)
-			for id := 0; id < workers; id++ {
-				queries[id] = new(workload.Queries)
-				wk, err := w.NewWorker(ctx, mongoConn(t, e), workload.WorkerEnv{ID: id, Seed: uint64(1000 + id), Queries: queries[id]})
-				if err != nil {
-					t.Fatal(err)
-				}
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for i := 0; i < events; {
-						_, err := wk.Next(ctx)
-						if err == nil {
-							i++
-							continue
-						}
-						cl := e.Dialect().Classify(err)
-						if cl == engine.ClassSerialization || cl == engine.ClassDeadlock || w.Retryable(cl) {
-							continue // like the runner: a new event
-						}
-						errs <- err
-						return
-					}
-				}()
-			}
-			wg.Wait()
-			close(errs)
-			for err := range errs {
-				t.Fatal(err)
-			}
+			const events = 200
+			queries := runEvents(t, e, w, events, func() engine.Conn { return mongoConn(t, e) })
 			probs, err := w.Check(ctx, mongoConn(t, e))
 			if err != nil {
 				t.Fatal(err)

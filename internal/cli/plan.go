@@ -205,7 +205,6 @@ func (ex *planExecutor) Prepare(ctx context.Context, c plan.Cell) error {
 	if err == nil || !errors.Is(err, runner.ErrNotPrepared) {
 		return err
 	}
-	fmt.Fprintf(ex.st.Stdout, "preparing %s on %s\n", c.Key, c.Target.Redacted)
 	cmd := &cobra.Command{}
 	cmd.SetContext(ctx)
 	return prepare(cmd, ex.quiet(), pt.r, w, ex.loadThreads)

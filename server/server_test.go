@@ -250,13 +250,6 @@ func TestManagedPostgresBadKnob(t *testing.T) {
 			if len(ents) > 0 {
 				t.Errorf("left behind in %s: %v", h, ents)
 			}
-			if tmp, _ := filepath.Glob("/tmp/dbarena-postgres-*"); len(tmp) > 0 {
-				for _, d := range tmp {
-					if fi, err := os.Stat(d); err == nil && time.Since(fi.ModTime()) < time.Minute {
-						t.Logf("note: recent run directory %s (another test's?)", d)
-					}
-				}
-			}
 		})
 	}
 }

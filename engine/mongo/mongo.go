@@ -168,7 +168,7 @@ const (
 func (e *Engine) connectError(err error) error {
 	user, host := e.target.Username(), e.target.Host()
 	var se mongo.ServerError
-	if errors.As(err, &se) && se.HasErrorCode(codeAuthenticationFailed) || strings.Contains(err.Error(), "AuthenticationFailed") {
+	if errors.As(err, &se) && se.HasErrorCode(codeAuthenticationFailed) {
 		return &engine.TargetError{Target: e.target.Redacted(), Field: "password", Err: &engine.ConnectError{
 			Msg:   fmt.Sprintf("%v: %v: server rejected login of user %q at %s", engine.ErrConnect, engine.ErrAuth, user, host),
 			Auth:  true,

@@ -403,31 +403,34 @@ func TestReadWritePctMix(t *testing.T) {
 	})
 }
 
+// runCases are the tests and options TestRunThenCheck and
+// TestMongoRunThenCheck run.
+var runCases = []struct {
+	test string
+	args []string
+}{
+	{"oltp_point_select", nil},
+	{"oltp_read_only", nil},
+	{"oltp_read_write", nil},
+	{"oltp_read_write", []string{"--skip-trx", "--auto-inc=false"}},
+	{"oltp_write_only", nil},
+	{"oltp_update_index", nil},
+	{"oltp_update_non_index", nil},
+	{"oltp_insert", nil},
+	{"oltp_insert", []string{"--auto-inc=false"}},
+	{"oltp_delete", nil},
+	{"oltp_read_write_pct", nil},
+	{"oltp_read_write", []string{"--rand-type=uniform"}},
+	{"oltp_read_write", []string{"--rand-type=gaussian"}},
+	{"oltp_read_write", []string{"--rand-type=pareto"}},
+	{"oltp_read_write", []string{"--rand-type=zipfian"}},
+}
+
 // TestRunThenCheck runs every test for a few hundred events, by two
 // workers on their own connections, and then checks the data.
 func TestRunThenCheck(t *testing.T) {
 	forEachDB(t, func(t *testing.T, open func(*testing.T) engine.Engine) {
-		cases := []struct {
-			test string
-			args []string
-		}{
-			{"oltp_point_select", nil},
-			{"oltp_read_only", nil},
-			{"oltp_read_write", nil},
-			{"oltp_read_write", []string{"--skip-trx", "--auto-inc=false"}},
-			{"oltp_write_only", nil},
-			{"oltp_update_index", nil},
-			{"oltp_update_non_index", nil},
-			{"oltp_insert", nil},
-			{"oltp_insert", []string{"--auto-inc=false"}},
-			{"oltp_delete", nil},
-			{"oltp_read_write_pct", nil},
-			{"oltp_read_write", []string{"--rand-type=uniform"}},
-			{"oltp_read_write", []string{"--rand-type=gaussian"}},
-			{"oltp_read_write", []string{"--rand-type=pareto"}},
-			{"oltp_read_write", []string{"--rand-type=zipfian"}},
-		}
-		for _, c := range cases {
+		for _, c := range runCases {
 			t.Run(c.test+"/"+strings.Join(c.args, ","), func(t *testing.T) {
 				ctx := context.Background()
 				e := open(t)

@@ -84,24 +84,7 @@ func TestMongoSupport(t *testing.T) {
 // workers, checks the data, and checks that each event sent the
 // statements sysbench counts for it: reads, writes and BEGIN/COMMIT.
 func TestMongoRunThenCheck(t *testing.T) {
-	cases := []struct {
-		test string
-		args []string
-	}{
-		{"oltp_point_select", nil},
-		{"oltp_read_only", nil},
-		{"oltp_read_write", nil},
-		{"oltp_read_write", []string{"--skip-trx", "--auto-inc=false"}},
-		{"oltp_write_only", nil},
-		{"oltp_update_index", nil},
-		{"oltp_update_non_index", nil},
-		{"oltp_insert", nil},
-		{"oltp_insert", []string{"--auto-inc=false"}},
-		{"oltp_delete", nil},
-		{"oltp_read_write_pct", nil},
-		{"oltp_read_write", []string{"--rand-type=zipfian"}},
-	}
-	for _, c := range cases {
+	for _, c := range runCases {
 		t.Run(c.test+"/"+strings.Join(c.args, ","), func(t *testing.T) {
 			ctx := context.Background()
 			e := openMongo(t)

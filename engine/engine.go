@@ -207,11 +207,29 @@ const (
 	TypeBool      // boolean
 )
 
+// Family is the language an engine speaks. A workload implements its
+// transactions once per family, not once per engine: every SQL engine runs
+// the same statements through SQLConn and SQLDialect, and the document
+// family runs its own (package workload documents how a workload registers
+// a family's implementation).
+type Family string
+
+const (
+	// FamilySQL is PostgreSQL, MySQL/MariaDB, SQLite and their wire
+	// family: connections are SQLConns, dialects SQLDialects.
+	FamilySQL Family = "sql"
+	// FamilyMongo is MongoDB: connections are engine/mongo's sessions.
+	FamilyMongo Family = "mongo"
+)
+
 // Dialect is what the runner needs to know about an engine's language:
-// its name and how to read its errors. Defined once per engine.
+// its name, its family and how to read its errors. Defined once per engine.
 type Dialect interface {
-	// Name is the engine family name.
+	// Name is the engine's name ("postgres", "mysql", "sqlite",
+	// "mongodb").
 	Name() string
+	// Family is the language family the engine belongs to.
+	Family() Family
 	// Classify tells what kind of error err is, using the driver's typed
 	// errors (errors.As), never the message text.
 	Classify(err error) ErrorClass

@@ -434,6 +434,9 @@ var _ engine.Dialect = Dialect{}
 // Name returns "mongodb".
 func (Dialect) Name() string { return "mongodb" }
 
+// Family returns engine.FamilyMongo.
+func (Dialect) Family() engine.Family { return engine.FamilyMongo }
+
 // Classify reads the driver's labels and codes: transient transaction
 // errors, unknown commit results, write conflicts and lock timeouts may be
 // retried; network errors lose the connection; duplicate keys are unique

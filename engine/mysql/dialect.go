@@ -22,6 +22,9 @@ var _ engine.SQLDialect = Dialect{}
 // Name returns "mysql".
 func (Dialect) Name() string { return "mysql" }
 
+// Family returns engine.FamilySQL.
+func (Dialect) Family() engine.Family { return engine.FamilySQL }
+
 // Rebind returns sql unchanged: MySQL's placeholders are '?'.
 func (Dialect) Rebind(sql string) string { return sql }
 

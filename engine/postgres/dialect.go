@@ -22,6 +22,9 @@ var _ engine.SQLDialect = Dialect{}
 // Name returns "postgres".
 func (Dialect) Name() string { return "postgres" }
 
+// Family returns engine.FamilySQL.
+func (Dialect) Family() engine.Family { return engine.FamilySQL }
+
 // Rebind turns '?' placeholders into $1, $2 …, leaving alone any '?' inside
 // single-quoted strings, double-quoted identifiers and comments.
 func (Dialect) Rebind(sql string) string { return Rebind(sql) }

@@ -406,6 +406,9 @@ var _ engine.SQLDialect = Dialect{}
 // Name returns "sqlite".
 func (Dialect) Name() string { return "sqlite" }
 
+// Family returns engine.FamilySQL.
+func (Dialect) Family() engine.Family { return engine.FamilySQL }
+
 // IsolationSQL accepts serializable only: SQLite runs every transaction
 // serializable (writers take the database lock), so there is nothing to
 // set; the weaker levels do not exist.

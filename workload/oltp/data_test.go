@@ -16,7 +16,7 @@ import (
 type ddlDialect struct{ serial string }
 
 func (ddlDialect) Name() string                     { return "test" }
-func (ddlDialect) Family() engine.Family             { return engine.FamilySQL }
+func (ddlDialect) Family() engine.Family            { return engine.FamilySQL }
 func (ddlDialect) Rebind(s string) string           { return s }
 func (ddlDialect) QuoteIdent(s string) string       { return `"` + s + `"` }
 func (ddlDialect) TableExistsSQL() string           { return "" }

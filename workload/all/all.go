@@ -14,5 +14,7 @@ import (
 	_ "github.com/dbarena/dbarena/workload/oltp"
 	// Funds transfers, from the MySQL/PostgreSQL payments study.
 	_ "github.com/dbarena/dbarena/workload/payments"
+	// Its implementation for MongoDB.
+	_ "github.com/dbarena/dbarena/workload/payments/mongo"
 	_ "github.com/dbarena/dbarena/workload/tpcc"
 )

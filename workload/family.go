@@ -76,9 +76,6 @@ func ForFamily(w Workload, d engine.Dialect) (Workload, error) {
 	if b, ok := w.(Bound); ok {
 		w = b.Base()
 	}
-	if s, ok := w.(Supporter); ok && s.Supports(d) {
-		return w, nil
-	}
 	f := d.Family()
 	if f == engine.FamilySQL {
 		if _, ok := d.(engine.SQLDialect); ok {
@@ -109,16 +106,4 @@ func Families(name string) []engine.Family {
 	}
 	slices.Sort(others)
 	return append(out, others...)
-}
-
-// Supporter is implemented by workloads that still pick their family
-// implementation themselves.
-type Supporter interface {
-	Supports(d engine.Dialect) bool
-}
-
-// CheckSupport returns ForFamily's error.
-func CheckSupport(w Workload, d engine.Dialect) error {
-	_, err := ForFamily(w, d)
-	return err
 }

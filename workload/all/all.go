@@ -12,6 +12,8 @@ import (
 	_ "github.com/dbarena/dbarena/workload/airline/mongo"
 	// The sysbench-compatible OLTP tests (oltp_read_write, …).
 	_ "github.com/dbarena/dbarena/workload/oltp"
+	// Their implementation for MongoDB.
+	_ "github.com/dbarena/dbarena/workload/oltp/mongo"
 	// Funds transfers, from the MySQL/PostgreSQL payments study.
 	_ "github.com/dbarena/dbarena/workload/payments"
 	// Its implementation for MongoDB.

@@ -110,7 +110,8 @@ var (
 // Run executes one run of w against eng and returns its result. The
 // result is filled in even when an error is returned after the measured
 // phase started (status interrupted or failed), so nothing measured is
-// lost.
+// lost. w may be a registered workload: Run uses its implementation for
+// eng's family (workload.ForFamily).
 func Run(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config, obs Observer) (*result.Run, error) {
 	if errs := cfg.Validate(); len(errs) > 0 {
 		return nil, errors.Join(errs...)
@@ -123,6 +124,10 @@ func Run(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	w, err := workload.ForFamily(w, eng.Dialect())
+	if err != nil {
+		return nil, err
 	}
 	ops := w.Ops()
 	retryable := retryPolicy(w)

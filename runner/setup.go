@@ -137,7 +137,8 @@ func sameColumns(got, want []string) bool {
 // VerifyPrepared checks that every table of w exists, was loaded to the
 // end by dbarena and has the expected columns.
 func VerifyPrepared(ctx context.Context, c engine.Conn, d engine.Dialect, w workload.Workload) error {
-	if err := workload.CheckSupport(w, d); err != nil {
+	w, err := workload.ForFamily(w, d)
+	if err != nil {
 		return err
 	}
 	cat := c.Catalog()
@@ -178,7 +179,8 @@ func Prepare(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Pr
 		cfg.Now = time.Now
 	}
 	d := eng.Dialect()
-	if err := workload.CheckSupport(w, d); err != nil {
+	w, err := workload.ForFamily(w, d)
+	if err != nil {
 		return stats, err
 	}
 	tables := w.Tables(d)
@@ -471,7 +473,8 @@ func dropOurs(ctx context.Context, cat engine.Catalog, name string) error {
 // ErrNotOurs. It returns the names it dropped, in creation order.
 func Cleanup(ctx context.Context, eng engine.Engine, w workload.Workload) ([]string, error) {
 	d := eng.Dialect()
-	if err := workload.CheckSupport(w, d); err != nil {
+	w, err := workload.ForFamily(w, d)
+	if err != nil {
 		return nil, err
 	}
 	c, err := eng.Connect(ctx)
@@ -518,6 +521,10 @@ func Cleanup(ctx context.Context, eng engine.Engine, w workload.Workload) ([]str
 // workload.Checker, runs its consistency checks.
 func Check(ctx context.Context, eng engine.Engine, w workload.Workload) ([]workload.Problem, error) {
 	d := eng.Dialect()
+	w, err := workload.ForFamily(w, d)
+	if err != nil {
+		return nil, err
+	}
 	c, err := eng.Connect(ctx)
 	if err != nil {
 		return nil, err

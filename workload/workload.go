@@ -8,6 +8,11 @@
 // the loop: it calls Worker.Next back to back (closed model), times each
 // call and classifies its error.
 //
+// The registered Workload runs on SQL engines. A workload that also runs
+// on another engine family (MongoDB) has an implementation for it in a
+// subpackage that registers itself with RegisterFamily; ForFamily picks
+// the implementation for a target's engine, or says that there is none.
+//
 // Optional abilities are separate interfaces, checked by type assertion:
 // Checker (consistency checks after a run), Validator (option checks),
 // Retryer (which error classes restart a transaction), LoadFinisher (setup
@@ -55,41 +60,15 @@ type Workload interface {
 	// this set configures the workload.
 	Flags() *pflag.FlagSet
 	// Tables lists the tables the workload creates, in creation order.
-	// d is an engine.SQLDialect unless the workload is a Supporter that
-	// accepts another dialect.
+	// d is a dialect of the implementation's family (ForFamily): an
+	// engine.SQLDialect for the registered Workload.
 	Tables(d engine.Dialect) []Table
 	// Ops names the operations (transaction types) a Worker reports.
 	Ops() []Op
-	// NewWorker returns a worker bound to c (an engine.SQLConn unless the
-	// workload is a Supporter). It may prepare statements.
+	// NewWorker returns a worker bound to c, a connection of the
+	// implementation's family (an engine.SQLConn for the registered
+	// Workload). It may prepare statements.
 	NewWorker(ctx context.Context, c engine.Conn, env WorkerEnv) (Worker, error)
-}
-
-// Supporter is implemented by workloads that run on engines that do not
-// speak SQL (MongoDB): Supports tells whether the workload has tables and
-// transactions for d's engine. Workloads without it run on SQL engines
-// only.
-type Supporter interface {
-	Supports(d engine.Dialect) bool
-}
-
-// ErrUnsupported is returned by CheckSupport for a workload that has no
-// implementation for a target's engine.
-var ErrUnsupported = errors.New("workload does not run on this engine")
-
-// CheckSupport returns an error wrapping ErrUnsupported, naming the
-// workload and the engine, when w cannot run on d's engine.
-func CheckSupport(w Workload, d engine.Dialect) error {
-	ok := false
-	if s, is := w.(Supporter); is {
-		ok = s.Supports(d)
-	} else {
-		_, ok = d.(engine.SQLDialect)
-	}
-	if !ok {
-		return fmt.Errorf("%w: %s has no implementation for %s targets", ErrUnsupported, w.Meta().Name, d.Name())
-	}
-	return nil
 }
 
 // Op is one operation (transaction type) of a workload.

@@ -3,13 +3,13 @@ package airline
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/dbarena/dbarena/engine"
-	"github.com/dbarena/dbarena/engine/mongo"
 	"github.com/dbarena/dbarena/workload"
 )
 
@@ -35,18 +35,19 @@ type options struct {
 	seedData            uint64
 }
 
-// The optional abilities Airline and its workers have, on every engine.
+// The optional abilities Airline and its workers have on SQL engines.
 var (
 	_ workload.Validator    = (*Airline)(nil)
-	_ workload.Supporter    = (*Airline)(nil)
 	_ workload.Installer    = (*Airline)(nil)
 	_ workload.Checker      = (*Airline)(nil)
 	_ workload.RetryPolicer = (*Airline)(nil)
 	_ workload.Replayer     = (*worker)(nil)
-	_ workload.Replayer     = (*mongoWorker)(nil)
 )
 
-// Airline is the workload with its options.
+// Airline is the workload with its options, and its implementation for
+// SQL engines. Its methods with exported names that workload.Workload and
+// the optional interfaces do not define (NextBooking, UserSeq, …) are
+// what the implementation for MongoDB (workload/airline/mongo) shares.
 type Airline struct {
 	opts options
 	fs   *pflag.FlagSet
@@ -146,7 +147,7 @@ func (w *Airline) referenceData() func() *referenceData {
 }
 
 // The tables' columns, in the order of their CREATE TABLE and initial
-// data; the collections' fields are the same, with _id (mongoTables).
+// data; the collections' fields are the same, with _id (Columns).
 var (
 	aircraftColumns = []string{"id", "name", "icao", "iata", "capacity", "country"}
 	scheduleColumns = []string{"id", "from_airport", "to_airport", "valid_from", "valid_until", "days", "departure", "arrival", "flight", "aircraft_iata", "duration_minutes"}
@@ -156,11 +157,11 @@ var (
 )
 
 // Tables are the two reference tables, loaded, and the three the
-// bookings fill, empty; on MongoDB the collections of mongoTables.
+// bookings fill, empty.
 func (w *Airline) Tables(dialect engine.Dialect) []workload.Table {
 	d, ok := dialect.(engine.SQLDialect)
 	if !ok {
-		return w.mongoTables()
+		return nil
 	}
 	ct := func(t engine.ColType, n, s int) string { return d.ColumnType(t, n, s) }
 	q := d.QuoteIdent
@@ -209,6 +210,45 @@ func (w *Airline) Tables(dialect engine.Dialect) []workload.Table {
 	}
 }
 
+// Columns are table's columns, in the order of its CREATE TABLE and
+// initial data: aircraft, schedule, seat, payment or audit (nil for
+// another name). The slice is the caller's.
+func Columns(table string) []string {
+	var cols []string
+	switch table {
+	case "aircraft":
+		cols = aircraftColumns
+	case "schedule":
+		cols = scheduleColumns
+	case "seat":
+		cols = seatColumns
+	case "payment":
+		cols = paymentColumns
+	case "audit":
+		cols = auditColumns
+	}
+	return slices.Clone(cols)
+}
+
+// ReferenceRows are the initial data of the aircraft and schedule tables,
+// one batch each, generated once from --seed-data on first use, for an
+// implementation's own tables.
+func (w *Airline) ReferenceRows() (aircraft, schedules func(batch int) engine.RowSource) {
+	data := w.referenceData()
+	return func(int) engine.RowSource { return source(data().aircraft) },
+		func(int) engine.RowSource { return source(data().schedules) }
+}
+
+// Transactions reports whether bookings run in transactions
+// (--transactions on).
+func (w *Airline) Transactions() bool { return w.opts.transactions == transactionsOn }
+
+// Isolation is --isolation: empty or an engine isolation level.
+func (w *Airline) Isolation() string { return w.opts.isolation }
+
+// BookingSleep is --booking-sleep.
+func (w *Airline) BookingSleep() time.Duration { return w.opts.bookingSleep }
+
 // userBits: a user id is run epoch (high bits) | worker (20 bits) |
 // booking number (28 bits), so ids never repeat across runs or workers.
 const (
@@ -221,9 +261,6 @@ const (
 // against the engine and picks the run's user-id epoch after the highest
 // user id booked so far.
 func (w *Airline) Install(ctx context.Context, conn engine.Conn) error {
-	if mc, ok := conn.(*mongo.Conn); ok {
-		return w.mongoInstall(ctx, mc)
-	}
 	c, cerr := engine.SQL(conn)
 	if cerr != nil {
 		return cerr
@@ -238,22 +275,22 @@ func (w *Airline) Install(ctx context.Context, conn engine.Conn) error {
 	if err := c.QueryRow(ctx, "SELECT COALESCE(MAX(user_id), 0) FROM seat", nil, &maxUser); err != nil {
 		return err
 	}
-	w.setUserBase(maxUser)
+	w.SetUserBase(maxUser)
 	return nil
 }
 
-// setUserBase starts the run's user ids in the epoch after maxUser, the
+// SetUserBase starts the run's user ids in the epoch after maxUser, the
 // highest user id booked so far.
-func (w *Airline) setUserBase(maxUser int64) {
+func (w *Airline) SetUserBase(maxUser int64) {
 	w.usersMu.Lock()
 	defer w.usersMu.Unlock()
 	w.userBase = (maxUser>>epochShift + 1) << epochShift
 	w.users = nil
 }
 
-// userSeq is worker id's last user id, kept across the worker's
+// UserSeq is worker id's last user id, kept across the worker's
 // reconnections in one run; only that worker's goroutine uses it.
-func (w *Airline) userSeq(id int) *int64 {
+func (w *Airline) UserSeq(id int) *int64 {
 	w.usersMu.Lock()
 	defer w.usersMu.Unlock()
 	if w.users == nil {
@@ -299,17 +336,24 @@ func upsertSQL(d engine.SQLDialect) (string, error) {
 	return "", fmt.Errorf("airline: unknown upsert style %d", u.UpsertStyle())
 }
 
-// NewWorker prepares the booking's statements on c and sets its
-// isolation; on MongoDB it returns a mongoWorker.
-func (w *Airline) NewWorker(ctx context.Context, conn engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
+// CheckWorker is what every family's NewWorker checks first: the options
+// (the first error of Validate) and that worker env.ID has user ids of
+// its own.
+func (w *Airline) CheckWorker(env workload.WorkerEnv) error {
 	if errs := w.Validate(); len(errs) > 0 {
-		return nil, errs[0]
+		return errs[0]
 	}
 	if env.ID >= 1<<workerBits {
-		return nil, fmt.Errorf("airline: at most %d threads", 1<<workerBits)
+		return fmt.Errorf("airline: at most %d threads", 1<<workerBits)
 	}
-	if mc, ok := conn.(*mongo.Conn); ok {
-		return w.newMongoWorker(mc, env)
+	return nil
+}
+
+// NewWorker prepares the booking's statements on c and sets its
+// isolation.
+func (w *Airline) NewWorker(ctx context.Context, conn engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
+	if err := w.CheckWorker(env); err != nil {
+		return nil, err
 	}
 	c, cerr := engine.SQL(conn)
 	if cerr != nil {
@@ -326,8 +370,8 @@ func (w *Airline) NewWorker(ctx context.Context, conn engine.Conn, env workload.
 	if err != nil {
 		return nil, err
 	}
-	wk := &worker{w: w, c: c, q: env.Queries, r: newRand(env.Seed),
-		user: w.userSeq(env.ID)}
+	wk := &worker{w: w, c: c, q: env.Queries, r: NewRand(env.Seed),
+		user: w.UserSeq(env.ID)}
 	for _, p := range []struct {
 		dst *engine.Stmt
 		sql string

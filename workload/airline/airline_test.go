@@ -6,12 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbarena/dbarena/engine"
-	"github.com/dbarena/dbarena/engine/mongo"
 	"github.com/dbarena/dbarena/engine/mysql"
 	"github.com/dbarena/dbarena/engine/postgres"
 	"github.com/dbarena/dbarena/engine/sqlite"
-	"github.com/dbarena/dbarena/workload"
 )
 
 func parse(t *testing.T, args ...string) *Airline {
@@ -92,68 +89,27 @@ func TestDayNumber(t *testing.T) {
 	}
 }
 
-// The collections are the tables with the same fields, _id first, and
-// the same rows; --transactions is recorded with the other options.
-func TestMongoTables(t *testing.T) {
-	w := parse(t, "--schedules", "7", "--aircraft", "3")
-	sql, docs := w.Tables(sqlite.Dialect{}), w.Tables(mongo.Dialect{})
-	if len(sql) != len(docs) {
-		t.Fatalf("%d tables, %d collections", len(sql), len(docs))
-	}
-	for i := range sql {
-		s, d := sql[i], docs[i]
-		if s.Name != d.Name || s.Batches != d.Batches || d.Columns[0] != "_id" {
-			t.Errorf("table %s %v (%d batches), collection %s %v (%d batches)", s.Name, s.Columns, s.Batches, d.Name, d.Columns, d.Batches)
-		}
-		for b := 0; b < s.Batches; b++ {
-			if got, want := rows(t, d.Rows(b)), rows(t, s.Rows(b)); !reflect.DeepEqual(got, want) {
-				t.Errorf("%s batch %d: the collection's rows differ from the table's", s.Name, b)
-			}
-		}
-	}
-	if audit := docs[4]; audit.Name != "audit" || len(audit.Indexes) != 1 || !audit.Indexes[0].Unique ||
-		!reflect.DeepEqual(audit.Indexes[0].Keys, []string{"schedule_id", "day"}) {
-		t.Errorf("audit's indexes: %+v", audit.Indexes)
-	}
-	if got := workload.OptionValues(w)["transactions"]; got != "on" {
-		t.Errorf("transactions option recorded as %q", got)
-	}
-}
-
-func rows(t *testing.T, src engine.RowSource) [][]any {
-	t.Helper()
-	var out [][]any
-	for src.Next() {
-		v, err := src.Values()
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, append([]any(nil), v...))
-	}
-	return out
-}
-
 // A worker rebuilt after a lost connection goes on with its user ids; a
 // new run starts the next epoch.
 func TestUserSeq(t *testing.T) {
 	w := New()
-	w.setUserBase(5<<epochShift | 77)
-	p := w.userSeq(3)
+	w.SetUserBase(5<<epochShift | 77)
+	p := w.UserSeq(3)
 	if *p != 6<<epochShift|3<<bookingBits {
 		t.Fatalf("worker 3 starts at %#x", *p)
 	}
-	b1, err := w.nextBooking(newRand(1), p)
+	b1, err := w.NextBooking(NewRand(1), p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if q := w.userSeq(3); q != p || *q != b1.user {
-		t.Errorf("worker 3 rebuilt: last user %#x, want %#x", *q, b1.user)
+	if q := w.UserSeq(3); q != p || *q != b1.User {
+		t.Errorf("worker 3 rebuilt: last user %#x, want %#x", *q, b1.User)
 	}
-	if w.userSeq(4) == p {
+	if w.UserSeq(4) == p {
 		t.Error("workers 3 and 4 share their user ids")
 	}
-	w.setUserBase(b1.user)
-	if got := *w.userSeq(3); got != 7<<epochShift|3<<bookingBits {
+	w.SetUserBase(b1.User)
+	if got := *w.UserSeq(3); got != 7<<epochShift|3<<bookingBits {
 		t.Errorf("next run: worker 3 starts at %#x", got)
 	}
 }

@@ -6,25 +6,25 @@ import (
 	"strings"
 
 	"github.com/dbarena/dbarena/engine"
-	"github.com/dbarena/dbarena/engine/mongo"
 	"github.com/dbarena/dbarena/workload"
 )
 
-// The invariants Check verifies, by the names its Problems carry.
+// The invariants Check verifies, by the names its Problems carry, on
+// every engine family.
 const (
-	checkAuditCounts = "audit counts seats"
-	checkSeatAudit   = "every seat has its audit row"
-	checkSeatPayment = "every seat has one payment"
-	checkPaymentSeat = "every payment has one seat"
+	CheckAuditCounts = "audit counts seats"
+	CheckSeatAudit   = "every seat has its audit row"
+	CheckSeatPayment = "every seat has one payment"
+	CheckPaymentSeat = "every payment has one seat"
 )
 
-// maxExamples is how many violations a Problem's Detail names; the Detail
+// MaxExamples is how many violations a Problem's Detail names; the Detail
 // always says how many there are in all.
-const maxExamples = 5
+const MaxExamples = 5
 
-// problem is one violated invariant: up to maxExamples examples, then
+// Problem is one violated invariant: up to MaxExamples examples, then
 // "(n units in all)", so that a run that lost updates shows how many.
-func problem(check string, n int64, unit string, examples []string) workload.Problem {
+func Problem(check string, n int64, unit string, examples []string) workload.Problem {
 	if n != 1 {
 		unit += "s"
 	}
@@ -42,9 +42,6 @@ func problem(check string, n int64, unit string, examples []string) workload.Pro
 // (on MongoDB with --transactions off, the (schedule, day) pairs whose
 // audit disagrees with the seats are what the run lost).
 func (w *Airline) Check(ctx context.Context, conn engine.Conn) ([]workload.Problem, error) {
-	if mc, ok := conn.(*mongo.Conn); ok {
-		return w.mongoCheck(ctx, mc)
-	}
 	c, cerr := engine.SQL(conn)
 	if cerr != nil {
 		return nil, cerr
@@ -55,22 +52,22 @@ func (w *Airline) Check(ctx context.Context, conn engine.Conn) ([]workload.Probl
 		name, unit, sql string
 		detail          func(row []any) string
 	}{
-		{checkAuditCounts, "(schedule, day) pair",
+		{CheckAuditCounts, "(schedule, day) pair",
 			"SELECT a.schedule_id, a." + day + ", a.seats_occupied, COUNT(s.id) FROM audit a LEFT JOIN seat s ON s.schedule_id = a.schedule_id AND s." + day + " = a." + day +
 				" GROUP BY a.schedule_id, a." + day + ", a.seats_occupied HAVING a.seats_occupied <> COUNT(s.id) ORDER BY 1, 2",
 			func(r []any) string {
 				return fmt.Sprintf("schedule %v, day %v: seats_occupied %v, seats booked %v", r[0], r[1], r[2], r[3])
 			}},
-		{checkSeatAudit, "(schedule, day) pair",
+		{CheckSeatAudit, "(schedule, day) pair",
 			"SELECT s.schedule_id, s." + day + ", COUNT(*) FROM seat s LEFT JOIN audit a ON a.schedule_id = s.schedule_id AND a." + day + " = s." + day +
 				" WHERE a.schedule_id IS NULL GROUP BY s.schedule_id, s." + day + " ORDER BY 1, 2",
 			func(r []any) string {
 				return fmt.Sprintf("schedule %v, day %v: %v seats, no audit row", r[0], r[1], r[2])
 			}},
-		{checkSeatPayment, "seat",
+		{CheckSeatPayment, "seat",
 			"SELECT s.user_id, COUNT(p.id) FROM seat s LEFT JOIN payment p ON p.user_id = s.user_id GROUP BY s.id, s.user_id HAVING COUNT(p.id) <> 1 ORDER BY 1",
 			func(r []any) string { return fmt.Sprintf("user %v: %v payments for a seat", r[0], r[1]) }},
-		{checkPaymentSeat, "payment",
+		{CheckPaymentSeat, "payment",
 			"SELECT p.user_id, COUNT(s.id) FROM payment p LEFT JOIN seat s ON s.user_id = p.user_id GROUP BY p.id, p.user_id HAVING COUNT(s.id) <> 1 ORDER BY 1",
 			func(r []any) string { return fmt.Sprintf("user %v: %v seats for a payment", r[0], r[1]) }},
 	}
@@ -78,7 +75,7 @@ func (w *Airline) Check(ctx context.Context, conn engine.Conn) ([]workload.Probl
 		var found []string
 		var n int64
 		err := c.QueryRows(ctx, ck.sql, nil, func(row []any) error {
-			if n++; n <= maxExamples {
+			if n++; n <= MaxExamples {
 				found = append(found, ck.detail(row))
 			}
 			return nil
@@ -87,7 +84,7 @@ func (w *Airline) Check(ctx context.Context, conn engine.Conn) ([]workload.Probl
 			return probs, fmt.Errorf("check %q: %w", ck.name, err)
 		}
 		if n > 0 {
-			probs = append(probs, problem(ck.name, n, ck.unit, found))
+			probs = append(probs, Problem(ck.name, n, ck.unit, found))
 		}
 	}
 	return probs, nil

@@ -21,6 +21,12 @@
 //
 // # MongoDB
 //
+// The implementation for MongoDB is package workload/airline/mongo,
+// registered for engine.FamilyMongo: this package holds what every family
+// shares (options, reference data, the booking's input, user ids, the
+// invariants' names) and the SQL statements, and imports no engine
+// implementation or driver.
+//
 // The data model is the study's, referenced rather than embedded: five
 // collections that mirror the tables (aircraft, schedule, seat, payment,
 // audit), with the tables' column names as fields. aircraft and schedule

@@ -11,7 +11,9 @@ import (
 	"github.com/dbarena/dbarena/workload"
 )
 
-func newRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0xb00c)) }
+// NewRand is a worker's random source, seeded from its
+// workload.WorkerEnv.Seed: every family draws its bookings from it.
+func NewRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0xb00c)) }
 
 // worker books tickets on its own connection.
 type worker struct {
@@ -23,34 +25,36 @@ type worker struct {
 	schedule, seat, payment, audit engine.Stmt
 	b                              engine.Batch
 
-	user *int64 // the last user id handed out (Airline.userSeq)
+	user *int64 // the last user id handed out (Airline.UserSeq)
 	// The current booking's input, kept for Replay.
-	in booking
+	in Booking
 }
 
-type booking struct {
-	user, schedule, day int64
+// Booking is one booking's input: a new user id, a schedule and a day
+// (yyyymmdd). It is the same on every engine family.
+type Booking struct {
+	User, Schedule, Day int64
 }
 
-// nextBooking hands out the next user id after *user and draws a booking
+// NextBooking hands out the next user id after *user and draws a booking
 // for it: a random schedule and, as the study picks it, the day today +
 // (now in ms mod --day-range) days. The input is the same on every engine.
-func (w *Airline) nextBooking(r *rand.Rand, user *int64) (booking, error) {
+func (w *Airline) NextBooking(r *rand.Rand, user *int64) (Booking, error) {
 	*user++
 	if *user&(1<<bookingBits-1) == 0 {
-		return booking{}, fmt.Errorf("airline: a worker ran out of user ids (%d bookings in one run)", 1<<bookingBits)
+		return Booking{}, fmt.Errorf("airline: a worker ran out of user ids (%d bookings in one run)", 1<<bookingBits)
 	}
 	now := time.Now()
 	offset := now.UnixMilli() % int64(w.opts.dayRange)
-	return booking{user: *user, schedule: 1 + r.Int64N(int64(w.opts.schedules)), day: dayNumber(now.AddDate(0, 0, int(offset)))}, nil
+	return Booking{User: *user, Schedule: 1 + r.Int64N(int64(w.opts.schedules)), Day: dayNumber(now.AddDate(0, 0, int(offset)))}, nil
 }
 
-// amount is what a booking pays: 42 per minute of flight, at least 42.
-func amount(durationMinutes int64) float64 { return math.Max(42, float64(durationMinutes)*42) }
+// Amount is what a booking pays: 42 per minute of flight, at least 42.
+func Amount(durationMinutes int64) float64 { return math.Max(42, float64(durationMinutes)*42) }
 
 // Next books a seat for a new user on a random schedule and day.
 func (k *worker) Next(ctx context.Context) (int, error) {
-	in, err := k.w.nextBooking(k.r, k.user)
+	in, err := k.w.NextBooking(k.r, k.user)
 	if err != nil {
 		return 0, err
 	}
@@ -76,7 +80,7 @@ func (k *worker) book(ctx context.Context) error {
 	b.Reset()
 	var duration, capacity int64
 	b.Begin()
-	b.QueryRow(k.schedule, []any{in.schedule}, &duration, &capacity)
+	b.QueryRow(k.schedule, []any{in.Schedule}, &duration, &capacity)
 	k.q.Other++
 	k.q.Reads++
 	if err := b.Send(ctx, k.c); err != nil {
@@ -84,9 +88,9 @@ func (k *worker) book(ctx context.Context) error {
 	}
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	b.Reset()
-	b.Exec(k.seat, in.user, in.schedule, in.day)
-	b.Exec(k.payment, in.user, amount(duration), now)
-	b.Exec(k.audit, in.schedule, in.day, now)
+	b.Exec(k.seat, in.User, in.Schedule, in.Day)
+	b.Exec(k.payment, in.User, Amount(duration), now)
+	b.Exec(k.audit, in.Schedule, in.Day, now)
 	k.q.Writes += 3
 	if k.w.opts.bookingSleep == 0 {
 		b.Commit()

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/dbarena/dbarena/engine"
-	"github.com/dbarena/dbarena/engine/mongo"
 	"github.com/dbarena/dbarena/workload"
 )
 
@@ -29,12 +28,9 @@ import (
 //
 // The row-count checks assume the tables were prepared with these options
 // and last written by this test.
-func (w *oltp) Check(ctx context.Context, conn engine.Conn) ([]workload.Problem, error) {
-	if err := w.checkOptions(); err != nil {
+func (w *Test) Check(ctx context.Context, conn engine.Conn) ([]workload.Problem, error) {
+	if err := w.CheckOptions(); err != nil {
 		return nil, err
-	}
-	if mc, ok := conn.(*mongo.Conn); ok {
-		return w.mongoCheck(ctx, mc)
 	}
 	c, err := engine.SQL(conn)
 	if err != nil {
@@ -51,30 +47,32 @@ func (w *oltp) Check(ctx context.Context, conn engine.Conn) ([]workload.Problem,
 	return probs, nil
 }
 
-// rowCountRule says what a test does to the number of rows.
-type rowCountRule uint8
+// RowCountRule says what a test does to the number of rows.
+type RowCountRule uint8
 
 const (
-	rowsEqual   rowCountRule = iota // exactly table-size, ids 1..table-size
-	rowsAtMost                      // <= table-size, ids within 1..table-size
-	rowsAtLeast                     // >= the loaded rows; ids >= 1
+	RowsEqual   RowCountRule = iota // exactly table-size, ids 1..table-size
+	RowsAtMost                      // <= table-size, ids within 1..table-size
+	RowsAtLeast                     // >= the loaded rows; ids >= 1
 )
 
-func (w *oltp) rowRule() rowCountRule {
+// RowRule is what this test, with these options, does to the number of
+// rows.
+func (w *Test) RowRule() RowCountRule {
 	switch w.v.kind {
-	case eventInsert:
-		return rowsAtLeast
-	case eventDelete:
-		return rowsAtMost
+	case EventInsert:
+		return RowsAtLeast
+	case EventDelete:
+		return RowsAtMost
 	}
 	if w.v.delIns && w.opts.deleteInserts > 0 && !(w.v.trx && !w.opts.skipTrx) {
-		return rowsAtMost
+		return RowsAtMost
 	}
-	return rowsEqual
+	return RowsEqual
 }
 
-func (w *oltp) checkTable(ctx context.Context, c engine.SQLConn, n int) ([]workload.Problem, error) {
-	name := tableName(n)
+func (w *Test) checkTable(ctx context.Context, c engine.SQLConn, n int) ([]workload.Problem, error) {
+	name := TableName(n)
 	var probs []workload.Problem
 	add := func(check, format string, args ...any) {
 		probs = append(probs, workload.Problem{Check: check, Detail: name + ": " + fmt.Sprintf(format, args...)})
@@ -128,19 +126,19 @@ func (w *oltp) checkTable(ctx context.Context, c engine.SQLConn, n int) ([]workl
 	}
 
 	var badC, badPad int64
-	if err := c.QueryRow(ctx, fmt.Sprintf("SELECT COUNT(*) FROM %s WHERE LENGTH(TRIM(c)) <> %d", name, cLen), nil, &badC); err != nil {
+	if err := c.QueryRow(ctx, fmt.Sprintf("SELECT COUNT(*) FROM %s WHERE LENGTH(TRIM(c)) <> %d", name, CLen), nil, &badC); err != nil {
 		if e := queryErr("c_length", err); e != nil {
 			return nil, e
 		}
 	} else if badC > 0 {
-		add("c_length", "%d rows whose c is not %d characters long", badC, cLen)
+		add("c_length", "%d rows whose c is not %d characters long", badC, CLen)
 	}
-	if err := c.QueryRow(ctx, fmt.Sprintf("SELECT COUNT(*) FROM %s WHERE LENGTH(TRIM(pad)) <> %d", name, padLen), nil, &badPad); err != nil {
+	if err := c.QueryRow(ctx, fmt.Sprintf("SELECT COUNT(*) FROM %s WHERE LENGTH(TRIM(pad)) <> %d", name, PadLen), nil, &badPad); err != nil {
 		if e := queryErr("pad_length", err); e != nil {
 			return nil, e
 		}
 	} else if badPad > 0 {
-		add("pad_length", "%d rows whose pad is not %d characters long", badPad, padLen)
+		add("pad_length", "%d rows whose pad is not %d characters long", badPad, PadLen)
 	}
 
 	// Template check on a sample: the rows with the smallest ids.
@@ -148,7 +146,7 @@ func (w *oltp) checkTable(ctx context.Context, c engine.SQLConn, n int) ([]workl
 	var badPattern int64
 	var firstBad any
 	err := c.QueryRows(ctx, "SELECT id, c, pad FROM "+name+" WHERE id BETWEEN 1 AND ?", []any{int64(sample)}, func(row []any) error {
-		if !matchesTemplate(asString(row[1]), cGroups) || !matchesTemplate(asString(row[2]), padGroups) {
+		if !MatchesTemplate(asString(row[1]), CGroups) || !MatchesTemplate(asString(row[2]), PadGroups) {
 			if badPattern == 0 {
 				firstBad = row[0]
 			}
@@ -183,13 +181,13 @@ func (w *oltp) checkTable(ctx context.Context, c engine.SQLConn, n int) ([]workl
 	if maxID.Valid {
 		max = &maxID.Int64
 	}
-	w.checkCount(add, count, max)
+	w.CheckCount(add, count, max)
 	return probs, nil
 }
 
-// matchesTemplate reports whether s (trailing spaces ignored) is groups
+// MatchesTemplate reports whether s (trailing spaces ignored) is groups
 // groups of 11 decimal digits joined by '-'.
-func matchesTemplate(s string, groups int) bool {
+func MatchesTemplate(s string, groups int) bool {
 	s = strings.TrimRight(s, " ")
 	if len(s) != groups*(groupLen+1)-1 {
 		return false
@@ -217,5 +215,36 @@ func asString(v any) string {
 		return ""
 	default:
 		return fmt.Sprint(x)
+	}
+}
+
+// CheckCount applies the test's row-count rule to a table of count rows
+// whose largest numeric id is maxID (nil when there is none), reporting
+// each violation through add, on every engine family.
+func (w *Test) CheckCount(add func(check, format string, args ...any), count int64, maxID *int64) {
+	size := int64(w.opts.tableSize)
+	loaded := size
+	if !w.loadsRows() {
+		loaded = 0
+	}
+	switch w.RowRule() {
+	case RowsEqual:
+		if count != size {
+			add("row_count", "%d rows, want %d (--table-size)", count, size)
+		}
+		if maxID != nil && *maxID > size {
+			add("id_range", "largest id is %d, want <= %d (--table-size)", *maxID, size)
+		}
+	case RowsAtMost:
+		if count > size {
+			add("row_count", "%d rows, want at most %d (--table-size)", count, size)
+		}
+		if maxID != nil && *maxID > size {
+			add("id_range", "largest id is %d, want <= %d (--table-size)", *maxID, size)
+		}
+	case RowsAtLeast:
+		if count < loaded {
+			add("row_count", "%d rows, want at least %d", count, loaded)
+		}
 	}
 }

@@ -50,21 +50,21 @@ type rowSource struct {
 	tableSize uint32
 	vals      [4]any
 	row       []any
-	buf       [cLen + padLen]byte
+	buf       [CLen + PadLen]byte
 }
 
 func (s *rowSource) Next() bool {
 	if s.next > s.last {
 		return false
 	}
-	s.rng.fillDigits(s.buf[:cLen], cGroups)
-	s.rng.fillDigits(s.buf[cLen:], padGroups)
+	s.rng.fillDigits(s.buf[:CLen], CGroups)
+	s.rng.fillDigits(s.buf[CLen:], PadGroups)
 	k := s.rng.def(1, s.tableSize)
 	str := string(s.buf[:])
 	s.vals[0] = s.next
 	s.vals[1] = int64(k)
-	s.vals[2] = str[:cLen]
-	s.vals[3] = str[cLen:]
+	s.vals[2] = str[:CLen]
+	s.vals[3] = str[CLen:]
 	s.next++
 	return true
 }

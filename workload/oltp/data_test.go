@@ -37,13 +37,13 @@ type resetDialect struct{ ddlDialect }
 
 func (resetDialect) ResetSequenceSQL(table, col string) string { return "RESET " + table + "." + col }
 
-func newTest(t *testing.T, name string, args ...string) *oltp {
+func newTest(t *testing.T, name string, args ...string) *Test {
 	t.Helper()
 	m, ok := workload.Lookup(name)
 	if !ok {
 		t.Fatalf("%s not registered", name)
 	}
-	w := m.New().(*oltp)
+	w := m.New().(*Test)
 	if err := w.Flags().Parse(args); err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +138,7 @@ func TestDataDeterministicAndPartitioned(t *testing.T) {
 				if k < 1 || k > 25001 {
 					t.Fatalf("k %d out of [1, 25001]", k)
 				}
-				if !matchesTemplate(first[i][2].(string), cGroups) || !matchesTemplate(first[i][3].(string), padGroups) {
+				if !MatchesTemplate(first[i][2].(string), CGroups) || !MatchesTemplate(first[i][3].(string), PadGroups) {
 					t.Fatalf("bad c/pad %q %q", first[i][2], first[i][3])
 				}
 			}
@@ -221,7 +221,7 @@ func TestTablesDDL(t *testing.T) {
 
 func BenchmarkRows(b *testing.B) {
 	m, _ := workload.Lookup("oltp_read_write")
-	w := m.New().(*oltp)
+	w := m.New().(*Test)
 	_ = w.Flags().Parse([]string{"--table-size=10000"})
 	tb := w.Tables(ddlDialect{serial: "SERIAL"})[0]
 	b.ReportAllocs()

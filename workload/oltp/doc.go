@@ -44,6 +44,12 @@
 //
 // # MongoDB
 //
+// The implementation for MongoDB is package workload/oltp/mongo,
+// registered for engine.FamilyMongo under every test's name: this package
+// holds what every family shares (options, data generator, the event
+// source Events, the row-count rules and value templates of the checks)
+// and the SQL statements, and imports no engine implementation or driver.
+//
 // On MongoDB each table is a collection of documents {_id, k, c, pad}: one
 // document per row, the row's id as _id, from the same generator, with the
 // index k_N on k built after the load. This is the referenced, one-to-one

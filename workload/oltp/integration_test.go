@@ -17,12 +17,15 @@ import (
 	_ "github.com/dbarena/dbarena/engine/sqlite"
 	"github.com/dbarena/dbarena/internal/testdb"
 	"github.com/dbarena/dbarena/workload"
+	"github.com/dbarena/dbarena/workload/oltp/internal/oltptest"
 )
 
 // The tests below run the workload against real databases from
 // internal/testdb: a fresh SQLite file per test, a fresh schema on the
-// PostgreSQL test server, a fresh database on the MariaDB test server. Statements are counted by a wrapper around the
-// real engine.SQLConn.
+// PostgreSQL test server, a fresh database on the MariaDB test server.
+// Statements are counted by a wrapper around the real engine.SQLConn.
+// workload/oltp/mongo's tests run the same cases (oltptest.RunCases) on
+// the MongoDB test server.
 
 // testDB opens an empty database for one test.
 type testDB struct {
@@ -290,7 +293,7 @@ func TestEventStatements(t *testing.T) {
 // checkArgs checks one event's arguments: each statement group uses one
 // table, ids are in [1, table-size] (or client-generated for inserts),
 // ranges span range-size ids, delete+insert reuse the id.
-func checkArgs(t *testing.T, w *oltp, log []stmtRecord, tablesSeen map[int]bool) {
+func checkArgs(t *testing.T, w *Test, log []stmtRecord, tablesSeen map[int]bool) {
 	t.Helper()
 	size := int64(w.opts.tableSize)
 	inRange := func(v any) bool { x := v.(int64); return x >= 1 && x <= size }
@@ -319,7 +322,7 @@ func checkArgs(t *testing.T, w *oltp, log []stmtRecord, tablesSeen map[int]bool)
 				t.Fatalf("%s range [%d, %d], want range-size %d", r.kind, lo, hi, w.opts.rangeSize)
 			}
 		case kNonIdx:
-			if !matchesTemplate(r.args[0].(string), cGroups) || !inRange(r.args[1]) {
+			if !MatchesTemplate(r.args[0].(string), CGroups) || !inRange(r.args[1]) {
 				t.Fatalf("%s args %v", r.kind, r.args)
 			}
 		case kInsert, kInsertAI:
@@ -333,7 +336,7 @@ func checkArgs(t *testing.T, w *oltp, log []stmtRecord, tablesSeen map[int]bool)
 				}
 				a = a[1:]
 			}
-			if !inRange(a[0]) || !matchesTemplate(a[1].(string), cGroups) || !matchesTemplate(a[2].(string), padGroups) {
+			if !inRange(a[0]) || !MatchesTemplate(a[1].(string), CGroups) || !MatchesTemplate(a[2].(string), PadGroups) {
 				t.Fatalf("%s args %v", r.kind, r.args)
 			}
 		}
@@ -403,39 +406,16 @@ func TestReadWritePctMix(t *testing.T) {
 	})
 }
 
-// runCases are the tests and options TestRunThenCheck and
-// TestMongoRunThenCheck run.
-var runCases = []struct {
-	test string
-	args []string
-}{
-	{"oltp_point_select", nil},
-	{"oltp_read_only", nil},
-	{"oltp_read_write", nil},
-	{"oltp_read_write", []string{"--skip-trx", "--auto-inc=false"}},
-	{"oltp_write_only", nil},
-	{"oltp_update_index", nil},
-	{"oltp_update_non_index", nil},
-	{"oltp_insert", nil},
-	{"oltp_insert", []string{"--auto-inc=false"}},
-	{"oltp_delete", nil},
-	{"oltp_read_write_pct", nil},
-	{"oltp_read_write", []string{"--rand-type=uniform"}},
-	{"oltp_read_write", []string{"--rand-type=gaussian"}},
-	{"oltp_read_write", []string{"--rand-type=pareto"}},
-	{"oltp_read_write", []string{"--rand-type=zipfian"}},
-}
-
 // TestRunThenCheck runs every test for a few hundred events, by two
 // workers on their own connections, and then checks the data.
 func TestRunThenCheck(t *testing.T) {
 	forEachDB(t, func(t *testing.T, open func(*testing.T) engine.Engine) {
-		for _, c := range runCases {
-			t.Run(c.test+"/"+strings.Join(c.args, ","), func(t *testing.T) {
+		for _, c := range oltptest.RunCases {
+			t.Run(c.Test+"/"+strings.Join(c.Args, ","), func(t *testing.T) {
 				ctx := context.Background()
 				e := open(t)
-				args := append([]string{"--tables=2", "--table-size=2000", "--seed-data=3"}, c.args...)
-				w := newTest(t, c.test, args...)
+				args := append([]string{"--tables=2", "--table-size=2000", "--seed-data=3"}, c.Args...)
+				w := newTest(t, c.Test, args...)
 				load(t, e, w)
 				runEvents(t, e, w, 200, func() engine.Conn { return connect(t, e) })
 				probs, err := w.Check(ctx, connect(t, e))
@@ -449,7 +429,7 @@ func TestRunThenCheck(t *testing.T) {
 				if err := connect(t, e).QueryRow(ctx, "SELECT COUNT(*) FROM sbtest1", nil, &n); err != nil {
 					t.Fatal(err)
 				}
-				switch c.test {
+				switch c.Test {
 				case "oltp_insert":
 					if n <= int64(w.opts.tableSize) && w.opts.autoInc || n == 0 {
 						t.Errorf("oltp_insert left %d rows", n)
@@ -467,7 +447,7 @@ func TestRunThenCheck(t *testing.T) {
 // runEvents runs events events on each of two workers, each on its own
 // connection from conn, restarting events on retryable errors as the
 // runner does, and returns the workers' statement counts.
-func runEvents(t *testing.T, e engine.Engine, w *oltp, events int64, conn func() engine.Conn) []*workload.Queries {
+func runEvents(t *testing.T, e engine.Engine, w *Test, events int64, conn func() engine.Conn) []*workload.Queries {
 	t.Helper()
 	ctx := context.Background()
 	const workers = 2

@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dbarena/dbarena/engine"
-	"github.com/dbarena/dbarena/engine/mongo"
 	"github.com/dbarena/dbarena/workload"
 )
 
@@ -16,21 +15,21 @@ import (
 // results incomparable with earlier ones.
 const version = "1"
 
-// eventKind is the shape of one variant's event.
-type eventKind uint8
+// EventKind is the shape of one variant's event.
+type EventKind uint8
 
 const (
-	// eventGroups runs statement groups in sysbench's order (point
+	// EventGroups runs statement groups in sysbench's order (point
 	// selects, ranges, index updates, non-index updates, delete/inserts),
 	// optionally inside BEGIN … COMMIT.
-	eventGroups eventKind = iota
-	// eventInsert is oltp_insert: one INSERT per event.
-	eventInsert
-	// eventDelete is oltp_delete: one DELETE per event.
-	eventDelete
-	// eventPct is oltp_read_write_pct: one point select or one index
+	EventGroups EventKind = iota
+	// EventInsert is oltp_insert: one INSERT per event.
+	EventInsert
+	// EventDelete is oltp_delete: one DELETE per event.
+	EventDelete
+	// EventPct is oltp_read_write_pct: one point select or one index
 	// update per event, chosen by --read-percent / --write-percent.
-	eventPct
+	EventPct
 )
 
 // variant is one registered sysbench test: which statement groups an event
@@ -38,7 +37,7 @@ const (
 type variant struct {
 	name string
 	desc string
-	kind eventKind
+	kind EventKind
 
 	trx        bool // BEGIN … COMMIT around the event unless --skip-trx
 	points     bool
@@ -62,10 +61,10 @@ var variants = []*variant{
 		idxUpdates: true},
 	{name: "oltp_update_non_index", desc: "sysbench oltp_update_non_index: UPDATE of the non-indexed column c, autocommit",
 		nonIdx: true},
-	{name: "oltp_insert", desc: "sysbench oltp_insert: one INSERT per event, autocommit", kind: eventInsert},
-	{name: "oltp_delete", desc: "sysbench oltp_delete: one DELETE by primary key per event, autocommit", kind: eventDelete},
+	{name: "oltp_insert", desc: "sysbench oltp_insert: one INSERT per event, autocommit", kind: EventInsert},
+	{name: "oltp_delete", desc: "sysbench oltp_delete: one DELETE by primary key per event, autocommit", kind: EventDelete},
 	{name: "oltp_read_write_pct", desc: "KubeBlocks oltp_read_write_pct: each event is one point select or one index update, by --read-percent/--write-percent",
-		kind: eventPct, trx: true},
+		kind: EventPct, trx: true},
 }
 
 func init() {
@@ -80,75 +79,112 @@ func init() {
 	}
 }
 
+// Kind is the shape of the test's events.
+func (w *Test) Kind() EventKind { return w.v.kind }
+
+// Counts is how many statements of each group an event runs with these
+// options (all zero unless Kind is EventGroups).
+func (w *Test) Counts() GroupCounts { return w.v.counts(&w.opts) }
+
+// Trx reports whether events run in a transaction, BEGIN … COMMIT (the
+// test's own and not --skip-trx).
+func (w *Test) Trx() bool { return w.v.trx && !w.opts.skipTrx }
+
+// TableCount is --tables.
+func (w *Test) TableCount() int { return w.opts.tables }
+
+// CreateSecondary is --create-secondary: the index k_N on k of every
+// table.
+func (w *Test) CreateSecondary() bool { return w.opts.createSecondary }
+
+// AutoInc is --auto-inc: the database assigns the ids of inserted rows.
+func (w *Test) AutoInc() bool { return w.opts.autoInc }
+
+// Names are the names the tests are registered under, in the order of
+// sysbench's list.
+func Names() []string {
+	out := make([]string, len(variants))
+	for i, v := range variants {
+		out[i] = v.name
+	}
+	return out
+}
+
 // usesRanges reports whether events run range selects with these options.
 func (v *variant) usesRanges(o *options) bool { return v.ranges && o.rangeSelects }
 
 // count returns how many statements of one group an event runs.
-func (v *variant) counts(o *options) groupCounts {
-	var c groupCounts
-	if v.kind != eventGroups {
+func (v *variant) counts(o *options) GroupCounts {
+	var c GroupCounts
+	if v.kind != EventGroups {
 		return c
 	}
 	if v.points {
-		c.points = o.pointSelects
+		c.Points = o.pointSelects
 		if v.onePoint {
-			c.points = 1
+			c.Points = 1
 		}
 	}
 	if v.usesRanges(o) {
-		c.simple, c.sum, c.order, c.distinct = o.simpleRanges, o.sumRanges, o.orderRanges, o.distinctRanges
+		c.Simple, c.Sum, c.Order, c.Distinct = o.simpleRanges, o.sumRanges, o.orderRanges, o.distinctRanges
 	}
 	if v.idxUpdates {
-		c.idxUpdates = o.indexUpdates
+		c.IdxUpdates = o.indexUpdates
 	}
 	if v.nonIdx {
-		c.nonIdx = o.nonIndexUpdates
+		c.NonIdx = o.nonIndexUpdates
 	}
 	if v.delIns {
-		c.delIns = o.deleteInserts
+		c.DelIns = o.deleteInserts
 	}
 	return c
 }
 
-// groupCounts is the number of statements of each group in one event.
-type groupCounts struct {
-	points, simple, sum, order, distinct, idxUpdates, nonIdx, delIns int
+// GroupCounts is the number of statements of each group in one event
+// of EventGroups: point selects, the four kinds of range selects, index
+// updates, non-index updates and delete/insert pairs, in sysbench's
+// order.
+type GroupCounts struct {
+	Points, Simple, Sum, Order, Distinct, IdxUpdates, NonIdx, DelIns int
 }
 
-// oltp is one sysbench test with its options. Its methods other than
-// Flags-parsing are safe for concurrent use once the flags are parsed.
-type oltp struct {
+// Test is one sysbench test with its options, and its implementation for
+// SQL engines. Its methods other than Flags-parsing are safe for
+// concurrent use once the flags are parsed. Its exported methods that
+// workload.Workload and the optional interfaces do not define (Kind,
+// Counts, DataTables, CheckCount, …) are what the implementation for
+// MongoDB (workload/oltp/mongo) shares.
+type Test struct {
 	v    *variant
 	opts options
 	fs   *pflag.FlagSet
 }
 
 var (
-	_ workload.Workload  = (*oltp)(nil)
-	_ workload.Validator = (*oltp)(nil)
-	_ workload.Retryer   = (*oltp)(nil)
-	_ workload.Checker   = (*oltp)(nil)
-	_ workload.Supporter = (*oltp)(nil)
+	_ workload.Workload  = (*Test)(nil)
+	_ workload.Validator = (*Test)(nil)
+	_ workload.Retryer   = (*Test)(nil)
+	_ workload.Checker   = (*Test)(nil)
 )
 
-func newWorkload(v *variant) *oltp {
-	w := &oltp{v: v}
+func newWorkload(v *variant) *Test {
+	w := &Test{v: v}
 	w.fs = newFlagSet(v.name, v, &w.opts)
 	return w
 }
 
 // Meta returns the registration record of this test.
-func (w *oltp) Meta() workload.Meta {
+func (w *Test) Meta() workload.Meta {
 	v := w.v
 	return workload.Meta{Name: v.name, Description: v.desc, Version: version,
 		New: func() workload.Workload { return newWorkload(v) }}
 }
 
 // Flags returns the test's options, sysbench's names with dashes.
-func (w *oltp) Flags() *pflag.FlagSet { return w.fs }
+func (w *Test) Flags() *pflag.FlagSet { return w.fs }
 
 // Validate reports every bad option at once.
-func (w *oltp) Validate() []error { return w.opts.validate(w.v) }
+func (w *Test) Validate() []error { return w.opts.validate(w.v) }
 
 // Retryable reports whether an error class restarts the event. Like
 // sysbench's pgsql and mysql drivers (which ignore duplicate-key errors
@@ -156,32 +192,34 @@ func (w *oltp) Validate() []error { return w.opts.validate(w.v) }
 // restarts the event: concurrent delete/insert pairs on one id, and
 // inserts racing on client-generated ids, produce them in normal
 // operation.
-func (w *oltp) Retryable(c engine.ErrorClass) bool {
+func (w *Test) Retryable(c engine.ErrorClass) bool {
 	return c == engine.ClassUniqueViolation
 }
 
 // Ops lists the operations: one per test, named after it, except
 // oltp_read_write_pct which reports its two kinds of events apart.
-func (w *oltp) Ops() []workload.Op {
-	if w.v.kind == eventPct {
+func (w *Test) Ops() []workload.Op {
+	if w.v.kind == EventPct {
 		return []workload.Op{{Name: "point_select"}, {Name: "update_index"}}
 	}
 	return []workload.Op{{Name: w.v.name}}
 }
 
-// ErrInvalidOptions is returned by NewWorker when the options do not
+// ErrInvalidOptions is returned by NewWorker and Check when the options do not
 // validate; the wrapped errors name each bad flag.
 var ErrInvalidOptions = errors.New("oltp: invalid options")
 
-func (w *oltp) checkOptions() error {
+// CheckOptions returns an error wrapping ErrInvalidOptions and every
+// error of Validate, or nil when the options are valid.
+func (w *Test) CheckOptions() error {
 	if errs := w.Validate(); len(errs) > 0 {
 		return fmt.Errorf("%w: %w", ErrInvalidOptions, errors.Join(errs...))
 	}
 	return nil
 }
 
-// tableName is sysbench's table name for table number n (1-based).
-func tableName(n int) string { return fmt.Sprintf("sbtest%d", n) }
+// TableName is sysbench's table name for table number n (1-based).
+func TableName(n int) string { return fmt.Sprintf("sbtest%d", n) }
 
 // batchRows is the number of rows in one batch of initial data.
 const batchRows = 10000
@@ -189,21 +227,21 @@ const batchRows = 10000
 // loadsRows reports whether prepare loads --table-size rows. Like
 // sysbench, oltp_insert with --auto-inc=false creates empty tables, since
 // preloaded ids could collide with the client-generated ones.
-func (w *oltp) loadsRows() bool {
-	return !(w.v.kind == eventInsert && !w.opts.autoInc)
+func (w *Test) loadsRows() bool {
+	return !(w.v.kind == EventInsert && !w.opts.autoInc)
 }
 
 // Tables returns sbtest1..N: on SQL engines sysbench's schema (id, k,
 // c CHAR(120), pad CHAR(60), primary key on id), its initial data, and in
 // AfterLoad the secondary index k_N on k (--create-secondary) and, with
 // --auto-inc on dialects that need it, the sequence reset; on MongoDB the
-// collections of mongoTables.
-func (w *oltp) Tables(dialect engine.Dialect) []workload.Table {
+// collections of workload/oltp/mongo.
+func (w *Test) Tables(dialect engine.Dialect) []workload.Table {
 	d, ok := dialect.(engine.SQLDialect)
 	if !ok {
-		return w.mongoTables()
+		return nil
 	}
-	out := w.dataTables()
+	out := w.DataTables()
 	for i := range out {
 		n, name := i+1, out[i].Name
 		var after []string
@@ -224,8 +262,9 @@ func (w *oltp) Tables(dialect engine.Dialect) []workload.Table {
 	return out
 }
 
-// dataTables are sbtest1..N with their initial data, for any engine.
-func (w *oltp) dataTables() []workload.Table {
+// DataTables are sbtest1..N with their initial data, for any engine
+// family: names, batches and rows, no DDL, columns or indexes.
+func (w *Test) DataTables() []workload.Table {
 	o := &w.opts
 	dc, err := o.distConfig()
 	if err != nil {
@@ -240,7 +279,7 @@ func (w *oltp) dataTables() []workload.Table {
 	out := make([]workload.Table, 0, o.tables)
 	for n := 1; n <= o.tables; n++ {
 		gen := dataGen{seed: o.seedData, table: n, tableSize: o.tableSize, dist: dc}
-		out = append(out, workload.Table{Name: tableName(n), Batches: batches, Rows: gen.rows})
+		out = append(out, workload.Table{Name: TableName(n), Batches: batches, Rows: gen.rows})
 	}
 	return out
 }
@@ -267,12 +306,9 @@ func createTableSQL(d engine.SQLDialect, name string, autoInc, pk bool) string {
 
 // NewWorker prepares, on c, the statements the test runs on every table
 // and returns a worker with its own random source seeded from env.Seed.
-func (w *oltp) NewWorker(ctx context.Context, conn engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
-	if err := w.checkOptions(); err != nil {
+func (w *Test) NewWorker(ctx context.Context, conn engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
+	if err := w.CheckOptions(); err != nil {
 		return nil, err
-	}
-	if mc, ok := conn.(*mongo.Conn); ok {
-		return newMongoWorker(w, mc, env)
 	}
 	c, err := engine.SQL(conn)
 	if err != nil {

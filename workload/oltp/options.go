@@ -103,7 +103,7 @@ func newFlagSet(name string, v *variant, o *options) *pflag.FlagSet {
 	fs.Float64Var(&o.randParetoH, "rand-pareto-h", defRandParetoH, "shape parameter for the Pareto distribution")
 	fs.Float64Var(&o.randZipfianExp, "rand-zipfian-exp", defRandZipfianExp, "shape parameter (exponent, theta) for the Zipfian distribution")
 	fs.Uint64Var(&o.seedData, "seed-data", 0, "seed of the initial data: the same seed and options always load the same rows (0 is an ordinary seed; the run seed does not change the data)")
-	if v.kind == eventPct {
+	if v.kind == EventPct {
 		fs.IntVar(&o.readPercent, "read-percent", defReadPercent, "percentage of events that are one point select")
 		fs.IntVar(&o.writePercent, "write-percent", defWritePercent, "percentage of events that are one index update")
 	}
@@ -167,7 +167,7 @@ func (o *options) validate(v *variant) []error {
 	if !(o.randZipfianExp >= 0) || math.IsInf(o.randZipfianExp, 0) {
 		bad("rand-zipfian-exp", o.randZipfianExp, "must be a finite number >= 0")
 	}
-	if v.kind == eventPct {
+	if v.kind == EventPct {
 		okR := o.readPercent >= 0 && o.readPercent <= 100
 		okW := o.writePercent >= 0 && o.writePercent <= 100
 		if !okR {

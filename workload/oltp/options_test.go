@@ -78,7 +78,7 @@ func TestUnderscoreFlags(t *testing.T) {
 	if err := w.Flags().Parse([]string{"--table_size=5", "--point_selects", "3", "--range-size=2"}); err != nil {
 		t.Fatal(err)
 	}
-	o := w.(*oltp).opts
+	o := w.(*Test).opts
 	if o.tableSize != 5 || o.pointSelects != 3 || o.rangeSize != 2 {
 		t.Fatalf("parsed %+v", o)
 	}
@@ -177,11 +177,11 @@ func TestCounts(t *testing.T) {
 	o := &options{pointSelects: 10, simpleRanges: 1, sumRanges: 1, orderRanges: 1, distinctRanges: 1,
 		indexUpdates: 1, nonIndexUpdates: 1, deleteInserts: 1, rangeSelects: true}
 	rw := variantByName(t, "oltp_read_write").counts(o)
-	if rw != (groupCounts{10, 1, 1, 1, 1, 1, 1, 1}) {
+	if rw != (GroupCounts{10, 1, 1, 1, 1, 1, 1, 1}) {
 		t.Errorf("read_write counts %+v", rw)
 	}
 	ps := variantByName(t, "oltp_point_select").counts(o)
-	if ps != (groupCounts{points: 1}) {
+	if ps != (GroupCounts{Points: 1}) {
 		t.Errorf("point_select counts %+v", ps)
 	}
 }

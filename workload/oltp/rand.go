@@ -262,11 +262,11 @@ func expm1OverX(x float64) float64 {
 // Templates of sysbench's c and pad columns: groups of 11 random digits
 // joined by '-'.
 const (
-	cGroups   = 10
-	padGroups = 5
+	CGroups   = 10
+	PadGroups = 5
 	groupLen  = 11
-	cLen      = cGroups*groupLen + cGroups - 1     // 119
-	padLen    = padGroups*groupLen + padGroups - 1 // 59
+	CLen      = CGroups*groupLen + CGroups - 1     // 119
+	PadLen    = PadGroups*groupLen + PadGroups - 1 // 59
 )
 
 // fillDigits writes groups of 11 random decimal digits separated by '-'

@@ -142,11 +142,11 @@ func TestRNGDeterministic(t *testing.T) {
 
 func TestFillDigitsUniform(t *testing.T) {
 	r := newRNG(1, distFor(t, distUniform))
-	var buf [cLen]byte
+	var buf [CLen]byte
 	var counts [10]int
 	for i := 0; i < 10000; i++ {
-		r.fillDigits(buf[:], cGroups)
-		if !matchesTemplate(string(buf[:]), cGroups) {
+		r.fillDigits(buf[:], CGroups)
+		if !MatchesTemplate(string(buf[:]), CGroups) {
 			t.Fatalf("bad template %q", buf)
 		}
 		for p, ch := range buf {
@@ -155,7 +155,7 @@ func TestFillDigitsUniform(t *testing.T) {
 			}
 		}
 	}
-	total := 10000 * cGroups * groupLen
+	total := 10000 * CGroups * groupLen
 	for d, n := range counts {
 		if f := float64(n) / float64(total); f < 0.099 || f > 0.101 {
 			t.Errorf("digit %d frequency %.4f, want 0.1", d, f)

@@ -35,16 +35,18 @@ type tableStmts struct {
 	del, ins                            engine.Stmt
 }
 
-// worker runs one sysbench event per Next call on its own connection. It
-// is used by one goroutine.
-type worker struct {
+// Events is what a worker of any engine family keeps and draws its events
+// from: its random source, the test's options and statement counts, and
+// the generation of ids and of c and pad values. The SQL worker and the
+// implementation for MongoDB (workload/oltp/mongo) embed it, so that both
+// draw the same events from the same seed. It is used by one goroutine.
+type Events struct {
 	v         *variant
 	o         *options
-	c         engine.SQLConn
 	q         *workload.Queries
 	rng       *rng
-	n         groupCounts
-	tables    []tableStmts
+	n         GroupCounts
+	tables    int
 	tableSize uint32
 	rangeAdd  int64 // range-size - 1
 	trx       bool  // BEGIN … COMMIT around the event
@@ -54,42 +56,85 @@ type worker struct {
 	idStart uint32
 	workerN uint32
 
-	buf [cLen + padLen]byte
+	buf [CLen + PadLen]byte
 }
 
-// newBaseWorker is a worker without a connection: its random source,
-// counts and id generation, which every engine's worker shares.
-func newBaseWorker(w *oltp, env workload.WorkerEnv) (*worker, error) {
+// worker runs one sysbench event per Next call on its own connection. It
+// is used by one goroutine.
+type worker struct {
+	*Events
+	c      engine.SQLConn
+	tables []tableStmts
+}
+
+// NewEvents is the event source of worker env.ID of w: its random source
+// is seeded from env.Seed and its statements are counted in env.Queries
+// (a counter of its own when that is nil).
+func NewEvents(w *Test, env workload.WorkerEnv) (*Events, error) {
 	o := &w.opts
 	dc, err := o.distConfig()
 	if err != nil {
 		return nil, err
 	}
-	wk := &worker{
+	ev := &Events{
 		v:         w.v,
 		o:         o,
 		q:         env.Queries,
 		rng:       newRNG(env.Seed, dc),
 		n:         w.v.counts(o),
-		tables:    make([]tableStmts, o.tables),
+		tables:    o.tables,
 		tableSize: uint32(o.tableSize),
 		rangeAdd:  int64(o.rangeSize) - 1,
 		trx:       w.v.trx && !o.skipTrx,
 		workerN:   uint32(env.ID),
 		idStart:   uint32(splitmix64(env.Seed ^ 0x1d5a17)),
 	}
-	if wk.q == nil {
-		wk.q = new(workload.Queries)
+	if ev.q == nil {
+		ev.q = new(workload.Queries)
 	}
-	return wk, nil
+	return ev, nil
 }
 
-func newWorker(ctx context.Context, w *oltp, c engine.SQLConn, env workload.WorkerEnv) (*worker, error) {
-	wk, err := newBaseWorker(w, env)
+// Queries is where the worker counts its statements.
+func (ev *Events) Queries() *workload.Queries { return ev.q }
+
+// Kind is the shape of the test's events.
+func (ev *Events) Kind() EventKind { return ev.v.kind }
+
+// Counts is how many statements of each group an event runs.
+func (ev *Events) Counts() GroupCounts { return ev.n }
+
+// Trx reports whether events run in a transaction.
+func (ev *Events) Trx() bool { return ev.trx }
+
+// AutoInc is --auto-inc: the database assigns inserted rows' ids.
+func (ev *Events) AutoInc() bool { return ev.o.autoInc }
+
+// RangeAdd is --range-size - 1: a range select covers [id, id+RangeAdd].
+func (ev *Events) RangeAdd() int64 { return ev.rangeAdd }
+
+// Op draws the op of the next event: 0, or for oltp_read_write_pct 1 (an
+// index update) with the probability of --write-percent. It draws from
+// the random source only for oltp_read_write_pct.
+func (ev *Events) Op() int {
+	if ev.v.kind == EventPct && ev.rng.uniform(1, 100) > uint32(ev.o.readPercent) {
+		return 1
+	}
+	return 0
+}
+
+// Table picks a table uniformly, as sysbench's get_table_num: its index,
+// 0-based (sbtest1 is 0).
+func (ev *Events) Table() int {
+	return int(ev.rng.uniform(1, uint32(ev.tables))) - 1
+}
+
+func newWorker(ctx context.Context, w *Test, c engine.SQLConn, env workload.WorkerEnv) (*worker, error) {
+	ev, err := NewEvents(w, env)
 	if err != nil {
 		return nil, err
 	}
-	wk.c = c
+	wk := &worker{Events: ev, c: c, tables: make([]tableStmts, ev.tables)}
 	o := &w.opts
 	// prep prepares one statement; after the first failure it does
 	// nothing and err keeps that failure.
@@ -106,41 +151,41 @@ func newWorker(ctx context.Context, w *oltp, c engine.SQLConn, env workload.Work
 	for i := range wk.tables {
 		t, num := &wk.tables[i], i+1
 		switch w.v.kind {
-		case eventGroups:
-			if n.points > 0 {
+		case EventGroups:
+			if n.Points > 0 {
 				prep(&t.point, sqlPointSelect, num)
 			}
-			if n.simple > 0 {
+			if n.Simple > 0 {
 				prep(&t.simple, sqlSimpleRange, num)
 			}
-			if n.sum > 0 {
+			if n.Sum > 0 {
 				prep(&t.sum, sqlSumRange, num)
 			}
-			if n.order > 0 {
+			if n.Order > 0 {
 				prep(&t.order, sqlOrderRange, num)
 			}
-			if n.distinct > 0 {
+			if n.Distinct > 0 {
 				prep(&t.distinct, sqlDistinctRange, num)
 			}
-			if n.idxUpdates > 0 {
+			if n.IdxUpdates > 0 {
 				prep(&t.idxUpdate, sqlIndexUpdate, num)
 			}
-			if n.nonIdx > 0 {
+			if n.NonIdx > 0 {
 				prep(&t.nonIdxUpdate, sqlNonIndexUpd, num)
 			}
-			if n.delIns > 0 {
+			if n.DelIns > 0 {
 				prep(&t.del, sqlDelete, num)
 				prep(&t.ins, sqlInsert, num)
 			}
-		case eventInsert:
+		case EventInsert:
 			if o.autoInc {
 				prep(&t.ins, sqlInsertAutoID, num)
 			} else {
 				prep(&t.ins, sqlInsert, num)
 			}
-		case eventDelete:
+		case EventDelete:
 			prep(&t.del, sqlDelete, num)
-		case eventPct:
+		case EventPct:
 			prep(&t.point, sqlPointSelect, num)
 			prep(&t.idxUpdate, sqlIndexUpdate, num)
 		}
@@ -158,10 +203,7 @@ const rollbackTimeout = 5 * time.Second
 // failed rollback is ignored: it only fails when the connection is gone,
 // which the runner learns from the original error) and returns the error.
 func (wk *worker) Next(ctx context.Context) (int, error) {
-	op := 0
-	if wk.v.kind == eventPct && wk.rng.uniform(1, 100) > uint32(wk.o.readPercent) {
-		op = 1
-	}
+	op := wk.Op()
 	if wk.trx {
 		if err := wk.c.Begin(ctx); err != nil {
 			return op, err
@@ -202,68 +244,68 @@ func (wk *worker) rollback(ctx context.Context) {
 
 func (wk *worker) event(ctx context.Context, op int) error {
 	switch wk.v.kind {
-	case eventInsert:
+	case EventInsert:
 		return wk.insert(ctx)
-	case eventDelete:
+	case EventDelete:
 		t := wk.table()
-		return wk.write(ctx, t.del, int64(wk.id()))
-	case eventPct:
+		return wk.write(ctx, t.del, int64(wk.ID()))
+	case EventPct:
 		t := wk.table()
 		if op == 0 {
-			return wk.read(ctx, t.point, int64(wk.id()))
+			return wk.read(ctx, t.point, int64(wk.ID()))
 		}
-		return wk.write(ctx, t.idxUpdate, int64(wk.id()))
+		return wk.write(ctx, t.idxUpdate, int64(wk.ID()))
 	}
 	// sysbench's order: point selects, the four range groups, index
 	// updates, non-index updates, delete/inserts; each group picks its
 	// own random table.
 	n := &wk.n
-	if n.points > 0 {
+	if n.Points > 0 {
 		t := wk.table()
-		for i := 0; i < n.points; i++ {
-			if err := wk.read(ctx, t.point, int64(wk.id())); err != nil {
+		for i := 0; i < n.Points; i++ {
+			if err := wk.read(ctx, t.point, int64(wk.ID())); err != nil {
 				return err
 			}
 		}
 	}
-	if err := wk.ranges(ctx, n.simple, func(t *tableStmts) engine.Stmt { return t.simple }); err != nil {
+	if err := wk.ranges(ctx, n.Simple, func(t *tableStmts) engine.Stmt { return t.simple }); err != nil {
 		return err
 	}
-	if err := wk.ranges(ctx, n.sum, func(t *tableStmts) engine.Stmt { return t.sum }); err != nil {
+	if err := wk.ranges(ctx, n.Sum, func(t *tableStmts) engine.Stmt { return t.sum }); err != nil {
 		return err
 	}
-	if err := wk.ranges(ctx, n.order, func(t *tableStmts) engine.Stmt { return t.order }); err != nil {
+	if err := wk.ranges(ctx, n.Order, func(t *tableStmts) engine.Stmt { return t.order }); err != nil {
 		return err
 	}
-	if err := wk.ranges(ctx, n.distinct, func(t *tableStmts) engine.Stmt { return t.distinct }); err != nil {
+	if err := wk.ranges(ctx, n.Distinct, func(t *tableStmts) engine.Stmt { return t.distinct }); err != nil {
 		return err
 	}
-	if n.idxUpdates > 0 {
+	if n.IdxUpdates > 0 {
 		t := wk.table()
-		for i := 0; i < n.idxUpdates; i++ {
-			if err := wk.write(ctx, t.idxUpdate, int64(wk.id())); err != nil {
+		for i := 0; i < n.IdxUpdates; i++ {
+			if err := wk.write(ctx, t.idxUpdate, int64(wk.ID())); err != nil {
 				return err
 			}
 		}
 	}
-	if n.nonIdx > 0 {
+	if n.NonIdx > 0 {
 		t := wk.table()
-		for i := 0; i < n.nonIdx; i++ {
-			c := wk.cValue()
-			if err := wk.write(ctx, t.nonIdxUpdate, c, int64(wk.id())); err != nil {
+		for i := 0; i < n.NonIdx; i++ {
+			c := wk.CValue()
+			if err := wk.write(ctx, t.nonIdxUpdate, c, int64(wk.ID())); err != nil {
 				return err
 			}
 		}
 	}
-	if n.delIns > 0 {
+	if n.DelIns > 0 {
 		t := wk.table()
-		for i := 0; i < n.delIns; i++ {
-			id := int64(wk.id())
-			k := int64(wk.id())
+		for i := 0; i < n.DelIns; i++ {
+			id := int64(wk.ID())
+			k := int64(wk.ID())
 			if err := wk.write(ctx, t.del, id); err != nil {
 				return err
 			}
-			c, pad := wk.cPadValues()
+			c, pad := wk.CPadValues()
 			if err := wk.write(ctx, t.ins, id, k, c, pad); err != nil {
 				return err
 			}
@@ -280,7 +322,7 @@ func (wk *worker) ranges(ctx context.Context, count int, pick func(*tableStmts) 
 	}
 	s := pick(wk.table())
 	for i := 0; i < count; i++ {
-		id := int64(wk.id())
+		id := int64(wk.ID())
 		if err := wk.read(ctx, s, id, id+wk.rangeAdd); err != nil {
 			return err
 		}
@@ -291,15 +333,15 @@ func (wk *worker) ranges(ctx context.Context, count int, pick func(*tableStmts) 
 // insert is oltp_insert's event.
 func (wk *worker) insert(ctx context.Context) error {
 	t := wk.table()
-	k := int64(wk.rng.def(1, wk.tableSize))
-	c, pad := wk.cPadValues()
+	k := int64(wk.ID())
+	c, pad := wk.CPadValues()
 	if wk.o.autoInc {
 		return wk.write(ctx, t.ins, k, c, pad)
 	}
-	return wk.write(ctx, t.ins, int64(wk.uniqueID()), k, c, pad)
+	return wk.write(ctx, t.ins, int64(wk.UniqueID()), k, c, pad)
 }
 
-// uniqueID returns a client-generated id in [1, 2^31-1] that no other
+// UniqueID returns a client-generated id in [1, 2^31-1] that no other
 // worker of the run produces: worker ID i (mod 1024) owns the ids
 // permute31(i<<21 | j) for j in [0, 2^21), and walks j from a start drawn
 // from its seed, so that a second run on the same tables is unlikely to
@@ -308,7 +350,7 @@ func (wk *worker) insert(ctx context.Context) error {
 // restarts the event with the next id. sysbench uses one shared counter
 // scrambled by a permutation of the 32-bit integers
 // (sysbench.rand.unique); per-worker slices keep workers sharing nothing.
-func (wk *worker) uniqueID() uint32 {
+func (wk *Events) UniqueID() uint32 {
 	for {
 		idx := (wk.workerN&0x3ff)<<21 | (wk.idStart+wk.idIndex)&(1<<21-1)
 		wk.idIndex++
@@ -331,26 +373,26 @@ func permute31(x uint32) uint32 {
 	return x
 }
 
-// table picks a table uniformly, as sysbench's get_table_num.
+// table picks a table uniformly (Events.Table).
 func (wk *worker) table() *tableStmts {
-	return &wk.tables[wk.rng.uniform(1, uint32(len(wk.tables)))-1]
+	return &wk.tables[wk.Table()]
 }
 
-// id draws an id from the --rand-type distribution over [1, table-size].
-func (wk *worker) id() uint32 { return wk.rng.def(1, wk.tableSize) }
+// ID draws an id from the --rand-type distribution over [1, table-size].
+func (wk *Events) ID() uint32 { return wk.rng.def(1, wk.tableSize) }
 
-// cValue returns a fresh 119-character c value.
-func (wk *worker) cValue() string {
-	wk.rng.fillDigits(wk.buf[:cLen], cGroups)
-	return string(wk.buf[:cLen])
+// CValue returns a fresh 119-character c value.
+func (wk *Events) CValue() string {
+	wk.rng.fillDigits(wk.buf[:CLen], CGroups)
+	return string(wk.buf[:CLen])
 }
 
-// cPadValues returns fresh c and pad values sharing one allocation.
-func (wk *worker) cPadValues() (string, string) {
-	wk.rng.fillDigits(wk.buf[:cLen], cGroups)
-	wk.rng.fillDigits(wk.buf[cLen:], padGroups)
+// CPadValues returns fresh c and pad values sharing one allocation.
+func (wk *Events) CPadValues() (string, string) {
+	wk.rng.fillDigits(wk.buf[:CLen], CGroups)
+	wk.rng.fillDigits(wk.buf[CLen:], PadGroups)
 	s := string(wk.buf[:])
-	return s[:cLen], s[cLen:]
+	return s[:CLen], s[CLen:]
 }
 
 func (wk *worker) read(ctx context.Context, s engine.Stmt, args ...any) error {

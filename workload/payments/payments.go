@@ -20,6 +20,12 @@
 //
 // # MongoDB
 //
+// The implementation for MongoDB is package workload/payments/mongo,
+// registered for engine.FamilyMongo: this package holds what every family
+// shares (options, data generator, a worker's input and its deletes) and
+// the SQL statements and procedures, and imports no engine implementation
+// or driver.
+//
 // On MongoDB the seven tables are collections of the same rows, made by
 // the same generator. They reference each other by id, as the tables do,
 // rather than embedding one in another (cards in accounts, tokens in
@@ -65,7 +71,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dbarena/dbarena/engine"
-	"github.com/dbarena/dbarena/engine/mongo"
 	"github.com/dbarena/dbarena/workload"
 )
 
@@ -82,8 +87,8 @@ func meta() workload.Meta {
 
 // Ops are the transfer and the delete.
 const (
-	opTransfer = iota
-	opDelete
+	OpTransfer = iota
+	OpDelete
 )
 
 type options struct {
@@ -96,7 +101,21 @@ type options struct {
 	seedData                       uint64
 }
 
-// Payments is the workload with its options.
+// The optional abilities Payments has on SQL engines.
+var (
+	_ workload.Validator    = (*Payments)(nil)
+	_ workload.Installer    = (*Payments)(nil)
+	_ workload.Checker      = (*Payments)(nil)
+	_ workload.RetryPolicer = (*Payments)(nil)
+	_ workload.Reporter     = (*Payments)(nil)
+	_ workload.Replayer     = (*worker)(nil)
+)
+
+// Payments is the workload with its options, and its implementation for
+// SQL engines (the procedures of --mode procedure included). Its exported
+// methods that workload.Workload and the optional interfaces do not
+// define (DataTables, Accounts, …) are what the implementation for
+// MongoDB (workload/payments/mongo) shares.
 type Payments struct {
 	opts options
 	fs   *pflag.FlagSet
@@ -168,6 +187,20 @@ func (w *Payments) RetryPolicy() workload.RetryPolicy {
 	return workload.RetryPolicy{Base: w.opts.retryBase, Max: w.opts.retryMax, MaxRetries: w.opts.maxRetries}
 }
 
+// Accounts is --accounts.
+func (w *Payments) Accounts() int { return w.opts.accounts }
+
+// InitialBalance is --initial-balance, every account's balance after
+// prepare.
+func (w *Payments) InitialBalance() float64 { return w.opts.balance }
+
+// LockOrder is --lock-order: a transfer updates its two accounts in id
+// order.
+func (w *Payments) LockOrder() bool { return w.opts.lockOrder }
+
+// Mode is --mode: ModeClient or ModeProcedure.
+func (w *Payments) Mode() string { return w.opts.mode }
+
 // orgOf is the organization of account or user id (round robin).
 func (w *Payments) orgOf(id int64) int64 { return (id-1)%int64(w.opts.organizations) + 1 }
 
@@ -186,13 +219,13 @@ func (w *Payments) securityCode(card int64) string {
 // Permissions are the permissions a token can carry; tokens carry transfer.
 var permissions = []string{"transfer", "read", "admin"}
 
-// Tables are the seven tables (collections on MongoDB); transfers starts
-// empty. Every engine loads the same rows from dataTables.
+// Tables are the seven tables; transfers starts empty. Every engine
+// family loads the same rows from DataTables.
 func (w *Payments) Tables(dialect engine.Dialect) []workload.Table {
-	if _, ok := dialect.(mongo.Dialect); ok {
-		return w.mongoTables()
+	d, ok := dialect.(engine.SQLDialect)
+	if !ok {
+		return nil
 	}
-	d := dialect.(engine.SQLDialect)
 	ct := func(t engine.ColType, n, s int) string { return d.ColumnType(t, n, s) }
 	intT, ts, boolT := ct(engine.TypeInt, 0, 0), ct(engine.TypeTimestamp, 0, 0), ct(engine.TypeBool, 0, 0)
 	money := ct(engine.TypeDecimal, 14, 2)
@@ -210,7 +243,7 @@ func (w *Payments) Tables(dialect engine.Dialect) []workload.Table {
 		"transfers": fmt.Sprintf("CREATE TABLE transfers (id %s, card_id %s NOT NULL, from_account %s NOT NULL, to_account %s NOT NULL, user_id %s NOT NULL, amount %s NOT NULL, created_at %s NOT NULL, PRIMARY KEY (id))",
 			ct(engine.TypeSerialPK, 0, 0), intT, intT, intT, intT, money, ts),
 	}
-	out := w.dataTables()
+	out := w.DataTables()
 	for i := range out {
 		out[i].Create = create[out[i].Name]
 		if out[i].Name == "transfers" {
@@ -220,9 +253,9 @@ func (w *Payments) Tables(dialect engine.Dialect) []workload.Table {
 	return out
 }
 
-// dataTables are the tables' names, columns (as the SQL tables name them)
+// DataTables are the tables' names, columns (as the SQL tables name them)
 // and initial rows, in creation order, for every engine.
-func (w *Payments) dataTables() []workload.Table {
+func (w *Payments) DataTables() []workload.Table {
 	o := w.opts
 	expires := w.loadTime.AddDate(10, 0, 0)
 	cardExpiry := int64(expires.Year()*100 + int(expires.Month())) // yyyymm
@@ -287,11 +320,8 @@ func (w *Payments) dataTables() []workload.Table {
 // Check verifies the invariants transfers keep: money is neither made nor
 // lost (the balances sum to --accounts × --initial-balance), no balance is
 // negative, and every transfer row references existing accounts. On
-// MongoDB the same checks are aggregations (see mongoCheck).
+// MongoDB the same checks are aggregations (workload/payments/mongo).
 func (w *Payments) Check(ctx context.Context, conn engine.Conn) ([]workload.Problem, error) {
-	if mc, ok := conn.(*mongo.Conn); ok {
-		return w.mongoCheck(ctx, mc)
-	}
 	c, cerr := engine.SQL(conn)
 	if cerr != nil {
 		return nil, cerr

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/dbarena/dbarena/engine"
-	"github.com/dbarena/dbarena/engine/mongo"
 	"github.com/dbarena/dbarena/workload"
 )
 
@@ -90,16 +89,8 @@ func procedureSQL(d engine.SQLDialect) (create []string, drop, call string, err 
 	return nil, "", "", &workload.OptionError{Flag: "mode", Value: ModeProcedure, Err: d.Name() + " has no stored procedures (use --mode client)"}
 }
 
-// Install creates the server-side transfer under --mode procedure. On
-// MongoDB, which has none, --mode procedure is refused with an
-// *workload.OptionError naming the flag.
+// Install creates the server-side transfer under --mode procedure.
 func (w *Payments) Install(ctx context.Context, conn engine.Conn) error {
-	if _, ok := conn.(*mongo.Conn); ok {
-		if w.opts.mode == ModeProcedure {
-			return errNoProcedure
-		}
-		return nil
-	}
 	c, cerr := engine.SQL(conn)
 	if cerr != nil {
 		return cerr
@@ -121,9 +112,6 @@ func (w *Payments) Install(ctx context.Context, conn engine.Conn) error {
 
 // Uninstall drops the server-side transfer where the engine has one.
 func (w *Payments) Uninstall(ctx context.Context, conn engine.Conn) error {
-	if _, ok := conn.(*mongo.Conn); ok {
-		return nil // nothing was installed
-	}
 	c, cerr := engine.SQL(conn)
 	if cerr != nil {
 		return cerr

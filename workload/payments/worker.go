@@ -8,17 +8,12 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/engine"
-	"github.com/dbarena/dbarena/engine/mongo"
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/workload"
 )
 
-// NewWorker prepares the statements of a transfer and of a delete on c
-// (on MongoDB: see newMongoWorker).
+// NewWorker prepares the statements of a transfer and of a delete on c.
 func (w *Payments) NewWorker(ctx context.Context, conn engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
-	if mc, ok := conn.(*mongo.Conn); ok {
-		return w.newMongoWorker(mc, env)
-	}
 	c, cerr := engine.SQL(conn)
 	if cerr != nil {
 		return nil, cerr
@@ -26,7 +21,7 @@ func (w *Payments) NewWorker(ctx context.Context, conn engine.Conn, env workload
 	if errs := w.Validate(); len(errs) > 0 {
 		return nil, errs[0]
 	}
-	k := &worker{base: newBase(w, env), c: c}
+	k := &worker{WorkerBase: NewWorkerBase(w, env), c: c}
 	for _, p := range []struct {
 		dst *engine.Stmt
 		sql string
@@ -59,9 +54,11 @@ func (w *Payments) NewWorker(ctx context.Context, conn engine.Conn, env workload
 	return k, nil
 }
 
-// base is what a worker keeps on every engine: its random source, the
-// token hashes, the current transfer's input and when to delete.
-type base struct {
+// WorkerBase is what a worker keeps on every engine family: its random
+// source, the token hashes, the current transfer's input and when to
+// delete. The implementation for MongoDB (workload/payments/mongo) embeds
+// it as the SQL worker does. It is used by one goroutine.
+type WorkerBase struct {
 	w      *Payments
 	q      *workload.Queries
 	r      *rand.Rand
@@ -69,11 +66,13 @@ type base struct {
 
 	transfers  int  // transfers this worker committed
 	deleteNext bool // the next operation is the delete
-	in         transfer
+	in         Transfer
 }
 
-func newBase(w *Payments, env workload.WorkerEnv) base {
-	b := base{w: w, q: env.Queries, r: rand.New(rand.NewPCG(env.Seed, 0x7a7))}
+// NewWorkerBase is the state of worker env.ID of w: its random source is
+// seeded from env.Seed and its statements are counted in env.Queries.
+func NewWorkerBase(w *Payments, env workload.WorkerEnv) WorkerBase {
+	b := WorkerBase{w: w, q: env.Queries, r: rand.New(rand.NewPCG(env.Seed, 0x7a7))}
 	b.hashes = make([]string, w.opts.users+1)
 	for u := 1; u <= w.opts.users; u++ {
 		b.hashes[u] = w.tokenHash(int64(u))
@@ -81,10 +80,33 @@ func newBase(w *Payments, env workload.WorkerEnv) base {
 	return b
 }
 
-// pick draws the next transfer's input: a card (its account pays), another
+// Queries is where the worker counts its statements.
+func (b *WorkerBase) Queries() *workload.Queries { return b.q }
+
+// Rand is the worker's random source.
+func (b *WorkerBase) Rand() *rand.Rand { return b.r }
+
+// TokenHash is the hash of user's transfer token (tokens' key).
+func (b *WorkerBase) TokenHash(user int64) string { return b.hashes[user] }
+
+// Input is the current transfer's input, drawn by Pick.
+func (b *WorkerBase) Input() Transfer { return b.in }
+
+// TakeDelete reports whether the next operation is the delete (every
+// 20th after a committed transfer, under --deletes) and, if so, clears
+// it.
+func (b *WorkerBase) TakeDelete() bool {
+	if !b.deleteNext {
+		return false
+	}
+	b.deleteNext = false
+	return true
+}
+
+// Pick draws the next transfer's input: a card (its account pays), another
 // account, the acquiring user, an issuing user of the card account's
 // organization and an amount from 0.01 to 100.00.
-func (b *base) pick() {
+func (b *WorkerBase) Pick() {
 	o := b.w.opts
 	card := 1 + b.r.Int64N(int64(o.accounts))
 	to := 1 + b.r.Int64N(int64(o.accounts-1))
@@ -96,13 +118,13 @@ func (b *base) pick() {
 	org := b.w.orgOf(card)
 	perOrg := (int64(o.users) - org) / int64(o.organizations)
 	issuer := org + b.r.Int64N(perOrg+1)*int64(o.organizations)
-	b.in = transfer{card: card, to: to, acquirer: 1 + b.r.Int64N(int64(o.users)), issuer: issuer,
-		amount: float64(1+b.r.IntN(10000)) / 100, code: b.w.securityCode(card)}
+	b.in = Transfer{Card: card, To: to, Acquirer: 1 + b.r.Int64N(int64(o.users)), Issuer: issuer,
+		Amount: float64(1+b.r.IntN(10000)) / 100, Code: b.w.securityCode(card)}
 }
 
-// done counts a committed transfer (err nil) and, under --deletes, makes
+// Done counts a committed transfer (err nil) and, under --deletes, makes
 // every 20th one's next operation a delete. It returns err.
-func (b *base) done(err error) error {
+func (b *WorkerBase) Done(err error) error {
 	if err == nil {
 		b.transfers++
 		if b.w.opts.deletes && b.transfers%20 == 0 {
@@ -113,7 +135,7 @@ func (b *base) done(err error) error {
 }
 
 type worker struct {
-	base
+	WorkerBase
 	c engine.SQLConn
 
 	acquirer, card, issuer, debit, credit, insert, maxID, findID, del engine.Stmt
@@ -121,31 +143,32 @@ type worker struct {
 	b                                                                 engine.Batch
 }
 
-// transfer is one transfer's input, kept for Replay.
-type transfer struct {
-	card, to, acquirer, issuer int64
-	amount                     float64
-	code                       string
+// Transfer is one transfer's input, kept for Replay: the card (its
+// account pays), the account credited, the acquiring and the issuing
+// user, the amount and the card's security code.
+type Transfer struct {
+	Card, To, Acquirer, Issuer int64
+	Amount                     float64
+	Code                       string
 }
 
-// errDeclined marks a transfer the checks refused: not enough money, a
+// ErrDeclined marks a transfer the checks refused: not enough money, a
 // frozen account or card, an expired card. Nothing was written.
-var errDeclined = fmt.Errorf("payments: transfer declined: %w", workload.ErrRollback)
+var ErrDeclined = fmt.Errorf("payments: transfer declined: %w", workload.ErrRollback)
 
 // Next runs one transfer, or, after every 20th transfer under --deletes,
 // one delete.
 func (k *worker) Next(ctx context.Context) (int, error) {
-	if k.deleteNext {
-		k.deleteNext = false
-		return opDelete, k.deleteOne(ctx)
+	if k.TakeDelete() {
+		return OpDelete, k.deleteOne(ctx)
 	}
-	k.pick()
+	k.Pick()
 	return k.Replay(ctx)
 }
 
 // Replay runs the current transfer again (after a deadlock).
 func (k *worker) Replay(ctx context.Context) (int, error) {
-	return opTransfer, k.done(k.transfer(ctx))
+	return OpTransfer, k.Done(k.transfer(ctx))
 }
 
 func (k *worker) transfer(ctx context.Context) error {
@@ -158,11 +181,11 @@ func (k *worker) transfer(ctx context.Context) error {
 	var perm string
 	var expires time.Time
 	q.Reads++
-	if err := k.acquirer.QueryRow(ctx, []any{k.hashes[in.acquirer]}, &user, &userOrg, &perm, &expires); err != nil {
-		return missing(err, "token of user", in.acquirer)
+	if err := k.acquirer.QueryRow(ctx, []any{k.hashes[in.Acquirer]}, &user, &userOrg, &perm, &expires); err != nil {
+		return missing(err, "token of user", in.Acquirer)
 	}
 	if perm != "transfer" || !expires.After(now) {
-		return fmt.Errorf("payments: user %d's token does not allow transfers (permission %q, expires %s)", in.acquirer, perm, expires.Format(time.RFC3339))
+		return fmt.Errorf("payments: user %d's token does not allow transfers (permission %q, expires %s)", in.Acquirer, perm, expires.Format(time.RFC3339))
 	}
 
 	// 2. The issuing account and card, checked here.
@@ -171,21 +194,21 @@ func (k *worker) transfer(ctx context.Context) error {
 	var cardFrozen, accountFrozen bool
 	var balance float64
 	q.Reads++
-	if err := k.card.QueryRow(ctx, []any{in.card}, &account, &expiry, &code, &cardFrozen, &balance, &accountFrozen, &accountOrg); err != nil {
-		return missing(err, "card", in.card)
+	if err := k.card.QueryRow(ctx, []any{in.Card}, &account, &expiry, &code, &cardFrozen, &balance, &accountFrozen, &accountOrg); err != nil {
+		return missing(err, "card", in.Card)
 	}
-	if code != in.code {
-		return fmt.Errorf("payments: card %d: security code mismatch (the data was prepared with another --seed-data?)", in.card)
+	if code != in.Code {
+		return fmt.Errorf("payments: card %d: security code mismatch (the data was prepared with another --seed-data?)", in.Card)
 	}
-	if cardFrozen || accountFrozen || expiry < int64(now.Year()*100+int(now.Month())) || balance < in.amount {
-		return errDeclined
+	if cardFrozen || accountFrozen || expiry < int64(now.Year()*100+int(now.Month())) || balance < in.Amount {
+		return ErrDeclined
 	}
 
 	// 3. The issuing user, who must belong to the account's organization.
 	var issuer, issuerOrg int64
 	q.Reads++
-	if err := k.issuer.QueryRow(ctx, []any{k.hashes[in.issuer]}, &issuer, &issuerOrg); err != nil {
-		return missing(err, "token of user", in.issuer)
+	if err := k.issuer.QueryRow(ctx, []any{k.hashes[in.Issuer]}, &issuer, &issuerOrg); err != nil {
+		return missing(err, "token of user", in.Issuer)
 	}
 	if issuerOrg != accountOrg {
 		return fmt.Errorf("payments: user %d (organization %d) may not spend from account %d (organization %d)", issuer, issuerOrg, account, accountOrg)
@@ -196,11 +219,11 @@ func (k *worker) transfer(ctx context.Context) error {
 	if k.call != nil {
 		var status int64
 		q.Other++
-		if err := k.call.QueryRow(ctx, []any{in.card, account, in.to, user, in.amount, k.w.opts.lockOrder, now}, &status); err != nil {
+		if err := k.call.QueryRow(ctx, []any{in.Card, account, in.To, user, in.Amount, k.w.opts.lockOrder, now}, &status); err != nil {
 			return err
 		}
 		if status != 1 {
-			return errDeclined
+			return ErrDeclined
 		}
 		return nil
 	}
@@ -208,21 +231,21 @@ func (k *worker) transfer(ctx context.Context) error {
 	b.Reset()
 	b.Begin()
 	var debited int
-	if k.w.opts.lockOrder && in.to < account {
-		b.Exec(k.credit, in.amount, in.to)
-		debited = b.Exec(k.debit, in.amount, account, in.amount)
+	if k.w.opts.lockOrder && in.To < account {
+		b.Exec(k.credit, in.Amount, in.To)
+		debited = b.Exec(k.debit, in.Amount, account, in.Amount)
 	} else {
-		debited = b.Exec(k.debit, in.amount, account, in.amount)
-		b.Exec(k.credit, in.amount, in.to)
+		debited = b.Exec(k.debit, in.Amount, account, in.Amount)
+		b.Exec(k.credit, in.Amount, in.To)
 	}
-	b.Exec(k.insert, in.card, account, in.to, user, in.amount, now)
+	b.Exec(k.insert, in.Card, account, in.To, user, in.Amount, now)
 	q.Other++
 	q.Writes += 3
 	if err := b.Send(ctx, k.c); err != nil {
 		return k.rollback(ctx, err)
 	}
 	if b.RowsAffected(debited) != 1 {
-		return k.rollback(ctx, errDeclined) // spent by a concurrent transfer
+		return k.rollback(ctx, ErrDeclined) // spent by a concurrent transfer
 	}
 	q.Other++
 	if err := k.c.Commit(ctx); err != nil {
@@ -274,7 +297,7 @@ func (w *Payments) Metrics(s workload.Span) []result.Metric {
 	if mins <= 0 {
 		return nil
 	}
-	t, d := s.Ops[opTransfer], s.Ops[opDelete]
+	t, d := s.Ops[OpTransfer], s.Ops[OpDelete]
 	return []result.Metric{
 		{Name: "transfers/min", Value: float64(t.Count-t.Rollbacks) / mins, Unit: "/min", Higher: true},
 		{Name: "deletes/min", Value: float64(d.Count) / mins, Unit: "/min", Higher: true},

@@ -1,28 +1,113 @@
-package oltp
+package mongo
 
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/dbarena/dbarena/engine"
+	_ "github.com/dbarena/dbarena/engine/all"
 	"github.com/dbarena/dbarena/engine/mongo"
+	"github.com/dbarena/dbarena/engine/postgres"
 	"github.com/dbarena/dbarena/internal/testdb"
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/workload"
+	"github.com/dbarena/dbarena/workload/oltp"
+	"github.com/dbarena/dbarena/workload/oltp/internal/oltptest"
 )
 
 // The tests below run the suite on the MongoDB test server, each in a
 // fresh database, prepared through the runner's generic setup.
 
+// newTest is the registered test name with args parsed and validated.
+func newTest(t *testing.T, name string, args ...string) *oltp.Test {
+	t.Helper()
+	m, ok := workload.Lookup(name)
+	if !ok {
+		t.Fatalf("%s not registered", name)
+	}
+	w := m.New().(*oltp.Test)
+	if err := w.Flags().Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	if errs := w.Validate(); len(errs) > 0 {
+		t.Fatalf("validate %v: %v", args, errs)
+	}
+	return w
+}
+
+// bind is w's implementation for MongoDB, as workload.ForFamily picks it.
+func bind(t *testing.T, w *oltp.Test) *Test {
+	t.Helper()
+	impl, err := workload.ForFamily(w, mongo.Dialect{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return impl.(*Test)
+}
+
+func openTarget(t *testing.T, tg engine.Target) engine.Engine {
+	t.Helper()
+	e, err := engine.Open(context.Background(), tg, engine.Options{ConnectTimeout: 10 * time.Second})
+	if err != nil {
+		t.Fatalf("open %s: %v", tg, err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
+// runEvents runs events events on each of two workers of w, each on its
+// own connection from conn, restarting events on retryable errors as the
+// runner does, and returns the workers' statement counts.
+func runEvents(t *testing.T, e engine.Engine, w *Test, events int64, conn func() engine.Conn) []*workload.Queries {
+	t.Helper()
+	ctx := context.Background()
+	const workers = 2
+	var wg sync.WaitGroup
+	errs := make(chan error, workers)
+	queries := make([]*workload.Queries, workers)
+	for id := 0; id < workers; id++ {
+		queries[id] = new(workload.Queries)
+		wk, err := w.NewWorker(ctx, conn(), workload.WorkerEnv{ID: id, Seed: uint64(1000 + id), Queries: queries[id]})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int64(0); i < events; {
+				_, err := wk.Next(ctx)
+				if err == nil {
+					i++
+					continue
+				}
+				cl := e.Dialect().Classify(err)
+				if cl == engine.ClassSerialization || cl == engine.ClassDeadlock || w.Retryable(cl) {
+					continue // like the runner: a new event
+				}
+				errs <- err
+				return
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	return queries
+}
+
 func openMongo(t *testing.T) engine.Engine {
 	return openTarget(t, testdb.Isolated(t, testdb.Mongo(t)))
 }
 
-func mongoConn(t *testing.T, e engine.Engine) *mongo.Conn {
+func connect(t *testing.T, e engine.Engine) *mongo.Conn {
 	t.Helper()
 	c, err := e.Connect(context.Background())
 	if err != nil {
@@ -41,7 +126,7 @@ func prepareMongo(t *testing.T, e engine.Engine, w workload.Workload) {
 
 func TestMongoTables(t *testing.T) {
 	w := newTest(t, "oltp_read_write", "--tables=2", "--table-size=25000")
-	tables := w.Tables(mongo.Dialect{})
+	tables := bind(t, w).Tables(mongo.Dialect{})
 	if len(tables) != 2 {
 		t.Fatalf("%d tables, want 2", len(tables))
 	}
@@ -52,12 +137,12 @@ func TestMongoTables(t *testing.T) {
 		if strings.Join(tb.Columns, ",") != "_id,k,c,pad" || tb.Batches != 3 {
 			t.Errorf("%s: columns %v, %d batches; want _id,k,c,pad and 3", tb.Name, tb.Columns, tb.Batches)
 		}
-		if len(tb.Indexes) != 1 || tb.Indexes[0].Name != tableName(i + 1)[len("sbtest"):] && tb.Indexes[0].Keys[0] != "k" {
+		if len(tb.Indexes) != 1 || tb.Indexes[0].Name != oltp.TableName(i + 1)[len("sbtest"):] && tb.Indexes[0].Keys[0] != "k" {
 			t.Errorf("%s: indexes %v, want k_N on k", tb.Name, tb.Indexes)
 		}
 	}
 	// The same rows as on SQL engines: one generator for every engine.
-	sqlTables := w.dataTables()
+	sqlTables := w.DataTables()
 	a, b := tables[1].Rows(2), sqlTables[1].Rows(2)
 	for a.Next() && b.Next() {
 		va, _ := a.Values()
@@ -68,15 +153,25 @@ func TestMongoTables(t *testing.T) {
 			}
 		}
 	}
-	if w := newTest(t, "oltp_read_write", "--create-secondary=false"); len(w.Tables(mongo.Dialect{})[0].Indexes) != 0 {
+	if w := newTest(t, "oltp_read_write", "--create-secondary=false"); len(bind(t, w).Tables(mongo.Dialect{})[0].Indexes) != 0 {
 		t.Error("--create-secondary=false still builds k_1")
 	}
 }
 
+// Every test of the suite has this implementation for MongoDB, and the
+// registered test stays the one for SQL engines.
 func TestMongoSupport(t *testing.T) {
-	w := newTest(t, "oltp_point_select")
-	if err := workload.CheckSupport(w, mongo.Dialect{}); err != nil {
-		t.Errorf("CheckSupport(mongodb) = %v", err)
+	for _, name := range oltp.Names() {
+		w := newTest(t, name)
+		impl, err := workload.ForFamily(w, mongo.Dialect{})
+		if err != nil {
+			t.Errorf("ForFamily(%s, mongodb) = %v", name, err)
+		} else if b, ok := impl.(*Test); !ok || b.Base() != w {
+			t.Errorf("ForFamily(%s, mongodb) = %T, not bound to the registered test", name, impl)
+		}
+		if impl, err := workload.ForFamily(w, postgres.Dialect{}); err != nil || impl != w {
+			t.Errorf("ForFamily(%s, postgres) = %v, %v; want the registered test", name, impl, err)
+		}
 	}
 }
 
@@ -84,16 +179,16 @@ func TestMongoSupport(t *testing.T) {
 // workers, checks the data, and checks that each event sent the
 // statements sysbench counts for it: reads, writes and BEGIN/COMMIT.
 func TestMongoRunThenCheck(t *testing.T) {
-	for _, c := range runCases {
-		t.Run(c.test+"/"+strings.Join(c.args, ","), func(t *testing.T) {
+	for _, c := range oltptest.RunCases {
+		t.Run(c.Test+"/"+strings.Join(c.Args, ","), func(t *testing.T) {
 			ctx := context.Background()
 			e := openMongo(t)
-			args := append([]string{"--tables=2", "--table-size=2000", "--seed-data=3"}, c.args...)
-			w := newTest(t, c.test, args...)
+			args := append([]string{"--tables=2", "--table-size=2000", "--seed-data=3"}, c.Args...)
+			w := newTest(t, c.Test, args...)
 			prepareMongo(t, e, w)
 			const events = 200
-			queries := runEvents(t, e, w, events, func() engine.Conn { return mongoConn(t, e) })
-			probs, err := w.Check(ctx, mongoConn(t, e))
+			queries := runEvents(t, e, bind(t, w), events, func() engine.Conn { return connect(t, e) })
+			probs, err := bind(t, w).Check(ctx, connect(t, e))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -104,17 +199,17 @@ func TestMongoRunThenCheck(t *testing.T) {
 			// Statement counts: every committed event sent exactly its
 			// group counts; failed events (retried) add whole or partial
 			// events, so the totals are at least events × per-event.
-			n := w.v.counts(&w.opts)
-			reads := int64(n.points + n.simple + n.sum + n.order + n.distinct)
-			writes := int64(n.idxUpdates + n.nonIdx + 2*n.delIns)
-			switch w.v.kind {
-			case eventInsert, eventDelete:
+			n := w.Counts()
+			reads := int64(n.Points + n.Simple + n.Sum + n.Order + n.Distinct)
+			writes := int64(n.IdxUpdates + n.NonIdx + 2*n.DelIns)
+			switch w.Kind() {
+			case oltp.EventInsert, oltp.EventDelete:
 				writes = 1
-			case eventPct:
+			case oltp.EventPct:
 				reads, writes = -1, -1 // one or the other per event
 			}
 			other := int64(0)
-			if w.v.trx && !w.opts.skipTrx {
+			if w.Trx() {
 				other = 2
 			}
 			for id, q := range queries {
@@ -129,13 +224,13 @@ func TestMongoRunThenCheck(t *testing.T) {
 				}
 			}
 
-			count, err := mongoConn(t, e).DB().Collection("sbtest1").CountDocuments(ctx, bson.D{})
+			count, err := connect(t, e).DB().Collection("sbtest1").CountDocuments(ctx, bson.D{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			switch c.test {
+			switch c.Test {
 			case "oltp_insert":
-				if count <= 2000 && w.opts.autoInc || count == 0 {
+				if count <= 2000 && w.AutoInc() || count == 0 {
 					t.Errorf("oltp_insert left %d documents", count)
 				}
 			case "oltp_delete":
@@ -143,7 +238,7 @@ func TestMongoRunThenCheck(t *testing.T) {
 					t.Errorf("oltp_delete left %d documents", count)
 				}
 			default:
-				if w.rowRule() == rowsEqual && count != 2000 {
+				if w.RowRule() == oltp.RowsEqual && count != 2000 {
 					t.Errorf("%d documents, want 2000", count)
 				}
 			}
@@ -156,8 +251,9 @@ func TestMongoCheckFindsProblems(t *testing.T) {
 	e := openMongo(t)
 	w := newTest(t, "oltp_read_write", "--tables=3", "--table-size=300")
 	prepareMongo(t, e, w)
-	c := mongoConn(t, e)
-	if probs, err := w.Check(ctx, c); err != nil || len(probs) != 0 {
+	c := connect(t, e)
+	impl := bind(t, w)
+	if probs, err := impl.Check(ctx, c); err != nil || len(probs) != 0 {
 		t.Fatalf("fresh data: %v %v", probs, err)
 	}
 	s1 := c.DB().Collection("sbtest1")
@@ -182,7 +278,7 @@ func TestMongoCheckFindsProblems(t *testing.T) {
 	if err := c.DB().Collection("sbtest3").Drop(ctx); err != nil {
 		t.Fatal(err)
 	}
-	probs, err := w.Check(ctx, c)
+	probs, err := impl.Check(ctx, c)
 	if err != nil {
 		t.Fatal(err)
 	}

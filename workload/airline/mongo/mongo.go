@@ -1,4 +1,4 @@
-package airline
+package mongo
 
 import (
 	"context"
@@ -11,18 +11,99 @@ import (
 	drv "go.mongodb.org/mongo-driver/v2/mongo"
 	mopts "go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/spf13/pflag"
+
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/engine/mongo"
 	"github.com/dbarena/dbarena/workload"
+	"github.com/dbarena/dbarena/workload/airline"
 )
 
-// Supports tells that the workload runs on SQL engines and on MongoDB.
-func (w *Airline) Supports(d engine.Dialect) bool {
-	if _, ok := d.(engine.SQLDialect); ok {
-		return true
+func init() {
+	workload.RegisterFamily("airline", engine.FamilyMongo, func(base workload.Workload) workload.Workload {
+		return &Airline{base: base.(*airline.Airline)}
+	})
+}
+
+// The optional abilities the booking and its workers have on MongoDB.
+var (
+	_ workload.Bound        = (*Airline)(nil)
+	_ workload.Validator    = (*Airline)(nil)
+	_ workload.Installer    = (*Airline)(nil)
+	_ workload.Checker      = (*Airline)(nil)
+	_ workload.RetryPolicer = (*Airline)(nil)
+	_ workload.Replayer     = (*mongoWorker)(nil)
+)
+
+// Airline is the airline workload's implementation for MongoDB, built on
+// the registered workload whose options it reads.
+type Airline struct {
+	base *airline.Airline
+}
+
+// Base returns the registered workload.
+func (w *Airline) Base() workload.Workload { return w.base }
+
+// Meta returns the registration record.
+func (w *Airline) Meta() workload.Meta { return w.base.Meta() }
+
+// Flags returns the options.
+func (w *Airline) Flags() *pflag.FlagSet { return w.base.Flags() }
+
+// Ops is the one transaction.
+func (w *Airline) Ops() []workload.Op { return w.base.Ops() }
+
+// Validate reports every bad option at once.
+func (w *Airline) Validate() []error { return w.base.Validate() }
+
+// RetryPolicy is --max-retries with the back-off options.
+func (w *Airline) RetryPolicy() workload.RetryPolicy { return w.base.RetryPolicy() }
+
+// Tables are the collections of mongoTables.
+func (w *Airline) Tables(engine.Dialect) []workload.Table { return w.mongoTables() }
+
+// Install checks the options against the target and picks the run's
+// user-id epoch (mongoInstall).
+func (w *Airline) Install(ctx context.Context, conn engine.Conn) error {
+	mc, err := mongoConn(conn)
+	if err != nil {
+		return err
 	}
-	_, ok := d.(mongo.Dialect)
-	return ok
+	return w.mongoInstall(ctx, mc)
+}
+
+// Uninstall has nothing to remove.
+func (w *Airline) Uninstall(context.Context, engine.Conn) error { return nil }
+
+// NewWorker returns a worker booking on c, a MongoDB connection.
+func (w *Airline) NewWorker(_ context.Context, conn engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
+	if err := w.base.CheckWorker(env); err != nil {
+		return nil, err
+	}
+	mc, err := mongoConn(conn)
+	if err != nil {
+		return nil, err
+	}
+	return w.newMongoWorker(mc, env)
+}
+
+// Check verifies the invariants airline.Airline.Check verifies on SQL
+// engines (mongoCheck).
+func (w *Airline) Check(ctx context.Context, conn engine.Conn) ([]workload.Problem, error) {
+	mc, err := mongoConn(conn)
+	if err != nil {
+		return nil, err
+	}
+	return w.mongoCheck(ctx, mc)
+}
+
+// mongoConn is conn as the MongoDB engine's connection.
+func mongoConn(conn engine.Conn) (*mongo.Conn, error) {
+	mc, ok := conn.(*mongo.Conn)
+	if !ok {
+		return nil, fmt.Errorf("airline: a MongoDB connection is needed, not %T", conn)
+	}
+	return mc, nil
 }
 
 // withID is an SQL table's columns as a collection's fields: the first
@@ -42,27 +123,27 @@ func withID(cols []string, idFirst bool) []string {
 // two first bookings of a pair cannot create two documents. Secondary
 // indexes are the SQL tables' and are built after the load.
 func (w *Airline) mongoTables() []workload.Table {
-	data := w.referenceData()
+	aircraft, schedules := w.base.ReferenceRows()
 	return []workload.Table{
 		{
-			Name: "aircraft", Columns: withID(aircraftColumns, true),
-			Batches: 1, Rows: func(int) engine.RowSource { return source(data().aircraft) },
+			Name: "aircraft", Columns: withID(airline.Columns("aircraft"), true),
+			Batches: 1, Rows: aircraft,
 			Indexes: []engine.Index{{Name: "aircraft_iata", Keys: []string{"iata"}, Unique: true}},
 		},
 		{
-			Name: "schedule", Columns: withID(scheduleColumns, true),
-			Batches: 1, Rows: func(int) engine.RowSource { return source(data().schedules) },
+			Name: "schedule", Columns: withID(airline.Columns("schedule"), true),
+			Batches: 1, Rows: schedules,
 		},
 		{
-			Name: "seat", Columns: withID(seatColumns, true),
+			Name: "seat", Columns: withID(airline.Columns("seat"), true),
 			Indexes: []engine.Index{{Name: "seat_schedule_day", Keys: []string{"schedule_id", "day"}}, {Name: "seat_user", Keys: []string{"user_id"}}},
 		},
 		{
-			Name: "payment", Columns: withID(paymentColumns, true),
+			Name: "payment", Columns: withID(airline.Columns("payment"), true),
 			Indexes: []engine.Index{{Name: "payment_user", Keys: []string{"user_id"}}},
 		},
 		{
-			Name: "audit", Columns: withID(auditColumns, false),
+			Name: "audit", Columns: withID(airline.Columns("audit"), false),
 			Indexes: []engine.Index{{Name: "audit_schedule_day", Keys: []string{"schedule_id", "day"}, Unique: true}},
 		},
 	}
@@ -76,11 +157,11 @@ func (w *Airline) mongoTables() []workload.Table {
 // transactions that read each other's documents and write different ones
 // (write skew) both commit.
 func (w *Airline) mongoOptions() error {
-	switch w.opts.isolation {
+	switch w.base.Isolation() {
 	case "", engine.RepeatableRead:
 		return nil
 	}
-	return &workload.OptionError{Flag: "isolation", Value: w.opts.isolation,
+	return &workload.OptionError{Flag: "isolation", Value: w.base.Isolation(),
 		Err: "MongoDB transactions have one level, snapshot isolation, which is what PostgreSQL calls repeatable read (not serializable: write skew is possible); use repeatable-read or leave --isolation empty"}
 }
 
@@ -90,7 +171,7 @@ func (w *Airline) mongoInstall(ctx context.Context, mc *mongo.Conn) error {
 	if err := w.mongoOptions(); err != nil {
 		return err
 	}
-	if w.opts.transactions == transactionsOn {
+	if w.base.Transactions() {
 		var hello struct {
 			SetName string `bson:"setName"`
 			Msg     string `bson:"msg"`
@@ -99,7 +180,7 @@ func (w *Airline) mongoInstall(ctx context.Context, mc *mongo.Conn) error {
 			return fmt.Errorf("airline: hello: %w", err)
 		}
 		if hello.SetName == "" && hello.Msg != "isdbgrid" {
-			return &workload.OptionError{Flag: "transactions", Value: w.opts.transactions,
+			return &workload.OptionError{Flag: "transactions", Value: "on",
 				Err: "the target is a standalone mongod: MongoDB runs transactions on replica sets and sharded clusters only (or use --transactions off)"}
 		}
 	}
@@ -111,7 +192,7 @@ func (w *Airline) mongoInstall(ctx context.Context, mc *mongo.Conn) error {
 	if err != nil && !errors.Is(err, drv.ErrNoDocuments) {
 		return fmt.Errorf("airline: highest user id: %w", err)
 	}
-	w.setUserBase(last.User)
+	w.base.SetUserBase(last.User)
 	return nil
 }
 
@@ -137,7 +218,7 @@ func (w *Airline) mongoInstall(ctx context.Context, mc *mongo.Conn) error {
 // the inserts and the upsert writes, starting, committing or aborting a
 // transaction other.
 type mongoWorker struct {
-	w  *Airline
+	w  *airline.Airline
 	mc *mongo.Conn
 	q  *workload.Queries
 	r  *rand.Rand
@@ -147,10 +228,10 @@ type mongoWorker struct {
 	lookup, project                bson.D
 	upsert                         *mopts.UpdateOneOptionsBuilder
 
-	user *int64 // the last user id handed out (Airline.userSeq)
+	user *int64 // the last user id handed out (Airline.UserSeq)
 	// The current booking's input, kept for Replay; without transactions
 	// also how many of its steps are done and what its read returned.
-	in       booking
+	in       airline.Booking
 	done     int
 	duration int64
 }
@@ -161,7 +242,7 @@ func (w *Airline) newMongoWorker(mc *mongo.Conn, env workload.WorkerEnv) (*mongo
 	}
 	db := mc.DB()
 	return &mongoWorker{
-		w: w, mc: mc, q: env.Queries, r: newRand(env.Seed), tx: w.opts.transactions == transactionsOn,
+		w: w.base, mc: mc, q: env.Queries, r: airline.NewRand(env.Seed), tx: w.base.Transactions(),
 		schedule: db.Collection("schedule"), seat: db.Collection("seat"), payment: db.Collection("payment"), audit: db.Collection("audit"),
 		lookup: bson.D{{Key: "$lookup", Value: bson.D{
 			{Key: "from", Value: "aircraft"}, {Key: "localField", Value: "aircraft_iata"}, {Key: "foreignField", Value: "iata"}, {Key: "as", Value: "aircraft"},
@@ -171,13 +252,13 @@ func (w *Airline) newMongoWorker(mc *mongo.Conn, env workload.WorkerEnv) (*mongo
 			{Key: "capacity", Value: bson.D{{Key: "$first", Value: "$aircraft.capacity"}}},
 		}}},
 		upsert: mopts.UpdateOne().SetUpsert(true),
-		user:   w.userSeq(env.ID),
+		user:   w.base.UserSeq(env.ID),
 	}, nil
 }
 
 // Next books a seat for a new user on a random schedule and day.
 func (k *mongoWorker) Next(ctx context.Context) (int, error) {
-	in, err := k.w.nextBooking(k.r, k.user)
+	in, err := k.w.NextBooking(k.r, k.user)
 	if err != nil {
 		return 0, err
 	}
@@ -256,7 +337,7 @@ func (k *mongoWorker) bookAlone(ctx context.Context) error {
 func (k *mongoWorker) readSchedule(ctx context.Context) (int64, error) {
 	k.q.Reads++
 	cur, err := k.schedule.Aggregate(ctx, drv.Pipeline{
-		{{Key: "$match", Value: bson.D{{Key: "_id", Value: k.in.schedule}}}},
+		{{Key: "$match", Value: bson.D{{Key: "_id", Value: k.in.Schedule}}}},
 		k.lookup,
 		k.project,
 	})
@@ -268,24 +349,24 @@ func (k *mongoWorker) readSchedule(ctx context.Context) (int64, error) {
 		if err := cur.Err(); err != nil {
 			return 0, err
 		}
-		return 0, fmt.Errorf("airline: schedule %d not found", k.in.schedule)
+		return 0, fmt.Errorf("airline: schedule %d not found", k.in.Schedule)
 	}
 	duration, ok := cur.Current.Lookup("duration_minutes").AsInt64OK()
 	if _, hasCap := cur.Current.Lookup("capacity").AsInt64OK(); !ok || !hasCap {
-		return 0, fmt.Errorf("airline: schedule %d: no duration or aircraft capacity in %v", k.in.schedule, cur.Current)
+		return 0, fmt.Errorf("airline: schedule %d: no duration or aircraft capacity in %v", k.in.Schedule, cur.Current)
 	}
 	return duration, nil
 }
 
 func (k *mongoWorker) insertSeat(ctx context.Context) error {
 	k.q.Writes++
-	_, err := k.seat.InsertOne(ctx, bson.D{{Key: "user_id", Value: k.in.user}, {Key: "schedule_id", Value: k.in.schedule}, {Key: "day", Value: k.in.day}})
+	_, err := k.seat.InsertOne(ctx, bson.D{{Key: "user_id", Value: k.in.User}, {Key: "schedule_id", Value: k.in.Schedule}, {Key: "day", Value: k.in.Day}})
 	return err
 }
 
 func (k *mongoWorker) insertPayment(ctx context.Context, duration int64, now time.Time) error {
 	k.q.Writes++
-	_, err := k.payment.InsertOne(ctx, bson.D{{Key: "user_id", Value: k.in.user}, {Key: "amount", Value: amount(duration)}, {Key: "paid_at", Value: now}})
+	_, err := k.payment.InsertOne(ctx, bson.D{{Key: "user_id", Value: k.in.User}, {Key: "amount", Value: airline.Amount(duration)}, {Key: "paid_at", Value: now}})
 	return err
 }
 
@@ -296,7 +377,7 @@ func (k *mongoWorker) insertPayment(ctx context.Context, duration int64, now tim
 func (k *mongoWorker) upsertAudit(ctx context.Context, now time.Time) error {
 	k.q.Writes++
 	_, err := k.audit.UpdateOne(ctx,
-		bson.D{{Key: "schedule_id", Value: k.in.schedule}, {Key: "day", Value: k.in.day}},
+		bson.D{{Key: "schedule_id", Value: k.in.Schedule}, {Key: "day", Value: k.in.Day}},
 		bson.D{{Key: "$inc", Value: bson.D{{Key: "seats_occupied", Value: int64(1)}}}, {Key: "$set", Value: bson.D{{Key: "last_date", Value: now}}}},
 		k.upsert)
 	return err
@@ -304,7 +385,7 @@ func (k *mongoWorker) upsertAudit(ctx context.Context, now time.Time) error {
 
 // sleep waits --booking-sleep, or until ctx ends.
 func (k *mongoWorker) sleep(ctx context.Context) error {
-	d := k.w.opts.bookingSleep
+	d := k.w.BookingSleep()
 	if d <= 0 {
 		return nil
 	}
@@ -334,7 +415,7 @@ func (w *Airline) mongoCheck(ctx context.Context, mc *mongo.Conn) ([]workload.Pr
 		return bson.A{bson.D{{Key: "$match", Value: match}}, bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: nil}, {Key: "n", Value: bson.D{{Key: "$sum", Value: count}}}}}}}
 	}
 	examples := func(match bson.D) bson.A {
-		return bson.A{bson.D{{Key: "$match", Value: match}}, bson.D{{Key: "$limit", Value: maxExamples}}}
+		return bson.A{bson.D{{Key: "$match", Value: match}}, bson.D{{Key: "$limit", Value: airline.MaxExamples}}}
 	}
 	type count struct {
 		N int64 `bson:"n"`
@@ -382,7 +463,7 @@ func (w *Airline) mongoCheck(ctx context.Context, mc *mongo.Conn) ([]workload.Pr
 			{Key: "uncounted", Value: examples(uncounted)}, {Key: "uncountedN", Value: facet(uncounted, 1)},
 		}}},
 	}, &pairs); err != nil {
-		return probs, fmt.Errorf("check %q: %w", checkAuditCounts, err)
+		return probs, fmt.Errorf("check %q: %w", airline.CheckAuditCounts, err)
 	}
 	if len(pairs) == 1 {
 		p := pairs[0]
@@ -391,14 +472,14 @@ func (w *Airline) mongoCheck(ctx context.Context, mc *mongo.Conn) ([]workload.Pr
 			for _, r := range p.Counted {
 				ex = append(ex, fmt.Sprintf("schedule %d, day %d: seats_occupied %d, seats booked %d", r.ID.Schedule, r.ID.Day, r.Occupied, r.Seats))
 			}
-			probs = append(probs, problem(checkAuditCounts, n, "(schedule, day) pair", ex))
+			probs = append(probs, airline.Problem(airline.CheckAuditCounts, n, "(schedule, day) pair", ex))
 		}
 		if n := total(p.UncountedN); n > 0 {
 			var ex []string
 			for _, r := range p.Uncounted {
 				ex = append(ex, fmt.Sprintf("schedule %d, day %d: %d seats, no audit document", r.ID.Schedule, r.ID.Day, r.Seats))
 			}
-			probs = append(probs, problem(checkSeatAudit, n, "(schedule, day) pair", ex))
+			probs = append(probs, airline.Problem(airline.CheckSeatAudit, n, "(schedule, day) pair", ex))
 		}
 	}
 
@@ -432,7 +513,7 @@ func (w *Airline) mongoCheck(ctx context.Context, mc *mongo.Conn) ([]workload.Pr
 			{Key: "payment", Value: examples(paymentOff)}, {Key: "paymentN", Value: facet(paymentOff, "$payments")},
 		}}},
 	}, &users); err != nil {
-		return probs, fmt.Errorf("check %q: %w", checkSeatPayment, err)
+		return probs, fmt.Errorf("check %q: %w", airline.CheckSeatPayment, err)
 	}
 	if len(users) == 1 {
 		u := users[0]
@@ -441,14 +522,14 @@ func (w *Airline) mongoCheck(ctx context.Context, mc *mongo.Conn) ([]workload.Pr
 			for _, r := range u.Seat {
 				ex = append(ex, fmt.Sprintf("user %v: %d payments for %d seats", r.User, r.Payments, r.Seats))
 			}
-			probs = append(probs, problem(checkSeatPayment, n, "seat", ex))
+			probs = append(probs, airline.Problem(airline.CheckSeatPayment, n, "seat", ex))
 		}
 		if n := total(u.PaymentN); n > 0 {
 			var ex []string
 			for _, r := range u.Payment {
 				ex = append(ex, fmt.Sprintf("user %v: %d seats for %d payments", r.User, r.Seats, r.Payments))
 			}
-			probs = append(probs, problem(checkPaymentSeat, n, "payment", ex))
+			probs = append(probs, airline.Problem(airline.CheckPaymentSeat, n, "payment", ex))
 		}
 	}
 	return probs, nil

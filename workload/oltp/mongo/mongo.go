@@ -1,4 +1,4 @@
-package oltp
+package mongo
 
 import (
 	"context"
@@ -9,29 +9,102 @@ import (
 	drv "go.mongodb.org/mongo-driver/v2/mongo"
 	mopts "go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/spf13/pflag"
+
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/engine/mongo"
 	"github.com/dbarena/dbarena/workload"
+	"github.com/dbarena/dbarena/workload/oltp"
 )
 
-// Supports tells that the suite runs on SQL engines and on MongoDB.
-func (w *oltp) Supports(d engine.Dialect) bool {
-	if _, ok := d.(engine.SQLDialect); ok {
-		return true
+func init() {
+	for _, name := range oltp.Names() {
+		workload.RegisterFamily(name, engine.FamilyMongo, func(base workload.Workload) workload.Workload {
+			return &Test{base: base.(*oltp.Test)}
+		})
 	}
-	_, ok := d.(mongo.Dialect)
-	return ok
+}
+
+// The optional abilities the tests have on MongoDB, as on SQL engines.
+var (
+	_ workload.Bound     = (*Test)(nil)
+	_ workload.Validator = (*Test)(nil)
+	_ workload.Retryer   = (*Test)(nil)
+	_ workload.Checker   = (*Test)(nil)
+)
+
+// Test is a sysbench test's implementation for MongoDB, built on the
+// registered workload whose options it reads.
+type Test struct {
+	base *oltp.Test
+}
+
+// Base returns the registered workload.
+func (w *Test) Base() workload.Workload { return w.base }
+
+// Meta returns the registration record.
+func (w *Test) Meta() workload.Meta { return w.base.Meta() }
+
+// Flags returns the test's options.
+func (w *Test) Flags() *pflag.FlagSet { return w.base.Flags() }
+
+// Validate reports every bad option at once.
+func (w *Test) Validate() []error { return w.base.Validate() }
+
+// Retryable reports whether an error class restarts the event, as on SQL
+// engines (a duplicate key).
+func (w *Test) Retryable(c engine.ErrorClass) bool { return w.base.Retryable(c) }
+
+// Ops lists the operations, as on SQL engines.
+func (w *Test) Ops() []workload.Op { return w.base.Ops() }
+
+// Tables are the collections of mongoTables.
+func (w *Test) Tables(engine.Dialect) []workload.Table { return w.mongoTables() }
+
+// NewWorker returns a worker running the test's events on c, a MongoDB
+// connection, with its own random source seeded from env.Seed.
+func (w *Test) NewWorker(_ context.Context, conn engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
+	if err := w.base.CheckOptions(); err != nil {
+		return nil, err
+	}
+	mc, err := mongoConn(conn)
+	if err != nil {
+		return nil, err
+	}
+	return newMongoWorker(w.base, mc, env)
+}
+
+// Check verifies on every collection what oltp.Test.Check verifies on a
+// table (mongoCheck).
+func (w *Test) Check(ctx context.Context, conn engine.Conn) ([]workload.Problem, error) {
+	if err := w.base.CheckOptions(); err != nil {
+		return nil, err
+	}
+	mc, err := mongoConn(conn)
+	if err != nil {
+		return nil, err
+	}
+	return w.mongoCheck(ctx, mc)
+}
+
+// mongoConn is conn as the MongoDB engine's connection.
+func mongoConn(conn engine.Conn) (*mongo.Conn, error) {
+	mc, ok := conn.(*mongo.Conn)
+	if !ok {
+		return nil, fmt.Errorf("oltp: a MongoDB connection is needed, not %T", conn)
+	}
+	return mc, nil
 }
 
 // mongoTables are sbtest1..N as collections of documents {_id, k, c, pad}
 // (the row's id is the document's _id), loaded from the same generator as
 // the SQL tables, with the secondary index k_N on k built after the load
 // (--create-secondary).
-func (w *oltp) mongoTables() []workload.Table {
-	out := w.dataTables()
+func (w *Test) mongoTables() []workload.Table {
+	out := w.base.DataTables()
 	for i := range out {
 		out[i].Columns = []string{"_id", "k", "c", "pad"}
-		if w.opts.createSecondary {
+		if w.base.CreateSecondary() {
 			out[i].Indexes = []engine.Index{{Name: fmt.Sprintf("k_%d", i+1), Keys: []string{"k"}}}
 		}
 	}
@@ -60,9 +133,11 @@ type mongoTable struct {
 // the statement counts (reads, writes, other) are sysbench's, so that a
 // comparison lines MongoDB up against the SQL engines query for query.
 type mongoWorker struct {
-	*worker // random source, options, counts and id generation
-	mc      *mongo.Conn
-	colls   []mongoTable
+	*oltp.Events                   // random source, options, counts and id generation
+	q            *workload.Queries // Events.Queries
+	trx          bool              // Events.Trx
+	mc           *mongo.Conn
+	colls        []mongoTable
 
 	// ranges are the four range groups in sysbench's order, built once:
 	// method values made per event would allocate.
@@ -79,31 +154,28 @@ type rangeGroup struct {
 	run   func(context.Context, *drv.Collection, int64, int64) error
 }
 
-func newMongoWorker(w *oltp, mc *mongo.Conn, env workload.WorkerEnv) (*mongoWorker, error) {
-	base, err := newBaseWorker(w, env)
+func newMongoWorker(w *oltp.Test, mc *mongo.Conn, env workload.WorkerEnv) (*mongoWorker, error) {
+	ev, err := oltp.NewEvents(w, env)
 	if err != nil {
 		return nil, err
 	}
-	mw := &mongoWorker{worker: base, mc: mc, colls: make([]mongoTable, w.opts.tables)}
+	mw := &mongoWorker{Events: ev, q: ev.Queries(), trx: ev.Trx(), mc: mc, colls: make([]mongoTable, w.TableCount())}
 	for i := range mw.colls {
-		mw.colls[i].coll = mc.DB().Collection(tableName(i + 1))
+		mw.colls[i].coll = mc.DB().Collection(oltp.TableName(i + 1))
 	}
-	n := &mw.n
-	mw.ranges = [4]rangeGroup{{n.simple, mw.simpleRange}, {n.sum, mw.sumRange}, {n.order, mw.orderRange}, {n.distinct, mw.distinctRange}}
+	n := mw.Counts()
+	mw.ranges = [4]rangeGroup{{n.Simple, mw.simpleRange}, {n.Sum, mw.sumRange}, {n.Order, mw.orderRange}, {n.Distinct, mw.distinctRange}}
 	proj := bson.D{{Key: "c", Value: 1}, {Key: "_id", Value: 0}}
 	mw.findOneOpts = mopts.FindOne().SetProjection(proj)
 	mw.rangeOpts = mopts.Find().SetProjection(proj)
-	mw.orderOpts = mopts.Find().SetProjection(proj).SetSort(bson.D{{Key: "c", Value: 1}}).SetLimit(int64(w.opts.rangeSize))
+	mw.orderOpts = mopts.Find().SetProjection(proj).SetSort(bson.D{{Key: "c", Value: 1}}).SetLimit(mw.RangeAdd() + 1)
 	return mw, nil
 }
 
 // Next runs one event; see worker.Next. A failed event's transaction is
 // aborted.
 func (mw *mongoWorker) Next(ctx context.Context) (int, error) {
-	op := 0
-	if mw.v.kind == eventPct && mw.rng.uniform(1, 100) > uint32(mw.o.readPercent) {
-		op = 1
-	}
+	op := mw.Op()
 	sctx := mw.mc.Ctx(ctx)
 	if mw.trx {
 		if err := mw.mc.Session().StartTransaction(); err != nil {
@@ -129,27 +201,27 @@ func (mw *mongoWorker) Next(ctx context.Context) (int, error) {
 }
 
 func (mw *mongoWorker) coll() *drv.Collection {
-	return mw.colls[mw.rng.uniform(1, uint32(len(mw.colls)))-1].coll
+	return mw.colls[mw.Table()].coll
 }
 
 func (mw *mongoWorker) event(ctx context.Context, op int) error {
-	switch mw.v.kind {
-	case eventInsert:
+	switch mw.Kind() {
+	case oltp.EventInsert:
 		return mw.insertEvent(ctx)
-	case eventDelete:
-		return mw.deleteOne(ctx, mw.coll(), int64(mw.id()))
-	case eventPct:
+	case oltp.EventDelete:
+		return mw.deleteOne(ctx, mw.coll(), int64(mw.ID()))
+	case oltp.EventPct:
 		c := mw.coll()
 		if op == 0 {
-			return mw.pointSelect(ctx, c, int64(mw.id()))
+			return mw.pointSelect(ctx, c, int64(mw.ID()))
 		}
-		return mw.incK(ctx, c, int64(mw.id()))
+		return mw.incK(ctx, c, int64(mw.ID()))
 	}
-	n := &mw.n
-	if n.points > 0 {
+	n := mw.Counts()
+	if n.Points > 0 {
 		c := mw.coll()
-		for i := 0; i < n.points; i++ {
-			if err := mw.pointSelect(ctx, c, int64(mw.id())); err != nil {
+		for i := 0; i < n.Points; i++ {
+			if err := mw.pointSelect(ctx, c, int64(mw.ID())); err != nil {
 				return err
 			}
 		}
@@ -160,38 +232,38 @@ func (mw *mongoWorker) event(ctx context.Context, op int) error {
 		}
 		c := mw.coll()
 		for i := 0; i < g.count; i++ {
-			id := int64(mw.id())
-			if err := g.run(ctx, c, id, id+mw.rangeAdd); err != nil {
+			id := int64(mw.ID())
+			if err := g.run(ctx, c, id, id+mw.RangeAdd()); err != nil {
 				return err
 			}
 			mw.q.Reads++
 		}
 	}
-	if n.idxUpdates > 0 {
+	if n.IdxUpdates > 0 {
 		c := mw.coll()
-		for i := 0; i < n.idxUpdates; i++ {
-			if err := mw.incK(ctx, c, int64(mw.id())); err != nil {
+		for i := 0; i < n.IdxUpdates; i++ {
+			if err := mw.incK(ctx, c, int64(mw.ID())); err != nil {
 				return err
 			}
 		}
 	}
-	if n.nonIdx > 0 {
+	if n.NonIdx > 0 {
 		c := mw.coll()
-		for i := 0; i < n.nonIdx; i++ {
-			if err := mw.setC(ctx, c, mw.cValue(), int64(mw.id())); err != nil {
+		for i := 0; i < n.NonIdx; i++ {
+			if err := mw.setC(ctx, c, mw.CValue(), int64(mw.ID())); err != nil {
 				return err
 			}
 		}
 	}
-	if n.delIns > 0 {
+	if n.DelIns > 0 {
 		c := mw.coll()
-		for i := 0; i < n.delIns; i++ {
-			id := int64(mw.id())
-			k := int64(mw.id())
+		for i := 0; i < n.DelIns; i++ {
+			id := int64(mw.ID())
+			k := int64(mw.ID())
 			if err := mw.deleteOne(ctx, c, id); err != nil {
 				return err
 			}
-			cv, pad := mw.cPadValues()
+			cv, pad := mw.CPadValues()
 			if err := mw.insertOne(ctx, c, bson.D{{Key: "_id", Value: id}, {Key: "k", Value: k}, {Key: "c", Value: cv}, {Key: "pad", Value: pad}}); err != nil {
 				return err
 			}
@@ -294,21 +366,21 @@ func (mw *mongoWorker) insertOne(ctx context.Context, c *drv.Collection, doc bso
 // otherwise the id is client-generated as on the SQL engines.
 func (mw *mongoWorker) insertEvent(ctx context.Context) error {
 	c := mw.coll()
-	k := int64(mw.rng.def(1, mw.tableSize))
-	cv, pad := mw.cPadValues()
-	if mw.o.autoInc {
+	k := int64(mw.ID())
+	cv, pad := mw.CPadValues()
+	if mw.AutoInc() {
 		return mw.insertOne(ctx, c, bson.D{{Key: "k", Value: k}, {Key: "c", Value: cv}, {Key: "pad", Value: pad}})
 	}
-	return mw.insertOne(ctx, c, bson.D{{Key: "_id", Value: int64(mw.uniqueID())}, {Key: "k", Value: k}, {Key: "c", Value: cv}, {Key: "pad", Value: pad}})
+	return mw.insertOne(ctx, c, bson.D{{Key: "_id", Value: int64(mw.UniqueID())}, {Key: "k", Value: k}, {Key: "c", Value: cv}, {Key: "pad", Value: pad}})
 }
 
 // mongoCheck verifies on every collection what checkTable verifies on a
 // table: fields present, c and pad lengths and template (on a sample),
 // ids and k positive, and the row-count rule of the test.
-func (w *oltp) mongoCheck(ctx context.Context, mc *mongo.Conn) ([]workload.Problem, error) {
+func (w *Test) mongoCheck(ctx context.Context, mc *mongo.Conn) ([]workload.Problem, error) {
 	var probs []workload.Problem
-	for n := 1; n <= w.opts.tables; n++ {
-		name := tableName(n)
+	for n := 1; n <= w.base.TableCount(); n++ {
+		name := oltp.TableName(n)
 		add := func(check, format string, args ...any) {
 			probs = append(probs, workload.Problem{Check: check, Detail: name + ": " + fmt.Sprintf(format, args...)})
 		}
@@ -336,8 +408,8 @@ func (w *oltp) mongoCheck(ctx context.Context, mc *mongo.Conn) ([]workload.Probl
 			{Key: "maxID", Value: bson.D{{Key: "$max", Value: bson.D{{Key: "$cond", Value: bson.A{numericID, "$_id", nil}}}}}},
 			{Key: "minK", Value: bson.D{{Key: "$min", Value: "$k"}}},
 			{Key: "missing", Value: countIf(bson.D{{Key: "$or", Value: bson.A{missing("k"), missing("c"), missing("pad")}}})},
-			{Key: "badC", Value: countIf(bson.D{{Key: "$ne", Value: bson.A{strLen("c"), cLen}}})},
-			{Key: "badPad", Value: countIf(bson.D{{Key: "$ne", Value: bson.A{strLen("pad"), padLen}}})},
+			{Key: "badC", Value: countIf(bson.D{{Key: "$ne", Value: bson.A{strLen("c"), oltp.CLen}}})},
+			{Key: "badPad", Value: countIf(bson.D{{Key: "$ne", Value: bson.A{strLen("pad"), oltp.PadLen}}})},
 		}}}})
 		if err != nil {
 			if ctx.Err() != nil {
@@ -367,10 +439,10 @@ func (w *oltp) mongoCheck(ctx context.Context, mc *mongo.Conn) ([]workload.Probl
 				add("not_null", "%d documents without k, c or pad", s[0].Missing)
 			}
 			if s[0].BadC > 0 {
-				add("c_length", "%d documents whose c is not %d characters long", s[0].BadC, cLen)
+				add("c_length", "%d documents whose c is not %d characters long", s[0].BadC, oltp.CLen)
 			}
 			if s[0].BadPad > 0 {
-				add("pad_length", "%d documents whose pad is not %d characters long", s[0].BadPad, padLen)
+				add("pad_length", "%d documents whose pad is not %d characters long", s[0].BadPad, oltp.PadLen)
 			}
 		}
 		// Template check on a sample: the documents with the smallest ids.
@@ -390,7 +462,7 @@ func (w *oltp) mongoCheck(ctx context.Context, mc *mongo.Conn) ([]workload.Probl
 		bad := 0
 		var firstBad any
 		for _, d := range docs {
-			if !matchesTemplate(d.C, cGroups) || !matchesTemplate(d.Pad, padGroups) {
+			if !oltp.MatchesTemplate(d.C, oltp.CGroups) || !oltp.MatchesTemplate(d.Pad, oltp.PadGroups) {
 				if bad == 0 {
 					firstBad = d.ID
 				}
@@ -406,37 +478,7 @@ func (w *oltp) mongoCheck(ctx context.Context, mc *mongo.Conn) ([]workload.Probl
 		if minK != nil && *minK < 1 {
 			add("k_positive", "smallest k is %d, want >= 1", *minK)
 		}
-		w.checkCount(add, count, maxID)
+		w.base.CheckCount(add, count, maxID)
 	}
 	return probs, nil
-}
-
-// checkCount applies the test's row-count rule to a table of count rows
-// whose largest numeric id is maxID (nil when there is none).
-func (w *oltp) checkCount(add func(check, format string, args ...any), count int64, maxID *int64) {
-	size := int64(w.opts.tableSize)
-	loaded := size
-	if !w.loadsRows() {
-		loaded = 0
-	}
-	switch w.rowRule() {
-	case rowsEqual:
-		if count != size {
-			add("row_count", "%d rows, want %d (--table-size)", count, size)
-		}
-		if maxID != nil && *maxID > size {
-			add("id_range", "largest id is %d, want <= %d (--table-size)", *maxID, size)
-		}
-	case rowsAtMost:
-		if count > size {
-			add("row_count", "%d rows, want at most %d (--table-size)", count, size)
-		}
-		if maxID != nil && *maxID > size {
-			add("id_range", "largest id is %d, want <= %d (--table-size)", *maxID, size)
-		}
-	case rowsAtLeast:
-		if count < loaded {
-			add("row_count", "%d rows, want at least %d", count, loaded)
-		}
-	}
 }

@@ -1,4 +1,4 @@
-package airline
+package mongo
 
 import (
 	"context"
@@ -12,6 +12,13 @@ import (
 	"github.com/dbarena/dbarena/internal/testdb"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/workload"
+	"github.com/dbarena/dbarena/workload/airline"
+)
+
+// The values of --transactions.
+const (
+	transactionsOn  = "on"
+	transactionsOff = "off"
 )
 
 // mongoEngine opens a fresh database on the MongoDB test server.
@@ -24,12 +31,7 @@ func mongoEngine(t *testing.T) engine.Engine {
 // MongoDB, where the race detector reports a race inside the driver's
 // struct codec cache (bson describeStruct) when two loaders' first
 // insertMany run at once; it is not in this package.
-func loadThreads(e engine.Engine) int {
-	if e.Name() == "mongodb" {
-		return 1
-	}
-	return 2
-}
+const loadThreads = 1
 
 // On MongoDB both modes book, count their statements as the SQL engines
 // do and pass the check when every booking runs to its end. The default
@@ -40,7 +42,7 @@ func TestMongoTransactionsOnOff(t *testing.T) {
 			ctx := context.Background()
 			e := mongoEngine(t)
 			w := parse(t, "--transactions", mode)
-			if _, err := runner.Prepare(ctx, e, w, runner.PrepareConfig{LoadThreads: loadThreads(e)}); err != nil {
+			if _, err := runner.Prepare(ctx, e, w, runner.PrepareConfig{LoadThreads: loadThreads}); err != nil {
 				t.Fatalf("prepare: %v", err)
 			}
 			res, err := runner.Run(ctx, e, w, runner.Config{Threads: 4, Duration: 3 * time.Second, Seed: 3}, nil)
@@ -90,7 +92,7 @@ func TestMongoInterruptedBookings(t *testing.T) {
 			e := mongoEngine(t)
 			data := []string{"--schedules", "3", "--aircraft", "2", "--transactions", mode}
 			w := parse(t, data...)
-			if _, err := runner.Prepare(ctx, e, w, runner.PrepareConfig{LoadThreads: loadThreads(e)}); err != nil {
+			if _, err := runner.Prepare(ctx, e, w, runner.PrepareConfig{LoadThreads: loadThreads}); err != nil {
 				t.Fatalf("prepare: %v", err)
 			}
 			if _, err := runner.Run(ctx, e, w, runner.Config{Threads: threads, Duration: time.Second, Seed: 1}, nil); err != nil {
@@ -140,12 +142,12 @@ func TestMongoInterruptedBookings(t *testing.T) {
 			if seats != seats0+threads {
 				t.Errorf("%d seats after the interruption, %d before: want one half-done booking per worker (%d)", seats, seats0, threads)
 			}
-			n := pairsInAll(t, probs, checkAuditCounts)
+			n := pairsInAll(t, probs, airline.CheckAuditCounts)
 			if n < 1 || n > 3 {
 				t.Errorf("check reports %d (schedule, day) pairs whose audit disagrees with the seats, want 1 to 3: %v", n, probs)
 			}
 			for _, p := range probs {
-				if p.Check != checkAuditCounts {
+				if p.Check != airline.CheckAuditCounts {
 					t.Errorf("unexpected problem %v", p)
 				}
 			}
@@ -153,9 +155,9 @@ func TestMongoInterruptedBookings(t *testing.T) {
 	}
 }
 
-// Options MongoDB does not have are refused before the run, naming the
-// flag and its value; so are --transactions off on an SQL engine and a
-// value that is neither on nor off.
+// Isolation levels MongoDB does not have are refused before the run,
+// naming the flag and its value; repeatable-read runs.
+// (workload/airline's tests refuse --transactions off on SQL engines.)
 func TestTransactionsAndIsolationRefused(t *testing.T) {
 	ctx := context.Background()
 	wantOptionError := func(t *testing.T, err error, flag, value string) {
@@ -167,35 +169,10 @@ func TestTransactionsAndIsolationRefused(t *testing.T) {
 	}
 	cfg := runner.Config{Threads: 1, Duration: time.Second}
 
-	t.Run("transactions=maybe", func(t *testing.T) {
-		errs := parse(t, "--transactions", "maybe").Validate()
-		if len(errs) != 1 {
-			t.Fatalf("errors %v, want one", errs)
-		}
-		wantOptionError(t, errs[0], "transactions", "maybe")
-	})
-	t.Run("transactions=off/isolation=serializable", func(t *testing.T) {
-		errs := parse(t, "--transactions", "off", "--isolation", "serializable").Validate()
-		if len(errs) != 1 {
-			t.Fatalf("errors %v, want one", errs)
-		}
-		wantOptionError(t, errs[0], "isolation", "serializable")
-	})
-	for _, db := range testDBs[:2] { // sqlite, postgres
-		t.Run("engine="+db.name+"/transactions=off", func(t *testing.T) {
-			e := enginetest.Open(t, db.target(t))
-			w := parse(t, "--schedules", "5", "--aircraft", "2", "--transactions", "off")
-			if _, err := runner.Prepare(ctx, e, w, runner.PrepareConfig{LoadThreads: loadThreads(e)}); err != nil {
-				t.Fatal(err)
-			}
-			_, err := runner.Run(ctx, e, w, cfg, nil)
-			wantOptionError(t, err, "transactions", "off")
-		})
-	}
 	t.Run("engine=mongodb/isolation", func(t *testing.T) {
 		e := mongoEngine(t)
 		w := parse(t, "--schedules", "5", "--aircraft", "2")
-		if _, err := runner.Prepare(ctx, e, w, runner.PrepareConfig{LoadThreads: loadThreads(e)}); err != nil {
+		if _, err := runner.Prepare(ctx, e, w, runner.PrepareConfig{LoadThreads: loadThreads}); err != nil {
 			t.Fatal(err)
 		}
 		for _, level := range []string{engine.Serializable, engine.ReadCommitted} {

@@ -1,4 +1,4 @@
-package payments
+package mongo
 
 import (
 	"bytes"
@@ -13,25 +13,90 @@ import (
 	drv "go.mongodb.org/mongo-driver/v2/mongo"
 	mopts "go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/spf13/pflag"
+
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/engine/mongo"
+	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/workload"
+	"github.com/dbarena/dbarena/workload/payments"
 )
 
-// Supports tells that payments runs on SQL engines and on MongoDB.
-func (w *Payments) Supports(d engine.Dialect) bool {
-	if _, ok := d.(engine.SQLDialect); ok {
-		return true
-	}
-	_, ok := d.(mongo.Dialect)
-	return ok
+func init() {
+	workload.RegisterFamily("payments", engine.FamilyMongo, func(base workload.Workload) workload.Workload {
+		return &Payments{base: base.(*payments.Payments)}
+	})
 }
 
+// The optional abilities payments and its workers have on MongoDB: no
+// Installer, since MongoDB has no stored procedures (--mode procedure is
+// refused by NewWorker).
 var (
-	_ workload.Supporter    = (*Payments)(nil)
+	_ workload.Bound        = (*Payments)(nil)
+	_ workload.Validator    = (*Payments)(nil)
+	_ workload.Checker      = (*Payments)(nil)
+	_ workload.RetryPolicer = (*Payments)(nil)
+	_ workload.Reporter     = (*Payments)(nil)
 	_ workload.LoadFinisher = (*Payments)(nil)
 	_ workload.Replayer     = (*mongoWorker)(nil)
 )
+
+// Payments is the payments workload's implementation for MongoDB, built
+// on the registered workload whose options it reads.
+type Payments struct {
+	base *payments.Payments
+}
+
+// Base returns the registered workload.
+func (w *Payments) Base() workload.Workload { return w.base }
+
+// Meta returns the registration record.
+func (w *Payments) Meta() workload.Meta { return w.base.Meta() }
+
+// Flags returns the options.
+func (w *Payments) Flags() *pflag.FlagSet { return w.base.Flags() }
+
+// Ops are transfer and delete.
+func (w *Payments) Ops() []workload.Op { return w.base.Ops() }
+
+// Validate reports every bad option at once.
+func (w *Payments) Validate() []error { return w.base.Validate() }
+
+// RetryPolicy is --max-retries with the back-off options.
+func (w *Payments) RetryPolicy() workload.RetryPolicy { return w.base.RetryPolicy() }
+
+// Metrics are transfers and deletes per minute, as on SQL engines.
+func (w *Payments) Metrics(s workload.Span) []result.Metric { return w.base.Metrics(s) }
+
+// Tables are the collections of mongoTables.
+func (w *Payments) Tables(engine.Dialect) []workload.Table { return w.mongoTables() }
+
+// NewWorker returns a worker on c, a MongoDB connection (newMongoWorker).
+func (w *Payments) NewWorker(_ context.Context, conn engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
+	mc, err := mongoConn(conn)
+	if err != nil {
+		return nil, err
+	}
+	return w.newMongoWorker(mc, env)
+}
+
+// Check verifies payments.Payments.Check's invariants (mongoCheck).
+func (w *Payments) Check(ctx context.Context, conn engine.Conn) ([]workload.Problem, error) {
+	mc, err := mongoConn(conn)
+	if err != nil {
+		return nil, err
+	}
+	return w.mongoCheck(ctx, mc)
+}
+
+// mongoConn is conn as the MongoDB engine's connection.
+func mongoConn(conn engine.Conn) (*mongo.Conn, error) {
+	mc, ok := conn.(*mongo.Conn)
+	if !ok {
+		return nil, fmt.Errorf("payments: a MongoDB connection is needed, not %T", conn)
+	}
+	return mc, nil
+}
 
 // mongoTables are the seven tables as collections of the same rows (see
 // the package documentation): a table's single-column primary key becomes
@@ -40,7 +105,7 @@ var (
 // as DECIMAL(14,2) holds it. The one secondary index is the SQL tables'
 // one, transfers_from; every lookup of a transfer goes by _id.
 func (w *Payments) mongoTables() []workload.Table {
-	out := w.dataTables()
+	out := w.base.DataTables()
 	for i := range out {
 		t := &out[i]
 		t.Columns = append([]string{"_id"}, t.Columns[1:]...)
@@ -91,15 +156,15 @@ func decimalCents(c int64) bson.Decimal128 {
 	return bson.NewDecimal128(h, uint64(c))
 }
 
-// FinishLoad gives accounts, on MongoDB, the validator {balance: {$gte:
-// 0}}: the counterpart of the SQL table's CHECK (balance >= 0), checked on
-// every update as the CHECK is. SQL engines have nothing to do here.
+// FinishLoad gives accounts the validator {balance: {$gte: 0}}: the
+// counterpart of the SQL table's CHECK (balance >= 0), checked on every
+// update as the CHECK is.
 func (w *Payments) FinishLoad(ctx context.Context, conn engine.Conn) error {
-	mc, ok := conn.(*mongo.Conn)
-	if !ok {
-		return nil
+	mc, err := mongoConn(conn)
+	if err != nil {
+		return err
 	}
-	err := mc.DB().RunCommand(ctx, bson.D{
+	err = mc.DB().RunCommand(ctx, bson.D{
 		{Key: "collMod", Value: "accounts"},
 		{Key: "validator", Value: bson.D{{Key: "balance", Value: bson.D{{Key: "$gte", Value: 0}}}}},
 		{Key: "validationLevel", Value: "strict"},
@@ -112,7 +177,7 @@ func (w *Payments) FinishLoad(ctx context.Context, conn engine.Conn) error {
 }
 
 // errNoProcedure refuses --mode procedure on MongoDB.
-var errNoProcedure = &workload.OptionError{Flag: "mode", Value: ModeProcedure, Err: "mongodb has no stored procedures (use --mode client)"}
+var errNoProcedure = &workload.OptionError{Flag: "mode", Value: payments.ModeProcedure, Err: "mongodb has no stored procedures (use --mode client)"}
 
 // mongoWorker runs the transfer and the delete as MongoDB operations,
 // round trip for round trip with the SQL worker: steps 1 to 3 are one
@@ -135,7 +200,8 @@ var errNoProcedure = &workload.OptionError{Flag: "mode", Value: ModeProcedure, E
 // two finds as reads, updates, inserts and deletes as writes, starting,
 // committing and aborting a transaction as other.
 type mongoWorker struct {
-	base
+	payments.WorkerBase
+	lockOrder                   bool // --lock-order
 	mc                          *mongo.Conn
 	tokens, cards, accts, xfers *drv.Collection
 
@@ -150,11 +216,11 @@ func (w *Payments) newMongoWorker(mc *mongo.Conn, env workload.WorkerEnv) (*mong
 	if errs := w.Validate(); len(errs) > 0 {
 		return nil, errs[0]
 	}
-	if w.opts.mode == ModeProcedure {
+	if w.base.Mode() == payments.ModeProcedure {
 		return nil, errNoProcedure
 	}
 	db := mc.DB()
-	k := &mongoWorker{base: newBase(w, env), mc: mc,
+	k := &mongoWorker{WorkerBase: payments.NewWorkerBase(w.base, env), lockOrder: w.base.LockOrder(), mc: mc,
 		tokens: db.Collection("tokens"), cards: db.Collection("cards"), accts: db.Collection("accounts"), xfers: db.Collection("transfers")}
 	lookup := func(from, local, as string) bson.D {
 		return bson.D{{Key: "$lookup", Value: bson.D{{Key: "from", Value: from}, {Key: "localField", Value: local}, {Key: "foreignField", Value: "_id"}, {Key: "as", Value: as}}}}
@@ -184,17 +250,16 @@ func (w *Payments) newMongoWorker(mc *mongo.Conn, env workload.WorkerEnv) (*mong
 // Next runs one transfer, or, after every 20th transfer under --deletes,
 // one delete.
 func (k *mongoWorker) Next(ctx context.Context) (int, error) {
-	if k.deleteNext {
-		k.deleteNext = false
-		return opDelete, k.deleteOne(ctx)
+	if k.TakeDelete() {
+		return payments.OpDelete, k.deleteOne(ctx)
 	}
-	k.pick()
+	k.Pick()
 	return k.Replay(ctx)
 }
 
 // Replay runs the current transfer again (after a write conflict).
 func (k *mongoWorker) Replay(ctx context.Context) (int, error) {
-	return opTransfer, k.done(k.transfer(ctx))
+	return payments.OpTransfer, k.Done(k.transfer(ctx))
 }
 
 // first runs pipeline on coll after {$match: {_id: id}} and decodes the
@@ -214,9 +279,9 @@ func first(ctx context.Context, coll *drv.Collection, id any, pipeline drv.Pipel
 }
 
 func (k *mongoWorker) transfer(ctx context.Context) error {
-	in := k.in
+	in := k.Input()
 	now := time.Now().UTC().Truncate(time.Millisecond)
-	q := k.q
+	q := k.Queries()
 	sctx := k.mc.Ctx(ctx)
 
 	// 1. The acquiring user and the token's permission.
@@ -227,11 +292,11 @@ func (k *mongoWorker) transfer(ctx context.Context) error {
 		Expires time.Time `bson:"expires"`
 	}
 	q.Reads++
-	if ok, err := first(sctx, k.tokens, k.hashes[in.acquirer], k.acquirer, &acq); err != nil || !ok {
-		return mongoMissing(err, "token of user", in.acquirer)
+	if ok, err := first(sctx, k.tokens, k.TokenHash(in.Acquirer), k.acquirer, &acq); err != nil || !ok {
+		return mongoMissing(err, "token of user", in.Acquirer)
 	}
 	if acq.Perm != "transfer" || !acq.Expires.After(now) {
-		return fmt.Errorf("payments: user %d's token does not allow transfers (permission %q, expires %s)", in.acquirer, acq.Perm, acq.Expires.Format(time.RFC3339))
+		return fmt.Errorf("payments: user %d's token does not allow transfers (permission %q, expires %s)", in.Acquirer, acq.Perm, acq.Expires.Format(time.RFC3339))
 	}
 
 	// 2. The issuing account and card, checked here.
@@ -245,18 +310,18 @@ func (k *mongoWorker) transfer(ctx context.Context) error {
 		Org           int64           `bson:"org"`
 	}
 	q.Reads++
-	if ok, err := first(sctx, k.cards, in.card, k.card, &card); err != nil || !ok {
-		return mongoMissing(err, "card", in.card)
+	if ok, err := first(sctx, k.cards, in.Card, k.card, &card); err != nil || !ok {
+		return mongoMissing(err, "card", in.Card)
 	}
-	if card.Code != in.code {
-		return fmt.Errorf("payments: card %d: security code mismatch (the data was prepared with another --seed-data?)", in.card)
+	if card.Code != in.Code {
+		return fmt.Errorf("payments: card %d: security code mismatch (the data was prepared with another --seed-data?)", in.Card)
 	}
 	balance, err := decimalFloat(card.Balance)
 	if err != nil {
 		return fmt.Errorf("payments: account %d: %w", card.Account, err)
 	}
-	if card.Frozen || card.AccountFrozen || card.Expiry < int64(now.Year()*100+int(now.Month())) || balance < in.amount {
-		return errDeclined
+	if card.Frozen || card.AccountFrozen || card.Expiry < int64(now.Year()*100+int(now.Month())) || balance < in.Amount {
+		return payments.ErrDeclined
 	}
 
 	// 3. The issuing user, who must belong to the account's organization.
@@ -265,8 +330,8 @@ func (k *mongoWorker) transfer(ctx context.Context) error {
 		Org  int64 `bson:"org"`
 	}
 	q.Reads++
-	if ok, err := first(sctx, k.tokens, k.hashes[in.issuer], k.issuer, &iss); err != nil || !ok {
-		return mongoMissing(err, "token of user", in.issuer)
+	if ok, err := first(sctx, k.tokens, k.TokenHash(in.Issuer), k.issuer, &iss); err != nil || !ok {
+		return mongoMissing(err, "token of user", in.Issuer)
 	}
 	if iss.Org != card.Org {
 		return fmt.Errorf("payments: user %d (organization %d) may not spend from account %d (organization %d)", iss.User, iss.Org, card.Account, card.Org)
@@ -274,14 +339,14 @@ func (k *mongoWorker) transfer(ctx context.Context) error {
 
 	// 4. Debit, credit and the transfer document in one transaction; the
 	// debit only if the money is still there.
-	c := cents(in.amount)
+	c := cents(in.Amount)
 	amount := decimalCents(c)
 	if err := k.mc.Session().StartTransaction(); err != nil {
 		return err
 	}
 	q.Other++
-	if k.w.opts.lockOrder && in.to < card.Account {
-		if err := k.credit(sctx, in.to, amount); err != nil {
+	if k.lockOrder && in.To < card.Account {
+		if err := k.credit(sctx, in.To, amount); err != nil {
 			return k.abort(sctx, err)
 		}
 		if err := k.debit(sctx, card.Account, amount, decimalCents(-c)); err != nil {
@@ -291,16 +356,16 @@ func (k *mongoWorker) transfer(ctx context.Context) error {
 		if err := k.debit(sctx, card.Account, amount, decimalCents(-c)); err != nil {
 			return k.abort(sctx, err)
 		}
-		if err := k.credit(sctx, in.to, amount); err != nil {
+		if err := k.credit(sctx, in.To, amount); err != nil {
 			return k.abort(sctx, err)
 		}
 	}
 	q.Writes++
 	if _, err := k.xfers.InsertOne(sctx, bson.D{
 		{Key: "_id", Value: bson.NewObjectID()},
-		{Key: "card_id", Value: in.card},
+		{Key: "card_id", Value: in.Card},
 		{Key: "from_account", Value: card.Account},
-		{Key: "to_account", Value: in.to},
+		{Key: "to_account", Value: in.To},
 		{Key: "user_id", Value: acq.User},
 		{Key: "amount", Value: amount},
 		{Key: "created_at", Value: bson.NewDateTimeFromTime(now)},
@@ -315,9 +380,9 @@ func (k *mongoWorker) transfer(ctx context.Context) error {
 }
 
 // debit takes amount (neg is −amount) from account if its balance holds
-// it; a debit that matches nothing is errDeclined.
+// it; a debit that matches nothing is payments.ErrDeclined.
 func (k *mongoWorker) debit(ctx context.Context, account int64, amount, neg bson.Decimal128) error {
-	k.q.Writes++
+	k.Queries().Writes++
 	res, err := k.accts.UpdateOne(ctx,
 		bson.D{{Key: "_id", Value: account}, {Key: "balance", Value: bson.D{{Key: "$gte", Value: amount}}}},
 		bson.D{{Key: "$inc", Value: bson.D{{Key: "balance", Value: neg}}}})
@@ -325,13 +390,13 @@ func (k *mongoWorker) debit(ctx context.Context, account int64, amount, neg bson
 		return err
 	}
 	if res.MatchedCount != 1 {
-		return errDeclined // spent by a concurrent transfer
+		return payments.ErrDeclined // spent by a concurrent transfer
 	}
 	return nil
 }
 
 func (k *mongoWorker) credit(ctx context.Context, account int64, amount bson.Decimal128) error {
-	k.q.Writes++
+	k.Queries().Writes++
 	res, err := k.accts.UpdateOne(ctx, bson.D{{Key: "_id", Value: account}}, bson.D{{Key: "$inc", Value: bson.D{{Key: "balance", Value: amount}}}})
 	if err != nil {
 		return err
@@ -346,7 +411,7 @@ func (k *mongoWorker) credit(ctx context.Context, account int64, amount bson.Dec
 // returns err.
 func (k *mongoWorker) abort(ctx context.Context, err error) error {
 	if k.mc.Session().TransactionRunning() {
-		k.q.Other++
+		k.Queries().Other++
 	}
 	k.mc.Abort(ctx)
 	return err
@@ -370,13 +435,13 @@ func (k *mongoWorker) deleteOne(ctx context.Context) error {
 		}
 		return err == nil, err
 	}
-	k.q.Reads++
+	k.Queries().Reads++
 	if ok, err := found(k.xfers.FindOne(sctx, bson.D{}, k.maxOpts).Decode(&doc)); !ok {
 		return err
 	}
 	hi := doc.ID
 	if k.lo.IsZero() {
-		k.q.Reads++
+		k.Queries().Reads++
 		if ok, err := found(k.xfers.FindOne(sctx, bson.D{}, k.minOpts).Decode(&doc)); !ok {
 			return err
 		}
@@ -385,12 +450,12 @@ func (k *mongoWorker) deleteOne(ctx context.Context) error {
 	if objectIDLess(hi, k.lo) {
 		k.lo = hi
 	}
-	from := between(k.r.Uint64, k.lo, hi)
-	k.q.Reads++
+	from := between(k.Rand().Uint64, k.lo, hi)
+	k.Queries().Reads++
 	if ok, err := found(k.xfers.FindOne(sctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$gte", Value: from}}}}, k.minOpts).Decode(&doc)); !ok {
 		return err // nil when deleted by another worker since
 	}
-	k.q.Writes++
+	k.Queries().Writes++
 	_, err := k.xfers.DeleteOne(sctx, bson.D{{Key: "_id", Value: doc.ID}})
 	return err
 }
@@ -471,13 +536,13 @@ func (w *Payments) mongoCheck(ctx context.Context, mc *mongo.Conn) ([]workload.P
 			return nil, fmt.Errorf("payments: sum of the balances: %w", err)
 		}
 	}
-	if n != int64(w.opts.accounts) {
-		probs = append(probs, workload.Problem{Check: "accounts", Detail: fmt.Sprintf("%d accounts, want --accounts %d", n, w.opts.accounts)})
+	if n != int64(w.base.Accounts()) {
+		probs = append(probs, workload.Problem{Check: "accounts", Detail: fmt.Sprintf("%d accounts, want --accounts %d", n, w.base.Accounts())})
 	}
-	want := new(big.Rat).SetFrac64(int64(w.opts.accounts)*cents(w.opts.balance), 100)
+	want := new(big.Rat).SetFrac64(int64(w.base.Accounts())*cents(w.base.InitialBalance()), 100)
 	if sum.Cmp(want) != 0 {
 		probs = append(probs, workload.Problem{Check: "total balance", Detail: fmt.Sprintf("the balances sum to %s, want %s (%d × %.2f)",
-			sum.FloatString(2), want.FloatString(2), w.opts.accounts, w.opts.balance)})
+			sum.FloatString(2), want.FloatString(2), w.base.Accounts(), w.base.InitialBalance())})
 	}
 	if len(acc) == 1 && acc[0].Negative > 0 {
 		probs = append(probs, workload.Problem{Check: "no negative balance", Detail: fmt.Sprintf("%d accounts below zero", acc[0].Negative)})

@@ -1,0 +1,24 @@
+package mongo_test
+
+import (
+	"fmt"
+
+	mongoengine "github.com/dbarena/dbarena/engine/mongo"
+	"github.com/dbarena/dbarena/workload"
+	"github.com/dbarena/dbarena/workload/airline/mongo"
+)
+
+// The implementation for MongoDB is what workload.ForFamily returns for a
+// MongoDB target, bound to the registered workload and its options.
+func Example() {
+	m, _ := workload.Lookup("airline")
+	w := m.New()
+	impl, err := workload.ForFamily(w, mongoengine.Dialect{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(impl.(*mongo.Airline).Base() == w, impl.Meta().Name)
+	// Output:
+	// true airline
+}

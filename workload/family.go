@@ -1,0 +1,109 @@
+package workload
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/dbarena/dbarena/engine"
+)
+
+// A workload runs on an engine family (engine.Family) when it has an
+// implementation for it. The Workload a package registers with Register
+// is its implementation for the SQL family: its tables, statements and
+// checks go through engine.SQLDialect and engine.SQLConn. The
+// implementation for another family lives in a subpackage of the
+// workload's own (workload/airline/mongo), which registers a FamilyBuilder
+// for it with RegisterFamily. ForFamily is the one place that picks the
+// implementation for a target.
+
+// FamilyBuilder makes a workload's implementation for one engine family
+// from base, the registered Workload with its options set. The
+// implementation shares base's options: its Meta, Flags and Ops are
+// base's, and it reads option values from base when it needs them, so
+// that flags parsed into base after the call still count. It must be a
+// Bound, and it has exactly the optional abilities (Checker, Installer, …)
+// the workload has on that family.
+type FamilyBuilder func(base Workload) Workload
+
+// Bound is implemented by a family implementation made by a
+// FamilyBuilder: Base returns the registered Workload it was built from.
+type Bound interface {
+	Base() Workload
+}
+
+// ErrUnsupported is returned (wrapped) by ForFamily for a workload that
+// has no implementation for a target's engine family.
+var ErrUnsupported = errors.New("workload does not run on this engine")
+
+type familyKey struct {
+	workload string
+	family   engine.Family
+}
+
+// families holds the FamilyBuilders, under mu.
+var families = map[familyKey]FamilyBuilder{}
+
+// RegisterFamily records build as workload name's implementation for
+// family f; a family subpackage calls it from its init function. It panics
+// on a second builder for the same workload and family, on the SQL family
+// (the registered Workload is that implementation) and on missing
+// arguments (programming errors). The workload itself need not be
+// registered yet.
+func RegisterFamily(name string, f engine.Family, build FamilyBuilder) {
+	switch {
+	case name == "" || f == "" || build == nil:
+		panic("workload: RegisterFamily needs a name, a family and a builder")
+	case f == engine.FamilySQL:
+		panic("workload: RegisterFamily(" + name + "): the registered Workload is the SQL family's implementation")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	k := familyKey{name, f}
+	if _, dup := families[k]; dup {
+		panic(fmt.Sprintf("workload: family %s of %s registered twice", f, name))
+	}
+	families[k] = build
+}
+
+// ForFamily returns w's implementation for the family of d's engine: w
+// itself for the SQL family, the FamilyBuilder's Workload built on w for
+// another family, or an error wrapping ErrUnsupported that names the
+// workload and the engine when w has no implementation for it. A Bound w
+// is first replaced by its Base, so ForFamily may be given the result of
+// an earlier call.
+func ForFamily(w Workload, d engine.Dialect) (Workload, error) {
+	if b, ok := w.(Bound); ok {
+		w = b.Base()
+	}
+	f := d.Family()
+	if f == engine.FamilySQL {
+		if _, ok := d.(engine.SQLDialect); ok {
+			return w, nil
+		}
+	} else {
+		mu.RLock()
+		build, ok := families[familyKey{w.Meta().Name, f}]
+		mu.RUnlock()
+		if ok {
+			return build(w), nil
+		}
+	}
+	return nil, fmt.Errorf("%w: %s has no implementation for %s targets", ErrUnsupported, w.Meta().Name, d.Name())
+}
+
+// Families lists the engine families workload name has an implementation
+// for: the SQL family, then the others in the order of their names.
+func Families(name string) []engine.Family {
+	out := []engine.Family{engine.FamilySQL}
+	mu.RLock()
+	defer mu.RUnlock()
+	var others []engine.Family
+	for k := range families {
+		if k.workload == name {
+			others = append(others, k.family)
+		}
+	}
+	slices.Sort(others)
+	return append(out, others...)
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/workload"
 )
 
@@ -814,4 +815,16 @@ func sanitize(s string) string {
 		out = "_" + out
 	}
 	return out
+}
+
+// Config is the run configuration of one repetition of c (the clock and
+// the server sampler are the executor's to set).
+func (c Cell) Config() runner.Config {
+	return runner.Config{
+		Threads:        c.Threads,
+		Duration:       c.Workload.Duration,
+		Warmup:         c.Workload.Warmup,
+		ReportInterval: c.Workload.ReportInterval,
+		Seed:           c.Seed,
+	}
 }

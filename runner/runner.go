@@ -48,9 +48,19 @@ type Config struct {
 	Now func() time.Time
 	// Server, when set, samples the server's metrics at every tick (it
 	// belongs to the target and outlives the run); the run's intervals and
-	// summary then carry them.
-	Server *sysmon.Monitor
+	// summary then carry them. *sysmon.Monitor is one.
+	Server Sampler
 }
+
+// Sampler samples a server's metrics for a run: Start takes the baseline
+// of the first interval, Tick the metrics since the previous call. Both
+// are called from the collector goroutine only, never on the hot path.
+type Sampler interface {
+	Start(ctx context.Context)
+	Tick(ctx context.Context) sysmon.Interval
+}
+
+var _ Sampler = (*sysmon.Monitor)(nil)
 
 // Validate reports every problem with c at once, naming flags.
 func (c Config) Validate() []error {

@@ -125,9 +125,9 @@ func cellState(c Cell) CellState {
 		WorkloadName:    c.Workload.Name,
 		Options:         c.Workload.Options,
 		Threads:         c.Threads,
-		DurationS:       c.Workload.Duration.Seconds(),
-		WarmupS:         c.Workload.Warmup.Seconds(),
-		ReportIntervalS: c.Workload.ReportInterval.Seconds(),
+		DurationS:       c.Workload.Run.Duration.Seconds(),
+		WarmupS:         c.Workload.Run.Warmup.Seconds(),
+		ReportIntervalS: c.Workload.Run.ReportInterval.Seconds(),
 		PrepareKey:      c.Key.String(),
 	}
 }

@@ -62,23 +62,30 @@ type Sampler interface {
 
 var _ Sampler = (*sysmon.Monitor)(nil)
 
-// Validate reports every problem with c at once, naming flags.
+// Validate reports every problem with c at once, each an *OptionError
+// naming the option's flag and value.
 func (c Config) Validate() []error {
 	var errs []error
+	bad := func(flag string, v any, msg string) {
+		errs = append(errs, &OptionError{Flag: flag, Value: fmt.Sprint(v), Msg: msg})
+	}
 	if c.Threads < 1 {
-		errs = append(errs, fmt.Errorf("--threads %d: must be at least 1", c.Threads))
+		bad("threads", c.Threads, "must be at least 1")
 	}
 	if c.Duration <= 0 {
-		errs = append(errs, fmt.Errorf("--time %s: must be positive", c.Duration))
+		bad("time", c.Duration, "must be positive")
 	}
 	if c.Warmup < 0 {
-		errs = append(errs, fmt.Errorf("--warmup %s: must not be negative", c.Warmup))
+		bad("warmup", c.Warmup, "must not be negative")
 	}
 	if c.ReportInterval < 0 || (c.ReportInterval > 0 && c.ReportInterval < 10*time.Millisecond) {
-		errs = append(errs, fmt.Errorf("--report-interval %s: must be at least 10ms", c.ReportInterval))
+		bad("report-interval", c.ReportInterval, "must be at least 10ms")
 	}
 	if c.MaxErrors < 0 {
-		errs = append(errs, fmt.Errorf("--max-errors %d: must not be negative", c.MaxErrors))
+		bad("max-errors", c.MaxErrors, "must not be negative")
+	}
+	if c.StopGrace < 0 {
+		bad("stop-grace", c.StopGrace, "must not be negative")
 	}
 	return errs
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -19,14 +18,10 @@ import (
 )
 
 type runFlags struct {
-	threads     intList
-	duration    seconds
-	warmup      seconds
-	interval    seconds
-	seed        uint64
+	threads intList
+	// cfg holds the run options (runner.Options) and the seed.
+	cfg         runner.Config
 	out         string
-	maxErrors   int64
-	tolerate    bool
 	loadThreads int
 	serverPID   int
 	noMonitor   bool
@@ -35,11 +30,7 @@ type runFlags struct {
 func newRunCmd(st *State, m workload.Meta) *cobra.Command {
 	w := m.New()
 	var tf targetFlags
-	rf := runFlags{
-		threads:  intList{1},
-		duration: seconds(10 * time.Second),
-		interval: seconds(time.Second),
-	}
+	rf := runFlags{threads: intList{1}, cfg: runner.DefaultConfig()}
 	cmd := &cobra.Command{
 		Use:   m.Name,
 		Short: m.Description,
@@ -51,13 +42,9 @@ func newRunCmd(st *State, m workload.Meta) *cobra.Command {
 	fs := cmd.Flags()
 	tf.register(fs)
 	fs.Var(&rf.threads, "threads", "workers (one connection each); a list like 1,2,4,8 runs a sweep, one run per value")
-	fs.Var(&rf.duration, "time", "measured duration of each run (60s, 5m or plain seconds)")
-	fs.Var(&rf.warmup, "warmup", "warm-up before each run, discarded")
-	fs.Var(&rf.interval, "report-interval", "length of one reporting interval")
-	fs.Uint64Var(&rf.seed, "seed", 1, "seed of the workers' random choices")
+	runner.BindFlags(fs, &rf.cfg)
+	fs.Uint64Var(&rf.cfg.Seed, "seed", rf.cfg.Seed, "seed of the workers' random choices")
 	fs.StringVar(&rf.out, "out", "", "write the result file (JSON) here")
-	fs.Int64Var(&rf.maxErrors, "max-errors", 0, "stop a run after more than this many failed transactions (retried serialization failures and deadlocks do not count)")
-	fs.BoolVar(&rf.tolerate, "tolerate-errors", false, "never stop a run for failed transactions; count them")
 	fs.IntVar(&rf.loadThreads, "load-threads", 4, "parallel loaders when the embedded default target is prepared on first use")
 	fs.IntVar(&rf.serverPID, "server-pid", 0, "the server's main process on this host, for its CPU, the host's and the data disk's metrics (default: found through the server when it is local)")
 	fs.BoolVar(&rf.noMonitor, "no-server-metrics", false, "do not sample the server's statistics, process, host and disk every interval")
@@ -66,16 +53,9 @@ func newRunCmd(st *State, m workload.Meta) *cobra.Command {
 }
 
 func (rf *runFlags) config(threads int, st *State) runner.Config {
-	return runner.Config{
-		Threads:        threads,
-		Duration:       time.Duration(rf.duration),
-		Warmup:         time.Duration(rf.warmup),
-		ReportInterval: time.Duration(rf.interval),
-		Seed:           rf.seed,
-		MaxErrors:      rf.maxErrors,
-		TolerateErrors: rf.tolerate,
-		Now:            st.Now,
-	}
+	cfg := rf.cfg
+	cfg.Threads, cfg.Now = threads, st.Now
+	return cfg
 }
 
 // validate reports every problem with the run flags at once.

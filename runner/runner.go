@@ -46,6 +46,8 @@ type Config struct {
 	StopGrace time.Duration
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// Scheduler is the load model (default Closed).
+	Scheduler Scheduler
 	// Server, when set, samples the server's metrics at every tick (it
 	// belongs to the target and outlives the run); the run's intervals and
 	// summary then carry them. *sysmon.Monitor is one.
@@ -141,6 +143,9 @@ func Run(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.Scheduler == nil {
+		cfg.Scheduler = Closed{}
+	}
 	ops := w.Ops()
 	retryable := retryPolicy(w)
 
@@ -177,6 +182,9 @@ func Run(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config
 		workers: ws, fail: make(chan error, 1), stopCh: make(chan struct{}),
 		mon: mon,
 	}
+	for _, s := range ws {
+		s.sched = cfg.Scheduler.Worker(ScheduleEnv{ID: s.id, Threads: cfg.Threads, Now: cfg.Now, Stopped: r.stopCh})
+	}
 	r.reporter, _ = w.(workload.Reporter)
 	if p, ok := w.(workload.RetryPolicer); ok {
 		r.policy = p.RetryPolicy()
@@ -206,6 +214,8 @@ type worker struct {
 	rec  *histogram.Recorder
 	q    workload.Queries
 	env  workload.WorkerEnv
+	// sched says when the worker starts its next transaction.
+	sched WorkerSchedule
 }
 
 func (s *worker) close() {
@@ -320,9 +330,9 @@ func (r *run) pause(ctx context.Context, d time.Duration) {
 	}
 }
 
-// loop is one worker's closed loop.
+// loop is one worker's loop: a transaction whenever its schedule says,
+// timed from the instant the schedule gives.
 func (r *run) loop(ctx context.Context, s *worker) {
-	now := r.cfg.Now
 	d := r.eng.Dialect()
 	for !r.stop.Load() {
 		if p, ok := s.w.(workload.Pacer); ok {
@@ -330,7 +340,10 @@ func (r *run) loop(ctx context.Context, s *worker) {
 				return
 			}
 		}
-		start := now()
+		start, ok := s.sched.Start(ctx)
+		if !ok {
+			return
+		}
 		op, err := s.w.Next(ctx)
 		if r.recorded(s, op, err, start) {
 			continue
@@ -448,27 +461,16 @@ func (r *run) failWith(err error) {
 	}
 }
 
-// execute runs the workers, the collector's ticks, the warm-up cut and the
-// end of the run.
+// execute runs the workers and the collector, and fills the result. It
+// reads in four parts: the collector's clocks start and the workers'
+// loops with them (begin); the tick loop closes an interval at every
+// tick and cuts the warm-up at its instant (ticks); the end stops the
+// workers and gathers the last interval (stop); the result is filled from
+// the measured phase (finish).
 func (r *run) execute(ctx, workerCtx context.Context, cancelWorkers context.CancelFunc, obs Observer) (*result.Run, error) {
-	cfg := r.cfg
-	nops := len(r.ops)
-	tick := histogram.NewInterval(nops)  // the current interval, reused
-	total := histogram.NewInterval(nops) // the measured phase so far
-
-	res := &result.Run{Threads: cfg.Threads, WarmupS: cfg.Warmup.Seconds()}
-	if r.mon != nil {
-		r.mon.start(ctx) // the baseline of the first interval
-		if cfg.Warmup == 0 {
-			r.mon.markMeasureStart()
-		}
-	}
-	if cfg.Server != nil {
-		cfg.Server.Start(ctx) // the baseline of the first interval
-	}
+	c := newCollector(ctx, r, obs)
+	c.begin()
 	var wg sync.WaitGroup
-	start := cfg.Now()
-	res.StartedAt = start.UTC()
 	for _, s := range r.workers {
 		wg.Add(1)
 		go func() {
@@ -476,145 +478,14 @@ func (r *run) execute(ctx, workerCtx context.Context, cancelWorkers context.Canc
 			r.loop(workerCtx, s)
 		}()
 	}
-
-	warmupEnd := start.Add(cfg.Warmup)
-	end := warmupEnd.Add(cfg.Duration)
-	measureStart := start
-	cpuStart := cpuTime()
-	inWarmup := cfg.Warmup > 0
-	last := start
-	nextTick := start.Add(cfg.ReportInterval)
-	timer := time.NewTimer(0)
-	<-timer.C
-	defer timer.Stop()
-
-	// gather closes the interval at instant at and returns its length;
-	// report then reads the database's counters and reports the interval.
-	// label is the instant the interval is reported under: the scheduled
-	// tick, so lines read "[ 2s ]" rather than the timer's jitter; rates
-	// use the real length. The last interval is gathered before the
-	// workers stop and reported after, so that the final counter reading
-	// sees every transaction the client counted.
-	gather := func(at time.Time) time.Duration {
-		tick.Reset()
-		for _, s := range r.workers {
-			s.rec.Collect(tick)
+	status, runErr := c.ticks()
+	c.stop(status, func() {
+		if status != result.StatusComplete {
+			cancelWorkers() // Ctrl-C or failure: do not wait for in-flight work
 		}
-		length := at.Sub(last)
-		last = at
-		return length
-	}
-	report := func(length time.Duration, label time.Time, warmup bool) {
-		if length <= 0 {
-			return
-		}
-		var deltas []int64
-		if r.mon != nil {
-			deltas = r.mon.tick(ctx)
-		}
-		metrics := r.metrics(tick, length, deltas, false)
-		var srv sysmon.Interval
-		if cfg.Server != nil {
-			// The last interval of an interrupted run is sampled too.
-			srv = cfg.Server.Tick(context.WithoutCancel(ctx))
-		}
-		if obs != nil {
-			obs.OnTick(Tick{Threads: cfg.Threads, Elapsed: label.Sub(start), Length: length, Warmup: warmup, Ops: r.ops, Interval: tick, Metrics: metrics, Server: srv})
-		}
-		iv := intervalOf(tick, label.Sub(start), length, warmup)
-		if len(srv) > 0 {
-			iv.Server = srv
-		}
-		if len(metrics) > 0 {
-			iv.Metrics = make(map[string]float64, len(metrics))
-			for _, m := range metrics {
-				iv.Metrics[m.Name] = m.Value
-			}
-		}
-		res.Intervals = append(res.Intervals, iv)
-		if !warmup {
-			total.Merge(tick)
-		}
-	}
-	collect := func(at, label time.Time, warmup bool) {
-		report(gather(at), label, warmup)
-	}
-
-	var runErr error
-	status := result.StatusComplete
-loop:
-	for {
-		next := nextTick
-		if inWarmup && warmupEnd.Before(next) {
-			next = warmupEnd
-		}
-		if end.Before(next) {
-			next = end
-		}
-		timer.Reset(max(next.Sub(cfg.Now()), 0))
-		select {
-		case <-timer.C:
-		case <-ctx.Done():
-			status, runErr = result.StatusInterrupted, ErrInterrupted
-			break loop
-		case err := <-r.fail:
-			status, runErr = result.StatusFailed, err
-			break loop
-		}
-		now := cfg.Now()
-		switch {
-		case !now.Before(end):
-			break loop
-		case inWarmup && !now.Before(warmupEnd):
-			// The warm-up ends here, at one instant: everything recorded
-			// before it is discarded, the clocks restart together.
-			collect(now, warmupEnd, true)
-			if r.mon != nil {
-				r.mon.markMeasureStart()
-			}
-			inWarmup = false
-			measureStart, cpuStart = now, cpuTime()
-			if !nextTick.After(now) {
-				nextTick = nextTick.Add(cfg.ReportInterval)
-			}
-		default:
-			collect(now, next, inWarmup)
-			nextTick = nextTick.Add(cfg.ReportInterval)
-		}
-	}
-	stopAt := cfg.Now()
-	label := stopAt
-	if status == result.StatusComplete {
-		label = end
-	}
-	// No transaction starts after this; those that end before the
-	// interval closes are in it.
-	r.stop.Store(true)
-	close(r.stopCh)
-	length := gather(stopAt)
-	cpu := cpuTime() - cpuStart
-	if status != result.StatusComplete {
-		cancelWorkers() // Ctrl-C or failure: do not wait for in-flight work
-	}
-	waitOrCancel(&wg, cfg.StopGrace, cancelWorkers)
-	report(length, label, inWarmup)
-
-	if inWarmup {
-		// Stopped before the warm-up ended: nothing was measured.
-		measureStart = stopAt
-	}
-	fill(res, total, r.ops, stopAt.Sub(measureStart), cpu)
-	var deltas []int64
-	if r.mon != nil && !inWarmup {
-		res.Counters, deltas = r.mon.measured()
-	}
-	res.Metrics = r.metrics(total, stopAt.Sub(measureStart), deltas, true)
-	serverSummary(res)
-	res.Status = status
-	if runErr != nil {
-		res.Error = runErr.Error()
-	}
-	return res, runErr
+		waitOrCancel(&wg, r.cfg.StopGrace, cancelWorkers)
+	})
+	return c.finish(status, runErr)
 }
 
 // serverSummary summarises the measured intervals' server metrics and

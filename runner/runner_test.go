@@ -416,3 +416,46 @@ func TestServerMetrics(t *testing.T) {
 		t.Errorf("server CPU per query = %v", run.ServerCPUPerQueryUS)
 	}
 }
+
+// lateScheduler lets each worker start limit transactions, each measured
+// from an intended start late before the actual one, and then stops it.
+type lateScheduler struct {
+	late  time.Duration
+	limit int
+}
+
+func (s lateScheduler) Worker(env runner.ScheduleEnv) runner.WorkerSchedule {
+	return &lateSchedule{s: s, now: env.Now}
+}
+
+type lateSchedule struct {
+	s   lateScheduler
+	now func() time.Time
+	n   int
+}
+
+func (w *lateSchedule) Start(context.Context) (time.Time, bool) {
+	if w.n++; w.n > w.s.limit {
+		return time.Time{}, false
+	}
+	return w.now().Add(-w.s.late), true
+}
+
+// The scheduler decides whether and when each worker starts a transaction
+// and from which instant its latency runs.
+func TestScheduler(t *testing.T) {
+	eng := open(t)
+	p := &probe{}
+	run, err := runner.Run(context.Background(), eng, p, runner.Config{
+		Threads: 3, Duration: 200 * time.Millisecond, Scheduler: lateScheduler{late: 50 * time.Millisecond, limit: 7},
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Transactions != 21 || p.started.Load() != 21 {
+		t.Errorf("%d transactions recorded, %d started, want 3 workers × 7", run.Transactions, p.started.Load())
+	}
+	if run.LatencyMS.Min < 50 {
+		t.Errorf("min latency %v ms, want it measured from the intended start, ≥ 50 ms", run.LatencyMS.Min)
+	}
+}

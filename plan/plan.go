@@ -597,7 +597,7 @@ func (d *decoder) runConfig(rw *rawWorkload, plan *runSettings, seen map[Problem
 	}
 	cfg.Threads = 1 // threads are checked where they are decoded
 	for _, err := range cfg.Validate() {
-		var oe *runner.OptionError
+		var oe *workload.OptionError
 		if !errors.As(err, &oe) {
 			d.errorf(rw.node, rw.path, "%v", err)
 			continue
@@ -607,7 +607,7 @@ func (d *decoder) runConfig(rw *rawWorkload, plan *runSettings, seen map[Problem
 			continue // a default, or the missing duration: reported
 		}
 		line, col := pos(v.node)
-		p := Problem{Line: line, Column: col, Field: v.path, Msg: oe.Value + ": " + oe.Msg}
+		p := Problem{Line: line, Column: col, Field: v.path, Msg: oe.Value + ": " + oe.Err}
 		if !seen[p] {
 			seen[p] = true
 			d.probs = append(d.probs, p)

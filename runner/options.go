@@ -38,6 +38,14 @@ func Options() []Option {
 			Value: func(c *Config) pflag.Value { return (*intValue)(&c.MaxErrors) }},
 		{Flag: "tolerate-errors", Field: "tolerate_errors", Usage: "never stop a run for failed transactions; count them",
 			Value: func(c *Config) pflag.Value { return (*boolValue)(&c.TolerateErrors) }},
+		{Flag: "isolation", Field: "isolation", Usage: "transaction isolation of every worker's connection: read-committed, repeatable-read or serializable (default: the workload's, else the engine's own; SQLite has serializable only; MongoDB repeatable-read only: its transactions are snapshot isolation)",
+			Value: func(c *Config) pflag.Value { return (*stringValue)(&c.Isolation) }},
+		{Flag: "max-retries", Field: "max_retries", Usage: "replays of a transaction that hit a serialization failure, deadlock or write conflict before it counts as an error, for workloads that replay with the same input (default: the workload's, 10)",
+			Value: func(c *Config) pflag.Value { return &optIntValue{p: &c.Retry.MaxRetries} }},
+		{Flag: "retry-backoff", Field: "retry_backoff", Usage: "first replay's back-off bound; doubled per replay up to --retry-backoff-max, each wait drawn uniformly below the bound (default: the workload's, 2ms)",
+			Value: func(c *Config) pflag.Value { return &optDurationValue{p: &c.Retry.Backoff} }},
+		{Flag: "retry-backoff-max", Field: "retry_backoff_max", Usage: "largest back-off bound (default: the workload's, 500ms)",
+			Value: func(c *Config) pflag.Value { return &optDurationValue{p: &c.Retry.BackoffMax} }},
 		{Flag: "stop-grace", Field: "stop_grace", Usage: "how long transactions in flight at the end of a run may take to finish before they are cancelled",
 			Value: func(c *Config) pflag.Value { return (*durationValue)(&c.StopGrace) }},
 	}
@@ -59,16 +67,6 @@ func LookupOption(field string) (Option, bool) {
 func DefaultConfig() Config {
 	return Config{Threads: 1, Duration: 10 * time.Second, ReportInterval: time.Second, Seed: 1, StopGrace: 10 * time.Second}
 }
-
-// OptionError is a bad value of one run option. Error names the flag
-// ("--max-errors -1: must not be negative"); a plan names the field.
-type OptionError struct {
-	Flag  string
-	Value string
-	Msg   string
-}
-
-func (e *OptionError) Error() string { return fmt.Sprintf("--%s %s: %s", e.Flag, e.Value, e.Msg) }
 
 // durationValue is a duration that also takes plain seconds ("60"), as
 // sysbench's --time does.
@@ -126,4 +124,49 @@ func BindFlags(fs *pflag.FlagSet, c *Config) {
 			f.NoOptDefVal = "true"
 		}
 	}
+}
+
+type stringValue string
+
+func (v *stringValue) String() string     { return string(*v) }
+func (v *stringValue) Type() string       { return "string" }
+func (v *stringValue) Set(s string) error { *v = stringValue(s); return nil }
+
+// optIntValue and optDurationValue are settings that, unset (nil), keep
+// a default decided later (the workload's).
+type optIntValue struct{ p **int }
+
+func (v *optIntValue) Type() string { return "int" }
+func (v *optIntValue) String() string {
+	if *v.p == nil {
+		return ""
+	}
+	return strconv.Itoa(**v.p)
+}
+func (v *optIntValue) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return fmt.Errorf("%q: want an integer", s)
+	}
+	*v.p = &n
+	return nil
+}
+
+type optDurationValue struct{ p **time.Duration }
+
+func (v *optDurationValue) Type() string { return "duration" }
+func (v *optDurationValue) String() string {
+	if *v.p == nil {
+		return ""
+	}
+	return (**v.p).String()
+}
+func (v *optDurationValue) Set(s string) error {
+	var d durationValue
+	if err := d.Set(s); err != nil {
+		return err
+	}
+	x := time.Duration(d)
+	*v.p = &x
+	return nil
 }

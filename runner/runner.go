@@ -8,10 +8,12 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -48,10 +50,102 @@ type Config struct {
 	Now func() time.Time
 	// Scheduler is the load model (default Closed).
 	Scheduler Scheduler
+	// Isolation is the transaction isolation level the runner sets on
+	// every worker's connection (engine.ReadCommitted, RepeatableRead,
+	// Serializable); "" takes the workload's default
+	// (workload.RunDefaulter), which is the engine's own unless the
+	// workload says otherwise.
+	Isolation string
+	// Retry overrides the workload's retry policy for Replayer workers,
+	// field by field.
+	Retry RetryOverride
 	// Server, when set, samples the server's metrics at every tick (it
 	// belongs to the target and outlives the run); the run's intervals and
 	// summary then carry them. *sysmon.Monitor is one.
 	Server Sampler
+}
+
+// RetryOverride holds the retry settings a run gives; a nil field keeps
+// the workload's (workload.RunDefaulter, else
+// workload.DefaultRetryPolicy).
+type RetryOverride struct {
+	// MaxRetries is how many replays a transaction gets before it counts
+	// as an error.
+	MaxRetries *int
+	// Backoff is the first replay's back-off bound, doubled per replay up
+	// to BackoffMax.
+	Backoff, BackoffMax *time.Duration
+}
+
+// RunDefaults are w's defaults for the run options the runner owns.
+func RunDefaults(w workload.Workload) workload.RunDefaults {
+	if d, ok := w.(workload.RunDefaulter); ok {
+		return d.RunDefaults()
+	}
+	return workload.RunDefaults{Retry: workload.DefaultRetryPolicy()}
+}
+
+// Effective is the isolation level and retry policy a run of w with c
+// uses: c's settings, else w's defaults.
+func (c Config) Effective(w workload.Workload) (isolation string, retry workload.RetryPolicy) {
+	def := RunDefaults(w)
+	isolation, retry = cmp.Or(c.Isolation, def.Isolation), def.Retry
+	if c.Retry.MaxRetries != nil {
+		retry.MaxRetries = *c.Retry.MaxRetries
+	}
+	if c.Retry.Backoff != nil {
+		retry.Base = *c.Retry.Backoff
+	}
+	if c.Retry.BackoffMax != nil {
+		retry.Max = *c.Retry.BackoffMax
+	}
+	return isolation, retry
+}
+
+// OptionValues are the run options a result file records among the
+// workload's options, under their flag names, so that compare treats
+// them like the workload options they once were (--vary isolation): for a
+// workload with RunDefaults (its workers replay), the isolation level and
+// the retry policy; for others the isolation level when one is set.
+func OptionValues(w workload.Workload, c Config) map[string]string {
+	isolation, retry := c.Effective(w)
+	if _, ok := w.(workload.RunDefaulter); !ok {
+		if isolation == "" {
+			return nil
+		}
+		return map[string]string{"isolation": isolation}
+	}
+	return map[string]string{
+		"isolation":         isolation,
+		"max-retries":       strconv.Itoa(retry.MaxRetries),
+		"retry-backoff":     retry.Base.String(),
+		"retry-backoff-max": retry.Max.String(),
+	}
+}
+
+// checkIsolation refuses an isolation level the target's engine does not
+// have or the workload cannot run at, before any work starts.
+func checkIsolation(w workload.Workload, d engine.Dialect, level string) error {
+	if level == "" {
+		return nil
+	}
+	bad := func(err error) error { return &workload.OptionError{Flag: "isolation", Value: level, Err: err.Error()} }
+	if ic, ok := w.(workload.IsolationChecker); ok {
+		if err := ic.CheckIsolation(d, level); err != nil {
+			return bad(err)
+		}
+	}
+	iso, ok := d.(engine.Isolator)
+	if !ok {
+		if _, handled := w.(workload.IsolationChecker); handled {
+			return nil // the workload's transactions run at the level it accepted
+		}
+		return bad(fmt.Errorf("%s: cannot set the isolation level", d.Name()))
+	}
+	if _, err := iso.IsolationSQL(level); err != nil {
+		return bad(err)
+	}
+	return nil
 }
 
 // Sampler samples a server's metrics for a run: Start takes the baseline
@@ -64,12 +158,12 @@ type Sampler interface {
 
 var _ Sampler = (*sysmon.Monitor)(nil)
 
-// Validate reports every problem with c at once, each an *OptionError
-// naming the option's flag and value.
+// Validate reports every problem with c at once, each a
+// *workload.OptionError naming the option's flag and value.
 func (c Config) Validate() []error {
 	var errs []error
 	bad := func(flag string, v any, msg string) {
-		errs = append(errs, &OptionError{Flag: flag, Value: fmt.Sprint(v), Msg: msg})
+		errs = append(errs, &workload.OptionError{Flag: flag, Value: fmt.Sprint(v), Err: msg})
 	}
 	if c.Threads < 1 {
 		bad("threads", c.Threads, "must be at least 1")
@@ -88,6 +182,23 @@ func (c Config) Validate() []error {
 	}
 	if c.StopGrace < 0 {
 		bad("stop-grace", c.StopGrace, "must not be negative")
+	}
+	switch c.Isolation {
+	case "", engine.ReadCommitted, engine.RepeatableRead, engine.Serializable:
+	default:
+		bad("isolation", c.Isolation, "must be read-committed, repeatable-read or serializable")
+	}
+	if p := c.Retry.MaxRetries; p != nil && *p < 0 {
+		bad("max-retries", *p, "must not be negative")
+	}
+	if p := c.Retry.Backoff; p != nil && *p < 0 {
+		bad("retry-backoff", *p, "must not be negative")
+	}
+	if p := c.Retry.BackoffMax; p != nil && *p < 0 {
+		bad("retry-backoff-max", *p, "must not be negative")
+	}
+	if b, m := c.Retry.Backoff, c.Retry.BackoffMax; b != nil && m != nil && *b > *m {
+		bad("retry-backoff", *b, fmt.Sprintf("must be between 0 and --retry-backoff-max (%v)", *m))
 	}
 	return errs
 }
@@ -148,6 +259,13 @@ func Run(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config
 	}
 	ops := w.Ops()
 	retryable := retryPolicy(w)
+	isolation, policy := cfg.Effective(w)
+	if policy.Base > policy.Max {
+		return nil, &workload.OptionError{Flag: "retry-backoff", Value: policy.Base.String(), Err: fmt.Sprintf("must be between 0 and --retry-backoff-max (%v)", policy.Max)}
+	}
+	if err := checkIsolation(w, eng.Dialect(), isolation); err != nil {
+		return nil, err
+	}
 
 	if in, ok := w.(workload.Installer); ok {
 		if err := install(ctx, eng, in); err != nil {
@@ -167,7 +285,7 @@ func Run(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config
 	workerCtx, cancelWorkers := context.WithCancel(ctx)
 	defer cancelWorkers()
 
-	ws, err := startWorkers(workerCtx, eng, w, cfg, len(ops))
+	ws, err := startWorkers(workerCtx, eng, w, cfg, len(ops), isolation)
 	if err != nil {
 		return nil, err
 	}
@@ -186,9 +304,7 @@ func Run(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config
 		s.sched = cfg.Scheduler.Worker(ScheduleEnv{ID: s.id, Threads: cfg.Threads, Now: cfg.Now, Stopped: r.stopCh})
 	}
 	r.reporter, _ = w.(workload.Reporter)
-	if p, ok := w.(workload.RetryPolicer); ok {
-		r.policy = p.RetryPolicy()
-	}
+	r.policy = policy
 	return r.execute(ctx, workerCtx, cancelWorkers, obs)
 }
 
@@ -214,6 +330,8 @@ type worker struct {
 	rec  *histogram.Recorder
 	q    workload.Queries
 	env  workload.WorkerEnv
+	// isolation is set on every connection the worker opens.
+	isolation string
 	// sched says when the worker starts its next transaction.
 	sched WorkerSchedule
 }
@@ -229,13 +347,13 @@ func (s *worker) close() {
 
 // startWorkers connects all workers in parallel; on any failure it closes
 // what it opened and returns the first error.
-func startWorkers(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config, nops int) ([]*worker, error) {
+func startWorkers(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config, nops int, isolation string) ([]*worker, error) {
 	ws := make([]*worker, cfg.Threads)
 	errs := make([]error, cfg.Threads)
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 16) // bound concurrent connection attempts
 	for i := range ws {
-		s := &worker{id: i, rec: histogram.NewRecorder(nops)}
+		s := &worker{id: i, rec: histogram.NewRecorder(nops), isolation: isolation}
 		s.env = workload.WorkerEnv{ID: i, Seed: WorkerSeed(cfg.Seed, i), Queries: &s.q}
 		ws[i] = s
 		wg.Add(1)
@@ -270,12 +388,33 @@ func (s *worker) connect(ctx context.Context, eng engine.Engine, w workload.Work
 	if err != nil {
 		return err
 	}
+	if err := setIsolation(ctx, c, s.isolation); err != nil {
+		_ = c.Close()
+		return err
+	}
 	ww, err := w.NewWorker(ctx, c, s.env)
 	if err != nil {
 		_ = c.Close()
 		return fmt.Errorf("worker %d: %w", s.id, err)
 	}
 	s.conn, s.w = c, ww
+	return nil
+}
+
+// setIsolation sets a worker's connection to the run's isolation level:
+// SQL engines by their dialect's statement; other engines' transactions
+// run at the level the workload accepted (checkIsolation).
+func setIsolation(ctx context.Context, c engine.Conn, level string) error {
+	if level == "" {
+		return nil
+	}
+	sc, ok := c.(engine.SQLConn)
+	if !ok {
+		return nil
+	}
+	if err := engine.SetIsolation(ctx, sc, level); err != nil {
+		return &workload.OptionError{Flag: "isolation", Value: level, Err: err.Error()}
+	}
 	return nil
 }
 

@@ -159,7 +159,7 @@ func (s *Session) Measure(ctx context.Context, w workload.Workload, cfgs []runne
 	if len(cfgs) == 0 {
 		return nil, errors.New("session: no run configuration")
 	}
-	file, err := s.describe(ctx, w, cfgs[0].Seed)
+	file, err := s.describe(ctx, w, cfgs[0])
 	if err != nil {
 		return nil, s.serverDied(err)
 	}
@@ -251,7 +251,9 @@ func (s *Session) serverDied(err error) error {
 }
 
 // describe fills in everything a result file records before the first run.
-func (s *Session) describe(ctx context.Context, w workload.Workload, seed uint64) (*result.File, error) {
+// The run options a file records (runner.OptionValues) are cfg's, the
+// first run's: the runs of one file differ in their thread counts only.
+func (s *Session) describe(ctx context.Context, w workload.Workload, cfg runner.Config) (*result.File, error) {
 	eng := s.opt.Engine
 	info, err := eng.ServerInfo(ctx)
 	if err != nil {
@@ -272,10 +274,14 @@ func (s *Session) describe(ctx context.Context, w workload.Workload, seed uint64
 		}
 	}
 	m := w.Meta()
+	options := workload.OptionValues(w)
+	for k, v := range runner.OptionValues(w, cfg) {
+		options[k] = v
+	}
 	return &result.File{
 		SchemaVersion: result.SchemaVersion,
 		Tool:          s.opt.Tool,
-		Workload:      result.Workload{Name: m.Name, Version: m.Version, Options: workload.OptionValues(w)},
+		Workload:      result.Workload{Name: m.Name, Version: m.Version, Options: options},
 		Target: result.Target{
 			Label:         s.opt.Target.Label,
 			Engine:        eng.Name(),
@@ -284,7 +290,7 @@ func (s *Session) describe(ctx context.Context, w workload.Workload, seed uint64
 			Settings:      settings,
 		},
 		Client:    client,
-		Seed:      seed,
+		Seed:      cfg.Seed,
 		StartedAt: s.opt.Now().UTC(),
 	}, nil
 }

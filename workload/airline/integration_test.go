@@ -46,11 +46,11 @@ func TestBookThenCheck(t *testing.T) {
 		t.Run("engine="+db.name, func(t *testing.T) {
 			ctx := context.Background()
 			e := enginetest.Open(t, db.target(t))
-			w := parse(t, "--schedules", "20", "--aircraft", "5", "--isolation", db.isolation)
+			w := parse(t, "--schedules", "20", "--aircraft", "5")
 			if _, err := runner.Prepare(ctx, e, w, runner.PrepareConfig{LoadThreads: loadThreads(e)}); err != nil {
 				t.Fatalf("prepare: %v", err)
 			}
-			res, err := runner.Run(ctx, e, w, runner.Config{Threads: 16, Duration: 2 * time.Second, Seed: 5}, nil)
+			res, err := runner.Run(ctx, e, w, runner.Config{Threads: 16, Duration: 2 * time.Second, Seed: 5, Isolation: db.isolation}, nil)
 			if err != nil {
 				t.Fatalf("run: %v", err)
 			}
@@ -102,11 +102,11 @@ func TestBookThenCheck(t *testing.T) {
 func TestIsolationRefused(t *testing.T) {
 	ctx := context.Background()
 	e := enginetest.Open(t, testdb.SQLite(t))
-	w := parse(t, "--schedules", "5", "--aircraft", "2", "--isolation", engine.ReadCommitted)
+	w := parse(t, "--schedules", "5", "--aircraft", "2")
 	if _, err := runner.Prepare(ctx, e, w, runner.PrepareConfig{}); err != nil {
 		t.Fatal(err)
 	}
-	_, err := runner.Run(ctx, e, w, runner.Config{Threads: 1, Duration: time.Second}, nil)
+	_, err := runner.Run(ctx, e, w, runner.Config{Threads: 1, Duration: time.Second, Isolation: engine.ReadCommitted}, nil)
 	var oe *workload.OptionError
 	if !errors.As(err, &oe) || oe.Flag != "isolation" || !strings.Contains(err.Error(), "serializable") {
 		t.Errorf("run with --isolation read-committed on sqlite: %v; want an OptionError naming --isolation", err)

@@ -68,28 +68,9 @@ func (w *Airline) mongoTables() []workload.Table {
 	}
 }
 
-// mongoOptions refuses the isolation levels MongoDB does not have. Its
-// transactions have one: every transaction reads one snapshot, and a write
-// to a document another transaction wrote since that snapshot fails with
-// a write conflict (snapshot isolation, first writer wins), which is what
-// PostgreSQL's repeatable read is. It is not serializable: two
-// transactions that read each other's documents and write different ones
-// (write skew) both commit.
-func (w *Airline) mongoOptions() error {
-	switch w.opts.isolation {
-	case "", engine.RepeatableRead:
-		return nil
-	}
-	return &workload.OptionError{Flag: "isolation", Value: w.opts.isolation,
-		Err: "MongoDB transactions have one level, snapshot isolation, which is what PostgreSQL calls repeatable read (not serializable: write skew is possible); use repeatable-read or leave --isolation empty"}
-}
-
 // mongoInstall checks the options against the target (transactions need
 // a replica set or a sharded cluster) and picks the run's user-id epoch.
 func (w *Airline) mongoInstall(ctx context.Context, mc *mongo.Conn) error {
-	if err := w.mongoOptions(); err != nil {
-		return err
-	}
 	if w.opts.transactions == transactionsOn {
 		var hello struct {
 			SetName string `bson:"setName"`
@@ -156,9 +137,6 @@ type mongoWorker struct {
 }
 
 func (w *Airline) newMongoWorker(mc *mongo.Conn, env workload.WorkerEnv) (*mongoWorker, error) {
-	if err := w.mongoOptions(); err != nil {
-		return nil, err
-	}
 	db := mc.DB()
 	return &mongoWorker{
 		w: w, mc: mc, q: env.Queries, r: newRand(env.Seed), tx: w.opts.transactions == transactionsOn,

@@ -175,11 +175,14 @@ func TestTransactionsAndIsolationRefused(t *testing.T) {
 		wantOptionError(t, errs[0], "transactions", "maybe")
 	})
 	t.Run("transactions=off/isolation=serializable", func(t *testing.T) {
-		errs := parse(t, "--transactions", "off", "--isolation", "serializable").Validate()
-		if len(errs) != 1 {
-			t.Fatalf("errors %v, want one", errs)
+		// Refused before any work: nothing needs to be prepared.
+		iso := cfg
+		iso.Isolation = engine.Serializable
+		_, err := runner.Run(ctx, mongoEngine(t), parse(t, "--transactions", "off"), iso, nil)
+		wantOptionError(t, err, "isolation", "serializable")
+		if err != nil && !strings.Contains(err.Error(), "needs --transactions on") {
+			t.Errorf("%v does not say why", err)
 		}
-		wantOptionError(t, errs[0], "isolation", "serializable")
 	})
 	for _, db := range testDBs[:2] { // sqlite, postgres
 		t.Run("engine="+db.name+"/transactions=off", func(t *testing.T) {
@@ -199,13 +202,17 @@ func TestTransactionsAndIsolationRefused(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, level := range []string{engine.Serializable, engine.ReadCommitted} {
-			_, err := runner.Run(ctx, e, parse(t, "--schedules", "5", "--aircraft", "2", "--isolation", level), cfg, nil)
+			iso := cfg
+			iso.Isolation = level
+			_, err := runner.Run(ctx, e, parse(t, "--schedules", "5", "--aircraft", "2"), iso, nil)
 			wantOptionError(t, err, "isolation", level)
 			if err != nil && !strings.Contains(err.Error(), "snapshot isolation") {
 				t.Errorf("--isolation %s: %v does not say what MongoDB has", level, err)
 			}
 		}
-		res, err := runner.Run(ctx, e, parse(t, "--schedules", "5", "--aircraft", "2", "--isolation", engine.RepeatableRead), cfg, nil)
+		iso := cfg
+		iso.Isolation = engine.RepeatableRead
+		res, err := runner.Run(ctx, e, parse(t, "--schedules", "5", "--aircraft", "2"), iso, nil)
 		if err != nil || res.Transactions == 0 {
 			t.Errorf("--isolation repeatable-read: %v", err)
 		}

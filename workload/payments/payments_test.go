@@ -35,11 +35,11 @@ func TestValidate(t *testing.T) {
 		t.Errorf("defaults: %v", errs)
 	}
 	var msgs []string
-	for _, e := range parse(t, "--accounts", "1", "--organizations", "5", "--users", "3", "--max-retries", "-2").Validate() {
+	for _, e := range parse(t, "--accounts", "1", "--organizations", "5", "--users", "3").Validate() {
 		msgs = append(msgs, e.Error())
 	}
 	got := strings.Join(msgs, "\n")
-	for _, want := range []string{"--accounts 1: must be at least 2", "--users 3: must be at least --organizations (5)", "--max-retries -2"} {
+	for _, want := range []string{"--accounts 1: must be at least 2", "--users 3: must be at least --organizations (5)"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("errors lack %q:\n%s", want, got)
 		}
@@ -77,8 +77,9 @@ type testDB struct {
 	deadlocks, conflicts, procedures bool
 	// corruptions break one invariant each; Check must name it.
 	corruptions []corruption
-	// opts are the engine's own options for the runs.
-	opts []string
+	// maxRetries is the engine's own --max-retries for the runs (nil:
+	// the default).
+	maxRetries *int
 }
 
 type corruption struct {
@@ -156,8 +157,10 @@ var testDBs = []testDB{
 	// A write conflict fails at once rather than waiting for the other
 	// transaction: at 16 threads on 10 accounts a transfer can take more
 	// than the default 10 retries.
-	{"mongodb", func(t *testing.T) engine.Target { return testdb.Isolated(t, testdb.Mongo(t)) }, false, true, false, mongoCorruptions, []string{"--max-retries", "1000"}},
+	{"mongodb", func(t *testing.T) engine.Target { return testdb.Isolated(t, testdb.Mongo(t)) }, false, true, false, mongoCorruptions, ptr(1000)},
 }
+
+func ptr[T any](v T) *T { return &v }
 
 // connect opens a connection of any engine, closed when t ends.
 func connect(t *testing.T, e engine.Engine) engine.Conn {
@@ -183,7 +186,7 @@ func TestTransfersThenCheck(t *testing.T) {
 			ctx := context.Background()
 			e := enginetest.Open(t, db.target(t))
 			opts := []string{"--accounts", "10", "--users", "10", "--organizations", "2", "--initial-balance", "500"}
-			w := parse(t, append(opts, db.opts...)...)
+			w := parse(t, opts...)
 			if _, err := runner.Prepare(ctx, e, w, runner.PrepareConfig{LoadThreads: 2}); err != nil {
 				t.Fatalf("prepare: %v", err)
 			}
@@ -204,7 +207,8 @@ func TestTransfersThenCheck(t *testing.T) {
 				if err := w.Flags().Set("mode", run.mode); err != nil {
 					t.Fatal(err)
 				}
-				res, err := runner.Run(ctx, e, w, runner.Config{Threads: 16, Duration: 2 * time.Second, Seed: 3}, nil)
+				res, err := runner.Run(ctx, e, w, runner.Config{Threads: 16, Duration: 2 * time.Second, Seed: 3,
+					Retry: runner.RetryOverride{MaxRetries: db.maxRetries}}, nil)
 				if err != nil {
 					t.Fatalf("--lock-order=%v: %v", lockOrder, err)
 				}

@@ -812,6 +812,11 @@ func (d *decoder) workload(n ast.Node, wp string) rawWorkload {
 			continue
 		}
 		flag := fs.Lookup(f.key)
+		if flag == nil && isRunFlag(f.key) {
+			d.errorf(f.keyN, op, "%s is a run option, not %s's: give it as the entry's (or the plan's) field %s", f.key, rw.w.Name, runField(f.key))
+			bad = true
+			continue
+		}
 		if flag == nil {
 			var names []string
 			fs.VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
@@ -849,6 +854,21 @@ func (d *decoder) workload(n ast.Node, wp string) rawWorkload {
 	})
 	rw.optionKey = strings.Join(args, " ")
 	return rw
+}
+
+// isRunFlag tells whether name is a run option's flag or field
+// (runner.Options).
+func isRunFlag(name string) bool { return runField(name) != "" }
+
+// runField is the plan field of the run option whose flag or field is
+// name, or "".
+func runField(name string) string {
+	for _, o := range runner.Options() {
+		if o.Flag == name || o.Field == name {
+			return o.Field
+		}
+	}
+	return ""
 }
 
 // scalarOrList is an option's value: a scalar, or a list joined with

@@ -514,6 +514,7 @@ workloads:
     stop_grace: -2s
     max_error: 3
   - name: oltp_read_only
+    options: {isolation: serializable}
 `, plan.Options{})
 	var got []string
 	for _, p := range pe.Problems {
@@ -524,6 +525,7 @@ workloads:
 		`8:22: workloads[0].tolerate_errors: want true or false, got string "maybe"`,
 		"9:17: workloads[0].stop_grace: -2s: must not be negative",
 		`10:5: workloads[0].max_error: unknown field "max_error"`,
+		`12:15: workloads[1].options.isolation: isolation is a run option, not oltp_read_only's: give it as the entry's (or the plan's) field isolation`,
 	}
 	if len(got) != len(want) {
 		t.Fatalf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

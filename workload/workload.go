@@ -13,8 +13,11 @@
 // Retryer (which error classes restart a transaction), LoadFinisher (setup
 // after every table is loaded), Installer (server-side code installed
 // before a run), CounterReader (counts kept by the database itself),
-// Reporter (the workload's headline figures) and, on workers, Pacer
-// (keying and think times).
+// Reporter (the workload's headline figures), RunDefaulter (its defaults
+// for the run's isolation level and retry policy, which the runner owns),
+// IsolationChecker (a run's isolation level accepted or refused by the
+// workload itself) and, on workers, Pacer (keying and think times) and
+// Replayer (a failed transaction run again with the same input).
 package workload
 
 import (

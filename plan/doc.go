@@ -17,6 +17,13 @@
 //	duration: 60s                # measured phase of each run (or seconds)
 //	warmup: 10s                  # discarded phase before it (default 0)
 //	report_interval: 1s          # default 1s
+//	max_errors: 10               # failed transactions a run tolerates (default 0)
+//	tolerate_errors: false       # true: never stop a run for failed transactions
+//	isolation: serializable      # every run's transaction isolation (default: the workload's)
+//	max_retries: 10              # replays of a retried transaction (default: the workload's)
+//	retry_backoff: 2ms           # the first replay's back-off bound (default: the workload's)
+//	retry_backoff_max: 500ms     # the largest (default: the workload's)
+//	stop_grace: 10s              # in-flight transactions' time to finish at the end
 //	threads: [8, 32]             # or one number
 //	baseline: pg-sb=1GB          # the compare tables' baseline (default: the first target)
 //	knobs:                       # a matrix over every managed target's settings
@@ -34,11 +41,17 @@
 //	workloads:
 //	  - name: tpcc               # a registered workload
 //	    options: {warehouses: 10, mode: procedure}   # its flags, without --
-//	    threads: [16]            # threads, duration, warmup, report_interval override the plan's
+//	    threads: [16]            # threads and every run option above override the plan's
 //	    metric: NOPM             # what the compare tables show (default tps)
 //	  - name: oltp_read_write
 //	    label: rw-small          # needed when a workload appears twice
 //	    options: {tables: 4, table_size: 10000}
+//
+// The run options (duration through stop_grace) are runner.Options, the
+// same list `dbarena run` takes as flags (--time, --warmup,
+// --report-interval, --max-errors, --tolerate-errors, --isolation,
+// --max-retries, --retry-backoff, --retry-backoff-max, --stop-grace),
+// parsed and validated alike; Cell.Config is a cell's runner.Config.
 //
 // Knobs are server settings of managed targets (URLs starting with
 // "managed:"): each combination becomes one target, its settings appended

@@ -45,7 +45,7 @@ func appendRound(out []Step, cells int, seed uint64, round int) []Step {
 func (p *Plan) Estimate() time.Duration {
 	var d time.Duration
 	for _, c := range p.Cells {
-		d += time.Duration(p.Repetitions) * (c.Workload.Warmup + c.Workload.Duration)
+		d += time.Duration(p.Repetitions) * (c.Workload.Run.Warmup + c.Workload.Run.Duration)
 	}
 	return d
 }

@@ -2,19 +2,21 @@ package plan
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
-	"time"
 
 	"github.com/goccy/go-yaml/ast"
 	"github.com/spf13/pflag"
 
 	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/workload"
 )
 
@@ -93,9 +95,11 @@ type Workload struct {
 	// names, in the file's order; every other option has its default.
 	Options []Setting
 	Threads []int
-	// Duration is each run's measured phase, Warmup the discarded phase
-	// before it, ReportInterval one reporting tick.
-	Duration, Warmup, ReportInterval time.Duration
+	// Run holds the run options (runner.Options: duration, warmup,
+	// report_interval, max_errors, …): the entry's own, else the plan's,
+	// else runner.DefaultConfig's; its Threads and Seed are the cell's to
+	// set (see Cell.Config).
+	Run runner.Config
 	// Metric is what the compare tables show: tps, qps, p95, NOPM …
 	// (compare.Options.Metric).
 	Metric string
@@ -193,20 +197,49 @@ func Parse(path string, data []byte, opt Options) (*Plan, error) {
 	return p, nil
 }
 
-// Known fields, in the order the documentation gives them.
+// Known fields, in the order the documentation gives them; the run
+// options (runner.Options) follow threads.
 var (
-	planFields     = []string{"name", "description", "seed", "repetitions", "duration", "warmup", "report_interval", "threads", "baseline", "knobs", "knob_labels", "targets", "workloads"}
+	planFields     = slices.Concat([]string{"name", "description", "seed", "repetitions", "threads"}, runFields(), []string{"baseline", "knobs", "knob_labels", "targets", "workloads"})
 	targetFields   = []string{"label", "url", "password_file", "knobs"}
-	workloadFields = []string{"name", "label", "options", "threads", "duration", "warmup", "report_interval", "metric"}
+	workloadFields = slices.Concat([]string{"name", "label", "options", "threads"}, runFields(), []string{"metric"})
 )
+
+// runFields are the plan fields of the run options.
+func runFields() []string {
+	var out []string
+	for _, o := range runner.Options() {
+		out = append(out, o.Field)
+	}
+	return out
+}
 
 // runSettings are the settings a workload entry inherits from the plan.
 type runSettings struct {
-	threads                          []int
-	duration, warmup, interval       time.Duration
-	hasDuration, hasWarmup, hasIntvl bool
-	hasThreads                       bool
-	metric                           string
+	threads    []int
+	hasThreads bool
+	// opts are the run options given, parsed already, in file order;
+	// given names every run option's field given, valid or not.
+	opts  []runValue
+	given []string
+}
+
+// runValue is one run option given in the file.
+type runValue struct {
+	opt  runner.Option
+	text string // as the option's Set takes it
+	node ast.Node
+	path string
+}
+
+// get returns the run option with the plan field name, if given.
+func (rs *runSettings) get(field string) (runValue, bool) {
+	for _, v := range rs.opts {
+		if v.opt.Field == field {
+			return v, true
+		}
+	}
+	return runValue{}, false
 }
 
 // knobMatrix is an ordered matrix of settings.
@@ -330,6 +363,7 @@ func (d *decoder) plan(body ast.Node, path string, opt Options) *Plan {
 
 	// Workloads: inherit the plan's settings, check labels.
 	wlabels := map[string]int{}
+	seen := map[Problem]bool{} // a plan-level value's problem, reported once
 	for i := range workloads {
 		rw := &workloads[i]
 		w := &rw.w
@@ -339,26 +373,12 @@ func (d *decoder) plan(body ast.Node, path string, opt Options) *Plan {
 				d.errorf(rw.node, rw.path+".threads", "required: give threads here or at the top level")
 			}
 		}
-		if !rw.rs.hasDuration {
-			w.Duration = rs.duration
-			if !rs.hasDuration && rw.node != nil {
-				d.errorf(rw.node, rw.path+".duration", "required: give duration here or at the top level")
-			}
-		}
-		if !rw.rs.hasWarmup {
-			w.Warmup = rs.warmup
-		}
-		if !rw.rs.hasIntvl {
-			w.ReportInterval = time.Second
-			if rs.hasIntvl {
-				w.ReportInterval = rs.interval
-			}
-		}
+		d.runConfig(rw, &rs, seen)
 		if w.Metric == "" {
 			w.Metric = "tps"
 		}
-		if w.ReportInterval > w.Duration && w.Duration > 0 {
-			d.errorf(rw.node, rw.path, "report_interval %s is longer than the duration %s", w.ReportInterval, w.Duration)
+		if w.Run.ReportInterval > w.Run.Duration && w.Run.Duration > 0 {
+			d.errorf(rw.node, rw.path, "report_interval %s is longer than the duration %s", w.Run.ReportInterval, w.Run.Duration)
 		}
 		if w.Label == "" {
 			continue // name missing: already reported
@@ -520,29 +540,80 @@ func (d *decoder) runSetting(rs *runSettings, f field, fp string) {
 		if len(items) == 0 {
 			d.errorf(f.value, fp, "empty: give at least one thread count")
 		}
+	default:
+		o, ok := runner.LookupOption(f.key)
+		if !ok {
+			return // not a run setting: the caller's field
+		}
+		rs.given = append(rs.given, f.key)
+		text, ok := d.optionText(o, f.value, fp)
+		if !ok {
+			return
+		}
+		var scratch runner.Config
+		if err := o.Value(&scratch).Set(text); err != nil {
+			d.errorf(f.value, fp, "%v", err)
+			return
+		}
+		rs.opts = append(rs.opts, runValue{opt: o, text: text, node: f.value, path: fp})
+	}
+}
+
+// optionText reads a run option's value as its flag takes it, with the
+// plan's types: durations as "90s" or seconds, integers, booleans.
+func (d *decoder) optionText(o runner.Option, n ast.Node, fp string) (string, bool) {
+	switch o.Value(&runner.Config{}).Type() {
 	case "duration":
-		rs.hasDuration = true
-		if v, ok := d.duration(f.value, fp); ok {
-			if v <= 0 {
-				d.errorf(f.value, fp, "%s: must be positive", v)
-			}
-			rs.duration = v
+		v, ok := d.duration(n, fp)
+		return v.String(), ok
+	case "int":
+		v, ok := d.integer(n, fp)
+		return strconv.FormatInt(v, 10), ok
+	case "bool":
+		if b, ok := d.resolve(n).(*ast.BoolNode); ok {
+			return strconv.FormatBool(b.Value), true
 		}
-	case "warmup":
-		if v, ok := d.duration(f.value, fp); ok {
-			if v < 0 {
-				d.errorf(f.value, fp, "%s: must not be negative", v)
-			}
-			rs.warmup, rs.hasWarmup = v, true
-		}
-	case "report_interval":
-		if v, ok := d.duration(f.value, fp); ok {
-			if v < 10*time.Millisecond {
-				d.errorf(f.value, fp, "%s: must be at least 10ms", v)
-			}
-			rs.interval, rs.hasIntvl = v, true
+		d.errorf(n, fp, "want true or false, got %s", describe(d.resolve(n)))
+		return "", false
+	}
+	return d.scalar(n, fp)
+}
+
+// runConfig sets rw's run options: runner.DefaultConfig, then the plan's
+// settings, then the entry's, and validates them as the flags are
+// (runner.Config.Validate), each problem at the value that caused it.
+func (d *decoder) runConfig(rw *rawWorkload, plan *runSettings, seen map[Problem]bool) {
+	cfg := runner.DefaultConfig()
+	cfg.Duration = 0 // required
+	where := map[string]runValue{}
+	for _, rs := range []*runSettings{plan, &rw.rs} {
+		for _, v := range rs.opts {
+			_ = v.opt.Value(&cfg).Set(v.text) // parsed when decoded
+			where[v.opt.Flag] = v
 		}
 	}
+	if !contains(plan.given, "duration") && !contains(rw.rs.given, "duration") && rw.node != nil {
+		d.errorf(rw.node, rw.path+".duration", "required: give duration here or at the top level")
+	}
+	cfg.Threads = 1 // threads are checked where they are decoded
+	for _, err := range cfg.Validate() {
+		var oe *workload.OptionError
+		if !errors.As(err, &oe) {
+			d.errorf(rw.node, rw.path, "%v", err)
+			continue
+		}
+		v, ok := where[oe.Flag]
+		if !ok {
+			continue // a default, or the missing duration: reported
+		}
+		line, col := pos(v.node)
+		p := Problem{Line: line, Column: col, Field: v.path, Msg: oe.Value + ": " + oe.Err}
+		if !seen[p] {
+			seen[p] = true
+			d.probs = append(d.probs, p)
+		}
+	}
+	rw.w.Run = cfg
 }
 
 var knobNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*$`)
@@ -710,7 +781,7 @@ func (d *decoder) workload(n ast.Node, wp string) rawWorkload {
 			d.runSetting(&rw.rs, f, fp)
 		}
 	})
-	rw.w.Threads, rw.w.Duration, rw.w.Warmup, rw.w.ReportInterval = rw.rs.threads, rw.rs.duration, rw.rs.warmup, rw.rs.interval
+	rw.w.Threads = rw.rs.threads
 	if nameN == nil {
 		d.errorf(n, wp+".name", "required: a workload name (dbarena list shows them)")
 		return rw
@@ -741,6 +812,11 @@ func (d *decoder) workload(n ast.Node, wp string) rawWorkload {
 			continue
 		}
 		flag := fs.Lookup(f.key)
+		if flag == nil && isRunFlag(f.key) {
+			d.errorf(f.keyN, op, "%s is a run option, not %s's: give it as the entry's (or the plan's) field %s", f.key, rw.w.Name, runField(f.key))
+			bad = true
+			continue
+		}
 		if flag == nil {
 			var names []string
 			fs.VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
@@ -780,6 +856,21 @@ func (d *decoder) workload(n ast.Node, wp string) rawWorkload {
 	return rw
 }
 
+// isRunFlag tells whether name is a run option's flag or field
+// (runner.Options).
+func isRunFlag(name string) bool { return runField(name) != "" }
+
+// runField is the plan field of the run option whose flag or field is
+// name, or "".
+func runField(name string) string {
+	for _, o := range runner.Options() {
+		if o.Flag == name || o.Field == name {
+			return o.Field
+		}
+	}
+	return ""
+}
+
 // scalarOrList is an option's value: a scalar, or a list joined with
 // commas (pflag's list flags).
 func (d *decoder) scalarOrList(n ast.Node, path string) (string, bool) {
@@ -814,4 +905,12 @@ func sanitize(s string) string {
 		out = "_" + out
 	}
 	return out
+}
+
+// Config is the run configuration of one repetition of c (the clock and
+// the server sampler are the executor's to set).
+func (c Cell) Config() runner.Config {
+	cfg := c.Workload.Run
+	cfg.Threads, cfg.Seed = c.Threads, c.Seed
+	return cfg
 }

@@ -246,11 +246,11 @@ workloads:
 		t.Fatalf("%d cells, want 24", len(p.Cells))
 	}
 	c := p.Cells[4]
-	if c.ID != "pg-sb=128MB-wal=16GB__oltp_read_write__t8" || c.Threads != 8 || c.Workload.Duration != 30*time.Second ||
-		c.Workload.Warmup != 10*time.Second || c.Workload.ReportInterval != time.Second || c.Seed != 42 {
+	if c.ID != "pg-sb=128MB-wal=16GB__oltp_read_write__t8" || c.Threads != 8 || c.Workload.Run.Duration != 30*time.Second ||
+		c.Workload.Run.Warmup != 10*time.Second || c.Workload.Run.ReportInterval != time.Second || c.Seed != 42 {
 		t.Errorf("cell 4: %+v", c)
 	}
-	if got := p.Cells[0]; got.Workload.Threads[0] != 16 || got.Threads != 16 || got.Workload.Metric != "NOPM" || got.Workload.Duration != time.Minute {
+	if got := p.Cells[0]; got.Workload.Threads[0] != 16 || got.Threads != 16 || got.Workload.Metric != "NOPM" || got.Workload.Run.Duration != time.Minute {
 		t.Errorf("the workload's threads replace the plan's: %+v", got)
 	}
 	if got := p.Cells[1].Workload.Metric; got != "tps" {
@@ -470,5 +470,69 @@ workloads:
 `)
 	if k0, k1, k2 := p.Cells[0].Key, p.Cells[1].Key, p.Cells[2].Key; k0 != k1 || k0 == k2 || k0.Options != "" || k2.Options != "--warehouses=2" {
 		t.Errorf("keys %+v %+v %+v", k0, k1, k2)
+	}
+}
+
+// Every run option (runner.Options) is settable at the top level and in a
+// workload entry; the entry's value wins, the rest keep their defaults,
+// and the cell's configuration carries them.
+func TestRunOptions(t *testing.T) {
+	p := parse(t, `
+duration: 10s
+threads: [2]
+max_errors: 5
+stop_grace: 3s
+targets:
+  - {label: pg, url: "postgres://bench@127.0.0.1/bench"}
+workloads:
+  - name: oltp_point_select
+    tolerate_errors: true
+    max_errors: 7
+  - name: oltp_read_only
+    report_interval: 500ms
+`)
+	a, b := p.Cells[0].Config(), p.Cells[1].Config()
+	if a.Threads != 2 || a.Seed != 1 || a.Duration != 10*time.Second || a.MaxErrors != 7 || !a.TolerateErrors || a.StopGrace != 3*time.Second || a.ReportInterval != time.Second {
+		t.Errorf("first cell's config %+v", a)
+	}
+	if b.MaxErrors != 5 || b.TolerateErrors || b.ReportInterval != 500*time.Millisecond || b.StopGrace != 3*time.Second {
+		t.Errorf("second cell's config %+v", b)
+	}
+}
+
+// A run option's bad value is reported at its place with the flag's
+// validation; an unknown one at its line and column.
+func TestRunOptionProblems(t *testing.T) {
+	pe := problems(t, `duration: 10s
+threads: [1]
+max_errors: -1
+targets:
+  - {label: pg, url: "postgres://bench@127.0.0.1/bench"}
+workloads:
+  - name: oltp_point_select
+    tolerate_errors: maybe
+    stop_grace: -2s
+    max_error: 3
+  - name: oltp_read_only
+    options: {isolation: serializable}
+`, plan.Options{})
+	var got []string
+	for _, p := range pe.Problems {
+		got = append(got, fmt.Sprintf("%d:%d: %s: %s", p.Line, p.Column, p.Field, p.Msg))
+	}
+	want := []string{
+		"3:13: max_errors: -1: must not be negative",
+		`8:22: workloads[0].tolerate_errors: want true or false, got string "maybe"`,
+		"9:17: workloads[0].stop_grace: -2s: must not be negative",
+		`10:5: workloads[0].max_error: unknown field "max_error"`,
+		`12:15: workloads[1].options.isolation: isolation is a run option, not oltp_read_only's: give it as the entry's (or the plan's) field isolation`,
+	}
+	if len(got) != len(want) {
+		t.Fatalf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	for i := range want {
+		if !strings.HasPrefix(got[i], want[i]) {
+			t.Errorf("problem %d: %s\nwant %s…", i, got[i], want[i])
+		}
 	}
 }

@@ -152,7 +152,7 @@ func writeSectionHeading(b *bytes.Buffer, s *section) {
 	if len(s.w.Options) > 0 {
 		what += " with " + markdown.Escape(strings.Join(s.w.Args(), " "))
 	}
-	fmt.Fprintf(b, "%s; %s measured after %s of warm-up; threads %s.\n\n", what, s.w.Duration, s.w.Warmup, joinInts(s.w.Threads))
+	fmt.Fprintf(b, "%s; %s measured after %s of warm-up; threads %s.\n\n", what, s.w.Run.Duration, s.w.Run.Warmup, joinInts(s.w.Threads))
 	for _, n := range s.notes {
 		b.WriteString("- " + markdown.Escape(n) + "\n")
 	}

@@ -231,7 +231,7 @@ func (r *execution) run(ctx context.Context) error {
 // runOne runs one repetition and records it. stop is true when the plan
 // must stop (interrupted, or the directory cannot be written).
 func (r *execution) runOne(ctx context.Context, c Cell, rs *RunState, prefix string) (stop bool, err error) {
-	r.logf("%s: running %s on %s, %d threads, %s (warm-up %s)", prefix, c.Workload.Label, c.Target.Label, c.Threads, c.Workload.Duration, c.Workload.Warmup)
+	r.logf("%s: running %s on %s, %d threads, %s (warm-up %s)", prefix, c.Workload.Label, c.Target.Label, c.Threads, c.Workload.Run.Duration, c.Workload.Run.Warmup)
 	start := r.o.Now().UTC()
 	prevStatus, prevStart := rs.Status, rs.StartedAt
 	rs.StartedAt, rs.FinishedAt = &start, nil

@@ -332,6 +332,12 @@ func TestResume(t *testing.T) {
 		t.Errorf("changed duration: %v", err)
 	}
 
+	isolated := writePlan(t, tmp, strings.Replace(experiment, "duration: 10s", "duration: 10s\nisolation: serializable\nmax_errors: 0", 1))
+	if _, err := plan.Run(context.Background(), isolated, &fake{}, plan.RunOptions{Dir: dir, Now: clock()}); !errors.Is(err, plan.ErrDifferentPlan) ||
+		!strings.Contains(err.Error(), "run options [{isolation serializable}], was []") {
+		t.Errorf("changed isolation: %v", err)
+	}
+
 	// An option given at its default is the same plan.
 	same := writePlan(t, tmp, strings.Replace(experiment, "{tables: 1, table_size: 100}", "{table_size: 100}", 1))
 	if st, err := plan.Inspect(same, plan.RunOptions{Dir: dir}); err != nil {

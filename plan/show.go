@@ -31,7 +31,7 @@ func Show(w io.Writer, p *Plan, opt RunOptions) error {
 			if r.Status != RunDone {
 				for _, c := range p.Cells {
 					if c.ID == r.Cell {
-						left += c.Workload.Warmup + c.Workload.Duration
+						left += c.Workload.Run.Warmup + c.Workload.Run.Duration
 					}
 				}
 			}

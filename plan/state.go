@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/result"
+	"github.com/dbarena/dbarena/runner"
 )
 
 // The files of a results directory.
@@ -81,7 +82,10 @@ type CellState struct {
 	DurationS       float64   `json:"duration_s"`
 	WarmupS         float64   `json:"warmup_s"`
 	ReportIntervalS float64   `json:"report_interval_s"`
-	PrepareKey      string    `json:"prepare_key"`
+	// RunOptions are the other run options (runner.Options) not at their
+	// defaults, under their plan fields, in the list's order.
+	RunOptions []Setting `json:"run_options,omitempty"`
+	PrepareKey string    `json:"prepare_key"`
 }
 
 // RunState is one repetition of one cell.
@@ -125,11 +129,29 @@ func cellState(c Cell) CellState {
 		WorkloadName:    c.Workload.Name,
 		Options:         c.Workload.Options,
 		Threads:         c.Threads,
-		DurationS:       c.Workload.Duration.Seconds(),
-		WarmupS:         c.Workload.Warmup.Seconds(),
-		ReportIntervalS: c.Workload.ReportInterval.Seconds(),
+		DurationS:       c.Workload.Run.Duration.Seconds(),
+		WarmupS:         c.Workload.Run.Warmup.Seconds(),
+		ReportIntervalS: c.Workload.Run.ReportInterval.Seconds(),
+		RunOptions:      runOptions(c.Workload.Run),
 		PrepareKey:      c.Key.String(),
 	}
+}
+
+// runOptions are cfg's run options that are not at their defaults, but
+// for those CellState has fields of its own.
+func runOptions(cfg runner.Config) []Setting {
+	def := runner.DefaultConfig()
+	var out []Setting
+	for _, o := range runner.Options() {
+		switch o.Field {
+		case "duration", "warmup", "report_interval":
+			continue
+		}
+		if v := o.Value(&cfg).String(); v != o.Value(&def).String() {
+			out = append(out, Setting{Name: o.Field, Value: v})
+		}
+	}
+	return out
 }
 
 // newState is the state of p before anything ran.
@@ -243,6 +265,7 @@ func cellDiff(a, b CellState) string {
 	cmp("duration", seconds(a.DurationS), seconds(b.DurationS))
 	cmp("warmup", seconds(a.WarmupS), seconds(b.WarmupS))
 	cmp("report_interval", seconds(a.ReportIntervalS), seconds(b.ReportIntervalS))
+	cmp("run options", a.RunOptions, b.RunOptions)
 	return strings.Join(d, ", ")
 }
 

@@ -1,7 +1,11 @@
 // Package runner owns the benchmark loop: it opens one connection per
-// worker, calls Worker.Next back to back (the closed model), times every
-// transaction, classifies every error, cuts the warm-up at one instant and
-// collects per-worker histograms on every reporting tick.
+// worker (at the run's isolation level), calls Worker.Next whenever the
+// run's Scheduler says (Closed: back to back), times every transaction
+// from the instant the scheduler gives, classifies every error, replays
+// retried transactions of Replayer workers by the run's retry policy,
+// cuts the warm-up at one instant and collects per-worker histograms on
+// every reporting tick (collector.go). Options is the one list of run
+// options the CLI's flags and a plan's fields set.
 //
 // The runner never asks a workload its name: everything workload-specific
 // happens behind workload.Workload and workload.Worker.
@@ -46,29 +50,74 @@ type Config struct {
 	StopGrace time.Duration
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// Scheduler is the load model (default Closed).
+	Scheduler Scheduler
+	// Isolation is the transaction isolation level the runner sets on
+	// every worker's connection (engine.ReadCommitted, RepeatableRead,
+	// Serializable); "" takes the workload's default
+	// (workload.RunDefaulter), which is the engine's own unless the
+	// workload says otherwise.
+	Isolation string
+	// Retry overrides the workload's retry policy for Replayer workers,
+	// field by field.
+	Retry RetryOverride
 	// Server, when set, samples the server's metrics at every tick (it
 	// belongs to the target and outlives the run); the run's intervals and
-	// summary then carry them.
-	Server *sysmon.Monitor
+	// summary then carry them. *sysmon.Monitor is one.
+	Server Sampler
 }
 
-// Validate reports every problem with c at once, naming flags.
+// Sampler samples a server's metrics for a run: Start takes the baseline
+// of the first interval, Tick the metrics since the previous call. Both
+// are called from the collector goroutine only, never on the hot path.
+type Sampler interface {
+	Start(ctx context.Context)
+	Tick(ctx context.Context) sysmon.Interval
+}
+
+var _ Sampler = (*sysmon.Monitor)(nil)
+
+// Validate reports every problem with c at once, each a
+// *workload.OptionError naming the option's flag and value.
 func (c Config) Validate() []error {
 	var errs []error
+	bad := func(flag string, v any, msg string) {
+		errs = append(errs, &workload.OptionError{Flag: flag, Value: fmt.Sprint(v), Err: msg})
+	}
 	if c.Threads < 1 {
-		errs = append(errs, fmt.Errorf("--threads %d: must be at least 1", c.Threads))
+		bad("threads", c.Threads, "must be at least 1")
 	}
 	if c.Duration <= 0 {
-		errs = append(errs, fmt.Errorf("--time %s: must be positive", c.Duration))
+		bad("time", c.Duration, "must be positive")
 	}
 	if c.Warmup < 0 {
-		errs = append(errs, fmt.Errorf("--warmup %s: must not be negative", c.Warmup))
+		bad("warmup", c.Warmup, "must not be negative")
 	}
 	if c.ReportInterval < 0 || (c.ReportInterval > 0 && c.ReportInterval < 10*time.Millisecond) {
-		errs = append(errs, fmt.Errorf("--report-interval %s: must be at least 10ms", c.ReportInterval))
+		bad("report-interval", c.ReportInterval, "must be at least 10ms")
 	}
 	if c.MaxErrors < 0 {
-		errs = append(errs, fmt.Errorf("--max-errors %d: must not be negative", c.MaxErrors))
+		bad("max-errors", c.MaxErrors, "must not be negative")
+	}
+	if c.StopGrace < 0 {
+		bad("stop-grace", c.StopGrace, "must not be negative")
+	}
+	switch c.Isolation {
+	case "", engine.ReadCommitted, engine.RepeatableRead, engine.Serializable:
+	default:
+		bad("isolation", c.Isolation, "must be read-committed, repeatable-read or serializable")
+	}
+	if p := c.Retry.MaxRetries; p != nil && *p < 0 {
+		bad("max-retries", *p, "must not be negative")
+	}
+	if p := c.Retry.Backoff; p != nil && *p < 0 {
+		bad("retry-backoff", *p, "must not be negative")
+	}
+	if p := c.Retry.BackoffMax; p != nil && *p < 0 {
+		bad("retry-backoff-max", *p, "must not be negative")
+	}
+	if b, m := c.Retry.Backoff, c.Retry.BackoffMax; b != nil && m != nil && *b > *m {
+		bad("retry-backoff", *b, fmt.Sprintf("must be between 0 and --retry-backoff-max (%v)", *m))
 	}
 	return errs
 }
@@ -129,8 +178,18 @@ func Run(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Scheduler == nil {
+		cfg.Scheduler = Closed{}
+	}
 	ops := w.Ops()
 	retryable := retryPolicy(w)
+	isolation, policy := cfg.Effective(w)
+	if policy.Base > policy.Max {
+		return nil, &workload.OptionError{Flag: "retry-backoff", Value: policy.Base.String(), Err: fmt.Sprintf("must be between 0 and --retry-backoff-max (%v)", policy.Max)}
+	}
+	if err := checkIsolation(w, eng.Dialect(), isolation); err != nil {
+		return nil, err
+	}
 
 	if in, ok := w.(workload.Installer); ok {
 		if err := install(ctx, eng, in); err != nil {
@@ -150,7 +209,7 @@ func Run(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config
 	workerCtx, cancelWorkers := context.WithCancel(ctx)
 	defer cancelWorkers()
 
-	ws, err := startWorkers(workerCtx, eng, w, cfg, len(ops))
+	ws, err := startWorkers(workerCtx, eng, w, cfg, len(ops), isolation)
 	if err != nil {
 		return nil, err
 	}
@@ -165,10 +224,11 @@ func Run(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config
 		workers: ws, fail: make(chan error, 1), stopCh: make(chan struct{}),
 		mon: mon,
 	}
-	r.reporter, _ = w.(workload.Reporter)
-	if p, ok := w.(workload.RetryPolicer); ok {
-		r.policy = p.RetryPolicy()
+	for _, s := range ws {
+		s.sched = cfg.Scheduler.Worker(ScheduleEnv{ID: s.id, Threads: cfg.Threads, Now: cfg.Now, Stopped: r.stopCh})
 	}
+	r.reporter, _ = w.(workload.Reporter)
+	r.policy = policy
 	return r.execute(ctx, workerCtx, cancelWorkers, obs)
 }
 
@@ -194,6 +254,10 @@ type worker struct {
 	rec  *histogram.Recorder
 	q    workload.Queries
 	env  workload.WorkerEnv
+	// isolation is set on every connection the worker opens.
+	isolation string
+	// sched says when the worker starts its next transaction.
+	sched WorkerSchedule
 }
 
 func (s *worker) close() {
@@ -207,13 +271,13 @@ func (s *worker) close() {
 
 // startWorkers connects all workers in parallel; on any failure it closes
 // what it opened and returns the first error.
-func startWorkers(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config, nops int) ([]*worker, error) {
+func startWorkers(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config, nops int, isolation string) ([]*worker, error) {
 	ws := make([]*worker, cfg.Threads)
 	errs := make([]error, cfg.Threads)
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 16) // bound concurrent connection attempts
 	for i := range ws {
-		s := &worker{id: i, rec: histogram.NewRecorder(nops)}
+		s := &worker{id: i, rec: histogram.NewRecorder(nops), isolation: isolation}
 		s.env = workload.WorkerEnv{ID: i, Seed: WorkerSeed(cfg.Seed, i), Queries: &s.q}
 		ws[i] = s
 		wg.Add(1)
@@ -246,6 +310,10 @@ func firstErr(errs []error) error {
 func (s *worker) connect(ctx context.Context, eng engine.Engine, w workload.Workload) error {
 	c, err := eng.Connect(ctx)
 	if err != nil {
+		return err
+	}
+	if err := setIsolation(ctx, c, s.isolation); err != nil {
+		_ = c.Close()
 		return err
 	}
 	ww, err := w.NewWorker(ctx, c, s.env)
@@ -308,9 +376,9 @@ func (r *run) pause(ctx context.Context, d time.Duration) {
 	}
 }
 
-// loop is one worker's closed loop.
+// loop is one worker's loop: a transaction whenever its schedule says,
+// timed from the instant the schedule gives.
 func (r *run) loop(ctx context.Context, s *worker) {
-	now := r.cfg.Now
 	d := r.eng.Dialect()
 	for !r.stop.Load() {
 		if p, ok := s.w.(workload.Pacer); ok {
@@ -318,7 +386,10 @@ func (r *run) loop(ctx context.Context, s *worker) {
 				return
 			}
 		}
-		start := now()
+		start, ok := s.sched.Start(ctx)
+		if !ok {
+			return
+		}
 		op, err := s.w.Next(ctx)
 		if r.recorded(s, op, err, start) {
 			continue
@@ -436,27 +507,16 @@ func (r *run) failWith(err error) {
 	}
 }
 
-// execute runs the workers, the collector's ticks, the warm-up cut and the
-// end of the run.
+// execute runs the workers and the collector, and fills the result. It
+// reads in four parts: the collector's clocks start and the workers'
+// loops with them (begin); the tick loop closes an interval at every
+// tick and cuts the warm-up at its instant (ticks); the end stops the
+// workers and gathers the last interval (stop); the result is filled from
+// the measured phase (finish).
 func (r *run) execute(ctx, workerCtx context.Context, cancelWorkers context.CancelFunc, obs Observer) (*result.Run, error) {
-	cfg := r.cfg
-	nops := len(r.ops)
-	tick := histogram.NewInterval(nops)  // the current interval, reused
-	total := histogram.NewInterval(nops) // the measured phase so far
-
-	res := &result.Run{Threads: cfg.Threads, WarmupS: cfg.Warmup.Seconds()}
-	if r.mon != nil {
-		r.mon.start(ctx) // the baseline of the first interval
-		if cfg.Warmup == 0 {
-			r.mon.markMeasureStart()
-		}
-	}
-	if cfg.Server != nil {
-		cfg.Server.Start(ctx) // the baseline of the first interval
-	}
+	c := newCollector(ctx, r, obs)
+	c.begin()
 	var wg sync.WaitGroup
-	start := cfg.Now()
-	res.StartedAt = start.UTC()
 	for _, s := range r.workers {
 		wg.Add(1)
 		go func() {
@@ -464,145 +524,14 @@ func (r *run) execute(ctx, workerCtx context.Context, cancelWorkers context.Canc
 			r.loop(workerCtx, s)
 		}()
 	}
-
-	warmupEnd := start.Add(cfg.Warmup)
-	end := warmupEnd.Add(cfg.Duration)
-	measureStart := start
-	cpuStart := cpuTime()
-	inWarmup := cfg.Warmup > 0
-	last := start
-	nextTick := start.Add(cfg.ReportInterval)
-	timer := time.NewTimer(0)
-	<-timer.C
-	defer timer.Stop()
-
-	// gather closes the interval at instant at and returns its length;
-	// report then reads the database's counters and reports the interval.
-	// label is the instant the interval is reported under: the scheduled
-	// tick, so lines read "[ 2s ]" rather than the timer's jitter; rates
-	// use the real length. The last interval is gathered before the
-	// workers stop and reported after, so that the final counter reading
-	// sees every transaction the client counted.
-	gather := func(at time.Time) time.Duration {
-		tick.Reset()
-		for _, s := range r.workers {
-			s.rec.Collect(tick)
+	status, runErr := c.ticks()
+	c.stop(status, func() {
+		if status != result.StatusComplete {
+			cancelWorkers() // Ctrl-C or failure: do not wait for in-flight work
 		}
-		length := at.Sub(last)
-		last = at
-		return length
-	}
-	report := func(length time.Duration, label time.Time, warmup bool) {
-		if length <= 0 {
-			return
-		}
-		var deltas []int64
-		if r.mon != nil {
-			deltas = r.mon.tick(ctx)
-		}
-		metrics := r.metrics(tick, length, deltas, false)
-		var srv sysmon.Interval
-		if cfg.Server != nil {
-			// The last interval of an interrupted run is sampled too.
-			srv = cfg.Server.Tick(context.WithoutCancel(ctx))
-		}
-		if obs != nil {
-			obs.OnTick(Tick{Threads: cfg.Threads, Elapsed: label.Sub(start), Length: length, Warmup: warmup, Ops: r.ops, Interval: tick, Metrics: metrics, Server: srv})
-		}
-		iv := intervalOf(tick, label.Sub(start), length, warmup)
-		if len(srv) > 0 {
-			iv.Server = srv
-		}
-		if len(metrics) > 0 {
-			iv.Metrics = make(map[string]float64, len(metrics))
-			for _, m := range metrics {
-				iv.Metrics[m.Name] = m.Value
-			}
-		}
-		res.Intervals = append(res.Intervals, iv)
-		if !warmup {
-			total.Merge(tick)
-		}
-	}
-	collect := func(at, label time.Time, warmup bool) {
-		report(gather(at), label, warmup)
-	}
-
-	var runErr error
-	status := result.StatusComplete
-loop:
-	for {
-		next := nextTick
-		if inWarmup && warmupEnd.Before(next) {
-			next = warmupEnd
-		}
-		if end.Before(next) {
-			next = end
-		}
-		timer.Reset(max(next.Sub(cfg.Now()), 0))
-		select {
-		case <-timer.C:
-		case <-ctx.Done():
-			status, runErr = result.StatusInterrupted, ErrInterrupted
-			break loop
-		case err := <-r.fail:
-			status, runErr = result.StatusFailed, err
-			break loop
-		}
-		now := cfg.Now()
-		switch {
-		case !now.Before(end):
-			break loop
-		case inWarmup && !now.Before(warmupEnd):
-			// The warm-up ends here, at one instant: everything recorded
-			// before it is discarded, the clocks restart together.
-			collect(now, warmupEnd, true)
-			if r.mon != nil {
-				r.mon.markMeasureStart()
-			}
-			inWarmup = false
-			measureStart, cpuStart = now, cpuTime()
-			if !nextTick.After(now) {
-				nextTick = nextTick.Add(cfg.ReportInterval)
-			}
-		default:
-			collect(now, next, inWarmup)
-			nextTick = nextTick.Add(cfg.ReportInterval)
-		}
-	}
-	stopAt := cfg.Now()
-	label := stopAt
-	if status == result.StatusComplete {
-		label = end
-	}
-	// No transaction starts after this; those that end before the
-	// interval closes are in it.
-	r.stop.Store(true)
-	close(r.stopCh)
-	length := gather(stopAt)
-	cpu := cpuTime() - cpuStart
-	if status != result.StatusComplete {
-		cancelWorkers() // Ctrl-C or failure: do not wait for in-flight work
-	}
-	waitOrCancel(&wg, cfg.StopGrace, cancelWorkers)
-	report(length, label, inWarmup)
-
-	if inWarmup {
-		// Stopped before the warm-up ended: nothing was measured.
-		measureStart = stopAt
-	}
-	fill(res, total, r.ops, stopAt.Sub(measureStart), cpu)
-	var deltas []int64
-	if r.mon != nil && !inWarmup {
-		res.Counters, deltas = r.mon.measured()
-	}
-	res.Metrics = r.metrics(total, stopAt.Sub(measureStart), deltas, true)
-	serverSummary(res)
-	res.Status = status
-	if runErr != nil {
-		res.Error = runErr.Error()
-	}
-	return res, runErr
+		waitOrCancel(&wg, r.cfg.StopGrace, cancelWorkers)
+	})
+	return c.finish(status, runErr)
 }
 
 // serverSummary summarises the measured intervals' server metrics and

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -288,7 +289,9 @@ type replayProbe struct {
 }
 
 func (p *replayProbe) Retryable(c engine.ErrorClass) bool { return c == engine.ClassUniqueViolation }
-func (p *replayProbe) RetryPolicy() workload.RetryPolicy  { return p.policy }
+func (p *replayProbe) RunDefaults() workload.RunDefaults {
+	return workload.RunDefaults{Retry: p.policy}
+}
 func (p *replayProbe) NewWorker(ctx context.Context, c engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
 	w, err := p.probe.NewWorker(ctx, c, env)
 	if err != nil {
@@ -355,6 +358,19 @@ func TestReplay(t *testing.T) {
 			t.Errorf("count %d retries %d errors %d; want no commit, 3 retries per error", f.Count, f.Retries, f.Errors)
 		}
 	})
+	t.Run("run overrides the workload", func(t *testing.T) {
+		p := &replayProbe{failAttempts: 1, policy: policy}
+		none := 0
+		run, err := runner.Run(context.Background(), open(t), p, runner.Config{Threads: 1, Duration: 300 * time.Millisecond,
+			Retry: runner.RetryOverride{MaxRetries: &none}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// --max-retries 0: a failed attempt is a retry, never replayed.
+		if f := run.Ops[1]; f.Count != 0 || f.Errors != 0 || f.Retries == 0 {
+			t.Errorf("count %d retries %d errors %d; want retries only", f.Count, f.Retries, f.Errors)
+		}
+	})
 	if b := policy.Backoff(1); b != time.Millisecond {
 		t.Errorf("Backoff(1) = %v", b)
 	}
@@ -414,5 +430,67 @@ func TestServerMetrics(t *testing.T) {
 	}
 	if run.ServerCPUPerQueryUS <= 0 || run.Queries != run.Transactions && run.ServerCPUPerQueryUS == run.ServerCPUPerTxnUS {
 		t.Errorf("server CPU per query = %v", run.ServerCPUPerQueryUS)
+	}
+}
+
+// lateScheduler lets each worker start limit transactions, each measured
+// from an intended start late before the actual one, and then stops it.
+type lateScheduler struct {
+	late  time.Duration
+	limit int
+}
+
+func (s lateScheduler) Worker(env runner.ScheduleEnv) runner.WorkerSchedule {
+	return &lateSchedule{s: s, now: env.Now}
+}
+
+type lateSchedule struct {
+	s   lateScheduler
+	now func() time.Time
+	n   int
+}
+
+func (w *lateSchedule) Start(context.Context) (time.Time, bool) {
+	if w.n++; w.n > w.s.limit {
+		return time.Time{}, false
+	}
+	return w.now().Add(-w.s.late), true
+}
+
+// The scheduler decides whether and when each worker starts a transaction
+// and from which instant its latency runs.
+func TestScheduler(t *testing.T) {
+	eng := open(t)
+	p := &probe{}
+	run, err := runner.Run(context.Background(), eng, p, runner.Config{
+		Threads: 3, Duration: 200 * time.Millisecond, Scheduler: lateScheduler{late: 50 * time.Millisecond, limit: 7},
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Transactions != 21 || p.started.Load() != 21 {
+		t.Errorf("%d transactions recorded, %d started, want 3 workers × 7", run.Transactions, p.started.Load())
+	}
+	if run.LatencyMS.Min < 49 { // HDR precision: 50 ms reads 49.98
+		t.Errorf("min latency %v ms, want it measured from the intended start, ≥ 50 ms", run.LatencyMS.Min)
+	}
+}
+
+// The run's isolation level is checked against the engine before any
+// work, naming --isolation, and set on every worker's connection.
+func TestIsolation(t *testing.T) {
+	eng := open(t)
+	_, err := runner.Run(context.Background(), eng, &probe{}, runner.Config{Threads: 1, Duration: 100 * time.Millisecond, Isolation: "read-committed"}, nil)
+	var oe *workload.OptionError
+	if !errors.As(err, &oe) || oe.Flag != "isolation" || oe.Value != "read-committed" {
+		t.Fatalf("read-committed on SQLite: %v, want an OptionError naming --isolation", err)
+	}
+	run, err := runner.Run(context.Background(), eng, &probe{}, runner.Config{Threads: 2, Duration: 100 * time.Millisecond, Isolation: "serializable"}, nil)
+	if err != nil || run.Transactions == 0 {
+		t.Fatalf("serializable on SQLite: %v", err)
+	}
+	errs := runner.Config{Threads: 1, Duration: time.Second, Isolation: "snapshot"}.Validate()
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "--isolation snapshot: must be read-committed, repeatable-read or serializable") {
+		t.Errorf("Validate: %v", errs)
 	}
 }

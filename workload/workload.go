@@ -18,8 +18,11 @@
 // Retryer (which error classes restart a transaction), LoadFinisher (setup
 // after every table is loaded), Installer (server-side code installed
 // before a run), CounterReader (counts kept by the database itself),
-// Reporter (the workload's headline figures) and, on workers, Pacer
-// (keying and think times).
+// Reporter (the workload's headline figures), RunDefaulter (its defaults
+// for the run's isolation level and retry policy, which the runner owns),
+// IsolationChecker (a run's isolation level accepted or refused by the
+// workload itself) and, on workers, Pacer (keying and think times) and
+// Replayer (a failed transaction run again with the same input).
 package workload
 
 import (
@@ -154,14 +157,15 @@ type Retryer interface {
 // Replayer is implemented by workers that can run a failed transaction
 // again with the same input. For a retryable failure (see Retryer) the
 // runner then waits a back-off and calls Replay instead of Next, up to the
-// workload's RetryPolicy; the transaction's latency runs from its first
+// run's RetryPolicy (its options, else the workload's RunDefaults); the
+// transaction's latency runs from its first
 // attempt to its commit, and each failed attempt counts as a retry. After
 // MaxRetries failed replays the transaction counts as an error.
 type Replayer interface {
 	Replay(ctx context.Context) (op int, err error)
 }
 
-// RetryPolicy is how a workload whose workers are Replayers retries:
+// RetryPolicy is how a run replays the transactions of Replayer workers:
 // exponential back-off from Base, doubled per attempt up to Max, with full
 // jitter (a uniform wait between 0 and the current bound), at most
 // MaxRetries replays per transaction (0: none).
@@ -170,9 +174,38 @@ type RetryPolicy struct {
 	MaxRetries int
 }
 
-// RetryPolicer is implemented by workloads with a RetryPolicy.
-type RetryPolicer interface {
-	RetryPolicy() RetryPolicy
+// DefaultRetryPolicy is the retry policy of workloads that give none
+// (RunDefaulter): up to 10 replays, back-off bounds from 2 ms to 500 ms.
+func DefaultRetryPolicy() RetryPolicy {
+	return RetryPolicy{Base: 2 * time.Millisecond, Max: 500 * time.Millisecond, MaxRetries: 10}
+}
+
+// RunDefaults are a workload's defaults for run options the runner owns
+// (--isolation, --max-retries, --retry-backoff, --retry-backoff-max): a
+// run option that is not set takes the workload's value.
+type RunDefaults struct {
+	// Isolation is the transaction isolation level ("" keeps the
+	// engine's own).
+	Isolation string
+	// Retry is how failed transactions of Replayer workers are replayed.
+	Retry RetryPolicy
+}
+
+// RunDefaulter is implemented by workloads whose defaults for the
+// runner's run options differ from "the engine's isolation" and
+// DefaultRetryPolicy.
+type RunDefaulter interface {
+	RunDefaults() RunDefaults
+}
+
+// IsolationChecker is implemented by workloads that accept or refuse an
+// isolation level themselves: on engines whose dialect is not an
+// engine.Isolator (MongoDB's transactions have one level), or when an
+// option of theirs leaves no transaction to isolate. The runner calls it
+// before the run with the level the run sets (never ""); the error says
+// why the level does not apply.
+type IsolationChecker interface {
+	CheckIsolation(d engine.Dialect, level string) error
 }
 
 // Backoff is the bound of the wait before replay number attempt (1-based):

@@ -103,6 +103,10 @@ func TestBadInput(t *testing.T) {
 		{"tpcc warehouses 0", []string{"prepare", "tpcc", "--warehouses", "0", "--target", sq}, cli.ExitUsage, "--warehouses 0: must be at least 1"},
 		{"tpcc procedures on sqlite", []string{"run", "tpcc", "--mode", "procedure", "--time", "1s", "--target", tp}, cli.ExitUsage, "--mode procedure: sqlite has no stored procedures"},
 		{"tpcc warehouses differ", []string{"run", "tpcc", "--warehouses", "2", "--time", "1s", "--target", tp}, cli.ExitUsage, "--warehouses 2: the target was prepared with 1 warehouses"},
+		{"isolation unknown", []string{"run", "airline", "--isolation", "snapshot", "--target", sq}, cli.ExitUsage, "--isolation snapshot: must be read-committed, repeatable-read or serializable"},
+		{"isolation the engine lacks", []string{"run", "tpcc", "--isolation", "read-committed", "--time", "1s", "--target", tp}, cli.ExitUsage, "--isolation read-committed:"},
+		{"max-retries negative", []string{"run", "payments", "--max-retries", "-1", "--target", sq}, cli.ExitUsage, "--max-retries -1: must not be negative"},
+		{"retry back-off above its maximum", []string{"run", "airline", "--retry-backoff", "2s", "--retry-backoff-max", "1s", "--target", sq}, cli.ExitUsage, "--retry-backoff 2s: must be between 0 and --retry-backoff-max (1s)"},
 		{"tpcc mode nonsense", []string{"run", "tpcc", "--mode", "nonsense", "--target", sq}, cli.ExitUsage, "--mode nonsense: must be client or procedure"},
 		{"tpcc on mongodb", []string{"prepare", "tpcc", "--target", mg}, cli.ExitUsage, "tpcc has no implementation for mongodb targets"},
 		{"write concern on sqlite", []string{"run", "oltp_read_write", "--write-concern", "majority", "--target", sq}, cli.ExitUsage, "--write-concern majority: only MongoDB targets take it"},
@@ -480,5 +484,33 @@ func TestServerMetricsInResult(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The isolation level and the retry policy are run options of every
+// workload: `dbarena run airline --isolation serializable` sets them, and
+// the result file keeps them with the workload's options.
+func TestRunIsolationAndRetries(t *testing.T) {
+	ctx := context.Background()
+	u := sqliteURL(t)
+	out := filepath.Join(t.TempDir(), "air.json")
+	if o := dbarena(t, ctx, nil, "prepare", "airline", "--schedules", "5", "--aircraft", "2", "--target", u); o.code != 0 {
+		t.Fatalf("prepare: exit %d: %s", o.code, o.stderr)
+	}
+	o := dbarena(t, ctx, nil, "run", "airline", "--schedules", "5", "--aircraft", "2", "--target", u, "--threads", "2", "--time", "1s",
+		"--isolation", "serializable", "--max-retries", "3", "--retry-backoff", "1ms", "--out", out)
+	if o.code != 0 {
+		t.Fatalf("exit %d: %s%s", o.code, o.stdout, o.stderr)
+	}
+	f, err := result.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := f.Workload.Options
+	if opts["isolation"] != "serializable" || opts["max-retries"] != "3" || opts["retry-backoff"] != "1ms" || opts["retry-backoff-max"] != "500ms" || opts["schedules"] != "5" {
+		t.Errorf("options in the result: %v", opts)
+	}
+	if f.Status != result.StatusComplete || f.Runs[0].Transactions == 0 {
+		t.Errorf("status %s, %d transactions", f.Status, f.Runs[0].Transactions)
 	}
 }

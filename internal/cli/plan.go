@@ -15,6 +15,7 @@ import (
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/server"
+	"github.com/dbarena/dbarena/session"
 	"github.com/dbarena/dbarena/sysmon"
 	"github.com/dbarena/dbarena/workload"
 )
@@ -114,10 +115,10 @@ func loadPlan(st *State, path string) (*plan.Plan, error) {
 	}})
 }
 
-// planExecutor runs a plan's cells the way `dbarena run` runs one thread
-// count: one engine (and managed server) per target, shared by the
-// target's workloads and kept until its last prepare key is released, one
-// server monitor per target, one result file per run.
+// planExecutor runs a plan's cells through the same pipeline as `dbarena
+// run` (package session): one session (engine, managed server, server
+// monitor) per target, shared by the target's workloads and kept until its
+// last prepare key is released, one result file per run.
 type planExecutor struct {
 	st             *State
 	connectTimeout time.Duration
@@ -128,11 +129,9 @@ type planExecutor struct {
 
 // planTarget is one open target of a plan.
 type planTarget struct {
-	r        *resolved
-	mon      *sysmon.Monitor
-	closeMon func()
-	keys     int                        // prepare keys not yet released
-	loaded   map[string]plan.PrepareKey // workload name → the key whose data is there
+	s      *session.Session
+	keys   int                        // prepare keys not yet released
+	loaded map[string]plan.PrepareKey // workload name → the key whose data is there
 }
 
 // open resolves and opens c's target once.
@@ -146,8 +145,13 @@ func (ex *planExecutor) open(ctx context.Context, c plan.Cell) (*planTarget, err
 		return nil, err
 	}
 	r.target.Label = c.Target.Label
-	pt := &planTarget{r: r, loaded: map[string]plan.PrepareKey{}}
-	pt.mon, pt.closeMon = openMonitor(ctx, r, 0)
+	// Every target of a plan is prepared when its data is missing.
+	s, err := openSession(ctx, ex.st, r, io.Discard, ex.loadThreads, true, false, 0)
+	if err != nil {
+		_ = r.engine.Close()
+		return nil, err
+	}
+	pt := &planTarget{s: s, loaded: map[string]plan.PrepareKey{}}
 	ex.targets[c.Target.Label] = pt
 	return pt, nil
 }
@@ -159,7 +163,7 @@ func (ex *planExecutor) quiet() *State {
 	return &q
 }
 
-// workload builds c's workload with its options set.
+// planWorkload builds c's workload with its options set.
 func planWorkload(c plan.Cell) (workload.Workload, error) {
 	m, ok := workload.Lookup(c.Workload.Name)
 	if !ok {
@@ -196,18 +200,7 @@ func (ex *planExecutor) Prepare(ctx context.Context, c plan.Cell) error {
 	pt.keys++
 	ex.keys[c.Key] = c.Target.Label
 	pt.loaded[c.Workload.Name] = c.Key
-	conn, err := pt.r.engine.Connect(ctx)
-	if err != nil {
-		return err
-	}
-	err = runner.VerifyPrepared(ctx, conn, pt.r.engine.Dialect(), w)
-	conn.Close()
-	if err == nil || !errors.Is(err, runner.ErrNotPrepared) {
-		return err
-	}
-	cmd := &cobra.Command{}
-	cmd.SetContext(ctx)
-	return prepare(cmd, ex.quiet(), pt.r, w, ex.loadThreads)
+	return pt.s.EnsurePrepared(ctx, w)
 }
 
 // Run measures one repetition of c and returns its result file. A managed
@@ -221,61 +214,15 @@ func (ex *planExecutor) Run(ctx context.Context, c plan.Cell, rep int) (*result.
 	if err != nil {
 		return nil, err
 	}
-	file, err := describe(ctx, ex.st, pt.r, w, c.Seed)
-	if err != nil {
-		return nil, ex.serverDied(pt, err)
-	}
-	for k, v := range pt.mon.OSSettings() {
-		file.Target.Settings[k] = v
-	}
-	cfg := runner.Config{
-		Threads: c.Threads, Duration: c.Workload.Duration, Warmup: c.Workload.Warmup,
-		ReportInterval: c.Workload.ReportInterval, Seed: c.Seed, Now: ex.st.Now, Server: pt.mon,
-	}
-	run, runErr := runner.Run(ctx, pt.r.engine, w, cfg, nil)
-	if run != nil {
-		file.Runs = append(file.Runs, *run)
-	}
-	file.FinishedAt = ex.st.Now().UTC()
-	if srv := pt.r.server; srv != nil && !srv.Alive() && runErr == nil {
-		// Workers reconnect with back-off until the run ends: a run on a
-		// dead server can end without an error of its own.
-		runErr = errors.New("the server died during the run")
-	}
-	file.Target.Monitor = &result.Monitor{Sources: pt.mon.Sources(), ServerPID: pt.mon.ServerPID(), Device: pt.mon.Device(), Notes: pt.mon.Notes()}
-	switch {
-	case runErr == nil:
-		file.Status = result.StatusComplete
-	case errors.Is(runErr, runner.ErrInterrupted):
-		file.Status, file.Error = result.StatusInterrupted, runErr.Error()
-	default:
-		file.Status, file.Error = result.StatusFailed, scrub(ex.serverDied(pt, runErr).Error(), ex.st)
-	}
-	if run != nil {
-		fmt.Fprintf(ex.st.Stdout, "    %s\n", planLine(run))
-	}
-	if len(file.Runs) == 0 {
-		return nil, ex.serverDied(pt, runErr)
+	cfg := c.Config()
+	cfg.Now = ex.st.Now
+	file, err := pt.s.Measure(ctx, w, []runner.Config{cfg}, session.Hooks{
+		After: func(run *result.Run) { fmt.Fprintf(ex.st.Stdout, "    %s\n", planLine(run)) },
+	})
+	if file == nil {
+		return nil, err
 	}
 	return file, nil
-}
-
-// serverDied adds the end of a managed server's log to err when the
-// server is no longer running.
-func (ex *planExecutor) serverDied(pt *planTarget, err error) error {
-	srv := pt.r.server
-	if srv == nil {
-		return err
-	}
-	// A run fails as soon as its connections break, which can be a moment
-	// before the server's exit is seen: give it two seconds.
-	for i := 0; i < 20 && srv.Alive(); i++ {
-		time.Sleep(100 * time.Millisecond)
-	}
-	if !srv.Alive() {
-		return fmt.Errorf("managed server %s is not running any more: %w; the end of its log:\n%s", srv.Name(), err, srv.LogTail(20))
-	}
-	return err
 }
 
 // planLine is a run's one-line summary in the plan's log.
@@ -309,10 +256,7 @@ func (ex *planExecutor) Release(ctx context.Context, key plan.PrepareKey) error 
 	return pt.close()
 }
 
-func (pt *planTarget) close() error {
-	pt.closeMon()
-	return pt.r.engine.Close()
-}
+func (pt *planTarget) close() error { return pt.s.Close() }
 
 // closeAll closes every target still open (after an error or Ctrl-C).
 func (ex *planExecutor) closeAll() {

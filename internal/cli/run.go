@@ -4,32 +4,24 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
+	"io"
 	"os"
-	"sort"
-	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/dbarena/dbarena/engine"
-	"github.com/dbarena/dbarena/internal/hostinfo"
 	"github.com/dbarena/dbarena/report"
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/runner"
-	"github.com/dbarena/dbarena/sysmon"
+	"github.com/dbarena/dbarena/session"
 	"github.com/dbarena/dbarena/workload"
 )
 
 type runFlags struct {
-	threads     intList
-	duration    seconds
-	warmup      seconds
-	interval    seconds
-	seed        uint64
+	threads intList
+	// cfg holds the run options (runner.Options) and the seed.
+	cfg         runner.Config
 	out         string
-	maxErrors   int64
-	tolerate    bool
 	loadThreads int
 	serverPID   int
 	noMonitor   bool
@@ -38,11 +30,7 @@ type runFlags struct {
 func newRunCmd(st *State, m workload.Meta) *cobra.Command {
 	w := m.New()
 	var tf targetFlags
-	rf := runFlags{
-		threads:  intList{1},
-		duration: seconds(10 * time.Second),
-		interval: seconds(time.Second),
-	}
+	rf := runFlags{threads: intList{1}, cfg: runner.DefaultConfig()}
 	cmd := &cobra.Command{
 		Use:   m.Name,
 		Short: m.Description,
@@ -54,13 +42,9 @@ func newRunCmd(st *State, m workload.Meta) *cobra.Command {
 	fs := cmd.Flags()
 	tf.register(fs)
 	fs.Var(&rf.threads, "threads", "workers (one connection each); a list like 1,2,4,8 runs a sweep, one run per value")
-	fs.Var(&rf.duration, "time", "measured duration of each run (60s, 5m or plain seconds)")
-	fs.Var(&rf.warmup, "warmup", "warm-up before each run, discarded")
-	fs.Var(&rf.interval, "report-interval", "length of one reporting interval")
-	fs.Uint64Var(&rf.seed, "seed", 1, "seed of the workers' random choices")
+	runner.BindFlags(fs, &rf.cfg)
+	fs.Uint64Var(&rf.cfg.Seed, "seed", rf.cfg.Seed, "seed of the workers' random choices")
 	fs.StringVar(&rf.out, "out", "", "write the result file (JSON) here")
-	fs.Int64Var(&rf.maxErrors, "max-errors", 0, "stop a run after more than this many failed transactions (retried serialization failures and deadlocks do not count)")
-	fs.BoolVar(&rf.tolerate, "tolerate-errors", false, "never stop a run for failed transactions; count them")
 	fs.IntVar(&rf.loadThreads, "load-threads", 4, "parallel loaders when the embedded default target is prepared on first use")
 	fs.IntVar(&rf.serverPID, "server-pid", 0, "the server's main process on this host, for its CPU, the host's and the data disk's metrics (default: found through the server when it is local)")
 	fs.BoolVar(&rf.noMonitor, "no-server-metrics", false, "do not sample the server's statistics, process, host and disk every interval")
@@ -69,16 +53,9 @@ func newRunCmd(st *State, m workload.Meta) *cobra.Command {
 }
 
 func (rf *runFlags) config(threads int, st *State) runner.Config {
-	return runner.Config{
-		Threads:        threads,
-		Duration:       time.Duration(rf.duration),
-		Warmup:         time.Duration(rf.warmup),
-		ReportInterval: time.Duration(rf.interval),
-		Seed:           rf.seed,
-		MaxErrors:      rf.maxErrors,
-		TolerateErrors: rf.tolerate,
-		Now:            st.Now,
-	}
+	cfg := rf.cfg
+	cfg.Threads, cfg.Now = threads, st.Now
+	return cfg
 }
 
 // validate reports every problem with the run flags at once.
@@ -123,59 +100,34 @@ func runWorkload(ctx context.Context, st *State, w workload.Workload, tf *target
 	if err != nil {
 		return err
 	}
-	defer r.engine.Close()
-
-	if err := ensurePrepared(ctx, st, r, w, rf.loadThreads); err != nil {
-		return err
-	}
-	file, err := describe(ctx, st, r, w, rf.seed)
+	s, err := openSession(ctx, st, r, st.Stdout, rf.loadThreads, r.embedded, rf.noMonitor, rf.serverPID)
 	if err != nil {
+		_ = r.engine.Close()
 		return err
 	}
-	var mon *sysmon.Monitor
-	if !rf.noMonitor {
-		var closeMon func()
-		mon, closeMon = openMonitor(ctx, r, rf.serverPID)
-		defer closeMon()
-		for k, v := range mon.OSSettings() {
-			file.Target.Settings[k] = v
-		}
+	defer s.Close()
+	if err := s.EnsurePrepared(ctx, w); err != nil {
+		return err
 	}
-
-	var runErr error
-	for _, n := range rf.threads {
-		fmt.Fprintf(st.Stdout, "\nrunning %s on %s: %d threads, %s (warm-up %s)\n", w.Meta().Name, r.target, n, time.Duration(rf.duration), time.Duration(rf.warmup))
-		cfg := rf.config(n, st)
-		cfg.Server = mon
-		run, err := runner.Run(ctx, r.engine, w, cfg, &report.Lines{W: st.Stdout})
-		if run != nil {
-			report.Summary(st.Stdout, run)
-			file.Runs = append(file.Runs, *run)
-		}
-		if err != nil {
-			runErr = err
-			break
-		}
+	cfgs := make([]runner.Config, len(rf.threads))
+	for i, n := range rf.threads {
+		cfgs[i] = rf.config(n, st)
+	}
+	file, runErr := s.Measure(ctx, w, cfgs, session.Hooks{
+		Observer: &report.Lines{W: st.Stdout},
+		Before: func(cfg runner.Config) {
+			fmt.Fprintf(st.Stdout, "\nrunning %s on %s: %d threads, %s (warm-up %s)\n", w.Meta().Name, r.target, cfg.Threads, cfg.Duration, cfg.Warmup)
+		},
+		After: func(run *result.Run) { report.Summary(st.Stdout, run) },
+	})
+	if file == nil {
+		return runErr
 	}
 	if len(file.Runs) > 1 {
 		fmt.Fprintln(st.Stdout, "\nSweep:")
 		report.SweepTable(st.Stdout, file.Runs)
 	}
-	file.FinishedAt = st.Now().UTC()
-	if mon != nil {
-		file.Target.Monitor = &result.Monitor{Sources: mon.Sources(), ServerPID: mon.ServerPID(), Device: mon.Device(), Notes: mon.Notes()}
-	}
-	switch {
-	case runErr == nil:
-		file.Status = result.StatusComplete
-	case errors.Is(runErr, runner.ErrInterrupted):
-		file.Status = result.StatusInterrupted
-		file.Error = runErr.Error()
-	default:
-		file.Status = result.StatusFailed
-		file.Error = scrub(runErr.Error(), st)
-	}
-	if rf.out != "" && len(file.Runs) > 0 {
+	if rf.out != "" {
 		if err := result.Write(rf.out, file); err != nil {
 			return errors.Join(runErr, err)
 		}
@@ -184,117 +136,28 @@ func runWorkload(ctx context.Context, st *State, w workload.Workload, tf *target
 	return runErr
 }
 
-// openMonitor opens the server metrics' monitor for r on a connection of
-// its own (SQL engines' statistics views) and with the server's process
-// when it is on this host: pid given, found by sysmon through the SQL
-// connection, or reported by the engine (engine.ProcessReporter) and
-// recognised in /proc. What cannot be sampled is explained in the
-// monitor's notes, never fatal.
-func openMonitor(ctx context.Context, r *resolved, pid int) (*sysmon.Monitor, func()) {
-	cfg := sysmon.Config{ServerPID: pid}
-	closeConn := func() {}
-	if c, err := engine.ConnectSQL(ctx, r.engine); err == nil {
-		cfg.Conn, closeConn = c, func() { c.Close() }
-	}
-	var notes []string
-	if pr, ok := r.engine.(engine.ProcessReporter); ok && pid == 0 {
-		switch sp, err := pr.ServerProcess(ctx); {
-		case err != nil:
-			notes = append(notes, fmt.Sprintf("process: the server did not tell its process: %v", err))
-		case !isLoopbackHost(r.target.URL.Hostname()):
-			notes = append(notes, fmt.Sprintf("process: the server is not on this host (%s): no process, host or disk metrics (give --server-pid if it is)", r.target.Host()))
-		case !processIs(sp.PID, sp.Name):
-			notes = append(notes, fmt.Sprintf("process: pid %d of this host is not %s: the server runs elsewhere (a container?): no process, host or disk metrics", sp.PID, sp.Name))
-		default:
-			cfg.ServerPID, cfg.DataDir = sp.PID, sp.DataDir
-		}
-	}
-	mon := sysmon.Open(ctx, cfg)
-	if len(notes) > 0 {
-		mon = mon.WithNotes(notes...)
-	}
-	return mon, closeConn
-}
-
-// isLoopbackHost tells whether a URL's host name is this host's loopback.
-func isLoopbackHost(h string) bool {
-	if h == "localhost" || h == "" {
-		return true
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
-}
-
-// processIs tells whether process pid of this host runs the program name.
-func processIs(pid int, name string) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
-	return err == nil && strings.TrimSpace(string(b)) == name
-}
-
-// ensurePrepared fails when w's tables are not ready, except on the
-// embedded default target, which is prepared on first use.
-func ensurePrepared(ctx context.Context, st *State, r *resolved, w workload.Workload, loadThreads int) error {
-	c, err := r.engine.Connect(ctx)
-	if err != nil {
-		return err
-	}
-	err = runner.VerifyPrepared(ctx, c, r.engine.Dialect(), w)
-	c.Close()
-	if err == nil || !r.embedded || !errors.Is(err, runner.ErrNotPrepared) {
-		return err
-	}
-	fmt.Fprintf(st.Stdout, "the %s target is not prepared for %s: preparing it now\n", r.target.Label, w.Meta().Name)
-	prepCmd := &cobra.Command{}
-	prepCmd.SetContext(ctx)
-	return prepare(prepCmd, st, r, w, loadThreads)
-}
-
-// describe fills in everything a result file records before the first run.
-func describe(ctx context.Context, st *State, r *resolved, w workload.Workload, seed uint64) (*result.File, error) {
-	info, err := r.engine.ServerInfo(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("reading server version and settings: %w", err)
-	}
-	client := hostinfo.Read()
-	client.RTTMS, err = measureRTT(ctx, r.engine)
-	if err != nil {
-		return nil, err
-	}
-	m := w.Meta()
-	return &result.File{
-		SchemaVersion: result.SchemaVersion,
-		Tool:          result.Tool{Name: "dbarena", Version: st.Version, Commit: st.Commit},
-		Workload:      result.Workload{Name: m.Name, Version: m.Version, Options: workload.OptionValues(w)},
-		Target: result.Target{
-			Label:         r.target.Label,
-			Engine:        r.engine.Name(),
-			URL:           r.target.Redacted(),
-			ServerVersion: info.Version,
-			Settings:      info.Settings,
+// openSession opens the run pipeline on r: prepared on first use when
+// prepareOnFirstUse (with progress on log), with the server's metrics
+// unless noMonitor. The session owns r's engine from here on.
+func openSession(ctx context.Context, st *State, r *resolved, log io.Writer, loadThreads int, prepareOnFirstUse, noMonitor bool, serverPID int) (*session.Session, error) {
+	opt := session.Options{
+		Engine:            r.engine,
+		Target:            r.target,
+		PrepareOnFirstUse: prepareOnFirstUse,
+		Prepare: func(ctx context.Context, _ engine.Engine, w workload.Workload) error {
+			q := *st
+			q.Stdout = log
+			return prepare(ctx, &q, r, w, loadThreads)
 		},
-		Client:    client,
-		Seed:      seed,
-		StartedAt: st.Now().UTC(),
-	}, nil
-}
-
-// measureRTT is the median time of 11 round trips of the engine's Ping
-// (SELECT 1, MongoDB's ping command), in ms.
-func measureRTT(ctx context.Context, eng engine.Engine) (float64, error) {
-	c, err := eng.Connect(ctx)
-	if err != nil {
-		return 0, err
+		NoMonitor: noMonitor,
+		ServerPID: serverPID,
+		Tool:      result.Tool{Name: "dbarena", Version: st.Version, Commit: st.Commit},
+		Now:       st.Now,
+		Log:       log,
+		Scrub:     func(msg string) string { return scrub(msg, st) },
 	}
-	defer c.Close()
-	const n = 11
-	var ds []time.Duration
-	for i := 0; i < n; i++ {
-		t0 := time.Now()
-		if err := c.Ping(ctx); err != nil {
-			return 0, fmt.Errorf("measuring round-trip time: %w", err)
-		}
-		ds = append(ds, time.Since(t0))
+	if r.server != nil {
+		opt.Managed = r.server
 	}
-	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
-	return float64(ds[n/2].Microseconds()) / 1000, nil
+	return session.Open(ctx, opt)
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"runtime/debug"
@@ -34,7 +35,7 @@ func newPrepareCmd(st *State, m workload.Meta) *cobra.Command {
 				return err
 			}
 			defer r.engine.Close()
-			return prepare(cmd, st, r, w, loadThreads)
+			return prepare(cmd.Context(), st, r, w, loadThreads)
 		},
 	}
 	tf.register(cmd.Flags())
@@ -44,13 +45,13 @@ func newPrepareCmd(st *State, m workload.Meta) *cobra.Command {
 }
 
 // prepare loads w into r and prints progress and a summary.
-func prepare(cmd *cobra.Command, st *State, r *resolved, w workload.Workload, loadThreads int) error {
+func prepare(ctx context.Context, st *State, r *resolved, w workload.Workload, loadThreads int) error {
 	fmt.Fprintf(st.Stdout, "preparing %s on %s with %d loaders\n", w.Meta().Name, r.target, loadThreads)
 	pb := &progress{w: st.Stdout, terminal: st.Terminal}
 	// Loading allocates short-lived rows at a high rate over a small live
 	// heap; a higher GC target trades a few MB for much less collection.
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
-	stats, err := runner.Prepare(cmd.Context(), r.engine, w, runner.PrepareConfig{
+	stats, err := runner.Prepare(ctx, r.engine, w, runner.PrepareConfig{
 		LoadThreads: loadThreads,
 		Progress:    pb.update,
 		Now:         st.Now,

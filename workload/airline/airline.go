@@ -2,6 +2,7 @@ package airline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -28,20 +29,18 @@ type options struct {
 	aircraft, schedules int
 	dayRange            int
 	bookingSleep        time.Duration
-	isolation           string
 	transactions        string
-	maxRetries          int
-	retryBase, retryMax time.Duration
 	seedData            uint64
 }
 
 // The optional abilities Airline and its workers have on SQL engines.
 var (
-	_ workload.Validator    = (*Airline)(nil)
-	_ workload.Installer    = (*Airline)(nil)
-	_ workload.Checker      = (*Airline)(nil)
-	_ workload.RetryPolicer = (*Airline)(nil)
-	_ workload.Replayer     = (*worker)(nil)
+	_ workload.Validator        = (*Airline)(nil)
+	_ workload.Installer        = (*Airline)(nil)
+	_ workload.Checker          = (*Airline)(nil)
+	_ workload.IsolationChecker = (*Airline)(nil)
+	_ workload.RunDefaulter     = (*Airline)(nil)
+	_ workload.Replayer         = (*worker)(nil)
 )
 
 // Airline is the workload with its options, and its implementation for
@@ -68,11 +67,7 @@ func New() *Airline {
 	fs.IntVar(&o.schedules, "schedules", 15000, "rows of flight schedules (reference data)")
 	fs.IntVar(&o.dayRange, "day-range", 1, "bookings spread over this many days from today: 1 (the study's value) makes every booking of a schedule update the same audit row, the contention the benchmark measures")
 	fs.DurationVar(&o.bookingSleep, "booking-sleep", 0, "sleep inside each booking transaction, before COMMIT (holds its locks longer); with --transactions off, before the audit upsert (holds the booking half done)")
-	fs.StringVar(&o.isolation, "isolation", "", "transaction isolation: read-committed, repeatable-read or serializable; empty keeps the engine's own (SQLite has serializable only; MongoDB repeatable-read only: its transactions are snapshot isolation)")
 	fs.StringVar(&o.transactions, "transactions", transactionsOn, "on: each booking is one transaction; off (MongoDB only): each operation alone, atomic for one document only, as the study's runs without transactions")
-	fs.IntVar(&o.maxRetries, "max-retries", 10, "retries of a booking that hit a serialization failure or deadlock before it counts as an error")
-	fs.DurationVar(&o.retryBase, "retry-backoff", 2*time.Millisecond, "first retry's back-off bound; doubled per retry up to --retry-backoff-max, each wait drawn uniformly below the bound")
-	fs.DurationVar(&o.retryMax, "retry-backoff-max", 500*time.Millisecond, "largest back-off bound")
 	fs.Uint64Var(&o.seedData, "seed-data", 0, "seed of the reference data (aircraft and schedules)")
 	return w
 }
@@ -102,35 +97,42 @@ func (w *Airline) Validate() []error {
 	if o.bookingSleep < 0 {
 		bad("booking-sleep", o.bookingSleep, "must not be negative")
 	}
-	switch o.isolation {
-	case "", engine.ReadCommitted, engine.RepeatableRead, engine.Serializable:
-	default:
-		bad("isolation", o.isolation, "must be read-committed, repeatable-read or serializable")
-	}
 	switch o.transactions {
-	case transactionsOn:
-	case transactionsOff:
-		if o.isolation != "" {
-			bad("isolation", o.isolation, "needs --transactions on: without transactions there is no transaction isolation")
-		}
+	case transactionsOn, transactionsOff:
 	default:
 		bad("transactions", o.transactions, "must be on or off")
 	}
-	if o.maxRetries < 0 {
-		bad("max-retries", o.maxRetries, "must not be negative")
-	}
-	if o.retryBase < 0 || o.retryMax < o.retryBase {
-		bad("retry-backoff", o.retryBase, fmt.Sprintf("must be between 0 and --retry-backoff-max (%v)", o.retryMax))
-	}
 	return errs
+}
+
+// RunDefaults are the runner's defaults: the engine's isolation level
+// (--isolation), workload.DefaultRetryPolicy for the replays
+// (--max-retries, --retry-backoff, --retry-backoff-max). Being a
+// RunDefaulter records them with every result, as the options they are.
+func (w *Airline) RunDefaults() workload.RunDefaults {
+	return workload.RunDefaults{Retry: workload.DefaultRetryPolicy()}
 }
 
 // Ops is the one transaction.
 func (w *Airline) Ops() []workload.Op { return []workload.Op{{Name: "booking"}} }
 
-// RetryPolicy is --max-retries with the back-off options.
-func (w *Airline) RetryPolicy() workload.RetryPolicy {
-	return workload.RetryPolicy{Base: w.opts.retryBase, Max: w.opts.retryMax, MaxRetries: w.opts.maxRetries}
+// CheckIsolation refuses a run's isolation level (--isolation, set by the
+// runner) without transactions, and on MongoDB every level but
+// repeatable-read. MongoDB's transactions have one level: every
+// transaction reads one snapshot, and a write to a document another
+// transaction wrote since that snapshot fails with a write conflict
+// (snapshot isolation, first writer wins), which is what PostgreSQL's
+// repeatable read is. It is not serializable: two transactions that read
+// each other's documents and write different ones (write skew) both
+// commit.
+func (w *Airline) CheckIsolation(d engine.Dialect, level string) error {
+	if w.opts.transactions == transactionsOff {
+		return errors.New("needs --transactions on: without transactions there is no transaction isolation")
+	}
+	if d.Family() == engine.FamilyMongo && level != engine.RepeatableRead {
+		return errors.New("MongoDB transactions have one level, snapshot isolation, which is what PostgreSQL calls repeatable read (not serializable: write skew is possible); use repeatable-read or leave --isolation empty")
+	}
+	return nil
 }
 
 // The values of --transactions.
@@ -243,9 +245,6 @@ func (w *Airline) ReferenceRows() (aircraft, schedules func(batch int) engine.Ro
 // (--transactions on).
 func (w *Airline) Transactions() bool { return w.opts.transactions == transactionsOn }
 
-// Isolation is --isolation: empty or an engine isolation level.
-func (w *Airline) Isolation() string { return w.opts.isolation }
-
 // BookingSleep is --booking-sleep.
 func (w *Airline) BookingSleep() time.Duration { return w.opts.bookingSleep }
 
@@ -257,8 +256,8 @@ const (
 	epochShift  = bookingBits + workerBits
 )
 
-// Install runs before each run: it checks --isolation and --transactions
-// against the engine and picks the run's user-id epoch after the highest
+// Install runs before each run: it checks --transactions against the
+// engine and picks the run's user-id epoch after the highest
 // user id booked so far.
 func (w *Airline) Install(ctx context.Context, conn engine.Conn) error {
 	c, cerr := engine.SQL(conn)
@@ -267,9 +266,6 @@ func (w *Airline) Install(ctx context.Context, conn engine.Conn) error {
 	}
 	if err := w.sqlOptions(); err != nil {
 		return err
-	}
-	if err := engine.SetIsolation(ctx, c, w.opts.isolation); err != nil {
-		return &workload.OptionError{Flag: "isolation", Value: w.opts.isolation, Err: err.Error()}
 	}
 	var maxUser int64
 	if err := c.QueryRow(ctx, "SELECT COALESCE(MAX(user_id), 0) FROM seat", nil, &maxUser); err != nil {
@@ -361,9 +357,6 @@ func (w *Airline) NewWorker(ctx context.Context, conn engine.Conn, env workload.
 	}
 	if err := w.sqlOptions(); err != nil {
 		return nil, err
-	}
-	if err := engine.SetIsolation(ctx, c, w.opts.isolation); err != nil {
-		return nil, &workload.OptionError{Flag: "isolation", Value: w.opts.isolation, Err: err.Error()}
 	}
 	d := c.Dialect()
 	upsert, err := upsertSQL(d)

@@ -9,6 +9,7 @@ import (
 	"github.com/dbarena/dbarena/engine/mysql"
 	"github.com/dbarena/dbarena/engine/postgres"
 	"github.com/dbarena/dbarena/engine/sqlite"
+	"github.com/dbarena/dbarena/runner"
 )
 
 func parse(t *testing.T, args ...string) *Airline {
@@ -24,8 +25,11 @@ func TestValidate(t *testing.T) {
 	if errs := parse(t).Validate(); len(errs) != 0 {
 		t.Errorf("defaults: %v", errs)
 	}
-	errs := parse(t, "--day-range", "0", "--isolation", "snapshot", "--transactions", "sometimes", "--schedules", "0", "--max-retries", "-1",
-		"--retry-backoff", "2s", "--retry-backoff-max", "1s").Validate()
+	errs := parse(t, "--day-range", "0", "--transactions", "sometimes", "--schedules", "0").Validate()
+	// Isolation and retries are run options (the runner's) now.
+	maxRetries, backoff, backoffMax := -1, 2*time.Second, time.Second
+	errs = append(errs, runner.Config{Threads: 1, Duration: time.Second, Isolation: "snapshot",
+		Retry: runner.RetryOverride{MaxRetries: &maxRetries, Backoff: &backoff, BackoffMax: &backoffMax}}.Validate()...)
 	var msgs []string
 	for _, e := range errs {
 		msgs = append(msgs, e.Error())

@@ -1,18 +1,26 @@
 package airline_test
 
 import (
+	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"time"
 
+	"github.com/dbarena/dbarena/engine"
+	_ "github.com/dbarena/dbarena/engine/sqlite"
+	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/workload"
 	_ "github.com/dbarena/dbarena/workload/airline"
 )
 
-// Configure the booking for MongoDB without transactions; an isolation
-// level makes no sense there and is refused, naming the flag.
+// Configure the booking without transactions (an option for MongoDB); a
+// run's isolation level makes no sense then and is refused before any
+// work, naming the flag.
 func Example() {
 	m, _ := workload.Lookup("airline")
 	w := m.New()
-	if err := w.Flags().Parse([]string{"--transactions=off", "--day-range=1", "--isolation=serializable"}); err != nil {
+	if err := w.Flags().Parse([]string{"--transactions=off", "--day-range=1"}); err != nil {
 		fmt.Println(err)
 		return
 	}
@@ -20,8 +28,20 @@ func Example() {
 		fmt.Println(err)
 	}
 	opts := workload.OptionValues(w)
-	fmt.Println(opts["transactions"], opts["day-range"], opts["max-retries"])
+	fmt.Println(opts["transactions"], opts["day-range"])
+
+	dir, _ := os.MkdirTemp("", "dbarena-example")
+	defer os.RemoveAll(dir)
+	ctx := context.Background()
+	target, _ := engine.ParseTarget("sqlite://"+filepath.Join(dir, "x.db"), "", nil)
+	eng, err := engine.Open(ctx, target, engine.Options{})
+	if err != nil {
+		panic(err)
+	}
+	defer eng.Close()
+	_, err = runner.Run(ctx, eng, w, runner.Config{Threads: 1, Duration: time.Second, Isolation: engine.Serializable}, nil)
+	fmt.Println(err)
 	// Output:
+	// off 1
 	// --isolation serializable: needs --transactions on: without transactions there is no transaction isolation
-	// off 1 10
 }

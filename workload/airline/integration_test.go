@@ -43,11 +43,11 @@ func TestBookThenCheck(t *testing.T) {
 		t.Run("engine="+db.name, func(t *testing.T) {
 			ctx := context.Background()
 			e := enginetest.Open(t, db.target(t))
-			w := parse(t, "--schedules", "20", "--aircraft", "5", "--isolation", db.isolation)
+			w := parse(t, "--schedules", "20", "--aircraft", "5")
 			if _, err := runner.Prepare(ctx, e, w, runner.PrepareConfig{LoadThreads: loadThreads}); err != nil {
 				t.Fatalf("prepare: %v", err)
 			}
-			res, err := runner.Run(ctx, e, w, runner.Config{Threads: 16, Duration: 2 * time.Second, Seed: 5}, nil)
+			res, err := runner.Run(ctx, e, w, runner.Config{Threads: 16, Duration: 2 * time.Second, Seed: 5, Isolation: db.isolation}, nil)
 			if err != nil {
 				t.Fatalf("run: %v", err)
 			}
@@ -99,11 +99,11 @@ func TestBookThenCheck(t *testing.T) {
 func TestIsolationRefused(t *testing.T) {
 	ctx := context.Background()
 	e := enginetest.Open(t, testdb.SQLite(t))
-	w := parse(t, "--schedules", "5", "--aircraft", "2", "--isolation", engine.ReadCommitted)
+	w := parse(t, "--schedules", "5", "--aircraft", "2")
 	if _, err := runner.Prepare(ctx, e, w, runner.PrepareConfig{}); err != nil {
 		t.Fatal(err)
 	}
-	_, err := runner.Run(ctx, e, w, runner.Config{Threads: 1, Duration: time.Second}, nil)
+	_, err := runner.Run(ctx, e, w, runner.Config{Threads: 1, Duration: time.Second, Isolation: engine.ReadCommitted}, nil)
 	var oe *workload.OptionError
 	if !errors.As(err, &oe) || oe.Flag != "isolation" || !strings.Contains(err.Error(), "serializable") {
 		t.Errorf("run with --isolation read-committed on sqlite: %v; want an OptionError naming --isolation", err)
@@ -133,11 +133,14 @@ func TestTransactionsAndIsolationRefused(t *testing.T) {
 		wantOptionError(t, errs[0], "transactions", "maybe")
 	})
 	t.Run("transactions=off/isolation=serializable", func(t *testing.T) {
-		errs := parse(t, "--transactions", "off", "--isolation", "serializable").Validate()
-		if len(errs) != 1 {
-			t.Fatalf("errors %v, want one", errs)
+		// Refused before any work: nothing needs to be prepared.
+		iso := cfg
+		iso.Isolation = engine.Serializable
+		_, err := runner.Run(ctx, enginetest.Open(t, testdb.SQLite(t)), parse(t, "--transactions", "off"), iso, nil)
+		wantOptionError(t, err, "isolation", "serializable")
+		if err != nil && !strings.Contains(err.Error(), "needs --transactions on") {
+			t.Errorf("%v does not say why", err)
 		}
-		wantOptionError(t, errs[0], "isolation", "serializable")
 	})
 	for _, db := range testDBs[:2] { // sqlite, postgres
 		t.Run("engine="+db.name+"/transactions=off", func(t *testing.T) {

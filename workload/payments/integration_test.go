@@ -72,8 +72,9 @@ type testDB struct {
 	deadlocks, conflicts, procedures bool
 	// corruptions break one invariant each; Check must name it.
 	corruptions []corruption
-	// opts are the engine's own options for the runs.
-	opts []string
+	// maxRetries is the engine's own --max-retries for the runs (nil:
+	// the default).
+	maxRetries *int
 }
 
 type corruption struct {
@@ -151,8 +152,10 @@ var testDBs = []testDB{
 	// A write conflict fails at once rather than waiting for the other
 	// transaction: at 16 threads on 10 accounts a transfer can take more
 	// than the default 10 retries.
-	{"mongodb", func(t *testing.T) engine.Target { return testdb.Isolated(t, testdb.Mongo(t)) }, false, true, false, mongoCorruptions, []string{"--max-retries", "1000"}},
+	{"mongodb", func(t *testing.T) engine.Target { return testdb.Isolated(t, testdb.Mongo(t)) }, false, true, false, mongoCorruptions, ptr(1000)},
 }
+
+func ptr[T any](v T) *T { return &v }
 
 // connect opens a connection of any engine, closed when t ends.
 func connect(t *testing.T, e engine.Engine) engine.Conn {
@@ -178,7 +181,7 @@ func TestTransfersThenCheck(t *testing.T) {
 			ctx := context.Background()
 			e := enginetest.Open(t, db.target(t))
 			opts := []string{"--accounts", "10", "--users", "10", "--organizations", "2", "--initial-balance", "500"}
-			w := parse(t, append(opts, db.opts...)...)
+			w := parse(t, opts...)
 			if _, err := runner.Prepare(ctx, e, w, runner.PrepareConfig{LoadThreads: 2}); err != nil {
 				t.Fatalf("prepare: %v", err)
 			}
@@ -199,7 +202,8 @@ func TestTransfersThenCheck(t *testing.T) {
 				if err := w.Flags().Set("mode", run.mode); err != nil {
 					t.Fatal(err)
 				}
-				res, err := runner.Run(ctx, e, w, runner.Config{Threads: 16, Duration: 2 * time.Second, Seed: 3}, nil)
+				res, err := runner.Run(ctx, e, w, runner.Config{Threads: 16, Duration: 2 * time.Second, Seed: 3,
+					Retry: runner.RetryOverride{MaxRetries: db.maxRetries}}, nil)
 				if err != nil {
 					t.Fatalf("--lock-order=%v: %v", lockOrder, err)
 				}

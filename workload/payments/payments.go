@@ -85,6 +85,14 @@ func meta() workload.Meta {
 	}
 }
 
+// RunDefaults are the runner's defaults: the engine's isolation level
+// (--isolation), workload.DefaultRetryPolicy for the replays
+// (--max-retries, --retry-backoff, --retry-backoff-max). Being a
+// RunDefaulter records them with every result, as the options they are.
+func (w *Payments) RunDefaults() workload.RunDefaults {
+	return workload.RunDefaults{Retry: workload.DefaultRetryPolicy()}
+}
+
 // Ops are the transfer and the delete.
 const (
 	OpTransfer = iota
@@ -96,8 +104,6 @@ type options struct {
 	deletes, lockOrder             bool
 	mode                           string
 	balance                        float64
-	maxRetries                     int
-	retryBase, retryMax            time.Duration
 	seedData                       uint64
 }
 
@@ -106,7 +112,7 @@ var (
 	_ workload.Validator    = (*Payments)(nil)
 	_ workload.Installer    = (*Payments)(nil)
 	_ workload.Checker      = (*Payments)(nil)
-	_ workload.RetryPolicer = (*Payments)(nil)
+	_ workload.RunDefaulter = (*Payments)(nil)
 	_ workload.Reporter     = (*Payments)(nil)
 	_ workload.Replayer     = (*worker)(nil)
 )
@@ -135,9 +141,6 @@ func New() *Payments {
 	fs.StringVar(&o.mode, "mode", ModeClient, "where step 4 (debit, credit, transfer row) runs: client (statements from dbarena) or procedure (a PL/pgSQL function on PostgreSQL, as the study did; a stored procedure on MySQL/MariaDB; none on SQLite or MongoDB)")
 	fs.BoolVar(&o.lockOrder, "lock-order", false, "update the two accounts of a transfer in id order, which avoids the deadlocks of opposite transfers (the study did not); on MongoDB, whose write conflicts happen in either order, it avoids nothing")
 	fs.Float64Var(&o.balance, "initial-balance", 1000, "every account's balance after prepare (check compares the sum with accounts × this)")
-	fs.IntVar(&o.maxRetries, "max-retries", 10, "retries of a transfer that hit a deadlock or serialization failure before it counts as an error")
-	fs.DurationVar(&o.retryBase, "retry-backoff", 2*time.Millisecond, "first retry's back-off bound; doubled per retry up to --retry-backoff-max, each wait drawn uniformly below the bound")
-	fs.DurationVar(&o.retryMax, "retry-backoff-max", 500*time.Millisecond, "largest back-off bound")
 	fs.Uint64Var(&o.seedData, "seed-data", 0, "seed of the tokens and security codes")
 	return w
 }
@@ -170,22 +173,11 @@ func (w *Payments) Validate() []error {
 	if o.mode != ModeClient && o.mode != ModeProcedure {
 		bad("mode", o.mode, "must be client or procedure")
 	}
-	if o.maxRetries < 0 {
-		bad("max-retries", o.maxRetries, "must not be negative")
-	}
-	if o.retryBase < 0 || o.retryMax < o.retryBase {
-		bad("retry-backoff", o.retryBase, fmt.Sprintf("must be between 0 and --retry-backoff-max (%v)", o.retryMax))
-	}
 	return errs
 }
 
 // Ops are transfer and delete.
 func (w *Payments) Ops() []workload.Op { return []workload.Op{{Name: "transfer"}, {Name: "delete"}} }
-
-// RetryPolicy is --max-retries with the back-off options.
-func (w *Payments) RetryPolicy() workload.RetryPolicy {
-	return workload.RetryPolicy{Base: w.opts.retryBase, Max: w.opts.retryMax, MaxRetries: w.opts.maxRetries}
-}
 
 // Accounts is --accounts.
 func (w *Payments) Accounts() int { return w.opts.accounts }

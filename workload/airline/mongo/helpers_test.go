@@ -160,11 +160,11 @@ func pairsInAll(t *testing.T, probs []workload.Problem, check string) int64 {
 func TestBookThenCheck(t *testing.T) {
 	ctx := context.Background()
 	e := mongoEngine(t)
-	w := parse(t, "--schedules", "20", "--aircraft", "5", "--isolation", engine.RepeatableRead)
+	w := parse(t, "--schedules", "20", "--aircraft", "5")
 	if _, err := runner.Prepare(ctx, e, w, runner.PrepareConfig{LoadThreads: loadThreads}); err != nil {
 		t.Fatalf("prepare: %v", err)
 	}
-	res, err := runner.Run(ctx, e, w, runner.Config{Threads: 16, Duration: 2 * time.Second, Seed: 5}, nil)
+	res, err := runner.Run(ctx, e, w, runner.Config{Threads: 16, Duration: 2 * time.Second, Seed: 5, Isolation: engine.RepeatableRead}, nil)
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}

@@ -27,12 +27,13 @@ func init() {
 
 // The optional abilities the booking and its workers have on MongoDB.
 var (
-	_ workload.Bound        = (*Airline)(nil)
-	_ workload.Validator    = (*Airline)(nil)
-	_ workload.Installer    = (*Airline)(nil)
-	_ workload.Checker      = (*Airline)(nil)
-	_ workload.RetryPolicer = (*Airline)(nil)
-	_ workload.Replayer     = (*mongoWorker)(nil)
+	_ workload.Bound            = (*Airline)(nil)
+	_ workload.Validator        = (*Airline)(nil)
+	_ workload.Installer        = (*Airline)(nil)
+	_ workload.Checker          = (*Airline)(nil)
+	_ workload.RunDefaulter     = (*Airline)(nil)
+	_ workload.IsolationChecker = (*Airline)(nil)
+	_ workload.Replayer         = (*mongoWorker)(nil)
 )
 
 // Airline is the airline workload's implementation for MongoDB, built on
@@ -56,8 +57,13 @@ func (w *Airline) Ops() []workload.Op { return w.base.Ops() }
 // Validate reports every bad option at once.
 func (w *Airline) Validate() []error { return w.base.Validate() }
 
-// RetryPolicy is --max-retries with the back-off options.
-func (w *Airline) RetryPolicy() workload.RetryPolicy { return w.base.RetryPolicy() }
+// RunDefaults are the base's: the runner's retry policy for the replays.
+func (w *Airline) RunDefaults() workload.RunDefaults { return w.base.RunDefaults() }
+
+// CheckIsolation is the base's: repeatable-read only, with transactions.
+func (w *Airline) CheckIsolation(d engine.Dialect, level string) error {
+	return w.base.CheckIsolation(d, level)
+}
 
 // Tables are the collections of mongoTables.
 func (w *Airline) Tables(engine.Dialect) []workload.Table { return w.mongoTables() }
@@ -149,28 +155,9 @@ func (w *Airline) mongoTables() []workload.Table {
 	}
 }
 
-// mongoOptions refuses the isolation levels MongoDB does not have. Its
-// transactions have one: every transaction reads one snapshot, and a write
-// to a document another transaction wrote since that snapshot fails with
-// a write conflict (snapshot isolation, first writer wins), which is what
-// PostgreSQL's repeatable read is. It is not serializable: two
-// transactions that read each other's documents and write different ones
-// (write skew) both commit.
-func (w *Airline) mongoOptions() error {
-	switch w.base.Isolation() {
-	case "", engine.RepeatableRead:
-		return nil
-	}
-	return &workload.OptionError{Flag: "isolation", Value: w.base.Isolation(),
-		Err: "MongoDB transactions have one level, snapshot isolation, which is what PostgreSQL calls repeatable read (not serializable: write skew is possible); use repeatable-read or leave --isolation empty"}
-}
-
 // mongoInstall checks the options against the target (transactions need
 // a replica set or a sharded cluster) and picks the run's user-id epoch.
 func (w *Airline) mongoInstall(ctx context.Context, mc *mongo.Conn) error {
-	if err := w.mongoOptions(); err != nil {
-		return err
-	}
 	if w.base.Transactions() {
 		var hello struct {
 			SetName string `bson:"setName"`
@@ -237,9 +224,6 @@ type mongoWorker struct {
 }
 
 func (w *Airline) newMongoWorker(mc *mongo.Conn, env workload.WorkerEnv) (*mongoWorker, error) {
-	if err := w.mongoOptions(); err != nil {
-		return nil, err
-	}
 	db := mc.DB()
 	return &mongoWorker{
 		w: w.base, mc: mc, q: env.Queries, r: airline.NewRand(env.Seed), tx: w.base.Transactions(),

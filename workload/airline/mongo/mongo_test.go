@@ -169,6 +169,16 @@ func TestTransactionsAndIsolationRefused(t *testing.T) {
 	}
 	cfg := runner.Config{Threads: 1, Duration: time.Second}
 
+	t.Run("transactions=off/isolation=serializable", func(t *testing.T) {
+		// Refused before any work: nothing needs to be prepared.
+		iso := cfg
+		iso.Isolation = engine.Serializable
+		_, err := runner.Run(ctx, mongoEngine(t), parse(t, "--transactions", "off"), iso, nil)
+		wantOptionError(t, err, "isolation", "serializable")
+		if err != nil && !strings.Contains(err.Error(), "needs --transactions on") {
+			t.Errorf("%v does not say why", err)
+		}
+	})
 	t.Run("engine=mongodb/isolation", func(t *testing.T) {
 		e := mongoEngine(t)
 		w := parse(t, "--schedules", "5", "--aircraft", "2")
@@ -176,13 +186,17 @@ func TestTransactionsAndIsolationRefused(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, level := range []string{engine.Serializable, engine.ReadCommitted} {
-			_, err := runner.Run(ctx, e, parse(t, "--schedules", "5", "--aircraft", "2", "--isolation", level), cfg, nil)
+			iso := cfg
+			iso.Isolation = level
+			_, err := runner.Run(ctx, e, parse(t, "--schedules", "5", "--aircraft", "2"), iso, nil)
 			wantOptionError(t, err, "isolation", level)
 			if err != nil && !strings.Contains(err.Error(), "snapshot isolation") {
 				t.Errorf("--isolation %s: %v does not say what MongoDB has", level, err)
 			}
 		}
-		res, err := runner.Run(ctx, e, parse(t, "--schedules", "5", "--aircraft", "2", "--isolation", engine.RepeatableRead), cfg, nil)
+		iso := cfg
+		iso.Isolation = engine.RepeatableRead
+		res, err := runner.Run(ctx, e, parse(t, "--schedules", "5", "--aircraft", "2"), iso, nil)
 		if err != nil || res.Transactions == 0 {
 			t.Errorf("--isolation repeatable-read: %v", err)
 		}

@@ -35,7 +35,7 @@ var (
 	_ workload.Bound        = (*Payments)(nil)
 	_ workload.Validator    = (*Payments)(nil)
 	_ workload.Checker      = (*Payments)(nil)
-	_ workload.RetryPolicer = (*Payments)(nil)
+	_ workload.RunDefaulter = (*Payments)(nil)
 	_ workload.Reporter     = (*Payments)(nil)
 	_ workload.LoadFinisher = (*Payments)(nil)
 	_ workload.Replayer     = (*mongoWorker)(nil)
@@ -62,8 +62,8 @@ func (w *Payments) Ops() []workload.Op { return w.base.Ops() }
 // Validate reports every bad option at once.
 func (w *Payments) Validate() []error { return w.base.Validate() }
 
-// RetryPolicy is --max-retries with the back-off options.
-func (w *Payments) RetryPolicy() workload.RetryPolicy { return w.base.RetryPolicy() }
+// RunDefaults are the base's: the runner's retry policy for the replays.
+func (w *Payments) RunDefaults() workload.RunDefaults { return w.base.RunDefaults() }
 
 // Metrics are transfers and deletes per minute, as on SQL engines.
 func (w *Payments) Metrics(s workload.Span) []result.Metric { return w.base.Metrics(s) }

@@ -1,0 +1,172 @@
+package runner
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+// Option is one run option: a field of Config that `dbarena run` sets by
+// a flag and a plan by a field of its own or of a workload entry. Options
+// is the one list both read, so that every run option is settable in
+// both, parsed and validated alike.
+type Option struct {
+	// Flag is the option's flag name (without --); Field its name in a
+	// plan file.
+	Flag, Field string
+	// Usage is the flag's help text.
+	Usage string
+	// Value binds the option to c: setting it parses the text a flag or a
+	// plan field gives and writes the field of c; String reads it.
+	Value func(c *Config) pflag.Value
+}
+
+// Options lists the run options in the order help and docs give them.
+// The thread count is not among them: `dbarena run --threads` and a
+// plan's threads take lists, one run per value (see Config.Threads).
+func Options() []Option {
+	return []Option{
+		{Flag: "time", Field: "duration", Usage: "measured duration of each run (60s, 5m or plain seconds)",
+			Value: func(c *Config) pflag.Value { return (*durationValue)(&c.Duration) }},
+		{Flag: "warmup", Field: "warmup", Usage: "warm-up before each run, discarded",
+			Value: func(c *Config) pflag.Value { return (*durationValue)(&c.Warmup) }},
+		{Flag: "report-interval", Field: "report_interval", Usage: "length of one reporting interval",
+			Value: func(c *Config) pflag.Value { return (*durationValue)(&c.ReportInterval) }},
+		{Flag: "max-errors", Field: "max_errors", Usage: "stop a run after more than this many failed transactions (retried serialization failures and deadlocks do not count)",
+			Value: func(c *Config) pflag.Value { return (*intValue)(&c.MaxErrors) }},
+		{Flag: "tolerate-errors", Field: "tolerate_errors", Usage: "never stop a run for failed transactions; count them",
+			Value: func(c *Config) pflag.Value { return (*boolValue)(&c.TolerateErrors) }},
+		{Flag: "isolation", Field: "isolation", Usage: "transaction isolation of every worker's connection: read-committed, repeatable-read or serializable (default: the workload's, else the engine's own; SQLite has serializable only; MongoDB repeatable-read only: its transactions are snapshot isolation)",
+			Value: func(c *Config) pflag.Value { return (*stringValue)(&c.Isolation) }},
+		{Flag: "max-retries", Field: "max_retries", Usage: "replays of a transaction that hit a serialization failure, deadlock or write conflict before it counts as an error, for workloads that replay with the same input (default: the workload's, 10)",
+			Value: func(c *Config) pflag.Value { return &optIntValue{p: &c.Retry.MaxRetries} }},
+		{Flag: "retry-backoff", Field: "retry_backoff", Usage: "first replay's back-off bound; doubled per replay up to --retry-backoff-max, each wait drawn uniformly below the bound (default: the workload's, 2ms)",
+			Value: func(c *Config) pflag.Value { return &optDurationValue{p: &c.Retry.Backoff} }},
+		{Flag: "retry-backoff-max", Field: "retry_backoff_max", Usage: "largest back-off bound (default: the workload's, 500ms)",
+			Value: func(c *Config) pflag.Value { return &optDurationValue{p: &c.Retry.BackoffMax} }},
+		{Flag: "stop-grace", Field: "stop_grace", Usage: "how long transactions in flight at the end of a run may take to finish before they are cancelled",
+			Value: func(c *Config) pflag.Value { return (*durationValue)(&c.StopGrace) }},
+	}
+}
+
+// LookupOption finds a run option by its plan field name.
+func LookupOption(field string) (Option, bool) {
+	for _, o := range Options() {
+		if o.Field == field {
+			return o, true
+		}
+	}
+	return Option{}, false
+}
+
+// DefaultConfig is the configuration before any option is set: one
+// thread, 10 s measured, no warm-up, 1 s intervals, seed 1, the first
+// failed transaction stops the run, 10 s of stop grace.
+func DefaultConfig() Config {
+	return Config{Threads: 1, Duration: 10 * time.Second, ReportInterval: time.Second, Seed: 1, StopGrace: 10 * time.Second}
+}
+
+// durationValue is a duration that also takes plain seconds ("60"), as
+// sysbench's --time does.
+type durationValue time.Duration
+
+func (d *durationValue) String() string { return time.Duration(*d).String() }
+func (d *durationValue) Type() string   { return "duration" }
+func (d *durationValue) Set(s string) error {
+	if n, err := strconv.ParseFloat(s, 64); err == nil {
+		*d = durationValue(n * float64(time.Second))
+		return nil
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("%q: want a duration such as 60s, 5m or plain seconds", s)
+	}
+	*d = durationValue(v)
+	return nil
+}
+
+type intValue int64
+
+func (v *intValue) String() string { return strconv.FormatInt(int64(*v), 10) }
+func (v *intValue) Type() string   { return "int" }
+func (v *intValue) Set(s string) error {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return fmt.Errorf("%q: want an integer", s)
+	}
+	*v = intValue(n)
+	return nil
+}
+
+type boolValue bool
+
+func (v *boolValue) String() string   { return strconv.FormatBool(bool(*v)) }
+func (v *boolValue) Type() string     { return "bool" }
+func (v *boolValue) IsBoolFlag() bool { return true }
+func (v *boolValue) Set(s string) error {
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		return fmt.Errorf("%q: want true or false", s)
+	}
+	*v = boolValue(b)
+	return nil
+}
+
+// BindFlags registers every run option of Options on fs as a flag that
+// writes c; c's values at the call are the flags' defaults.
+func BindFlags(fs *pflag.FlagSet, c *Config) {
+	for _, o := range Options() {
+		v := o.Value(c)
+		f := fs.VarPF(v, o.Flag, "", o.Usage)
+		if v.Type() == "bool" {
+			f.NoOptDefVal = "true"
+		}
+	}
+}
+
+type stringValue string
+
+func (v *stringValue) String() string     { return string(*v) }
+func (v *stringValue) Type() string       { return "string" }
+func (v *stringValue) Set(s string) error { *v = stringValue(s); return nil }
+
+// optIntValue and optDurationValue are settings that, unset (nil), keep
+// a default decided later (the workload's).
+type optIntValue struct{ p **int }
+
+func (v *optIntValue) Type() string { return "int" }
+func (v *optIntValue) String() string {
+	if *v.p == nil {
+		return ""
+	}
+	return strconv.Itoa(**v.p)
+}
+func (v *optIntValue) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return fmt.Errorf("%q: want an integer", s)
+	}
+	*v.p = &n
+	return nil
+}
+
+type optDurationValue struct{ p **time.Duration }
+
+func (v *optDurationValue) Type() string { return "duration" }
+func (v *optDurationValue) String() string {
+	if *v.p == nil {
+		return ""
+	}
+	return (**v.p).String()
+}
+func (v *optDurationValue) Set(s string) error {
+	var d durationValue
+	if err := d.Set(s); err != nil {
+		return err
+	}
+	x := time.Duration(d)
+	*v.p = &x
+	return nil
+}

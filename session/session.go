@@ -1,0 +1,369 @@
+// Package session is dbarena's one run pipeline. A Session holds one open
+// target: its engine, its server-metrics monitor and what a result file
+// records about it. Measure describes the target (server version and
+// settings, client host, round-trip time), runs a workload once per
+// runner.Config and returns one result file whose status (complete,
+// interrupted, failed) and error are set here and nowhere else.
+//
+// `dbarena run` (one Measure with one config per thread count of a sweep)
+// and `dbarena plan run` (one Measure per cell and repetition) both go
+// through it; the CLI only maps flags and plan cells to runner.Config.
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/internal/hostinfo"
+	"github.com/dbarena/dbarena/result"
+	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/sysmon"
+	"github.com/dbarena/dbarena/workload"
+)
+
+// Managed is a server dbarena started for the target (package server's
+// *Server is one). A run on it that ends while the server is gone fails,
+// with the end of the server's log.
+type Managed interface {
+	Name() string
+	Alive() bool
+	LogTail(lines int) string
+}
+
+// Options open a Session.
+type Options struct {
+	// Engine is the target's open engine; Session.Close closes it.
+	Engine engine.Engine
+	// Target names the target in messages and result files (its label
+	// and redacted URL; never its password).
+	Target engine.Target
+	// PrepareOnFirstUse lets EnsurePrepared load a workload whose tables
+	// are missing (the embedded default target, a managed server started
+	// empty, every target of a plan). Without it a missing table is an
+	// error wrapping runner.ErrNotPrepared.
+	PrepareOnFirstUse bool
+	// Prepare loads w into the target (with progress output of the
+	// caller's choosing). Default: runner.Prepare with 4 loaders and no
+	// progress.
+	Prepare func(ctx context.Context, eng engine.Engine, w workload.Workload) error
+	// NoMonitor leaves the server's metrics unsampled.
+	NoMonitor bool
+	// ServerPID is the server's main process on this host, when known
+	// (0: found through the server when it is local).
+	ServerPID int
+	// Managed is the managed server behind the target, or nil.
+	Managed Managed
+	// Tool is written into every result file.
+	Tool result.Tool
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+	// Log receives the session's own messages (default: nothing).
+	Log io.Writer
+	// Scrub removes secrets from an error message before it is stored
+	// (default: the message as it is; engines' errors carry no password
+	// of the target URL, but environment passwords may appear).
+	Scrub func(string) string
+}
+
+// Session is one open target. It is used by one goroutine at a time.
+type Session struct {
+	opt      Options
+	mon      *sysmon.Monitor // nil with NoMonitor
+	closeMon func()
+}
+
+// Open opens the server-metrics monitor of opt.Engine's target (unless
+// opt.NoMonitor) and returns the session. What the monitor cannot sample
+// is explained in its notes, never fatal.
+func Open(ctx context.Context, opt Options) (*Session, error) {
+	if opt.Engine == nil {
+		return nil, errors.New("session: no engine")
+	}
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	if opt.Log == nil {
+		opt.Log = io.Discard
+	}
+	if opt.Scrub == nil {
+		opt.Scrub = func(s string) string { return s }
+	}
+	if opt.Prepare == nil {
+		opt.Prepare = func(ctx context.Context, eng engine.Engine, w workload.Workload) error {
+			_, err := runner.Prepare(ctx, eng, w, runner.PrepareConfig{LoadThreads: 4, Now: opt.Now})
+			return err
+		}
+	}
+	s := &Session{opt: opt, closeMon: func() {}}
+	if !opt.NoMonitor {
+		s.mon, s.closeMon = openMonitor(ctx, opt.Engine, opt.Target, opt.ServerPID)
+	}
+	return s, nil
+}
+
+// Engine is the session's engine.
+func (s *Session) Engine() engine.Engine { return s.opt.Engine }
+
+// Target is the session's target.
+func (s *Session) Target() engine.Target { return s.opt.Target }
+
+// Close closes the monitor's connection and the engine (which stops a
+// managed server started for it).
+func (s *Session) Close() error {
+	s.closeMon()
+	return s.opt.Engine.Close()
+}
+
+// EnsurePrepared checks that w's tables are ready on the target and, when
+// they are not and the session may prepare on first use, loads them.
+func (s *Session) EnsurePrepared(ctx context.Context, w workload.Workload) error {
+	eng := s.opt.Engine
+	c, err := eng.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	err = runner.VerifyPrepared(ctx, c, eng.Dialect(), w)
+	c.Close()
+	if err == nil || !s.opt.PrepareOnFirstUse || !errors.Is(err, runner.ErrNotPrepared) {
+		return err
+	}
+	fmt.Fprintf(s.opt.Log, "the %s target is not prepared for %s: preparing it now\n", s.opt.Target.Label, w.Meta().Name)
+	return s.opt.Prepare(ctx, eng, w)
+}
+
+// Hooks are what a caller sees of Measure's runs.
+type Hooks struct {
+	// Observer receives every run's ticks.
+	Observer runner.Observer
+	// Before is called before each run, After with each run's result
+	// (also a failed or interrupted one that measured something).
+	Before func(cfg runner.Config)
+	After  func(run *result.Run)
+}
+
+// Measure describes the target, then runs w once per configuration, in
+// order, into one result file; the file's seed is the first
+// configuration's. It stops at the first run that ends with an error.
+// The file is returned whenever a run measured something, with its
+// status and scrubbed error set; the error is the run's (with the end of
+// a dead managed server's log).
+func (s *Session) Measure(ctx context.Context, w workload.Workload, cfgs []runner.Config, h Hooks) (*result.File, error) {
+	if len(cfgs) == 0 {
+		return nil, errors.New("session: no run configuration")
+	}
+	file, err := s.describe(ctx, w, cfgs[0])
+	if err != nil {
+		return nil, s.serverDied(err)
+	}
+	var runErr error
+	for _, cfg := range cfgs {
+		if h.Before != nil {
+			h.Before(cfg)
+		}
+		run, err := s.Run(ctx, w, cfg, h.Observer)
+		if run != nil {
+			file.Runs = append(file.Runs, *run)
+			if h.After != nil {
+				h.After(run)
+			}
+		}
+		if err != nil {
+			runErr = err
+			break
+		}
+	}
+	if len(file.Runs) == 0 {
+		return nil, runErr
+	}
+	s.finish(file, runErr)
+	return file, runErr
+}
+
+// Run runs w once with cfg, the session's monitor sampling the server.
+// A run on a managed server that died fails, with the end of its log.
+func (s *Session) Run(ctx context.Context, w workload.Workload, cfg runner.Config, obs runner.Observer) (*result.Run, error) {
+	if s.mon != nil && cfg.Server == nil {
+		cfg.Server = s.mon
+	}
+	run, err := runner.Run(ctx, s.opt.Engine, w, cfg, obs)
+	if m := s.opt.Managed; m != nil && err == nil && !m.Alive() {
+		// Workers reconnect with back-off until the run ends: a run on a
+		// dead server can end without an error of its own.
+		err = errors.New("the server died during the run")
+	}
+	if err != nil && !errors.Is(err, runner.ErrInterrupted) {
+		err = s.serverDied(err)
+		if run != nil {
+			run.Status, run.Error = result.StatusFailed, s.opt.Scrub(err.Error())
+		}
+	}
+	return run, err
+}
+
+// Status maps a run's error to a result status: nil is complete,
+// runner.ErrInterrupted interrupted, anything else failed.
+func Status(err error) string {
+	switch {
+	case err == nil:
+		return result.StatusComplete
+	case errors.Is(err, runner.ErrInterrupted):
+		return result.StatusInterrupted
+	}
+	return result.StatusFailed
+}
+
+// finish sets the file's end time, monitor, status and error.
+func (s *Session) finish(file *result.File, runErr error) {
+	file.FinishedAt = s.opt.Now().UTC()
+	if s.mon != nil {
+		file.Target.Monitor = &result.Monitor{Sources: s.mon.Sources(), ServerPID: s.mon.ServerPID(), Device: s.mon.Device(), Notes: s.mon.Notes()}
+	}
+	file.Status = Status(runErr)
+	if runErr != nil {
+		file.Error = s.opt.Scrub(runErr.Error())
+	}
+}
+
+// serverDied adds the end of a managed server's log to err when the
+// server is no longer running.
+func (s *Session) serverDied(err error) error {
+	m := s.opt.Managed
+	if m == nil || err == nil {
+		return err
+	}
+	// A run fails as soon as its connections break, which can be a moment
+	// before the server's exit is seen: give it two seconds.
+	for i := 0; i < 20 && m.Alive(); i++ {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if !m.Alive() {
+		return fmt.Errorf("managed server %s is not running any more: %w; the end of its log:\n%s", m.Name(), err, m.LogTail(20))
+	}
+	return err
+}
+
+// describe fills in everything a result file records before the first run.
+// The run options a file records (runner.OptionValues) are cfg's, the
+// first run's: the runs of one file differ in their thread counts only.
+func (s *Session) describe(ctx context.Context, w workload.Workload, cfg runner.Config) (*result.File, error) {
+	eng := s.opt.Engine
+	info, err := eng.ServerInfo(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("reading server version and settings: %w", err)
+	}
+	client := hostinfo.Read()
+	client.RTTMS, err = MeasureRTT(ctx, eng)
+	if err != nil {
+		return nil, err
+	}
+	settings := info.Settings
+	if settings == nil {
+		settings = map[string]string{}
+	}
+	if s.mon != nil {
+		for k, v := range s.mon.OSSettings() {
+			settings[k] = v
+		}
+	}
+	m := w.Meta()
+	options := workload.OptionValues(w)
+	for k, v := range runner.OptionValues(w, cfg) {
+		options[k] = v
+	}
+	return &result.File{
+		SchemaVersion: result.SchemaVersion,
+		Tool:          s.opt.Tool,
+		Workload:      result.Workload{Name: m.Name, Version: m.Version, Options: options},
+		Target: result.Target{
+			Label:         s.opt.Target.Label,
+			Engine:        eng.Name(),
+			URL:           s.opt.Target.Redacted(),
+			ServerVersion: info.Version,
+			Settings:      settings,
+		},
+		Client:    client,
+		Seed:      cfg.Seed,
+		StartedAt: s.opt.Now().UTC(),
+	}, nil
+}
+
+// rttPings is how many round trips MeasureRTT times.
+const rttPings = 11
+
+// MeasureRTT is the median time of 11 round trips of the engine's Ping
+// (SELECT 1, MongoDB's ping command) on a connection of its own, in ms.
+func MeasureRTT(ctx context.Context, eng engine.Engine) (float64, error) {
+	c, err := eng.Connect(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer c.Close()
+	ds := make([]time.Duration, 0, rttPings)
+	for range rttPings {
+		t0 := time.Now()
+		if err := c.Ping(ctx); err != nil {
+			return 0, fmt.Errorf("measuring round-trip time: %w", err)
+		}
+		ds = append(ds, time.Since(t0))
+	}
+	slices.Sort(ds)
+	return float64(ds[rttPings/2].Microseconds()) / 1000, nil
+}
+
+// openMonitor opens the server metrics' monitor for the target on a
+// connection of its own (SQL engines' statistics views) and with the
+// server's process when it is on this host: pid given, found by sysmon
+// through the SQL connection, or reported by the engine
+// (engine.ProcessReporter) and recognised in /proc.
+func openMonitor(ctx context.Context, eng engine.Engine, t engine.Target, pid int) (*sysmon.Monitor, func()) {
+	cfg := sysmon.Config{ServerPID: pid}
+	closeConn := func() {}
+	if c, err := engine.ConnectSQL(ctx, eng); err == nil {
+		cfg.Conn, closeConn = c, func() { c.Close() }
+	}
+	var notes []string
+	if pr, ok := eng.(engine.ProcessReporter); ok && pid == 0 {
+		host := ""
+		if t.URL != nil {
+			host = t.URL.Hostname()
+		}
+		switch sp, err := pr.ServerProcess(ctx); {
+		case err != nil:
+			notes = append(notes, fmt.Sprintf("process: the server did not tell its process: %v", err))
+		case !isLoopbackHost(host):
+			notes = append(notes, fmt.Sprintf("process: the server is not on this host (%s): no process, host or disk metrics (give --server-pid if it is)", t.Host()))
+		case !processIs(sp.PID, sp.Name):
+			notes = append(notes, fmt.Sprintf("process: pid %d of this host is not %s: the server runs elsewhere (a container?): no process, host or disk metrics", sp.PID, sp.Name))
+		default:
+			cfg.ServerPID, cfg.DataDir = sp.PID, sp.DataDir
+		}
+	}
+	mon := sysmon.Open(ctx, cfg)
+	if len(notes) > 0 {
+		mon = mon.WithNotes(notes...)
+	}
+	return mon, closeConn
+}
+
+// isLoopbackHost tells whether a URL's host name is this host's loopback.
+func isLoopbackHost(h string) bool {
+	if h == "localhost" || h == "" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+// processIs tells whether process pid of this host runs the program name.
+func processIs(pid int, name string) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+	return err == nil && strings.TrimSpace(string(b)) == name
+}

@@ -1,0 +1,266 @@
+package session_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/dbarena/dbarena/engine"
+	_ "github.com/dbarena/dbarena/engine/postgres"
+	_ "github.com/dbarena/dbarena/engine/sqlite"
+	"github.com/dbarena/dbarena/internal/testdb"
+	"github.com/dbarena/dbarena/plan"
+	"github.com/dbarena/dbarena/result"
+	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/session"
+	"github.com/dbarena/dbarena/workload"
+	_ "github.com/dbarena/dbarena/workload/airline"
+	_ "github.com/dbarena/dbarena/workload/oltp"
+)
+
+func oltp(t *testing.T) workload.Workload {
+	t.Helper()
+	m, ok := workload.Lookup("oltp_read_only")
+	if !ok {
+		t.Fatal("oltp_read_only is not registered")
+	}
+	w := m.New()
+	if err := w.Flags().Parse([]string{"--tables=1", "--table-size=200"}); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+func open(t *testing.T, target engine.Target, opt session.Options) *session.Session {
+	t.Helper()
+	ctx := context.Background()
+	eng, err := engine.Open(ctx, target, engine.Options{ConnectTimeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt.Engine, opt.Target = eng, target
+	s, err := session.Open(ctx, opt)
+	if err != nil {
+		eng.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func TestStatus(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{nil, result.StatusComplete},
+		{runner.ErrInterrupted, result.StatusInterrupted},
+		{fmt.Errorf("run: %w", runner.ErrInterrupted), result.StatusInterrupted},
+		{runner.ErrTooManyErrors, result.StatusFailed},
+		{errors.New("connection refused"), result.StatusFailed},
+	} {
+		if got := session.Status(c.err); got != c.want {
+			t.Errorf("Status(%v) = %s, want %s", c.err, got, c.want)
+		}
+	}
+}
+
+// A target without the workload's tables is refused unless the session
+// prepares on first use; then one Measure runs every configuration (a
+// sweep) into one complete file that describes the target.
+func TestMeasureSweepPreparesOnFirstUse(t *testing.T) {
+	ctx := context.Background()
+	target := testdb.SQLite(t)
+	target.Label = "embedded"
+	w := oltp(t)
+
+	strict := open(t, target, session.Options{NoMonitor: true})
+	if err := strict.EnsurePrepared(ctx, w); !errors.Is(err, runner.ErrNotPrepared) {
+		t.Fatalf("EnsurePrepared without PrepareOnFirstUse = %v, want ErrNotPrepared", err)
+	}
+
+	var log strings.Builder
+	s := open(t, target, session.Options{PrepareOnFirstUse: true, Log: &log, NoMonitor: true,
+		Tool: result.Tool{Name: "dbarena", Version: "test"}})
+	if err := s.EnsurePrepared(ctx, w); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(log.String(), "preparing it now") {
+		t.Errorf("log %q does not say the target is being prepared", log.String())
+	}
+	var before []int
+	var after int
+	cfgs := []runner.Config{
+		{Threads: 1, Duration: 300 * time.Millisecond, ReportInterval: 100 * time.Millisecond, Seed: 7},
+		{Threads: 2, Duration: 300 * time.Millisecond, ReportInterval: 100 * time.Millisecond, Seed: 7},
+	}
+	file, err := s.Measure(ctx, w, cfgs, session.Hooks{
+		Before: func(cfg runner.Config) { before = append(before, cfg.Threads) },
+		After:  func(*result.Run) { after++ },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(before) != "[1 2]" || after != 2 {
+		t.Errorf("hooks saw threads %v before and %d runs after, want [1 2] and 2", before, after)
+	}
+	if file.Status != result.StatusComplete || file.Error != "" {
+		t.Errorf("status %s, error %q, want complete", file.Status, file.Error)
+	}
+	if len(file.Runs) != 2 || file.Runs[0].Threads != 1 || file.Runs[1].Threads != 2 {
+		t.Fatalf("runs %+v, want one per thread count", file.Runs)
+	}
+	if file.Seed != 7 || file.Target.Label != "embedded" || file.Target.Engine != "sqlite" || file.Tool.Version != "test" {
+		t.Errorf("file describes seed %d, target %+v, tool %+v", file.Seed, file.Target, file.Tool)
+	}
+	if file.Client.RTTMS <= 0 || file.Target.ServerVersion == "" {
+		t.Errorf("no round-trip time (%v) or server version (%q)", file.Client.RTTMS, file.Target.ServerVersion)
+	}
+	if file.FinishedAt.Before(file.StartedAt) {
+		t.Errorf("finished %v before it started %v", file.FinishedAt, file.StartedAt)
+	}
+}
+
+// deadServer is a managed server that has died.
+type deadServer struct{}
+
+func (deadServer) Name() string       { return "pg-test" }
+func (deadServer) Alive() bool        { return false }
+func (deadServer) LogTail(int) string { return "FATAL: terminated by signal 9" }
+
+// A run on a managed server that is gone fails, with the end of the
+// server's log in the file's error, scrubbed of secrets.
+func TestMeasureOnDeadManagedServerFails(t *testing.T) {
+	ctx := context.Background()
+	target := testdb.SQLite(t)
+	w := oltp(t)
+	s := open(t, target, session.Options{PrepareOnFirstUse: true, NoMonitor: true, Managed: deadServer{},
+		Scrub: func(m string) string { return strings.ReplaceAll(m, "signal 9", "xxxxx") }})
+	if err := s.EnsurePrepared(ctx, w); err != nil {
+		t.Fatal(err)
+	}
+	file, err := s.Measure(ctx, w, []runner.Config{{Threads: 1, Duration: 200 * time.Millisecond, ReportInterval: 100 * time.Millisecond}}, session.Hooks{})
+	if err == nil || !strings.Contains(err.Error(), "managed server pg-test is not running any more") {
+		t.Fatalf("err = %v, want the dead server named", err)
+	}
+	if file == nil || file.Status != result.StatusFailed || file.Runs[0].Status != result.StatusFailed {
+		t.Fatalf("file %+v, want a failed file and run", file)
+	}
+	if !strings.Contains(file.Error, "terminated by xxxxx") || strings.Contains(file.Error, "signal 9") {
+		t.Errorf("file error %q: want the log's end, scrubbed", file.Error)
+	}
+}
+
+// On a PostgreSQL server the session samples the server's metrics and
+// records the monitor and the OS settings in the file.
+func TestMeasurePostgresMonitor(t *testing.T) {
+	ctx := context.Background()
+	target := testdb.Isolated(t, testdb.Postgres(t))
+	target.Label = "pg"
+	w := oltp(t)
+	s := open(t, target, session.Options{PrepareOnFirstUse: true})
+	if err := s.EnsurePrepared(ctx, w); err != nil {
+		t.Fatal(err)
+	}
+	file, err := s.Measure(ctx, w, []runner.Config{{Threads: 2, Duration: 500 * time.Millisecond, ReportInterval: 250 * time.Millisecond, Seed: 1}}, session.Hooks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if file.Target.Monitor == nil || len(file.Target.Monitor.Sources) == 0 {
+		t.Fatalf("monitor %+v: want the sources sampled", file.Target.Monitor)
+	}
+	if file.Runs[0].Transactions == 0 {
+		t.Errorf("no transactions")
+	}
+	if file.Target.URL != target.Redacted() {
+		t.Errorf("the file's URL %s, want the redacted %s", file.Target.URL, target.Redacted())
+	}
+}
+
+// failing is a workload whose every fifth transaction fails (a statement
+// on a table that does not exist); the others read nothing.
+type failing struct{}
+
+func (failing) Meta() workload.Meta {
+	return workload.Meta{Name: "session_test_failing", Version: "1", New: func() workload.Workload { return failing{} }}
+}
+func (failing) Flags() *pflag.FlagSet                  { return pflag.NewFlagSet("failing", pflag.ContinueOnError) }
+func (failing) Tables(engine.Dialect) []workload.Table { return nil }
+func (failing) Ops() []workload.Op                     { return []workload.Op{{Name: "tx"}} }
+func (failing) NewWorker(_ context.Context, c engine.Conn, _ workload.WorkerEnv) (workload.Worker, error) {
+	return &failingWorker{c: c.(engine.SQLConn)}, nil
+}
+
+type failingWorker struct {
+	c engine.SQLConn
+	n int
+}
+
+func (w *failingWorker) Next(ctx context.Context) (int, error) {
+	if w.n++; w.n%5 == 0 {
+		return 0, w.c.Exec(ctx, "SELECT * FROM no_such_table")
+	}
+	return 0, w.c.Exec(ctx, "SELECT 1")
+}
+
+func init() { workload.Register(failing{}.Meta()) }
+
+// A plan cell's run options reach the run: tolerate_errors keeps a run
+// with errors going, max_errors stops it, isolation and the retry policy
+// are set and recorded with the result.
+func TestPlanCellRunOptionsApplied(t *testing.T) {
+	ctx := context.Background()
+	p, err := plan.Parse("exp.yaml", []byte(`
+duration: 300ms
+report_interval: 100ms
+threads: 1
+targets:
+  - {label: sq, url: "sqlite:///unused.db"}
+workloads:
+  - {name: session_test_failing, label: tolerant, tolerate_errors: true, isolation: serializable}
+  - {name: session_test_failing, label: strict, max_errors: 2}
+  - {name: airline, isolation: serializable, max_retries: 3, retry_backoff: 1ms, options: {schedules: 5, aircraft: 2}}
+`), plan.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := testdb.SQLite(t)
+	s := open(t, target, session.Options{NoMonitor: true, PrepareOnFirstUse: true})
+	measure := func(c plan.Cell) (*result.File, error) {
+		m, _ := workload.Lookup(c.Workload.Name)
+		w := m.New()
+		if err := w.Flags().Parse(c.Workload.Args()); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.EnsurePrepared(ctx, w); err != nil {
+			t.Fatal(err)
+		}
+		return s.Measure(ctx, w, []runner.Config{c.Config()}, session.Hooks{})
+	}
+
+	tolerant, err := measure(p.Cells[0])
+	if err != nil || tolerant.Status != result.StatusComplete || tolerant.Runs[0].Errors < 3 {
+		t.Fatalf("tolerate_errors: %v, status %s, %d errors; want complete with errors", err, tolerant.Status, tolerant.Runs[0].Errors)
+	}
+	if got := tolerant.Workload.Options["isolation"]; got != "serializable" {
+		t.Errorf("isolation recorded as %q", got)
+	}
+	strict, err := measure(p.Cells[1])
+	if !errors.Is(err, runner.ErrTooManyErrors) || strict.Status != result.StatusFailed || strict.Runs[0].Errors != 3 ||
+		!strings.Contains(strict.Error, "--max-errors 2") {
+		t.Fatalf("max_errors 2: %v; file %s, %d errors, %q", err, strict.Status, strict.Runs[0].Errors, strict.Error)
+	}
+	air, err := measure(p.Cells[2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := air.Workload.Options
+	if o["isolation"] != "serializable" || o["max-retries"] != "3" || o["retry-backoff"] != "1ms" || o["retry-backoff-max"] != "500ms" {
+		t.Errorf("airline's run options recorded as %v", o)
+	}
+}

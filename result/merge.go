@@ -121,12 +121,16 @@ func Merge(files ...*File) (*File, error) {
 	}
 	m.Status, m.Error = worst(statuses), joinErrors(errs)
 
+	weights := make([]float64, len(files))
+	for i, f := range files {
+		weights[i] = float64(shards(f))
+	}
 	for r := range base.Runs {
 		runs := make([]*Run, len(files))
 		for i, f := range files {
 			runs[i] = &f.Runs[r]
 		}
-		run, err := mergeRuns(runs, r)
+		run, err := mergeRuns(runs, weights, r)
 		if err != nil {
 			return nil, err
 		}
@@ -174,8 +178,8 @@ func sameRun(base, f *File) *MergeError {
 	if skew := absDuration(f.StartedAt.Sub(base.StartedAt)); skew > MaxStartSkew {
 		return &MergeError{Field: "started_at", Reason: fmt.Sprintf("%s, %s from the first file's %s (shards of one run start within %s)", f.StartedAt.Format(time.RFC3339), skew, base.StartedAt.Format(time.RFC3339), MaxStartSkew)}
 	}
-	if len(f.Runs) != len(base.Runs) || !slices.EqualFunc(f.Runs, base.Runs, func(a, b Run) bool { return a.Threads == b.Threads }) {
-		return differ("runs", "threads "+threadList(base.Runs), "threads "+threadList(f.Runs))
+	if len(f.Runs) != len(base.Runs) || !slices.EqualFunc(f.Runs, base.Runs, func(a, b Run) bool { return a.Threads/shards(f) == b.Threads/shards(base) }) {
+		return differ("runs", "threads "+threadList(base), "threads "+threadList(f))
 	}
 	for r := range base.Runs {
 		b, g := &base.Runs[r], &f.Runs[r]
@@ -193,21 +197,23 @@ func sameRun(base, f *File) *MergeError {
 	return nil
 }
 
-// mergeRuns merges the r-th run of every file (runs[i] from file i).
-func mergeRuns(runs []*Run, r int) (*Run, error) {
+// mergeRuns merges the r-th run of every file (runs[i] from file i, which
+// holds weights[i] shards).
+func mergeRuns(runs []*Run, weights []float64, r int) (*Run, error) {
 	field := func(file int, format string, args ...any) *MergeError {
 		return &MergeError{File: file, Field: fmt.Sprintf("runs[%d].", r) + fmt.Sprintf(format, args...)}
 	}
 	base := runs[0]
 	m := &Run{StartedAt: base.StartedAt, WarmupS: base.WarmupS}
-	var durS, cpuS float64
+	var durS, cpuS, n float64
 	var statuses, errs []string
-	for _, run := range runs {
+	for i, run := range runs {
+		n += weights[i]
+		durS += weights[i] * run.DurationS
 		m.Threads += run.Threads
 		if run.StartedAt.Before(m.StartedAt) {
 			m.StartedAt = run.StartedAt
 		}
-		durS += run.DurationS
 		cpuS += run.ClientCPUS
 		m.Transactions += run.Transactions
 		m.Queries += run.Queries
@@ -221,7 +227,7 @@ func mergeRuns(runs []*Run, r int) (*Run, error) {
 		statuses = append(statuses, run.Status)
 		errs = append(errs, run.Error)
 	}
-	durS /= float64(len(runs))
+	durS /= n
 	m.DurationS = round(durS, 3)
 	m.ClientCPUS = round(cpuS, 3)
 	m.setRates(durS, cpuS*1e6)
@@ -254,10 +260,10 @@ func mergeRuns(runs []*Run, r int) (*Run, error) {
 	for i, run := range runs {
 		servers[i] = run.Server
 	}
-	m.Server = meanMetrics(servers)
+	m.Server = meanMetrics(servers, weights)
 	m.setServerCPU()
 
-	ivs, err := mergeIntervals(runs, len(base.Ops), field)
+	ivs, err := mergeIntervals(runs, weights, len(base.Ops), field)
 	if err != nil {
 		return nil, err
 	}
@@ -266,7 +272,7 @@ func mergeRuns(runs []*Run, r int) (*Run, error) {
 }
 
 // mergeIntervals aligns the runs' intervals by t_s and merges each group.
-func mergeIntervals(runs []*Run, nops int, field func(int, string, ...any) *MergeError) ([]Interval, error) {
+func mergeIntervals(runs []*Run, weights []float64, nops int, field func(int, string, ...any) *MergeError) ([]Interval, error) {
 	type part struct {
 		file int
 		iv   *Interval
@@ -297,12 +303,15 @@ func mergeIntervals(runs []*Run, nops int, field func(int, string, ...any) *Merg
 		m := Interval{TS: parts[0].iv.TS}
 		hists := make([]*hdr.Histogram, nops)
 		counts := make([]IntervalOp, nops)
-		var lengthS float64
+		var lengthS, n float64
 		servers := make([]map[string]float64, 0, len(parts))
+		ws := make([]float64, 0, len(parts))
 		for _, p := range parts {
 			iv := p.iv
 			m.Warmup = m.Warmup || iv.Warmup
-			lengthS += iv.LengthS
+			n += weights[p.file]
+			ws = append(ws, weights[p.file])
+			lengthS += weights[p.file] * iv.LengthS
 			m.Transactions += iv.Transactions
 			m.Queries += iv.Queries
 			m.Errors += iv.Errors
@@ -326,7 +335,7 @@ func mergeIntervals(runs []*Run, nops int, field func(int, string, ...any) *Merg
 				c.Rollbacks += op.Rollbacks
 			}
 		}
-		lengthS /= float64(len(parts))
+		lengthS /= n
 		m.LengthS = round(lengthS, 6)
 		m.setRates(lengthS)
 		all := histogram.New()
@@ -343,7 +352,7 @@ func mergeIntervals(runs []*Run, nops int, field func(int, string, ...any) *Merg
 			m.Ops = append(m.Ops, c)
 		}
 		m.LatencyMS = intervalLatency(all)
-		m.Server = meanMetrics(servers)
+		m.Server = meanMetrics(servers, ws)
 		out = append(out, m)
 	}
 	return out, nil
@@ -387,22 +396,22 @@ func mergeHDR(h *hdr.Histogram, s string, count int64) error {
 	return nil
 }
 
-// meanMetrics is each metric's mean over the maps that have it; nil when
-// none has any.
-func meanMetrics(ms []map[string]float64) map[string]float64 {
+// meanMetrics is each metric's mean over the maps that have it, ms[i]
+// weighing ws[i]; nil when none has any.
+func meanMetrics(ms []map[string]float64, ws []float64) map[string]float64 {
 	sum := map[string]float64{}
-	n := map[string]int{}
-	for _, m := range ms {
+	n := map[string]float64{}
+	for i, m := range ms {
 		for k, v := range m {
-			sum[k] += v
-			n[k]++
+			sum[k] += ws[i] * v
+			n[k] += ws[i]
 		}
 	}
 	if len(sum) == 0 {
 		return nil
 	}
 	for k := range sum {
-		sum[k] = round(sum[k]/float64(n[k]), 6)
+		sum[k] = round(sum[k]/n[k], 6)
 	}
 	return sum
 }
@@ -437,10 +446,14 @@ func quoteOpt(v string, ok bool) string {
 	return fmt.Sprintf("%q", v)
 }
 
-func threadList(runs []Run) string {
-	s := make([]string, len(runs))
-	for i, r := range runs {
-		s[i] = fmt.Sprint(r.Threads)
+// shards is the number of shards f holds: 1 unless it was merged.
+func shards(f *File) int { return max(1, len(f.Shards)) }
+
+// threadList is f's thread counts per shard.
+func threadList(f *File) string {
+	s := make([]string, len(f.Runs))
+	for i, r := range f.Runs {
+		s[i] = fmt.Sprint(r.Threads / shards(f))
 	}
 	return "(" + strings.Join(s, ",") + ")"
 }

@@ -60,16 +60,19 @@ func shard(t *testing.T, start time.Time, seed uint64, ticks ...tick) *File {
 
 var t0 = time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
 
-// hdrPercentile is the value at percentile p of vs as HdrHistogram
+// hdrPercentile is the value at percentile p of vs as package histogram
 // defines it, computed from the sorted values: the smallest value with at
-// least round(p% of n) values at or below it. Values below 2048 µs are
-// exact on dbarena's scale, so this is what a merged histogram must give.
+// least p% of the values at or below it. Values below 2048 µs are exact on
+// dbarena's scale, so this is what a merged histogram must give.
 func hdrPercentile(vs []int64, p float64) float64 {
 	s := slices.Clone(vs)
 	slices.Sort(s)
-	k := int(p/100*float64(len(s)) + 0.5)
-	k = min(max(k, 1), len(s))
-	return float64(s[k-1]) / 1000
+	for k, v := range s {
+		if float64(k+1)*100 >= p*float64(len(s)) {
+			return float64(v) / 1000
+		}
+	}
+	return float64(s[len(s)-1]) / 1000
 }
 
 func mean(vs []int64) float64 {

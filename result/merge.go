@@ -103,6 +103,10 @@ func Merge(files ...*File) (*File, error) {
 		FinishedAt:    base.FinishedAt,
 	}
 	m.Target.Settings = maps.Clone(base.Target.Settings)
+	if base.Target.Monitor != nil {
+		mon := *base.Target.Monitor
+		m.Target.Monitor = &mon
+	}
 	var statuses, errs []string
 	for _, f := range files {
 		if f.StartedAt.Before(m.StartedAt) {
@@ -261,7 +265,7 @@ func mergeRuns(runs []*Run, weights []float64, r int) (*Run, error) {
 		servers[i] = run.Server
 	}
 	m.Server = meanMetrics(servers, weights)
-	m.setServerCPU()
+	m.SetServerCPU()
 
 	ivs, err := mergeIntervals(runs, weights, len(base.Ops), field)
 	if err != nil {

@@ -96,9 +96,10 @@ func (r *Run) setRates(secs, cpuUS float64) {
 	}
 }
 
-// setServerCPU derives the server's CPU time per transaction and per query
-// from the server_cpu_pct of r.Server over the measured time.
-func (r *Run) setServerCPU() {
+// SetServerCPU derives ServerCPUPerTxnUS and ServerCPUPerQueryUS from the
+// server_cpu_pct of r.Server (the server process's CPU, 100 = one core)
+// over the measured time DurationS; both are 0 without that metric.
+func (r *Run) SetServerCPU() {
 	r.ServerCPUPerTxnUS, r.ServerCPUPerQueryUS = 0, 0
 	cpu, ok := r.Server["server_cpu_pct"]
 	if !ok {

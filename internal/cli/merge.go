@@ -3,6 +3,8 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -54,9 +56,28 @@ intervals have no histograms.`,
 				return err
 			}
 			fmt.Fprintf(st.Stdout, "merge: wrote %s (%d shards, %s)\n", out, len(m.Shards), m.Status)
+			if names := metricNames(files); len(names) > 0 {
+				fmt.Fprintf(st.Stderr, "merge: the workload's own metrics (%s) are left out of the merged file: only the workload computes them\n", strings.Join(names, ", "))
+			}
 			return nil
 		},
 	}
 	cmd.Flags().StringVarP(&out, "out", "o", "", "the merged result file to write (complete or not at all)")
 	return cmd
+}
+
+// metricNames lists the workload metrics the files' runs have, in order of
+// first appearance.
+func metricNames(files []*result.File) []string {
+	var names []string
+	for _, f := range files {
+		for _, r := range f.Runs {
+			for _, m := range r.Metrics {
+				if !slices.Contains(names, m.Name) {
+					names = append(names, m.Name)
+				}
+			}
+		}
+	}
+	return names
 }

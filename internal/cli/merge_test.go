@@ -147,3 +147,30 @@ func TestVersion1Loads(t *testing.T) {
 		t.Errorf("report: exit %d: %s", o.code, o.stderr)
 	}
 }
+
+// The workload's own metrics cannot be merged; merge says they are left
+// out.
+func TestMergeNotesMetrics(t *testing.T) {
+	ctx := context.Background()
+	a := writeResult(t, "a.json", "sqlite", "1000", map[int]float64{1: 1000, 4: 2000})
+	f, err := result.Read(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Runs[0].Metrics = []result.Metric{{Name: "NOPM", Value: 1}, {Name: "TPM", Value: 2}}
+	if err := result.Write(a, f); err != nil {
+		t.Fatal(err)
+	}
+	m := filepath.Join(t.TempDir(), "m.json")
+	o := dbarena(t, ctx, nil, "merge", a, a, "-o", m)
+	if o.code != 0 || o.stderr != "merge: the workload's own metrics (NOPM, TPM) are left out of the merged file: only the workload computes them\n" {
+		t.Errorf("merge: exit %d, stderr %q", o.code, o.stderr)
+	}
+	merged, err := result.Read(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if merged.Runs[0].Metrics != nil || merged.Runs[0].Threads != 2 {
+		t.Errorf("merged run %+v", merged.Runs[0])
+	}
+}

@@ -5,7 +5,9 @@
 // significant digits. Percentiles are asked for in percent (99.9, not
 // 0.999): Summarize and Percentile take the same scale as
 // hdrhistogram-go's ValueAtQuantile, so a quantile is never passed where a
-// percentile is meant.
+// percentile is meant. A percentile is the nearest rank taken upwards
+// (Rank), so that merging histograms (Interval.Merge, result.Merge) gives
+// exactly the percentiles of all their values together.
 package histogram
 
 import (

@@ -348,3 +348,20 @@ func TestReadVersion1(t *testing.T) {
 		t.Errorf("Merge of a version-1 file = %v", err)
 	}
 }
+
+// BenchmarkIntervalOf is the collector's cost per tick of one op,
+// encoding its histogram included: one second of oltp_point_select on
+// SQLite with 8 threads (79 558 transactions, 5 µs … 226 ms).
+func BenchmarkIntervalOf(b *testing.B) {
+	h, err := histogram.Decode(pointSelectSecond)
+	if err != nil {
+		b.Fatal(err)
+	}
+	iv := histogram.NewInterval(1)
+	iv.Ops[0].Hist.Merge(h)
+	for b.Loop() {
+		_ = IntervalOf(iv, time.Second, time.Second, false)
+	}
+}
+
+const pointSelectSecond = "HISTFAAAA6B42jSTvY8bVRfG7/zuuXfuzHjGnvXaE7+7fkNwNqvVauVEIRCRrEKSIiS7KxSikCKgaCUalJKCigqCQOJTEUiIgkh8tLT8DwhoED0goRQUiCIFokDn2LjwjO895znPx/H6m/eHzoW/3OLjl89Mv36+/6W78OfiIFz69bvs0df+29+yn17/ZP+fk4+mfw/frt8vfo9/yAP/Aw+zh9mH2bvZg+yt7MXnr1269sz+E+fPvrD/8rPn988+/eTZx/5/8viJ9cePj8fj1dWVE+ur/+utrg7KQdMbrPRiWTZJkgzSoFeWMZJiSo30UpNSSdNryhR7KcbYpDQYl+W4acr15sj4yHhlRST20iBFiSnGMklZJiQmiSIiUYgpgkgsceKiOIhISgLJkSQNkuCQRlaFKGgzuDIuW6SnQIpNagxXccpSkB4SXYoIUoI4fELAxVKcTkZ6SbReS5JCkzxaLiip6GIkOj3Rh8dJAhyQ9LhAAsqJgI/24vEStFh1eJSfBCqVIlqFFoqQa0FQXTnkOBytAosTqyp0mtri9HpZ4ajsl1MpNgpPZRdUMmRxEGFi0NgE0VcPrWgLOYE1fQwNLkQv7eJc63O1eg1jYxh9vWNkfAqbFbgKI2mpCVTS0nKUnCl0FBTMDNlRKJjZIQTpQy0qSbukZoQJcxqHpoQXbXbUUhFoDSQwNOVavmOdO3yUUdAxpeU6BUfZoGNOYM6I07Qco+ODjMrI3uIlWgJn2KEgELjDKaYERgQmbChrtacVZd9feJnLbeMwYoPAaTrWmNMywTHFi19Kdda60HQazxoFNacwQ25SkeO5y2vGt8YxXwaZM6GjJjeQCSOG6iqvGlwhmoHGNFJmDJman5Umr9PVmsWaKFh0Syq1UNExxJtSzG9vJCosSc2yZUafyjSrMZqytsxsJ3I2GFo6lbVWDLnxH6Bjk21G7LFjuxwWlDpyDtmi4hi73OCLTF0iGGXPFoEZp7jCAVsa+qeazibneCMzfYWpmxE4Z9NrahZrtckGLR3P0THhIn3Y5V7GGbb5JlNKNZepOcZIOj6Hy7Y1I6Zm2oGuhWxbKi1s2fLn5uouOXfZxnOHDW4RLJ8+BU9xkwsyY433skhgj4I5B+bGITnX7cYyn1DQ4iVnjUNe0Ujk+8z+PHNq+uT8kjHjMlfwvANTNm0LZnyVqYDbXDWbajoqanbYI3CwFNGyyy1m7HGRewWfZQuIj4UdfhT+DQAA///5HWBk"

@@ -5,10 +5,13 @@
 // significant digits. Percentiles are asked for in percent (99.9, not
 // 0.999): Summarize and Percentile take the same scale as
 // hdrhistogram-go's ValueAtQuantile, so a quantile is never passed where a
-// percentile is meant.
+// percentile is meant. A percentile is the nearest rank taken upwards
+// (Rank), so that merging histograms (Interval.Merge, result.Merge) gives
+// exactly the percentiles of all their values together.
 package histogram
 
 import (
+	"math"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -50,12 +53,35 @@ type Latency struct {
 }
 
 // Percentile returns the value at percentile p (0 < p <= 100) in
-// milliseconds, or 0 for an empty histogram.
+// milliseconds, or 0 for an empty histogram: the smallest recorded value v
+// with count(<= v) >= p% of all values (the nearest rank, ceil(p% × n)).
+//
+// hdrhistogram-go rounds the rank to the nearest instead, which can give a
+// value one rank lower; with the nearest rank taken upwards, a histogram
+// merged with copies of itself keeps every percentile, so merged files
+// (package result) give exactly the percentiles of their parts' union.
 func Percentile(h *hdr.Histogram, p float64) float64 {
-	if h.TotalCount() == 0 {
+	n := h.TotalCount()
+	if n == 0 {
 		return 0
 	}
-	return ms(h.ValueAtQuantile(p))
+	return ms(h.ValueAtPercentile(rankPercentile(Rank(p, n), n)))
+}
+
+// Rank is the nearest rank of percentile p among n values: ceil(p% × n),
+// at least 1 and at most n. A product that is an integer up to floating
+// point error (a few parts in 10^16) counts as that integer.
+func Rank(p float64, n int64) int64 {
+	x := p / 100 * float64(n)
+	r := int64(math.Ceil(x - x*1e-15))
+	return min(max(r, 1), n)
+}
+
+// rankPercentile is a percentile that hdrhistogram-go, which takes the
+// rank int(p% × n + 0.5), turns into rank r exactly: r − 0.25 rounds to r
+// with a margin far above floating point error.
+func rankPercentile(r, n int64) float64 {
+	return (float64(r) - 0.25) / float64(n) * 100
 }
 
 // Summarize returns min, mean, p50, p95, p99, p99.9 and max in

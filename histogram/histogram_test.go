@@ -140,3 +140,52 @@ func BenchmarkRecorderSuccess(b *testing.B) {
 		r.Success(0, time.Duration(i%5000)*time.Microsecond, q)
 	}
 }
+
+// The rank is taken upwards: among 1..10 µs the 21st percentile is 3 µs
+// (2 values are only 20%), where rounding the rank to the nearest would
+// give 2 µs.
+func TestPercentileNearestRankUpwards(t *testing.T) {
+	h := New()
+	for us := int64(1); us <= 10; us++ {
+		_ = h.RecordValue(us)
+	}
+	for _, tc := range []struct {
+		p    float64
+		want float64
+	}{{0, 0.001}, {10, 0.001}, {20, 0.002}, {21, 0.003}, {25, 0.003}, {99.9, 0.010}, {100, 0.010}} {
+		if got := Percentile(h, tc.p); got != tc.want {
+			t.Errorf("Percentile(%v) of 1..10 µs = %v ms, want %v ms", tc.p, got, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		p    float64
+		n    int64
+		want int64
+	}{{50, 10, 5}, {21, 10, 3}, {99.9, 1000, 999}, {99.9, 10000, 9990}, {99.9, 10001, 9991}, {95, 1, 1}, {0, 5, 1}, {100, 7, 7}, {99.99, 100_000_000_000, 99_990_000_000}} {
+		if got := Rank(tc.p, tc.n); got != tc.want {
+			t.Errorf("Rank(%v, %d) = %d, want %d", tc.p, tc.n, got, tc.want)
+		}
+	}
+}
+
+// A histogram merged with copies of itself keeps every percentile, so
+// merging shards that saw the same distribution changes nothing.
+func TestPercentilesSurviveSelfMerge(t *testing.T) {
+	for n := int64(1); n <= 300; n += 7 {
+		h := New()
+		for i := int64(0); i < n; i++ {
+			_ = h.RecordValue(1 + i*i%1999)
+		}
+		for k := 2; k <= 3; k++ {
+			m := New()
+			for range k {
+				m.Merge(h)
+			}
+			for _, p := range []float64{1, 10, 25, 33.3, 50, 66.7, 90, 95, 99, 99.9, 99.99, 100} {
+				if a, b := Percentile(h, p), Percentile(m, p); a != b {
+					t.Errorf("n=%d ×%d: Percentile(%v) = %v ms, merged %v ms", n, k, p, a, b)
+				}
+			}
+		}
+	}
+}

@@ -19,8 +19,11 @@ import (
 )
 
 // SchemaVersion is the version of the layout below. It is raised whenever
-// a field changes meaning or is removed; adding a field does not raise it.
-const SchemaVersion = 1
+// a field changes meaning or is removed, or when files of the new version
+// hold what older ones cannot give (version 2: every interval keeps each
+// op's histogram and counts, so files merge exactly). Read accepts every
+// version from 1 on; Merge needs version 2.
+const SchemaVersion = 2
 
 // Status of a result file or a run.
 const (
@@ -43,6 +46,20 @@ type File struct {
 	Runs          []Run     `json:"runs"`
 	Status        string    `json:"status"`
 	Error         string    `json:"error,omitempty"`
+	// Shards lists the files a merged file was made from (Merge), in the
+	// order given; absent in a file written by a run.
+	Shards []Shard `json:"shards,omitempty"`
+}
+
+// Shard describes one of the files a merged file was made from: what the
+// merged file's header keeps only once (the first shard's).
+type Shard struct {
+	Tool       Tool      `json:"tool"`
+	Client     Client    `json:"client"`
+	Seed       uint64    `json:"seed"`
+	StartedAt  time.Time `json:"started_at"`
+	FinishedAt time.Time `json:"finished_at"`
+	Status     string    `json:"status"`
 }
 
 // Tool identifies the dbarena build.
@@ -167,7 +184,10 @@ type Op struct {
 // (warm-up included) at the end of the interval; Warmup marks intervals
 // that were discarded.
 type Interval struct {
-	TS           float64         `json:"t_s"`
+	TS float64 `json:"t_s"`
+	// LengthS is the interval's real length in seconds, which its rates
+	// divide by (absent in version 1).
+	LengthS      float64         `json:"length_s,omitempty"`
 	Warmup       bool            `json:"warmup,omitempty"`
 	Transactions int64           `json:"transactions"`
 	Queries      int64           `json:"queries"`
@@ -184,6 +204,26 @@ type Interval struct {
 	// sysmon: server_cpu_pct, host_iowait_pct, disk_iops, pg_wal_mb_s …,
 	// each name with its unit), absent when none could be read.
 	Server map[string]float64 `json:"server,omitempty"`
+	// Ops holds each op's share of the interval, for the ops that
+	// recorded anything in it (version 2; absent in version 1).
+	Ops []IntervalOp `json:"ops,omitempty"`
+}
+
+// IntervalOp is one op's share of an interval: its counts and its latency
+// histogram, so that intervals of several files (shards of one run) or
+// several intervals (a window) merge exactly.
+type IntervalOp struct {
+	// Op is the op's index in the run's Ops.
+	Op int `json:"op"`
+	// Count is the op's successful transactions (rollbacks included),
+	// the number of values in HDR.
+	Count     int64 `json:"count"`
+	Errors    int64 `json:"errors,omitempty"`
+	Retries   int64 `json:"retries,omitempty"`
+	Rollbacks int64 `json:"rollbacks,omitempty"`
+	// HDR is the op's latency histogram over the interval (microseconds)
+	// in the encoding of Op.HDR; absent when Count is 0.
+	HDR string `json:"hdr,omitempty"`
 }
 
 // Counter is a count kept by the database itself (TPC-C: the sum of

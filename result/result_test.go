@@ -27,7 +27,7 @@ func sample() *File {
 			Threads: 8, DurationS: 60, Transactions: 600, TPS: 10, Queries: 12000, QPS: 200,
 			LatencyMS: histogram.Latency{Min: 1, Mean: 2, P50: 2, P95: 3, P99: 4, P999: 5, Max: 6},
 			Ops:       []Op{{Name: "oltp_read_write", Count: 600, HDR: "HISTFAAAA"}},
-			Intervals: []Interval{{TS: 1, TPS: 10, QPS: 200}, {TS: 2, Warmup: true}},
+			Intervals: []Interval{{TS: 1, LengthS: 1, TPS: 10, QPS: 200, Ops: []IntervalOp{{Op: 0, Count: 10, HDR: "HISTFAAAA"}}}, {TS: 2, Warmup: true}},
 			Status:    StatusComplete,
 		}},
 		Status: StatusComplete,
@@ -78,9 +78,15 @@ func TestFieldNames(t *testing.T) {
 		}
 	}
 	iv := run["intervals"].([]any)[0].(map[string]any)
-	for _, k := range []string{"t_s", "tps", "qps", "errors", "latency_ms"} {
+	for _, k := range []string{"t_s", "length_s", "tps", "qps", "errors", "latency_ms", "ops"} {
 		if _, ok := iv[k]; !ok {
 			t.Errorf("interval field %q missing", k)
+		}
+	}
+	ivop := iv["ops"].([]any)[0].(map[string]any)
+	for _, k := range []string{"op", "count", "hdr"} {
+		if _, ok := ivop[k]; !ok {
+			t.Errorf("interval op field %q missing", k)
 		}
 	}
 	for _, k := range []string{"label", "engine", "url", "server_version", "settings"} {

@@ -547,17 +547,7 @@ func serverSummary(res *result.Run) {
 		return
 	}
 	res.Server = sysmon.Summary(ivs)
-	cpu, ok := res.Server["server_cpu_pct"]
-	if !ok {
-		return
-	}
-	cpuUS := cpu / 100 * res.DurationS * 1e6
-	if res.Transactions > 0 {
-		res.ServerCPUPerTxnUS = round(cpuUS/float64(res.Transactions), 2)
-	}
-	if res.Queries > 0 {
-		res.ServerCPUPerQueryUS = round(cpuUS/float64(res.Queries), 2)
-	}
+	res.SetServerCPU()
 }
 
 func waitOrCancel(wg *sync.WaitGroup, grace time.Duration, cancel context.CancelFunc) {
@@ -572,67 +562,14 @@ func waitOrCancel(wg *sync.WaitGroup, grace time.Duration, cancel context.Cancel
 }
 
 func intervalOf(iv *histogram.Interval, elapsed, length time.Duration, warmup bool) result.Interval {
-	secs := length.Seconds()
-	all := iv.All()
-	return result.Interval{
-		TS:           round(elapsed.Seconds(), 3),
-		Warmup:       warmup,
-		Transactions: iv.Transactions(),
-		Queries:      iv.Queries.Total(),
-		TPS:          round(float64(iv.Transactions())/secs, 2),
-		QPS:          round(float64(iv.Queries.Total())/secs, 2),
-		Errors:       iv.Errors(),
-		Retries:      iv.Retries(),
-		Reconnects:   iv.Reconnects,
-		Rollbacks:    iv.Rollbacks(),
-		LatencyMS: result.IntervalLatency{
-			P50: histogram.Percentile(all, 50),
-			P95: histogram.Percentile(all, 95),
-			P99: histogram.Percentile(all, 99),
-			Max: histogram.Percentile(all, 100),
-		},
-	}
+	return result.IntervalOf(iv, elapsed, length, warmup)
 }
 
 // fill computes the run's totals from the measured phase.
 func fill(res *result.Run, total *histogram.Interval, ops []workload.Op, dur time.Duration, cpu time.Duration) {
-	secs := dur.Seconds()
-	res.DurationS = round(secs, 3)
-	res.Transactions = total.Transactions()
-	res.Queries = total.Queries.Total()
-	res.Reads, res.Writes, res.Other = total.Queries.Reads, total.Queries.Writes, total.Queries.Other
-	res.Errors = total.Errors()
-	res.Retries = total.Retries()
-	res.Reconnects = total.Reconnects
-	res.Rollbacks = total.Rollbacks()
-	if secs > 0 {
-		res.TPS = round(float64(res.Transactions)/secs, 2)
-		res.QPS = round(float64(res.Queries)/secs, 2)
-		res.RetriesPerS = round(float64(res.Retries)/secs, 2)
-	}
-	if committed := res.Transactions - res.Rollbacks; committed > 0 {
-		res.RetryPct = round(float64(res.Retries)*100/float64(committed), 3)
-	}
-	res.LatencyMS = histogram.Summarize(total.All())
-	res.ClientCPUS = round(cpu.Seconds(), 3)
-	if res.Transactions > 0 {
-		res.ClientCPUPerTxnUS = round(float64(cpu.Microseconds())/float64(res.Transactions), 2)
-	}
-	if res.Queries > 0 {
-		res.ClientCPUPerQueryUS = round(float64(cpu.Microseconds())/float64(res.Queries), 2)
-	}
-	res.Ops = make([]result.Op, len(ops))
+	names := make([]string, len(ops))
 	for i, op := range ops {
-		h := total.Ops[i].Hist
-		enc, _ := histogram.Encode(h) // encoding an in-memory histogram cannot fail
-		res.Ops[i] = result.Op{
-			Name:      op.Name,
-			Count:     h.TotalCount(),
-			Errors:    total.Ops[i].Counts.Errors,
-			Retries:   total.Ops[i].Counts.Retries,
-			Rollbacks: total.Ops[i].Counts.Rollbacks,
-			LatencyMS: histogram.Summarize(h),
-			HDR:       enc,
-		}
+		names[i] = op.Name
 	}
+	res.Fill(total, names, dur, cpu)
 }

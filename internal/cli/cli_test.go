@@ -327,7 +327,7 @@ func TestEmbeddedDefault(t *testing.T) {
 	}
 	var f map[string]any
 	b, _ := os.ReadFile(out)
-	if err := json.Unmarshal(b, &f); err != nil || f["schema_version"] != float64(1) {
+	if err := json.Unmarshal(b, &f); err != nil || f["schema_version"] != float64(2) {
 		t.Errorf("result file: %v %v", err, f["schema_version"])
 	}
 }

@@ -87,6 +87,7 @@ func NewRoot(st *State) *cobra.Command {
 		newCompareCmd(st),
 		newExportCmd(st),
 		newReportCmd(st),
+		newMergeCmd(st),
 		newServerCmd(st),
 		newPlanCmd(st),
 		&cobra.Command{

@@ -1,0 +1,143 @@
+package result
+
+import (
+	"math"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/dbarena/dbarena/histogram"
+)
+
+// This file owns how a run's and an interval's figures are derived from
+// counts, lengths and histograms: the runner uses it for what it measured,
+// Merge for what it added up, so both give the same numbers for the same
+// counts.
+
+// IntervalOf returns the result interval of one reporting tick: iv's counts,
+// rates over length, latency percentiles of all ops, and each op's counts
+// and encoded histogram. elapsed is the time since the run started at the
+// end of the interval.
+func IntervalOf(iv *histogram.Interval, elapsed, length time.Duration, warmup bool) Interval {
+	out := Interval{
+		TS:           round(elapsed.Seconds(), 3),
+		LengthS:      round(length.Seconds(), 6),
+		Warmup:       warmup,
+		Transactions: iv.Transactions(),
+		Queries:      iv.Queries.Total(),
+		Errors:       iv.Errors(),
+		Retries:      iv.Retries(),
+		Reconnects:   iv.Reconnects,
+		Rollbacks:    iv.Rollbacks(),
+	}
+	out.setRates(length.Seconds())
+	out.LatencyMS = intervalLatency(iv.All())
+	for i, o := range iv.Ops {
+		op := IntervalOp{Op: i, Count: o.Hist.TotalCount(), Errors: o.Counts.Errors, Retries: o.Counts.Retries, Rollbacks: o.Counts.Rollbacks}
+		if op.Count == 0 && op.Errors == 0 && op.Retries == 0 && op.Rollbacks == 0 {
+			continue
+		}
+		if op.Count > 0 {
+			op.HDR = encode(o.Hist)
+		}
+		out.Ops = append(out.Ops, op)
+	}
+	return out
+}
+
+// Fill sets r's totals from the measured phase: counts and rates over dur,
+// client CPU cpu, latency of all ops and, per op (named by ops, in the
+// order of total.Ops), counts, latency and encoded histogram.
+func (r *Run) Fill(total *histogram.Interval, ops []string, dur, cpu time.Duration) {
+	r.DurationS = round(dur.Seconds(), 3)
+	r.Transactions = total.Transactions()
+	r.Queries = total.Queries.Total()
+	r.Reads, r.Writes, r.Other = total.Queries.Reads, total.Queries.Writes, total.Queries.Other
+	r.Errors = total.Errors()
+	r.Retries = total.Retries()
+	r.Reconnects = total.Reconnects
+	r.Rollbacks = total.Rollbacks()
+	r.ClientCPUS = round(cpu.Seconds(), 3)
+	r.setRates(dur.Seconds(), float64(cpu.Microseconds()))
+	r.LatencyMS = histogram.Summarize(total.All())
+	r.Ops = make([]Op, len(ops))
+	for i, name := range ops {
+		h := total.Ops[i].Hist
+		r.Ops[i] = Op{
+			Name:      name,
+			Count:     h.TotalCount(),
+			Errors:    total.Ops[i].Counts.Errors,
+			Retries:   total.Ops[i].Counts.Retries,
+			Rollbacks: total.Ops[i].Counts.Rollbacks,
+			LatencyMS: histogram.Summarize(h),
+			HDR:       encode(h),
+		}
+	}
+}
+
+// setRates derives the run's rates from its counts: secs is the measured
+// time, cpuUS the client's CPU time in microseconds.
+func (r *Run) setRates(secs, cpuUS float64) {
+	r.TPS, r.QPS, r.RetriesPerS, r.RetryPct = 0, 0, 0, 0
+	r.ClientCPUPerTxnUS, r.ClientCPUPerQueryUS = 0, 0
+	if secs > 0 {
+		r.TPS = round(float64(r.Transactions)/secs, 2)
+		r.QPS = round(float64(r.Queries)/secs, 2)
+		r.RetriesPerS = round(float64(r.Retries)/secs, 2)
+	}
+	if committed := r.Transactions - r.Rollbacks; committed > 0 {
+		r.RetryPct = round(float64(r.Retries)*100/float64(committed), 3)
+	}
+	if r.Transactions > 0 {
+		r.ClientCPUPerTxnUS = round(cpuUS/float64(r.Transactions), 2)
+	}
+	if r.Queries > 0 {
+		r.ClientCPUPerQueryUS = round(cpuUS/float64(r.Queries), 2)
+	}
+}
+
+// SetServerCPU derives ServerCPUPerTxnUS and ServerCPUPerQueryUS from the
+// server_cpu_pct of r.Server (the server process's CPU, 100 = one core)
+// over the measured time DurationS; both are 0 without that metric.
+func (r *Run) SetServerCPU() {
+	r.ServerCPUPerTxnUS, r.ServerCPUPerQueryUS = 0, 0
+	cpu, ok := r.Server["server_cpu_pct"]
+	if !ok {
+		return
+	}
+	cpuUS := cpu / 100 * r.DurationS * 1e6
+	if r.Transactions > 0 {
+		r.ServerCPUPerTxnUS = round(cpuUS/float64(r.Transactions), 2)
+	}
+	if r.Queries > 0 {
+		r.ServerCPUPerQueryUS = round(cpuUS/float64(r.Queries), 2)
+	}
+}
+
+// setRates derives the interval's rates from its counts over secs.
+func (iv *Interval) setRates(secs float64) {
+	iv.TPS, iv.QPS = 0, 0
+	if secs > 0 {
+		iv.TPS = round(float64(iv.Transactions)/secs, 2)
+		iv.QPS = round(float64(iv.Queries)/secs, 2)
+	}
+}
+
+func intervalLatency(all *hdr.Histogram) IntervalLatency {
+	return IntervalLatency{
+		P50: histogram.Percentile(all, 50),
+		P95: histogram.Percentile(all, 95),
+		P99: histogram.Percentile(all, 99),
+		Max: histogram.Percentile(all, 100),
+	}
+}
+
+func encode(h *hdr.Histogram) string {
+	s, _ := histogram.Encode(h) // encoding an in-memory histogram cannot fail
+	return s
+}
+
+func round(v float64, places int) float64 {
+	p := math.Pow(10, float64(places))
+	return math.Round(v*p) / p
+}

@@ -14,7 +14,8 @@
 // server-side prepared statement on it (binary protocol), whatever
 // interpolateParams says.
 //
-// Importing the package registers the "mysql" scheme with engine.Register.
+// Importing the package registers the engine (scheme "mysql", alias
+// "mariadb", password variable MYSQL_PWD) with engine.Register.
 package mysql
 
 import (
@@ -34,8 +35,6 @@ import (
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/engine/internal/sqlstmt"
 )
-
-func init() { engine.Register(Open, "mysql") }
 
 // Engine is an open MySQL or MariaDB target. It is safe for concurrent use.
 type Engine struct {

@@ -10,7 +10,8 @@
 // (BEGIN IMMEDIATE by default, so that concurrent writers wait on
 // busy_timeout instead of failing to upgrade a read lock).
 //
-// Importing the package registers the "sqlite" scheme with engine.Register.
+// Importing the package registers the engine (scheme "sqlite") with
+// engine.Register.
 package sqlite
 
 import (
@@ -33,8 +34,6 @@ import (
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/engine/internal/sqlstmt"
 )
-
-func init() { engine.Register(Open, "sqlite") }
 
 // Engine is an open SQLite database file. It is safe for concurrent use.
 type Engine struct {

@@ -94,7 +94,7 @@ func (f *targetFlags) applyMongoParams(t *engine.Target) error {
 		if p.value == "" {
 			continue
 		}
-		if t.URL.Scheme != "mongodb" && t.URL.Scheme != "mongodb+srv" {
+		if r, ok := engine.Lookup(t.URL.Scheme); !ok || r.Family != engine.FamilyMongo {
 			return &UsageError{fmt.Errorf("--%s %s: only MongoDB targets take it (target %s)", p.flag, p.value, t.Redacted())}
 		}
 		if u == nil {

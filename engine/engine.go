@@ -15,16 +15,20 @@
 // through the driver.
 //
 // Implementations live in subpackages (engine/postgres, engine/mysql,
-// engine/sqlite, engine/mongo) and register themselves by URL scheme;
-// engine/all imports them all.
+// engine/sqlite, engine/mongo) and register themselves: each package's init
+// calls Register with one Registration that holds every fact dbarena knows
+// about the engine (URL schemes and aliases, family, password variable,
+// opener). Shared code asks the registry (Lookup, Registrations, Schemes,
+// PasswordEnvs) instead of listing engines; engine/all imports them all.
+//
+// Redaction is one policy, owned here: IsSecretParam, RedactURL, RedactedURL,
+// URLSecrets and Scrub decide what of a URL or a message may be shown.
 package engine
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
-	"sync"
 	"time"
 )
 
@@ -316,50 +320,6 @@ type Opener func(ctx context.Context, t Target, opts Options) (Engine, error)
 type Options struct {
 	// ConnectTimeout bounds every connection attempt.
 	ConnectTimeout time.Duration
-}
-
-var (
-	registryMu sync.RWMutex
-	registry   = map[string]Opener{}
-)
-
-// Register makes an engine available for the given URL schemes. It panics
-// on a scheme registered twice (a programming error).
-func Register(open Opener, schemes ...string) {
-	registryMu.Lock()
-	defer registryMu.Unlock()
-	for _, s := range schemes {
-		if _, dup := registry[s]; dup {
-			panic("engine: scheme registered twice: " + s)
-		}
-		registry[s] = open
-	}
-}
-
-// Schemes lists the registered URL schemes, sorted.
-func Schemes() []string {
-	registryMu.RLock()
-	defer registryMu.RUnlock()
-	out := make([]string, 0, len(registry))
-	for s := range registry {
-		out = append(out, s)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// Open opens the engine that serves t's URL scheme.
-func Open(ctx context.Context, t Target, opts Options) (Engine, error) {
-	registryMu.RLock()
-	open, ok := registry[t.URL.Scheme]
-	registryMu.RUnlock()
-	if !ok {
-		return nil, &TargetError{Target: t.Redacted(), Field: "scheme", Err: fmt.Errorf("%w %q (known: %v)", ErrUnknownScheme, t.URL.Scheme, Schemes())}
-	}
-	if opts.ConnectTimeout <= 0 {
-		opts.ConnectTimeout = 10 * time.Second
-	}
-	return open(ctx, t, opts)
 }
 
 // Sentinel errors for targets and connections.

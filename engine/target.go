@@ -37,7 +37,7 @@ func (s Secret) String() string {
 	if s.s == "" {
 		return ""
 	}
-	return "xxxxx"
+	return Mask
 }
 
 // GoString redacts for %#v.
@@ -46,10 +46,12 @@ func (s Secret) GoString() string { return `engine.Secret{"xxxxx"}` }
 // MarshalText redacts for encoders.
 func (s Secret) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
-// ParseTarget parses "url" or "label=url". Passwords are taken, in order of
-// preference, from the URL, from passwordFile (when not empty), or from the
-// engine's environment variable (PGPASSWORD for postgres, MYSQL_PWD for
-// mysql) read through getenv.
+// ParseTarget parses "url" or "label=url". A scheme registered as an alias
+// is rewritten to its engine's name ("postgresql" → "postgres"). Passwords
+// are taken, in order of preference, from the URL, from passwordFile (when
+// not empty), or from the engine's registered password variable
+// (Registration.PasswordEnv: PGPASSWORD, MYSQL_PWD) read through getenv.
+// An unknown scheme is not an error here: Open refuses it.
 func ParseTarget(s, passwordFile string, getenv func(string) string) (Target, error) {
 	var t Target
 	raw := s
@@ -59,14 +61,9 @@ func ParseTarget(s, passwordFile string, getenv func(string) string) (Target, er
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme == "" {
 		// url.Parse errors repeat the whole input, password included.
-		return t, &TargetError{Target: redactRaw(raw), Field: "url", Err: fmt.Errorf("%w: want scheme://[user[:password]@]host[:port]/database or sqlite:///path", ErrBadTarget)}
+		return t, &TargetError{Target: RedactURL(raw), Field: "url", Err: fmt.Errorf("%w: want scheme://[user[:password]@]host[:port]/database or sqlite:///path", ErrBadTarget)}
 	}
-	if u.Scheme == "postgresql" {
-		u.Scheme = "postgres"
-	}
-	if u.Scheme == "mariadb" {
-		u.Scheme = "mysql"
-	}
+	u.Scheme = canonicalScheme(u.Scheme)
 	if pw, ok := u.User.Password(); ok {
 		t.Password = NewSecret(pw)
 		u.User = url.User(u.User.Username())
@@ -79,11 +76,8 @@ func ParseTarget(s, passwordFile string, getenv func(string) string) (Target, er
 		t.Password = NewSecret(strings.TrimRight(string(b), "\r\n"))
 	}
 	if !t.Password.IsSet() && getenv != nil {
-		switch u.Scheme {
-		case "postgres":
-			t.Password = NewSecret(getenv("PGPASSWORD"))
-		case "mysql":
-			t.Password = NewSecret(getenv("MYSQL_PWD"))
+		if r, ok := Lookup(u.Scheme); ok && r.PasswordEnv != "" {
+			t.Password = NewSecret(getenv(r.PasswordEnv))
 		}
 	}
 	t.URL = u
@@ -94,7 +88,7 @@ func ParseTarget(s, passwordFile string, getenv func(string) string) (Target, er
 }
 
 // Redacted is the URL as it may be printed or stored: no password, and any
-// password-like query parameter replaced by "xxxxx".
+// secret query parameter (IsSecretParam) replaced by "xxxxx" (RedactedURL).
 func (t Target) Redacted() string {
 	if t.URL == nil {
 		return ""
@@ -103,18 +97,7 @@ func (t Target) Redacted() string {
 	if u.User != nil {
 		u.User = url.User(u.User.Username())
 	}
-	q := u.Query()
-	changed := false
-	for k := range q {
-		if isSecretParam(k) {
-			q.Set(k, "xxxxx")
-			changed = true
-		}
-	}
-	if changed {
-		u.RawQuery = q.Encode()
-	}
-	return u.String()
+	return RedactedURL(&u).String()
 }
 
 // String is "label=redacted-url".
@@ -137,27 +120,4 @@ func (t Target) Host() string {
 		return ""
 	}
 	return t.URL.Host
-}
-
-func isSecretParam(k string) bool {
-	k = strings.ToLower(k)
-	return strings.Contains(k, "password") || strings.Contains(k, "passwd") || k == "pwd" || strings.Contains(k, "secret") || k == "sslpassword"
-}
-
-// redactRaw hides a password in a string that did not parse as a URL.
-func redactRaw(s string) string {
-	at := strings.LastIndex(s, "@")
-	if at < 0 {
-		return s
-	}
-	start := strings.Index(s, "://")
-	if start < 0 {
-		start = 0
-	} else {
-		start += 3
-	}
-	if c := strings.Index(s[start:at], ":"); c >= 0 {
-		return s[:start+c+1] + "xxxxx" + s[at:]
-	}
-	return s
 }

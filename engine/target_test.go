@@ -1,59 +1,12 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
-
-func env(m map[string]string) func(string) string {
-	return func(k string) string { return m[k] }
-}
-
-func TestParseTarget(t *testing.T) {
-	for _, tc := range []struct {
-		in, label, redacted, password string
-		env                           map[string]string
-	}{
-		{in: "postgres://bench:secret@127.0.0.1:5432/bench", label: "postgres", redacted: "postgres://bench@127.0.0.1:5432/bench", password: "secret"},
-		{in: "pg16=postgresql://bench:secret@h/db?sslmode=disable", label: "pg16", redacted: "postgres://bench@h/db?sslmode=disable", password: "secret"},
-		{in: "mariadb://u@h:3306/db", label: "mysql", redacted: "mysql://u@h:3306/db", password: "envpw", env: map[string]string{"MYSQL_PWD": "envpw"}},
-		{in: "postgres://u@h/db", label: "postgres", redacted: "postgres://u@h/db", password: "pgpw", env: map[string]string{"PGPASSWORD": "pgpw", "MYSQL_PWD": "no"}},
-		{in: "lite=sqlite:///tmp/x.db", label: "lite", redacted: "sqlite:///tmp/x.db"},
-		{in: "postgres://u@h/db?password=qs", label: "postgres", redacted: "postgres://u@h/db?password=xxxxx"},
-	} {
-		t.Run(tc.in, func(t *testing.T) {
-			got, err := ParseTarget(tc.in, "", env(tc.env))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got.Label != tc.label || got.Redacted() != tc.redacted || got.Password.Reveal() != tc.password {
-				t.Errorf("got label %q url %q password %q; want %q %q %q", got.Label, got.Redacted(), got.Password.Reveal(), tc.label, tc.redacted, tc.password)
-			}
-		})
-	}
-}
-
-func TestPasswordFile(t *testing.T) {
-	f := filepath.Join(t.TempDir(), "pw")
-	if err := os.WriteFile(f, []byte("filepw\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	got, err := ParseTarget("postgres://u@h/db", f, env(map[string]string{"PGPASSWORD": "envpw"}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got.Password.Reveal() != "filepw" {
-		t.Errorf("password = %q, want the file's", got.Password.Reveal())
-	}
-	_, err = ParseTarget("postgres://u@h/db", filepath.Join(t.TempDir(), "none"), nil)
-	if err == nil || !strings.Contains(err.Error(), "password-file") {
-		t.Errorf("missing password file: %v, want an error naming password-file", err)
-	}
-}
 
 // However a Target is printed, the password does not appear.
 func TestPasswordNeverPrinted(t *testing.T) {
@@ -82,5 +35,44 @@ func TestParseTargetErrors(t *testing.T) {
 				t.Errorf("error shows the password: %v", err)
 			}
 		})
+	}
+}
+
+// Register refuses incomplete registrations and schemes taken twice.
+func TestRegisterPanics(t *testing.T) {
+	open := func(context.Context, Target, Options) (Engine, error) { return nil, nil }
+	t.Cleanup(func() { // the other tests see the real engines only
+		registry.mu.Lock()
+		defer registry.mu.Unlock()
+		for s, r := range registry.byScheme {
+			if strings.HasPrefix(r.Name, "regtest-") {
+				delete(registry.byScheme, s)
+				delete(registry.byName, r.Name)
+			}
+		}
+	})
+	Register(Registration{Name: "regtest-a", Aliases: []string{"regtest-alias"}, Family: FamilySQL, Open: open})
+	for name, r := range map[string]Registration{
+		"no open":         {Name: "regtest-b", Family: FamilySQL},
+		"no family":       {Name: "regtest-c", Open: open},
+		"no name":         {Family: FamilySQL, Open: open},
+		"name taken":      {Name: "regtest-a", Family: FamilySQL, Open: open},
+		"alias taken":     {Name: "regtest-d", Schemes: []string{"regtest-alias"}, Family: FamilySQL, Open: open},
+		"twice in itself": {Name: "regtest-e", Aliases: []string{"regtest-e"}, Family: FamilySQL, Open: open},
+	} {
+		t.Run(name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Error("Register did not panic")
+				}
+			}()
+			Register(r)
+		})
+	}
+	if r, ok := Lookup("regtest-alias"); !ok || r.Name != "regtest-a" {
+		t.Errorf("Lookup(alias) = %q %v", r.Name, ok)
+	}
+	if tg, err := ParseTarget("regtest-alias://h/db", "", nil); err != nil || tg.URL.Scheme != "regtest-a" {
+		t.Errorf("ParseTarget(alias) = %v %v, want scheme regtest-a", tg, err)
 	}
 }

@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"math"
 	"syscall"
 	"time"
 )
@@ -13,9 +12,4 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-func round(v float64, digits int) float64 {
-	p := math.Pow(10, float64(digits))
-	return math.Round(v*p) / p
 }

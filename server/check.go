@@ -1,8 +1,6 @@
 package server
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"os/exec"
@@ -33,27 +31,16 @@ func CheckKnobs(ctx context.Context, spec Spec) error {
 	if len(knobs) == 0 {
 		return nil
 	}
-	kind := spec.Kind
-	if kind == PgBouncer {
-		kind = Postgres // the knobs go to its PostgreSQL
+	def := defOf(spec.Kind)
+	if def.backend != "" {
+		def = defOf(def.backend) // the knobs go to its backend
 	}
-	var prog string
-	var args []string
-	switch kind {
-	case Postgres:
-		_, path, err := findPostgres(spec.BinDir, spec.Getenv("PATH"))
-		if err != nil {
-			return err
-		}
-		prog, args = path["postgres"], []string{"--describe-config"}
-	case MariaDB:
-		bins, err := findBinaries(spec)
-		if err != nil {
-			return err
-		}
-		prog, args = bins.path["mariadbd"], []string{"--no-defaults", "--help", "--verbose"}
-	default:
+	if def.describe == nil {
 		return nil
+	}
+	prog, args, err := def.describe(spec)
+	if err != nil {
+		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
@@ -61,17 +48,17 @@ func CheckKnobs(ctx context.Context, spec Spec) error {
 	if err != nil && len(out) == 0 {
 		return err
 	}
-	known := knownSettings(kind, out)
+	known := def.knownSettings(out)
 	var errs []error
 	for _, k := range knobs {
-		name := normalName(kind, k.Name)
+		name := def.normal(k.Name)
 		if known[name] {
 			continue
 		}
 		problem := "unknown setting (" + prog + " " + strings.Join(args, " ") + " does not list it)"
 		if near := nearest(name, known); near != "" {
 			problem += "; did you mean " + near + "?"
-		} else if kind == Postgres {
+		} else if def.partialList {
 			continue // perhaps one describe-config leaves out: the start decides
 		}
 		errs = append(errs, &KnobError{Kind: spec.Kind, Knob: k, Problem: problem})
@@ -120,46 +107,4 @@ func editDistance(a, b string, limit int) int {
 		prev, cur = cur, prev
 	}
 	return min(prev[len(b)], limit)
-}
-
-// knownSettings parses the list of settings a server's binary prints.
-func knownSettings(kind Kind, out []byte) map[string]bool {
-	known := map[string]bool{}
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(make([]byte, 64*1024), 1024*1024)
-	inVariables := false
-	for sc.Scan() {
-		line := sc.Text()
-		switch kind {
-		case Postgres:
-			// name<TAB>context<TAB>group<TAB>type…
-			if name, _, ok := strings.Cut(line, "\t"); ok {
-				known[normalName(kind, name)] = true
-			}
-		case MariaDB:
-			// After "Variables (--variable-name=value)" and its ruler, one
-			// "name value" per line until a blank line.
-			switch {
-			case strings.HasPrefix(line, "Variables (--variable-name=value)"):
-				inVariables = true
-			case inVariables && strings.TrimSpace(line) == "":
-				inVariables = false
-			case inVariables && !strings.HasPrefix(line, "---"):
-				if f := strings.Fields(line); len(f) > 0 {
-					known[normalName(kind, f[0])] = true
-				}
-			}
-		}
-	}
-	return known
-}
-
-// normalName is a setting's name as knownSettings keys it: lower case;
-// MariaDB's options take '-' and '_' alike.
-func normalName(kind Kind, name string) string {
-	name = strings.ToLower(name)
-	if kind == MariaDB {
-		name = strings.ReplaceAll(name, "-", "_")
-	}
-	return name
 }

@@ -25,21 +25,11 @@ type binaries struct {
 // given, else in the usual places. Missing ones are an error wrapping
 // ErrNotInstalled that names the Debian package to install.
 func findBinaries(spec Spec) (binaries, error) {
-	var b binaries
-	var err error
-	switch spec.Kind {
-	case Postgres:
-		b.dir, b.path, err = findPostgres(spec.BinDir, spec.Getenv("PATH"))
-	case MariaDB:
-		b.dir, b.path, err = findPrograms(spec.BinDir, spec.Getenv("PATH"), "MariaDB", "mariadb-server",
-			[]string{"mariadbd", "mysqld"}, []string{"mariadb-install-db", "mysql_install_db"})
-	case PgBouncer:
-		b.dir, b.path, err = findPrograms(spec.BinDir, spec.Getenv("PATH"), "PgBouncer", "pgbouncer", []string{"pgbouncer"})
-		if err == nil && spec.Backend == "" {
-			b.pgDir, b.pg, err = findPostgres("", spec.Getenv("PATH"))
-		}
+	def := defOf(spec.Kind)
+	if def.find == nil {
+		return binaries{}, fmt.Errorf("%w %q", ErrUnknownKind, spec.Kind)
 	}
-	return b, err
+	return def.find(spec)
 }
 
 // findPrograms finds each program (under any of its names, the first
@@ -194,10 +184,11 @@ var errorWords = []string{"ERROR", "FATAL", "HINT", "invalid", "Invalid", "unkno
 func knobProblems(kind Kind, log string, knobs []Knob) []error {
 	lines := strings.Split(log, "\n")
 	var errs []error
+	def := defOf(kind)
 	for _, k := range knobs {
 		name := strings.ToLower(k.Name)
-		if kind == PgBouncer {
-			n, own := strings.CutPrefix(name, BouncerPrefix)
+		if def.backend != "" {
+			n, own := strings.CutPrefix(name, def.ownPrefix)
 			if !own {
 				continue // the backend's: its own start reports it
 			}

@@ -1,15 +1,18 @@
 package server
 
 import (
+	"bufio"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -155,4 +158,55 @@ func mysqlDB(port int, password string) *sql.DB {
 	db := sql.OpenDB(conn)
 	db.SetMaxOpenConns(1)
 	return db
+}
+
+// mariadbKind is MariaDB: mariadb-install-db and mariadbd (or their mysql
+// names); knobs in my.cnf's [mariadbd], where '-' and '_' are alike; as
+// root it runs as root; SIGTERM for a clean shutdown. Its targets are
+// mysql:// URLs.
+var mariadbKind = &kindDef{
+	kind:    MariaDB,
+	title:   "MariaDB",
+	aliases: []string{"mysql"},
+	reserved: map[string]string{
+		"port": "--port", "bind_address": "", "socket": "", "datadir": "", "pid_file": "", "user": "",
+		"log_error": "", "init_file": "", "skip_networking": "", "skip_grant_tables": "", "defaults_file": "",
+	},
+	dashes:     true,
+	asRoot:     true,
+	stopSignal: syscall.SIGTERM,
+	find: func(spec Spec) (binaries, error) {
+		var b binaries
+		var err error
+		b.dir, b.path, err = findPrograms(spec.BinDir, spec.Getenv("PATH"), "MariaDB", "mariadb-server",
+			[]string{"mariadbd", "mysqld"}, []string{"mariadb-install-db", "mysql_install_db"})
+		return b, err
+	},
+	start:     startMariaDB,
+	targetURL: func(u *url.URL) { u.Scheme = "mysql" },
+	describe: func(spec Spec) (string, []string, error) {
+		bins, err := findBinaries(spec)
+		if err != nil {
+			return "", nil, err
+		}
+		return bins.path["mariadbd"], []string{"--no-defaults", "--help", "--verbose"}, nil
+	},
+	// After "Variables (--variable-name=value)" and its ruler, one "name
+	// value" per line until a blank line.
+	parse: func(d *kindDef, sc *bufio.Scanner, known map[string]bool) {
+		inVariables := false
+		for sc.Scan() {
+			line := sc.Text()
+			switch {
+			case strings.HasPrefix(line, "Variables (--variable-name=value)"):
+				inVariables = true
+			case inVariables && strings.TrimSpace(line) == "":
+				inVariables = false
+			case inVariables && !strings.HasPrefix(line, "---"):
+				if f := strings.Fields(line); len(f) > 0 {
+					known[d.normal(f[0])] = true
+				}
+			}
+		}
+	},
 }

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // maxPool bounds PgBouncer's default_pool_size: enough server
@@ -194,4 +196,32 @@ func hasKnob(knobs []Knob, name string) bool {
 		}
 	}
 	return false
+}
+
+// pgbouncerKind is PgBouncer in front of PostgreSQL (a named one, or one
+// it starts itself): its own settings are the knobs named pgbouncer.*;
+// SIGTERM for a clean shutdown. Its targets use pgx's exec mode, which
+// works behind transaction pooling.
+var pgbouncerKind = &kindDef{
+	kind:    PgBouncer,
+	title:   "PgBouncer",
+	aliases: []string{"bouncer"},
+	reserved: map[string]string{
+		"listen_port": "--port", "listen_addr": "", "unix_socket_dir": "", "auth_type": "", "auth_file": "",
+		"auth_user": "", "auth_query": "", "logfile": "", "pidfile": "", "user": "", "admin_users": "",
+	},
+	stopSignal: syscall.SIGTERM,
+	backend:    Postgres,
+	ownPrefix:  BouncerPrefix,
+	find: func(spec Spec) (binaries, error) {
+		var b binaries
+		var err error
+		b.dir, b.path, err = findPrograms(spec.BinDir, spec.Getenv("PATH"), "PgBouncer", "pgbouncer", []string{"pgbouncer"})
+		if err == nil && spec.Backend == "" {
+			b.pgDir, b.pg, err = findPostgres("", spec.Getenv("PATH"))
+		}
+		return b, err
+	},
+	start:     startPgBouncer,
+	targetURL: func(u *url.URL) { u.RawQuery = "sslmode=disable&default_query_exec_mode=exec" },
 }

@@ -1,14 +1,17 @@
 package server
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -201,4 +204,42 @@ func pgConnect(ctx context.Context, port int, db, password string, simple bool) 
 		cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
 	}
 	return pgx.ConnectConfig(ctx, cfg)
+}
+
+// postgresKind is PostgreSQL: initdb and postgres, from the newest
+// /usr/lib/postgresql/<version>/bin (or --bin-dir, or PATH); knobs in
+// dbarena.conf; SIGINT for a fast shutdown.
+var postgresKind = &kindDef{
+	kind:    Postgres,
+	title:   "PostgreSQL",
+	aliases: []string{"postgresql", "pg"},
+	reserved: map[string]string{
+		"port": "--port", "listen_addresses": "", "unix_socket_directories": "", "data_directory": "",
+		"config_file": "", "hba_file": "", "ident_file": "", "external_pid_file": "", "logging_collector": "",
+	},
+	stopSignal: syscall.SIGINT,
+	find: func(spec Spec) (binaries, error) {
+		var b binaries
+		var err error
+		b.dir, b.path, err = findPostgres(spec.BinDir, spec.Getenv("PATH"))
+		return b, err
+	},
+	start:     startPostgres,
+	targetURL: func(u *url.URL) { u.RawQuery = "sslmode=disable" },
+	describe: func(spec Spec) (string, []string, error) {
+		_, path, err := findPostgres(spec.BinDir, spec.Getenv("PATH"))
+		if err != nil {
+			return "", nil, err
+		}
+		return path["postgres"], []string{"--describe-config"}, nil
+	},
+	// name<TAB>context<TAB>group<TAB>type…
+	parse: func(d *kindDef, sc *bufio.Scanner, known map[string]bool) {
+		for sc.Scan() {
+			if name, _, ok := strings.Cut(sc.Text(), "\t"); ok {
+				known[d.normal(name)] = true
+			}
+		}
+	},
+	partialList: true,
 }

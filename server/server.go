@@ -17,7 +17,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/dbarena/dbarena/engine"
@@ -115,15 +114,15 @@ func Start(ctx context.Context, spec Spec) (*Server, error) {
 		}
 	}
 	var backend *Server
-	if spec.Kind == PgBouncer && spec.Backend != "" {
+	if def := defOf(spec.Kind); def.backend != "" && spec.Backend != "" {
 		if backend, err = Lookup(spec.Home, spec.Backend); err != nil {
-			return nil, fmt.Errorf("pgbouncer backend: %w", err)
+			return nil, fmt.Errorf("%s backend: %w", spec.Kind, err)
 		}
-		if backend.Kind() != Postgres {
-			return nil, fmt.Errorf("%w: pgbouncer backend %s is a %s server, not postgres", ErrBadSpec, spec.Backend, backend.Kind())
+		if backend.Kind() != def.backend {
+			return nil, fmt.Errorf("%w: %s backend %s is a %s server, not %s", ErrBadSpec, spec.Kind, spec.Backend, backend.Kind(), def.backend)
 		}
 		if !backend.Alive() {
-			return nil, fmt.Errorf("pgbouncer backend %s does not run (dbarena server stop %s removes it)", spec.Backend, spec.Backend)
+			return nil, fmt.Errorf("%s backend %s does not run (dbarena server stop %s removes it)", spec.Kind, spec.Backend, spec.Backend)
 		}
 	}
 	servers := filepath.Join(spec.Home, "servers")
@@ -179,8 +178,9 @@ func start(ctx context.Context, spec Spec, name, dir string, bins binaries, back
 		}
 	}()
 
+	def := defOf(spec.Kind)
 	acct := caller()
-	if spec.Kind != MariaDB { // MariaDB runs as root with --user=root
+	if !def.asRoot {
 		if acct, err = unprivileged(ctx); err != nil {
 			return s, err
 		}
@@ -197,15 +197,7 @@ func start(ctx context.Context, spec Spec, name, dir string, bins binaries, back
 	if err := s.save(); err != nil {
 		return s, err
 	}
-	switch spec.Kind {
-	case Postgres:
-		err = startPostgres(ctx, s, spec, bins, acct)
-	case MariaDB:
-		err = startMariaDB(ctx, s, spec, bins, acct)
-	case PgBouncer:
-		err = startPgBouncer(ctx, s, spec, bins, acct)
-	}
-	if err != nil {
+	if err := def.start(ctx, s, spec, bins, acct); err != nil {
 		return s, err
 	}
 	s.rec.State = "running"
@@ -398,13 +390,8 @@ func (s *Server) BackendName() string {
 func (s *Server) Target() engine.Target {
 	host := net.JoinHostPort("127.0.0.1", strconv.Itoa(s.rec.Port))
 	u := &url.URL{Scheme: "postgres", User: url.User(dbUser), Host: host, Path: "/" + dbName}
-	switch s.rec.Kind {
-	case Postgres:
-		u.RawQuery = "sslmode=disable"
-	case PgBouncer:
-		u.RawQuery = "sslmode=disable&default_query_exec_mode=exec"
-	case MariaDB:
-		u.Scheme = "mysql"
+	if def := defOf(s.rec.Kind); def.targetURL != nil {
+		def.targetURL(u)
 	}
 	label := s.rec.Name
 	if s.rec.ThrowAway {
@@ -422,7 +409,7 @@ func (s *Server) Alive() bool {
 	if stopped || !s.proc.alive() {
 		return false
 	}
-	if s.rec.Kind == PgBouncer && (s.backend == nil || !s.backend.Alive()) {
+	if defOf(s.rec.Kind).backend != "" && (s.backend == nil || !s.backend.Alive()) {
 		return false
 	}
 	return true
@@ -431,7 +418,7 @@ func (s *Server) Alive() bool {
 // LogTail returns the last n lines of the server's log. For a PgBouncer
 // whose PostgreSQL died, it is that server's log, which says why.
 func (s *Server) LogTail(n int) string {
-	if s.rec.Kind == PgBouncer && s.backend != nil && s.proc.alive() && !s.backend.Alive() {
+	if defOf(s.rec.Kind).backend != "" && s.backend != nil && s.proc.alive() && !s.backend.Alive() {
 		return s.backend.LogTail(n)
 	}
 	return tail(s.LogFile(), n)
@@ -450,12 +437,8 @@ func (s *Server) Stop(ctx context.Context) error {
 		return nil
 	}
 	s.stopped = true
-	sig := syscall.SIGTERM
-	if s.rec.Kind == Postgres {
-		sig = syscall.SIGINT
-	}
 	var errs []error
-	if err := s.proc.stop(ctx, sig, 30*time.Second); err != nil {
+	if err := s.proc.stop(ctx, defOf(s.rec.Kind).stopSignal, 30*time.Second); err != nil {
 		errs = append(errs, fmt.Errorf("stopping %s %s: %w", s.rec.Kind, s.rec.Name, err))
 	}
 	if s.rec.OwnBackend && s.backend != nil {

@@ -24,22 +24,22 @@ const (
 	PgBouncer Kind = "pgbouncer"
 )
 
-// Kinds lists the kinds Start knows.
-func Kinds() []Kind { return []Kind{Postgres, MariaDB, PgBouncer} }
-
 // ParseKind turns a kind's name, or one of its aliases (postgresql, pg,
 // mysql, bouncer), into a Kind. An unknown name is an error wrapping
 // ErrUnknownKind.
 func ParseKind(s string) (Kind, error) {
-	switch strings.ToLower(s) {
-	case "postgres", "postgresql", "pg":
-		return Postgres, nil
-	case "mariadb", "mysql":
-		return MariaDB, nil
-	case "pgbouncer", "bouncer":
-		return PgBouncer, nil
+	l := strings.ToLower(s)
+	for _, d := range kinds {
+		if l == string(d.kind) {
+			return d.kind, nil
+		}
+		for _, a := range d.aliases {
+			if l == a {
+				return d.kind, nil
+			}
+		}
 	}
-	return "", fmt.Errorf("%w %q: want postgres, mariadb or pgbouncer", ErrUnknownKind, s)
+	return "", fmt.Errorf("%w %q: want %s", ErrUnknownKind, s, kindNames(" or "))
 }
 
 // Scheme is the URL scheme of managed targets: managed:postgres?knob=value.
@@ -110,23 +110,6 @@ var nameRE = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9_-]{0,62}$`)
 // configuration file format dbarena writes.
 var knobNameRE = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9_.-]{0,127}$`)
 
-// reserved are the settings dbarena sets itself, per kind (names with '-'
-// written as '_'); for PgBouncer, its own settings without the prefix.
-var reserved = map[Kind]map[string]string{
-	Postgres: {
-		"port": "--port", "listen_addresses": "", "unix_socket_directories": "", "data_directory": "",
-		"config_file": "", "hba_file": "", "ident_file": "", "external_pid_file": "", "logging_collector": "",
-	},
-	MariaDB: {
-		"port": "--port", "bind_address": "", "socket": "", "datadir": "", "pid_file": "", "user": "",
-		"log_error": "", "init_file": "", "skip_networking": "", "skip_grant_tables": "", "defaults_file": "",
-	},
-	PgBouncer: {
-		"listen_port": "--port", "listen_addr": "", "unix_socket_dir": "", "auth_type": "", "auth_file": "",
-		"auth_user": "", "auth_query": "", "logfile": "", "pidfile": "", "user": "", "admin_users": "",
-	},
-}
-
 // Validate reports every problem with the spec at once, each naming the
 // field and its value; each error wraps ErrBadSpec (an unknown kind also
 // ErrUnknownKind). It does not look at the machine: missing programs and
@@ -136,10 +119,11 @@ func (s Spec) Validate() []error {
 	bad := func(format string, args ...any) {
 		errs = append(errs, fmt.Errorf("%w: "+format, append([]any{ErrBadSpec}, args...)...))
 	}
-	switch s.Kind {
-	case Postgres, MariaDB, PgBouncer:
-	case "":
-		bad("no server kind: want postgres, mariadb or pgbouncer")
+	def := defOf(s.Kind)
+	switch {
+	case def.known():
+	case s.Kind == "":
+		bad("no server kind: want %s", kindNames(" or "))
 	default:
 		if _, err := ParseKind(string(s.Kind)); err != nil {
 			errs = append(errs, fmt.Errorf("%w: %w", ErrBadSpec, err))
@@ -163,20 +147,20 @@ func (s Spec) Validate() []error {
 	if s.Timeout < 0 {
 		bad("timeout %s: must not be negative", s.Timeout)
 	}
-	if s.Backend != "" && s.Kind != PgBouncer {
-		bad("backend %q: only pgbouncer servers have one", s.Backend)
+	if s.Backend != "" && def.backend == "" {
+		bad("backend %q: only %s servers have one", s.Backend, frontKinds())
 	}
 	seen := map[string]bool{}
 	for _, k := range s.Knobs {
 		what := "setting " + k.String()
-		kind, name := s.Kind, k.Name
-		if s.Kind == PgBouncer {
-			if n, ok := strings.CutPrefix(k.Name, BouncerPrefix); ok {
+		kd, name := def, k.Name
+		if def.backend != "" {
+			if n, ok := strings.CutPrefix(k.Name, def.ownPrefix); ok {
 				name = n
 			} else {
-				kind = Postgres // the backend's
+				kd = defOf(def.backend) // the backend's
 				if s.Backend != "" {
-					bad("%s: it would go to PostgreSQL server %s, which runs already; PgBouncer's own settings are named %sNAME", what, s.Backend, BouncerPrefix)
+					bad("%s: it would go to %s server %s, which runs already; %s's own settings are named %sNAME", what, kd.title, s.Backend, def.title, def.ownPrefix)
 					continue
 				}
 			}
@@ -190,16 +174,13 @@ func (s Spec) Validate() []error {
 		case strings.ContainsAny(k.Value, "\n\r\x00"):
 			bad("setting %s: the value has a line break or NUL", k.Name)
 		}
-		key := strings.ToLower(k.Name)
-		if kind == MariaDB {
-			key = strings.ReplaceAll(key, "-", "_")
-		}
+		key := kd.normal(k.Name)
 		if seen[key] {
 			bad("%s: set twice", what)
 		}
 		seen[key] = true
 		norm := strings.ReplaceAll(strings.ToLower(name), "-", "_")
-		if flag, ok := reserved[kind][norm]; ok {
+		if flag, ok := kd.reserved[norm]; ok {
 			if flag != "" {
 				bad("%s: dbarena sets it (use %s)", what, flag)
 			} else {
@@ -208,6 +189,17 @@ func (s Spec) Validate() []error {
 		}
 	}
 	return errs
+}
+
+// frontKinds names the kinds that run in front of another server.
+func frontKinds() string {
+	var names []string
+	for _, d := range kinds {
+		if d.backend != "" {
+			names = append(names, string(d.kind))
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 func mustKind(k Kind) Kind {
@@ -229,7 +221,7 @@ func mustKind(k Kind) Kind {
 func ParseManaged(raw string) (Spec, error) {
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme != Scheme {
-		return Spec{}, fmt.Errorf("%w: %q: want managed:KIND?name=value&… (KIND postgres, mariadb or pgbouncer) or managed:NAME", ErrBadSpec, raw)
+		return Spec{}, fmt.Errorf("%w: %q: want managed:KIND?name=value&… (KIND %s) or managed:NAME", ErrBadSpec, raw, kindNames(" or "))
 	}
 	what := u.Opaque
 	if what == "" {
@@ -244,7 +236,7 @@ func ParseManaged(raw string) (Spec, error) {
 			return Spec{}, fmt.Errorf("%w: managed:%s: %w; a started server (managed:NAME) takes no settings", ErrBadSpec, what, kerr)
 		}
 		if !nameRE.MatchString(what) {
-			return Spec{}, fmt.Errorf("%w: managed:%s: neither a server kind (postgres, mariadb, pgbouncer) nor a server name", ErrBadSpec, what)
+			return Spec{}, fmt.Errorf("%w: managed:%s: neither a server kind (%s) nor a server name", ErrBadSpec, what, kindNames(", "))
 		}
 		return Spec{Name: what}, nil
 	}

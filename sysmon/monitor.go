@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 )
@@ -127,58 +126,17 @@ func Open(ctx context.Context, cfg Config) *Monitor {
 
 	pid, dataDir := cfg.ServerPID, cfg.DataDir
 	local := pid > 0 || dataDir != "" // what the caller says is on this host
-	isPostgres := false
+	o := &opening{m: m, env: env, pid: pid, local: local, dataDir: dataDir}
 	if cfg.Conn != nil {
-		switch name := engineName(cfg.Conn); name {
-		case "postgres":
-			isPostgres = true
-			src, srv, notes := openPostgres(ctx, cfg.Conn)
-			m.notes = append(m.notes, notes...)
-			if src != nil {
-				m.sources = append(m.sources, src)
-			}
-			if pid == 0 && srv.backendPID > 0 {
-				if !isLoopback(srv.serverAddr) {
-					m.addNote("process", "the server is not on this host (inet_server_addr() is %s): no process, host or disk metrics (give its pid if it is)", srv.serverAddr)
-				} else if p, err := env.postgresPID(srv.backendPID, srv.startEpoch); err != nil {
-					m.addNote("process", "the server looks local (%s) but its pid was not found: %v", displayAddr(srv.serverAddr), err)
-				} else {
-					pid, local = p, true
-				}
-			}
-			if dataDir == "" && local {
-				dataDir = srv.dataDir
-				if dataDir == "" && pid > 0 {
-					dataDir = pgDataDirFromCmdline(proc, pid)
-				}
-			}
-		case "mysql":
-			src, srv, notes := openMySQL(ctx, cfg.Conn)
-			m.notes = append(m.notes, notes...)
-			if src != nil {
-				m.sources = append(m.sources, src)
-			}
-			if pid == 0 {
-				switch {
-				case srv.clientHost == "":
-				case !isLoopback(srv.clientHost):
-					m.addNote("process", "the server is not on this host (it sees this client as %s): no process, host or disk metrics (give its pid if it is)", srv.clientHost)
-				default:
-					p, err := m.mysqlPID(env, srv)
-					if err != nil {
-						m.addNote("process", "the server looks local but its pid was not found: %v", err)
-					} else {
-						pid, local = p, true
-					}
-				}
-			}
-			if dataDir == "" && local {
-				dataDir = srv.dataDir
-			}
-		default:
+		name := engineName(cfg.Conn)
+		if open, ok := serverStats[name]; ok {
+			o.q = cfg.Conn
+			open(ctx, o)
+		} else {
 			m.addNote(name, "no server statistics for this engine")
 		}
 	}
+	pid, local, dataDir = o.pid, o.local, o.dataDir
 
 	mountinfo := "self/mountinfo"
 	if pid > 0 {
@@ -195,7 +153,7 @@ func Open(ctx context.Context, cfg Config) *Monitor {
 	}
 	if local {
 		m.sources = append(m.sources, &hostSource{proc: proc})
-		dev := m.openDisk(proc, mountinfo, dataDir, isPostgres)
+		dev := m.openDisk(proc, mountinfo, dataDir, o.logDir)
 		m.os = osSettings(proc, sys, dev)
 	}
 	return m
@@ -203,8 +161,10 @@ func Open(ctx context.Context, cfg Config) *Monitor {
 
 // openDisk adds the source of dataDir's block device, when it has one, and
 // returns its mount (nil when unknown). mountinfo is the mountinfo file to
-// map paths with. For PostgreSQL it notes a pg_wal on another device.
-func (m *Monitor) openDisk(proc fs.FS, mountinfo, dataDir string, isPostgres bool) *device {
+// map paths with. logDir, when not "", is the server's write-ahead log
+// directory below dataDir (PostgreSQL's pg_wal): a note says when it is on
+// another device.
+func (m *Monitor) openDisk(proc fs.FS, mountinfo, dataDir, logDir string) *device {
 	switch {
 	case dataDir == "":
 		m.addNote("disk", "the data directory is unknown: no disk metrics")
@@ -235,54 +195,13 @@ func (m *Monitor) openDisk(proc fs.FS, mountinfo, dataDir string, isPostgres boo
 	}
 	m.sources = append(m.sources, &diskSource{proc: proc, major: d.disk.major, minor: d.disk.minor, name: d.disk.name})
 	m.devName = d.disk.name
-	if isPostgres {
-		wal := resolve(filepath.Join(dataDir, "pg_wal"))
+	if logDir != "" {
+		wal := resolve(filepath.Join(dataDir, logDir))
 		if w, err := findDevice(proc, mountinfo, wal); err == nil && (w.major != d.major || w.minor != d.minor) {
-			m.addNote("disk", "pg_wal (%s) is on %s, not on the data directory's %s: the disk metrics leave out WAL writes", wal, w.disk.name, d.disk.name)
+			m.addNote("disk", "%s (%s) is on %s, not on the data directory's %s: the disk metrics leave out WAL writes", logDir, wal, w.disk.name, d.disk.name)
 		}
 	}
 	return &d
-}
-
-// mysqlPID finds a local MySQL/MariaDB server's pid: from its pid file,
-// else among this host's processes.
-func (m *Monitor) mysqlPID(env procEnv, srv mysqlServer) (int, error) {
-	pidFile := srv.pidFile
-	if pidFile != "" && !filepath.IsAbs(pidFile) {
-		pidFile = filepath.Join(srv.dataDir, pidFile)
-	}
-	b, err := os.ReadFile(pidFile)
-	if err == nil {
-		pid, perr := strconv.Atoi(strings.TrimSpace(string(b)))
-		if perr != nil {
-			return 0, fmt.Errorf("pid file %s: %v", pidFile, perr)
-		}
-		return env.mysqlPID(pid, srv.startEpoch)
-	}
-	pid, ferr := env.findMySQLPID(srv.startEpoch)
-	if ferr != nil {
-		return 0, fmt.Errorf("pid file %q: %v; %v", pidFile, err, ferr)
-	}
-	return pid, nil
-}
-
-// pgDataDirFromCmdline returns the -D argument of the postmaster's command
-// line, or "".
-func pgDataDirFromCmdline(proc fs.FS, pid int) string {
-	b, err := fs.ReadFile(proc, strconv.Itoa(pid)+"/cmdline")
-	if err != nil {
-		return ""
-	}
-	args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
-	for i, a := range args {
-		if a == "-D" && i+1 < len(args) {
-			return args[i+1]
-		}
-		if d, ok := strings.CutPrefix(a, "-D"); ok && d != "" {
-			return d
-		}
-	}
-	return ""
 }
 
 func displayAddr(a string) string {

@@ -3,9 +3,65 @@ package sysmon
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
+
+func init() { registerServerStats("mysql", openMySQLStats) }
+
+// openMySQLStats is MySQL's and MariaDB's part of Open: SHOW GLOBAL STATUS,
+// the server's pid (from @@pid_file, else by start time among this host's
+// processes, when this connection's client host is a loopback address)
+// and @@datadir.
+func openMySQLStats(ctx context.Context, o *opening) {
+	m := o.m
+	src, srv, notes := openMySQL(ctx, o.q)
+	m.notes = append(m.notes, notes...)
+	if src != nil {
+		m.sources = append(m.sources, src)
+	}
+	if o.pid == 0 {
+		switch {
+		case srv.clientHost == "":
+		case !isLoopback(srv.clientHost):
+			m.addNote("process", "the server is not on this host (it sees this client as %s): no process, host or disk metrics (give its pid if it is)", srv.clientHost)
+		default:
+			p, err := m.mysqlPID(o.env, srv)
+			if err != nil {
+				m.addNote("process", "the server looks local but its pid was not found: %v", err)
+			} else {
+				o.pid, o.local = p, true
+			}
+		}
+	}
+	if o.dataDir == "" && o.local {
+		o.dataDir = srv.dataDir
+	}
+}
+
+// mysqlPID finds a local MySQL/MariaDB server's pid: from its pid file,
+// else among this host's processes.
+func (m *Monitor) mysqlPID(env procEnv, srv mysqlServer) (int, error) {
+	pidFile := srv.pidFile
+	if pidFile != "" && !filepath.IsAbs(pidFile) {
+		pidFile = filepath.Join(srv.dataDir, pidFile)
+	}
+	b, err := os.ReadFile(pidFile)
+	if err == nil {
+		pid, perr := strconv.Atoi(strings.TrimSpace(string(b)))
+		if perr != nil {
+			return 0, fmt.Errorf("pid file %s: %v", pidFile, perr)
+		}
+		return env.mysqlPID(pid, srv.startEpoch)
+	}
+	pid, ferr := env.findMySQLPID(srv.startEpoch)
+	if ferr != nil {
+		return 0, fmt.Errorf("pid file %q: %v; %v", pidFile, err, ferr)
+	}
+	return pid, nil
+}
 
 // mysqlCounters are the SHOW GLOBAL STATUS counters sampled.
 var mysqlCounters = []string{

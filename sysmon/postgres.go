@@ -3,8 +3,59 @@ package sysmon
 import (
 	"context"
 	"fmt"
+	"io/fs"
+	"strconv"
 	"strings"
 )
+
+func init() { registerServerStats("postgres", openPostgresStats) }
+
+// openPostgresStats is PostgreSQL's part of Open: the statistics views,
+// the postmaster's pid (the parent of pg_backend_pid(), when the server's
+// address is a loopback one) and data_directory (else the postmaster's -D).
+func openPostgresStats(ctx context.Context, o *opening) {
+	m := o.m
+	src, srv, notes := openPostgres(ctx, o.q)
+	m.notes = append(m.notes, notes...)
+	if src != nil {
+		m.sources = append(m.sources, src)
+	}
+	if o.pid == 0 && srv.backendPID > 0 {
+		if !isLoopback(srv.serverAddr) {
+			m.addNote("process", "the server is not on this host (inet_server_addr() is %s): no process, host or disk metrics (give its pid if it is)", srv.serverAddr)
+		} else if p, err := o.env.postgresPID(srv.backendPID, srv.startEpoch); err != nil {
+			m.addNote("process", "the server looks local (%s) but its pid was not found: %v", displayAddr(srv.serverAddr), err)
+		} else {
+			o.pid, o.local = p, true
+		}
+	}
+	if o.dataDir == "" && o.local {
+		o.dataDir = srv.dataDir
+		if o.dataDir == "" && o.pid > 0 {
+			o.dataDir = pgDataDirFromCmdline(o.env.proc, o.pid)
+		}
+	}
+	o.logDir = "pg_wal"
+}
+
+// pgDataDirFromCmdline returns the -D argument of the postmaster's command
+// line, or "".
+func pgDataDirFromCmdline(proc fs.FS, pid int) string {
+	b, err := fs.ReadFile(proc, strconv.Itoa(pid)+"/cmdline")
+	if err != nil {
+		return ""
+	}
+	args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+	for i, a := range args {
+		if a == "-D" && i+1 < len(args) {
+			return args[i+1]
+		}
+		if d, ok := strings.CutPrefix(a, "-D"); ok && d != "" {
+			return d
+		}
+	}
+	return ""
+}
 
 // pgSource reads PostgreSQL's cumulative statistics views in one round
 // trip: a UNION ALL of (name, value) rows, one branch per view that worked

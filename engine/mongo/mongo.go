@@ -25,7 +25,8 @@
 // the connection is gone (engine.ClassConnLost), duplicate keys are
 // engine.ClassUniqueViolation.
 //
-// Importing the package registers the "mongodb" and "mongodb+srv" schemes.
+// Importing the package registers the engine (schemes "mongodb" and
+// "mongodb+srv") with engine.Register.
 package mongo
 
 import (
@@ -43,8 +44,6 @@ import (
 
 	"github.com/dbarena/dbarena/engine"
 )
-
-func init() { engine.Register(Open, "mongodb", "mongodb+srv") }
 
 // Engine is an open MongoDB target. It is safe for concurrent use.
 type Engine struct {

@@ -14,13 +14,13 @@
 // server-side prepared statement on it (binary protocol), whatever
 // interpolateParams says.
 //
-// Importing the package registers the "mysql" scheme with engine.Register.
+// Importing the package registers the engine (scheme "mysql", alias
+// "mariadb", password variable MYSQL_PWD) with engine.Register.
 package mysql
 
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"errors"
 	"fmt"
 	"net"
@@ -32,10 +32,8 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/dbarena/dbarena/engine"
-	"github.com/dbarena/dbarena/engine/internal/sqlstmt"
+	"github.com/dbarena/dbarena/engine/internal/sqlconn"
 )
-
-func init() { engine.Register(Open, "mysql") }
 
 // Engine is an open MySQL or MariaDB target. It is safe for concurrent use.
 type Engine struct {
@@ -169,7 +167,7 @@ func (e *Engine) Connect(ctx context.Context) (engine.Conn, error) {
 	if err != nil {
 		return nil, e.connectError(err)
 	}
-	return &Conn{sc: sc}, nil
+	return &Conn{sqlconn.New(sc, "BEGIN", normalizeColumn)}, nil
 }
 
 // ServerInfo reports "MariaDB <version>" or "MySQL <version>" and SHOW
@@ -215,90 +213,18 @@ func versionString(v string) string {
 // Close closes the pool.
 func (e *Engine) Close() error { return e.db.Close() }
 
-// Conn is one MySQL connection. It is not safe for concurrent use.
+// Conn is one MySQL connection: the database/sql methods every such
+// engine shares (sqlconn.Conn: Exec, Prepare, Begin, Commit, Rollback,
+// QueryRow, QueryRows, Ping, Close) plus MySQL's BulkLoad. QueryRows
+// normalises values by column type: integers to int64, DECIMAL, FLOAT and
+// DOUBLE to float64, character types to string, binary types to []byte,
+// DATETIME to time.Time, NULL to nil. Close closes the connection itself
+// (it does not go back to the pool). It is not safe for concurrent use.
 type Conn struct {
-	sc    *sql.Conn
-	stmts []*sql.Stmt
-	dest  []any
-	ptrs  []any
-	row   []any
-	kinds []colKind
+	sqlconn.Conn
 }
 
 var _ engine.SQLConn = (*Conn)(nil)
-
-// SQLConn returns the underlying database/sql connection.
-func (c *Conn) SQLConn() *sql.Conn { return c.sc }
-
-// Exec runs sql through the text protocol.
-func (c *Conn) Exec(ctx context.Context, sql string) error {
-	_, err := c.sc.ExecContext(ctx, sql)
-	return engine.CtxErr(ctx, err)
-}
-
-// Begin sends BEGIN.
-func (c *Conn) Begin(ctx context.Context) error { return c.Exec(ctx, "BEGIN") }
-
-// Commit sends COMMIT.
-func (c *Conn) Commit(ctx context.Context) error { return c.Exec(ctx, "COMMIT") }
-
-// Rollback sends ROLLBACK.
-func (c *Conn) Rollback(ctx context.Context) error { return c.Exec(ctx, "ROLLBACK") }
-
-// Prepare prepares sql as a server-side statement on this connection.
-func (c *Conn) Prepare(ctx context.Context, sql string) (engine.Stmt, error) {
-	st, err := c.sc.PrepareContext(ctx, sql)
-	if err != nil {
-		return nil, engine.CtxErr(ctx, err)
-	}
-	c.stmts = append(c.stmts, st)
-	return &sqlstmt.Stmt{St: st}, nil
-}
-
-// QueryRow runs sql with args and scans its first row into dest.
-func (c *Conn) QueryRow(ctx context.Context, sql string, args []any, dest ...any) error {
-	return sqlstmt.ScanErr(ctx, c.sc.QueryRowContext(ctx, sql, args...).Scan(dest...))
-}
-
-// QueryRows runs sql with args and calls fn with each row's values,
-// normalised by column type: integers to int64, DECIMAL, FLOAT and DOUBLE to
-// float64, character types to string, binary types to []byte, DATETIME to
-// time.Time, NULL to nil.
-func (c *Conn) QueryRows(ctx context.Context, sql string, args []any, fn func(row []any) error) error {
-	rows, err := c.sc.QueryContext(ctx, sql, args...)
-	if err != nil {
-		return engine.CtxErr(ctx, err)
-	}
-	defer rows.Close()
-	types, err := rows.ColumnTypes()
-	if err != nil {
-		return err
-	}
-	c.kinds = c.kinds[:0]
-	c.dest = c.dest[:0]
-	c.ptrs = c.ptrs[:0]
-	for _, ct := range types {
-		c.kinds = append(c.kinds, kindOf(ct.DatabaseTypeName()))
-		c.dest = append(c.dest, nil)
-	}
-	for i := range c.dest {
-		c.ptrs = append(c.ptrs, &c.dest[i])
-	}
-	for rows.Next() {
-		if err := rows.Scan(c.ptrs...); err != nil {
-			return err
-		}
-		c.row = c.row[:0]
-		for i, v := range c.dest {
-			c.row = append(c.row, normalize(c.kinds[i], v))
-		}
-		if err := fn(c.row); err != nil {
-			return err
-		}
-	}
-	rows.Close()
-	return engine.CtxErr(ctx, rows.Err())
-}
 
 type colKind int
 
@@ -326,6 +252,10 @@ func kindOf(name string) colKind {
 	}
 	return kindString
 }
+
+// normalizeColumn is the sqlconn.Normalizer of MySQL: normalize by the
+// column's kind.
+func normalizeColumn(dbType string, v any) any { return normalize(kindOf(dbType), v) }
 
 // normalize maps a scanned value onto the types Conn.QueryRows promises.
 // The text protocol returns every value as []byte; the binary one returns
@@ -432,7 +362,7 @@ func (c *Conn) BulkLoad(ctx context.Context, table string, columns []string, src
 		}
 		if len(args) == per*len(columns) {
 			if full == nil {
-				if full, err = c.sc.PrepareContext(ctx, insertSQL(table, columns, per)); err != nil {
+				if full, err = c.SQLConn().PrepareContext(ctx, insertSQL(table, columns, per)); err != nil {
 					return fail(err)
 				}
 			}
@@ -445,7 +375,7 @@ func (c *Conn) BulkLoad(ctx context.Context, table string, columns []string, src
 		return fail(err)
 	}
 	if len(args) > 0 {
-		st, err := c.sc.PrepareContext(ctx, insertSQL(table, columns, len(args)/len(columns)))
+		st, err := c.SQLConn().PrepareContext(ctx, insertSQL(table, columns, len(args)/len(columns)))
 		if err != nil {
 			return fail(err)
 		}
@@ -492,24 +422,3 @@ func (c *Conn) Dialect() engine.SQLDialect { return Dialect{} }
 
 // Catalog implements engine.Conn: the catalog every SQL engine shares.
 func (c *Conn) Catalog() engine.Catalog { return engine.SQLCatalog{C: c} }
-
-// Ping implements engine.Conn with SELECT 1.
-func (c *Conn) Ping(ctx context.Context) error {
-	var one int64
-	return c.QueryRow(ctx, "SELECT 1", nil, &one)
-}
-
-// Close closes the statements and the connection itself (it does not go
-// back to the pool, where a half-used session could be handed out again).
-func (c *Conn) Close() error {
-	for _, st := range c.stmts {
-		st.Close()
-	}
-	c.stmts = nil
-	_ = c.sc.Raw(func(any) error { return driver.ErrBadConn })
-	err := c.sc.Close()
-	if errors.Is(err, sql.ErrConnDone) {
-		err = nil
-	}
-	return err
-}

@@ -16,7 +16,8 @@
 // needed behind PgBouncer in transaction mode, where named statements do not
 // survive) run statements through pgx.Conn's Exec and Query in that mode.
 //
-// Importing the package registers the "postgres" scheme with engine.Register.
+// Importing the package registers the engine (scheme "postgres", alias
+// "postgresql", password variable PGPASSWORD) with engine.Register.
 package postgres
 
 import (
@@ -35,8 +36,6 @@ import (
 
 	"github.com/dbarena/dbarena/engine"
 )
-
-func init() { engine.Register(Open, "postgres") }
 
 // Engine is an open PostgreSQL target. It is safe for concurrent use.
 type Engine struct {

@@ -10,7 +10,8 @@
 // (BEGIN IMMEDIATE by default, so that concurrent writers wait on
 // busy_timeout instead of failing to upgrade a read lock).
 //
-// Importing the package registers the "sqlite" scheme with engine.Register.
+// Importing the package registers the engine (scheme "sqlite") with
+// engine.Register.
 package sqlite
 
 import (
@@ -31,10 +32,8 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/dbarena/dbarena/engine"
-	"github.com/dbarena/dbarena/engine/internal/sqlstmt"
+	"github.com/dbarena/dbarena/engine/internal/sqlconn"
 )
-
-func init() { engine.Register(Open, "sqlite") }
 
 // Engine is an open SQLite database file. It is safe for concurrent use.
 type Engine struct {
@@ -185,7 +184,7 @@ func (e *Engine) Connect(ctx context.Context) (engine.Conn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", engine.ErrConnect, e.path, err)
 	}
-	return &Conn{sc: sc, begin: e.begin}, nil
+	return &Conn{sqlconn.New(sc, e.begin, normalizeColumn)}, nil
 }
 
 // settingPragmas are the PRAGMAs ServerInfo reports.
@@ -221,86 +220,21 @@ func (e *Engine) ServerInfo(ctx context.Context) (engine.ServerInfo, error) {
 // Close closes the database.
 func (e *Engine) Close() error { return e.db.Close() }
 
-// Conn is one SQLite connection. It is not safe for concurrent use.
+// Conn is one SQLite connection: the database/sql methods every such
+// engine shares (sqlconn.Conn: Exec, Prepare, Begin, Commit, Rollback,
+// QueryRow, QueryRows, Ping, Close) plus SQLite's BulkLoad. Begin sends
+// BEGIN IMMEDIATE (or what txlock chose); QueryRows hands out int64,
+// float64, string, []byte, time.Time for columns declared DATE, DATETIME
+// or TIMESTAMP, or nil. It is not safe for concurrent use.
 type Conn struct {
-	sc    *sql.Conn
-	begin string
-	stmts []*sql.Stmt
-	dest  []any
-	ptrs  []any
-	row   []any
+	sqlconn.Conn
 }
 
 var _ engine.SQLConn = (*Conn)(nil)
 
-// SQLConn returns the underlying database/sql connection.
-func (c *Conn) SQLConn() *sql.Conn { return c.sc }
-
-// Exec runs sql.
-func (c *Conn) Exec(ctx context.Context, sql string) error {
-	_, err := c.sc.ExecContext(ctx, sql)
-	return engine.CtxErr(ctx, err)
-}
-
-// Begin sends BEGIN IMMEDIATE (or what txlock chose).
-func (c *Conn) Begin(ctx context.Context) error { return c.Exec(ctx, c.begin) }
-
-// Commit sends COMMIT.
-func (c *Conn) Commit(ctx context.Context) error { return c.Exec(ctx, "COMMIT") }
-
-// Rollback sends ROLLBACK.
-func (c *Conn) Rollback(ctx context.Context) error { return c.Exec(ctx, "ROLLBACK") }
-
-// Prepare compiles sql on this connection.
-func (c *Conn) Prepare(ctx context.Context, sql string) (engine.Stmt, error) {
-	st, err := c.sc.PrepareContext(ctx, sql)
-	if err != nil {
-		return nil, engine.CtxErr(ctx, err)
-	}
-	c.stmts = append(c.stmts, st)
-	return &sqlstmt.Stmt{St: st}, nil
-}
-
-// QueryRow runs sql with args and scans its first row into dest.
-func (c *Conn) QueryRow(ctx context.Context, sql string, args []any, dest ...any) error {
-	return sqlstmt.ScanErr(ctx, c.sc.QueryRowContext(ctx, sql, args...).Scan(dest...))
-}
-
-// QueryRows runs sql with args and calls fn with each row's values (int64,
-// float64, string, []byte, time.Time for columns declared DATE, DATETIME or
-// TIMESTAMP, or nil).
-func (c *Conn) QueryRows(ctx context.Context, sql string, args []any, fn func(row []any) error) error {
-	rows, err := c.sc.QueryContext(ctx, sql, args...)
-	if err != nil {
-		return engine.CtxErr(ctx, err)
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		return err
-	}
-	c.dest, c.ptrs = c.dest[:0], c.ptrs[:0]
-	for range cols {
-		c.dest = append(c.dest, nil)
-	}
-	for i := range c.dest {
-		c.ptrs = append(c.ptrs, &c.dest[i])
-	}
-	for rows.Next() {
-		if err := rows.Scan(c.ptrs...); err != nil {
-			return err
-		}
-		c.row = c.row[:0]
-		for _, v := range c.dest {
-			c.row = append(c.row, normalize(v))
-		}
-		if err := fn(c.row); err != nil {
-			return err
-		}
-	}
-	rows.Close()
-	return engine.CtxErr(ctx, rows.Err())
-}
+// normalizeColumn is the sqlconn.Normalizer of SQLite: the driver's types
+// decide, not the declared ones.
+func normalizeColumn(_ string, v any) any { return normalize(v) }
 
 func normalize(v any) any {
 	switch x := v.(type) {
@@ -327,7 +261,7 @@ func (c *Conn) BulkLoad(ctx context.Context, table string, columns []string, src
 	for i, col := range columns {
 		quoted[i] = d.QuoteIdent(col)
 	}
-	st, err := c.sc.PrepareContext(ctx, "INSERT INTO "+d.QuoteIdent(table)+" ("+strings.Join(quoted, ", ")+") VALUES (?"+strings.Repeat(", ?", len(columns)-1)+")")
+	st, err := c.SQLConn().PrepareContext(ctx, "INSERT INTO "+d.QuoteIdent(table)+" ("+strings.Join(quoted, ", ")+") VALUES (?"+strings.Repeat(", ?", len(columns)-1)+")")
 	if err != nil {
 		return 0, engine.CtxErr(ctx, err)
 	}
@@ -377,26 +311,6 @@ func (c *Conn) Dialect() engine.SQLDialect { return Dialect{} }
 
 // Catalog implements engine.Conn: the catalog every SQL engine shares.
 func (c *Conn) Catalog() engine.Catalog { return engine.SQLCatalog{C: c} }
-
-// Ping implements engine.Conn with SELECT 1.
-func (c *Conn) Ping(ctx context.Context) error {
-	var one int64
-	return c.QueryRow(ctx, "SELECT 1", nil, &one)
-}
-
-// Close closes the statements and the connection itself.
-func (c *Conn) Close() error {
-	for _, st := range c.stmts {
-		st.Close()
-	}
-	c.stmts = nil
-	_ = c.sc.Raw(func(any) error { return driver.ErrBadConn })
-	err := c.sc.Close()
-	if errors.Is(err, sql.ErrConnDone) {
-		err = nil
-	}
-	return err
-}
 
 // Dialect is SQLite's SQL dialect. The zero value is ready to use.
 type Dialect struct{}

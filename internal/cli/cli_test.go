@@ -514,3 +514,16 @@ func TestRunIsolationAndRetries(t *testing.T) {
 		t.Errorf("status %s, %d transactions", f.Status, f.Runs[0].Transactions)
 	}
 }
+
+// The last line of an error hides the value of every engine's password
+// variable, wherever the message shows it.
+func TestErrorLineScrubsPasswordVariables(t *testing.T) {
+	env := map[string]string{"PGPASSWORD": "pg-hunter2", "MYSQL_PWD": "my-hunter2"}
+	o := dbarena(t, context.Background(), env, "run", "oltp_read_write", "--target", "oracle://u@h/pg-hunter2/my-hunter2")
+	if o.code != cli.ExitUsage || !strings.Contains(o.stderr, `oracle://u@h/xxxxx/xxxxx: scheme: unknown target scheme "oracle"`) {
+		t.Errorf("exit %d, stderr %q", o.code, o.stderr)
+	}
+	if strings.Contains(o.stderr+o.stdout, "hunter2") {
+		t.Errorf("password printed: %q", o.stderr)
+	}
+}

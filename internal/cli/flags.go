@@ -78,7 +78,7 @@ func (f *targetFlags) mongoParams() []struct{ flag, param, value string } {
 
 func (f *targetFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.target, "target", "", "database URL, optionally labelled: [label=]postgres://user@host:port/db, mysql://…, mongodb://…/db, sqlite:///path.db, managed:postgres?shared_buffers=1GB (a managed server for this command), managed:NAME (a started one) (default: the embedded SQLite file in the data directory)")
-	fs.StringVar(&f.passwordFile, "password-file", "", "read the password from this file (else from the URL, PGPASSWORD or MYSQL_PWD)")
+	fs.StringVar(&f.passwordFile, "password-file", "", "read the password from this file (else from the URL or the engine's variable: "+strings.Join(engine.PasswordEnvs(), ", ")+")")
 	f.connectTimeout = seconds(10 * time.Second)
 	fs.Var(&f.connectTimeout, "connect-timeout", "give up connecting after this long")
 	fs.StringVar(&f.writeConcern, "write-concern", "", "MongoDB: write concern w (1, majority, …); the same as ?w= in the URL")
@@ -94,7 +94,7 @@ func (f *targetFlags) applyMongoParams(t *engine.Target) error {
 		if p.value == "" {
 			continue
 		}
-		if t.URL.Scheme != "mongodb" && t.URL.Scheme != "mongodb+srv" {
+		if r, ok := engine.Lookup(t.URL.Scheme); !ok || r.Family != engine.FamilyMongo {
 			return &UsageError{fmt.Errorf("--%s %s: only MongoDB targets take it (target %s)", p.flag, p.value, t.Redacted())}
 		}
 		if u == nil {

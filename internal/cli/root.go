@@ -55,16 +55,10 @@ func Main(ctx context.Context, st *State, args []string) int {
 	return ExitCode(err)
 }
 
-// scrub removes the values of password environment variables from a
-// message: a last line of defence behind the engines' own redaction.
-func scrub(msg string, st *State) string {
-	for _, k := range []string{"PGPASSWORD", "MYSQL_PWD"} {
-		if v := st.Getenv(k); len(v) >= 3 {
-			msg = strings.ReplaceAll(msg, v, "xxxxx")
-		}
-	}
-	return msg
-}
+// scrub removes the values of the engines' password environment variables
+// from a message (engine.ScrubEnv): a last line of defence behind the
+// engines' own redaction.
+func scrub(msg string, st *State) string { return engine.ScrubEnv(msg, st.Getenv) }
 
 // NewRoot builds the command tree. Every registered workload becomes a
 // subcommand of run, prepare, check and cleanup, with its own options as

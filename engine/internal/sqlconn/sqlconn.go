@@ -1,0 +1,133 @@
+// Package sqlconn is the part of an engine.SQLConn that every engine built
+// on a database/sql driver (mysql, sqlite) shares: statements, queries,
+// transactions, ping and close on one *sql.Conn. An engine's Conn embeds a
+// Conn and adds what differs (BulkLoad, Dialect, Catalog).
+package sqlconn
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+
+	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/engine/internal/sqlstmt"
+)
+
+// Normalizer maps a value database/sql scanned from a column whose driver
+// type name is dbType (sql.ColumnType.DatabaseTypeName: "BIGINT",
+// "UNSIGNED INT", "TEXT" …) onto the types engine.SQLConn.QueryRows
+// promises: int64, float64, string, []byte, bool, time.Time or nil.
+type Normalizer func(dbType string, v any) any
+
+// Conn is one database/sql connection used as an engine.SQLConn. It is not
+// safe for concurrent use.
+type Conn struct {
+	sc        *sql.Conn
+	begin     string
+	normalize Normalizer
+	stmts     []*sql.Stmt
+	types     []string
+	dest      []any
+	ptrs      []any
+	row       []any
+}
+
+// New wraps sc. begin is the statement Begin sends ("BEGIN", "BEGIN
+// IMMEDIATE"); normalize maps QueryRows' values.
+func New(sc *sql.Conn, begin string, normalize Normalizer) Conn {
+	return Conn{sc: sc, begin: begin, normalize: normalize}
+}
+
+// SQLConn returns the underlying database/sql connection.
+func (c *Conn) SQLConn() *sql.Conn { return c.sc }
+
+// Exec runs sql without arguments.
+func (c *Conn) Exec(ctx context.Context, sql string) error {
+	_, err := c.sc.ExecContext(ctx, sql)
+	return engine.CtxErr(ctx, err)
+}
+
+// Begin sends the engine's BEGIN statement (given to New).
+func (c *Conn) Begin(ctx context.Context) error { return c.Exec(ctx, c.begin) }
+
+// Commit sends COMMIT.
+func (c *Conn) Commit(ctx context.Context) error { return c.Exec(ctx, "COMMIT") }
+
+// Rollback sends ROLLBACK.
+func (c *Conn) Rollback(ctx context.Context) error { return c.Exec(ctx, "ROLLBACK") }
+
+// Prepare prepares sql on this connection (a server-side statement on
+// MySQL, a compiled one on SQLite). The statement is closed with the Conn.
+func (c *Conn) Prepare(ctx context.Context, sql string) (engine.Stmt, error) {
+	st, err := c.sc.PrepareContext(ctx, sql)
+	if err != nil {
+		return nil, engine.CtxErr(ctx, err)
+	}
+	c.stmts = append(c.stmts, st)
+	return &sqlstmt.Stmt{St: st}, nil
+}
+
+// QueryRow runs sql with args and scans its first row into dest; it
+// returns engine.ErrNoRows when there is none.
+func (c *Conn) QueryRow(ctx context.Context, sql string, args []any, dest ...any) error {
+	return sqlstmt.ScanErr(ctx, c.sc.QueryRowContext(ctx, sql, args...).Scan(dest...))
+}
+
+// QueryRows runs sql with args and calls fn with each row's values, mapped
+// by the engine's Normalizer. The slice passed to fn is reused between
+// calls; an error from fn stops the reading and is returned.
+func (c *Conn) QueryRows(ctx context.Context, sql string, args []any, fn func(row []any) error) error {
+	rows, err := c.sc.QueryContext(ctx, sql, args...)
+	if err != nil {
+		return engine.CtxErr(ctx, err)
+	}
+	defer rows.Close()
+	types, err := rows.ColumnTypes()
+	if err != nil {
+		return err
+	}
+	c.types, c.dest, c.ptrs = c.types[:0], c.dest[:0], c.ptrs[:0]
+	for _, ct := range types {
+		c.types = append(c.types, ct.DatabaseTypeName())
+		c.dest = append(c.dest, nil)
+	}
+	for i := range c.dest {
+		c.ptrs = append(c.ptrs, &c.dest[i])
+	}
+	for rows.Next() {
+		if err := rows.Scan(c.ptrs...); err != nil {
+			return err
+		}
+		c.row = c.row[:0]
+		for i, v := range c.dest {
+			c.row = append(c.row, c.normalize(c.types[i], v))
+		}
+		if err := fn(c.row); err != nil {
+			return err
+		}
+	}
+	rows.Close()
+	return engine.CtxErr(ctx, rows.Err())
+}
+
+// Ping runs SELECT 1.
+func (c *Conn) Ping(ctx context.Context) error {
+	var one int64
+	return c.QueryRow(ctx, "SELECT 1", nil, &one)
+}
+
+// Close closes the statements and the connection itself (it does not go
+// back to the pool, where a half-used session could be handed out again).
+func (c *Conn) Close() error {
+	for _, st := range c.stmts {
+		st.Close()
+	}
+	c.stmts = nil
+	_ = c.sc.Raw(func(any) error { return driver.ErrBadConn })
+	err := c.sc.Close()
+	if errors.Is(err, sql.ErrConnDone) {
+		err = nil
+	}
+	return err
+}

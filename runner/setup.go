@@ -12,6 +12,7 @@ import (
 
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/workload"
+	"github.com/dbarena/dbarena/workload/schema"
 )
 
 // MetaTable records every table dbarena created, so that cleanup drops
@@ -87,6 +88,31 @@ type PrepareStats struct {
 	Duration time.Duration
 }
 
+// tablesOf is w's tables for d, with the names and columns of declared
+// tables filled in from their schemas.
+func tablesOf(w workload.Workload, d engine.Dialect) []workload.Table {
+	tables := w.Tables(d)
+	for i := range tables {
+		tables[i] = tables[i].Resolve()
+	}
+	return tables
+}
+
+// validateSchemas reports every problem of the declared tables at once
+// (a workload's programming error, found before anything is created).
+func validateSchemas(tables []workload.Table) error {
+	var decl []*schema.Table
+	for _, t := range tables {
+		if t.Schema != nil {
+			decl = append(decl, t.Schema)
+		}
+	}
+	if errs := schema.Validate(decl); len(errs) > 0 {
+		return fmt.Errorf("invalid table declarations: %w", errors.Join(errs...))
+	}
+	return nil
+}
+
 type tableState struct {
 	exists bool
 	meta   string // "" when MetaTable has no row for it
@@ -141,7 +167,7 @@ func VerifyPrepared(ctx context.Context, c engine.Conn, d engine.Dialect, w work
 		return err
 	}
 	cat := c.Catalog()
-	for _, t := range w.Tables(d) {
+	for _, t := range tablesOf(w, d) {
 		st, err := inspect(ctx, cat, t.Name)
 		if err != nil {
 			return err
@@ -181,7 +207,10 @@ func Prepare(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Pr
 	if err := workload.CheckSupport(w, d); err != nil {
 		return stats, err
 	}
-	tables := w.Tables(d)
+	tables := tablesOf(w, d)
+	if err := validateSchemas(tables); err != nil {
+		return stats, err
+	}
 	start := cfg.Now()
 
 	c, err := eng.Connect(ctx)
@@ -250,6 +279,13 @@ func Prepare(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Pr
 	stats.Rows = rows
 	if err != nil {
 		return fail(err)
+	}
+	// Foreign keys once every table is in, in creation order: referenced
+	// tables have their keys by then.
+	for i := range tables {
+		if err := cat.AddForeignKeys(ctx, tables[i].Def()); err != nil {
+			return fail(&TableError{Table: tables[i].Name, Err: fmt.Errorf("adding foreign keys: %w", err)})
+		}
 	}
 	if f, ok := w.(workload.LoadFinisher); ok {
 		if err := f.FinishLoad(ctx, c); err != nil {
@@ -344,7 +380,7 @@ func load(ctx context.Context, eng engine.Engine, tables []workload.Table, unit 
 			defer c.Close()
 			for j := range jobs {
 				t := &tables[j.table]
-				n, err := c.Catalog().BulkLoad(ctx, t.Name, t.Columns, t.Rows(j.batch))
+				n, err := c.Catalog().BulkLoad(ctx, t.Def(), t.Rows(j.batch))
 				if err != nil {
 					errs[i] = fmt.Errorf("loading %s batch %d: %w", t.Name, j.batch, err)
 					cancel()
@@ -403,10 +439,10 @@ feed:
 	if err := ctx.Err(); err != nil {
 		return rows.Load(), time.Time{}, err
 	}
-	// Tables without initial data still get their AfterLoad.
+	// Tables without initial data still get their indexes.
 	var empty []*workload.Table
 	for i := range tables {
-		if tables[i].Batches == 0 && (len(tables[i].AfterLoad) > 0 || len(tables[i].Indexes) > 0) {
+		if tables[i].Batches == 0 && (tables[i].Schema != nil || len(tables[i].AfterLoad) > 0 || len(tables[i].Indexes) > 0) {
 			empty = append(empty, &tables[i])
 		}
 	}
@@ -487,7 +523,7 @@ func Cleanup(ctx context.Context, eng engine.Engine, w workload.Workload) ([]str
 	}
 	var dropped []string
 	var refused []string
-	tables := w.Tables(d)
+	tables := tablesOf(w, d)
 	// Reverse creation order: tables referenced by foreign keys go last.
 	for i := len(tables) - 1; i >= 0; i-- {
 		t := tables[i]

@@ -32,6 +32,7 @@ import (
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/histogram"
 	"github.com/dbarena/dbarena/result"
+	"github.com/dbarena/dbarena/workload/schema"
 )
 
 // Meta describes a registered workload.
@@ -268,11 +269,16 @@ type BatchUnit interface {
 	BatchUnit() string
 }
 
-// Table is one table of a workload: its DDL and its initial data.
+// Table is one table of a workload: its declaration and its initial data.
 type Table struct {
+	// Schema declares the table: columns, keys, indexes, foreign keys.
+	// Every engine renders it itself. When it is set, Name and Columns
+	// may be left empty: they are the schema's (see Resolve).
+	Schema *schema.Table
 	// Name is the table name.
 	Name string
-	// Create is the CREATE TABLE statement, without secondary indexes.
+	// Create is the CREATE TABLE statement, without secondary indexes, of
+	// a table without a Schema.
 	Create string
 	// Columns lists the columns loaded by Rows, in order.
 	Columns []string
@@ -281,17 +287,34 @@ type Table struct {
 	// Rows returns the rows of one batch. It must be a pure function of
 	// (the workload's seed and options, this table, batch): calling it
 	// twice gives the same rows, so loading is parallel and reproducible.
+	// A JSON column's value is a json.RawMessage.
 	Rows func(batch int) engine.RowSource
-	// AfterLoad runs after all rows are in: secondary indexes, sequence
-	// resets, ANALYZE (SQL engines).
+	// AfterLoad runs after all rows are in (SQL engines), after what the
+	// Schema declares: for what a schema cannot declare.
 	AfterLoad []string
-	// Indexes are built after all documents are in (document engines).
+	// Indexes are built after all documents are in (document engines), for
+	// a table without a Schema.
 	Indexes []engine.Index
+}
+
+// Resolve fills Name and Columns from Schema when it is set and they are
+// empty, and returns t.
+func (t Table) Resolve() Table {
+	if t.Schema != nil {
+		if t.Name == "" {
+			t.Name = t.Schema.Name
+		}
+		if t.Columns == nil {
+			t.Columns = t.Schema.ColumnNames()
+		}
+	}
+	return t
 }
 
 // Def is t as the engine's Catalog takes it.
 func (t *Table) Def() engine.TableDef {
-	return engine.TableDef{Name: t.Name, Create: t.Create, Columns: t.Columns, AfterLoad: t.AfterLoad, Indexes: t.Indexes}
+	r := t.Resolve()
+	return engine.TableDef{Name: r.Name, Schema: r.Schema, Create: r.Create, Columns: r.Columns, AfterLoad: r.AfterLoad, Indexes: r.Indexes}
 }
 
 // OptionError is a bad value for one option.

@@ -2,6 +2,7 @@ package mongo
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/workload/schema"
 )
 
 // loadChunk is the number of documents per insertMany of a bulk load: well
@@ -52,6 +54,9 @@ func (k catalog) Columns(ctx context.Context, name string) ([]string, error) {
 // CreateTable implements engine.Catalog: it creates the collection and
 // records its fields.
 func (k catalog) CreateTable(ctx context.Context, t engine.TableDef) error {
+	if t.Schema != nil {
+		t.Columns = t.Schema.ColumnNames()
+	}
 	if err := k.c.db.CreateCollection(ctx, t.Name); err != nil {
 		return err
 	}
@@ -62,7 +67,18 @@ func (k catalog) CreateTable(ctx context.Context, t engine.TableDef) error {
 
 // BulkLoad implements engine.Catalog: one unordered insertMany per
 // loadChunk documents, each row a document whose fields are the columns.
-func (k catalog) BulkLoad(ctx context.Context, table string, columns []string, src engine.RowSource) (int64, error) {
+// Of a declared table (see Fields), a one-column primary key is the
+// document's _id and a JSON column's value (json.RawMessage, []byte or a
+// string holding JSON) is parsed into a nested document.
+func (k catalog) BulkLoad(ctx context.Context, t engine.TableDef, src engine.RowSource) (int64, error) {
+	table, columns := t.Name, t.Columns
+	var js []bool
+	if t.Schema != nil {
+		columns = Fields(t.Schema)
+		for _, c := range t.Schema.Columns {
+			js = append(js, c.Type == schema.JSON)
+		}
+	}
 	coll := k.c.db.Collection(table)
 	opts := options.InsertMany().SetOrdered(false).SetBypassDocumentValidation(true)
 	docs := make([]any, 0, loadChunk)
@@ -88,7 +104,13 @@ func (k catalog) BulkLoad(ctx context.Context, table string, columns []string, s
 		}
 		doc := make(bson.D, len(columns))
 		for i, col := range columns {
-			doc[i] = bson.E{Key: col, Value: value(vals[i])}
+			v := value(vals[i])
+			if i < len(js) && js[i] {
+				if v, err = document(v); err != nil {
+					return n, fmt.Errorf("collection %s field %s: %w", table, col, err)
+				}
+			}
+			doc[i] = bson.E{Key: col, Value: v}
 		}
 		docs = append(docs, doc)
 		if len(docs) == loadChunk {
@@ -118,8 +140,107 @@ func value(v any) any {
 	return v
 }
 
-// FinishTable implements engine.Catalog: it builds t.Indexes.
+// document parses a JSON value into BSON (a nested document, an array,
+// or a scalar); nil stays nil and other Go values pass unchanged.
+func document(v any) (any, error) {
+	var data []byte
+	switch x := v.(type) {
+	case json.RawMessage:
+		data = x
+	case []byte:
+		data = x
+	case string:
+		data = []byte(x)
+	default:
+		return v, nil
+	}
+	var wrap struct {
+		V bson.RawValue `bson:"v"`
+	}
+	// Wrapping lets the value be any JSON, not only an object.
+	w := make([]byte, 0, len(data)+6)
+	w = append(append(append(w, `{"v":`...), data...), '}')
+	if err := bson.UnmarshalExtJSON(w, false, &wrap); err != nil {
+		return nil, fmt.Errorf("not a JSON document: %w", err)
+	}
+	return wrap.V, nil
+}
+
+// Fields are the document fields of a declared table's columns: the
+// column names, except a one-column primary key, which is _id.
+func Fields(t *schema.Table) []string {
+	out := t.ColumnNames()
+	if len(t.PrimaryKey) == 1 {
+		for i, c := range out {
+			if c == t.PrimaryKey[0] {
+				out[i] = "_id"
+			}
+		}
+	}
+	return out
+}
+
+// field is the document field of key k of t: _id for a one-column
+// primary key, col.a.b for a JSON path.
+func field(t *schema.Table, k schema.Key) string {
+	if len(t.PrimaryKey) == 1 && k.Column == t.PrimaryKey[0] {
+		return "_id"
+	}
+	if len(k.Path) > 0 {
+		return k.Column + "." + k.PathName()
+	}
+	return k.Column
+}
+
+// Indexes renders a declared table's indexes: a primary key of several
+// columns becomes a unique index named <table>_pkey (a one-column key is
+// _id, indexed already); secondary indexes keep their names, keys (a
+// JSON path as a dotted field, descending keys as -1) and uniqueness.
+// Included columns have no meaning here: MongoDB indexes hold their keys
+// only, and a query reading other fields fetches the document.
+func Indexes(t *schema.Table) []mongo.IndexModel {
+	var out []mongo.IndexModel
+	if len(t.PrimaryKey) > 1 {
+		keys := bson.D{}
+		for _, c := range t.PrimaryKey {
+			keys = append(keys, bson.E{Key: c, Value: 1})
+		}
+		out = append(out, mongo.IndexModel{Keys: keys, Options: options.Index().SetName(t.Name + "_pkey").SetUnique(true)})
+	}
+	for _, x := range t.Indexes {
+		keys := bson.D{}
+		for _, k := range x.Keys {
+			dir := 1
+			if k.Desc {
+				dir = -1
+			}
+			keys = append(keys, bson.E{Key: field(t, k), Value: dir})
+		}
+		o := options.Index().SetName(x.Name)
+		if x.Unique {
+			o.SetUnique(true)
+		}
+		out = append(out, mongo.IndexModel{Keys: keys, Options: o})
+	}
+	return out
+}
+
+// AddForeignKeys implements engine.Catalog: MongoDB has no foreign keys.
+func (k catalog) AddForeignKeys(context.Context, engine.TableDef) error { return nil }
+
+// FinishTable implements engine.Catalog: it builds the indexes of a
+// declared table (see Indexes), t.Indexes of another.
 func (k catalog) FinishTable(ctx context.Context, t engine.TableDef) error {
+	if t.Schema != nil {
+		models := Indexes(t.Schema)
+		if len(models) == 0 {
+			return nil
+		}
+		if _, err := k.c.db.Collection(t.Name).Indexes().CreateMany(ctx, models); err != nil {
+			return fmt.Errorf("building indexes: %w", err)
+		}
+		return nil
+	}
 	if len(t.Indexes) == 0 {
 		return nil
 	}

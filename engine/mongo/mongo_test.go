@@ -134,7 +134,7 @@ func TestCatalog(t *testing.T) {
 		t.Fatal(err)
 	}
 	// 2,500 rows: three insertMany chunks, the last one partial.
-	n, err := cat.BulkLoad(ctx, def.Name, def.Columns, &rows{n: 2500})
+	n, err := cat.BulkLoad(ctx, def, &rows{n: 2500})
 	if err != nil || n != 2500 {
 		t.Fatalf("BulkLoad = %d, %v; want 2500", n, err)
 	}

@@ -12,8 +12,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/dbarena/dbarena/engine"
-	"github.com/dbarena/dbarena/engine/all/enginetest"
 	_ "github.com/dbarena/dbarena/engine/all"
+	"github.com/dbarena/dbarena/engine/all/enginetest"
 	"github.com/dbarena/dbarena/engine/mongo"
 	"github.com/dbarena/dbarena/internal/testdb"
 	"github.com/dbarena/dbarena/workload/schema"

@@ -56,8 +56,14 @@ type SchemaRenderer interface {
 	// columns.
 	AfterLoadSQL(t *schema.Table) []string
 	// ForeignKeySQL adds t's foreign keys, once every table is loaded.
-	ForeignKeySQL(t *schema.Table) []string
+	// A dialect that cannot add them to a loaded table returns an error
+	// wrapping ErrNoForeignKeys when t has any.
+	ForeignKeySQL(t *schema.Table) ([]string, error)
 }
+
+// ErrNoForeignKeys is returned by SchemaRenderer.ForeignKeySQL of
+// dialects that cannot add foreign keys to a loaded table (SQLite).
+var ErrNoForeignKeys = errors.New("cannot add foreign keys to loaded tables")
 
 // ErrNoRenderer is returned by SQLCatalog for a declared table on a
 // dialect that cannot render schemas.
@@ -237,7 +243,11 @@ func (s SQLCatalog) AddForeignKeys(ctx context.Context, t TableDef) error {
 	if err != nil {
 		return err
 	}
-	return s.exec(ctx, r.ForeignKeySQL(t.Schema))
+	stmts, err := r.ForeignKeySQL(t.Schema)
+	if err != nil {
+		return err
+	}
+	return s.exec(ctx, stmts)
 }
 
 func (s SQLCatalog) exec(ctx context.Context, stmts []string) error {

@@ -280,16 +280,16 @@ func Prepare(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Pr
 	if err != nil {
 		return fail(err)
 	}
-	// Foreign keys once every table is in, in creation order: referenced
+	if f, ok := w.(workload.LoadFinisher); ok {
+		if err := f.FinishLoad(ctx, c); err != nil {
+			return fail(err)
+		}
+	}
+	// Foreign keys once every table is in and finished, in creation order: referenced
 	// tables have their keys by then.
 	for i := range tables {
 		if err := cat.AddForeignKeys(ctx, tables[i].Def()); err != nil {
 			return fail(&TableError{Table: tables[i].Name, Err: fmt.Errorf("adding foreign keys: %w", err)})
-		}
-	}
-	if f, ok := w.(workload.LoadFinisher); ok {
-		if err := f.FinishLoad(ctx, c); err != nil {
-			return fail(err)
 		}
 	}
 	stats.Load = lastBatch.Sub(start)

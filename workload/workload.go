@@ -208,8 +208,9 @@ func (p RetryPolicy) Backoff(attempt int) time.Duration {
 }
 
 // LoadFinisher is implemented by workloads with setup that needs every
-// table loaded first, such as foreign keys between tables. Prepare calls
-// FinishLoad after the last table's AfterLoad statements and before it
+// table loaded first (declared foreign keys need nothing: the Catalog adds
+// them). Prepare calls FinishLoad after every table's indexes and
+// AfterLoad statements, before the declared foreign keys and before it
 // marks the tables ready.
 type LoadFinisher interface {
 	FinishLoad(ctx context.Context, c engine.Conn) error

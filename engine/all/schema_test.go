@@ -3,6 +3,7 @@ package all_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -103,7 +104,11 @@ func create(t *testing.T, c engine.Conn, tables []*schema.Table) {
 		}
 	}
 	for _, tb := range tables {
-		if err := cat.AddForeignKeys(ctx, engine.TableDef{Name: tb.Name, Schema: tb, Columns: tb.ColumnNames()}); err != nil {
+		err := cat.AddForeignKeys(ctx, engine.TableDef{Name: tb.Name, Schema: tb, Columns: tb.ColumnNames()})
+		if errors.Is(err, engine.ErrNoForeignKeys) && c.(engine.SQLConn).Dialect().Name() == "sqlite" && len(tb.ForeignKeys) > 0 {
+			continue // SQLite refuses them
+		}
+		if err != nil {
 			t.Fatalf("foreign keys of %s: %v", tb.Name, err)
 		}
 	}
@@ -169,7 +174,11 @@ func TestDeclaredSchemaSQL(t *testing.T) {
 			if !slices.Equal(idx, want) {
 				t.Errorf("indexes = %v, want %v", idx, want)
 			}
-			if fks := strings1(t, c, tc.fks, "dk_child"); !slices.Equal(fks, []string{"dk_child_parent"}) {
+			wantFK := []string{"dk_child_parent"}
+			if tc.name == "sqlite" {
+				wantFK = nil
+			}
+			if fks := strings1(t, c, tc.fks, "dk_child"); !slices.Equal(fks, wantFK) {
 				t.Errorf("foreign keys = %v", fks)
 			}
 			// The serial counter continues after the loaded ids.

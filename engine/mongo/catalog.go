@@ -192,20 +192,27 @@ func field(t *schema.Table, k schema.Key) string {
 	return k.Column
 }
 
+// IndexSpec is one index of a collection as MongoDB builds it.
+type IndexSpec struct {
+	Name   string
+	Keys   bson.D // field: 1 (ascending) or -1 (descending)
+	Unique bool
+}
+
 // Indexes renders a declared table's indexes: a primary key of several
 // columns becomes a unique index named <table>_pkey (a one-column key is
 // _id, indexed already); secondary indexes keep their names, keys (a
 // JSON path as a dotted field, descending keys as -1) and uniqueness.
 // Included columns have no meaning here: MongoDB indexes hold their keys
 // only, and a query reading other fields fetches the document.
-func Indexes(t *schema.Table) []mongo.IndexModel {
-	var out []mongo.IndexModel
+func Indexes(t *schema.Table) []IndexSpec {
+	var out []IndexSpec
 	if len(t.PrimaryKey) > 1 {
 		keys := bson.D{}
 		for _, c := range t.PrimaryKey {
 			keys = append(keys, bson.E{Key: c, Value: 1})
 		}
-		out = append(out, mongo.IndexModel{Keys: keys, Options: options.Index().SetName(t.Name + "_pkey").SetUnique(true)})
+		out = append(out, IndexSpec{Name: t.Name + "_pkey", Keys: keys, Unique: true})
 	}
 	for _, x := range t.Indexes {
 		keys := bson.D{}
@@ -216,11 +223,7 @@ func Indexes(t *schema.Table) []mongo.IndexModel {
 			}
 			keys = append(keys, bson.E{Key: field(t, k), Value: dir})
 		}
-		o := options.Index().SetName(x.Name)
-		if x.Unique {
-			o.SetUnique(true)
-		}
-		out = append(out, mongo.IndexModel{Keys: keys, Options: o})
+		out = append(out, IndexSpec{Name: x.Name, Keys: keys, Unique: x.Unique})
 	}
 	return out
 }
@@ -232,7 +235,14 @@ func (k catalog) AddForeignKeys(context.Context, engine.TableDef) error { return
 // declared table (see Indexes), t.Indexes of another.
 func (k catalog) FinishTable(ctx context.Context, t engine.TableDef) error {
 	if t.Schema != nil {
-		models := Indexes(t.Schema)
+		var models []mongo.IndexModel
+		for _, x := range Indexes(t.Schema) {
+			o := options.Index().SetName(x.Name)
+			if x.Unique {
+				o.SetUnique(true)
+			}
+			models = append(models, mongo.IndexModel{Keys: x.Keys, Options: o})
+		}
 		if len(models) == 0 {
 			return nil
 		}

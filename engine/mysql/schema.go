@@ -69,4 +69,4 @@ func (Dialect) CreateTableSQL(t *schema.Table) []string { return []string{ddl.Cr
 func (Dialect) AfterLoadSQL(t *schema.Table) []string { return ddl.AfterLoad(t) }
 
 // ForeignKeySQL implements engine.SchemaRenderer.
-func (Dialect) ForeignKeySQL(t *schema.Table) []string { return ddl.ForeignKeys(t) }
+func (Dialect) ForeignKeySQL(t *schema.Table) ([]string, error) { return ddl.ForeignKeys(t), nil }

@@ -72,4 +72,6 @@ func (d Dialect) CreateTableSQL(t *schema.Table) []string {
 func (d Dialect) AfterLoadSQL(t *schema.Table) []string { return d.ddl().AfterLoad(t) }
 
 // ForeignKeySQL implements engine.SchemaRenderer.
-func (d Dialect) ForeignKeySQL(t *schema.Table) []string { return d.ddl().ForeignKeys(t) }
+func (d Dialect) ForeignKeySQL(t *schema.Table) ([]string, error) {
+	return d.ddl().ForeignKeys(t), nil
+}

@@ -47,7 +47,11 @@ func TestRenderSchema(t *testing.T) {
 	for _, tb := range []*schema.Table{parent, child} {
 		got = append(got, d.CreateTableSQL(tb)...)
 		got = append(got, d.AfterLoadSQL(tb)...)
-		got = append(got, d.ForeignKeySQL(tb)...)
+		fks, err := d.ForeignKeySQL(tb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fks...)
 	}
 	want := strings.TrimSpace(`
 CREATE TABLE sk_parent (

@@ -1,6 +1,8 @@
 package sqlite
 
 import (
+	"fmt"
+
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/engine/internal/sqlddl"
 	"github.com/dbarena/dbarena/workload/schema"
@@ -13,9 +15,8 @@ var _ engine.SchemaRenderer = Dialect{}
 // json_extract(doc, '$.a.b'), which keeps the value's JSON type whatever
 // the key's As (SQLite compares values by their stored type). SQLite has
 // no INCLUDE: included columns are appended to the key, a plain composite
-// index that covers the same queries. Foreign keys are part of CREATE
-// TABLE (SQLite cannot add them to a table); SQLite enforces them only on
-// connections with PRAGMA foreign_keys=ON.
+// index that covers the same queries. Foreign keys are refused (see
+// ForeignKeySQL).
 var ddl = sqlddl.Dialect{
 	Type: func(c schema.Column) string {
 		switch c.Type {
@@ -34,7 +35,6 @@ var ddl = sqlddl.Dialect{
 		}
 		return "json_extract(" + k.Column + ", " + p + "')"
 	},
-	InlineFK: true,
 }
 
 // CreateTableSQL implements engine.SchemaRenderer: columns, primary key,
@@ -44,6 +44,14 @@ func (Dialect) CreateTableSQL(t *schema.Table) []string { return []string{ddl.Cr
 // AfterLoadSQL implements engine.SchemaRenderer: the secondary indexes.
 func (Dialect) AfterLoadSQL(t *schema.Table) []string { return ddl.AfterLoad(t) }
 
-// ForeignKeySQL implements engine.SchemaRenderer: nothing, the keys are
-// part of CREATE TABLE.
-func (Dialect) ForeignKeySQL(t *schema.Table) []string { return ddl.ForeignKeys(t) }
+// ForeignKeySQL implements engine.SchemaRenderer: SQLite cannot add a
+// foreign key to an existing table, and keys declared in CREATE TABLE
+// would be checked row by row during a parallel load (dbarena's
+// connections turn foreign_keys on), whose tables fill in any order. A
+// table with foreign keys is refused with engine.ErrNoForeignKeys.
+func (Dialect) ForeignKeySQL(t *schema.Table) ([]string, error) {
+	if len(t.ForeignKeys) > 0 {
+		return nil, fmt.Errorf("sqlite: table %s: %w", t.Name, engine.ErrNoForeignKeys)
+	}
+	return nil, nil
+}

@@ -42,9 +42,6 @@ type Dialect struct {
 	DeferPK bool
 	// AddPK is the statement adding a deferred primary key.
 	AddPK func(table string, cols []string) string
-	// InlineFK puts foreign keys into CREATE TABLE (SQLite, which cannot
-	// add them later); ForeignKeys then renders nothing.
-	InlineFK bool
 	// ResetSerial, when set, is the statement moving a Serial column's
 	// counter past the loaded values (PostgreSQL's sequences).
 	ResetSerial func(table, col string) string
@@ -110,11 +107,6 @@ func (d Dialect) CreateTable(t *schema.Table) string {
 	if len(t.PrimaryKey) > 0 && !d.DeferPK {
 		b.WriteString(",\n  PRIMARY KEY (" + strings.Join(t.PrimaryKey, ", ") + ")")
 	}
-	if d.InlineFK {
-		for _, fk := range t.ForeignKeys {
-			b.WriteString(",\n  " + fkConstraint(fk))
-		}
-	}
 	b.WriteString("\n)")
 	return b.String()
 }
@@ -172,12 +164,8 @@ func (d Dialect) AfterLoad(t *schema.Table) []string {
 	return out
 }
 
-// ForeignKeys lists the ALTER TABLE statements adding t's foreign keys
-// (none when they are part of CREATE TABLE).
+// ForeignKeys lists the ALTER TABLE statements adding t's foreign keys.
 func (d Dialect) ForeignKeys(t *schema.Table) []string {
-	if d.InlineFK {
-		return nil
-	}
 	out := make([]string, 0, len(t.ForeignKeys))
 	for _, fk := range t.ForeignKeys {
 		out = append(out, "ALTER TABLE "+t.Name+" ADD "+fkConstraint(fk))

@@ -23,21 +23,6 @@ func (w *oltp) Supports(d engine.Dialect) bool {
 	return ok
 }
 
-// mongoTables are sbtest1..N as collections of documents {_id, k, c, pad}
-// (the row's id is the document's _id), loaded from the same generator as
-// the SQL tables, with the secondary index k_N on k built after the load
-// (--create-secondary).
-func (w *oltp) mongoTables() []workload.Table {
-	out := w.dataTables()
-	for i := range out {
-		out[i].Columns = []string{"_id", "k", "c", "pad"}
-		if w.opts.createSecondary {
-			out[i].Indexes = []engine.Index{{Name: fmt.Sprintf("k_%d", i+1), Keys: []string{"k"}}}
-		}
-	}
-	return out
-}
-
 // mongoTable is one collection's handles and the options of the
 // operations run on it.
 type mongoTable struct {

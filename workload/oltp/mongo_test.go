@@ -2,6 +2,7 @@ package oltp
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -49,11 +50,12 @@ func TestMongoTables(t *testing.T) {
 		if tb.Create != "" || len(tb.AfterLoad) > 0 {
 			t.Errorf("%s: SQL on MongoDB: %q %v", tb.Name, tb.Create, tb.AfterLoad)
 		}
-		if strings.Join(tb.Columns, ",") != "_id,k,c,pad" || tb.Batches != 3 {
-			t.Errorf("%s: columns %v, %d batches; want _id,k,c,pad and 3", tb.Name, tb.Columns, tb.Batches)
+		if f := mongo.Fields(tb.Schema); strings.Join(f, ",") != "_id,k,c,pad" || tb.Batches != 3 {
+			t.Errorf("%s: fields %v, %d batches; want _id,k,c,pad and 3", tb.Name, f, tb.Batches)
 		}
-		if len(tb.Indexes) != 1 || tb.Indexes[0].Name != tableName(i + 1)[len("sbtest"):] && tb.Indexes[0].Keys[0] != "k" {
-			t.Errorf("%s: indexes %v, want k_N on k", tb.Name, tb.Indexes)
+		ix := mongo.Indexes(tb.Schema)
+		if len(ix) != 1 || ix[0].Name != "k_"+strconv.Itoa(i+1) || len(ix[0].Keys) != 1 || ix[0].Keys[0].Key != "k" {
+			t.Errorf("%s: indexes %v, want k_N on k", tb.Name, ix)
 		}
 	}
 	// The same rows as on SQL engines: one generator for every engine.

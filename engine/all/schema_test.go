@@ -51,6 +51,7 @@ func declared() []*schema.Table {
 			{Name: "dk_child_qty", Keys: []schema.Key{{Column: "doc", Path: []string{"qty"}, As: schema.BigInt}, schema.Col("n")}},
 		},
 		ForeignKeys: []schema.ForeignKey{{Name: "dk_child_parent", Columns: []string{"p_id"}, Ref: "dk_parent", RefColumns: []string{"id"}}},
+		Checks:      []schema.Check{{Name: "dk_child_price", Column: "price", Op: ">=", Value: 0}},
 	}
 	return []*schema.Table{parent, child}
 }
@@ -207,6 +208,10 @@ func TestDeclaredSchemaSQL(t *testing.T) {
 			if err := c.QueryRow(ctx, "SELECT price, code, ok FROM dk_child WHERE n = 1000", nil, &price, &code, &ok); err != nil || price != 0 || code != "zz" || !ok {
 				t.Errorf("defaults = %v %q %v, %v; want 0 zz true", price, code, ok, err)
 			}
+			// The check refuses a negative price.
+			if err := c.Exec(ctx, "INSERT INTO dk_child (p_id, n, name, at, doc, price) VALUES (1, 1002, 'neg', '2026-01-01 00:00:00', '{}', -1)"); err == nil {
+				t.Error("a negative price got past the check")
+			}
 			// The unique index refuses a second row with the same name.
 			err := c.Exec(ctx, "INSERT INTO dk_child (p_id, n, name, at, doc) VALUES (1, 1001, 'dflt', '2026-01-01 00:00:00', '{}')")
 			if cl := e.Dialect().Classify(err); cl != engine.ClassUniqueViolation {
@@ -272,6 +277,14 @@ func TestDeclaredSchemaMongo(t *testing.T) {
 	}
 	if ty := raw.Lookup("doc").Type; ty != bson.TypeEmbeddedDocument {
 		t.Errorf("doc is stored as %v, want an embedded document", ty)
+	}
+	// A decimal is a Decimal128 at the column's scale: 1.25 × 10 = 12.50.
+	if d, ok := raw.Lookup("price").Decimal128OK(); !ok || d.String() != "12.50" {
+		t.Errorf("price = %v, want the Decimal128 12.50", raw.Lookup("price"))
+	}
+	// The check is the collection's validator.
+	if _, err := db.Collection("dk_child").UpdateOne(ctx, bson.D{{Key: "n", Value: 10}}, bson.D{{Key: "$set", Value: bson.D{{Key: "price", Value: -1}}}}); err == nil {
+		t.Error("a negative price got past the validator")
 	}
 
 	cur, err := db.Collection("dk_child").Indexes().List(ctx)

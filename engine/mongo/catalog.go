@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -68,16 +69,15 @@ func (k catalog) CreateTable(ctx context.Context, t engine.TableDef) error {
 // BulkLoad implements engine.Catalog: one unordered insertMany per
 // loadChunk documents, each row a document whose fields are the columns.
 // Of a declared table (see Fields), a one-column primary key is the
-// document's _id and a JSON column's value (json.RawMessage, []byte or a
-// string holding JSON) is parsed into a nested document.
+// document's _id, a JSON column's value (json.RawMessage, []byte or a
+// string holding JSON) is parsed into a nested document, and a Decimal
+// column's number becomes a Decimal128 rounded to the column's scale.
 func (k catalog) BulkLoad(ctx context.Context, t engine.TableDef, src engine.RowSource) (int64, error) {
 	table, columns := t.Name, t.Columns
-	var js []bool
+	var kinds []schema.Column
 	if t.Schema != nil {
 		columns = Fields(t.Schema)
-		for _, c := range t.Schema.Columns {
-			js = append(js, c.Type == schema.JSON)
-		}
+		kinds = t.Schema.Columns
 	}
 	coll := k.c.db.Collection(table)
 	opts := options.InsertMany().SetOrdered(false).SetBypassDocumentValidation(true)
@@ -105,9 +105,14 @@ func (k catalog) BulkLoad(ctx context.Context, t engine.TableDef, src engine.Row
 		doc := make(bson.D, len(columns))
 		for i, col := range columns {
 			v := value(vals[i])
-			if i < len(js) && js[i] {
-				if v, err = document(v); err != nil {
-					return n, fmt.Errorf("collection %s field %s: %w", table, col, err)
+			if i < len(kinds) {
+				switch kinds[i].Type {
+				case schema.JSON:
+					if v, err = document(v); err != nil {
+						return n, fmt.Errorf("collection %s field %s: %w", table, col, err)
+					}
+				case schema.Decimal:
+					v = decimal(v, kinds[i].Scale)
 				}
 			}
 			doc[i] = bson.E{Key: col, Value: v}
@@ -164,6 +169,49 @@ func document(v any) (any, error) {
 		return nil, fmt.Errorf("not a JSON document: %w", err)
 	}
 	return wrap.V, nil
+}
+
+// decimal turns a number loaded into a Decimal column into the Decimal128
+// of its value rounded to scale decimal places (the value × 10^-scale,
+// as DECIMAL(p, scale) holds it); other values pass unchanged.
+func decimal(v any, scale int) any {
+	var f float64
+	switch x := v.(type) {
+	case float64:
+		f = x
+	case int64:
+		f = float64(x)
+	default:
+		return v
+	}
+	h := uint64(6176-scale) << 49 // the exponent's bias is 6176
+	if f < 0 {
+		h |= 1 << 63
+		f = -f
+	}
+	return bson.NewDecimal128(h, uint64(math.Round(f*math.Pow10(scale))))
+}
+
+// Validator is the collection validator of a declared table's checks
+// ({balance: {$gte: 0}}), nil when it has none.
+func Validator(t *schema.Table) bson.D {
+	ops := map[string]string{">=": "$gte", ">": "$gt", "<=": "$lte", "<": "$lt", "<>": "$ne"}
+	var conds []bson.D
+	for _, ck := range t.Checks {
+		f := field(t, schema.Col(ck.Column))
+		v := ck.Value
+		if c := t.Column(ck.Column); c != nil && c.Type == schema.Decimal {
+			v = decimal(value(v), c.Scale)
+		}
+		conds = append(conds, bson.D{{Key: f, Value: bson.D{{Key: ops[ck.Op], Value: v}}}})
+	}
+	switch len(conds) {
+	case 0:
+		return nil
+	case 1:
+		return conds[0]
+	}
+	return bson.D{{Key: "$and", Value: conds}}
 }
 
 // Fields are the document fields of a declared table's columns: the
@@ -231,10 +279,22 @@ func Indexes(t *schema.Table) []IndexSpec {
 // AddForeignKeys implements engine.Catalog: MongoDB has no foreign keys.
 func (k catalog) AddForeignKeys(context.Context, engine.TableDef) error { return nil }
 
-// FinishTable implements engine.Catalog: it builds the indexes of a
-// declared table (see Indexes), t.Indexes of another.
+// FinishTable implements engine.Catalog: it gives a declared table the
+// validator of its checks (see Validator) and builds its indexes (see
+// Indexes); it builds t.Indexes of another.
 func (k catalog) FinishTable(ctx context.Context, t engine.TableDef) error {
 	if t.Schema != nil {
+		if v := Validator(t.Schema); v != nil {
+			err := k.c.db.RunCommand(ctx, bson.D{
+				{Key: "collMod", Value: t.Name},
+				{Key: "validator", Value: v},
+				{Key: "validationLevel", Value: "strict"},
+				{Key: "validationAction", Value: "error"},
+			}).Err()
+			if err != nil {
+				return fmt.Errorf("validator: %w", err)
+			}
+		}
 		var models []mongo.IndexModel
 		for _, x := range Indexes(t.Schema) {
 			o := options.Index().SetName(x.Name)

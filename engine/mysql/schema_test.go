@@ -33,6 +33,7 @@ func kinds() (*schema.Table, *schema.Table) {
 			{Name: "sk_child_qty", Keys: []schema.Key{{Column: "doc", Path: []string{"qty"}, As: schema.BigInt}, schema.Col("n")}},
 		},
 		ForeignKeys: []schema.ForeignKey{{Name: "sk_child_parent", Columns: []string{"p_id"}, Ref: "sk_parent", RefColumns: []string{"id"}}},
+		Checks:      []schema.Check{{Name: "sk_child_price", Column: "price", Op: ">=", Value: 0}},
 	}
 	return parent, child
 }
@@ -72,7 +73,8 @@ CREATE TABLE sk_child (
   doc JSON NOT NULL,
   sk_child_user_k1 VARCHAR(255) AS (JSON_UNQUOTE(JSON_EXTRACT(doc, '$.user.name'))) VIRTUAL,
   sk_child_qty_k1 BIGINT AS (CAST(JSON_UNQUOTE(JSON_EXTRACT(doc, '$.qty')) AS SIGNED)) VIRTUAL,
-  PRIMARY KEY (p_id, n)
+  PRIMARY KEY (p_id, n),
+  CONSTRAINT sk_child_price CHECK (price >= 0)
 );
 CREATE UNIQUE INDEX sk_child_name ON sk_child (name);
 CREATE INDEX sk_child_cov ON sk_child (code, at DESC, price);

@@ -33,6 +33,7 @@ func kinds() (*schema.Table, *schema.Table) {
 			{Name: "sk_child_qty", Keys: []schema.Key{{Column: "doc", Path: []string{"qty"}, As: schema.BigInt}, schema.Col("n")}},
 		},
 		ForeignKeys: []schema.ForeignKey{{Name: "sk_child_parent", Columns: []string{"p_id"}, Ref: "sk_parent", RefColumns: []string{"id"}}},
+		Checks:      []schema.Check{{Name: "sk_child_price", Column: "price", Op: ">=", Value: 0}},
 	}
 	return parent, child
 }
@@ -70,7 +71,8 @@ CREATE TABLE sk_child (
   at TIMESTAMP NOT NULL,
   ok BOOLEAN DEFAULT TRUE NOT NULL,
   raw BYTEA,
-  doc JSONB NOT NULL
+  doc JSONB NOT NULL,
+  CONSTRAINT sk_child_price CHECK (price >= 0)
 );
 ALTER TABLE sk_child ADD PRIMARY KEY (p_id, n);
 CREATE UNIQUE INDEX sk_child_name ON sk_child (name);

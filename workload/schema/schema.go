@@ -146,6 +146,18 @@ type ForeignKey struct {
 	RefColumns []string
 }
 
+// Check is a constraint every row satisfies: Column Op Value, as
+// "balance >= 0". SQL engines make it a CHECK constraint, MongoDB a
+// collection validator; both refuse a write that breaks it.
+type Check struct {
+	Name   string
+	Column string
+	// Op is one of >=, >, <=, <, <>.
+	Op string
+	// Value is an int, int64, float64 or string.
+	Value any
+}
+
 // Table is one table (collection) of a workload.
 type Table struct {
 	Name    string
@@ -157,6 +169,9 @@ type Table struct {
 	Indexes []Index
 	// ForeignKeys are added after every table is loaded.
 	ForeignKeys []ForeignKey
+	// Checks are constraints on every row: in CREATE TABLE on SQL
+	// engines, a validator set once the rows are in on MongoDB.
+	Checks []Check
 }
 
 // ColumnNames lists the column names in order: the order of the row
@@ -364,6 +379,29 @@ func (t *Table) Validate() []error {
 			if t.Column(n) == nil {
 				bad(field+" include", "%w %q", ErrUnknownColumn, n)
 			}
+		}
+	}
+	for _, ck := range t.Checks {
+		field := "check " + ck.Name
+		switch {
+		case !isIdent(ck.Name):
+			bad(field, "%w: %q is not a lower-case identifier", ErrBadName, ck.Name)
+		case names[ck.Name]:
+			bad(field, "%w", ErrDuplicate)
+		}
+		names[ck.Name] = true
+		if t.Column(ck.Column) == nil {
+			bad(field, "%w %q", ErrUnknownColumn, ck.Column)
+		}
+		switch ck.Op {
+		case ">=", ">", "<=", "<", "<>":
+		default:
+			bad(field, "%w: operator %q (want >=, >, <=, < or <>)", ErrBadColumn, ck.Op)
+		}
+		switch ck.Value.(type) {
+		case int, int64, float64, string:
+		default:
+			bad(field, "%w: value of type %T", ErrBadColumn, ck.Value)
 		}
 	}
 	for _, fk := range t.ForeignKeys {

@@ -29,6 +29,7 @@ func TestValidateReportsEveryProblem(t *testing.T) {
 				{Name: "b_a", Columns: []string{"id"}, Ref: "a", RefColumns: []string{"idx"}},
 				{Name: "b_z", Columns: []string{"id"}, Ref: "z", RefColumns: []string{"id"}},
 			},
+			Checks: []Check{{Name: "b_c", Column: "price", Op: "=>", Value: 0}},
 		},
 		{Name: "a", Columns: []Column{{Name: "id", Type: Int}}},
 	}
@@ -57,13 +58,14 @@ func TestValidateReportsEveryProblem(t *testing.T) {
 		"table b: foreign key b_a: unknown column a.idx",
 		`table b: foreign key b_z: unknown table "z" (a referenced table comes first)`,
 		"table a: name: declared twice",
+		`table b: check b_c: bad column: operator "=>" (want >=, >, <=, < or <>)`,
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("missing %q in:\n%s", want, got)
 		}
 	}
-	if len(errs) != 14 {
-		t.Errorf("%d problems, want 14:\n%s", len(errs), got)
+	if len(errs) != 15 {
+		t.Errorf("%d problems, want 15:\n%s", len(errs), got)
 	}
 }
 
@@ -84,6 +86,7 @@ func TestValidateAcceptsEveryKind(t *testing.T) {
 			{Name: "b_path", Keys: []Key{{Column: "doc", Path: []string{"a", "n"}, As: BigInt}}, Set: "s1"},
 		},
 		ForeignKeys: []ForeignKey{{Name: "b_a", Columns: []string{"a_id"}, Ref: "a", RefColumns: []string{"id"}}},
+		Checks:      []Check{{Name: "b_d", Column: "d", Op: ">=", Value: 0}},
 	}
 	if errs := Validate([]*Table{a, b}); len(errs) > 0 {
 		t.Fatal(errs)

@@ -107,6 +107,9 @@ func (d Dialect) CreateTable(t *schema.Table) string {
 	if len(t.PrimaryKey) > 0 && !d.DeferPK {
 		b.WriteString(",\n  PRIMARY KEY (" + strings.Join(t.PrimaryKey, ", ") + ")")
 	}
+	for _, ck := range t.Checks {
+		b.WriteString(",\n  CONSTRAINT " + ck.Name + " CHECK (" + ck.Column + " " + ck.Op + " " + d.Literal(ck.Value) + ")")
+	}
 	b.WriteString("\n)")
 	return b.String()
 }

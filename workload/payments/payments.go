@@ -207,7 +207,9 @@ func (w *Payments) Tables(engine.Dialect) []workload.Table {
 // goes by its id.
 func declared() []*schema.Table {
 	intC := func(name string) schema.Column { return schema.Column{Name: name, Type: schema.Int} }
-	str := func(ty schema.Type, name string, n int) schema.Column { return schema.Column{Name: name, Type: ty, Size: n} }
+	str := func(ty schema.Type, name string, n int) schema.Column {
+		return schema.Column{Name: name, Type: ty, Size: n}
+	}
 	money := func(name string) schema.Column {
 		return schema.Column{Name: name, Type: schema.Decimal, Size: 14, Scale: 2}
 	}

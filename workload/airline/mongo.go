@@ -25,49 +25,6 @@ func (w *Airline) Supports(d engine.Dialect) bool {
 	return ok
 }
 
-// withID is an SQL table's columns as a collection's fields: the first
-// column, the key, becomes _id (idFirst), or _id is added in front.
-func withID(cols []string, idFirst bool) []string {
-	if idFirst {
-		return append([]string{"_id"}, cols[1:]...)
-	}
-	return append([]string{"_id"}, cols...)
-}
-
-// mongoTables are the SQL tables as collections, loaded from the same
-// generator: aircraft and schedule keep their ids as _id (the booking's
-// read matches the schedule by _id); seat, payment and audit get the
-// ObjectId the driver assigns, since a booking has no key of its own to
-// give them, and audit's key (schedule_id, day) is a unique index, so that
-// two first bookings of a pair cannot create two documents. Secondary
-// indexes are the SQL tables' and are built after the load.
-func (w *Airline) mongoTables() []workload.Table {
-	data := w.referenceData()
-	return []workload.Table{
-		{
-			Name: "aircraft", Columns: withID(aircraftColumns, true),
-			Batches: 1, Rows: func(int) engine.RowSource { return source(data().aircraft) },
-			Indexes: []engine.Index{{Name: "aircraft_iata", Keys: []string{"iata"}, Unique: true}},
-		},
-		{
-			Name: "schedule", Columns: withID(scheduleColumns, true),
-			Batches: 1, Rows: func(int) engine.RowSource { return source(data().schedules) },
-		},
-		{
-			Name: "seat", Columns: withID(seatColumns, true),
-			Indexes: []engine.Index{{Name: "seat_schedule_day", Keys: []string{"schedule_id", "day"}}, {Name: "seat_user", Keys: []string{"user_id"}}},
-		},
-		{
-			Name: "payment", Columns: withID(paymentColumns, true),
-			Indexes: []engine.Index{{Name: "payment_user", Keys: []string{"user_id"}}},
-		},
-		{
-			Name: "audit", Columns: withID(auditColumns, false),
-			Indexes: []engine.Index{{Name: "audit_schedule_day", Keys: []string{"schedule_id", "day"}, Unique: true}},
-		},
-	}
-}
-
 // mongoOptions refuses the isolation levels MongoDB does not have. Its
 // transactions have one: every transaction reads one snapshot, and a write
 // to a document another transaction wrote since that snapshot fails with

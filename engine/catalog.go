@@ -15,33 +15,6 @@ import (
 // foreign one.
 const MetaTable = "dbarena_tables"
 
-// TableDef is one table as setup hands it to a Catalog: what to create,
-// which columns the initial data has, and what to build once the data is
-// in.
-//
-// A declared table has a Schema, which every engine renders itself (SQL
-// engines through their dialect's SchemaRenderer, MongoDB as a collection
-// and its indexes); Name and Columns are then the schema's. Create,
-// AfterLoad and Indexes are the older, undeclared form: SQL engines run
-// Create and AfterLoad, document engines build Indexes. With a Schema,
-// AfterLoad statements still run after the schema's own (for what a
-// schema cannot declare).
-type TableDef struct {
-	Name string
-	// Schema is the declared table, nil for an undeclared one.
-	Schema *schema.Table
-	// Create is the CREATE TABLE statement of an undeclared table (SQL
-	// engines).
-	Create string
-	// Columns are the columns (fields) of the initial data, in order.
-	Columns []string
-	// AfterLoad are SQL statements run once the rows are in: secondary
-	// indexes, sequence resets.
-	AfterLoad []string
-	// Indexes are built once the documents are in (document engines).
-	Indexes []Index
-}
-
 // SchemaRenderer is implemented by the dialects of SQL engines: the DDL of
 // a declared table, in three steps. SQLCatalog runs CreateTableSQL in
 // CreateTable, AfterLoadSQL in FinishTable and ForeignKeySQL in
@@ -65,8 +38,8 @@ type SchemaRenderer interface {
 // dialects that cannot add foreign keys to a loaded table (SQLite).
 var ErrNoForeignKeys = errors.New("cannot add foreign keys to loaded tables")
 
-// ErrNoRenderer is returned by SQLCatalog for a declared table on a
-// dialect that cannot render schemas.
+// ErrNoRenderer is returned by SQLCatalog on a dialect that cannot render
+// declared tables.
 var ErrNoRenderer = errors.New("dialect cannot render declared tables")
 
 func renderer(d SQLDialect) (SchemaRenderer, error) {
@@ -75,13 +48,6 @@ func renderer(d SQLDialect) (SchemaRenderer, error) {
 		return nil, fmt.Errorf("%w: %s", ErrNoRenderer, d.Name())
 	}
 	return r, nil
-}
-
-// Index is a secondary index of a document collection.
-type Index struct {
-	Name   string
-	Keys   []string // fields, ascending
-	Unique bool
 }
 
 // MetaRecord is one table's row in MetaTable.
@@ -102,21 +68,24 @@ type Catalog interface {
 	// Columns returns the table's columns in order (SQL: the catalogue;
 	// documents: the fields recorded when the collection was created).
 	Columns(ctx context.Context, name string) ([]string, error)
-	// CreateTable creates an empty table.
-	CreateTable(ctx context.Context, t TableDef) error
+	// CreateTable creates the declared table t, empty: SQL engines
+	// render it through their dialect's SchemaRenderer, MongoDB creates
+	// a collection and records its columns.
+	CreateTable(ctx context.Context, t *schema.Table) error
 	// BulkLoad inserts every row of src into t (values in the order of
-	// t.Columns) by the engine's fastest means (COPY, multi-row INSERT,
+	// t's columns) by the engine's fastest means (COPY, multi-row INSERT,
 	// one big transaction, unordered bulk writes) and returns the rows
 	// written. A JSON column's values are json.RawMessage (or strings
 	// holding JSON).
-	BulkLoad(ctx context.Context, t TableDef, src RowSource) (int64, error)
-	// FinishTable builds what a table needs after its rows are in:
-	// deferred primary key, indexes, AfterLoad statements.
-	FinishTable(ctx context.Context, t TableDef) error
-	// AddForeignKeys adds a declared table's foreign keys; setup calls it
-	// once every table is loaded and finished. Engines without foreign
-	// keys (MongoDB) do nothing.
-	AddForeignKeys(ctx context.Context, t TableDef) error
+	BulkLoad(ctx context.Context, t *schema.Table, src RowSource) (int64, error)
+	// FinishTable builds what t needs after its rows are in: deferred
+	// primary key, secondary indexes, sequence resets (MongoDB: its
+	// validator and indexes).
+	FinishTable(ctx context.Context, t *schema.Table) error
+	// AddForeignKeys adds t's foreign keys; setup calls it once every
+	// table is loaded and finished. Engines without foreign keys
+	// (MongoDB) do nothing.
+	AddForeignKeys(ctx context.Context, t *schema.Table) error
 	// DropTable drops a table if it exists.
 	DropTable(ctx context.Context, name string) error
 
@@ -162,32 +131,28 @@ func (s SQLCatalog) Columns(ctx context.Context, name string) ([]string, error) 
 	return cols, err
 }
 
-// CreateTable implements Catalog: it runs the rendered CREATE statements
-// of a declared table, t.Create of another.
-func (s SQLCatalog) CreateTable(ctx context.Context, t TableDef) error {
-	if t.Schema == nil {
-		return s.C.Exec(ctx, t.Create)
-	}
+// CreateTable implements Catalog: it runs the rendered CREATE statements.
+func (s SQLCatalog) CreateTable(ctx context.Context, t *schema.Table) error {
 	r, err := renderer(s.C.Dialect())
 	if err != nil {
 		return err
 	}
-	return s.exec(ctx, r.CreateTableSQL(t.Schema))
+	return s.exec(ctx, r.CreateTableSQL(t))
 }
 
-// BulkLoad implements Catalog. The JSON values of a declared table's
-// JSON columns are handed to the driver as strings.
-func (s SQLCatalog) BulkLoad(ctx context.Context, t TableDef, src RowSource) (int64, error) {
-	if t.Schema != nil && t.Schema.HasType(schema.JSON) {
+// BulkLoad implements Catalog. The values of JSON columns are handed to
+// the driver as strings.
+func (s SQLCatalog) BulkLoad(ctx context.Context, t *schema.Table, src RowSource) (int64, error) {
+	if t.HasType(schema.JSON) {
 		var js []int
-		for i, c := range t.Schema.Columns {
+		for i, c := range t.Columns {
 			if c.Type == schema.JSON {
 				js = append(js, i)
 			}
 		}
 		src = &jsonText{RowSource: src, cols: js}
 	}
-	return s.C.BulkLoad(ctx, t.Name, t.Columns, src)
+	return s.C.BulkLoad(ctx, t.Name, t.ColumnNames(), src)
 }
 
 // jsonText turns json.RawMessage and []byte values of the columns cols
@@ -220,30 +185,25 @@ func (j *jsonText) Values() ([]any, error) {
 }
 
 // FinishTable implements Catalog: it runs the rendered after-load
-// statements of a declared table, then t.AfterLoad, in order.
-func (s SQLCatalog) FinishTable(ctx context.Context, t TableDef) error {
-	if t.Schema != nil {
-		r, err := renderer(s.C.Dialect())
-		if err != nil {
-			return err
-		}
-		if err := s.exec(ctx, r.AfterLoadSQL(t.Schema)); err != nil {
-			return err
-		}
+// statements in order.
+func (s SQLCatalog) FinishTable(ctx context.Context, t *schema.Table) error {
+	r, err := renderer(s.C.Dialect())
+	if err != nil {
+		return err
 	}
-	return s.exec(ctx, t.AfterLoad)
+	return s.exec(ctx, r.AfterLoadSQL(t))
 }
 
 // AddForeignKeys implements Catalog.
-func (s SQLCatalog) AddForeignKeys(ctx context.Context, t TableDef) error {
-	if t.Schema == nil || len(t.Schema.ForeignKeys) == 0 {
+func (s SQLCatalog) AddForeignKeys(ctx context.Context, t *schema.Table) error {
+	if len(t.ForeignKeys) == 0 {
 		return nil
 	}
 	r, err := renderer(s.C.Dialect())
 	if err != nil {
 		return err
 	}
-	stmts, err := r.ForeignKeySQL(t.Schema)
+	stmts, err := r.ForeignKeySQL(t)
 	if err != nil {
 		return err
 	}

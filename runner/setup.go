@@ -98,14 +98,19 @@ func tablesOf(w workload.Workload, d engine.Dialect) []workload.Table {
 	return tables
 }
 
-// validateSchemas reports every problem of the declared tables at once
-// (a workload's programming error, found before anything is created).
+// validateSchemas reports every problem of the tables' declarations at
+// once (a workload's programming error, found before anything is
+// created).
 func validateSchemas(tables []workload.Table) error {
 	var decl []*schema.Table
-	for _, t := range tables {
-		if t.Schema != nil {
-			decl = append(decl, t.Schema)
+	for i, t := range tables {
+		if t.Schema == nil {
+			return fmt.Errorf("table %d (%s) has no schema", i+1, t.Name)
 		}
+		if t.Name != t.Schema.Name {
+			return fmt.Errorf("table %d is named %s, its schema %s", i+1, t.Name, t.Schema.Name)
+		}
+		decl = append(decl, t.Schema)
 	}
 	if errs := schema.Validate(decl); len(errs) > 0 {
 		return fmt.Errorf("invalid table declarations: %w", errors.Join(errs...))
@@ -266,7 +271,7 @@ func Prepare(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Pr
 			return fail(fmt.Errorf("recording table %s: %w", t.Name, err))
 		}
 		created = append(created, t.Name)
-		if err := cat.CreateTable(ctx, t.Def()); err != nil {
+		if err := cat.CreateTable(ctx, t.Schema); err != nil {
 			return fail(fmt.Errorf("creating table %s: %w", t.Name, err))
 		}
 	}
@@ -288,7 +293,7 @@ func Prepare(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Pr
 	// Foreign keys once every table is in and finished, in creation order: referenced
 	// tables have their keys by then.
 	for i := range tables {
-		if err := cat.AddForeignKeys(ctx, tables[i].Def()); err != nil {
+		if err := cat.AddForeignKeys(ctx, tables[i].Schema); err != nil {
 			return fail(&TableError{Table: tables[i].Name, Err: fmt.Errorf("adding foreign keys: %w", err)})
 		}
 	}
@@ -380,7 +385,7 @@ func load(ctx context.Context, eng engine.Engine, tables []workload.Table, unit 
 			defer c.Close()
 			for j := range jobs {
 				t := &tables[j.table]
-				n, err := c.Catalog().BulkLoad(ctx, t.Def(), t.Rows(j.batch))
+				n, err := c.Catalog().BulkLoad(ctx, t.Schema, t.Rows(j.batch))
 				if err != nil {
 					errs[i] = fmt.Errorf("loading %s batch %d: %w", t.Name, j.batch, err)
 					cancel()
@@ -442,7 +447,7 @@ feed:
 	// Tables without initial data still get their indexes.
 	var empty []*workload.Table
 	for i := range tables {
-		if tables[i].Batches == 0 && (tables[i].Schema != nil || len(tables[i].AfterLoad) > 0 || len(tables[i].Indexes) > 0) {
+		if tables[i].Batches == 0 {
 			empty = append(empty, &tables[i])
 		}
 	}
@@ -472,7 +477,7 @@ feed:
 // ends.
 func afterLoad(ctx context.Context, cat engine.Catalog, d engine.Dialect, t *workload.Table) error {
 	for {
-		err := cat.FinishTable(ctx, t.Def())
+		err := cat.FinishTable(ctx, t.Schema)
 		if err == nil {
 			return nil
 		}

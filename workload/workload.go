@@ -272,16 +272,12 @@ type BatchUnit interface {
 
 // Table is one table of a workload: its declaration and its initial data.
 type Table struct {
-	// Schema declares the table: columns, keys, indexes, foreign keys.
-	// Every engine renders it itself. When it is set, Name and Columns
-	// may be left empty: they are the schema's (see Resolve).
+	// Schema declares the table: columns, keys, indexes, foreign keys,
+	// checks. Every engine renders it itself.
 	Schema *schema.Table
-	// Name is the table name.
-	Name string
-	// Create is the CREATE TABLE statement, without secondary indexes, of
-	// a table without a Schema.
-	Create string
-	// Columns lists the columns loaded by Rows, in order.
+	// Name and Columns are the schema's name and column names (the
+	// order of Rows' values); they may be left empty: Resolve fills them.
+	Name    string
 	Columns []string
 	// Batches is the number of batches of initial data.
 	Batches int
@@ -290,16 +286,10 @@ type Table struct {
 	// twice gives the same rows, so loading is parallel and reproducible.
 	// A JSON column's value is a json.RawMessage.
 	Rows func(batch int) engine.RowSource
-	// AfterLoad runs after all rows are in (SQL engines), after what the
-	// Schema declares: for what a schema cannot declare.
-	AfterLoad []string
-	// Indexes are built after all documents are in (document engines), for
-	// a table without a Schema.
-	Indexes []engine.Index
 }
 
-// Resolve fills Name and Columns from Schema when it is set and they are
-// empty, and returns t.
+// Resolve fills Name and Columns from Schema when they are empty, and
+// returns t.
 func (t Table) Resolve() Table {
 	if t.Schema != nil {
 		if t.Name == "" {
@@ -310,12 +300,6 @@ func (t Table) Resolve() Table {
 		}
 	}
 	return t
-}
-
-// Def is t as the engine's Catalog takes it.
-func (t *Table) Def() engine.TableDef {
-	r := t.Resolve()
-	return engine.TableDef{Name: r.Name, Schema: r.Schema, Create: r.Create, Columns: r.Columns, AfterLoad: r.AfterLoad, Indexes: r.Indexes}
 }
 
 // OptionError is a bad value for one option.

@@ -93,7 +93,7 @@ func create(t *testing.T, c engine.Conn, tables []*schema.Table) {
 		_ = cat.DropTable(ctx, tb.Name)
 	}
 	for _, tb := range tables {
-		def := engine.TableDef{Name: tb.Name, Schema: tb, Columns: tb.ColumnNames()}
+		def := tb
 		if err := cat.CreateTable(ctx, def); err != nil {
 			t.Fatalf("create %s: %v", tb.Name, err)
 		}
@@ -105,7 +105,7 @@ func create(t *testing.T, c engine.Conn, tables []*schema.Table) {
 		}
 	}
 	for _, tb := range tables {
-		err := cat.AddForeignKeys(ctx, engine.TableDef{Name: tb.Name, Schema: tb, Columns: tb.ColumnNames()})
+		err := cat.AddForeignKeys(ctx, tb)
 		if errors.Is(err, engine.ErrNoForeignKeys) && c.(engine.SQLConn).Dialect().Name() == "sqlite" && len(tb.ForeignKeys) > 0 {
 			continue // SQLite refuses them
 		}

@@ -54,31 +54,22 @@ func (k catalog) Columns(ctx context.Context, name string) ([]string, error) {
 
 // CreateTable implements engine.Catalog: it creates the collection and
 // records its fields.
-func (k catalog) CreateTable(ctx context.Context, t engine.TableDef) error {
-	if t.Schema != nil {
-		t.Columns = t.Schema.ColumnNames()
-	}
+func (k catalog) CreateTable(ctx context.Context, t *schema.Table) error {
 	if err := k.c.db.CreateCollection(ctx, t.Name); err != nil {
 		return err
 	}
 	_, err := k.meta().UpdateOne(ctx, bson.D{{Key: "_id", Value: t.Name}},
-		bson.D{{Key: "$set", Value: bson.D{{Key: "columns", Value: t.Columns}}}}, options.UpdateOne().SetUpsert(true))
+		bson.D{{Key: "$set", Value: bson.D{{Key: "columns", Value: t.ColumnNames()}}}}, options.UpdateOne().SetUpsert(true))
 	return err
 }
 
 // BulkLoad implements engine.Catalog: one unordered insertMany per
 // loadChunk documents, each row a document whose fields are the columns.
-// Of a declared table (see Fields), a one-column primary key is the
-// document's _id, a JSON column's value (json.RawMessage, []byte or a
+// A one-column primary key is the document's _id (see Fields), a JSON column's value (json.RawMessage, []byte or a
 // string holding JSON) is parsed into a nested document, and a Decimal
 // column's number becomes a Decimal128 rounded to the column's scale.
-func (k catalog) BulkLoad(ctx context.Context, t engine.TableDef, src engine.RowSource) (int64, error) {
-	table, columns := t.Name, t.Columns
-	var kinds []schema.Column
-	if t.Schema != nil {
-		columns = Fields(t.Schema)
-		kinds = t.Schema.Columns
-	}
+func (k catalog) BulkLoad(ctx context.Context, t *schema.Table, src engine.RowSource) (int64, error) {
+	table, columns, kinds := t.Name, Fields(t), t.Columns
 	coll := k.c.db.Collection(table)
 	opts := options.InsertMany().SetOrdered(false).SetBypassDocumentValidation(true)
 	docs := make([]any, 0, loadChunk)
@@ -105,15 +96,13 @@ func (k catalog) BulkLoad(ctx context.Context, t engine.TableDef, src engine.Row
 		doc := make(bson.D, len(columns))
 		for i, col := range columns {
 			v := value(vals[i])
-			if i < len(kinds) {
-				switch kinds[i].Type {
-				case schema.JSON:
-					if v, err = document(v); err != nil {
-						return n, fmt.Errorf("collection %s field %s: %w", table, col, err)
-					}
-				case schema.Decimal:
-					v = decimal(v, kinds[i].Scale)
+			switch kinds[i].Type {
+			case schema.JSON:
+				if v, err = document(v); err != nil {
+					return n, fmt.Errorf("collection %s field %s: %w", table, col, err)
 				}
+			case schema.Decimal:
+				v = decimal(v, kinds[i].Scale)
 			}
 			doc[i] = bson.E{Key: col, Value: v}
 		}
@@ -277,54 +266,33 @@ func Indexes(t *schema.Table) []IndexSpec {
 }
 
 // AddForeignKeys implements engine.Catalog: MongoDB has no foreign keys.
-func (k catalog) AddForeignKeys(context.Context, engine.TableDef) error { return nil }
+func (k catalog) AddForeignKeys(context.Context, *schema.Table) error { return nil }
 
-// FinishTable implements engine.Catalog: it gives a declared table the
-// validator of its checks (see Validator) and builds its indexes (see
-// Indexes); it builds t.Indexes of another.
-func (k catalog) FinishTable(ctx context.Context, t engine.TableDef) error {
-	if t.Schema != nil {
-		if v := Validator(t.Schema); v != nil {
-			err := k.c.db.RunCommand(ctx, bson.D{
-				{Key: "collMod", Value: t.Name},
-				{Key: "validator", Value: v},
-				{Key: "validationLevel", Value: "strict"},
-				{Key: "validationAction", Value: "error"},
-			}).Err()
-			if err != nil {
-				return fmt.Errorf("validator: %w", err)
-			}
+// FinishTable implements engine.Catalog: it gives the collection the
+// validator of t's checks (see Validator) and builds t's indexes (see
+// Indexes).
+func (k catalog) FinishTable(ctx context.Context, t *schema.Table) error {
+	if v := Validator(t); v != nil {
+		err := k.c.db.RunCommand(ctx, bson.D{
+			{Key: "collMod", Value: t.Name},
+			{Key: "validator", Value: v},
+			{Key: "validationLevel", Value: "strict"},
+			{Key: "validationAction", Value: "error"},
+		}).Err()
+		if err != nil {
+			return fmt.Errorf("validator: %w", err)
 		}
-		var models []mongo.IndexModel
-		for _, x := range Indexes(t.Schema) {
-			o := options.Index().SetName(x.Name)
-			if x.Unique {
-				o.SetUnique(true)
-			}
-			models = append(models, mongo.IndexModel{Keys: x.Keys, Options: o})
-		}
-		if len(models) == 0 {
-			return nil
-		}
-		if _, err := k.c.db.Collection(t.Name).Indexes().CreateMany(ctx, models); err != nil {
-			return fmt.Errorf("building indexes: %w", err)
-		}
-		return nil
 	}
-	if len(t.Indexes) == 0 {
-		return nil
-	}
-	models := make([]mongo.IndexModel, len(t.Indexes))
-	for i, ix := range t.Indexes {
-		keys := bson.D{}
-		for _, f := range ix.Keys {
-			keys = append(keys, bson.E{Key: f, Value: 1})
-		}
-		o := options.Index().SetName(ix.Name)
-		if ix.Unique {
+	var models []mongo.IndexModel
+	for _, x := range Indexes(t) {
+		o := options.Index().SetName(x.Name)
+		if x.Unique {
 			o.SetUnique(true)
 		}
-		models[i] = mongo.IndexModel{Keys: keys, Options: o}
+		models = append(models, mongo.IndexModel{Keys: x.Keys, Options: o})
+	}
+	if len(models) == 0 {
+		return nil
 	}
 	if _, err := k.c.db.Collection(t.Name).Indexes().CreateMany(ctx, models); err != nil {
 		return fmt.Errorf("building indexes: %w", err)

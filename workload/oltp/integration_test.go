@@ -75,15 +75,15 @@ func load(t *testing.T, e engine.Engine, w workload.Workload) {
 			t.Fatal(err)
 		}
 		cat := c.Catalog()
-		if err := cat.CreateTable(ctx, tb.Def()); err != nil {
+		if err := cat.CreateTable(ctx, tb.Schema); err != nil {
 			t.Fatalf("create %s: %v", tb.Name, err)
 		}
 		for b := 0; b < tb.Batches; b++ {
-			if _, err := cat.BulkLoad(ctx, tb.Def(), tb.Rows(b)); err != nil {
+			if _, err := cat.BulkLoad(ctx, tb.Schema, tb.Rows(b)); err != nil {
 				t.Fatalf("load %s batch %d: %v", tb.Name, b, err)
 			}
 		}
-		if err := cat.FinishTable(ctx, tb.Def()); err != nil {
+		if err := cat.FinishTable(ctx, tb.Schema); err != nil {
 			t.Fatalf("finish %s: %v", tb.Name, err)
 		}
 	}

@@ -31,7 +31,7 @@ func (d Dialect) ddl() sqlddl.Dialect {
 		Include:  true,
 		DeferPK:  true,
 		AddPK: func(table string, cols []string) string {
-			return "ALTER TABLE " + table + " ADD PRIMARY KEY (" + strings.Join(cols, ", ") + ")"
+			return d.AddPrimaryKeySQL(table, cols...)
 		},
 		ResetSerial: d.ResetSequenceSQL,
 	}

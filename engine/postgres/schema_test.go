@@ -58,7 +58,7 @@ func TestRenderSchema(t *testing.T) {
 CREATE TABLE sk_parent (
   id SERIAL
 );
-ALTER TABLE sk_parent ADD PRIMARY KEY (id);
+ALTER TABLE "sk_parent" ADD PRIMARY KEY ("id");
 SELECT setval(pg_get_serial_sequence('sk_parent', 'id'), (SELECT COALESCE(MAX("id"), 0) + 1 FROM "sk_parent"), false);
 CREATE TABLE sk_child (
   p_id INTEGER NOT NULL,
@@ -74,7 +74,7 @@ CREATE TABLE sk_child (
   doc JSONB NOT NULL,
   CONSTRAINT sk_child_price CHECK (price >= 0)
 );
-ALTER TABLE sk_child ADD PRIMARY KEY (p_id, n);
+ALTER TABLE "sk_child" ADD PRIMARY KEY ("p_id", "n");
 CREATE UNIQUE INDEX sk_child_name ON sk_child (name);
 CREATE INDEX sk_child_cov ON sk_child (code, at DESC) INCLUDE (price);
 CREATE INDEX sk_child_user ON sk_child ((doc->'user'->>'name'));

@@ -2,9 +2,12 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/dbarena/dbarena/workload/schema"
 )
 
 // MetaTable records every table (or collection) dbarena created, so that
@@ -12,28 +15,39 @@ import (
 // foreign one.
 const MetaTable = "dbarena_tables"
 
-// TableDef is one table as setup hands it to a Catalog: what to create,
-// which columns the initial data has, and what to build once the data is
-// in. SQL engines use Create and AfterLoad; document engines use Columns
-// (the documents' fields, in order) and Indexes.
-type TableDef struct {
-	Name string
-	// Create is the CREATE TABLE statement (SQL engines).
-	Create string
-	// Columns are the columns (fields) of the initial data, in order.
-	Columns []string
-	// AfterLoad are SQL statements run once the rows are in: secondary
-	// indexes, sequence resets.
-	AfterLoad []string
-	// Indexes are built once the documents are in (document engines).
-	Indexes []Index
+// SchemaRenderer is implemented by the dialects of SQL engines: the DDL of
+// a declared table, in three steps. SQLCatalog runs CreateTableSQL in
+// CreateTable, AfterLoadSQL in FinishTable and ForeignKeySQL in
+// AddForeignKeys.
+type SchemaRenderer interface {
+	// CreateTableSQL creates t empty: its columns and, unless the
+	// dialect builds it after the load (DeferredPrimaryKey), its primary
+	// key.
+	CreateTableSQL(t *schema.Table) []string
+	// AfterLoadSQL builds what t needs once its rows are in: a deferred
+	// primary key, the secondary indexes, sequence resets of Serial
+	// columns.
+	AfterLoadSQL(t *schema.Table) []string
+	// ForeignKeySQL adds t's foreign keys, once every table is loaded.
+	// A dialect that cannot add them to a loaded table returns an error
+	// wrapping ErrNoForeignKeys when t has any.
+	ForeignKeySQL(t *schema.Table) ([]string, error)
 }
 
-// Index is a secondary index of a document collection.
-type Index struct {
-	Name   string
-	Keys   []string // fields, ascending
-	Unique bool
+// ErrNoForeignKeys is returned by SchemaRenderer.ForeignKeySQL of
+// dialects that cannot add foreign keys to a loaded table (SQLite).
+var ErrNoForeignKeys = errors.New("cannot add foreign keys to loaded tables")
+
+// ErrNoRenderer is returned by SQLCatalog on a dialect that cannot render
+// declared tables.
+var ErrNoRenderer = errors.New("dialect cannot render declared tables")
+
+func renderer(d SQLDialect) (SchemaRenderer, error) {
+	r, ok := d.(SchemaRenderer)
+	if !ok {
+		return nil, fmt.Errorf("%w: %s", ErrNoRenderer, d.Name())
+	}
+	return r, nil
 }
 
 // MetaRecord is one table's row in MetaTable.
@@ -54,15 +68,24 @@ type Catalog interface {
 	// Columns returns the table's columns in order (SQL: the catalogue;
 	// documents: the fields recorded when the collection was created).
 	Columns(ctx context.Context, name string) ([]string, error)
-	// CreateTable creates an empty table.
-	CreateTable(ctx context.Context, t TableDef) error
-	// BulkLoad inserts every row of src into table (columns in order) by
-	// the engine's fastest means (COPY, multi-row INSERT, one big
-	// transaction, unordered bulk writes) and returns the rows written.
-	BulkLoad(ctx context.Context, table string, columns []string, src RowSource) (int64, error)
-	// FinishTable builds what a table needs after its rows are in:
-	// AfterLoad statements, indexes.
-	FinishTable(ctx context.Context, t TableDef) error
+	// CreateTable creates the declared table t, empty: SQL engines
+	// render it through their dialect's SchemaRenderer, MongoDB creates
+	// a collection and records its columns.
+	CreateTable(ctx context.Context, t *schema.Table) error
+	// BulkLoad inserts every row of src into t (values in the order of
+	// t's columns) by the engine's fastest means (COPY, multi-row INSERT,
+	// one big transaction, unordered bulk writes) and returns the rows
+	// written. A JSON column's values are json.RawMessage (or strings
+	// holding JSON).
+	BulkLoad(ctx context.Context, t *schema.Table, src RowSource) (int64, error)
+	// FinishTable builds what t needs after its rows are in: deferred
+	// primary key, secondary indexes, sequence resets (MongoDB: its
+	// validator and indexes).
+	FinishTable(ctx context.Context, t *schema.Table) error
+	// AddForeignKeys adds t's foreign keys; setup calls it once every
+	// table is loaded and finished. Engines without foreign keys
+	// (MongoDB) do nothing.
+	AddForeignKeys(ctx context.Context, t *schema.Table) error
 	// DropTable drops a table if it exists.
 	DropTable(ctx context.Context, name string) error
 
@@ -108,19 +131,87 @@ func (s SQLCatalog) Columns(ctx context.Context, name string) ([]string, error) 
 	return cols, err
 }
 
-// CreateTable implements Catalog: it runs t.Create.
-func (s SQLCatalog) CreateTable(ctx context.Context, t TableDef) error {
-	return s.C.Exec(ctx, t.Create)
+// CreateTable implements Catalog: it runs the rendered CREATE statements.
+func (s SQLCatalog) CreateTable(ctx context.Context, t *schema.Table) error {
+	r, err := renderer(s.C.Dialect())
+	if err != nil {
+		return err
+	}
+	return s.exec(ctx, r.CreateTableSQL(t))
 }
 
-// BulkLoad implements Catalog.
-func (s SQLCatalog) BulkLoad(ctx context.Context, table string, columns []string, src RowSource) (int64, error) {
-	return s.C.BulkLoad(ctx, table, columns, src)
+// BulkLoad implements Catalog. The values of JSON columns are handed to
+// the driver as strings.
+func (s SQLCatalog) BulkLoad(ctx context.Context, t *schema.Table, src RowSource) (int64, error) {
+	if t.HasType(schema.JSON) {
+		var js []int
+		for i, c := range t.Columns {
+			if c.Type == schema.JSON {
+				js = append(js, i)
+			}
+		}
+		src = &jsonText{RowSource: src, cols: js}
+	}
+	return s.C.BulkLoad(ctx, t.Name, t.ColumnNames(), src)
 }
 
-// FinishTable implements Catalog: it runs t.AfterLoad in order.
-func (s SQLCatalog) FinishTable(ctx context.Context, t TableDef) error {
-	for _, stmt := range t.AfterLoad {
+// jsonText turns json.RawMessage and []byte values of the columns cols
+// into strings, so that every driver sends them as text, never as binary
+// data.
+type jsonText struct {
+	RowSource
+	cols []int
+	row  []any
+}
+
+func (j *jsonText) Values() ([]any, error) {
+	vals, err := j.RowSource.Values()
+	if err != nil {
+		return nil, err
+	}
+	j.row = append(j.row[:0], vals...)
+	for _, i := range j.cols {
+		if i >= len(j.row) {
+			break
+		}
+		switch v := j.row[i].(type) {
+		case json.RawMessage:
+			j.row[i] = string(v)
+		case []byte:
+			j.row[i] = string(v)
+		}
+	}
+	return j.row, nil
+}
+
+// FinishTable implements Catalog: it runs the rendered after-load
+// statements in order.
+func (s SQLCatalog) FinishTable(ctx context.Context, t *schema.Table) error {
+	r, err := renderer(s.C.Dialect())
+	if err != nil {
+		return err
+	}
+	return s.exec(ctx, r.AfterLoadSQL(t))
+}
+
+// AddForeignKeys implements Catalog.
+func (s SQLCatalog) AddForeignKeys(ctx context.Context, t *schema.Table) error {
+	if len(t.ForeignKeys) == 0 {
+		return nil
+	}
+	r, err := renderer(s.C.Dialect())
+	if err != nil {
+		return err
+	}
+	stmts, err := r.ForeignKeySQL(t)
+	if err != nil {
+		return err
+	}
+	return s.exec(ctx, stmts)
+}
+
+func (s SQLCatalog) exec(ctx context.Context, stmts []string) error {
+	for _, stmt := range stmts {
 		if err := s.C.Exec(ctx, stmt); err != nil {
 			return fmt.Errorf("%s: %w", stmt, err)
 		}

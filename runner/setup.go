@@ -12,6 +12,7 @@ import (
 
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/workload"
+	"github.com/dbarena/dbarena/workload/schema"
 )
 
 // MetaTable records every table dbarena created, so that cleanup drops
@@ -87,6 +88,36 @@ type PrepareStats struct {
 	Duration time.Duration
 }
 
+// tablesOf is w's tables for d, with the names and columns of declared
+// tables filled in from their schemas.
+func tablesOf(w workload.Workload, d engine.Dialect) []workload.Table {
+	tables := w.Tables(d)
+	for i := range tables {
+		tables[i] = tables[i].Resolve()
+	}
+	return tables
+}
+
+// validateSchemas reports every problem of the tables' declarations at
+// once (a workload's programming error, found before anything is
+// created).
+func validateSchemas(tables []workload.Table) error {
+	var decl []*schema.Table
+	for i, t := range tables {
+		if t.Schema == nil {
+			return fmt.Errorf("table %d (%s) has no schema", i+1, t.Name)
+		}
+		if t.Name != t.Schema.Name {
+			return fmt.Errorf("table %d is named %s, its schema %s", i+1, t.Name, t.Schema.Name)
+		}
+		decl = append(decl, t.Schema)
+	}
+	if errs := schema.Validate(decl); len(errs) > 0 {
+		return fmt.Errorf("invalid table declarations: %w", errors.Join(errs...))
+	}
+	return nil
+}
+
 type tableState struct {
 	exists bool
 	meta   string // "" when MetaTable has no row for it
@@ -142,7 +173,7 @@ func VerifyPrepared(ctx context.Context, c engine.Conn, d engine.Dialect, w work
 		return err
 	}
 	cat := c.Catalog()
-	for _, t := range w.Tables(d) {
+	for _, t := range tablesOf(w, d) {
 		st, err := inspect(ctx, cat, t.Name)
 		if err != nil {
 			return err
@@ -183,7 +214,10 @@ func Prepare(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Pr
 	if err != nil {
 		return stats, err
 	}
-	tables := w.Tables(d)
+	tables := tablesOf(w, d)
+	if err := validateSchemas(tables); err != nil {
+		return stats, err
+	}
 	start := cfg.Now()
 
 	c, err := eng.Connect(ctx)
@@ -239,7 +273,7 @@ func Prepare(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Pr
 			return fail(fmt.Errorf("recording table %s: %w", t.Name, err))
 		}
 		created = append(created, t.Name)
-		if err := cat.CreateTable(ctx, t.Def()); err != nil {
+		if err := cat.CreateTable(ctx, t.Schema); err != nil {
 			return fail(fmt.Errorf("creating table %s: %w", t.Name, err))
 		}
 	}
@@ -256,6 +290,13 @@ func Prepare(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Pr
 	if f, ok := w.(workload.LoadFinisher); ok {
 		if err := f.FinishLoad(ctx, c); err != nil {
 			return fail(err)
+		}
+	}
+	// Foreign keys once every table is in and finished, in creation order: referenced
+	// tables have their keys by then.
+	for i := range tables {
+		if err := cat.AddForeignKeys(ctx, tables[i].Schema); err != nil {
+			return fail(&TableError{Table: tables[i].Name, Err: fmt.Errorf("adding foreign keys: %w", err)})
 		}
 	}
 	stats.Load = lastBatch.Sub(start)
@@ -346,7 +387,7 @@ func load(ctx context.Context, eng engine.Engine, tables []workload.Table, unit 
 			defer c.Close()
 			for j := range jobs {
 				t := &tables[j.table]
-				n, err := c.Catalog().BulkLoad(ctx, t.Name, t.Columns, t.Rows(j.batch))
+				n, err := c.Catalog().BulkLoad(ctx, t.Schema, t.Rows(j.batch))
 				if err != nil {
 					errs[i] = fmt.Errorf("loading %s batch %d: %w", t.Name, j.batch, err)
 					cancel()
@@ -405,10 +446,10 @@ feed:
 	if err := ctx.Err(); err != nil {
 		return rows.Load(), time.Time{}, err
 	}
-	// Tables without initial data still get their AfterLoad.
+	// Tables without initial data still get their indexes.
 	var empty []*workload.Table
 	for i := range tables {
-		if tables[i].Batches == 0 && (len(tables[i].AfterLoad) > 0 || len(tables[i].Indexes) > 0) {
+		if tables[i].Batches == 0 {
 			empty = append(empty, &tables[i])
 		}
 	}
@@ -438,7 +479,7 @@ feed:
 // ends.
 func afterLoad(ctx context.Context, cat engine.Catalog, d engine.Dialect, t *workload.Table) error {
 	for {
-		err := cat.FinishTable(ctx, t.Def())
+		err := cat.FinishTable(ctx, t.Schema)
 		if err == nil {
 			return nil
 		}
@@ -490,7 +531,7 @@ func Cleanup(ctx context.Context, eng engine.Engine, w workload.Workload) ([]str
 	}
 	var dropped []string
 	var refused []string
-	tables := w.Tables(d)
+	tables := tablesOf(w, d)
 	// Reverse creation order: tables referenced by foreign keys go last.
 	for i := len(tables) - 1; i >= 0; i-- {
 		t := tables[i]

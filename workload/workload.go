@@ -40,6 +40,7 @@ import (
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/histogram"
 	"github.com/dbarena/dbarena/result"
+	"github.com/dbarena/dbarena/workload/schema"
 )
 
 // Meta describes a registered workload.
@@ -219,8 +220,9 @@ func (p RetryPolicy) Backoff(attempt int) time.Duration {
 }
 
 // LoadFinisher is implemented by workloads with setup that needs every
-// table loaded first, such as foreign keys between tables. Prepare calls
-// FinishLoad after the last table's AfterLoad statements and before it
+// table loaded first (declared foreign keys need nothing: the Catalog adds
+// them). Prepare calls FinishLoad after every table's indexes and
+// AfterLoad statements, before the declared foreign keys and before it
 // marks the tables ready.
 type LoadFinisher interface {
 	FinishLoad(ctx context.Context, c engine.Conn) error
@@ -280,30 +282,36 @@ type BatchUnit interface {
 	BatchUnit() string
 }
 
-// Table is one table of a workload: its DDL and its initial data.
+// Table is one table of a workload: its declaration and its initial data.
 type Table struct {
-	// Name is the table name.
-	Name string
-	// Create is the CREATE TABLE statement, without secondary indexes.
-	Create string
-	// Columns lists the columns loaded by Rows, in order.
+	// Schema declares the table: columns, keys, indexes, foreign keys,
+	// checks. Every engine renders it itself.
+	Schema *schema.Table
+	// Name and Columns are the schema's name and column names (the
+	// order of Rows' values); they may be left empty: Resolve fills them.
+	Name    string
 	Columns []string
 	// Batches is the number of batches of initial data.
 	Batches int
 	// Rows returns the rows of one batch. It must be a pure function of
 	// (the workload's seed and options, this table, batch): calling it
 	// twice gives the same rows, so loading is parallel and reproducible.
+	// A JSON column's value is a json.RawMessage.
 	Rows func(batch int) engine.RowSource
-	// AfterLoad runs after all rows are in: secondary indexes, sequence
-	// resets, ANALYZE (SQL engines).
-	AfterLoad []string
-	// Indexes are built after all documents are in (document engines).
-	Indexes []engine.Index
 }
 
-// Def is t as the engine's Catalog takes it.
-func (t *Table) Def() engine.TableDef {
-	return engine.TableDef{Name: t.Name, Create: t.Create, Columns: t.Columns, AfterLoad: t.AfterLoad, Indexes: t.Indexes}
+// Resolve fills Name and Columns from Schema when they are empty, and
+// returns t.
+func (t Table) Resolve() Table {
+	if t.Schema != nil {
+		if t.Name == "" {
+			t.Name = t.Schema.Name
+		}
+		if t.Columns == nil {
+			t.Columns = t.Schema.ColumnNames()
+		}
+	}
+	return t
 }
 
 // OptionError is a bad value for one option.

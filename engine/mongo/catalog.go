@@ -2,8 +2,10 @@ package mongo
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -11,6 +13,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/workload/schema"
 )
 
 // loadChunk is the number of documents per insertMany of a bulk load: well
@@ -51,18 +54,22 @@ func (k catalog) Columns(ctx context.Context, name string) ([]string, error) {
 
 // CreateTable implements engine.Catalog: it creates the collection and
 // records its fields.
-func (k catalog) CreateTable(ctx context.Context, t engine.TableDef) error {
+func (k catalog) CreateTable(ctx context.Context, t *schema.Table) error {
 	if err := k.c.db.CreateCollection(ctx, t.Name); err != nil {
 		return err
 	}
 	_, err := k.meta().UpdateOne(ctx, bson.D{{Key: "_id", Value: t.Name}},
-		bson.D{{Key: "$set", Value: bson.D{{Key: "columns", Value: t.Columns}}}}, options.UpdateOne().SetUpsert(true))
+		bson.D{{Key: "$set", Value: bson.D{{Key: "columns", Value: t.ColumnNames()}}}}, options.UpdateOne().SetUpsert(true))
 	return err
 }
 
 // BulkLoad implements engine.Catalog: one unordered insertMany per
 // loadChunk documents, each row a document whose fields are the columns.
-func (k catalog) BulkLoad(ctx context.Context, table string, columns []string, src engine.RowSource) (int64, error) {
+// A one-column primary key is the document's _id (see Fields), a JSON column's value (json.RawMessage, []byte or a
+// string holding JSON) is parsed into a nested document, and a Decimal
+// column's number becomes a Decimal128 rounded to the column's scale.
+func (k catalog) BulkLoad(ctx context.Context, t *schema.Table, src engine.RowSource) (int64, error) {
+	table, columns, kinds := t.Name, Fields(t), t.Columns
 	coll := k.c.db.Collection(table)
 	opts := options.InsertMany().SetOrdered(false).SetBypassDocumentValidation(true)
 	docs := make([]any, 0, loadChunk)
@@ -88,7 +95,16 @@ func (k catalog) BulkLoad(ctx context.Context, table string, columns []string, s
 		}
 		doc := make(bson.D, len(columns))
 		for i, col := range columns {
-			doc[i] = bson.E{Key: col, Value: value(vals[i])}
+			v := value(vals[i])
+			switch kinds[i].Type {
+			case schema.JSON:
+				if v, err = document(v); err != nil {
+					return n, fmt.Errorf("collection %s field %s: %w", table, col, err)
+				}
+			case schema.Decimal:
+				v = decimal(v, kinds[i].Scale)
+			}
+			doc[i] = bson.E{Key: col, Value: v}
 		}
 		docs = append(docs, doc)
 		if len(docs) == loadChunk {
@@ -118,22 +134,165 @@ func value(v any) any {
 	return v
 }
 
-// FinishTable implements engine.Catalog: it builds t.Indexes.
-func (k catalog) FinishTable(ctx context.Context, t engine.TableDef) error {
-	if len(t.Indexes) == 0 {
-		return nil
+// document parses a JSON value into BSON (a nested document, an array,
+// or a scalar); nil stays nil and other Go values pass unchanged.
+func document(v any) (any, error) {
+	var data []byte
+	switch x := v.(type) {
+	case json.RawMessage:
+		data = x
+	case []byte:
+		data = x
+	case string:
+		data = []byte(x)
+	default:
+		return v, nil
 	}
-	models := make([]mongo.IndexModel, len(t.Indexes))
-	for i, ix := range t.Indexes {
-		keys := bson.D{}
-		for _, f := range ix.Keys {
-			keys = append(keys, bson.E{Key: f, Value: 1})
+	var wrap struct {
+		V bson.RawValue `bson:"v"`
+	}
+	// Wrapping lets the value be any JSON, not only an object.
+	w := make([]byte, 0, len(data)+6)
+	w = append(append(append(w, `{"v":`...), data...), '}')
+	if err := bson.UnmarshalExtJSON(w, false, &wrap); err != nil {
+		return nil, fmt.Errorf("not a JSON document: %w", err)
+	}
+	return wrap.V, nil
+}
+
+// decimal turns a number loaded into a Decimal column into the Decimal128
+// of its value rounded to scale decimal places (the value × 10^-scale,
+// as DECIMAL(p, scale) holds it); other values pass unchanged.
+func decimal(v any, scale int) any {
+	var f float64
+	switch x := v.(type) {
+	case float64:
+		f = x
+	case int64:
+		f = float64(x)
+	default:
+		return v
+	}
+	h := uint64(6176-scale) << 49 // the exponent's bias is 6176
+	if f < 0 {
+		h |= 1 << 63
+		f = -f
+	}
+	return bson.NewDecimal128(h, uint64(math.Round(f*math.Pow10(scale))))
+}
+
+// Validator is the collection validator of a declared table's checks
+// ({balance: {$gte: 0}}), nil when it has none.
+func Validator(t *schema.Table) bson.D {
+	ops := map[string]string{">=": "$gte", ">": "$gt", "<=": "$lte", "<": "$lt", "<>": "$ne"}
+	var conds []bson.D
+	for _, ck := range t.Checks {
+		f := field(t, schema.Col(ck.Column))
+		v := ck.Value
+		if c := t.Column(ck.Column); c != nil && c.Type == schema.Decimal {
+			v = decimal(value(v), c.Scale)
 		}
-		o := options.Index().SetName(ix.Name)
-		if ix.Unique {
+		conds = append(conds, bson.D{{Key: f, Value: bson.D{{Key: ops[ck.Op], Value: v}}}})
+	}
+	switch len(conds) {
+	case 0:
+		return nil
+	case 1:
+		return conds[0]
+	}
+	return bson.D{{Key: "$and", Value: conds}}
+}
+
+// Fields are the document fields of a declared table's columns: the
+// column names, except a one-column primary key, which is _id.
+func Fields(t *schema.Table) []string {
+	out := t.ColumnNames()
+	if len(t.PrimaryKey) == 1 {
+		for i, c := range out {
+			if c == t.PrimaryKey[0] {
+				out[i] = "_id"
+			}
+		}
+	}
+	return out
+}
+
+// field is the document field of key k of t: _id for a one-column
+// primary key, col.a.b for a JSON path.
+func field(t *schema.Table, k schema.Key) string {
+	if len(t.PrimaryKey) == 1 && k.Column == t.PrimaryKey[0] {
+		return "_id"
+	}
+	if len(k.Path) > 0 {
+		return k.Column + "." + k.PathName()
+	}
+	return k.Column
+}
+
+// IndexSpec is one index of a collection as MongoDB builds it.
+type IndexSpec struct {
+	Name   string
+	Keys   bson.D // field: 1 (ascending) or -1 (descending)
+	Unique bool
+}
+
+// Indexes renders a declared table's indexes: a primary key of several
+// columns becomes a unique index named <table>_pkey (a one-column key is
+// _id, indexed already); secondary indexes keep their names, keys (a
+// JSON path as a dotted field, descending keys as -1) and uniqueness.
+// Included columns have no meaning here: MongoDB indexes hold their keys
+// only, and a query reading other fields fetches the document.
+func Indexes(t *schema.Table) []IndexSpec {
+	var out []IndexSpec
+	if len(t.PrimaryKey) > 1 {
+		keys := bson.D{}
+		for _, c := range t.PrimaryKey {
+			keys = append(keys, bson.E{Key: c, Value: 1})
+		}
+		out = append(out, IndexSpec{Name: t.Name + "_pkey", Keys: keys, Unique: true})
+	}
+	for _, x := range t.Indexes {
+		keys := bson.D{}
+		for _, k := range x.Keys {
+			dir := 1
+			if k.Desc {
+				dir = -1
+			}
+			keys = append(keys, bson.E{Key: field(t, k), Value: dir})
+		}
+		out = append(out, IndexSpec{Name: x.Name, Keys: keys, Unique: x.Unique})
+	}
+	return out
+}
+
+// AddForeignKeys implements engine.Catalog: MongoDB has no foreign keys.
+func (k catalog) AddForeignKeys(context.Context, *schema.Table) error { return nil }
+
+// FinishTable implements engine.Catalog: it gives the collection the
+// validator of t's checks (see Validator) and builds t's indexes (see
+// Indexes).
+func (k catalog) FinishTable(ctx context.Context, t *schema.Table) error {
+	if v := Validator(t); v != nil {
+		err := k.c.db.RunCommand(ctx, bson.D{
+			{Key: "collMod", Value: t.Name},
+			{Key: "validator", Value: v},
+			{Key: "validationLevel", Value: "strict"},
+			{Key: "validationAction", Value: "error"},
+		}).Err()
+		if err != nil {
+			return fmt.Errorf("validator: %w", err)
+		}
+	}
+	var models []mongo.IndexModel
+	for _, x := range Indexes(t) {
+		o := options.Index().SetName(x.Name)
+		if x.Unique {
 			o.SetUnique(true)
 		}
-		models[i] = mongo.IndexModel{Keys: keys, Options: o}
+		models = append(models, mongo.IndexModel{Keys: x.Keys, Options: o})
+	}
+	if len(models) == 0 {
+		return nil
 	}
 	if _, err := k.c.db.Collection(t.Name).Indexes().CreateMany(ctx, models); err != nil {
 		return fmt.Errorf("building indexes: %w", err)

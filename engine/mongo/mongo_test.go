@@ -15,6 +15,7 @@ import (
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/engine/mongo"
 	"github.com/dbarena/dbarena/internal/testdb"
+	"github.com/dbarena/dbarena/workload/schema"
 )
 
 func open(t *testing.T, tg engine.Target) *mongo.Engine {
@@ -117,8 +118,15 @@ func TestCatalog(t *testing.T) {
 	e := open(t, testdb.Isolated(t, testdb.Mongo(t)))
 	c := connect(t, e)
 	cat := c.Catalog()
-	def := engine.TableDef{Name: "things", Columns: []string{"_id", "k", "s"},
-		Indexes: []engine.Index{{Name: "k_1", Keys: []string{"k"}}, {Name: "k_s", Keys: []string{"k", "s"}, Unique: true}}}
+	def := &schema.Table{
+		Name:       "things",
+		Columns:    []schema.Column{{Name: "id", Type: schema.Int}, {Name: "k", Type: schema.BigInt}, {Name: "s", Type: schema.Text}},
+		PrimaryKey: []string{"id"},
+		Indexes: []schema.Index{
+			{Name: "k_1", Keys: []schema.Key{schema.Col("k")}},
+			{Name: "k_s", Keys: []schema.Key{schema.Col("k"), schema.Col("s")}, Unique: true},
+		},
+	}
 
 	if ok, err := cat.TableExists(ctx, def.Name); err != nil || ok {
 		t.Fatalf("TableExists before create = %v, %v", ok, err)
@@ -134,7 +142,7 @@ func TestCatalog(t *testing.T) {
 		t.Fatal(err)
 	}
 	// 2,500 rows: three insertMany chunks, the last one partial.
-	n, err := cat.BulkLoad(ctx, def.Name, def.Columns, &rows{n: 2500})
+	n, err := cat.BulkLoad(ctx, def, &rows{n: 2500})
 	if err != nil || n != 2500 {
 		t.Fatalf("BulkLoad = %d, %v; want 2500", n, err)
 	}
@@ -149,8 +157,8 @@ func TestCatalog(t *testing.T) {
 		t.Fatalf("TableExists after create = %v, %v", ok, err)
 	}
 	cols, err := cat.Columns(ctx, def.Name)
-	if err != nil || strings.Join(cols, ",") != "_id,k,s" {
-		t.Errorf("Columns = %v, %v; want [_id k s]", cols, err)
+	if err != nil || strings.Join(cols, ",") != "id,k,s" {
+		t.Errorf("Columns = %v, %v; want [id k s]", cols, err)
 	}
 	rec, ok, err := cat.Meta(ctx, def.Name)
 	if err != nil || !ok || rec.State != "ready" || rec.Workload != "w" || !rec.Created.Equal(created) {

@@ -68,9 +68,10 @@ func (Dialect) TableExistsSQL() string {
 	return "SELECT count(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ?"
 }
 
-// ColumnsSQL lists a table's columns of the current database in order.
+// ColumnsSQL lists a table's columns of the current database in order,
+// leaving out generated columns (those behind JSON-path index keys).
 func (Dialect) ColumnsSQL() string {
-	return "SELECT column_name FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = ? ORDER BY ordinal_position"
+	return "SELECT column_name FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = ? AND COALESCE(generation_expression, '') = '' ORDER BY ordinal_position"
 }
 
 // MySQL and MariaDB server error numbers Classify knows.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/workload"
+	"github.com/dbarena/dbarena/workload/schema"
 )
 
 func init() { workload.Register(meta()) }
@@ -148,97 +148,70 @@ func (w *Airline) referenceData() func() *referenceData {
 	return sync.OnceValue(func() *referenceData { return generate(w.opts.seedData, w.opts.aircraft, w.opts.schedules) })
 }
 
-// The tables' columns, in the order of their CREATE TABLE and initial
-// data; the collections' fields are the same, with _id (Columns).
-var (
-	aircraftColumns = []string{"id", "name", "icao", "iata", "capacity", "country"}
-	scheduleColumns = []string{"id", "from_airport", "to_airport", "valid_from", "valid_until", "days", "departure", "arrival", "flight", "aircraft_iata", "duration_minutes"}
-	seatColumns     = []string{"id", "user_id", "schedule_id", "day"}
-	paymentColumns  = []string{"id", "user_id", "amount", "paid_at"}
-	auditColumns    = []string{"schedule_id", "day", "last_date", "seats_occupied"}
-)
-
 // Tables are the two reference tables, loaded, and the three the
-// bookings fill, empty.
-func (w *Airline) Tables(dialect engine.Dialect) []workload.Table {
-	d, ok := dialect.(engine.SQLDialect)
-	if !ok {
-		return nil
-	}
-	ct := func(t engine.ColType, n, s int) string { return d.ColumnType(t, n, s) }
-	q := d.QuoteIdent
-	intT, big, ts := ct(engine.TypeInt, 0, 0), ct(engine.TypeBigInt, 0, 0), ct(engine.TypeTimestamp, 0, 0)
+// bookings fill, empty, declared by declared, for every engine.
+func (w *Airline) Tables(engine.Dialect) []workload.Table {
 	data := w.referenceData()
+	decl := declared()
 	return []workload.Table{
-		{
-			Name: "aircraft",
-			Create: fmt.Sprintf("CREATE TABLE aircraft (id %s NOT NULL, name %s NOT NULL, icao %s NOT NULL, iata %s NOT NULL, capacity %s NOT NULL, country %s NOT NULL, PRIMARY KEY (id))",
-				intT, ct(engine.TypeVarchar, 60, 0), ct(engine.TypeChar, 4, 0), ct(engine.TypeChar, 3, 0), intT, ct(engine.TypeVarchar, 40, 0)),
-			Columns:   aircraftColumns,
-			Batches:   1,
-			Rows:      func(int) engine.RowSource { return source(data().aircraft) },
-			AfterLoad: []string{"CREATE UNIQUE INDEX aircraft_iata ON aircraft (iata)"},
-		},
-		{
-			Name: "schedule",
-			Create: fmt.Sprintf("CREATE TABLE schedule (id %s NOT NULL, from_airport %s NOT NULL, to_airport %s NOT NULL, valid_from %s NOT NULL, valid_until %s NOT NULL, "+
-				"days %s NOT NULL, departure %s NOT NULL, arrival %s NOT NULL, flight %s NOT NULL, aircraft_iata %s NOT NULL, duration_minutes %s NOT NULL, PRIMARY KEY (id))",
-				intT, ct(engine.TypeChar, 3, 0), ct(engine.TypeChar, 3, 0), intT, intT, ct(engine.TypeVarchar, 7, 0), ct(engine.TypeChar, 5, 0), ct(engine.TypeChar, 5, 0),
-				ct(engine.TypeVarchar, 8, 0), ct(engine.TypeChar, 3, 0), intT),
-			Columns: scheduleColumns,
-			Batches: 1,
-			Rows:    func(int) engine.RowSource { return source(data().schedules) },
-		},
-		{
-			Name: "seat",
-			Create: fmt.Sprintf("CREATE TABLE seat (id %s, user_id %s NOT NULL, schedule_id %s NOT NULL, %s %s NOT NULL, PRIMARY KEY (id))",
-				ct(engine.TypeSerialPK, 0, 0), big, intT, q("day"), intT),
-			Columns:   seatColumns,
-			AfterLoad: []string{"CREATE INDEX seat_schedule_day ON seat (schedule_id, " + q("day") + ")", "CREATE INDEX seat_user ON seat (user_id)"},
-		},
-		{
-			Name: "payment",
-			Create: fmt.Sprintf("CREATE TABLE payment (id %s, user_id %s NOT NULL, amount %s NOT NULL, paid_at %s NOT NULL, PRIMARY KEY (id))",
-				ct(engine.TypeSerialPK, 0, 0), big, ct(engine.TypeDecimal, 12, 2), ts),
-			Columns:   paymentColumns,
-			AfterLoad: []string{"CREATE INDEX payment_user ON payment (user_id)"},
-		},
-		{
-			Name: "audit",
-			Create: fmt.Sprintf("CREATE TABLE audit (schedule_id %s NOT NULL, %s %s NOT NULL, last_date %s NOT NULL, seats_occupied %s NOT NULL, PRIMARY KEY (schedule_id, %s))",
-				intT, q("day"), intT, ts, intT, q("day")),
-			Columns: auditColumns,
-		},
+		{Schema: decl[0], Batches: 1, Rows: func(int) engine.RowSource { return source(data().aircraft) }},
+		{Schema: decl[1], Batches: 1, Rows: func(int) engine.RowSource { return source(data().schedules) }},
+		{Schema: decl[2]},
+		{Schema: decl[3]},
+		{Schema: decl[4]},
 	}
 }
 
-// Columns are table's columns, in the order of its CREATE TABLE and
-// initial data: aircraft, schedule, seat, payment or audit (nil for
-// another name). The slice is the caller's.
-func Columns(table string) []string {
-	var cols []string
-	switch table {
-	case "aircraft":
-		cols = aircraftColumns
-	case "schedule":
-		cols = scheduleColumns
-	case "seat":
-		cols = seatColumns
-	case "payment":
-		cols = paymentColumns
-	case "audit":
-		cols = auditColumns
+// declared are the five tables, their columns in the order of the
+// initial data. On MongoDB aircraft and schedule keep their ids as _id
+// (the booking's read matches the schedule by _id); seat and payment,
+// whose SQL ids are SERIALs, get the ObjectId the driver assigns, since a
+// booking has no key of its own to give them; audit's key (schedule_id,
+// day) is a unique index there, so that two first bookings of a pair
+// cannot create two documents. Secondary indexes are built after the load.
+func declared() []*schema.Table {
+	intC := func(name string) schema.Column { return schema.Column{Name: name, Type: schema.Int} }
+	str := func(ty schema.Type, name string, n int) schema.Column {
+		return schema.Column{Name: name, Type: ty, Size: n}
 	}
-	return slices.Clone(cols)
-}
-
-// ReferenceRows are the initial data of the aircraft and schedule tables,
-// one batch each, generated once from --seed-data on first use, for an
-// implementation's own tables.
-func (w *Airline) ReferenceRows() (aircraft, schedules func(batch int) engine.RowSource) {
-	data := w.referenceData()
-	return func(int) engine.RowSource { return source(data().aircraft) },
-		func(int) engine.RowSource { return source(data().schedules) }
+	ts := func(name string) schema.Column { return schema.Column{Name: name, Type: schema.Timestamp} }
+	keys := func(cols ...string) []schema.Key {
+		out := make([]schema.Key, len(cols))
+		for i, c := range cols {
+			out[i] = schema.Col(c)
+		}
+		return out
+	}
+	id := []string{"id"}
+	return []*schema.Table{
+		{
+			Name: "aircraft", PrimaryKey: id,
+			Columns: []schema.Column{intC("id"), str(schema.Varchar, "name", 60), str(schema.Char, "icao", 4), str(schema.Char, "iata", 3), intC("capacity"), str(schema.Varchar, "country", 40)},
+			Indexes: []schema.Index{{Name: "aircraft_iata", Keys: keys("iata"), Unique: true}},
+		},
+		{
+			Name: "schedule", PrimaryKey: id,
+			Columns: []schema.Column{
+				intC("id"), str(schema.Char, "from_airport", 3), str(schema.Char, "to_airport", 3), intC("valid_from"), intC("valid_until"),
+				str(schema.Varchar, "days", 7), str(schema.Char, "departure", 5), str(schema.Char, "arrival", 5),
+				str(schema.Varchar, "flight", 8), str(schema.Char, "aircraft_iata", 3), intC("duration_minutes"),
+			},
+		},
+		{
+			Name: "seat", PrimaryKey: id,
+			Columns: []schema.Column{{Name: "id", Type: schema.Serial}, {Name: "user_id", Type: schema.BigInt}, intC("schedule_id"), intC("day")},
+			Indexes: []schema.Index{{Name: "seat_schedule_day", Keys: keys("schedule_id", "day")}, {Name: "seat_user", Keys: keys("user_id")}},
+		},
+		{
+			Name: "payment", PrimaryKey: id,
+			Columns: []schema.Column{{Name: "id", Type: schema.Serial}, {Name: "user_id", Type: schema.BigInt}, {Name: "amount", Type: schema.Decimal, Size: 12, Scale: 2}, ts("paid_at")},
+			Indexes: []schema.Index{{Name: "payment_user", Keys: keys("user_id")}},
+		},
+		{
+			Name: "audit", PrimaryKey: []string{"schedule_id", "day"},
+			Columns: []schema.Column{intC("schedule_id"), intC("day"), ts("last_date"), intC("seats_occupied")},
+		},
+	}
 }
 
 // Transactions reports whether bookings run in transactions

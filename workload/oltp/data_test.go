@@ -8,7 +8,10 @@ import (
 	"testing"
 
 	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/engine/postgres"
+	"github.com/dbarena/dbarena/engine/sqlite"
 	"github.com/dbarena/dbarena/workload"
+	"github.com/dbarena/dbarena/workload/schema"
 )
 
 // ddlDialect is a minimal Dialect for checking generated DDL; it talks to
@@ -32,10 +35,6 @@ func (d ddlDialect) ColumnType(t engine.ColType, size, _ int) string {
 		return "INTEGER"
 	}
 }
-
-type resetDialect struct{ ddlDialect }
-
-func (resetDialect) ResetSequenceSQL(table, col string) string { return "RESET " + table + "." + col }
 
 func newTest(t *testing.T, name string, args ...string) *Test {
 	t.Helper()
@@ -179,37 +178,43 @@ func collect(t *testing.T, src engine.RowSource) []row4 {
 func TestTablesDDL(t *testing.T) {
 	w := newTest(t, "oltp_read_write", "--tables=2")
 	tb := w.Tables(ddlDialect{serial: "SERIAL"})
-	if len(tb) != 2 || tb[1].Name != "sbtest2" {
+	if len(tb) != 2 || tb[1].Resolve().Name != "sbtest2" {
 		t.Fatalf("tables %v", tb)
 	}
-	want := "CREATE TABLE sbtest2 (\n  id SERIAL,\n  k INTEGER DEFAULT 0 NOT NULL,\n  c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL,\n  PRIMARY KEY (id)\n)"
-	if tb[1].Create != want {
-		t.Errorf("Create =\n%s\nwant\n%s", tb[1].Create, want)
+	if errs := schema.Validate([]*schema.Table{tb[0].Schema, tb[1].Schema}); len(errs) > 0 {
+		t.Fatal(errs)
 	}
-	if strings.Join(tb[1].AfterLoad, ";") != "CREATE INDEX k_2 ON sbtest2(k)" {
-		t.Errorf("AfterLoad = %q", tb[1].AfterLoad)
+	// Dialects whose tables are organised by their key get it in CREATE
+	// TABLE; --auto-inc makes id the dialect's serial column.
+	lite := sqlite.Dialect{}
+	want := "CREATE TABLE sbtest2 (\n  id INTEGER,\n  k INTEGER DEFAULT 0 NOT NULL,\n  c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL,\n  PRIMARY KEY (id)\n)"
+	if got := strings.Join(lite.CreateTableSQL(tb[1].Schema), ";"); got != want {
+		t.Errorf("Create =\n%s\nwant\n%s", got, want)
 	}
-	if strings.Join(tb[1].Columns, ",") != "id,k,c,pad" {
-		t.Errorf("Columns = %v", tb[1].Columns)
+	if got := strings.Join(lite.AfterLoadSQL(tb[1].Schema), ";"); got != "CREATE INDEX k_2 ON sbtest2 (k)" {
+		t.Errorf("AfterLoad = %q", got)
+	}
+	if got := strings.Join(tb[1].Resolve().Columns, ","); got != "id,k,c,pad" {
+		t.Errorf("Columns = %v", got)
 	}
 
 	// Dialects that build primary keys faster after the load get the key
-	// in AfterLoad, before the secondary index.
-	tb = w.Tables(deferPKDialect{ddlDialect{serial: "SERIAL"}})
-	if strings.Contains(tb[0].Create, "PRIMARY KEY") || strings.Join(tb[0].AfterLoad, ";") != "ADD PK sbtest1(id);CREATE INDEX k_1 ON sbtest1(k)" {
-		t.Errorf("deferred primary key: Create %q AfterLoad %q", tb[0].Create, tb[0].AfterLoad)
+	// after the load, before the secondary index; those that need it get
+	// a sequence reset after that.
+	pg := postgres.Dialect{}
+	if got := strings.Join(pg.CreateTableSQL(tb[0].Schema), ";"); strings.Contains(got, "PRIMARY KEY") || !strings.Contains(got, "id SERIAL,") {
+		t.Errorf("deferred primary key: Create %q", got)
 	}
-
-	// Dialects that need it get a sequence reset after loading.
-	tb = w.Tables(resetDialect{ddlDialect{serial: "SERIAL"}})
-	if strings.Join(tb[0].AfterLoad, ";") != "CREATE INDEX k_1 ON sbtest1(k);RESET sbtest1.id" {
-		t.Errorf("AfterLoad = %q", tb[0].AfterLoad)
+	want = pg.AddPrimaryKeySQL("sbtest1", "id") + ";CREATE INDEX k_1 ON sbtest1 (k);" + pg.ResetSequenceSQL("sbtest1", "id")
+	if got := strings.Join(pg.AfterLoadSQL(tb[0].Schema), ";"); got != want {
+		t.Errorf("AfterLoad = %q, want %q", got, want)
 	}
 
 	w = newTest(t, "oltp_read_write", "--auto-inc=false", "--create-secondary=false")
-	tb = w.Tables(resetDialect{ddlDialect{serial: "SERIAL"}})
-	if !strings.Contains(tb[0].Create, "id INTEGER NOT NULL,") || len(tb[0].AfterLoad) != 0 {
-		t.Errorf("no auto-inc: Create = %s, AfterLoad = %q", tb[0].Create, tb[0].AfterLoad)
+	tb = w.Tables(ddlDialect{serial: "SERIAL"})
+	create, after := strings.Join(pg.CreateTableSQL(tb[0].Schema), ";"), pg.AfterLoadSQL(tb[0].Schema)
+	if !strings.Contains(create, "id INTEGER NOT NULL,") || strings.Join(after, ";") != pg.AddPrimaryKeySQL("sbtest1", "id") {
+		t.Errorf("no auto-inc: Create = %s, AfterLoad = %q", create, after)
 	}
 
 	// oltp_insert without auto-inc starts from empty tables, as sysbench.
@@ -233,10 +238,4 @@ func BenchmarkRows(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/row")
-}
-
-type deferPKDialect struct{ ddlDialect }
-
-func (deferPKDialect) AddPrimaryKeySQL(table string, cols ...string) string {
-	return "ADD PK " + table + "(" + strings.Join(cols, ",") + ")"
 }

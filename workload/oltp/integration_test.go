@@ -67,27 +67,27 @@ func connect(t *testing.T, e engine.Engine) engine.SQLConn {
 }
 
 // load creates and fills w's tables the way a loader does: CREATE, every
-// batch through BulkLoad, then AfterLoad.
+// batch through BulkLoad, then the indexes.
 func load(t *testing.T, e engine.Engine, w workload.Workload) {
 	t.Helper()
 	ctx := context.Background()
 	c := connect(t, e)
 	for _, tb := range w.Tables(e.Dialect()) {
+		tb = tb.Resolve()
 		if err := c.Exec(ctx, "DROP TABLE IF EXISTS "+tb.Name); err != nil {
 			t.Fatal(err)
 		}
-		if err := c.Exec(ctx, tb.Create); err != nil {
-			t.Fatalf("%s: %v", tb.Create, err)
+		cat := c.Catalog()
+		if err := cat.CreateTable(ctx, tb.Schema); err != nil {
+			t.Fatalf("create %s: %v", tb.Name, err)
 		}
 		for b := 0; b < tb.Batches; b++ {
-			if _, err := c.BulkLoad(ctx, tb.Name, tb.Columns, tb.Rows(b)); err != nil {
+			if _, err := cat.BulkLoad(ctx, tb.Schema, tb.Rows(b)); err != nil {
 				t.Fatalf("load %s batch %d: %v", tb.Name, b, err)
 			}
 		}
-		for _, s := range tb.AfterLoad {
-			if err := c.Exec(ctx, s); err != nil {
-				t.Fatalf("%s: %v", s, err)
-			}
+		if err := cat.FinishTable(ctx, tb.Schema); err != nil {
+			t.Fatalf("finish %s: %v", tb.Name, err)
 		}
 	}
 }

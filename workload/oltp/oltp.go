@@ -9,6 +9,7 @@ import (
 
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/workload"
+	"github.com/dbarena/dbarena/workload/schema"
 )
 
 // version changes whenever data or transactions change in a way that makes
@@ -231,39 +232,43 @@ func (w *Test) loadsRows() bool {
 	return !(w.v.kind == EventInsert && !w.opts.autoInc)
 }
 
-// Tables returns sbtest1..N: on SQL engines sysbench's schema (id, k,
-// c CHAR(120), pad CHAR(60), primary key on id), its initial data, and in
-// AfterLoad the secondary index k_N on k (--create-secondary) and, with
-// --auto-inc on dialects that need it, the sequence reset; on MongoDB the
-// collections of workload/oltp/mongo.
-func (w *Test) Tables(dialect engine.Dialect) []workload.Table {
-	d, ok := dialect.(engine.SQLDialect)
-	if !ok {
-		return nil
-	}
+// Tables returns sbtest1..N, declared (see declare) with their initial
+// data, for every engine family (workload/oltp/mongo's too).
+func (w *Test) Tables(engine.Dialect) []workload.Table {
 	out := w.DataTables()
 	for i := range out {
-		n, name := i+1, out[i].Name
-		var after []string
-		dpk, deferPK := d.(engine.DeferredPrimaryKey)
-		if deferPK {
-			after = append(after, dpk.AddPrimaryKeySQL(name, "id"))
-		}
-		if w.opts.createSecondary {
-			after = append(after, fmt.Sprintf("CREATE INDEX k_%d ON %s(k)", n, name))
-		}
-		if sr, ok := d.(engine.SequenceResetter); ok && w.opts.autoInc && out[i].Batches > 0 {
-			after = append(after, sr.ResetSequenceSQL(name, "id"))
-		}
-		out[i].Create = createTableSQL(d, name, w.opts.autoInc, !deferPK)
-		out[i].Columns = []string{"id", "k", "c", "pad"}
-		out[i].AfterLoad = after
+		out[i].Schema = w.declare(i + 1)
 	}
 	return out
 }
 
+// declare is table n: sysbench's schema (id, k, c CHAR(120), pad
+// CHAR(60), primary key on id, a serial id under --auto-inc) and the
+// secondary index k_N on k (--create-secondary). On MongoDB id is the
+// documents' _id.
+func (w *Test) declare(n int) *schema.Table {
+	id := schema.Column{Name: "id", Type: schema.Int}
+	if w.opts.autoInc {
+		id.Type = schema.Serial
+	}
+	t := &schema.Table{
+		Name: TableName(n),
+		Columns: []schema.Column{
+			id,
+			{Name: "k", Type: schema.Int, Default: 0},
+			{Name: "c", Type: schema.Char, Size: 120, Default: ""},
+			{Name: "pad", Type: schema.Char, Size: 60, Default: ""},
+		},
+		PrimaryKey: []string{"id"},
+	}
+	if w.opts.createSecondary {
+		t.Indexes = []schema.Index{{Name: fmt.Sprintf("k_%d", n), Keys: []schema.Key{schema.Col("k")}}}
+	}
+	return t
+}
+
 // DataTables are sbtest1..N with their initial data, for any engine
-// family: names, batches and rows, no DDL, columns or indexes.
+// family: names, batches and rows, without their declarations.
 func (w *Test) DataTables() []workload.Table {
 	o := &w.opts
 	dc, err := o.distConfig()
@@ -282,26 +287,6 @@ func (w *Test) DataTables() []workload.Table {
 		out = append(out, workload.Table{Name: TableName(n), Batches: batches, Rows: gen.rows})
 	}
 	return out
-}
-
-// createTableSQL is the CREATE TABLE statement of one table: sysbench's
-// columns, with the dialect's serial type for id under --auto-inc (the
-// type never declares the key; the table constraint does, unless the
-// dialect builds it after the load).
-func createTableSQL(d engine.SQLDialect, name string, autoInc, pk bool) string {
-	idDef := d.ColumnType(engine.TypeInt, 0, 0) + " NOT NULL"
-	if autoInc {
-		idDef = d.ColumnType(engine.TypeSerialPK, 0, 0)
-	}
-	pkDef := ""
-	if pk {
-		pkDef = ",\n  PRIMARY KEY (id)"
-	}
-	return "CREATE TABLE " + name + " (\n" +
-		"  id " + idDef + ",\n" +
-		"  k " + d.ColumnType(engine.TypeInt, 0, 0) + " DEFAULT 0 NOT NULL,\n" +
-		"  c " + d.ColumnType(engine.TypeChar, 120, 0) + " DEFAULT '' NOT NULL,\n" +
-		"  pad " + d.ColumnType(engine.TypeChar, 60, 0) + " DEFAULT '' NOT NULL" + pkDef + "\n)"
 }
 
 // NewWorker prepares, on c, the statements the test runs on every table

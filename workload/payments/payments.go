@@ -72,6 +72,7 @@ import (
 
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/workload"
+	"github.com/dbarena/dbarena/workload/schema"
 )
 
 func init() { workload.Register(meta()) }
@@ -211,38 +212,52 @@ func (w *Payments) securityCode(card int64) string {
 // Permissions are the permissions a token can carry; tokens carry transfer.
 var permissions = []string{"transfer", "read", "admin"}
 
-// Tables are the seven tables; transfers starts empty. Every engine
-// family loads the same rows from DataTables.
-func (w *Payments) Tables(dialect engine.Dialect) []workload.Table {
-	d, ok := dialect.(engine.SQLDialect)
-	if !ok {
-		return nil
-	}
-	ct := func(t engine.ColType, n, s int) string { return d.ColumnType(t, n, s) }
-	intT, ts, boolT := ct(engine.TypeInt, 0, 0), ct(engine.TypeTimestamp, 0, 0), ct(engine.TypeBool, 0, 0)
-	money := ct(engine.TypeDecimal, 14, 2)
-	create := map[string]string{
-		"organizations": fmt.Sprintf("CREATE TABLE organizations (id %s NOT NULL, name %s NOT NULL, PRIMARY KEY (id))", intT, ct(engine.TypeVarchar, 60, 0)),
-		"users": fmt.Sprintf("CREATE TABLE users (id %s NOT NULL, organization_id %s NOT NULL, name %s NOT NULL, email %s NOT NULL, PRIMARY KEY (id))",
-			intT, intT, ct(engine.TypeVarchar, 60, 0), ct(engine.TypeVarchar, 80, 0)),
-		"permissions": fmt.Sprintf("CREATE TABLE permissions (id %s NOT NULL, name %s NOT NULL, PRIMARY KEY (id))", intT, ct(engine.TypeVarchar, 20, 0)),
-		"tokens": fmt.Sprintf("CREATE TABLE tokens (hash %s NOT NULL, permission_id %s NOT NULL, user_id %s NOT NULL, expires_at %s NOT NULL, PRIMARY KEY (hash))",
-			ct(engine.TypeChar, 64, 0), intT, intT, ts),
-		"accounts": fmt.Sprintf("CREATE TABLE accounts (id %s NOT NULL, organization_id %s NOT NULL, balance %s NOT NULL, frozen %s NOT NULL, PRIMARY KEY (id), CHECK (balance >= 0))",
-			intT, intT, money, boolT),
-		"cards": fmt.Sprintf("CREATE TABLE cards (id %s NOT NULL, account_id %s NOT NULL, expiry %s NOT NULL, security_code %s NOT NULL, frozen %s NOT NULL, PRIMARY KEY (id))",
-			intT, intT, intT, ct(engine.TypeChar, 3, 0), boolT),
-		"transfers": fmt.Sprintf("CREATE TABLE transfers (id %s, card_id %s NOT NULL, from_account %s NOT NULL, to_account %s NOT NULL, user_id %s NOT NULL, amount %s NOT NULL, created_at %s NOT NULL, PRIMARY KEY (id))",
-			ct(engine.TypeSerialPK, 0, 0), intT, intT, intT, intT, money, ts),
-	}
+// Tables are the seven tables (collections on MongoDB), declared by
+// declared; transfers starts empty. Every engine loads the same rows from
+// DataTables.
+func (w *Payments) Tables(engine.Dialect) []workload.Table {
 	out := w.DataTables()
+	decl := declared()
 	for i := range out {
-		out[i].Create = create[out[i].Name]
-		if out[i].Name == "transfers" {
-			out[i].AfterLoad = []string{"CREATE INDEX transfers_from ON transfers (from_account)"}
-		}
+		out[i].Schema = decl[i]
 	}
 	return out
+}
+
+// declared are the seven tables: a one-column primary key each (on
+// MongoDB the documents' _id; transfers' SERIAL id becomes an ObjectId
+// there), money as DECIMAL(14,2) (Decimal128 with two decimal places on
+// MongoDB), the balance never negative (a CHECK, a validator on MongoDB)
+// and one secondary index, transfers_from; every lookup of a transfer
+// goes by its id.
+func declared() []*schema.Table {
+	intC := func(name string) schema.Column { return schema.Column{Name: name, Type: schema.Int} }
+	str := func(ty schema.Type, name string, n int) schema.Column {
+		return schema.Column{Name: name, Type: ty, Size: n}
+	}
+	money := func(name string) schema.Column {
+		return schema.Column{Name: name, Type: schema.Decimal, Size: 14, Scale: 2}
+	}
+	ts := func(name string) schema.Column { return schema.Column{Name: name, Type: schema.Timestamp} }
+	boolC := func(name string) schema.Column { return schema.Column{Name: name, Type: schema.Bool} }
+	id := []string{"id"}
+	return []*schema.Table{
+		{Name: "organizations", PrimaryKey: id, Columns: []schema.Column{intC("id"), str(schema.Varchar, "name", 60)}},
+		{Name: "users", PrimaryKey: id, Columns: []schema.Column{intC("id"), intC("organization_id"), str(schema.Varchar, "name", 60), str(schema.Varchar, "email", 80)}},
+		{Name: "permissions", PrimaryKey: id, Columns: []schema.Column{intC("id"), str(schema.Varchar, "name", 20)}},
+		{Name: "tokens", PrimaryKey: []string{"hash"}, Columns: []schema.Column{str(schema.Char, "hash", 64), intC("permission_id"), intC("user_id"), ts("expires_at")}},
+		{
+			Name: "accounts", PrimaryKey: id,
+			Columns: []schema.Column{intC("id"), intC("organization_id"), money("balance"), boolC("frozen")},
+			Checks:  []schema.Check{{Name: "accounts_balance", Column: "balance", Op: ">=", Value: 0}},
+		},
+		{Name: "cards", PrimaryKey: id, Columns: []schema.Column{intC("id"), intC("account_id"), intC("expiry"), str(schema.Char, "security_code", 3), boolC("frozen")}},
+		{
+			Name: "transfers", PrimaryKey: id,
+			Columns: []schema.Column{{Name: "id", Type: schema.Serial}, intC("card_id"), intC("from_account"), intC("to_account"), intC("user_id"), money("amount"), ts("created_at")},
+			Indexes: []schema.Index{{Name: "transfers_from", Keys: []schema.Key{schema.Col("from_account")}}},
+		},
+	}
 }
 
 // DataTables are the tables' names, columns (as the SQL tables name them)

@@ -406,3 +406,30 @@ func TestRunThenCheck(t *testing.T) {
 		})
 	}
 }
+
+// TestForeignKeys prepares with --fk: the specification's ten foreign keys
+// exist afterwards (PostgreSQL and MariaDB), and SQLite refuses the
+// option.
+func TestForeignKeys(t *testing.T) {
+	for _, db := range testDBs {
+		t.Run("db="+db.name, func(t *testing.T) {
+			if db.name == "sqlite" {
+				e := enginetest.Open(t, db.target(t))
+				w := parse(t, "--warehouses", "1", "--fk")
+				_, err := runner.Prepare(context.Background(), e, w, runner.PrepareConfig{LoadThreads: 2})
+				var oe *workload.OptionError
+				if !errors.As(err, &oe) || oe.Flag != "fk" {
+					t.Fatalf("prepare --fk on sqlite = %v, want an error naming --fk", err)
+				}
+				return
+			}
+			e, _ := preparedDB(t, db, "--fk")
+			c := enginetest.Connect(t, e)
+			schemaFn := map[string]string{"postgres": "current_schema()", "mysql": "DATABASE()"}[db.name]
+			n := sqlRunner{t, c}.int("SELECT count(*) FROM information_schema.table_constraints WHERE constraint_type = 'FOREIGN KEY' AND table_schema = " + schemaFn)
+			if n != 10 {
+				t.Errorf("%d foreign keys, want 10", n)
+			}
+		})
+	}
+}

@@ -135,37 +135,27 @@ func (w *TPCC) genConfig() gen.Config {
 	return gen.Config{Seed: w.opts.seedData, Warehouses: w.opts.warehouses, Now: w.loadTime}
 }
 
-// Tables returns the nine tables. Each per-warehouse table loads one batch
-// per warehouse, so warehouses load in parallel; item is one batch. The
-// primary key is in CREATE TABLE except on dialects that build it faster
-// after the load; secondary indexes always come after the rows.
+// Tables returns the nine declared tables (with the specification's
+// foreign keys under --fk). Each per-warehouse table loads one batch per
+// warehouse, so warehouses load in parallel; item is one batch. The
+// engines decide where the primary key goes (PostgreSQL builds it after
+// the load); secondary indexes always come after the rows, foreign keys
+// after every table.
 func (w *TPCC) Tables(dialect engine.Dialect) []workload.Table {
-	d := dialect.(engine.SQLDialect)
 	cfg := w.genConfig()
-	dpk, deferPK := d.(engine.DeferredPrimaryKey)
-	out := make([]workload.Table, 0, len(schema.Tables))
-	for _, t := range schema.Tables {
-		var after []string
-		if deferPK && len(t.PK) > 0 {
-			after = append(after, dpk.AddPrimaryKeySQL(t.Name, t.PK...))
-		}
-		for _, x := range schema.Indexes {
-			if x.Table == t.Name {
-				after = append(after, schema.IndexSQL(x))
-			}
-		}
+	decl := schema.Declared(w.opts.fk)
+	out := make([]workload.Table, 0, len(decl))
+	for _, t := range decl {
 		name := t.Name
 		batches, first := w.opts.warehouses, 1
 		if name == schema.Item {
 			batches, first = 1, 0
 		}
 		out = append(out, workload.Table{
-			Name:      name,
-			Create:    schema.CreateSQL(d, t, !deferPK),
-			Columns:   t.ColumnNames(),
-			Batches:   batches,
-			Rows:      func(b int) engine.RowSource { return cfg.Rows(name, b+first) },
-			AfterLoad: after,
+			Schema:  t,
+			Name:    name,
+			Batches: batches,
+			Rows:    func(b int) engine.RowSource { return cfg.Rows(name, b+first) },
 		})
 	}
 	return out
@@ -175,22 +165,15 @@ func (w *TPCC) Tables(dialect engine.Dialect) []workload.Table {
 // table is warehouse b+1 (item's one batch counts with the first).
 func (w *TPCC) BatchUnit() string { return "warehouses" }
 
-// FinishLoad adds the foreign keys under --fk, once every table is in.
+// FinishLoad refuses --fk on SQLite, which cannot add foreign keys to
+// loaded tables (and enforces declared ones only when asked).
 func (w *TPCC) FinishLoad(ctx context.Context, conn engine.Conn) error {
 	c, cerr := engine.SQL(conn)
 	if cerr != nil {
 		return cerr
 	}
-	if !w.opts.fk {
-		return nil
-	}
-	if c.Dialect().Name() == "sqlite" {
+	if w.opts.fk && c.Dialect().Name() == "sqlite" {
 		return &workload.OptionError{Flag: "fk", Value: "true", Err: "sqlite cannot add foreign keys to loaded tables"}
-	}
-	for _, k := range schema.ForeignKeys {
-		if err := c.Exec(ctx, schema.ForeignKeySQL(k)); err != nil {
-			return fmt.Errorf("--fk: %s: %w", k.Name, err)
-		}
 	}
 	return nil
 }

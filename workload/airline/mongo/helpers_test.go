@@ -220,9 +220,10 @@ func TestMongoTables(t *testing.T) {
 		t.Fatalf("%d tables, %d collections", len(sql), len(docs))
 	}
 	for i := range sql {
-		s, d := sql[i], docs[i]
-		if s.Name != d.Name || s.Batches != d.Batches || d.Columns[0] != "_id" {
-			t.Errorf("table %s %v (%d batches), collection %s %v (%d batches)", s.Name, s.Columns, s.Batches, d.Name, d.Columns, d.Batches)
+		s, d := sql[i].Resolve(), docs[i].Resolve()
+		fields := mongo.Fields(d.Schema)
+		if s.Name != d.Name || s.Batches != d.Batches || !reflect.DeepEqual(s.Schema, d.Schema) || (len(d.Schema.PrimaryKey) == 1) != (fields[0] == "_id") {
+			t.Errorf("table %s %v (%d batches), collection %s %v (%d batches)", s.Name, s.Columns, s.Batches, d.Name, fields, d.Batches)
 		}
 		for b := 0; b < s.Batches; b++ {
 			if got, want := rows(t, d.Rows(b)), rows(t, s.Rows(b)); !reflect.DeepEqual(got, want) {
@@ -230,9 +231,9 @@ func TestMongoTables(t *testing.T) {
 			}
 		}
 	}
-	if audit := docs[4]; audit.Name != "audit" || len(audit.Indexes) != 1 || !audit.Indexes[0].Unique ||
-		!reflect.DeepEqual(audit.Indexes[0].Keys, []string{"schedule_id", "day"}) {
-		t.Errorf("audit's indexes: %+v", audit.Indexes)
+	if audit := docs[4].Schema; audit.Name != "audit" || len(mongo.Indexes(audit)) != 1 || !mongo.Indexes(audit)[0].Unique ||
+		mongo.Indexes(audit)[0].Keys.String() != `{"schedule_id":{"$numberInt":"1"},"day":{"$numberInt":"1"}}` {
+		t.Errorf("audit's indexes: %+v", mongo.Indexes(audit))
 	}
 	if got := workload.OptionValues(w)["transactions"]; got != "on" {
 		t.Errorf("transactions option recorded as %q", got)

@@ -65,8 +65,8 @@ func (w *Airline) CheckIsolation(d engine.Dialect, level string) error {
 	return w.base.CheckIsolation(d, level)
 }
 
-// Tables are the collections of mongoTables.
-func (w *Airline) Tables(engine.Dialect) []workload.Table { return w.mongoTables() }
+// Tables are the SQL engines' declared tables, as collections.
+func (w *Airline) Tables(d engine.Dialect) []workload.Table { return w.base.Tables(d) }
 
 // Install checks the options against the target and picks the run's
 // user-id epoch (mongoInstall).
@@ -110,49 +110,6 @@ func mongoConn(conn engine.Conn) (*mongo.Conn, error) {
 		return nil, fmt.Errorf("airline: a MongoDB connection is needed, not %T", conn)
 	}
 	return mc, nil
-}
-
-// withID is an SQL table's columns as a collection's fields: the first
-// column, the key, becomes _id (idFirst), or _id is added in front.
-func withID(cols []string, idFirst bool) []string {
-	if idFirst {
-		return append([]string{"_id"}, cols[1:]...)
-	}
-	return append([]string{"_id"}, cols...)
-}
-
-// mongoTables are the SQL tables as collections, loaded from the same
-// generator: aircraft and schedule keep their ids as _id (the booking's
-// read matches the schedule by _id); seat, payment and audit get the
-// ObjectId the driver assigns, since a booking has no key of its own to
-// give them, and audit's key (schedule_id, day) is a unique index, so that
-// two first bookings of a pair cannot create two documents. Secondary
-// indexes are the SQL tables' and are built after the load.
-func (w *Airline) mongoTables() []workload.Table {
-	aircraft, schedules := w.base.ReferenceRows()
-	return []workload.Table{
-		{
-			Name: "aircraft", Columns: withID(airline.Columns("aircraft"), true),
-			Batches: 1, Rows: aircraft,
-			Indexes: []engine.Index{{Name: "aircraft_iata", Keys: []string{"iata"}, Unique: true}},
-		},
-		{
-			Name: "schedule", Columns: withID(airline.Columns("schedule"), true),
-			Batches: 1, Rows: schedules,
-		},
-		{
-			Name: "seat", Columns: withID(airline.Columns("seat"), true),
-			Indexes: []engine.Index{{Name: "seat_schedule_day", Keys: []string{"schedule_id", "day"}}, {Name: "seat_user", Keys: []string{"user_id"}}},
-		},
-		{
-			Name: "payment", Columns: withID(airline.Columns("payment"), true),
-			Indexes: []engine.Index{{Name: "payment_user", Keys: []string{"user_id"}}},
-		},
-		{
-			Name: "audit", Columns: withID(airline.Columns("audit"), false),
-			Indexes: []engine.Index{{Name: "audit_schedule_day", Keys: []string{"schedule_id", "day"}, Unique: true}},
-		},
-	}
 }
 
 // mongoInstall checks the options against the target (transactions need

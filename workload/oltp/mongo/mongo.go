@@ -58,8 +58,8 @@ func (w *Test) Retryable(c engine.ErrorClass) bool { return w.base.Retryable(c) 
 // Ops lists the operations, as on SQL engines.
 func (w *Test) Ops() []workload.Op { return w.base.Ops() }
 
-// Tables are the collections of mongoTables.
-func (w *Test) Tables(engine.Dialect) []workload.Table { return w.mongoTables() }
+// Tables are the SQL engines' declared tables, as collections.
+func (w *Test) Tables(d engine.Dialect) []workload.Table { return w.base.Tables(d) }
 
 // NewWorker returns a worker running the test's events on c, a MongoDB
 // connection, with its own random source seeded from env.Seed.
@@ -94,21 +94,6 @@ func mongoConn(conn engine.Conn) (*mongo.Conn, error) {
 		return nil, fmt.Errorf("oltp: a MongoDB connection is needed, not %T", conn)
 	}
 	return mc, nil
-}
-
-// mongoTables are sbtest1..N as collections of documents {_id, k, c, pad}
-// (the row's id is the document's _id), loaded from the same generator as
-// the SQL tables, with the secondary index k_N on k built after the load
-// (--create-secondary).
-func (w *Test) mongoTables() []workload.Table {
-	out := w.base.DataTables()
-	for i := range out {
-		out[i].Columns = []string{"_id", "k", "c", "pad"}
-		if w.base.CreateSecondary() {
-			out[i].Indexes = []engine.Index{{Name: fmt.Sprintf("k_%d", i+1), Keys: []string{"k"}}}
-		}
-	}
-	return out
 }
 
 // mongoTable is one collection's handles and the options of the

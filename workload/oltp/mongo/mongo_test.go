@@ -2,6 +2,7 @@ package mongo
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -131,14 +132,12 @@ func TestMongoTables(t *testing.T) {
 		t.Fatalf("%d tables, want 2", len(tables))
 	}
 	for i, tb := range tables {
-		if tb.Create != "" || len(tb.AfterLoad) > 0 {
-			t.Errorf("%s: SQL on MongoDB: %q %v", tb.Name, tb.Create, tb.AfterLoad)
+		if f := mongo.Fields(tb.Schema); strings.Join(f, ",") != "_id,k,c,pad" || tb.Batches != 3 {
+			t.Errorf("%s: fields %v, %d batches; want _id,k,c,pad and 3", tb.Name, f, tb.Batches)
 		}
-		if strings.Join(tb.Columns, ",") != "_id,k,c,pad" || tb.Batches != 3 {
-			t.Errorf("%s: columns %v, %d batches; want _id,k,c,pad and 3", tb.Name, tb.Columns, tb.Batches)
-		}
-		if len(tb.Indexes) != 1 || tb.Indexes[0].Name != oltp.TableName(i + 1)[len("sbtest"):] && tb.Indexes[0].Keys[0] != "k" {
-			t.Errorf("%s: indexes %v, want k_N on k", tb.Name, tb.Indexes)
+		ix := mongo.Indexes(tb.Schema)
+		if len(ix) != 1 || ix[0].Name != "k_"+strconv.Itoa(i+1) || len(ix[0].Keys) != 1 || ix[0].Keys[0].Key != "k" {
+			t.Errorf("%s: indexes %v, want k_N on k", tb.Name, ix)
 		}
 	}
 	// The same rows as on SQL engines: one generator for every engine.
@@ -153,7 +152,7 @@ func TestMongoTables(t *testing.T) {
 			}
 		}
 	}
-	if w := newTest(t, "oltp_read_write", "--create-secondary=false"); len(bind(t, w).Tables(mongo.Dialect{})[0].Indexes) != 0 {
+	if w := newTest(t, "oltp_read_write", "--create-secondary=false"); len(mongo.Indexes(bind(t, w).Tables(mongo.Dialect{})[0].Schema)) != 0 {
 		t.Error("--create-secondary=false still builds k_1")
 	}
 }

@@ -37,7 +37,6 @@ var (
 	_ workload.Checker      = (*Payments)(nil)
 	_ workload.RunDefaulter = (*Payments)(nil)
 	_ workload.Reporter     = (*Payments)(nil)
-	_ workload.LoadFinisher = (*Payments)(nil)
 	_ workload.Replayer     = (*mongoWorker)(nil)
 )
 
@@ -68,8 +67,10 @@ func (w *Payments) RunDefaults() workload.RunDefaults { return w.base.RunDefault
 // Metrics are transfers and deletes per minute, as on SQL engines.
 func (w *Payments) Metrics(s workload.Span) []result.Metric { return w.base.Metrics(s) }
 
-// Tables are the collections of mongoTables.
-func (w *Payments) Tables(engine.Dialect) []workload.Table { return w.mongoTables() }
+// Tables are the SQL engines' declared tables, as collections (the
+// engine stores money as Decimal128 and the balance check as a
+// validator).
+func (w *Payments) Tables(d engine.Dialect) []workload.Table { return w.base.Tables(d) }
 
 // NewWorker returns a worker on c, a MongoDB connection (newMongoWorker).
 func (w *Payments) NewWorker(_ context.Context, conn engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
@@ -98,48 +99,6 @@ func mongoConn(conn engine.Conn) (*mongo.Conn, error) {
 	return mc, nil
 }
 
-// mongoTables are the seven tables as collections of the same rows (see
-// the package documentation): a table's single-column primary key becomes
-// the documents' _id (tokens: the hash); transfers, whose SQL key is a
-// SERIAL, get ObjectIds; money is Decimal128 with two decimal places,
-// as DECIMAL(14,2) holds it. The one secondary index is the SQL tables'
-// one, transfers_from; every lookup of a transfer goes by _id.
-func (w *Payments) mongoTables() []workload.Table {
-	out := w.base.DataTables()
-	for i := range out {
-		t := &out[i]
-		t.Columns = append([]string{"_id"}, t.Columns[1:]...)
-		switch t.Name {
-		case "accounts":
-			rows := t.Rows
-			t.Rows = func(b int) engine.RowSource { return decimalColumn{rows(b), 2} }
-		case "transfers":
-			t.Indexes = []engine.Index{{Name: "transfers_from", Keys: []string{"from_account"}}}
-		}
-	}
-	return out
-}
-
-// decimalColumn turns column col of every row (a float64 amount) into
-// the Decimal128 of its value rounded to the cent.
-type decimalColumn struct {
-	engine.RowSource
-	col int
-}
-
-func (s decimalColumn) Values() ([]any, error) {
-	v, err := s.RowSource.Values()
-	if err != nil {
-		return nil, err
-	}
-	f, ok := v[s.col].(float64)
-	if !ok {
-		return nil, fmt.Errorf("payments: column %d is %T, want float64", s.col, v[s.col])
-	}
-	v[s.col] = decimalCents(cents(f))
-	return v, nil
-}
-
 // cents is amount in cents, rounded.
 func cents(amount float64) int64 { return int64(math.Round(amount * 100)) }
 
@@ -154,26 +113,6 @@ func decimalCents(c int64) bson.Decimal128 {
 		c = -c
 	}
 	return bson.NewDecimal128(h, uint64(c))
-}
-
-// FinishLoad gives accounts the validator {balance: {$gte: 0}}: the
-// counterpart of the SQL table's CHECK (balance >= 0), checked on every
-// update as the CHECK is.
-func (w *Payments) FinishLoad(ctx context.Context, conn engine.Conn) error {
-	mc, err := mongoConn(conn)
-	if err != nil {
-		return err
-	}
-	err = mc.DB().RunCommand(ctx, bson.D{
-		{Key: "collMod", Value: "accounts"},
-		{Key: "validator", Value: bson.D{{Key: "balance", Value: bson.D{{Key: "$gte", Value: 0}}}}},
-		{Key: "validationLevel", Value: "strict"},
-		{Key: "validationAction", Value: "error"},
-	}).Err()
-	if err != nil {
-		return fmt.Errorf("payments: accounts' balance validator: %w", err)
-	}
-	return nil
 }
 
 // errNoProcedure refuses --mode procedure on MongoDB.

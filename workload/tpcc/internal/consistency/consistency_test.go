@@ -44,10 +44,13 @@ func load(t testing.TB, c engine.SQLConn, from, to int) {
 	ctx := context.Background()
 	cfg := gen.Config{Seed: 1, Warehouses: to, Now: time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)}
 	start := time.Now()
+	r := c.Dialect().(engine.SchemaRenderer)
 	for _, tb := range schema.Tables {
 		if from == 1 {
-			if err := c.Exec(ctx, schema.CreateSQL(c.Dialect(), tb, true)); err != nil {
-				t.Fatalf("create %s: %v", tb.Name, err)
+			for _, stmt := range r.CreateTableSQL(tb) {
+				if err := c.Exec(ctx, stmt); err != nil {
+					t.Fatalf("create %s: %v", tb.Name, err)
+				}
 			}
 		}
 		for w := from; w <= to; w++ {
@@ -63,9 +66,11 @@ func load(t testing.TB, c engine.SQLConn, from, to int) {
 		}
 	}
 	if from == 1 {
-		for _, x := range schema.Indexes {
-			if err := c.Exec(ctx, schema.IndexSQL(x)); err != nil {
-				t.Fatalf("%s: %v", schema.IndexSQL(x), err)
+		for _, tb := range schema.Tables {
+			for _, stmt := range r.AfterLoadSQL(tb) {
+				if err := c.Exec(ctx, stmt); err != nil {
+					t.Fatalf("%s: %v", stmt, err)
+				}
 			}
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/engine"
+	wschema "github.com/dbarena/dbarena/workload/schema"
 	"github.com/dbarena/dbarena/workload/tpcc/internal/schema"
 )
 
@@ -74,7 +75,7 @@ func hashRows(t *testing.T, src engine.RowSource) (string, int64) {
 	return hex.EncodeToString(h.Sum(nil)), n
 }
 
-func tableOf(t *testing.T, name string) schema.Table {
+func tableOf(t *testing.T, name string) *schema.Table {
 	t.Helper()
 	tb, ok := schema.Lookup(name)
 	if !ok {
@@ -147,7 +148,7 @@ func checkValue(col schema.Column, v any) error {
 		return nil
 	}
 	switch col.Type {
-	case engine.TypeInt:
+	case wschema.Int:
 		x, ok := v.(int64)
 		if !ok {
 			return errors.New("want int64")
@@ -155,7 +156,7 @@ func checkValue(col schema.Column, v any) error {
 		if x < math.MinInt32 || x > math.MaxInt32 {
 			return errors.New("out of 32-bit range")
 		}
-	case engine.TypeChar, engine.TypeVarchar:
+	case wschema.Char, wschema.Varchar:
 		s, ok := v.(string)
 		if !ok {
 			return errors.New("want string")
@@ -163,10 +164,10 @@ func checkValue(col schema.Column, v any) error {
 		if len(s) > col.Size {
 			return fmt.Errorf("length %d > %d", len(s), col.Size)
 		}
-		if col.Type == engine.TypeChar && len(s) != col.Size {
+		if col.Type == wschema.Char && len(s) != col.Size {
 			return fmt.Errorf("CHAR(%d) of length %d", col.Size, len(s))
 		}
-	case engine.TypeDecimal:
+	case wschema.Decimal:
 		x, ok := v.(float64)
 		if !ok {
 			return errors.New("want float64")
@@ -178,7 +179,7 @@ func checkValue(col schema.Column, v any) error {
 		if math.Abs(x) >= math.Pow10(col.Size-col.Scale) {
 			return fmt.Errorf("exceeds DECIMAL(%d, %d)", col.Size, col.Scale)
 		}
-	case engine.TypeTimestamp:
+	case wschema.Timestamp:
 		if _, ok := v.(time.Time); !ok {
 			return errors.New("want time.Time")
 		}

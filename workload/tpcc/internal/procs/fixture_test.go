@@ -190,18 +190,17 @@ func forEachServer(t *testing.T, f func(t *testing.T, s testServer)) {
 	}
 }
 
-// createSchema creates the nine tables and the secondary indexes.
+// createSchema creates the nine tables with their keys and secondary
+// indexes.
 func createSchema(t *testing.T, c engine.SQLConn) {
 	t.Helper()
 	ctx := context.Background()
+	r := c.Dialect().(engine.SchemaRenderer)
 	for _, tb := range schema.Tables {
-		if err := c.Exec(ctx, schema.CreateSQL(c.Dialect(), tb, true)); err != nil {
-			t.Fatalf("creating %s: %v", tb.Name, err)
-		}
-	}
-	for _, x := range schema.Indexes {
-		if err := c.Exec(ctx, schema.IndexSQL(x)); err != nil {
-			t.Fatalf("creating index %s: %v", x.Name, err)
+		for _, stmt := range append(r.CreateTableSQL(tb), r.AfterLoadSQL(tb)...) {
+			if err := c.Exec(ctx, stmt); err != nil {
+				t.Fatalf("creating %s: %s: %v", tb.Name, stmt, err)
+			}
 		}
 	}
 }

@@ -1,0 +1,57 @@
+package sqlite
+
+import (
+	"fmt"
+
+	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/engine/internal/sqlddl"
+	"github.com/dbarena/dbarena/workload/schema"
+)
+
+var _ engine.SchemaRenderer = Dialect{}
+
+// ddl is SQLite's rendering of declared tables: JSON is TEXT holding the
+// document, bytes BLOB; a JSON-path key is the expression
+// json_extract(doc, '$.a.b'), which keeps the value's JSON type whatever
+// the key's As (SQLite compares values by their stored type). SQLite has
+// no INCLUDE: included columns are appended to the key, a plain composite
+// index that covers the same queries. Foreign keys are refused (see
+// ForeignKeySQL).
+var ddl = sqlddl.Dialect{
+	Type: func(c schema.Column) string {
+		switch c.Type {
+		case schema.JSON:
+			return "TEXT"
+		case schema.Bytes:
+			return "BLOB"
+		}
+		ct, _ := sqlddl.ColType(c.Type)
+		return Dialect{}.ColumnType(ct, c.Size, c.Scale)
+	},
+	PathExpr: func(k schema.Key) string {
+		p := "'$"
+		for _, e := range k.Path {
+			p += "." + e
+		}
+		return "json_extract(" + k.Column + ", " + p + "')"
+	},
+}
+
+// CreateTableSQL implements engine.SchemaRenderer: columns, primary key,
+// foreign keys.
+func (Dialect) CreateTableSQL(t *schema.Table) []string { return []string{ddl.CreateTable(t)} }
+
+// AfterLoadSQL implements engine.SchemaRenderer: the secondary indexes.
+func (Dialect) AfterLoadSQL(t *schema.Table) []string { return ddl.AfterLoad(t) }
+
+// ForeignKeySQL implements engine.SchemaRenderer: SQLite cannot add a
+// foreign key to an existing table, and keys declared in CREATE TABLE
+// would be checked row by row during a parallel load (dbarena's
+// connections turn foreign_keys on), whose tables fill in any order. A
+// table with foreign keys is refused with engine.ErrNoForeignKeys.
+func (Dialect) ForeignKeySQL(t *schema.Table) ([]string, error) {
+	if len(t.ForeignKeys) > 0 {
+		return nil, fmt.Errorf("sqlite: table %s: %w", t.Name, engine.ErrNoForeignKeys)
+	}
+	return nil, nil
+}

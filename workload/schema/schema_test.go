@@ -1,0 +1,121 @@
+package schema
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestValidateReportsEveryProblem(t *testing.T) {
+	tables := []*Table{
+		{Name: "a", Columns: []Column{{Name: "id", Type: Int}, {Name: "doc", Type: JSON}}, PrimaryKey: []string{"id"}},
+		{
+			Name: "b",
+			Columns: []Column{
+				{Name: "id", Type: Serial},
+				{Name: "id", Type: Int},
+				{Name: "name", Type: Varchar},
+				{Name: "price", Type: Decimal, Size: 4, Scale: 6},
+				{Name: "Bad", Type: Int},
+				{Name: "flag", Type: Bool, Default: []int{1}},
+			},
+			PrimaryKey: []string{"id", "nope"},
+			Indexes: []Index{
+				{Name: "b_x", Keys: []Key{Col("missing")}},
+				{Name: "b_x", Keys: []Key{Path("name", "a")}},
+				{Name: "b_y", Keys: []Key{Col("id")}, Include: []string{"ghost"}},
+			},
+			ForeignKeys: []ForeignKey{
+				{Name: "b_a", Columns: []string{"id"}, Ref: "a", RefColumns: []string{"idx"}},
+				{Name: "b_z", Columns: []string{"id"}, Ref: "z", RefColumns: []string{"id"}},
+			},
+			Checks: []Check{{Name: "b_c", Column: "price", Op: "=>", Value: 0}},
+		},
+		{Name: "a", Columns: []Column{{Name: "id", Type: Int}}},
+	}
+	errs := Validate(tables)
+	var msgs []string
+	for _, e := range errs {
+		var fe *FieldError
+		if !errors.As(e, &fe) {
+			t.Errorf("%v is not a *FieldError", e)
+		}
+		msgs = append(msgs, e.Error())
+	}
+	got := strings.Join(msgs, "\n")
+	for _, want := range []string{
+		"table b: column 2 (id): declared twice",
+		"table b: column 3 (name): bad column: varchar needs a size, got 0",
+		"table b: column 4 (price): bad column: decimal scale 6 outside 0..4",
+		`table b: column 5 (Bad): bad name: "Bad" is not a lower-case identifier`,
+		"table b: column 6 (flag): bad column: default of type []int",
+		`table b: primary key: unknown column "nope"`,
+		"table b: column id: bad column: a serial column must be the one-column primary key",
+		`table b: index b_x key: unknown column "missing"`,
+		"table b: index b_x: declared twice",
+		"table b: index b_x key: bad column: path a into varchar column name",
+		`table b: index b_y include: unknown column "ghost"`,
+		"table b: foreign key b_a: unknown column a.idx",
+		`table b: foreign key b_z: unknown table "z" (a referenced table comes first)`,
+		"table a: name: declared twice",
+		`table b: check b_c: bad column: operator "=>" (want >=, >, <=, < or <>)`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in:\n%s", want, got)
+		}
+	}
+	if len(errs) != 15 {
+		t.Errorf("%d problems, want 15:\n%s", len(errs), got)
+	}
+}
+
+func TestValidateAcceptsEveryKind(t *testing.T) {
+	a := &Table{Name: "a", Columns: []Column{{Name: "id", Type: Serial}}, PrimaryKey: []string{"id"}}
+	b := &Table{
+		Name: "b",
+		Columns: []Column{
+			{Name: "a_id", Type: Int}, {Name: "n", Type: BigInt}, {Name: "d", Type: Decimal, Size: 10, Scale: 2},
+			{Name: "f", Type: Float, Null: true}, {Name: "c", Type: Char, Size: 2, Default: "xx"},
+			{Name: "v", Type: Varchar, Size: 9}, {Name: "t", Type: Text}, {Name: "ts", Type: Timestamp},
+			{Name: "ok", Type: Bool, Default: true}, {Name: "raw", Type: Bytes}, {Name: "doc", Type: JSON},
+		},
+		PrimaryKey: []string{"a_id", "n"},
+		Indexes: []Index{
+			{Name: "b_u", Keys: []Key{Col("v")}, Unique: true},
+			{Name: "b_cov", Keys: []Key{Col("c"), {Column: "ts", Desc: true}}, Include: []string{"d"}},
+			{Name: "b_path", Keys: []Key{{Column: "doc", Path: []string{"a", "n"}, As: BigInt}}, Set: "s1"},
+		},
+		ForeignKeys: []ForeignKey{{Name: "b_a", Columns: []string{"a_id"}, Ref: "a", RefColumns: []string{"id"}}},
+		Checks:      []Check{{Name: "b_d", Column: "d", Op: ">=", Value: 0}},
+	}
+	if errs := Validate([]*Table{a, b}); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+}
+
+func TestSelectKeepsSharedAndChosenIndexes(t *testing.T) {
+	tb := &Table{Name: "t", Columns: []Column{{Name: "a", Type: Int}}, Indexes: []Index{
+		{Name: "always", Keys: []Key{Col("a")}},
+		{Name: "x1", Keys: []Key{Col("a")}, Set: "x"},
+		{Name: "y1", Keys: []Key{Col("a")}, Set: "y"},
+	}}
+	for set, want := range map[string]string{"": "always", "x": "always x1", "y": "always y1"} {
+		got, err := Select([]*Table{tb}, set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, x := range got[0].Indexes {
+			names = append(names, x.Name)
+		}
+		if strings.Join(names, " ") != want {
+			t.Errorf("Select(%q) = %v, want %s", set, names, want)
+		}
+	}
+	if len(tb.Indexes) != 3 {
+		t.Error("Select changed its input")
+	}
+	if _, err := Select([]*Table{tb}, "z"); !errors.Is(err, ErrUnknownIndexSet) {
+		t.Errorf("Select(z) = %v, want ErrUnknownIndexSet", err)
+	}
+}

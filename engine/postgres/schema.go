@@ -68,8 +68,14 @@ func (d Dialect) CreateTableSQL(t *schema.Table) []string {
 }
 
 // AfterLoadSQL implements engine.SchemaRenderer: the primary key, the
-// indexes, the SERIAL sequences' resets.
-func (d Dialect) AfterLoadSQL(t *schema.Table) []string { return d.ddl().AfterLoad(t) }
+// indexes, the SERIAL sequences' resets, then ANALYZE, as pgbench's
+// initialisation does: until autovacuum gets to a freshly loaded table
+// the planner has no statistics, and its guesses (with foreign keys
+// declared, a nested loop over the TPC-C-like order lines) can turn a
+// one-second query into minutes.
+func (d Dialect) AfterLoadSQL(t *schema.Table) []string {
+	return append(d.ddl().AfterLoad(t), "ANALYZE "+t.Name)
+}
 
 // ForeignKeySQL implements engine.SchemaRenderer.
 func (d Dialect) ForeignKeySQL(t *schema.Table) ([]string, error) {

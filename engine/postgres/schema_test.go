@@ -60,6 +60,7 @@ CREATE TABLE sk_parent (
 );
 ALTER TABLE "sk_parent" ADD PRIMARY KEY ("id");
 SELECT setval(pg_get_serial_sequence('sk_parent', 'id'), (SELECT COALESCE(MAX("id"), 0) + 1 FROM "sk_parent"), false);
+ANALYZE sk_parent;
 CREATE TABLE sk_child (
   p_id INTEGER NOT NULL,
   n BIGINT NOT NULL,
@@ -79,6 +80,7 @@ CREATE UNIQUE INDEX sk_child_name ON sk_child (name);
 CREATE INDEX sk_child_cov ON sk_child (code, at DESC) INCLUDE (price);
 CREATE INDEX sk_child_user ON sk_child ((doc->'user'->>'name'));
 CREATE INDEX sk_child_qty ON sk_child (((doc->>'qty')::bigint), n);
+ANALYZE sk_child;
 ALTER TABLE sk_child ADD CONSTRAINT sk_child_parent FOREIGN KEY (p_id) REFERENCES sk_parent (id)
 `)
 	if g := strings.Join(got, ";\n"); g != want {

@@ -355,7 +355,16 @@ func TestRunThenCheck(t *testing.T) {
 		t.Run(db.name, func(t *testing.T) {
 			const threads = 4
 			ctx := context.Background()
-			e, w := preparedDB(t, db)
+			// With --fk where the engine has foreign keys: the
+			// transactions run under them.
+			var fk []string
+			if db.name != "sqlite" {
+				fk = []string{"--fk"}
+			}
+			e, w := preparedDB(t, db, fk...)
+			if fk != nil {
+				wantForeignKeys(t, db, enginetest.Connect(t, e))
+			}
 			for _, mode := range modes {
 				if err := w.Flags().Set("mode", mode); err != nil {
 					t.Fatal(err)
@@ -411,25 +420,24 @@ func TestRunThenCheck(t *testing.T) {
 // exist afterwards (PostgreSQL and MariaDB), and SQLite refuses the
 // option.
 func TestForeignKeys(t *testing.T) {
-	for _, db := range testDBs {
-		t.Run("db="+db.name, func(t *testing.T) {
-			if db.name == "sqlite" {
-				e := enginetest.Open(t, db.target(t))
-				w := parse(t, "--warehouses", "1", "--fk")
-				_, err := runner.Prepare(context.Background(), e, w, runner.PrepareConfig{LoadThreads: 2})
-				var oe *workload.OptionError
-				if !errors.As(err, &oe) || oe.Flag != "fk" {
-					t.Fatalf("prepare --fk on sqlite = %v, want an error naming --fk", err)
-				}
-				return
-			}
-			e, _ := preparedDB(t, db, "--fk")
-			c := enginetest.Connect(t, e)
-			schemaFn := map[string]string{"postgres": "current_schema()", "mysql": "DATABASE()"}[db.name]
-			n := sqlRunner{t, c}.int("SELECT count(*) FROM information_schema.table_constraints WHERE constraint_type = 'FOREIGN KEY' AND table_schema = " + schemaFn)
-			if n != 10 {
-				t.Errorf("%d foreign keys, want 10", n)
-			}
-		})
+	// PostgreSQL and MySQL/MariaDB get their foreign keys in
+	// TestRunThenCheck, which prepares with --fk and runs on them.
+	e := enginetest.Open(t, testdb.SQLite(t))
+	w := parse(t, "--warehouses", "1", "--fk")
+	_, err := runner.Prepare(context.Background(), e, w, runner.PrepareConfig{LoadThreads: 2})
+	var oe *workload.OptionError
+	if !errors.As(err, &oe) || oe.Flag != "fk" {
+		t.Fatalf("prepare --fk on sqlite = %v, want an error naming --fk", err)
+	}
+}
+
+// wantForeignKeys asserts that --fk gave the nine tables their ten
+// foreign keys.
+func wantForeignKeys(t *testing.T, db testDB, c engine.SQLConn) {
+	t.Helper()
+	schemaFn := map[string]string{"postgres": "current_schema()", "mysql": "DATABASE()"}[db.name]
+	n := sqlRunner{t, c}.int("SELECT count(*) FROM information_schema.table_constraints WHERE constraint_type = 'FOREIGN KEY' AND table_schema = " + schemaFn)
+	if n != 10 {
+		t.Errorf("%d foreign keys, want 10", n)
 	}
 }

@@ -205,7 +205,7 @@ func TestTablesDDL(t *testing.T) {
 	if got := strings.Join(pg.CreateTableSQL(tb[0].Schema), ";"); strings.Contains(got, "PRIMARY KEY") || !strings.Contains(got, "id SERIAL,") {
 		t.Errorf("deferred primary key: Create %q", got)
 	}
-	want = pg.AddPrimaryKeySQL("sbtest1", "id") + ";CREATE INDEX k_1 ON sbtest1 (k);" + pg.ResetSequenceSQL("sbtest1", "id")
+	want = pg.AddPrimaryKeySQL("sbtest1", "id") + ";CREATE INDEX k_1 ON sbtest1 (k);" + pg.ResetSequenceSQL("sbtest1", "id") + ";ANALYZE sbtest1"
 	if got := strings.Join(pg.AfterLoadSQL(tb[0].Schema), ";"); got != want {
 		t.Errorf("AfterLoad = %q, want %q", got, want)
 	}
@@ -213,7 +213,7 @@ func TestTablesDDL(t *testing.T) {
 	w = newTest(t, "oltp_read_write", "--auto-inc=false", "--create-secondary=false")
 	tb = w.Tables(ddlDialect{serial: "SERIAL"})
 	create, after := strings.Join(pg.CreateTableSQL(tb[0].Schema), ";"), pg.AfterLoadSQL(tb[0].Schema)
-	if !strings.Contains(create, "id INTEGER NOT NULL,") || strings.Join(after, ";") != pg.AddPrimaryKeySQL("sbtest1", "id") {
+	if !strings.Contains(create, "id INTEGER NOT NULL,") || strings.Join(after, ";") != pg.AddPrimaryKeySQL("sbtest1", "id")+";ANALYZE sbtest1" {
 		t.Errorf("no auto-inc: Create = %s, AfterLoad = %q", create, after)
 	}
 

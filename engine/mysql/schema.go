@@ -17,16 +17,7 @@ var _ engine.SchemaRenderer = Dialect{}
 // columns are appended to the key. The primary key belongs in CREATE
 // TABLE (InnoDB keeps rows in key order).
 var ddl = sqlddl.Dialect{
-	Type: func(c schema.Column) string {
-		switch c.Type {
-		case schema.JSON:
-			return "JSON"
-		case schema.Bytes:
-			return "LONGBLOB"
-		}
-		ct, _ := sqlddl.ColType(c.Type)
-		return Dialect{}.ColumnType(ct, c.Size, c.Scale)
-	},
+	Type:           sqlddl.Types("JSON", "LONGBLOB", Dialect{}.ColumnType),
 	PathExpr:       pathExpr,
 	GeneratedPaths: true,
 	PathType: func(k schema.Key) string {
@@ -44,12 +35,7 @@ var ddl = sqlddl.Dialect{
 
 // pathExpr extracts the value at the key's path as its type.
 func pathExpr(k schema.Key) string {
-	p := "'$"
-	for _, e := range k.Path {
-		p += "." + e
-	}
-	p += "'"
-	v := "JSON_UNQUOTE(JSON_EXTRACT(" + k.Column + ", " + p + "))"
+	v := "JSON_UNQUOTE(JSON_EXTRACT(" + k.Column + ", " + sqlddl.PathLiteral(k.Path) + "))"
 	switch k.ValueType() {
 	case schema.BigInt:
 		return "CAST(" + v + " AS SIGNED)"

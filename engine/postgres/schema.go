@@ -17,16 +17,7 @@ var _ engine.SchemaRenderer = Dialect{}
 // moved past the loaded ids.
 func (d Dialect) ddl() sqlddl.Dialect {
 	return sqlddl.Dialect{
-		Type: func(c schema.Column) string {
-			switch c.Type {
-			case schema.JSON:
-				return "JSONB"
-			case schema.Bytes:
-				return "BYTEA"
-			}
-			ct, _ := sqlddl.ColType(c.Type)
-			return d.ColumnType(ct, c.Size, c.Scale)
-		},
+		Type:     sqlddl.Types("JSONB", "BYTEA", d.ColumnType),
 		PathExpr: pathExpr,
 		Include:  true,
 		DeferPK:  true,

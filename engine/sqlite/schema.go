@@ -18,22 +18,9 @@ var _ engine.SchemaRenderer = Dialect{}
 // index that covers the same queries. Foreign keys are refused (see
 // ForeignKeySQL).
 var ddl = sqlddl.Dialect{
-	Type: func(c schema.Column) string {
-		switch c.Type {
-		case schema.JSON:
-			return "TEXT"
-		case schema.Bytes:
-			return "BLOB"
-		}
-		ct, _ := sqlddl.ColType(c.Type)
-		return Dialect{}.ColumnType(ct, c.Size, c.Scale)
-	},
+	Type: sqlddl.Types("TEXT", "BLOB", Dialect{}.ColumnType),
 	PathExpr: func(k schema.Key) string {
-		p := "'$"
-		for _, e := range k.Path {
-			p += "." + e
-		}
-		return "json_extract(" + k.Column + ", " + p + "')"
+		return "json_extract(" + k.Column + ", " + sqlddl.PathLiteral(k.Path) + ")"
 	},
 }
 

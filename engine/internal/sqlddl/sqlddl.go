@@ -209,3 +209,25 @@ func ColType(t schema.Type) (ct engine.ColType, ok bool) {
 	}
 	return 0, false
 }
+
+// Types is a Dialect.Type for a dialect whose JSON and Bytes columns are
+// json and bytes, and every other column what colType (the dialect's
+// engine.SQLDialect.ColumnType) makes of its ColType.
+func Types(json, bytes string, colType func(t engine.ColType, size, scale int) string) func(schema.Column) string {
+	return func(c schema.Column) string {
+		switch c.Type {
+		case schema.JSON:
+			return json
+		case schema.Bytes:
+			return bytes
+		}
+		ct, _ := ColType(c.Type)
+		return colType(ct, c.Size, c.Scale)
+	}
+}
+
+// PathLiteral is the string literal of a JSON path for MySQL's and
+// SQLite's JSON functions: '$.a.b'.
+func PathLiteral(path []string) string {
+	return "'$." + strings.Join(path, ".") + "'"
+}

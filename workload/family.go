@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/spf13/pflag"
+
 	"github.com/dbarena/dbarena/engine"
 )
 
@@ -31,6 +33,32 @@ type FamilyBuilder func(base Workload) Workload
 type Bound interface {
 	Base() Workload
 }
+
+// Binding is embedded by a family implementation: Of is the registered
+// workload it is built on, and Binding gives the methods every
+// implementation takes from it unchanged (Base, Meta, Flags, Ops and
+// Tables: a workload declares its tables once, and each engine renders
+// them). The
+// optional abilities are not among them: an implementation declares
+// each of its own, forwarding to Of where it shares it.
+type Binding[W Workload] struct {
+	Of W
+}
+
+// Base returns the registered workload.
+func (b Binding[W]) Base() Workload { return b.Of }
+
+// Meta returns the registration record.
+func (b Binding[W]) Meta() Meta { return b.Of.Meta() }
+
+// Flags returns the registered workload's options.
+func (b Binding[W]) Flags() *pflag.FlagSet { return b.Of.Flags() }
+
+// Ops lists the operations, the same in every family.
+func (b Binding[W]) Ops() []Op { return b.Of.Ops() }
+
+// Tables are the registered workload's declared tables.
+func (b Binding[W]) Tables(d engine.Dialect) []Table { return b.Of.Tables(d) }
 
 // ErrUnsupported is returned (wrapped) by ForFamily for a workload that
 // has no implementation for a target's engine family.

@@ -110,3 +110,28 @@ func TestRegisterFamilyPanics(t *testing.T) {
 		})
 	}
 }
+
+// bound is a family implementation built on Binding: everything but
+// NewWorker comes from the registered workload.
+type bound struct {
+	workload.Binding[*sqlOnly]
+}
+
+func (bound) NewWorker(context.Context, engine.Conn, workload.WorkerEnv) (workload.Worker, error) {
+	return nil, nil
+}
+
+func TestBindingForwards(t *testing.T) {
+	base := &sqlOnly{name: "binding_test"}
+	var w workload.Workload = bound{workload.Binding[*sqlOnly]{Of: base}}
+	b, ok := w.(workload.Bound)
+	if !ok || b.Base() != workload.Workload(base) {
+		t.Fatalf("Base = %v, %v; want the registered workload", b, ok)
+	}
+	if w.Meta().Name != "binding_test" || w.Flags().Name() != "binding_test" || len(w.Ops()) != 1 || w.Ops()[0].Name != "op" {
+		t.Errorf("Meta %v, Flags %q, Ops %v: not the registered workload's", w.Meta(), w.Flags().Name(), w.Ops())
+	}
+	if _, ok := w.(workload.Validator); ok {
+		t.Error("Binding gives an optional ability the implementation did not declare")
+	}
+}

@@ -353,6 +353,17 @@ func (e *Engine) Close() error {
 	return e.client.Disconnect(ctx)
 }
 
+// ConnOf returns c as a MongoDB connection, or an error naming what c is
+// (a workload's MongoDB implementation handed another engine's
+// connection).
+func ConnOf(c engine.Conn) (*Conn, error) {
+	mc, ok := c.(*Conn)
+	if !ok {
+		return nil, fmt.Errorf("mongodb: a MongoDB connection is needed, not %T", c)
+	}
+	return mc, nil
+}
+
 // Conn is one session on the engine's client. It is not safe for
 // concurrent use.
 type Conn struct {

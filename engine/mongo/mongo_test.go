@@ -338,3 +338,17 @@ func TestBadTargets(t *testing.T) {
 		t.Errorf("error reveals the password: %v", err)
 	}
 }
+
+// ConnOf refuses another engine's connection, naming its type.
+func TestConnOf(t *testing.T) {
+	var c engine.Conn = (*mongo.Conn)(nil)
+	if mc, err := mongo.ConnOf(c); err != nil || mc != nil {
+		t.Errorf("ConnOf(*mongo.Conn) = %v, %v", mc, err)
+	}
+	_, err := mongo.ConnOf(otherConn{})
+	if err == nil || !strings.Contains(err.Error(), "mongo_test.otherConn") {
+		t.Errorf("ConnOf(otherConn) = %v; want an error naming the type", err)
+	}
+}
+
+type otherConn struct{ engine.Conn }

@@ -11,8 +11,6 @@ import (
 	drv "go.mongodb.org/mongo-driver/v2/mongo"
 	mopts "go.mongodb.org/mongo-driver/v2/mongo/options"
 
-	"github.com/spf13/pflag"
-
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/engine/mongo"
 	"github.com/dbarena/dbarena/workload"
@@ -21,7 +19,7 @@ import (
 
 func init() {
 	workload.RegisterFamily("airline", engine.FamilyMongo, func(base workload.Workload) workload.Workload {
-		return &Airline{base: base.(*airline.Airline)}
+		return &Airline{workload.Binding[*airline.Airline]{Of: base.(*airline.Airline)}}
 	})
 }
 
@@ -39,39 +37,24 @@ var (
 // Airline is the airline workload's implementation for MongoDB, built on
 // the registered workload whose options it reads.
 type Airline struct {
-	base *airline.Airline
+	workload.Binding[*airline.Airline]
 }
 
-// Base returns the registered workload.
-func (w *Airline) Base() workload.Workload { return w.base }
-
-// Meta returns the registration record.
-func (w *Airline) Meta() workload.Meta { return w.base.Meta() }
-
-// Flags returns the options.
-func (w *Airline) Flags() *pflag.FlagSet { return w.base.Flags() }
-
-// Ops is the one transaction.
-func (w *Airline) Ops() []workload.Op { return w.base.Ops() }
-
 // Validate reports every bad option at once.
-func (w *Airline) Validate() []error { return w.base.Validate() }
+func (w *Airline) Validate() []error { return w.Of.Validate() }
 
 // RunDefaults are the base's: the runner's retry policy for the replays.
-func (w *Airline) RunDefaults() workload.RunDefaults { return w.base.RunDefaults() }
+func (w *Airline) RunDefaults() workload.RunDefaults { return w.Of.RunDefaults() }
 
 // CheckIsolation is the base's: repeatable-read only, with transactions.
 func (w *Airline) CheckIsolation(d engine.Dialect, level string) error {
-	return w.base.CheckIsolation(d, level)
+	return w.Of.CheckIsolation(d, level)
 }
-
-// Tables are the SQL engines' declared tables, as collections.
-func (w *Airline) Tables(d engine.Dialect) []workload.Table { return w.base.Tables(d) }
 
 // Install checks the options against the target and picks the run's
 // user-id epoch (mongoInstall).
 func (w *Airline) Install(ctx context.Context, conn engine.Conn) error {
-	mc, err := mongoConn(conn)
+	mc, err := mongo.ConnOf(conn)
 	if err != nil {
 		return err
 	}
@@ -83,10 +66,10 @@ func (w *Airline) Uninstall(context.Context, engine.Conn) error { return nil }
 
 // NewWorker returns a worker booking on c, a MongoDB connection.
 func (w *Airline) NewWorker(_ context.Context, conn engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
-	if err := w.base.CheckWorker(env); err != nil {
+	if err := w.Of.CheckWorker(env); err != nil {
 		return nil, err
 	}
-	mc, err := mongoConn(conn)
+	mc, err := mongo.ConnOf(conn)
 	if err != nil {
 		return nil, err
 	}
@@ -96,26 +79,17 @@ func (w *Airline) NewWorker(_ context.Context, conn engine.Conn, env workload.Wo
 // Check verifies the invariants airline.Airline.Check verifies on SQL
 // engines (mongoCheck).
 func (w *Airline) Check(ctx context.Context, conn engine.Conn) ([]workload.Problem, error) {
-	mc, err := mongoConn(conn)
+	mc, err := mongo.ConnOf(conn)
 	if err != nil {
 		return nil, err
 	}
 	return w.mongoCheck(ctx, mc)
 }
 
-// mongoConn is conn as the MongoDB engine's connection.
-func mongoConn(conn engine.Conn) (*mongo.Conn, error) {
-	mc, ok := conn.(*mongo.Conn)
-	if !ok {
-		return nil, fmt.Errorf("airline: a MongoDB connection is needed, not %T", conn)
-	}
-	return mc, nil
-}
-
 // mongoInstall checks the options against the target (transactions need
 // a replica set or a sharded cluster) and picks the run's user-id epoch.
 func (w *Airline) mongoInstall(ctx context.Context, mc *mongo.Conn) error {
-	if w.base.Transactions() {
+	if w.Of.Transactions() {
 		var hello struct {
 			SetName string `bson:"setName"`
 			Msg     string `bson:"msg"`
@@ -136,7 +110,7 @@ func (w *Airline) mongoInstall(ctx context.Context, mc *mongo.Conn) error {
 	if err != nil && !errors.Is(err, drv.ErrNoDocuments) {
 		return fmt.Errorf("airline: highest user id: %w", err)
 	}
-	w.base.SetUserBase(last.User)
+	w.Of.SetUserBase(last.User)
 	return nil
 }
 
@@ -183,7 +157,7 @@ type mongoWorker struct {
 func (w *Airline) newMongoWorker(mc *mongo.Conn, env workload.WorkerEnv) (*mongoWorker, error) {
 	db := mc.DB()
 	return &mongoWorker{
-		w: w.base, mc: mc, q: env.Queries, r: airline.NewRand(env.Seed), tx: w.base.Transactions(),
+		w: w.Of, mc: mc, q: env.Queries, r: airline.NewRand(env.Seed), tx: w.Of.Transactions(),
 		schedule: db.Collection("schedule"), seat: db.Collection("seat"), payment: db.Collection("payment"), audit: db.Collection("audit"),
 		lookup: bson.D{{Key: "$lookup", Value: bson.D{
 			{Key: "from", Value: "aircraft"}, {Key: "localField", Value: "aircraft_iata"}, {Key: "foreignField", Value: "iata"}, {Key: "as", Value: "aircraft"},
@@ -193,7 +167,7 @@ func (w *Airline) newMongoWorker(mc *mongo.Conn, env workload.WorkerEnv) (*mongo
 			{Key: "capacity", Value: bson.D{{Key: "$first", Value: "$aircraft.capacity"}}},
 		}}},
 		upsert: mopts.UpdateOne().SetUpsert(true),
-		user:   w.base.UserSeq(env.ID),
+		user:   w.Of.UserSeq(env.ID),
 	}, nil
 }
 

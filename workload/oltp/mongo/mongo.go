@@ -9,8 +9,6 @@ import (
 	drv "go.mongodb.org/mongo-driver/v2/mongo"
 	mopts "go.mongodb.org/mongo-driver/v2/mongo/options"
 
-	"github.com/spf13/pflag"
-
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/engine/mongo"
 	"github.com/dbarena/dbarena/workload"
@@ -20,7 +18,7 @@ import (
 func init() {
 	for _, name := range oltp.Names() {
 		workload.RegisterFamily(name, engine.FamilyMongo, func(base workload.Workload) workload.Workload {
-			return &Test{base: base.(*oltp.Test)}
+			return &Test{workload.Binding[*oltp.Test]{Of: base.(*oltp.Test)}}
 		})
 	}
 }
@@ -36,64 +34,40 @@ var (
 // Test is a sysbench test's implementation for MongoDB, built on the
 // registered workload whose options it reads.
 type Test struct {
-	base *oltp.Test
+	workload.Binding[*oltp.Test]
 }
 
-// Base returns the registered workload.
-func (w *Test) Base() workload.Workload { return w.base }
-
-// Meta returns the registration record.
-func (w *Test) Meta() workload.Meta { return w.base.Meta() }
-
-// Flags returns the test's options.
-func (w *Test) Flags() *pflag.FlagSet { return w.base.Flags() }
-
 // Validate reports every bad option at once.
-func (w *Test) Validate() []error { return w.base.Validate() }
+func (w *Test) Validate() []error { return w.Of.Validate() }
 
 // Retryable reports whether an error class restarts the event, as on SQL
 // engines (a duplicate key).
-func (w *Test) Retryable(c engine.ErrorClass) bool { return w.base.Retryable(c) }
-
-// Ops lists the operations, as on SQL engines.
-func (w *Test) Ops() []workload.Op { return w.base.Ops() }
-
-// Tables are the SQL engines' declared tables, as collections.
-func (w *Test) Tables(d engine.Dialect) []workload.Table { return w.base.Tables(d) }
+func (w *Test) Retryable(c engine.ErrorClass) bool { return w.Of.Retryable(c) }
 
 // NewWorker returns a worker running the test's events on c, a MongoDB
 // connection, with its own random source seeded from env.Seed.
 func (w *Test) NewWorker(_ context.Context, conn engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
-	if err := w.base.CheckOptions(); err != nil {
+	if err := w.Of.CheckOptions(); err != nil {
 		return nil, err
 	}
-	mc, err := mongoConn(conn)
+	mc, err := mongo.ConnOf(conn)
 	if err != nil {
 		return nil, err
 	}
-	return newMongoWorker(w.base, mc, env)
+	return newMongoWorker(w.Of, mc, env)
 }
 
 // Check verifies on every collection what oltp.Test.Check verifies on a
 // table (mongoCheck).
 func (w *Test) Check(ctx context.Context, conn engine.Conn) ([]workload.Problem, error) {
-	if err := w.base.CheckOptions(); err != nil {
+	if err := w.Of.CheckOptions(); err != nil {
 		return nil, err
 	}
-	mc, err := mongoConn(conn)
+	mc, err := mongo.ConnOf(conn)
 	if err != nil {
 		return nil, err
 	}
 	return w.mongoCheck(ctx, mc)
-}
-
-// mongoConn is conn as the MongoDB engine's connection.
-func mongoConn(conn engine.Conn) (*mongo.Conn, error) {
-	mc, ok := conn.(*mongo.Conn)
-	if !ok {
-		return nil, fmt.Errorf("oltp: a MongoDB connection is needed, not %T", conn)
-	}
-	return mc, nil
 }
 
 // mongoTable is one collection's handles and the options of the
@@ -364,7 +338,7 @@ func (mw *mongoWorker) insertEvent(ctx context.Context) error {
 // ids and k positive, and the row-count rule of the test.
 func (w *Test) mongoCheck(ctx context.Context, mc *mongo.Conn) ([]workload.Problem, error) {
 	var probs []workload.Problem
-	for n := 1; n <= w.base.TableCount(); n++ {
+	for n := 1; n <= w.Of.TableCount(); n++ {
 		name := oltp.TableName(n)
 		add := func(check, format string, args ...any) {
 			probs = append(probs, workload.Problem{Check: check, Detail: name + ": " + fmt.Sprintf(format, args...)})
@@ -463,7 +437,7 @@ func (w *Test) mongoCheck(ctx context.Context, mc *mongo.Conn) ([]workload.Probl
 		if minK != nil && *minK < 1 {
 			add("k_positive", "smallest k is %d, want >= 1", *minK)
 		}
-		w.base.CheckCount(add, count, maxID)
+		w.Of.CheckCount(add, count, maxID)
 	}
 	return probs, nil
 }

@@ -13,8 +13,6 @@ import (
 	drv "go.mongodb.org/mongo-driver/v2/mongo"
 	mopts "go.mongodb.org/mongo-driver/v2/mongo/options"
 
-	"github.com/spf13/pflag"
-
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/engine/mongo"
 	"github.com/dbarena/dbarena/result"
@@ -24,7 +22,7 @@ import (
 
 func init() {
 	workload.RegisterFamily("payments", engine.FamilyMongo, func(base workload.Workload) workload.Workload {
-		return &Payments{base: base.(*payments.Payments)}
+		return &Payments{workload.Binding[*payments.Payments]{Of: base.(*payments.Payments)}}
 	})
 }
 
@@ -43,38 +41,21 @@ var (
 // Payments is the payments workload's implementation for MongoDB, built
 // on the registered workload whose options it reads.
 type Payments struct {
-	base *payments.Payments
+	workload.Binding[*payments.Payments]
 }
 
-// Base returns the registered workload.
-func (w *Payments) Base() workload.Workload { return w.base }
-
-// Meta returns the registration record.
-func (w *Payments) Meta() workload.Meta { return w.base.Meta() }
-
-// Flags returns the options.
-func (w *Payments) Flags() *pflag.FlagSet { return w.base.Flags() }
-
-// Ops are transfer and delete.
-func (w *Payments) Ops() []workload.Op { return w.base.Ops() }
-
 // Validate reports every bad option at once.
-func (w *Payments) Validate() []error { return w.base.Validate() }
+func (w *Payments) Validate() []error { return w.Of.Validate() }
 
 // RunDefaults are the base's: the runner's retry policy for the replays.
-func (w *Payments) RunDefaults() workload.RunDefaults { return w.base.RunDefaults() }
+func (w *Payments) RunDefaults() workload.RunDefaults { return w.Of.RunDefaults() }
 
 // Metrics are transfers and deletes per minute, as on SQL engines.
-func (w *Payments) Metrics(s workload.Span) []result.Metric { return w.base.Metrics(s) }
-
-// Tables are the SQL engines' declared tables, as collections (the
-// engine stores money as Decimal128 and the balance check as a
-// validator).
-func (w *Payments) Tables(d engine.Dialect) []workload.Table { return w.base.Tables(d) }
+func (w *Payments) Metrics(s workload.Span) []result.Metric { return w.Of.Metrics(s) }
 
 // NewWorker returns a worker on c, a MongoDB connection (newMongoWorker).
 func (w *Payments) NewWorker(_ context.Context, conn engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
-	mc, err := mongoConn(conn)
+	mc, err := mongo.ConnOf(conn)
 	if err != nil {
 		return nil, err
 	}
@@ -83,20 +64,11 @@ func (w *Payments) NewWorker(_ context.Context, conn engine.Conn, env workload.W
 
 // Check verifies payments.Payments.Check's invariants (mongoCheck).
 func (w *Payments) Check(ctx context.Context, conn engine.Conn) ([]workload.Problem, error) {
-	mc, err := mongoConn(conn)
+	mc, err := mongo.ConnOf(conn)
 	if err != nil {
 		return nil, err
 	}
 	return w.mongoCheck(ctx, mc)
-}
-
-// mongoConn is conn as the MongoDB engine's connection.
-func mongoConn(conn engine.Conn) (*mongo.Conn, error) {
-	mc, ok := conn.(*mongo.Conn)
-	if !ok {
-		return nil, fmt.Errorf("payments: a MongoDB connection is needed, not %T", conn)
-	}
-	return mc, nil
 }
 
 // cents is amount in cents, rounded.
@@ -155,11 +127,11 @@ func (w *Payments) newMongoWorker(mc *mongo.Conn, env workload.WorkerEnv) (*mong
 	if errs := w.Validate(); len(errs) > 0 {
 		return nil, errs[0]
 	}
-	if w.base.Mode() == payments.ModeProcedure {
+	if w.Of.Mode() == payments.ModeProcedure {
 		return nil, errNoProcedure
 	}
 	db := mc.DB()
-	k := &mongoWorker{WorkerBase: payments.NewWorkerBase(w.base, env), lockOrder: w.base.LockOrder(), mc: mc,
+	k := &mongoWorker{WorkerBase: payments.NewWorkerBase(w.Of, env), lockOrder: w.Of.LockOrder(), mc: mc,
 		tokens: db.Collection("tokens"), cards: db.Collection("cards"), accts: db.Collection("accounts"), xfers: db.Collection("transfers")}
 	lookup := func(from, local, as string) bson.D {
 		return bson.D{{Key: "$lookup", Value: bson.D{{Key: "from", Value: from}, {Key: "localField", Value: local}, {Key: "foreignField", Value: "_id"}, {Key: "as", Value: as}}}}
@@ -475,13 +447,13 @@ func (w *Payments) mongoCheck(ctx context.Context, mc *mongo.Conn) ([]workload.P
 			return nil, fmt.Errorf("payments: sum of the balances: %w", err)
 		}
 	}
-	if n != int64(w.base.Accounts()) {
-		probs = append(probs, workload.Problem{Check: "accounts", Detail: fmt.Sprintf("%d accounts, want --accounts %d", n, w.base.Accounts())})
+	if n != int64(w.Of.Accounts()) {
+		probs = append(probs, workload.Problem{Check: "accounts", Detail: fmt.Sprintf("%d accounts, want --accounts %d", n, w.Of.Accounts())})
 	}
-	want := new(big.Rat).SetFrac64(int64(w.base.Accounts())*cents(w.base.InitialBalance()), 100)
+	want := new(big.Rat).SetFrac64(int64(w.Of.Accounts())*cents(w.Of.InitialBalance()), 100)
 	if sum.Cmp(want) != 0 {
 		probs = append(probs, workload.Problem{Check: "total balance", Detail: fmt.Sprintf("the balances sum to %s, want %s (%d × %.2f)",
-			sum.FloatString(2), want.FloatString(2), w.base.Accounts(), w.base.InitialBalance())})
+			sum.FloatString(2), want.FloatString(2), w.Of.Accounts(), w.Of.InitialBalance())})
 	}
 	if len(acc) == 1 && acc[0].Negative > 0 {
 		probs = append(probs, workload.Problem{Check: "no negative balance", Detail: fmt.Sprintf("%d accounts below zero", acc[0].Negative)})

@@ -146,7 +146,7 @@ func TestBetween(t *testing.T) {
 // Decimal128 of the same value when MongoDB loads it, see engine/mongo).
 func TestMongoTablesHoldTheSQLRows(t *testing.T) {
 	w := parse(t, "--accounts", "25000", "--users", "12000", "--initial-balance", "1234.5")
-	sql, docs := w.Tables(postgres.Dialect{}), (&Payments{base: w}).Tables(mongo.Dialect{})
+	sql, docs := w.Tables(postgres.Dialect{}), (&Payments{workload.Binding[*payments.Payments]{Of: w}}).Tables(mongo.Dialect{})
 	if len(sql) != len(docs) {
 		t.Fatalf("%d tables on SQL, %d collections", len(sql), len(docs))
 	}
@@ -212,7 +212,7 @@ func TestMongoRefusesProcedure(t *testing.T) {
 		t.Fatalf("run --mode procedure on MongoDB: %v, want an OptionError naming --mode procedure", err)
 	}
 	t.Log(err)
-	if _, err := (&Payments{base: w}).NewWorker(ctx, connect(t, e), workload.WorkerEnv{Queries: &workload.Queries{}}); !errors.As(err, &oe) {
+	if _, err := (&Payments{workload.Binding[*payments.Payments]{Of: w}}).NewWorker(ctx, connect(t, e), workload.WorkerEnv{Queries: &workload.Queries{}}); !errors.As(err, &oe) {
 		t.Errorf("NewWorker --mode procedure on MongoDB: %v", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/dbarena/dbarena/plan"
 	_ "github.com/dbarena/dbarena/workload/all"
+	_ "github.com/dbarena/dbarena/workload/all/mongo"
 )
 
 // A plan of one managed PostgreSQL at two shared_buffers settings, one

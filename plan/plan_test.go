@@ -11,6 +11,7 @@ import (
 
 	"github.com/dbarena/dbarena/plan"
 	_ "github.com/dbarena/dbarena/workload/all"
+	_ "github.com/dbarena/dbarena/workload/all/mongo"
 )
 
 func parse(t *testing.T, src string) *plan.Plan {

@@ -11,6 +11,7 @@ import (
 	_ "github.com/dbarena/dbarena/engine/all"
 	"github.com/dbarena/dbarena/internal/cli"
 	_ "github.com/dbarena/dbarena/workload/all"
+	_ "github.com/dbarena/dbarena/workload/all/mongo"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".

@@ -21,6 +21,7 @@ import (
 	"github.com/dbarena/dbarena/internal/testdb"
 	"github.com/dbarena/dbarena/result"
 	_ "github.com/dbarena/dbarena/workload/all"
+	_ "github.com/dbarena/dbarena/workload/all/mongo"
 )
 
 type outcome struct {

@@ -1,22 +1,24 @@
-// Package all registers every dbarena workload and every workload's
-// implementation for an engine family other than SQL (the …/mongo
-// subpackages). Import it for its side effects:
+// Package all registers every dbarena workload: its shared part and its
+// implementation for the SQL family. The implementations for other
+// engine families are registered by workload/all/mongo, which imports
+// this package too. Import them for their side effects:
 //
-//	import _ "github.com/dbarena/dbarena/workload/all"
+//	import (
+//		_ "github.com/dbarena/dbarena/workload/all"
+//		_ "github.com/dbarena/dbarena/workload/all/mongo"
+//	)
+//
+// Like every package under workload/ but the family subpackages, all
+// depends on no engine implementation and no driver.
 package all
 
 import (
 	// Airline booking, from the PostgreSQL/MongoDB study.
 	_ "github.com/dbarena/dbarena/workload/airline"
-	// Its implementation for MongoDB.
-	_ "github.com/dbarena/dbarena/workload/airline/mongo"
 	// The sysbench-compatible OLTP tests (oltp_read_write, …).
 	_ "github.com/dbarena/dbarena/workload/oltp"
-	// Their implementation for MongoDB.
-	_ "github.com/dbarena/dbarena/workload/oltp/mongo"
 	// Funds transfers, from the MySQL/PostgreSQL payments study.
 	_ "github.com/dbarena/dbarena/workload/payments"
-	// Its implementation for MongoDB.
-	_ "github.com/dbarena/dbarena/workload/payments/mongo"
+	// TPC-C-like order processing, HammerDB TPROC-C style.
 	_ "github.com/dbarena/dbarena/workload/tpcc"
 )

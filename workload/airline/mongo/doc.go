@@ -8,7 +8,7 @@
 // MongoDB targets. Package workload/airline documents the data model and
 // the transaction.
 //
-// Import it for its side effects, as workload/all does:
+// Import it for its side effects, as workload/all/mongo does:
 //
 //	import _ "github.com/dbarena/dbarena/workload/airline/mongo"
 package mongo

@@ -9,7 +9,7 @@
 // workload.ForFamily returns it, bound to the registered workload/oltp
 // test whose options it reads, for MongoDB targets.
 //
-// Import it for its side effects, as workload/all does:
+// Import it for its side effects, as workload/all/mongo does:
 //
 //	import _ "github.com/dbarena/dbarena/workload/oltp/mongo"
 package mongo

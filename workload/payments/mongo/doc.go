@@ -9,7 +9,7 @@
 // MongoDB counterpart and NewWorker refuses it. Package workload/payments
 // documents the data model and the transfer.
 //
-// Import it for its side effects, as workload/all does:
+// Import it for its side effects, as workload/all/mongo does:
 //
 //	import _ "github.com/dbarena/dbarena/workload/payments/mongo"
 package mongo

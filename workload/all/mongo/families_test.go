@@ -1,4 +1,4 @@
-package all_test
+package mongo_test
 
 import (
 	"reflect"
@@ -7,7 +7,7 @@ import (
 
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/workload"
-	_ "github.com/dbarena/dbarena/workload/all"
+	_ "github.com/dbarena/dbarena/workload/all/mongo"
 )
 
 // Every workload runs on SQL engines; the sysbench tests, airline and

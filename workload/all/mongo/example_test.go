@@ -1,4 +1,4 @@
-package all_test
+package mongo_test
 
 import (
 	"fmt"
@@ -6,7 +6,7 @@ import (
 	"github.com/dbarena/dbarena/engine/mongo"
 	"github.com/dbarena/dbarena/engine/postgres"
 	"github.com/dbarena/dbarena/workload"
-	_ "github.com/dbarena/dbarena/workload/all"
+	_ "github.com/dbarena/dbarena/workload/all/mongo"
 )
 
 // With every workload registered, workload.ForFamily picks a workload's

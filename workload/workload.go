@@ -2,9 +2,9 @@
 // benchmarks it runs.
 //
 // A workload package registers a Meta in its init function; the binary
-// picks workloads up by blank-importing workload/all (and their
-// implementations for other engine families by workload/all/mongo). A Workload knows its
-// options (a pflag.FlagSet), its tables and their initial data, its
+// picks workloads up by blank-importing workload/all, and their
+// implementations for other engine families by workload/all/mongo. A
+// Workload knows its options (a pflag.FlagSet), its tables and their initial data, its
 // operations, and how to build a Worker on one connection. The runner owns
 // the loop: it calls Worker.Next back to back (closed model), times each
 // call and classifies its error.

@@ -6,42 +6,12 @@ import (
 	"testing"
 
 	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/engine/internal/schematest"
 	"github.com/dbarena/dbarena/workload/schema"
 )
 
-// kinds declares every column type and index kind.
-func kinds() (*schema.Table, *schema.Table) {
-	parent := &schema.Table{Name: "sk_parent", Columns: []schema.Column{{Name: "id", Type: schema.Serial}}, PrimaryKey: []string{"id"}}
-	child := &schema.Table{
-		Name: "sk_child",
-		Columns: []schema.Column{
-			{Name: "p_id", Type: schema.Int},
-			{Name: "n", Type: schema.BigInt},
-			{Name: "price", Type: schema.Decimal, Size: 10, Scale: 2, Default: 0},
-			{Name: "ratio", Type: schema.Float, Null: true},
-			{Name: "code", Type: schema.Char, Size: 2, Default: "it's"},
-			{Name: "name", Type: schema.Varchar, Size: 20},
-			{Name: "note", Type: schema.Text, Null: true},
-			{Name: "at", Type: schema.Timestamp},
-			{Name: "ok", Type: schema.Bool, Default: true},
-			{Name: "raw", Type: schema.Bytes, Null: true},
-			{Name: "doc", Type: schema.JSON},
-		},
-		PrimaryKey: []string{"p_id", "n"},
-		Indexes: []schema.Index{
-			{Name: "sk_child_name", Keys: []schema.Key{schema.Col("name")}, Unique: true},
-			{Name: "sk_child_cov", Keys: []schema.Key{schema.Col("code"), {Column: "at", Desc: true}}, Include: []string{"price"}},
-			{Name: "sk_child_user", Keys: []schema.Key{schema.Path("doc", "user", "name")}},
-			{Name: "sk_child_qty", Keys: []schema.Key{{Column: "doc", Path: []string{"qty"}, As: schema.BigInt}, schema.Col("n")}},
-		},
-		ForeignKeys: []schema.ForeignKey{{Name: "sk_child_parent", Columns: []string{"p_id"}, Ref: "sk_parent", RefColumns: []string{"id"}}},
-		Checks:      []schema.Check{{Name: "sk_child_price", Column: "price", Op: ">=", Value: 0}},
-	}
-	return parent, child
-}
-
 func TestRenderSchema(t *testing.T) {
-	parent, child := kinds()
+	parent, child := schematest.Kinds()
 	if errs := schema.Validate([]*schema.Table{parent, child}); len(errs) > 0 {
 		t.Fatal(errs)
 	}

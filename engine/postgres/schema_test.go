@@ -9,21 +9,11 @@ import (
 )
 
 func TestRenderSchema(t *testing.T) {
-	parent, child := schematest.Kinds()
-	if errs := schema.Validate([]*schema.Table{parent, child}); len(errs) > 0 {
-		t.Fatal(errs)
-	}
-	d := Dialect{}
-	var got []string
-	for _, tb := range []*schema.Table{parent, child} {
-		got = append(got, d.CreateTableSQL(tb)...)
-		got = append(got, d.AfterLoadSQL(tb)...)
-		fks, err := d.ForeignKeySQL(tb)
+	got := schematest.Render(t, Dialect{}, func(_ *schema.Table, _ []string, err error) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got = append(got, fks...)
-	}
+	})
 	want := strings.TrimSpace(`
 CREATE TABLE sk_parent (
   id SERIAL
@@ -53,7 +43,7 @@ CREATE INDEX sk_child_qty ON sk_child (((doc->>'qty')::bigint), n);
 ANALYZE sk_child;
 ALTER TABLE sk_child ADD CONSTRAINT sk_child_parent FOREIGN KEY (p_id) REFERENCES sk_parent (id)
 `)
-	if g := strings.Join(got, ";\n"); g != want {
-		t.Errorf("got\n%s\nwant\n%s", g, want)
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }

@@ -11,20 +11,11 @@ import (
 )
 
 func TestRenderSchema(t *testing.T) {
-	parent, child := schematest.Kinds()
-	if errs := schema.Validate([]*schema.Table{parent, child}); len(errs) > 0 {
-		t.Fatal(errs)
-	}
-	d := Dialect{}
-	var got []string
-	for _, tb := range []*schema.Table{parent, child} {
-		got = append(got, d.CreateTableSQL(tb)...)
-		got = append(got, d.AfterLoadSQL(tb)...)
-		fks, err := d.ForeignKeySQL(tb)
+	got := schematest.Render(t, Dialect{}, func(tb *schema.Table, fks []string, err error) {
 		if len(tb.ForeignKeys) > 0 != errors.Is(err, engine.ErrNoForeignKeys) || len(fks) > 0 {
 			t.Errorf("ForeignKeySQL(%s) = %q, %v; want ErrNoForeignKeys for a table with foreign keys", tb.Name, fks, err)
 		}
-	}
+	})
 	want := strings.TrimSpace(`
 CREATE TABLE sk_parent (
   id INTEGER,
@@ -50,7 +41,7 @@ CREATE INDEX sk_child_cov ON sk_child (code, at DESC, price);
 CREATE INDEX sk_child_user ON sk_child ((json_extract(doc, '$.user.name')));
 CREATE INDEX sk_child_qty ON sk_child ((json_extract(doc, '$.qty')), n)
 `)
-	if g := strings.Join(got, ";\n"); g != want {
-		t.Errorf("got\n%s\nwant\n%s", g, want)
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }

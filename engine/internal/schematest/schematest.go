@@ -3,7 +3,13 @@
 // column type, every index kind, a foreign key to the parent and a check.
 package schematest
 
-import "github.com/dbarena/dbarena/workload/schema"
+import (
+	"strings"
+	"testing"
+
+	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/workload/schema"
+)
 
 // Parent is the table prefix_parent: a serial primary key id, then more.
 func Parent(prefix string, more ...schema.Column) *schema.Table {
@@ -49,4 +55,27 @@ func Child(prefix string, code any) *schema.Table {
 // to "it's", a string to quote.
 func Kinds() (*schema.Table, *schema.Table) {
 	return Parent("sk"), Child("sk", "it's")
+}
+
+// Render validates Kinds and renders its tables with r, each in the three
+// steps SQLCatalog runs: CreateTableSQL, AfterLoadSQL, then ForeignKeySQL,
+// whose result fk checks and whose statements are kept unless it failed.
+// It returns the statements joined by ";\n".
+func Render(t *testing.T, r engine.SchemaRenderer, fk func(tb *schema.Table, fks []string, err error)) string {
+	t.Helper()
+	parent, child := Kinds()
+	if errs := schema.Validate([]*schema.Table{parent, child}); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	var got []string
+	for _, tb := range []*schema.Table{parent, child} {
+		got = append(got, r.CreateTableSQL(tb)...)
+		got = append(got, r.AfterLoadSQL(tb)...)
+		fks, err := r.ForeignKeySQL(tb)
+		fk(tb, fks, err)
+		if err == nil {
+			got = append(got, fks...)
+		}
+	}
+	return strings.Join(got, ";\n")
 }

@@ -2,12 +2,9 @@ package airline
 
 import (
 	"context"
-	"regexp"
-	"strconv"
 	"testing"
 
 	"github.com/dbarena/dbarena/engine"
-	"github.com/dbarena/dbarena/workload"
 )
 
 // connect opens a connection of e, closed at the end of the test.
@@ -73,25 +70,4 @@ var corruptions = []corruption{
 		func(d engine.SQLDialect) string {
 			return "INSERT INTO seat (user_id, schedule_id, " + d.QuoteIdent("day") + ") VALUES (1, 1, 19990101)"
 		}},
-}
-
-var inAll = regexp.MustCompile(`\((\d+) \(schedule, day\) pairs? in all\)$`)
-
-// pairsInAll finds the problem named check and returns the number of
-// (schedule, day) pairs its Detail reports, or -1 when there is no such
-// problem.
-func pairsInAll(t *testing.T, probs []workload.Problem, check string) int64 {
-	t.Helper()
-	for _, p := range probs {
-		if p.Check != check {
-			continue
-		}
-		m := inAll.FindStringSubmatch(p.Detail)
-		if m == nil {
-			t.Fatalf("problem %q: detail %q gives no count of pairs", check, p.Detail)
-		}
-		n, _ := strconv.ParseInt(m[1], 10, 64)
-		return n
-	}
-	return -1
 }

@@ -11,8 +11,8 @@ import (
 	"github.com/dbarena/dbarena/engine/all/enginetest"
 	"github.com/dbarena/dbarena/internal/testdb"
 	"github.com/dbarena/dbarena/runner"
-	"github.com/dbarena/dbarena/workload"
 	"github.com/dbarena/dbarena/workload/airline"
+	"github.com/dbarena/dbarena/workload/airline/internal/airlinetest"
 )
 
 // The values of --transactions.
@@ -142,7 +142,7 @@ func TestMongoInterruptedBookings(t *testing.T) {
 			if seats != seats0+threads {
 				t.Errorf("%d seats after the interruption, %d before: want one half-done booking per worker (%d)", seats, seats0, threads)
 			}
-			n := pairsInAll(t, probs, airline.CheckAuditCounts)
+			n := airlinetest.PairsInAll(t, probs, airline.CheckAuditCounts)
 			if n < 1 || n > 3 {
 				t.Errorf("check reports %d (schedule, day) pairs whose audit disagrees with the seats, want 1 to 3: %v", n, probs)
 			}
@@ -160,13 +160,6 @@ func TestMongoInterruptedBookings(t *testing.T) {
 // (workload/airline's tests refuse --transactions off on SQL engines.)
 func TestTransactionsAndIsolationRefused(t *testing.T) {
 	ctx := context.Background()
-	wantOptionError := func(t *testing.T, err error, flag, value string) {
-		t.Helper()
-		var oe *workload.OptionError
-		if !errors.As(err, &oe) || oe.Flag != flag || oe.Value != value || !strings.Contains(err.Error(), "--"+flag+" "+value) {
-			t.Errorf("got %v; want an OptionError naming --%s %s", err, flag, value)
-		}
-	}
 	cfg := runner.Config{Threads: 1, Duration: time.Second}
 
 	t.Run("transactions=off/isolation=serializable", func(t *testing.T) {
@@ -174,7 +167,7 @@ func TestTransactionsAndIsolationRefused(t *testing.T) {
 		iso := cfg
 		iso.Isolation = engine.Serializable
 		_, err := runner.Run(ctx, mongoEngine(t), parse(t, "--transactions", "off"), iso, nil)
-		wantOptionError(t, err, "isolation", "serializable")
+		airlinetest.WantOptionError(t, err, "isolation", "serializable")
 		if err != nil && !strings.Contains(err.Error(), "needs --transactions on") {
 			t.Errorf("%v does not say why", err)
 		}
@@ -189,7 +182,7 @@ func TestTransactionsAndIsolationRefused(t *testing.T) {
 			iso := cfg
 			iso.Isolation = level
 			_, err := runner.Run(ctx, e, parse(t, "--schedules", "5", "--aircraft", "2"), iso, nil)
-			wantOptionError(t, err, "isolation", level)
+			airlinetest.WantOptionError(t, err, "isolation", level)
 			if err != nil && !strings.Contains(err.Error(), "snapshot isolation") {
 				t.Errorf("--isolation %s: %v does not say what MongoDB has", level, err)
 			}

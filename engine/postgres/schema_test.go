@@ -5,15 +5,10 @@ import (
 	"testing"
 
 	"github.com/dbarena/dbarena/engine/internal/schematest"
-	"github.com/dbarena/dbarena/workload/schema"
 )
 
 func TestRenderSchema(t *testing.T) {
-	got := schematest.Render(t, Dialect{}, func(_ *schema.Table, _ []string, err error) {
-		if err != nil {
-			t.Fatal(err)
-		}
-	})
+	got := schematest.Render(t, Dialect{}, schematest.NoError(t))
 	want := strings.TrimSpace(`
 CREATE TABLE sk_parent (
   id SERIAL

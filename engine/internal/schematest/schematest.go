@@ -79,3 +79,13 @@ func Render(t *testing.T, r engine.SchemaRenderer, fk func(tb *schema.Table, fks
 	}
 	return strings.Join(got, ";\n")
 }
+
+// NoError is Render's check of an engine that has foreign keys: the test
+// fails if ForeignKeySQL does.
+func NoError(t *testing.T) func(*schema.Table, []string, error) {
+	return func(_ *schema.Table, _ []string, err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -7,17 +7,6 @@ import (
 	"github.com/dbarena/dbarena/engine"
 )
 
-// connect opens a connection of e, closed at the end of the test.
-func connect(t *testing.T, e engine.Engine) engine.Conn {
-	t.Helper()
-	c, err := e.Connect(context.Background())
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
-}
-
 // booked returns the number of seats and the sum of the audit counts.
 func booked(t *testing.T, c engine.Conn) (seats, occupied int64) {
 	t.Helper()

@@ -54,7 +54,7 @@ func TestBookThenCheck(t *testing.T) {
 			}
 			t.Logf("%s %s: %d bookings, %d retries (%.2f%%), %d errors, p99 %.2f ms", db.name, db.isolation, res.Transactions, res.Retries, res.RetryPct, res.Errors, res.LatencyMS.P99)
 			airlinetest.WantRun(t, res, db.retries, db.isolation)
-			c := connect(t, e)
+			c := airlinetest.Connect(t, e)
 			seats, occupied := booked(t, c)
 			// Every committed booking, and nothing else, is in the tables.
 			airlinetest.WantBooked(t, res, seats, occupied)

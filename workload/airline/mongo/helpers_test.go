@@ -39,17 +39,6 @@ func bind(t *testing.T, w *airline.Airline) *Airline {
 	return impl.(*Airline)
 }
 
-// connect opens a connection of e, closed at the end of the test.
-func connect(t *testing.T, e engine.Engine) engine.Conn {
-	t.Helper()
-	c, err := e.Connect(context.Background())
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
-}
-
 // booked returns the number of seats and the sum of the audit counts.
 func booked(t *testing.T, c engine.Conn) (seats, occupied int64) {
 	t.Helper()
@@ -147,7 +136,7 @@ func TestBookThenCheck(t *testing.T) {
 	}
 	t.Logf("mongodb %s: %d bookings, %d retries (%.2f%%), %d errors, p99 %.2f ms", engine.RepeatableRead, res.Transactions, res.Retries, res.RetryPct, res.Errors, res.LatencyMS.P99)
 	airlinetest.WantRun(t, res, true, engine.RepeatableRead)
-	c := connect(t, e)
+	c := airlinetest.Connect(t, e)
 	seats, occupied := booked(t, c)
 	// Every committed booking, and nothing else, is in the collections.
 	airlinetest.WantBooked(t, res, seats, occupied)

@@ -64,7 +64,7 @@ func TestMongoTransactionsOnOff(t *testing.T) {
 			if res.Retries == 0 && (res.Reads != res.Transactions || res.Writes != 3*res.Transactions || res.Other != other*res.Transactions) {
 				t.Errorf("%d bookings: %d reads, %d writes, %d other; want 1, 3 and %d per booking", res.Transactions, res.Reads, res.Writes, res.Other, other)
 			}
-			c := connect(t, e)
+			c := airlinetest.Connect(t, e)
 			if seats, occupied := booked(t, c); seats < res.Transactions || seats > res.Transactions+4 || occupied != seats {
 				t.Errorf("%d seats, %d occupied, %d bookings counted", seats, occupied, res.Transactions)
 			}
@@ -98,7 +98,7 @@ func TestMongoInterruptedBookings(t *testing.T) {
 			if _, err := runner.Run(ctx, e, w, runner.Config{Threads: threads, Duration: time.Second, Seed: 1}, nil); err != nil {
 				t.Fatalf("first run: %v", err)
 			}
-			c := connect(t, e)
+			c := airlinetest.Connect(t, e)
 			seats0, occupied0 := booked(t, c)
 			if probs, err := runner.Check(ctx, e, w); err != nil || len(probs) > 0 {
 				t.Fatalf("check after the first run: %v %v", probs, err)

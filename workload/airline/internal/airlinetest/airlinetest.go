@@ -4,12 +4,14 @@
 package airlinetest
 
 import (
+	"context"
 	"errors"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/workload"
 )
@@ -86,4 +88,15 @@ func WantOptionError(t *testing.T, err error, flag, value string) {
 	if !errors.As(err, &oe) || oe.Flag != flag || oe.Value != value || !strings.Contains(err.Error(), "--"+flag+" "+value) {
 		t.Errorf("got %v; want an OptionError naming --%s %s", err, flag, value)
 	}
+}
+
+// Connect opens a connection of e, closed at the end of the test.
+func Connect(t *testing.T, e engine.Engine) engine.Conn {
+	t.Helper()
+	c, err := e.Connect(context.Background())
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
 }

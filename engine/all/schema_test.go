@@ -15,6 +15,7 @@ import (
 	"github.com/dbarena/dbarena/engine"
 	_ "github.com/dbarena/dbarena/engine/all"
 	"github.com/dbarena/dbarena/engine/all/enginetest"
+	"github.com/dbarena/dbarena/engine/internal/schematest"
 	"github.com/dbarena/dbarena/engine/mongo"
 	"github.com/dbarena/dbarena/internal/testdb"
 	"github.com/dbarena/dbarena/workload/schema"
@@ -23,37 +24,10 @@ import (
 // declared is a parent table with a serial key and a child table with
 // every column type, every index kind and a foreign key to the parent.
 func declared() []*schema.Table {
-	parent := &schema.Table{
-		Name:       "dk_parent",
-		Columns:    []schema.Column{{Name: "id", Type: schema.Serial}, {Name: "label", Type: schema.Varchar, Size: 10}},
-		PrimaryKey: []string{"id"},
+	return []*schema.Table{
+		schematest.Parent("dk", schema.Column{Name: "label", Type: schema.Varchar, Size: 10}),
+		schematest.Child("dk", "zz"),
 	}
-	child := &schema.Table{
-		Name: "dk_child",
-		Columns: []schema.Column{
-			{Name: "p_id", Type: schema.Int},
-			{Name: "n", Type: schema.BigInt},
-			{Name: "price", Type: schema.Decimal, Size: 10, Scale: 2, Default: 0},
-			{Name: "ratio", Type: schema.Float, Null: true},
-			{Name: "code", Type: schema.Char, Size: 2, Default: "zz"},
-			{Name: "name", Type: schema.Varchar, Size: 20},
-			{Name: "note", Type: schema.Text, Null: true},
-			{Name: "at", Type: schema.Timestamp},
-			{Name: "ok", Type: schema.Bool, Default: true},
-			{Name: "raw", Type: schema.Bytes, Null: true},
-			{Name: "doc", Type: schema.JSON},
-		},
-		PrimaryKey: []string{"p_id", "n"},
-		Indexes: []schema.Index{
-			{Name: "dk_child_name", Keys: []schema.Key{schema.Col("name")}, Unique: true},
-			{Name: "dk_child_cov", Keys: []schema.Key{schema.Col("code"), {Column: "at", Desc: true}}, Include: []string{"price"}},
-			{Name: "dk_child_user", Keys: []schema.Key{schema.Path("doc", "user", "name")}},
-			{Name: "dk_child_qty", Keys: []schema.Key{{Column: "doc", Path: []string{"qty"}, As: schema.BigInt}, schema.Col("n")}},
-		},
-		ForeignKeys: []schema.ForeignKey{{Name: "dk_child_parent", Columns: []string{"p_id"}, Ref: "dk_parent", RefColumns: []string{"id"}}},
-		Checks:      []schema.Check{{Name: "dk_child_price", Column: "price", Op: ">=", Value: 0}},
-	}
-	return []*schema.Table{parent, child}
 }
 
 type sliceRows struct {

@@ -2,24 +2,10 @@ package airline
 
 import (
 	"context"
-	"regexp"
-	"strconv"
 	"testing"
 
 	"github.com/dbarena/dbarena/engine"
-	"github.com/dbarena/dbarena/workload"
 )
-
-// connect opens a connection of e, closed at the end of the test.
-func connect(t *testing.T, e engine.Engine) engine.Conn {
-	t.Helper()
-	c, err := e.Connect(context.Background())
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
-}
 
 // booked returns the number of seats and the sum of the audit counts.
 func booked(t *testing.T, c engine.Conn) (seats, occupied int64) {
@@ -73,25 +59,4 @@ var corruptions = []corruption{
 		func(d engine.SQLDialect) string {
 			return "INSERT INTO seat (user_id, schedule_id, " + d.QuoteIdent("day") + ") VALUES (1, 1, 19990101)"
 		}},
-}
-
-var inAll = regexp.MustCompile(`\((\d+) \(schedule, day\) pairs? in all\)$`)
-
-// pairsInAll finds the problem named check and returns the number of
-// (schedule, day) pairs its Detail reports, or -1 when there is no such
-// problem.
-func pairsInAll(t *testing.T, probs []workload.Problem, check string) int64 {
-	t.Helper()
-	for _, p := range probs {
-		if p.Check != check {
-			continue
-		}
-		m := inAll.FindStringSubmatch(p.Detail)
-		if m == nil {
-			t.Fatalf("problem %q: detail %q gives no count of pairs", check, p.Detail)
-		}
-		n, _ := strconv.ParseInt(m[1], 10, 64)
-		return n
-	}
-	return -1
 }

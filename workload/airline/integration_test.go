@@ -12,6 +12,7 @@ import (
 	"github.com/dbarena/dbarena/internal/testdb"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/workload"
+	"github.com/dbarena/dbarena/workload/airline/internal/airlinetest"
 )
 
 // The tests below book against real databases from internal/testdb: a
@@ -52,19 +53,11 @@ func TestBookThenCheck(t *testing.T) {
 				t.Fatalf("run: %v", err)
 			}
 			t.Logf("%s %s: %d bookings, %d retries (%.2f%%), %d errors, p99 %.2f ms", db.name, db.isolation, res.Transactions, res.Retries, res.RetryPct, res.Errors, res.LatencyMS.P99)
-			if res.Transactions == 0 || res.Errors != 0 {
-				t.Fatalf("%d bookings, %d errors", res.Transactions, res.Errors)
-			}
-			if db.retries && res.Retries == 0 {
-				t.Errorf("no retries under %s with 16 threads on 20 schedules", db.isolation)
-			}
-			c := connect(t, e)
+			airlinetest.WantRun(t, res, db.retries, db.isolation)
+			c := airlinetest.Connect(t, e)
 			seats, occupied := booked(t, c)
-			// Every committed booking, and nothing else, is in the tables
-			// (bookings in flight when the phase ended commit too).
-			if seats < res.Transactions || seats > res.Transactions+16 || occupied != seats {
-				t.Errorf("%d seats, %d occupied, %d bookings counted", seats, occupied, res.Transactions)
-			}
+			// Every committed booking, and nothing else, is in the tables.
+			airlinetest.WantBooked(t, res, seats, occupied)
 			if probs, err := w.Check(ctx, c); err != nil || len(probs) > 0 {
 				t.Fatalf("check after the run: %v %v", probs, err)
 			}
@@ -75,18 +68,7 @@ func TestBookThenCheck(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				var names []string
-				for _, p := range probs {
-					names = append(names, p.Check)
-				}
-				if !strings.Contains(strings.Join(names, "; "), tc.want) {
-					t.Errorf("after %s: problems %q, want %q", tc.name, names, tc.want)
-				}
-				if tc.want == CheckAuditCounts {
-					if n := pairsInAll(t, probs, CheckAuditCounts); n != 1 {
-						t.Errorf("after %s: %d (schedule, day) pairs reported, want 1", tc.name, n)
-					}
-				}
+				airlinetest.WantProblem(t, tc.name, probs, tc.want, CheckAuditCounts)
 			}
 			if _, err := runner.Cleanup(ctx, e, w); err != nil {
 				t.Errorf("cleanup: %v", err)
@@ -116,13 +98,6 @@ func TestIsolationRefused(t *testing.T) {
 // (workload/airline/mongo's tests refuse what MongoDB lacks.)
 func TestTransactionsAndIsolationRefused(t *testing.T) {
 	ctx := context.Background()
-	wantOptionError := func(t *testing.T, err error, flag, value string) {
-		t.Helper()
-		var oe *workload.OptionError
-		if !errors.As(err, &oe) || oe.Flag != flag || oe.Value != value || !strings.Contains(err.Error(), "--"+flag+" "+value) {
-			t.Errorf("got %v; want an OptionError naming --%s %s", err, flag, value)
-		}
-	}
 	cfg := runner.Config{Threads: 1, Duration: time.Second}
 
 	t.Run("transactions=maybe", func(t *testing.T) {
@@ -130,14 +105,14 @@ func TestTransactionsAndIsolationRefused(t *testing.T) {
 		if len(errs) != 1 {
 			t.Fatalf("errors %v, want one", errs)
 		}
-		wantOptionError(t, errs[0], "transactions", "maybe")
+		airlinetest.WantOptionError(t, errs[0], "transactions", "maybe")
 	})
 	t.Run("transactions=off/isolation=serializable", func(t *testing.T) {
 		// Refused before any work: nothing needs to be prepared.
 		iso := cfg
 		iso.Isolation = engine.Serializable
 		_, err := runner.Run(ctx, enginetest.Open(t, testdb.SQLite(t)), parse(t, "--transactions", "off"), iso, nil)
-		wantOptionError(t, err, "isolation", "serializable")
+		airlinetest.WantOptionError(t, err, "isolation", "serializable")
 		if err != nil && !strings.Contains(err.Error(), "needs --transactions on") {
 			t.Errorf("%v does not say why", err)
 		}
@@ -150,7 +125,7 @@ func TestTransactionsAndIsolationRefused(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err := runner.Run(ctx, e, w, cfg, nil)
-			wantOptionError(t, err, "transactions", "off")
+			airlinetest.WantOptionError(t, err, "transactions", "off")
 		})
 	}
 }

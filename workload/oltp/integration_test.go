@@ -7,11 +7,10 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/engine/all/enginetest"
 	_ "github.com/dbarena/dbarena/engine/mysql"
 	_ "github.com/dbarena/dbarena/engine/postgres"
 	_ "github.com/dbarena/dbarena/engine/sqlite"
@@ -34,9 +33,9 @@ type testDB struct {
 }
 
 var testDBs = []testDB{
-	{"sqlite", func(t *testing.T) engine.Engine { return openTarget(t, testdb.SQLite(t)) }},
-	{"postgres", func(t *testing.T) engine.Engine { return openTarget(t, testdb.Isolated(t, testdb.Postgres(t))) }},
-	{"mysql", func(t *testing.T) engine.Engine { return openTarget(t, testdb.Isolated(t, testdb.MySQL(t))) }},
+	{"sqlite", func(t *testing.T) engine.Engine { return enginetest.Open(t, testdb.SQLite(t)) }},
+	{"postgres", func(t *testing.T) engine.Engine { return enginetest.Open(t, testdb.Isolated(t, testdb.Postgres(t))) }},
+	{"mysql", func(t *testing.T) engine.Engine { return enginetest.Open(t, testdb.Isolated(t, testdb.MySQL(t))) }},
 }
 
 // forEachDB runs f as one subtest per database, named engine=<name>.
@@ -44,16 +43,6 @@ func forEachDB(t *testing.T, f func(t *testing.T, open func(t *testing.T) engine
 	for _, db := range testDBs {
 		t.Run("engine="+db.name, func(t *testing.T) { f(t, db.open) })
 	}
-}
-
-func openTarget(t *testing.T, tg engine.Target) engine.Engine {
-	t.Helper()
-	e, err := engine.Open(context.Background(), tg, engine.Options{ConnectTimeout: 10 * time.Second})
-	if err != nil {
-		t.Fatalf("open %s: %v", tg, err)
-	}
-	t.Cleanup(func() { e.Close() })
-	return e
 }
 
 func connect(t *testing.T, e engine.Engine) engine.SQLConn {
@@ -417,7 +406,7 @@ func TestRunThenCheck(t *testing.T) {
 				args := append([]string{"--tables=2", "--table-size=2000", "--seed-data=3"}, c.Args...)
 				w := newTest(t, c.Test, args...)
 				load(t, e, w)
-				runEvents(t, e, w, 200, func() engine.Conn { return connect(t, e) })
+				oltptest.RunEvents(t, e, w, 200, func() engine.Conn { return connect(t, e) })
 				probs, err := w.Check(ctx, connect(t, e))
 				if err != nil {
 					t.Fatal(err)
@@ -442,48 +431,6 @@ func TestRunThenCheck(t *testing.T) {
 			})
 		}
 	})
-}
-
-// runEvents runs events events on each of two workers, each on its own
-// connection from conn, restarting events on retryable errors as the
-// runner does, and returns the workers' statement counts.
-func runEvents(t *testing.T, e engine.Engine, w *Test, events int64, conn func() engine.Conn) []*workload.Queries {
-	t.Helper()
-	ctx := context.Background()
-	const workers = 2
-	var wg sync.WaitGroup
-	errs := make(chan error, workers)
-	queries := make([]*workload.Queries, workers)
-	for id := 0; id < workers; id++ {
-		queries[id] = new(workload.Queries)
-		wk, err := w.NewWorker(ctx, conn(), workload.WorkerEnv{ID: id, Seed: uint64(1000 + id), Queries: queries[id]})
-		if err != nil {
-			t.Fatal(err)
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int64(0); i < events; {
-				_, err := wk.Next(ctx)
-				if err == nil {
-					i++
-					continue
-				}
-				cl := e.Dialect().Classify(err)
-				if cl == engine.ClassSerialization || cl == engine.ClassDeadlock || w.Retryable(cl) {
-					continue // like the runner: a new event
-				}
-				errs <- err
-				return
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
-	return queries
 }
 
 func TestCheckFindsProblems(t *testing.T) {
@@ -512,16 +459,7 @@ func TestCheckFindsProblems(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := map[string]bool{}
-		for _, p := range probs {
-			got[strings.SplitN(p.Detail, ":", 2)[0]+" "+p.Check] = true
-			t.Logf("%s: %s", p.Check, p.Detail)
-		}
-		for _, want := range []string{"sbtest1 c_length", "sbtest1 c_pattern", "sbtest1 k_positive", "sbtest1 id_range", "sbtest3 table_exists"} {
-			if !got[want] {
-				t.Errorf("no %q problem", want)
-			}
-		}
+		got := oltptest.Found(t, probs, "sbtest1 c_length", "sbtest1 c_pattern", "sbtest1 k_positive", "sbtest1 id_range", "sbtest3 table_exists")
 		// 300 - 1 deleted + 1 inserted: the count is right, the ids are not.
 		if got["sbtest1 row_count"] {
 			t.Error("unexpected row_count problem")

@@ -17,6 +17,7 @@ import (
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/workload"
 	"github.com/dbarena/dbarena/workload/payments"
+	"github.com/dbarena/dbarena/workload/payments/internal/paymentstest"
 	// The implementation for MongoDB, for the mongodb cases.
 	_ "github.com/dbarena/dbarena/workload/payments/mongo"
 )
@@ -24,15 +25,6 @@ import (
 // The tests below transfer on real databases from internal/testdb, SQL
 // engines and MongoDB alike, through the registered workload and the
 // implementation workload.ForFamily picks for each.
-
-func parse(t *testing.T, args ...string) *payments.Payments {
-	t.Helper()
-	w := payments.New()
-	if err := w.Flags().Parse(args); err != nil {
-		t.Fatal(err)
-	}
-	return w
-}
 
 // bind is w's implementation for e's engine family.
 func bind(t *testing.T, w workload.Workload, e engine.Engine) workload.Workload {
@@ -157,17 +149,6 @@ var testDBs = []testDB{
 
 func ptr[T any](v T) *T { return &v }
 
-// connect opens a connection of any engine, closed when t ends.
-func connect(t *testing.T, e engine.Engine) engine.Conn {
-	t.Helper()
-	c, err := e.Connect(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
-}
-
 // TestTransfersThenCheck runs 16 threads over 10 accounts: without
 // --lock-order opposite transfers deadlock and are retried; with it they
 // do not (on MongoDB two transactions writing one account conflict in
@@ -181,11 +162,11 @@ func TestTransfersThenCheck(t *testing.T) {
 			ctx := context.Background()
 			e := enginetest.Open(t, db.target(t))
 			opts := []string{"--accounts", "10", "--users", "10", "--organizations", "2", "--initial-balance", "500"}
-			w := parse(t, opts...)
+			w := paymentstest.Parse(t, opts...)
 			if _, err := runner.Prepare(ctx, e, w, runner.PrepareConfig{LoadThreads: 2}); err != nil {
 				t.Fatalf("prepare: %v", err)
 			}
-			if probs, err := check(t, ctx, w, e, connect(t, e)); err != nil || len(probs) > 0 {
+			if probs, err := check(t, ctx, w, e, paymentstest.Connect(t, e)); err != nil || len(probs) > 0 {
 				t.Fatalf("check after prepare: %v %v", probs, err)
 			}
 			for _, run := range []struct {
@@ -223,11 +204,11 @@ func TestTransfersThenCheck(t *testing.T) {
 				if lockOrder && !db.conflicts && res.Retries != 0 {
 					t.Errorf("--lock-order: %d retries, want none", res.Retries)
 				}
-				if probs, err := check(t, ctx, w, e, connect(t, e)); err != nil || len(probs) > 0 {
+				if probs, err := check(t, ctx, w, e, paymentstest.Connect(t, e)); err != nil || len(probs) > 0 {
 					t.Fatalf("--lock-order=%v: check: %v %v", lockOrder, probs, err)
 				}
 			}
-			c := connect(t, e)
+			c := paymentstest.Connect(t, e)
 			for _, tc := range db.corruptions {
 				tc.apply(t, ctx, c)
 				probs, err := check(t, ctx, w, e, c)
@@ -261,12 +242,12 @@ func TestStatementCounts(t *testing.T) {
 		t.Run(db.name, func(t *testing.T) {
 			ctx := context.Background()
 			e := enginetest.Open(t, db.target(t))
-			w := parse(t, "--accounts", "100", "--users", "10", "--organizations", "2", "--initial-balance", "1000000")
+			w := paymentstest.Parse(t, "--accounts", "100", "--users", "10", "--organizations", "2", "--initial-balance", "1000000")
 			if _, err := runner.Prepare(ctx, e, w, runner.PrepareConfig{LoadThreads: 1}); err != nil {
 				t.Fatalf("prepare: %v", err)
 			}
 			q := &workload.Queries{}
-			k, err := bind(t, w, e).NewWorker(ctx, connect(t, e), workload.WorkerEnv{Seed: 7, Queries: q})
+			k, err := bind(t, w, e).NewWorker(ctx, paymentstest.Connect(t, e), workload.WorkerEnv{Seed: 7, Queries: q})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -289,7 +270,7 @@ func TestStatementCounts(t *testing.T) {
 			if *q != want {
 				t.Errorf("statements %+v, want %+v", *q, want)
 			}
-			if probs, err := check(t, ctx, w, e, connect(t, e)); err != nil || len(probs) > 0 {
+			if probs, err := check(t, ctx, w, e, paymentstest.Connect(t, e)); err != nil || len(probs) > 0 {
 				t.Fatalf("check: %v %v", probs, err)
 			}
 		})

@@ -3,9 +3,6 @@ package mongo
 import (
 	"context"
 	"reflect"
-	"regexp"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -19,6 +16,7 @@ import (
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/workload"
 	"github.com/dbarena/dbarena/workload/airline"
+	"github.com/dbarena/dbarena/workload/airline/internal/airlinetest"
 )
 
 // parse returns the registered workload with args parsed.
@@ -39,17 +37,6 @@ func bind(t *testing.T, w *airline.Airline) *Airline {
 		t.Fatal(err)
 	}
 	return impl.(*Airline)
-}
-
-// connect opens a connection of e, closed at the end of the test.
-func connect(t *testing.T, e engine.Engine) engine.Conn {
-	t.Helper()
-	c, err := e.Connect(context.Background())
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
 }
 
 // booked returns the number of seats and the sum of the audit counts.
@@ -129,27 +116,6 @@ var corruptions = []corruption{
 		}},
 }
 
-var inAll = regexp.MustCompile(`\((\d+) \(schedule, day\) pairs? in all\)$`)
-
-// pairsInAll finds the problem named check and returns the number of
-// (schedule, day) pairs its Detail reports, or -1 when there is no such
-// problem.
-func pairsInAll(t *testing.T, probs []workload.Problem, check string) int64 {
-	t.Helper()
-	for _, p := range probs {
-		if p.Check != check {
-			continue
-		}
-		m := inAll.FindStringSubmatch(p.Detail)
-		if m == nil {
-			t.Fatalf("problem %q: detail %q gives no count of pairs", check, p.Detail)
-		}
-		n, _ := strconv.ParseInt(m[1], 10, 64)
-		return n
-	}
-	return -1
-}
-
 // TestBookThenCheck is workload/airline's test of the same name on the
 // MongoDB test server (a one-node replica set, so transactions work):
 // it prepares a small schedule collection (so that 16 threads collide on
@@ -169,19 +135,11 @@ func TestBookThenCheck(t *testing.T) {
 		t.Fatalf("run: %v", err)
 	}
 	t.Logf("mongodb %s: %d bookings, %d retries (%.2f%%), %d errors, p99 %.2f ms", engine.RepeatableRead, res.Transactions, res.Retries, res.RetryPct, res.Errors, res.LatencyMS.P99)
-	if res.Transactions == 0 || res.Errors != 0 {
-		t.Fatalf("%d bookings, %d errors", res.Transactions, res.Errors)
-	}
-	if res.Retries == 0 {
-		t.Errorf("no retries under %s with 16 threads on 20 schedules", engine.RepeatableRead)
-	}
-	c := connect(t, e)
+	airlinetest.WantRun(t, res, true, engine.RepeatableRead)
+	c := airlinetest.Connect(t, e)
 	seats, occupied := booked(t, c)
-	// Every committed booking, and nothing else, is in the collections
-	// (bookings in flight when the phase ended commit too).
-	if seats < res.Transactions || seats > res.Transactions+16 || occupied != seats {
-		t.Errorf("%d seats, %d occupied, %d bookings counted", seats, occupied, res.Transactions)
-	}
+	// Every committed booking, and nothing else, is in the collections.
+	airlinetest.WantBooked(t, res, seats, occupied)
 	impl := bind(t, w)
 	if probs, err := impl.Check(ctx, c); err != nil || len(probs) > 0 {
 		t.Fatalf("check after the run: %v %v", probs, err)
@@ -193,18 +151,7 @@ func TestBookThenCheck(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var names []string
-		for _, p := range probs {
-			names = append(names, p.Check)
-		}
-		if !strings.Contains(strings.Join(names, "; "), tc.want) {
-			t.Errorf("after %s: problems %q, want %q", tc.name, names, tc.want)
-		}
-		if tc.want == airline.CheckAuditCounts {
-			if n := pairsInAll(t, probs, airline.CheckAuditCounts); n != 1 {
-				t.Errorf("after %s: %d (schedule, day) pairs reported, want 1", tc.name, n)
-			}
-		}
+		airlinetest.WantProblem(t, tc.name, probs, tc.want, airline.CheckAuditCounts)
 	}
 	if _, err := runner.Cleanup(ctx, e, w); err != nil {
 		t.Errorf("cleanup: %v", err)

@@ -11,8 +11,8 @@ import (
 	"github.com/dbarena/dbarena/engine/all/enginetest"
 	"github.com/dbarena/dbarena/internal/testdb"
 	"github.com/dbarena/dbarena/runner"
-	"github.com/dbarena/dbarena/workload"
 	"github.com/dbarena/dbarena/workload/airline"
+	"github.com/dbarena/dbarena/workload/airline/internal/airlinetest"
 )
 
 // The values of --transactions.
@@ -64,7 +64,7 @@ func TestMongoTransactionsOnOff(t *testing.T) {
 			if res.Retries == 0 && (res.Reads != res.Transactions || res.Writes != 3*res.Transactions || res.Other != other*res.Transactions) {
 				t.Errorf("%d bookings: %d reads, %d writes, %d other; want 1, 3 and %d per booking", res.Transactions, res.Reads, res.Writes, res.Other, other)
 			}
-			c := connect(t, e)
+			c := airlinetest.Connect(t, e)
 			if seats, occupied := booked(t, c); seats < res.Transactions || seats > res.Transactions+4 || occupied != seats {
 				t.Errorf("%d seats, %d occupied, %d bookings counted", seats, occupied, res.Transactions)
 			}
@@ -98,7 +98,7 @@ func TestMongoInterruptedBookings(t *testing.T) {
 			if _, err := runner.Run(ctx, e, w, runner.Config{Threads: threads, Duration: time.Second, Seed: 1}, nil); err != nil {
 				t.Fatalf("first run: %v", err)
 			}
-			c := connect(t, e)
+			c := airlinetest.Connect(t, e)
 			seats0, occupied0 := booked(t, c)
 			if probs, err := runner.Check(ctx, e, w); err != nil || len(probs) > 0 {
 				t.Fatalf("check after the first run: %v %v", probs, err)
@@ -142,7 +142,7 @@ func TestMongoInterruptedBookings(t *testing.T) {
 			if seats != seats0+threads {
 				t.Errorf("%d seats after the interruption, %d before: want one half-done booking per worker (%d)", seats, seats0, threads)
 			}
-			n := pairsInAll(t, probs, airline.CheckAuditCounts)
+			n := airlinetest.PairsInAll(t, probs, airline.CheckAuditCounts)
 			if n < 1 || n > 3 {
 				t.Errorf("check reports %d (schedule, day) pairs whose audit disagrees with the seats, want 1 to 3: %v", n, probs)
 			}
@@ -160,13 +160,6 @@ func TestMongoInterruptedBookings(t *testing.T) {
 // (workload/airline's tests refuse --transactions off on SQL engines.)
 func TestTransactionsAndIsolationRefused(t *testing.T) {
 	ctx := context.Background()
-	wantOptionError := func(t *testing.T, err error, flag, value string) {
-		t.Helper()
-		var oe *workload.OptionError
-		if !errors.As(err, &oe) || oe.Flag != flag || oe.Value != value || !strings.Contains(err.Error(), "--"+flag+" "+value) {
-			t.Errorf("got %v; want an OptionError naming --%s %s", err, flag, value)
-		}
-	}
 	cfg := runner.Config{Threads: 1, Duration: time.Second}
 
 	t.Run("transactions=off/isolation=serializable", func(t *testing.T) {
@@ -174,7 +167,7 @@ func TestTransactionsAndIsolationRefused(t *testing.T) {
 		iso := cfg
 		iso.Isolation = engine.Serializable
 		_, err := runner.Run(ctx, mongoEngine(t), parse(t, "--transactions", "off"), iso, nil)
-		wantOptionError(t, err, "isolation", "serializable")
+		airlinetest.WantOptionError(t, err, "isolation", "serializable")
 		if err != nil && !strings.Contains(err.Error(), "needs --transactions on") {
 			t.Errorf("%v does not say why", err)
 		}
@@ -189,7 +182,7 @@ func TestTransactionsAndIsolationRefused(t *testing.T) {
 			iso := cfg
 			iso.Isolation = level
 			_, err := runner.Run(ctx, e, parse(t, "--schedules", "5", "--aircraft", "2"), iso, nil)
-			wantOptionError(t, err, "isolation", level)
+			airlinetest.WantOptionError(t, err, "isolation", level)
 			if err != nil && !strings.Contains(err.Error(), "snapshot isolation") {
 				t.Errorf("--isolation %s: %v does not say what MongoDB has", level, err)
 			}

@@ -4,14 +4,13 @@ import (
 	"context"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/dbarena/dbarena/engine"
 	_ "github.com/dbarena/dbarena/engine/all"
+	"github.com/dbarena/dbarena/engine/all/enginetest"
 	"github.com/dbarena/dbarena/engine/mongo"
 	"github.com/dbarena/dbarena/engine/postgres"
 	"github.com/dbarena/dbarena/internal/testdb"
@@ -52,60 +51,8 @@ func bind(t *testing.T, w *oltp.Test) *Test {
 	return impl.(*Test)
 }
 
-func openTarget(t *testing.T, tg engine.Target) engine.Engine {
-	t.Helper()
-	e, err := engine.Open(context.Background(), tg, engine.Options{ConnectTimeout: 10 * time.Second})
-	if err != nil {
-		t.Fatalf("open %s: %v", tg, err)
-	}
-	t.Cleanup(func() { e.Close() })
-	return e
-}
-
-// runEvents runs events events on each of two workers of w, each on its
-// own connection from conn, restarting events on retryable errors as the
-// runner does, and returns the workers' statement counts.
-func runEvents(t *testing.T, e engine.Engine, w *Test, events int64, conn func() engine.Conn) []*workload.Queries {
-	t.Helper()
-	ctx := context.Background()
-	const workers = 2
-	var wg sync.WaitGroup
-	errs := make(chan error, workers)
-	queries := make([]*workload.Queries, workers)
-	for id := 0; id < workers; id++ {
-		queries[id] = new(workload.Queries)
-		wk, err := w.NewWorker(ctx, conn(), workload.WorkerEnv{ID: id, Seed: uint64(1000 + id), Queries: queries[id]})
-		if err != nil {
-			t.Fatal(err)
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int64(0); i < events; {
-				_, err := wk.Next(ctx)
-				if err == nil {
-					i++
-					continue
-				}
-				cl := e.Dialect().Classify(err)
-				if cl == engine.ClassSerialization || cl == engine.ClassDeadlock || w.Retryable(cl) {
-					continue // like the runner: a new event
-				}
-				errs <- err
-				return
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
-	return queries
-}
-
 func openMongo(t *testing.T) engine.Engine {
-	return openTarget(t, testdb.Isolated(t, testdb.Mongo(t)))
+	return enginetest.Open(t, testdb.Isolated(t, testdb.Mongo(t)))
 }
 
 func connect(t *testing.T, e engine.Engine) *mongo.Conn {
@@ -186,7 +133,7 @@ func TestMongoRunThenCheck(t *testing.T) {
 			w := newTest(t, c.Test, args...)
 			prepareMongo(t, e, w)
 			const events = 200
-			queries := runEvents(t, e, bind(t, w), events, func() engine.Conn { return connect(t, e) })
+			queries := oltptest.RunEvents(t, e, bind(t, w), events, func() engine.Conn { return connect(t, e) })
 			probs, err := bind(t, w).Check(ctx, connect(t, e))
 			if err != nil {
 				t.Fatal(err)
@@ -281,16 +228,7 @@ func TestMongoCheckFindsProblems(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]bool{}
-	for _, p := range probs {
-		got[strings.SplitN(p.Detail, ":", 2)[0]+" "+p.Check] = true
-		t.Logf("%s: %s", p.Check, p.Detail)
-	}
-	for _, want := range []string{"sbtest1 c_length", "sbtest1 c_pattern", "sbtest1 k_positive", "sbtest1 id_range", "sbtest1 not_null", "sbtest3 table_exists"} {
-		if !got[want] {
-			t.Errorf("no %q problem", want)
-		}
-	}
+	got := oltptest.Found(t, probs, "sbtest1 c_length", "sbtest1 c_pattern", "sbtest1 k_positive", "sbtest1 id_range", "sbtest1 not_null", "sbtest3 table_exists")
 	if got["sbtest1 row_count"] || got["sbtest2 c_length"] {
 		t.Error("a problem reported where there is none")
 	}

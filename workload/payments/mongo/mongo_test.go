@@ -12,7 +12,6 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/engine/all/enginetest"
 	"github.com/dbarena/dbarena/engine/mongo"
 	"github.com/dbarena/dbarena/engine/postgres"
@@ -20,32 +19,13 @@ import (
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/workload"
 	"github.com/dbarena/dbarena/workload/payments"
+	"github.com/dbarena/dbarena/workload/payments/internal/paymentstest"
 )
 
 // workload/payments' integration tests run this implementation on the
 // MongoDB test server along with the SQL engines.
 
-func parse(t *testing.T, args ...string) *payments.Payments {
-	t.Helper()
-	w := payments.New()
-	if err := w.Flags().Parse(args); err != nil {
-		t.Fatal(err)
-	}
-	return w
-}
-
 func newTestRand() *rand.Rand { return rand.New(rand.NewPCG(1, 2)) }
-
-// connect opens a connection of e, closed when t ends.
-func connect(t *testing.T, e engine.Engine) engine.Conn {
-	t.Helper()
-	c, err := e.Connect(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
-}
 
 func TestDecimalCents(t *testing.T) {
 	for _, tc := range []struct {
@@ -145,7 +125,7 @@ func TestBetween(t *testing.T) {
 // the same generator, with the key column as _id (the balance becomes a
 // Decimal128 of the same value when MongoDB loads it, see engine/mongo).
 func TestMongoTablesHoldTheSQLRows(t *testing.T) {
-	w := parse(t, "--accounts", "25000", "--users", "12000", "--initial-balance", "1234.5")
+	w := paymentstest.Parse(t, "--accounts", "25000", "--users", "12000", "--initial-balance", "1234.5")
 	sql, docs := w.Tables(postgres.Dialect{}), (&Payments{workload.Binding[*payments.Payments]{Of: w}}).Tables(mongo.Dialect{})
 	if len(sql) != len(docs) {
 		t.Fatalf("%d tables on SQL, %d collections", len(sql), len(docs))
@@ -205,14 +185,14 @@ func TestMongoTablesHoldTheSQLRows(t *testing.T) {
 func TestMongoRefusesProcedure(t *testing.T) {
 	ctx := context.Background()
 	e := enginetest.Open(t, testdb.Isolated(t, testdb.Mongo(t)))
-	w := parse(t, "--mode", "procedure")
+	w := paymentstest.Parse(t, "--mode", "procedure")
 	_, err := runner.Run(ctx, e, w, runner.Config{Threads: 1, Duration: time.Second}, nil)
 	var oe *workload.OptionError
 	if !errors.As(err, &oe) || oe.Flag != "mode" || !strings.Contains(err.Error(), "--mode procedure") {
 		t.Fatalf("run --mode procedure on MongoDB: %v, want an OptionError naming --mode procedure", err)
 	}
 	t.Log(err)
-	if _, err := (&Payments{workload.Binding[*payments.Payments]{Of: w}}).NewWorker(ctx, connect(t, e), workload.WorkerEnv{Queries: &workload.Queries{}}); !errors.As(err, &oe) {
+	if _, err := (&Payments{workload.Binding[*payments.Payments]{Of: w}}).NewWorker(ctx, paymentstest.Connect(t, e), workload.WorkerEnv{Queries: &workload.Queries{}}); !errors.As(err, &oe) {
 		t.Errorf("NewWorker --mode procedure on MongoDB: %v", err)
 	}
 }

@@ -2,6 +2,13 @@
 // family implementations share: the tests and options every engine runs.
 package oltptest
 
+import (
+	"strings"
+	"testing"
+
+	"github.com/dbarena/dbarena/workload"
+)
+
 // RunCase is one sysbench test with the options a run-then-check test
 // adds to its data options.
 type RunCase struct {
@@ -27,4 +34,22 @@ var RunCases = []RunCase{
 	{"oltp_read_write", []string{"--rand-type=gaussian"}},
 	{"oltp_read_write", []string{"--rand-type=pareto"}},
 	{"oltp_read_write", []string{"--rand-type=zipfian"}},
+}
+
+// Found logs probs and returns them as "table check" (the table is what
+// each Detail starts with, up to a colon), reporting an error for each of
+// want that is not among them.
+func Found(t *testing.T, probs []workload.Problem, want ...string) map[string]bool {
+	t.Helper()
+	got := map[string]bool{}
+	for _, p := range probs {
+		got[strings.SplitN(p.Detail, ":", 2)[0]+" "+p.Check] = true
+		t.Logf("%s: %s", p.Check, p.Detail)
+	}
+	for _, w := range want {
+		if !got[w] {
+			t.Errorf("no %q problem", w)
+		}
+	}
+	return got
 }

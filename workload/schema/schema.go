@@ -299,16 +299,21 @@ func (t *Table) Validate() []error {
 	if len(t.Columns) == 0 {
 		bad("columns", "%w: a table needs columns", ErrBadColumn)
 	}
+	// named reports a name that is not a lower-case identifier or that
+	// seen already holds, and records it there.
+	named := func(seen map[string]bool, field, name string) {
+		switch {
+		case !isIdent(name):
+			bad(field, "%w: %q is not a lower-case identifier", ErrBadName, name)
+		case seen[name]:
+			bad(field, "%w", ErrDuplicate)
+		}
+		seen[name] = true
+	}
 	seen := map[string]bool{}
 	for i, c := range t.Columns {
 		field := fmt.Sprintf("column %d (%s)", i+1, c.Name)
-		switch {
-		case !isIdent(c.Name):
-			bad(field, "%w: %q is not a lower-case identifier", ErrBadName, c.Name)
-		case seen[c.Name]:
-			bad(field, "%w", ErrDuplicate)
-		}
-		seen[c.Name] = true
+		named(seen, field, c.Name)
 		switch {
 		case c.Type < Int || c.Type > JSON:
 			bad(field, "%w: type %v", ErrBadColumn, c.Type)
@@ -344,13 +349,7 @@ func (t *Table) Validate() []error {
 	names := map[string]bool{}
 	for _, x := range t.Indexes {
 		field := "index " + x.Name
-		switch {
-		case !isIdent(x.Name):
-			bad(field, "%w: %q is not a lower-case identifier", ErrBadName, x.Name)
-		case names[x.Name]:
-			bad(field, "%w", ErrDuplicate)
-		}
-		names[x.Name] = true
+		named(names, field, x.Name)
 		if len(x.Keys) == 0 {
 			bad(field+" key", "%w: no keys", ErrUnknownColumn)
 		}
@@ -383,13 +382,7 @@ func (t *Table) Validate() []error {
 	}
 	for _, ck := range t.Checks {
 		field := "check " + ck.Name
-		switch {
-		case !isIdent(ck.Name):
-			bad(field, "%w: %q is not a lower-case identifier", ErrBadName, ck.Name)
-		case names[ck.Name]:
-			bad(field, "%w", ErrDuplicate)
-		}
-		names[ck.Name] = true
+		named(names, field, ck.Name)
 		if t.Column(ck.Column) == nil {
 			bad(field, "%w %q", ErrUnknownColumn, ck.Column)
 		}
@@ -406,13 +399,7 @@ func (t *Table) Validate() []error {
 	}
 	for _, fk := range t.ForeignKeys {
 		field := "foreign key " + fk.Name
-		switch {
-		case !isIdent(fk.Name):
-			bad(field, "%w: %q is not a lower-case identifier", ErrBadName, fk.Name)
-		case names[fk.Name]:
-			bad(field, "%w", ErrDuplicate)
-		}
-		names[fk.Name] = true
+		named(names, field, fk.Name)
 		cols(field, fk.Columns)
 		if len(fk.Columns) != len(fk.RefColumns) {
 			bad(field, "%w: %d columns refer to %d", ErrBadColumn, len(fk.Columns), len(fk.RefColumns))

@@ -356,10 +356,13 @@ func Prepare(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Pr
 		if err := cat.SetMeta(ctx, recs[i]); err != nil {
 			return fail(fmt.Errorf("recording table %s: %w", t.Name, err))
 		}
-		created = append(created, t.Name)
 		if err := cat.CreateTable(ctx, t.Schema); err != nil {
+			// Not created: whatever has the name now (a table someone
+			// made meanwhile) is not this prepare's to drop.
+			_ = cat.DeleteMeta(ctx, t.Name)
 			return fail(fmt.Errorf("creating table %s: %w", t.Name, err))
 		}
+		created = append(created, t.Name)
 		if recs[i].Identity, err = cat.Identity(ctx, t.Name); err != nil {
 			return fail(err)
 		}

@@ -3,6 +3,7 @@ package runner_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -16,12 +17,15 @@ import (
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/workload"
 	_ "github.com/dbarena/dbarena/workload/oltp/mongo"
+	"github.com/dbarena/dbarena/workload/schema"
 )
 
 // userTable is what a user does to sbtest2 after dbarena prepared it: drop
 // it and create a table of their own by that name, with a row in it.
 type userTable struct {
 	replace func(t *testing.T, c engine.Conn)
+	// same does it with a table of the very columns dbarena declares.
+	same func(t *testing.T, c engine.Conn)
 	// rows counts the rows of the user's sbtest2, -1 when it is gone.
 	rows func(t *testing.T, c engine.Conn) int64
 }
@@ -42,17 +46,36 @@ var sqlUserTable = userTable{
 			}
 		}
 	},
+	same: func(t *testing.T, c engine.Conn) {
+		sc, err := engine.SQL(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameShape(t, c)
+		if err := sc.Exec(context.Background(), "INSERT INTO sbtest2 (id, k, c, pad) VALUES (1, 1, 'mine', '')"); err != nil {
+			t.Fatal(err)
+		}
+	},
 	rows: func(t *testing.T, c engine.Conn) int64 {
 		sc, err := engine.SQL(c)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ok, err := c.Catalog().TableExists(context.Background(), "sbtest2")
+		ctx := context.Background()
+		ok, err := c.Catalog().TableExists(ctx, "sbtest2")
 		if err != nil || !ok {
 			return -1
 		}
+		cols, err := c.Catalog().Columns(ctx, "sbtest2")
+		if err != nil {
+			t.Fatal(err)
+		}
+		col := "note"
+		if slices.Contains(cols, "c") {
+			col = "c"
+		}
 		var n int64
-		if err := sc.QueryRow(context.Background(), "SELECT COUNT(*) FROM sbtest2 WHERE note = 'mine'", nil, &n); err != nil {
+		if err := sc.QueryRow(ctx, "SELECT COUNT(*) FROM sbtest2 WHERE "+col+" = 'mine'", nil, &n); err != nil {
 			t.Fatal(err)
 		}
 		return n
@@ -70,18 +93,47 @@ var mongoUserTable = userTable{
 			t.Fatal(err)
 		}
 	},
+	same: func(t *testing.T, c engine.Conn) {
+		sameShape(t, c)
+		doc := bson.D{{Key: "_id", Value: int64(1)}, {Key: "k", Value: int64(1)}, {Key: "c", Value: "mine"}, {Key: "pad", Value: ""}}
+		if _, err := c.(*mongo.Conn).DB().Collection("sbtest2").InsertOne(context.Background(), doc); err != nil {
+			t.Fatal(err)
+		}
+	},
 	rows: func(t *testing.T, c engine.Conn) int64 {
 		ctx := context.Background()
 		ok, err := c.Catalog().TableExists(ctx, "sbtest2")
 		if err != nil || !ok {
 			return -1
 		}
-		n, err := c.(*mongo.Conn).DB().Collection("sbtest2").CountDocuments(ctx, bson.D{{Key: "note", Value: "mine"}})
+		n, err := c.(*mongo.Conn).DB().Collection("sbtest2").CountDocuments(ctx, bson.D{{Key: "$or", Value: bson.A{
+			bson.D{{Key: "note", Value: "mine"}}, bson.D{{Key: "c", Value: "mine"}}}}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return n
 	},
+}
+
+// sameShape drops sbtest2 and creates it again from dbarena's own
+// declaration, as a user who copied its definition would: only its
+// identity tells it from the table dbarena created.
+func sameShape(t *testing.T, c engine.Conn) {
+	t.Helper()
+	ctx := context.Background()
+	w := oltpWorkload(t, "--tables", "2", "--table-size", "100")
+	var decl *schema.Table
+	for _, tb := range w.Tables(nil) {
+		if tb.Schema.Name == "sbtest2" {
+			decl = tb.Schema
+		}
+	}
+	if err := c.Catalog().DropTable(ctx, "sbtest2"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Catalog().CreateTable(ctx, decl); err != nil {
+		t.Fatal(err)
+	}
 }
 
 var cleanupTargets = []struct {
@@ -96,38 +148,45 @@ var cleanupTargets = []struct {
 }
 
 // A table the user put in place of one dbarena prepared survives cleanup,
-// with its rows; the untouched prepared table beside it is dropped.
+// with its rows, whether its columns differ or are dbarena's own; the
+// untouched prepared table beside it is dropped.
 func TestCleanupLeavesReplacedTable(t *testing.T) {
 	for _, tc := range cleanupTargets {
-		t.Run("engine="+tc.name, func(t *testing.T) {
-			ctx := context.Background()
-			eng := enginetest.Open(t, tc.target(t))
-			w := oltpWorkload(t, "--tables", "2", "--table-size", "100")
-			if _, err := runner.Prepare(ctx, eng, w, runner.PrepareConfig{LoadThreads: 2}); err != nil {
-				t.Fatal(err)
-			}
-			c, err := eng.Connect(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.Close()
-			tc.user.replace(t, c)
+		for _, shape := range []string{"other", "same"} {
+			t.Run("engine="+tc.name+"/columns="+shape, func(t *testing.T) {
+				ctx := context.Background()
+				eng := enginetest.Open(t, tc.target(t))
+				w := oltpWorkload(t, "--tables", "2", "--table-size", "100")
+				if _, err := runner.Prepare(ctx, eng, w, runner.PrepareConfig{LoadThreads: 2}); err != nil {
+					t.Fatal(err)
+				}
+				c, err := eng.Connect(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer c.Close()
+				if shape == "same" {
+					tc.user.same(t, c)
+				} else {
+					tc.user.replace(t, c)
+				}
 
-			cleaned, err := runner.Cleanup(ctx, eng, w)
-			dropped := cleaned.Dropped
-			if !errors.Is(err, runner.ErrNotOurs) || !strings.Contains(err.Error(), "not dropped: sbtest2 is not the one dbarena created") {
-				t.Errorf("Cleanup error = %v, want ErrNotOurs saying sbtest2 is not the one dbarena created", err)
-			}
-			if len(dropped) != 1 || dropped[0] != "sbtest1" {
-				t.Errorf("dropped %v, want [sbtest1]", dropped)
-			}
-			if n := tc.user.rows(t, c); n != 1 {
-				t.Errorf("the user's sbtest2 holds %d of its rows after cleanup, want 1 (-1: dropped)", n)
-			}
-			if ok, err := c.Catalog().TableExists(ctx, "sbtest1"); err != nil || ok {
-				t.Errorf("sbtest1 exists after cleanup (%v)", err)
-			}
-		})
+				cleaned, err := runner.Cleanup(ctx, eng, w)
+				dropped := cleaned.Dropped
+				if !errors.Is(err, runner.ErrNotOurs) || !strings.Contains(err.Error(), "not dropped: sbtest2 is not the one dbarena created") {
+					t.Errorf("Cleanup error = %v, want ErrNotOurs saying sbtest2 is not the one dbarena created", err)
+				}
+				if len(dropped) != 1 || dropped[0] != "sbtest1" {
+					t.Errorf("dropped %v, want [sbtest1]", dropped)
+				}
+				if n := tc.user.rows(t, c); n != 1 {
+					t.Errorf("the user's sbtest2 holds %d of its rows after cleanup, want 1 (-1: dropped)", n)
+				}
+				if ok, err := c.Catalog().TableExists(ctx, "sbtest1"); err != nil || ok {
+					t.Errorf("sbtest1 exists after cleanup (%v)", err)
+				}
+			})
+		}
 	}
 }
 

@@ -170,6 +170,12 @@ func TestCleanupLeavesReplacedTable(t *testing.T) {
 				} else {
 					tc.user.replace(t, c)
 				}
+				// Runs, which write, refuse it as well.
+				if err := runner.VerifyPrepared(ctx, c, eng.Dialect(), w); !errors.Is(err, runner.ErrNotOurs) && !errors.Is(err, runner.ErrShape) {
+					t.Errorf("VerifyPrepared = %v, want ErrNotOurs or ErrShape", err)
+				} else if shape == "same" && !errors.Is(err, runner.ErrNotOurs) {
+					t.Errorf("VerifyPrepared = %v, want ErrNotOurs: the identity differs", err)
+				}
 
 				cleaned, err := runner.Cleanup(ctx, eng, w)
 				dropped := cleaned.Dropped

@@ -194,7 +194,10 @@ func judge(ctx context.Context, cat engine.Catalog, t workload.Table, st tableSt
 }
 
 // VerifyPrepared checks that every table of w exists, was loaded to the
-// end by dbarena and has the expected columns.
+// end by dbarena, is still the table dbarena created (its identity, else
+// ErrNotOurs) and has the declared columns (else ErrShape), and that w's
+// data options are those the data was prepared with (else a
+// *workload.OptionError per option that differs).
 func VerifyPrepared(ctx context.Context, c engine.Conn, d engine.Dialect, w workload.Workload) error {
 	w, err := workload.ForFamily(w, d)
 	if err != nil {

@@ -28,7 +28,7 @@ RACE := $(if $(shell command -v gcc 2>/dev/null),-race -gcflags=modernc.org/sqli
 GOTESTFLAGS ?= -count=1 $(RACE) -timeout 10m
 KEEP_SERVERS ?=
 
-.PHONY: build test bench-peers bench-tpcc bench-mongo clean
+.PHONY: build test bench-peers bench-tpcc bench-mongo soak clean
 
 build:
 	CGO_ENABLED=0 $(GO) build -o bin/dbarena ./cmd/dbarena
@@ -62,6 +62,12 @@ bench-tpcc:
 
 bench-mongo:
 	scripts/bench-mongo $(ARGS)
+
+# soak: an hour of 256 workers on a managed PostgreSQL, then 1,000 workers;
+# SOAK_DURATION, SOAK_THREADS, SOAK_PEAK_THREADS, SOAK_PEAK_DURATION and
+# SOAK_SAMPLE change it (docs/BENCHMARKS.md).
+soak:
+	CGO_ENABLED=0 $(GO) test -tags soak -run TestSoak -timeout 0 -count=1 -v ./bench/soak/
 
 clean:
 	rm -rf bin

@@ -420,9 +420,10 @@ func meanMetrics(ms []map[string]float64, ws []float64) map[string]float64 {
 	return sum
 }
 
-// worst is the worst of statuses: failed, then interrupted, then complete.
+// worst is the worst of statuses: failed, then killed, then interrupted,
+// then complete.
 func worst(statuses []string) string {
-	rank := map[string]int{StatusComplete: 0, StatusInterrupted: 1, StatusFailed: 2}
+	rank := map[string]int{StatusComplete: 0, StatusInterrupted: 1, StatusKilled: 2, StatusFailed: 3}
 	w := ""
 	for _, s := range statuses {
 		if w == "" || rank[s] > rank[w] {

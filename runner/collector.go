@@ -146,7 +146,7 @@ func (c *collector) finish(status string, runErr error) (*result.Run, error) {
 		res.Counters, deltas = r.mon.measured()
 	}
 	res.Metrics = r.metrics(c.total, dur, deltas, true)
-	serverSummary(res)
+	ServerSummary(res)
 	res.Status = status
 	if runErr != nil {
 		res.Error = runErr.Error()
@@ -184,9 +184,6 @@ func (c *collector) report(length time.Duration, label time.Time, warmup bool) {
 		// The last interval of an interrupted run is sampled too.
 		srv = cfg.Server.Tick(context.WithoutCancel(c.ctx))
 	}
-	if c.obs != nil {
-		c.obs.OnTick(Tick{Threads: cfg.Threads, Elapsed: label.Sub(c.start), Length: length, Warmup: warmup, Ops: r.ops, Interval: tick, Metrics: metrics, Server: srv})
-	}
 	iv := intervalOf(tick, label.Sub(c.start), length, warmup)
 	if len(srv) > 0 {
 		iv.Server = srv
@@ -198,6 +195,10 @@ func (c *collector) report(length time.Duration, label time.Time, warmup bool) {
 		}
 	}
 	c.res.Intervals = append(c.res.Intervals, iv)
+	if c.obs != nil {
+		c.obs.OnTick(Tick{Threads: cfg.Threads, Elapsed: label.Sub(c.start), Length: length, Warmup: warmup, Ops: r.ops, Interval: tick, Metrics: metrics, Server: srv,
+			Record: &c.res.Intervals[len(c.res.Intervals)-1], Started: c.res.StartedAt})
+	}
 	if !warmup {
 		c.total.Merge(tick)
 	}

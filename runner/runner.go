@@ -139,10 +139,14 @@ type Tick struct {
 	// Server holds the server's metrics over the interval (nil when not
 	// sampled).
 	Server sysmon.Interval
+	// Record is the interval as the result file keeps it; Started is the
+	// run's start (result.Run.StartedAt).
+	Record  *result.Interval
+	Started time.Time
 }
 
 // Observer receives ticks from the collector goroutine. It must not keep
-// Tick.Interval after returning (it is reused). Observers never block
+// Tick.Interval or Tick.Record after returning (they are reused). Observers never block
 // workers: they run on the collector, not on the hot path.
 type Observer interface {
 	OnTick(Tick)
@@ -534,9 +538,10 @@ func (r *run) execute(ctx, workerCtx context.Context, cancelWorkers context.Canc
 	return c.finish(status, runErr)
 }
 
-// serverSummary summarises the measured intervals' server metrics and
-// divides the server process's CPU time by the transactions and queries.
-func serverSummary(res *result.Run) {
+// ServerSummary sets res.Server from the measured intervals' server
+// metrics and divides the server process's CPU time by the transactions
+// and queries. A run's end calls it; so does rebuilding a killed run.
+func ServerSummary(res *result.Run) {
 	var ivs []sysmon.Interval
 	for _, iv := range res.Intervals {
 		if !iv.Warmup && len(iv.Server) > 0 {

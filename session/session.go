@@ -147,6 +147,16 @@ type Hooks struct {
 	// (also a failed or interrupted one that measured something).
 	Before func(cfg runner.Config)
 	After  func(run *result.Run)
+	// Out, when not "", is the result file's path, and Measure writes the
+	// file itself: at the end, and in a sweep after every run but the
+	// last (with status killed until the sweep ends, so that a process
+	// killed during a sweep keeps its finished runs). While it runs, it
+	// appends every interval to the interval log result.JournalPath(Out)
+	// beside the file, from which Recover rebuilds the file of a killed
+	// process; the log is removed once the file is written.
+	Out string
+	// Wrote is called when Measure has written Out at the end.
+	Wrote func(path string, file *result.File)
 }
 
 // Measure describes the target, then runs w once per configuration, in
@@ -163,16 +173,29 @@ func (s *Session) Measure(ctx context.Context, w workload.Workload, cfgs []runne
 	if err != nil {
 		return nil, s.serverDied(err)
 	}
+	var jl *journal
+	if h.Out != "" {
+		if jl, err = s.openJournal(h.Out, file); err != nil {
+			return nil, err
+		}
+	}
 	var runErr error
-	for _, cfg := range cfgs {
+	for i, cfg := range cfgs {
 		if h.Before != nil {
 			h.Before(cfg)
 		}
-		run, err := s.Run(ctx, w, cfg, h.Observer)
+		obs := h.Observer
+		if jl != nil {
+			obs = jl.observe(i, cfg, h.Observer)
+		}
+		run, err := s.Run(ctx, w, cfg, obs)
 		if run != nil {
 			file.Runs = append(file.Runs, *run)
 			if h.After != nil {
 				h.After(run)
+			}
+			if jl != nil {
+				jl.end(i, run, file, i < len(cfgs)-1 && err == nil)
 			}
 		}
 		if err != nil {
@@ -181,9 +204,20 @@ func (s *Session) Measure(ctx context.Context, w workload.Workload, cfgs []runne
 		}
 	}
 	if len(file.Runs) == 0 {
+		if jl != nil {
+			jl.discard()
+		}
 		return nil, runErr
 	}
 	s.finish(file, runErr)
+	if jl != nil {
+		if err := jl.close(file); err != nil {
+			return file, errors.Join(runErr, err)
+		}
+		if h.Wrote != nil {
+			h.Wrote(h.Out, file)
+		}
+	}
 	return file, runErr
 }
 

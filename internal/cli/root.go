@@ -82,6 +82,7 @@ func NewRoot(st *State) *cobra.Command {
 		newExportCmd(st),
 		newReportCmd(st),
 		newMergeCmd(st),
+		newRecoverCmd(st),
 		newServerCmd(st),
 		newPlanCmd(st),
 		&cobra.Command{

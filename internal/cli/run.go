@@ -44,7 +44,7 @@ func newRunCmd(st *State, m workload.Meta) *cobra.Command {
 	fs.Var(&rf.threads, "threads", "workers (one connection each); a list like 1,2,4,8 runs a sweep, one run per value")
 	runner.BindFlags(fs, &rf.cfg)
 	fs.Uint64Var(&rf.cfg.Seed, "seed", rf.cfg.Seed, "seed of the workers' random choices")
-	fs.StringVar(&rf.out, "out", "", "write the result file (JSON) here")
+	fs.StringVar(&rf.out, "out", "", "write the result file (JSON) here; while the run goes on, its interval log is kept beside it (see recover)")
 	fs.IntVar(&rf.loadThreads, "load-threads", 4, "parallel loaders when the embedded default target is prepared on first use")
 	fs.IntVar(&rf.serverPID, "server-pid", 0, "the server's main process on this host, for its CPU, the host's and the data disk's metrics (default: found through the server when it is local)")
 	fs.BoolVar(&rf.noMonitor, "no-server-metrics", false, "do not sample the server's statistics, process, host and disk every interval")
@@ -119,19 +119,18 @@ func runWorkload(ctx context.Context, st *State, w workload.Workload, tf *target
 			fmt.Fprintf(st.Stdout, "\nrunning %s on %s: %d threads, %s (warm-up %s)\n", w.Meta().Name, r.target, cfg.Threads, cfg.Duration, cfg.Warmup)
 		},
 		After: func(run *result.Run) { report.Summary(st.Stdout, run) },
+		Out:   rf.out,
+		Wrote: func(path string, file *result.File) {
+			if len(file.Runs) > 1 {
+				fmt.Fprintln(st.Stdout, "\nSweep:")
+				report.SweepTable(st.Stdout, file.Runs)
+			}
+			fmt.Fprintf(st.Stdout, "\nwrote %s (%s)\n", path, file.Status)
+		},
 	})
-	if file == nil {
-		return runErr
-	}
-	if len(file.Runs) > 1 {
+	if file != nil && rf.out == "" && len(file.Runs) > 1 {
 		fmt.Fprintln(st.Stdout, "\nSweep:")
 		report.SweepTable(st.Stdout, file.Runs)
-	}
-	if rf.out != "" {
-		if err := result.Write(rf.out, file); err != nil {
-			return errors.Join(runErr, err)
-		}
-		fmt.Fprintf(st.Stdout, "\nwrote %s (%s)\n", rf.out, file.Status)
 	}
 	return runErr
 }

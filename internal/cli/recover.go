@@ -1,0 +1,72 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dbarena/dbarena/result"
+	"github.com/dbarena/dbarena/session"
+)
+
+func newRecoverCmd(st *State) *cobra.Command {
+	var out string
+	var keep bool
+	cmd := &cobra.Command{
+		Use:   "recover RESULT.json [-o OUT.json]",
+		Short: "Rebuild the result file of a run whose dbarena process was killed",
+		Long: `While "dbarena run --out RESULT.json" runs, it appends every interval to
+RESULT.json` + result.JournalSuffix + `, its interval log, and in a sweep it writes RESULT.json
+after every run that ends. When the process is killed (SIGKILL, a crash, the
+host going down) the log stays behind; recover rebuilds RESULT.json from it:
+the runs that ended as they ended, and the run that was going on from the
+intervals it logged (counts added, latency histograms merged, server metrics
+summarised; client CPU, the database's counters and the workload's own
+figures are absent). The file's status is "killed". The log is removed once
+the file is written, unless --keep-log.
+
+The argument is the result file's path (as given to --out) or its log's.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			target := strings.TrimSuffix(args[0], result.JournalSuffix)
+			if out == "" {
+				out = target
+			}
+			if err := result.CheckWritable(out); err != nil {
+				return &UsageError{err}
+			}
+			f, err := session.Recover(target)
+			if err != nil {
+				if errors.Is(err, result.ErrNoJournal) {
+					return &UsageError{err}
+				}
+				return err
+			}
+			if err := result.Write(out, f); err != nil {
+				return err
+			}
+			var ended, rebuilt, ivs int
+			for _, r := range f.Runs {
+				if r.Status == result.StatusKilled {
+					rebuilt++
+					ivs += len(r.Intervals)
+				} else {
+					ended++
+				}
+			}
+			fmt.Fprintf(st.Stdout, "recover: wrote %s (%s): %d run(s) that ended, %d rebuilt from %d logged interval(s)\n", out, f.Status, ended, rebuilt, ivs)
+			if !keep {
+				if err := os.Remove(result.JournalPath(target)); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&out, "out", "o", "", "the result file to write (default: the result file the log belongs to)")
+	cmd.Flags().BoolVar(&keep, "keep-log", false, "keep the interval log after the file is written")
+	return cmd
+}

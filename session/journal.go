@@ -1,0 +1,117 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/dbarena/dbarena/result"
+	"github.com/dbarena/dbarena/runner"
+)
+
+// journal is Measure's interval log and the result file it guards.
+type journal struct {
+	s   *Session
+	out string
+	j   *result.Journal
+}
+
+// openJournal starts the interval log of the result file out, whose
+// header is file as described before the first run.
+func (s *Session) openJournal(out string, file *result.File) (*journal, error) {
+	j, err := result.CreateJournal(result.JournalPath(out), file)
+	if err != nil {
+		return nil, fmt.Errorf("--out %s: %w", out, err)
+	}
+	return &journal{s: s, out: out, j: j}, nil
+}
+
+// observe returns the observer of run i: next's, after the interval is
+// logged (the first interval logs the run's start too).
+func (jl *journal) observe(i int, cfg runner.Config, next runner.Observer) runner.Observer {
+	return &journalObserver{jl: jl, run: i, warmup: cfg.Warmup.Seconds(), next: next}
+}
+
+type journalObserver struct {
+	jl      *journal
+	run     int
+	warmup  float64
+	started bool
+	next    runner.Observer
+}
+
+func (o *journalObserver) OnTick(t runner.Tick) {
+	if !o.started {
+		o.started = true
+		ops := make([]string, len(t.Ops))
+		for k, op := range t.Ops {
+			ops[k] = op.Name
+		}
+		_ = o.jl.j.Start(o.run, result.RunStart{Threads: t.Threads, StartedAt: t.Started, WarmupS: o.warmup, Ops: ops})
+	}
+	if t.Record != nil {
+		// A write error is kept by the journal and reported at its close:
+		// the run goes on.
+		_ = o.jl.j.Interval(o.run, t.Record)
+	}
+	if o.next != nil {
+		o.next.OnTick(t)
+	}
+}
+
+// end logs run i as it ended. When more runs follow, the result file is
+// written with the runs so far, marked killed until the sweep's end
+// replaces it.
+func (jl *journal) end(i int, run *result.Run, file *result.File, more bool) {
+	_ = jl.j.End(i, run)
+	if !more {
+		return
+	}
+	f := *file
+	f.FinishedAt = jl.s.opt.Now().UTC()
+	f.Status = result.StatusKilled
+	f.Error = fmt.Sprintf("the sweep was still running (%d of its runs had ended); `dbarena recover %s` adds what its interval log holds", len(file.Runs), jl.out)
+	if err := result.Write(jl.out, &f); err != nil {
+		fmt.Fprintf(jl.s.opt.Log, "cannot write the runs so far: %v\n", err)
+	}
+}
+
+// close writes the final result file and removes the log; when the file
+// cannot be written the log stays, and the error says so.
+func (jl *journal) close(file *result.File) error {
+	logErr := jl.j.Close()
+	if err := result.Write(jl.out, file); err != nil {
+		return fmt.Errorf("%w (the interval log %s is kept: `dbarena recover -o <file> %s` rebuilds the result from it)", err, jl.j.Path(), jl.out)
+	}
+	if logErr != nil {
+		fmt.Fprintf(jl.s.opt.Log, "%v (the result file is complete)\n", logErr)
+	}
+	return jl.j.Remove()
+}
+
+// discard removes the log of a Measure that measured nothing.
+func (jl *journal) discard() { _ = jl.j.Remove() }
+
+// Recover rebuilds the result file whose interval log is
+// result.JournalPath(out): the runs that ended as they ended, the run
+// that was going on from its intervals, with its server summary derived
+// as a run's end derives it. The file's status is killed.
+func Recover(out string) (*result.File, error) {
+	f, err := result.ReadJournal(result.JournalPath(out))
+	if err != nil {
+		if errors.Is(err, result.ErrNoJournal) {
+			if _, serr := os.Stat(out); serr == nil {
+				return nil, fmt.Errorf("%w: %s has no interval log beside it (%s): its run ended and wrote it", err, out, result.JournalPath(out))
+			}
+		}
+		return nil, err
+	}
+	for k := range f.Runs {
+		r := &f.Runs[k]
+		if r.Status != result.StatusKilled || r.Server != nil {
+			continue
+		}
+		runner.ServerSummary(r)
+	}
+	return f, nil
+}

@@ -82,3 +82,29 @@ func listDir(t *testing.T, dir string) string {
 	}
 	return strings.Join(names, " ")
 }
+
+// A command whose context ends (SIGINT, SIGTERM), whatever step it is at,
+// exits with 130 and says it was interrupted.
+func TestInterruptedAnywhere(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	tg := sqliteURL(t)
+	planFile := filepath.Join(t.TempDir(), "p.yaml")
+	if err := os.WriteFile(planFile, []byte("name: p\nduration: 5s\nthreads: 1\ntargets:\n  - label: a\n    url: "+tg+"\nworkloads:\n  - name: oltp_point_select\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"prepare", "oltp_point_select", "--target", tg},
+		{"run", "oltp_point_select", "--target", tg},
+		{"check", "oltp_point_select", "--target", tg},
+		{"cleanup", "oltp_point_select", "--target", tg},
+		{"plan", "run", planFile},
+	} {
+		t.Run(args[0], func(t *testing.T) {
+			o := dbarena(t, ctx, nil, args...)
+			if o.code != cli.ExitInterrupted || !strings.Contains(o.stderr, "interrupted") {
+				t.Errorf("exit %d, stderr %q; want %d, interrupted", o.code, o.stderr, cli.ExitInterrupted)
+			}
+		})
+	}
+}

@@ -59,15 +59,21 @@ type RolledBackError struct {
 	Dropped, Left []string
 }
 
-func (e *RolledBackError) Error() string {
-	msg := e.Err.Error()
+func (e *RolledBackError) Error() string { return e.Err.Error() + "; rolled back: " + e.Undone() }
+
+// Undone says what the rollback dropped and left.
+func (e *RolledBackError) Undone() string {
+	var parts []string
 	if len(e.Dropped) > 0 {
-		msg += "; rolled back: dropped " + strings.Join(e.Dropped, ", ") + ", which this prepare had created"
+		parts = append(parts, "dropped "+strings.Join(e.Dropped, ", ")+", which this prepare had created")
 	}
 	if len(e.Left) > 0 {
-		msg += "; left " + strings.Join(e.Left, ", ") + ", which dbarena cleanup drops"
+		parts = append(parts, "left "+strings.Join(e.Left, ", ")+", which dbarena cleanup drops")
 	}
-	return msg
+	if len(parts) == 0 {
+		return "nothing was created"
+	}
+	return strings.Join(parts, "; ")
 }
 
 func (e *RolledBackError) Unwrap() error { return e.Err }

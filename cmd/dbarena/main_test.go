@@ -84,11 +84,17 @@ func TestSIGINTWritesInterruptedResult(t *testing.T) {
 	}
 }
 
-// A real SIGINT while prepare loads PostgreSQL: the process exits with 130,
-// says it was interrupted and which tables it dropped again, and leaves
-// nothing of what it created behind.
+// A real SIGINT (or SIGTERM) while prepare loads PostgreSQL: the process
+// exits with 130, says it was interrupted and which tables it dropped
+// again, and leaves nothing of what it created behind.
 func TestSIGINTDuringPrepareRollsBack(t *testing.T) {
 	bin := buildBinary(t)
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) { prepareInterrupted(t, bin, sig) })
+	}
+}
+
+func prepareInterrupted(t *testing.T, bin string, sig syscall.Signal) {
 	tg := testdb.Isolated(t, testdb.Postgres(t))
 	ctx := context.Background()
 	eng, err := engine.Open(ctx, tg, engine.Options{ConnectTimeout: 10 * time.Second})
@@ -122,7 +128,7 @@ func TestSIGINTDuringPrepareRollsBack(t *testing.T) {
 	if err := prep.Start(); err != nil {
 		t.Fatal(err)
 	}
-	// Wait until every table is created (and loading), then press Ctrl-C.
+	// Wait until every table is created (and loading), then signal.
 	deadline := time.Now().Add(60 * time.Second)
 	for tables() < 5 {
 		if time.Now().After(deadline) {
@@ -131,7 +137,7 @@ func TestSIGINTDuringPrepareRollsBack(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	if err := prep.Process.Signal(syscall.SIGINT); err != nil {
+	if err := prep.Process.Signal(sig); err != nil {
 		t.Fatal(err)
 	}
 	err = prep.Wait()

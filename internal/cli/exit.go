@@ -38,7 +38,13 @@ var ErrCheckFailed = errors.New("consistency check failed")
 // the command returned, which says what it wrote, rolled back or left.
 type InterruptedError struct{ Err error }
 
-func (e *InterruptedError) Error() string { return "interrupted: " + e.Err.Error() }
+func (e *InterruptedError) Error() string {
+	var rb *runner.RolledBackError
+	if errors.As(e.Err, &rb) {
+		return "interrupted: rolled back: " + rb.Undone() + " (it stopped at: " + rb.Err.Error() + ")"
+	}
+	return "interrupted: " + e.Err.Error()
+}
 
 // Unwrap returns runner.ErrInterrupted and Err.
 func (e *InterruptedError) Unwrap() []error { return []error{runner.ErrInterrupted, e.Err} }

@@ -109,6 +109,10 @@ func TestInterruption(t *testing.T) {
 			if tc.code == ExitInterrupted && !strings.HasPrefix(err.Error(), "interrupted") {
 				t.Errorf("message %q does not start with interrupted", err)
 			}
+			var rb *runner.RolledBackError
+			if errors.As(tc.err, &rb) && !strings.HasPrefix(err.Error(), "interrupted: rolled back: dropped sbtest1, which this prepare had created (it stopped at: loading sbtest1") {
+				t.Errorf("message %q does not lead with what was rolled back", err)
+			}
 		})
 	}
 }

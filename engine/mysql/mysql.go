@@ -156,11 +156,20 @@ func Config(t engine.Target, opts engine.Options) (*mysql.Config, error) {
 	cfg.User = t.Username()
 	cfg.Passwd = t.Password.Reveal()
 	cfg.ParseTime = true
+	// The driver logs what its errors say already ("packets.go:58
+	// unexpected EOF" for a lost connection) to the process's stderr,
+	// over the live lines: dbarena reports the errors themselves.
+	cfg.Logger = quietLogger{}
 	if opts.ConnectTimeout > 0 {
 		cfg.Timeout = opts.ConnectTimeout
 	}
 	return cfg, nil
 }
+
+// quietLogger drops the driver's log lines.
+type quietLogger struct{}
+
+func (quietLogger) Print(...any) {}
 
 // MySQL server error numbers for a rejected login or a missing database.
 const (

@@ -45,6 +45,10 @@ type Registration struct {
 	PasswordEnv string
 	// Open opens an Engine for a target of one of the engine's schemes.
 	Open Opener
+	// ServerStats, when not nil, is the engine's server metrics: its
+	// statistics source, how its process is found on this host and the
+	// metrics computed from them (package sysmon samples them).
+	ServerStats *ServerStats
 }
 
 // registry is the process's set of engines, filled by the engine packages'

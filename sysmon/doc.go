@@ -27,9 +27,11 @@
 //
 // Open builds a Monitor from what is known (a connection of its own, maybe
 // a server pid, maybe a data directory), finds the rest (the server's pid
-// through pg_backend_pid() or @@pid_file, its data directory, the block
-// device under it) and keeps, in Notes, the reason for every source it
-// could not use. Nothing in Open or in sampling is fatal. The runner calls
+// where its engine's engine.ProcessLocator says to look, its data
+// directory, the block device under it) and keeps, in Notes, the reason
+// for every source it could not use. sysmon names no engine: an engine's
+// statistics source, process names and metrics come from its
+// registration (engine.Registration.ServerStats). Nothing in Open or in sampling is fatal. The runner calls
 // Start when a run begins and Tick at every reporting tick:
 //
 //	mon := sysmon.Open(ctx, sysmon.Config{Conn: c, ServerPID: pid})

@@ -14,8 +14,7 @@ var (
 	_ Source = (*hostSource)(nil)
 	_ Source = (*processSource)(nil)
 	_ Source = (*diskSource)(nil)
-	_ Source = (*pgSource)(nil)
-	_ Source = (*mysqlSource)(nil)
+	_ Source = engineSource{}
 )
 
 // hostSource reads the host's CPU time from /proc/stat.

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/dbarena/dbarena/engine"
 )
 
 // Source is one origin of counters and gauges: a server's statistics
@@ -61,6 +63,15 @@ type Monitor struct {
 	sources []Source
 	now     func() time.Time
 
+	env   procEnv
+	stats *engine.ServerStats // the engine's, or nil
+	// The sources Open found, in sampling order; nil when unused.
+	engSrc   Source
+	procSrc  *processSource
+	hostSrc  *hostSource
+	diskSrc  *diskSource
+	pidFound bool // the pid was found through the engine, not given
+
 	notes   []string // from Open, in order
 	pid     int
 	dataDir string
@@ -85,17 +96,16 @@ func New(sources ...Source) *Monitor {
 // that can work is used, and every one that cannot is left out with a
 // reason in Notes.
 //
-//   - Conn on PostgreSQL: pg_stat_database (current database),
-//     pg_stat_bgwriter (and pg_stat_checkpointer on 17+), pg_stat_wal
-//     (14+) and pg_stat_activity, each view kept only if it can be read.
-//     The server's pid is its postmaster, the parent of pg_backend_pid(),
-//     when inet_server_addr() is a loopback address (or a Unix socket)
-//     and that process is a postgres on this host that did not start after
-//     pg_postmaster_start_time(); the data directory is data_directory.
-//   - Conn on MySQL/MariaDB: SHOW GLOBAL STATUS. The pid is read from
-//     @@pid_file (else looked for among this host's mariadbd/mysqld
-//     processes by start time) when this connection's processlist host is
-//     a loopback address; the data directory is @@datadir.
+//   - Conn: the statistics of its engine, as the engine registered them
+//     (engine.Registration.ServerStats): ServerStats.Open reads what the
+//     server says about itself and returns a source, notes and where the
+//     server's process is (engine.ProcessLocator). Unless a pid is given,
+//     the monitor finds that process in /proc: the parent of a backend,
+//     the pid in a pid file or the one process of the engine's names that
+//     started when the server did; each must run one of those names and
+//     not have started after the server (a pid of another pid namespace
+//     names some other process). The data directory is the one the server
+//     gives, else the one on its main process's command line.
 //   - A server pid (given or found): its process tree's CPU, and the host's
 //     CPU from /proc/stat.
 //   - A data directory on this host (given, or from the server when its
@@ -124,19 +134,31 @@ func Open(ctx context.Context, cfg Config) *Monitor {
 		_, env.btime, _ = parseProcStat(b)
 	}
 
+	m.env = env
 	pid, dataDir := cfg.ServerPID, cfg.DataDir
 	local := pid > 0 || dataDir != "" // what the caller says is on this host
-	o := &opening{m: m, env: env, pid: pid, local: local, dataDir: dataDir}
+	var logDir string
 	if cfg.Conn != nil {
-		name := engineName(cfg.Conn)
-		if open, ok := serverStats[name]; ok {
-			o.q = cfg.Conn
-			open(ctx, o)
-		} else {
+		if stats, name := serverStatsOf(cfg.Conn); stats == nil {
 			m.addNote(name, "no server statistics for this engine")
+		} else {
+			m.stats = stats
+			loc := m.openStats(ctx, cfg.Conn)
+			if pid == 0 {
+				if p := m.locate(loc); p > 0 {
+					pid, local = p, true
+					m.pidFound = true
+				}
+			}
+			if dataDir == "" && local {
+				dataDir = loc.DataDir
+				if dataDir == "" && pid > 0 {
+					dataDir = dataDirFromCmdline(proc, pid, loc.DataDirFlag)
+				}
+			}
+			logDir = loc.LogDir
 		}
 	}
-	pid, local, dataDir = o.pid, o.local, o.dataDir
 
 	mountinfo := "self/mountinfo"
 	if pid > 0 {
@@ -144,7 +166,7 @@ func Open(ctx context.Context, cfg Config) *Monitor {
 		if err != nil {
 			m.addNote("process", "pid %d: %v: no server CPU", pid, err)
 		} else {
-			m.sources = append(m.sources, src)
+			m.procSrc = src
 			m.pid = pid
 			if _, err := fs.ReadFile(proc, strconv.Itoa(pid)+"/mountinfo"); err == nil {
 				mountinfo = strconv.Itoa(pid) + "/mountinfo"
@@ -152,11 +174,64 @@ func Open(ctx context.Context, cfg Config) *Monitor {
 		}
 	}
 	if local {
-		m.sources = append(m.sources, &hostSource{proc: proc})
-		dev := m.openDisk(proc, mountinfo, dataDir, o.logDir)
+		m.hostSrc = &hostSource{proc: proc}
+		dev := m.openDisk(proc, mountinfo, dataDir, logDir)
 		m.os = osSettings(proc, sys, dev)
 	}
+	m.rebuild()
 	return m
+}
+
+// openStats runs the engine's ServerStats.Open on c: its notes are added,
+// its source becomes the monitor's, and where its process is is returned.
+func (m *Monitor) openStats(ctx context.Context, c Conn) engine.ProcessLocator {
+	op := m.stats.Open(ctx, c)
+	m.notes = append(m.notes, op.Notes...)
+	m.engSrc = nil
+	if op.Source != nil {
+		m.engSrc = engineSource{op.Source}
+	}
+	return op.Process
+}
+
+// locate finds the server's main process as the engine says where it is,
+// 0 when it cannot (a note says why, unless nothing is known).
+func (m *Monitor) locate(loc engine.ProcessLocator) int {
+	switch {
+	case loc.Remote != "":
+		m.addNote("process", "%s: no process, host or disk metrics (give its pid if it is)", loc.Remote)
+		return 0
+	case len(loc.Names) == 0:
+		return 0
+	}
+	p, err := m.env.locate(loc)
+	if err != nil {
+		looks := ""
+		if loc.Local != "" {
+			looks = " (" + loc.Local + ")"
+		}
+		m.addNote("process", "the server looks local%s but its pid was not found: %v", looks, err)
+		return 0
+	}
+	return p
+}
+
+// rebuild lists the sources in sampling order: the engine's statistics,
+// the server's process, the host, the disk.
+func (m *Monitor) rebuild() {
+	m.sources = m.sources[:0]
+	if m.engSrc != nil {
+		m.sources = append(m.sources, m.engSrc)
+	}
+	if m.procSrc != nil {
+		m.sources = append(m.sources, m.procSrc)
+	}
+	if m.hostSrc != nil {
+		m.sources = append(m.sources, m.hostSrc)
+	}
+	if m.diskSrc != nil {
+		m.sources = append(m.sources, m.diskSrc)
+	}
 }
 
 // openDisk adds the source of dataDir's block device, when it has one, and
@@ -193,7 +268,7 @@ func (m *Monitor) openDisk(proc fs.FS, mountinfo, dataDir, logDir string) *devic
 		}
 		return &d
 	}
-	m.sources = append(m.sources, &diskSource{proc: proc, major: d.disk.major, minor: d.disk.minor, name: d.disk.name})
+	m.diskSrc = &diskSource{proc: proc, major: d.disk.major, minor: d.disk.minor, name: d.disk.name}
 	m.devName = d.disk.name
 	if logDir != "" {
 		wal := resolve(filepath.Join(dataDir, logDir))
@@ -202,13 +277,6 @@ func (m *Monitor) openDisk(proc fs.FS, mountinfo, dataDir, logDir string) *devic
 		}
 	}
 	return &d
-}
-
-func displayAddr(a string) string {
-	if a == "" {
-		return "a Unix socket"
-	}
-	return a
 }
 
 func (m *Monitor) addNote(source, format string, args ...any) {

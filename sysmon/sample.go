@@ -85,8 +85,9 @@ func Delta(prev, cur *Sample) Interval {
 	d := &deltaCtx{prev: prev, cur: cur, secs: secs}
 	iv := make(Interval, 16)
 	iv[IntervalKey] = round3(secs)
-	for i := range metricDefs {
-		m := &metricDefs[i]
+	defs := metricDefs()
+	for i := range defs {
+		m := &defs[i]
 		if v, ok := m.delta(d); ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
 			iv[m.Name] = round3(v)
 		}

@@ -49,13 +49,27 @@ func (f *fakeConn) QueryRows(_ context.Context, sql string, _ []any, fn func(row
 
 func (f *fakeConn) Dialect() engine.SQLDialect { return fakeDialect{name: f.dialect} }
 
-// fakeDialect has only a name; sysmon calls nothing else.
+// fakeDialect has only a name and an error classification; sysmon calls
+// nothing else.
 type fakeDialect struct {
 	engine.SQLDialect
 	name string
 }
 
 func (d fakeDialect) Name() string { return d.name }
+
+// errConnLost is what a fakeConn answers once its connection is gone.
+var errConnLost = errors.New("fakeConn: connection lost")
+
+func (d fakeDialect) Classify(err error) engine.ErrorClass {
+	switch {
+	case errors.Is(err, errConnLost):
+		return engine.ClassConnLost
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return engine.ClassCanceled
+	}
+	return engine.ClassOther
+}
 
 // pgIdentity answers the PostgreSQL source's first statement.
 func pgIdentity(backend int64, addr string, start float64, version int64) []any {

@@ -69,6 +69,15 @@ var metricDefs = sync.OnceValue(func() []metricDef {
 	return defs
 })
 
+// metricUnits is every metric's unit by name.
+var metricUnits = sync.OnceValue(func() map[string]string {
+	out := map[string]string{}
+	for _, m := range metricDefs() {
+		out[m.Name] = m.Unit
+	}
+	return out
+})
+
 // engineDef is how an engine's declared metric is computed.
 func engineDef(sm engine.StatsMetric) metricDef {
 	d := metricDef{MetricInfo: MetricInfo{Name: sm.Name, Unit: sm.Unit, Help: sm.Help, Summed: sm.Kind == engine.MetricCount},

@@ -19,6 +19,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/dbarena/dbarena/engine"
@@ -319,7 +320,8 @@ func MeasureRTT(ctx context.Context, eng engine.Engine) (float64, error) {
 }
 
 // openMonitor opens the server metrics' monitor for the target on a
-// connection of its own (SQL engines' statistics views) and with the
+// connection of its own (SQL engines' statistics views), which it reopens
+// when it is lost, and with the
 // server's process when it is on this host: pid given, found by sysmon
 // through the SQL connection, or reported by the engine
 // (engine.ProcessReporter) and recognised in /proc.
@@ -327,7 +329,29 @@ func openMonitor(ctx context.Context, eng engine.Engine, t engine.Target, pid in
 	cfg := sysmon.Config{ServerPID: pid}
 	closeConn := func() {}
 	if c, err := engine.ConnectSQL(ctx, eng); err == nil {
-		cfg.Conn, closeConn = c, func() { c.Close() }
+		// The monitor reopens its connection when it is lost (a server
+		// restart, a killed backend); the session closes the one it
+		// replaces, and the last one when it closes.
+		var mu sync.Mutex
+		cur := c
+		cfg.Conn = c
+		cfg.Reopen = func(ctx context.Context) (sysmon.Conn, error) {
+			nc, err := engine.ConnectSQL(ctx, eng)
+			if err != nil {
+				return nil, err
+			}
+			mu.Lock()
+			old := cur
+			cur = nc
+			mu.Unlock()
+			old.Close()
+			return nc, nil
+		}
+		closeConn = func() {
+			mu.Lock()
+			defer mu.Unlock()
+			cur.Close()
+		}
 	}
 	var notes []string
 	if pr, ok := eng.(engine.ProcessReporter); ok && pid == 0 {

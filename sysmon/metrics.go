@@ -191,7 +191,9 @@ func hitPctOfTotal(accesses, misses string) func(d *deltaCtx) (float64, bool) {
 		if !ok1 || !ok2 || req == 0 {
 			return 0, false
 		}
-		return clampPct(100 * (1 - miss/req)), true
+		// Not clamped: more misses than accesses cannot be, and the
+		// monitor leaves such a value out with a note.
+		return 100 * (1 - miss/req), true
 	}
 }
 
@@ -216,7 +218,10 @@ func hitPctSummary(hitsRate, missesRate string, hitsAreTotal bool) func(ivs []In
 			if h == 0 {
 				return 0, false
 			}
-			return clampPct(100 * (1 - m/h)), true
+			if m > h {
+				return 0, false // more misses than accesses: no figure
+			}
+			return 100 * (1 - m/h), true
 		}
 		if h+m == 0 {
 			return 0, false

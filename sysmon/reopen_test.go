@@ -218,3 +218,32 @@ func TestCountCPUs(t *testing.T) {
 		}
 	}
 }
+
+// A hit ratio from more misses than accesses (a statistics view read
+// between two counters' updates) is left out with a note, not clamped to
+// 0; a run's summary from such totals has no figure either.
+func TestImpossibleHitRatioDropped(t *testing.T) {
+	ctx := context.Background()
+	status := func(requests, reads string) [][]any {
+		return [][]any{{"Innodb_buffer_pool_read_requests", requests}, {"Innodb_buffer_pool_reads", reads}, {"Uptime", "100"}}
+	}
+	c := (&fakeConn{dialect: "mysql"}).
+		on("SHOW GLOBAL STATUS", nil, status("1000", "10")...).
+		on("UNIX_TIMESTAMP()", nil, []any{int64(0), "", ""}).
+		on("information_schema.processlist", nil, []any{"10.0.0.1:1"})
+	m := Open(ctx, Config{Conn: c, Proc: procFixture(t), Sys: sysFixture(), Now: fakeClock()})
+	m.Start(ctx)
+	c.answers[0].rows = status("1100", "160")
+	iv := m.Tick(ctx)
+	absent(t, "150 misses of 100", iv, "mysql_bp_hit_pct")
+	present(t, "150 misses of 100", iv, map[string]float64{"mysql_bp_read_requests_s": 100, "mysql_bp_reads_s": 150})
+	want := "metric mysql_bp_hit_pct had an impossible value in 1 interval(s) (the last -50.0, below 0): left out there"
+	if notes := m.Notes(); !strings.Contains(strings.Join(notes, "\n"), want) {
+		t.Errorf("notes %q lack %q", notes, want)
+	}
+	if s := Summary([]Interval{iv}); s != nil {
+		if v, ok := s["mysql_bp_hit_pct"]; ok {
+			t.Errorf("summary mysql_bp_hit_pct = %v, want absent", v)
+		}
+	}
+}

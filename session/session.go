@@ -225,7 +225,12 @@ func Status(err error) string {
 func (s *Session) finish(file *result.File, runErr error) {
 	file.FinishedAt = s.opt.Now().UTC()
 	if s.mon != nil {
-		file.Target.Monitor = &result.Monitor{Sources: s.mon.Sources(), ServerPID: s.mon.ServerPID(), Device: s.mon.Device(), Notes: s.mon.Notes()}
+		// Notes quote server and driver errors (a reconnection's too).
+		notes := s.mon.Notes()
+		for i, n := range notes {
+			notes[i] = s.opt.Scrub(n)
+		}
+		file.Target.Monitor = &result.Monitor{Sources: s.mon.Sources(), ServerPID: s.mon.ServerPID(), Device: s.mon.Device(), Notes: notes}
 	}
 	file.Status = Status(runErr)
 	if runErr != nil {

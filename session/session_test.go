@@ -323,3 +323,23 @@ func TestMeasureMonitorReconnects(t *testing.T) {
 		t.Errorf("notes:\n%s", notes)
 	}
 }
+
+// The monitor's notes quote server and driver errors: they are scrubbed
+// as the run's error is before they reach the result file.
+func TestMonitorNotesScrubbed(t *testing.T) {
+	ctx := context.Background()
+	w := oltp(t)
+	s := open(t, testdb.SQLite(t), session.Options{PrepareOnFirstUse: true,
+		Scrub: func(m string) string { return strings.ReplaceAll(m, "sqlite", "[scrubbed]") }})
+	if err := s.EnsurePrepared(ctx, w); err != nil {
+		t.Fatal(err)
+	}
+	file, err := s.Measure(ctx, w, []runner.Config{{Threads: 1, Duration: 100 * time.Millisecond, Seed: 1}}, session.Hooks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := strings.Join(file.Target.Monitor.Notes, "\n")
+	if !strings.Contains(notes, "[scrubbed]: no server statistics for this engine") || strings.Contains(notes, "sqlite") {
+		t.Errorf("notes not scrubbed:\n%s", notes)
+	}
+}

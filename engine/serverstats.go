@@ -1,6 +1,9 @@
 package engine
 
-import "context"
+import (
+	"context"
+	"fmt"
+)
 
 // ServerStats is an engine's part of the server metrics (package sysmon
 // samples them): how to read what the server says about itself, how to
@@ -163,4 +166,33 @@ type StatsMetric struct {
 	// Live places the metric in the live line, under LiveLabel.
 	Live      LiveSlot
 	LiveLabel string
+}
+
+// check reports what is wrong with an engine's ServerStats (a programming
+// error: Register panics with it), or "".
+func (s *ServerStats) check() string {
+	if s.Open == nil {
+		return "ServerStats without Open"
+	}
+	seen := map[string]bool{}
+	for _, m := range s.Metrics {
+		switch {
+		case m.Name == "" || m.Unit == "" || m.Help == "":
+			return fmt.Sprintf("metric %q: Name, Unit and Help are required", m.Name)
+		case seen[m.Name]:
+			return "metric listed twice: " + m.Name
+		case m.Kind < MetricRate || m.Kind > MetricHitPctOfTotal:
+			return fmt.Sprintf("metric %s: unknown kind %d", m.Name, m.Kind)
+		case len(m.Counters) == 0:
+			return "metric " + m.Name + ": no counter"
+		case (m.Kind == MetricHitPct || m.Kind == MetricHitPctOfTotal) && (len(m.Counters) != 2 || m.Parts[0] == "" || m.Parts[1] == ""):
+			return "metric " + m.Name + ": a hit percentage needs 2 counters and the 2 rate metrics of its Parts"
+		case (m.Kind == MetricCount) != (m.Unit == "count"):
+			return "metric " + m.Name + ": a count's unit is \"count\", and only a count's"
+		case m.Live != LiveNone && m.LiveLabel == "":
+			return "metric " + m.Name + ": a place in the live line needs a LiveLabel"
+		}
+		seen[m.Name] = true
+	}
+	return ""
 }

@@ -468,20 +468,16 @@ func (m *Monitor) read(ctx context.Context, s *Sample) *Sample {
 func (m *Monitor) sample(ctx context.Context, src Source, s *Sample) error {
 	isEng := m.engSrc != nil && src == m.engSrc
 	isProc := m.procSrc != nil && src == Source(m.procSrc)
-	var before map[string]bool
-	if (isEng && m.freshEng) || (isProc && m.freshProc) {
-		before = make(map[string]bool, len(s.Counters))
-		for k := range s.Counters {
-			before[k] = true
-		}
-	}
-	err := src.Sample(ctx, s)
-	if before != nil {
-		for k := range s.Counters {
-			if !before[k] {
-				m.fresh[k] = true
-			}
-		}
+	var err error
+	switch {
+	case isEng && m.freshEng:
+		// Every counter the new source sets starts here.
+		err = m.engSrc.(engineSource).src.Sample(ctx, freshSink{s, m.fresh})
+	case isProc && m.freshProc:
+		err = src.Sample(ctx, s)
+		m.fresh[cServerCPU] = true
+	default:
+		err = src.Sample(ctx, s)
 	}
 	if err != nil && ctx.Err() == nil {
 		switch {
@@ -493,6 +489,19 @@ func (m *Monitor) sample(ctx context.Context, src Source, s *Sample) error {
 	}
 	return err
 }
+
+// freshSink records counters into a sample and marks them fresh.
+type freshSink struct {
+	s     *Sample
+	fresh map[string]bool
+}
+
+func (f freshSink) SetCounter(name string, v uint64) {
+	f.s.SetCounter(name, v)
+	f.fresh[name] = true
+}
+
+func (f freshSink) SetGauge(name string, v float64) { f.s.SetGauge(name, v) }
 
 // reconnect opens a new connection (Config.Reopen), runs the engine's
 // ServerStats.Open on it and, when the monitor found the server's process

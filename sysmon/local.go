@@ -33,12 +33,6 @@ type procEnv struct {
 	tick  int   // clock ticks per second
 }
 
-// namesText is a list of process names for messages: "postgres or
-// postmaster"; sep joins them ("/" for "mariadbd/mysqld processes").
-func namesText(names []string, sep string) string {
-	return strings.Join(names, sep)
-}
-
 // parentPID finds the server's main process from one of its processes
 // (a backend): the process must be on this host and run one of names, its
 // parent too, and the parent must not have started after the server says
@@ -49,14 +43,14 @@ func (e procEnv) parentPID(child int, names []string, serverStart float64) (int,
 		return 0, fmt.Errorf("backend pid %d is not a process on this host (%w)", child, err)
 	}
 	if !slices.Contains(names, b.comm) {
-		return 0, fmt.Errorf("backend pid %d is %q on this host, not %s (another pid namespace?)", child, b.comm, namesText(names, " or "))
+		return 0, fmt.Errorf("backend pid %d is %q on this host, not %s (another pid namespace?)", child, b.comm, strings.Join(names, " or "))
 	}
 	p, err := readPidStat(e.proc, b.ppid)
 	if err != nil {
 		return 0, fmt.Errorf("parent %d of backend %d: %w", b.ppid, child, err)
 	}
 	if !slices.Contains(names, p.comm) {
-		return 0, fmt.Errorf("parent %d of backend %d is %q, not %s", b.ppid, child, p.comm, namesText(names, " or "))
+		return 0, fmt.Errorf("parent %d of backend %d is %q, not %s", b.ppid, child, p.comm, strings.Join(names, " or "))
 	}
 	if err := e.checkStart(p, serverStart); err != nil {
 		return 0, err
@@ -84,7 +78,7 @@ func (e procEnv) checkPID(pid int, names []string, serverStart float64) (int, er
 		return 0, fmt.Errorf("pid %d is not a process on this host (%w)", pid, err)
 	}
 	if !slices.Contains(names, st.comm) {
-		return 0, fmt.Errorf("pid %d is %q on this host, not %s", pid, st.comm, namesText(names, " or "))
+		return 0, fmt.Errorf("pid %d is %q on this host, not %s", pid, st.comm, strings.Join(names, " or "))
 	}
 	if err := e.checkStart(st, serverStart); err != nil {
 		return 0, err
@@ -121,9 +115,9 @@ func (e procEnv) findPID(names []string, serverStart float64) (int, error) {
 	case 1:
 		return found[0], nil
 	case 0:
-		return 0, fmt.Errorf("no %s process on this host started when the server did", namesText(names, " or "))
+		return 0, fmt.Errorf("no %s process on this host started when the server did", strings.Join(names, " or "))
 	default:
-		return 0, fmt.Errorf("%d %s processes started when the server did: %v", len(found), namesText(names, "/"), found)
+		return 0, fmt.Errorf("%d %s processes started when the server did: %v", len(found), strings.Join(names, "/"), found)
 	}
 }
 

@@ -1,11 +1,11 @@
 package sysmon
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -18,82 +18,89 @@ import (
 	"github.com/dbarena/dbarena/server"
 )
 
-// restartable is a managed PostgreSQL of the test's own, which the test
-// may stop and start again on the same data directory and port (never one
-// of the shared test servers).
+// restartable is a managed server of the test's own, which the test may
+// kill and start again on the same data directory and port (never one of
+// the shared test servers).
 type restartable struct {
-	srv    *server.Server
-	binary string    // the postgres program
-	pid    int       // the postmaster now running
-	cmd    *exec.Cmd // the postmaster the test started, or nil
+	srv  *server.Server
+	kill syscall.Signal // how the test stops it
+	pid  int            // the server's main process now
+	cmd  *exec.Cmd      // the process the test started, or nil
 }
 
-func startRestartable(t *testing.T) *restartable {
+func startRestartable(t *testing.T, spec server.Spec, kill syscall.Signal) *restartable {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	h := t.TempDir()
-	for _, d := range []string{h, filepath.Dir(h)} { // the postgres user reads below it
+	for _, d := range []string{h, filepath.Dir(h)} { // the server's user reads below it
 		if err := os.Chmod(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	s, err := server.Start(ctx, server.Spec{Kind: server.Postgres, Home: h, Knobs: []server.Knob{{Name: "shared_buffers", Value: "16MB"}}})
+	spec.Home = h
+	s, err := server.Start(ctx, spec)
 	if err != nil {
-		t.Fatalf("starting a managed PostgreSQL: %v", err)
+		t.Fatalf("starting a managed %s: %v", spec.Kind, err)
 	}
-	r := &restartable{srv: s, pid: s.PID()}
+	r := &restartable{srv: s, kill: kill, pid: s.PID()}
 	t.Cleanup(func() {
-		r.kill(t)
+		if r.cmd != nil {
+			r.cmd.Process.Signal(syscall.SIGTERM)
+			r.cmd.Wait()
+		}
 		if err := s.Stop(context.Background()); err != nil {
 			t.Errorf("Stop: %v", err)
 		}
 	})
-	if r.binary, err = os.Readlink(fmt.Sprintf("/proc/%d/exe", s.PID())); err != nil {
-		t.Fatal(err)
-	}
 	return r
 }
 
-// kill stops the restarted postmaster, if any, and waits for it.
-func (r *restartable) kill(t *testing.T) {
-	if r.cmd == nil {
-		return
-	}
-	r.cmd.Process.Signal(syscall.SIGINT)
-	r.cmd.Wait()
-	r.cmd = nil
-}
-
-// restart stops the server at once (SIGQUIT: an immediate shutdown, which
-// resets the statistics) and starts it again on the same data directory
-// and port, as the user it ran as.
+// restart kills the server with r.kill and starts it again as it ran: the
+// same program, arguments (but a one-time --init-file), directory and
+// user.
 func (r *restartable) restart(t *testing.T) {
 	t.Helper()
-	st, err := os.Stat(fmt.Sprintf("/proc/%d", r.pid))
+	proc := fmt.Sprintf("/proc/%d/", r.pid)
+	exe, err := os.Readlink(proc + "exe")
 	if err != nil {
 		t.Fatal(err)
 	}
-	uid, gid := st.Sys().(*syscall.Stat_t).Uid, st.Sys().(*syscall.Stat_t).Gid
-	if err := syscall.Kill(r.pid, syscall.SIGQUIT); err != nil {
+	cwd, _ := os.Readlink(proc + "cwd")
+	b, err := os.ReadFile(proc + "cmdline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var args []string
+	for _, a := range strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")[1:] {
+		if !strings.HasPrefix(a, "--init-file=") {
+			args = append(args, a)
+		}
+	}
+	st, err := os.Stat(proc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner := st.Sys().(*syscall.Stat_t)
+	if err := syscall.Kill(r.pid, r.kill); err != nil {
 		t.Fatal(err)
 	}
 	if r.cmd != nil {
 		r.cmd.Wait()
 	}
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if _, err := os.Stat(filepath.Join(r.srv.DataDir(), "postmaster.pid")); os.IsNotExist(err) {
+		if !running(r.pid) && !exists(filepath.Join(r.srv.DataDir(), "postmaster.pid")) {
 			break
 		}
 		if time.Now().After(deadline) {
 			t.Fatal("the server did not stop in 30 s")
 		}
 	}
-	cmd := exec.Command(r.binary, "-D", r.srv.DataDir(), "-p", strconv.Itoa(r.srv.Port()))
-	cmd.Dir = filepath.Dir(r.srv.DataDir())
+	cmd := exec.Command(exe, args...)
+	cmd.Dir = cwd
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if u, err := user.Current(); err == nil && u.Uid != strconv.Itoa(int(uid)) {
-		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uid, Gid: gid}
+	if int(owner.Uid) != os.Getuid() {
+		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: owner.Uid, Gid: owner.Gid}
 	}
 	log, err := os.OpenFile(r.srv.LogFile(), os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
@@ -107,8 +114,22 @@ func (r *restartable) restart(t *testing.T) {
 	r.cmd, r.pid = cmd, cmd.Process.Pid
 }
 
-// open opens a connection to the server, waiting up to 30 s for it to
-// accept them.
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// running tells whether pid is a live process (not a zombie).
+func running(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	return i >= 0 && i+2 < len(b) && b[i+2] != 'Z' && b[i+2] != 'X'
+}
+
+// open opens a connection to the server.
 func (r *restartable) open(t *testing.T, ctx context.Context) (engine.SQLConn, error) {
 	eng, err := engine.Open(ctx, r.srv.Target(), engine.Options{})
 	if err != nil {
@@ -119,11 +140,28 @@ func (r *restartable) open(t *testing.T, ctx context.Context) (engine.SQLConn, e
 }
 
 // A server restart while the monitor samples: the metrics stop while the
-// server is down and come back after, on a new connection and the new
-// postmaster; no interval holds an impossible value or a delta computed
-// across the restart, and the notes say what happened.
-func TestPostgresRestart(t *testing.T) {
-	r := startRestartable(t)
+// server is down and come back after, on a new connection and the server's
+// new process; no interval holds an impossible value, and the notes say
+// what happened.
+func TestServerRestart(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		spec server.Spec
+		kill syscall.Signal // PostgreSQL: an immediate shutdown (statistics reset); MariaDB: a crash
+		// rate is a metric of the server's statistics that the load
+		// drives; comm the name of its process.
+		rate, comm string
+	}{
+		{"postgres", server.Spec{Kind: server.Postgres, Knobs: []server.Knob{{Name: "shared_buffers", Value: "16MB"}}}, syscall.SIGQUIT, "pg_tup_inserted_s", "postgres"},
+		{"mariadb", server.Spec{Kind: server.MariaDB, Knobs: []server.Knob{{Name: "innodb_buffer_pool_size", Value: "32M"}}}, syscall.SIGKILL, "mysql_com_insert_s", "mariadbd"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			testRestart(t, startRestartable(t, tc.spec, tc.kill), tc.rate, tc.comm)
+		})
+	}
+}
+
+func testRestart(t *testing.T, r *restartable, rate, comm string) {
 	ctx := context.Background()
 	conn, err := r.open(t, ctx)
 	if err != nil {
@@ -143,12 +181,6 @@ func TestPostgresRestart(t *testing.T) {
 	if m.ServerPID() != r.pid {
 		t.Fatalf("monitor pid %d, server %d; notes %q", m.ServerPID(), r.pid, m.Notes())
 	}
-	work, err := r.open(t, ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	insertCommits(t, work, "before", 50)
-	work.Close()
 
 	cores := float64(runtime.NumCPU())
 	var ivs []Interval
@@ -156,45 +188,53 @@ func TestPostgresRestart(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 		iv := m.Tick(ctx)
 		for k, v := range iv {
-			if v < 0 || (strings.HasSuffix(k, "_pct") && k != "server_cpu_pct" && v > 100) || (k == "server_cpu_pct" && v > 100*cores+5) {
+			if v < 0 || (strings.HasSuffix(k, "_pct") && k != "server_cpu_pct" && v > 100) || (k == "server_cpu_pct" && v > cpuLimit(int(cores), 100, iv[IntervalKey])) {
 				t.Errorf("impossible %s = %v in %v", k, v, iv)
 			}
 		}
 		ivs = append(ivs, iv)
 		return iv
 	}
+	work, err := r.open(t, ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
 	m.Start(ctx)
-	for range 3 {
-		if iv := tick(); !hasAll(iv, "pg_commits_s", "server_cpu_pct") {
-			t.Fatalf("before the restart: %v; notes %q", iv, m.Notes())
+	insertCommits(t, work, "load_before", 50)
+	work.Close()
+	var before Interval
+	for range 40 {
+		if iv := tick(); iv[rate] > 0 && hasAll(iv, "server_cpu_pct") {
+			before = iv
+			break
 		}
 	}
+	if before == nil {
+		t.Fatalf("before the restart: %v; notes %q", ivs[len(ivs)-1], m.Notes())
+	}
+
 	old := r.pid
 	r.restart(t)
-	// Down, then up again: a few ticks without the server's metrics.
-	tick()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		c, err := r.open(t, ctx)
-		if err == nil {
-			c.Close()
+	// Down, then up again: ticks without the server's metrics.
+	var work2 engine.SQLConn
+	for deadline := time.Now().Add(60 * time.Second); ; {
+		iv := tick()
+		if _, ok := iv[rate]; ok {
+			t.Errorf("%s = %v while the server restarts: %v", rate, iv[rate], iv)
+		}
+		if work2, err = r.open(t, ctx); err == nil {
 			break
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("the restarted server accepts no connection: %v", err)
 		}
-		time.Sleep(100 * time.Millisecond)
 	}
-	work, err = r.open(t, ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer work.Close()
+	defer work2.Close()
 	// A backend's statistics reach the views within a second or so.
 	var resumed Interval
-	for range 40 {
-		insertCommits(t, work, fmt.Sprintf("after%d", len(ivs)), 20)
-		if iv := tick(); iv["pg_tup_inserted_s"] > 0 && hasAll(iv, "pg_commits_s", "server_cpu_pct") {
+	for i := range 40 {
+		insertCommits(t, work2, fmt.Sprintf("load_after%d", i), 20)
+		if iv := tick(); iv[rate] > 0 && hasAll(iv, "server_cpu_pct") {
 			resumed = iv
 			break
 		}
@@ -206,16 +246,18 @@ func TestPostgresRestart(t *testing.T) {
 	if m.ServerPID() == old || m.ServerPID() != r.pid {
 		t.Errorf("monitor pid %d after the restart, server %d (was %d)", m.ServerPID(), r.pid, old)
 	}
-	s := Summary(ivs)
-	if s["pg_tup_inserted_s"] <= 0 {
-		t.Errorf("summary %v", s)
+	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", m.ServerPID())); err != nil || strings.TrimSpace(string(b)) != comm {
+		t.Errorf("pid %d is %q, want %s", m.ServerPID(), b, comm)
 	}
-	for _, want := range []string{"connection: lost and reopened 1 time(s)", "process: the server's process changed 1 time(s) (restarted), the last to pid " + strconv.Itoa(r.pid)} {
+	for _, want := range []string{"connection: lost and reopened", "process: the server's process changed 1 time(s) (restarted), the last to pid " + strconv.Itoa(r.pid)} {
 		if !strings.Contains(notes, want) {
 			t.Errorf("notes lack %q:\n%s", want, notes)
 		}
 	}
-	t.Logf("resumed: %v\nnotes:\n%s", resumed, notes)
+	if s := Summary(ivs); s[rate] <= 0 {
+		t.Errorf("summary %v", s)
+	}
+	t.Logf("before: %v\nresumed: %v\nnotes:\n%s", before, resumed, notes)
 }
 
 func hasAll(iv Interval, keys ...string) bool {

@@ -398,15 +398,20 @@ func openMonitor(ctx context.Context, eng engine.Engine, t engine.Target, pid in
 		if t.URL != nil {
 			host = t.URL.Hostname()
 		}
-		switch sp, err := pr.ServerProcess(ctx); {
-		case err != nil:
-			notes = append(notes, fmt.Sprintf("process: the server did not tell its process: %v", err))
-		case !isLoopbackHost(host):
+		if !isLoopbackHost(host) {
 			notes = append(notes, fmt.Sprintf("process: the server is not on this host (%s): no process, host or disk metrics (give --server-pid if it is)", t.Host()))
-		case !processIs(sp.PID, sp.Name):
-			notes = append(notes, fmt.Sprintf("process: pid %d of this host is not %s: the server runs elsewhere (a container?): no process, host or disk metrics", sp.PID, sp.Name))
-		default:
-			cfg.ServerPID, cfg.DataDir = sp.PID, sp.DataDir
+		} else {
+			// Asked at the start and again after the server restarted.
+			cfg.Locate = func(ctx context.Context) (int, string, error) {
+				sp, err := pr.ServerProcess(ctx)
+				switch {
+				case err != nil:
+					return 0, "", fmt.Errorf("the server did not tell its process: %w", err)
+				case !processIs(sp.PID, sp.Name):
+					return 0, "", fmt.Errorf("pid %d of this host is not %s: the server runs elsewhere (a container?)", sp.PID, sp.Name)
+				}
+				return sp.PID, sp.DataDir, nil
+			}
 		}
 	}
 	mon := sysmon.Open(ctx, cfg)

@@ -66,6 +66,13 @@ type Config struct {
 	// close it), and so is the last one, after the monitor's last Tick.
 	// Without Reopen a lost connection stays lost.
 	Reopen func(ctx context.Context) (Conn, error)
+	// Locate, when set, asks the server where its process is (engines
+	// whose server tells it, engine.ProcessReporter): its main process on
+	// this host and its data directory. Open calls it when neither
+	// ServerPID nor the engine's statistics give the process, and the
+	// monitor calls it again when that process is gone (a restart), at
+	// every sample until it answers, to follow the server to its new one.
+	Locate func(ctx context.Context) (pid int, dataDir string, err error)
 }
 
 // Monitor samples a set of sources and turns consecutive samples into
@@ -88,6 +95,7 @@ type Monitor struct {
 	// Reconnecting (Config.Reopen).
 	conn        Conn
 	reopen      func(ctx context.Context) (Conn, error)
+	locateFn    func(ctx context.Context) (int, string, error)
 	serverStart float64 // when the server started, as it said; 0 unknown
 	lost        bool    // the connection is lost: reopen before sampling
 	reopened    int
@@ -171,6 +179,7 @@ func Open(ctx context.Context, cfg Config) *Monitor {
 	}
 	m.tick = env.tick
 	m.reopen = cfg.Reopen
+	m.locateFn = cfg.Locate
 	m.conn = cfg.Conn
 
 	m.env = env
@@ -197,6 +206,18 @@ func Open(ctx context.Context, cfg Config) *Monitor {
 				}
 			}
 			logDir = loc.LogDir
+		}
+	}
+
+	if pid == 0 && cfg.Locate != nil {
+		switch p, dd, err := cfg.Locate(ctx); {
+		case err != nil:
+			m.addNote("process", "%v: no process, host or disk metrics", err)
+		case p > 0:
+			pid, local, m.pidFound = p, true, true
+			if dataDir == "" {
+				dataDir = dd
+			}
 		}
 	}
 
@@ -436,14 +457,14 @@ func (m *Monitor) read(ctx context.Context, s *Sample) *Sample {
 	clear(m.fresh)
 	clear(m.errs)
 	tried := false
-	if m.lost && m.reopen != nil {
+	if m.lost && m.canReopen() {
 		tried = true
 		m.reconnect(sctx)
 	}
 	for _, src := range m.sources {
 		m.errs[src.Name()] = m.sample(sctx, src, s)
 	}
-	if !tried && m.lost && m.reopen != nil && ctx.Err() == nil && m.reconnect(sctx) {
+	if !tried && m.lost && m.canReopen() && ctx.Err() == nil && m.reconnect(sctx) {
 		// Sample again what the new connection replaced.
 		for _, src := range m.sources {
 			if (src == m.engSrc && m.engSrc != nil) || (m.procSrc != nil && src == Source(m.procSrc)) {
@@ -508,6 +529,9 @@ func (f freshSink) SetGauge(name string, v float64) { f.s.SetGauge(name, v) }
 // itself, finds it again: a restarted server has a new one. It tells
 // whether the connection was reopened.
 func (m *Monitor) reconnect(ctx context.Context) bool {
+	if m.reopen == nil {
+		return m.relocate(ctx)
+	}
 	c, err := m.reopen(ctx)
 	if err != nil {
 		m.reopenFails++
@@ -535,6 +559,35 @@ func (m *Monitor) reconnect(ctx context.Context) bool {
 					m.procChanges++
 				}
 			}
+		}
+	}
+	m.rebuild()
+	return true
+}
+
+// canReopen tells whether a lost connection or process can be found
+// again (Config.Reopen or Config.Locate).
+func (m *Monitor) canReopen() bool { return m.reopen != nil || m.locateFn != nil }
+
+// relocate asks the server where its process is (Config.Locate) after the
+// one it had is gone, and follows it there. It tells whether it found one.
+func (m *Monitor) relocate(ctx context.Context) bool {
+	pid, _, err := m.locateFn(ctx)
+	if err != nil || pid <= 0 {
+		if err == nil {
+			err = errors.New("the server gave no process")
+		}
+		m.reopenFails++
+		m.reopenErr = err.Error()
+		return false
+	}
+	m.lost = false
+	st, err := readPidStat(m.env.proc, pid)
+	if err == nil && (m.procSrc == nil || pid != m.procSrc.pid || st.start != m.procSrc.start) {
+		if src, err := newProcessSource(m.env.proc, pid, m.env.tick); err == nil {
+			m.procSrc, m.pid = src, pid
+			m.freshProc = true
+			m.procChanges++
 		}
 	}
 	m.rebuild()

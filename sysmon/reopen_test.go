@@ -247,3 +247,54 @@ func TestImpossibleHitRatioDropped(t *testing.T) {
 		}
 	}
 }
+
+// A server that tells its own process (Config.Locate, MongoDB's) restarts:
+// its process is gone, the monitor asks again at every sample until the
+// server answers, then follows it to its new process; no CPU delta is
+// taken across the restart.
+func TestLocateFollowsRestartedServer(t *testing.T) {
+	ctx := context.Background()
+	proc := procFixture(t)
+	pid, calls := 3105, 0
+	locate := func(context.Context) (int, string, error) {
+		calls++
+		if pid == 0 {
+			return 0, "", errors.New("server selection error: connection refused")
+		}
+		return pid, "/var/lib/postgresql/15/main", nil
+	}
+	m := Open(ctx, Config{Locate: locate, Proc: proc, Sys: sysFixture(), Now: fakeClock()})
+	if m.ServerPID() != 3105 || calls != 1 {
+		t.Fatalf("pid %d after %d calls; notes %q", m.ServerPID(), calls, m.Notes())
+	}
+	m.Start(ctx)
+	setFile(proc, "3120/stat", "3120 (postgres) S 3105 3120 3120 0 -1 4194624 900 0 0 0 350 50 0 0 20 0 1 0 16500 0 0 0\n")
+	present(t, "before", m.Tick(ctx), map[string]float64{"server_cpu_pct": 100})
+
+	// Down: the processes are gone and the server does not answer.
+	for _, p := range []string{"3105", "3106", "3120", "3121"} {
+		delete(proc, p+"/stat")
+	}
+	pid = 0
+	absent(t, "down", m.Tick(ctx), "server_cpu_pct")
+	absent(t, "still down", m.Tick(ctx), "server_cpu_pct")
+
+	// Up again as 5105.
+	pid = 5105
+	setFile(proc, "5105/stat", "5105 (mongod) S 1 5105 5105 0 -1 4194304 0 0 0 0 10 10 0 0 20 0 1 0 99000 0 0 0\n")
+	absent(t, "found again", m.Tick(ctx), "server_cpu_pct")
+	if m.ServerPID() != 5105 {
+		t.Fatalf("pid %d after the restart, want 5105; notes %q", m.ServerPID(), m.Notes())
+	}
+	setFile(proc, "5105/stat", "5105 (mongod) S 1 5105 5105 0 -1 4194304 0 0 0 0 40 30 0 0 20 0 1 0 99000 0 0 0\n")
+	present(t, "after", m.Tick(ctx), map[string]float64{"server_cpu_pct": 50})
+	notes := strings.Join(m.Notes(), "\n")
+	for _, want := range []string{
+		"process: the server's process changed 1 time(s) (restarted), the last to pid 5105",
+		"server selection error: connection refused",
+	} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes lack %q:\n%s", want, notes)
+		}
+	}
+}

@@ -3,6 +3,11 @@
 // the machine's own binaries, with the settings (knobs) a benchmark asks
 // for.
 //
+// The package names no kind itself: each kind is a KindDef that the
+// engine it serves registers from its init (RegisterKind) — PostgreSQL
+// and PgBouncer in engine/postgres, MariaDB in engine/mysql — so a
+// binary knows the kinds of the engines it imports (engine/all).
+//
 // Start makes a new server in dbarena's data directory
 // (Spec.Home/servers/NAME/): initdb or mariadb-install-db, a generated
 // configuration with the knobs, a free port on 127.0.0.1 (or Spec.Port),

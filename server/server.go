@@ -104,9 +104,24 @@ func Start(ctx context.Context, spec Spec) (*Server, error) {
 	if spec.Getenv == nil {
 		spec.Getenv = os.Getenv
 	}
-	bins, err := findBinaries(spec)
+	def := defOf(spec.Kind)
+	bins, err := def.Find(spec)
 	if err != nil {
 		return nil, err
+	}
+	// A kind in front of another without a named one starts its own,
+	// from the usual places.
+	var backendBins *Binaries
+	if def.Backend != "" && spec.Backend == "" {
+		bdef := defOf(def.Backend)
+		if !bdef.known() {
+			return nil, fmt.Errorf("%w %q (the backend of %s)", ErrUnknownKind, def.Backend, spec.Kind)
+		}
+		b, err := bdef.Find(Spec{Kind: def.Backend, Getenv: spec.Getenv})
+		if err != nil {
+			return nil, err
+		}
+		backendBins = &b
 	}
 	if spec.Port != 0 {
 		if err := checkPort(spec.Port); err != nil {
@@ -114,12 +129,12 @@ func Start(ctx context.Context, spec Spec) (*Server, error) {
 		}
 	}
 	var backend *Server
-	if def := defOf(spec.Kind); def.backend != "" && spec.Backend != "" {
+	if def.Backend != "" && spec.Backend != "" {
 		if backend, err = Lookup(spec.Home, spec.Backend); err != nil {
 			return nil, fmt.Errorf("%s backend: %w", spec.Kind, err)
 		}
-		if backend.Kind() != def.backend {
-			return nil, fmt.Errorf("%w: %s backend %s is a %s server, not %s", ErrBadSpec, spec.Kind, spec.Backend, backend.Kind(), def.backend)
+		if backend.Kind() != def.Backend {
+			return nil, fmt.Errorf("%w: %s backend %s is a %s server, not %s", ErrBadSpec, spec.Kind, spec.Backend, backend.Kind(), def.Backend)
 		}
 		if !backend.Alive() {
 			return nil, fmt.Errorf("%s backend %s does not run (dbarena server stop %s removes it)", spec.Kind, spec.Backend, spec.Backend)
@@ -149,16 +164,17 @@ func Start(ctx context.Context, spec Spec) (*Server, error) {
 			return nil, fmt.Errorf("no free name for a throw-away %s server in %s", spec.Kind, servers)
 		}
 	}
-	return start(ctx, spec, name, dir, bins, backend)
+	return start(ctx, spec, name, dir, bins, backendBins, backend)
 }
 
 // start starts a server in its new, empty state directory dir; on failure
-// it leaves nothing behind, dir included.
-func start(ctx context.Context, spec Spec, name, dir string, bins binaries, backend *Server) (s *Server, err error) {
+// it leaves nothing behind, dir included. A kind in front of another
+// without a named backend starts its own first, from backendBins.
+func start(ctx context.Context, spec Spec, name, dir string, bins Binaries, backendBins *Binaries, backend *Server) (s *Server, err error) {
 	s = &Server{dir: dir, backend: backend}
 	s.rec = record{
 		Format: recordFormat, Name: name, Kind: spec.Kind, ThrowAway: spec.Name == "",
-		State: "starting", BinDir: bins.dir, Knobs: spec.Knobs, StartedAt: time.Now().UTC(),
+		State: "starting", BinDir: bins.Dir, Knobs: spec.Knobs, StartedAt: time.Now().UTC(),
 	}
 	if backend != nil {
 		s.rec.Backend = backend.Name()
@@ -180,8 +196,8 @@ func start(ctx context.Context, spec Spec, name, dir string, bins binaries, back
 
 	def := defOf(spec.Kind)
 	acct := caller()
-	if !def.asRoot {
-		if acct, err = unprivileged(ctx); err != nil {
+	if def.RootUser != "" {
+		if acct, err = unprivileged(ctx, def.RootUser); err != nil {
 			return s, err
 		}
 	}
@@ -197,11 +213,53 @@ func start(ctx context.Context, spec Spec, name, dir string, bins binaries, back
 	if err := s.save(); err != nil {
 		return s, err
 	}
-	if err := def.start(ctx, s, spec, bins, acct); err != nil {
+	if def.Backend != "" && s.backend == nil {
+		if err := s.startOwnBackend(ctx, def, spec, *backendBins); err != nil {
+			return s, err
+		}
+	}
+	if err := def.Start(ctx, &Starting{s: s, spec: spec, bins: bins, acct: acct}); err != nil {
 		return s, err
+	}
+	if s.rec.OwnBackend { // its knobs were asked of this server
+		for k, v := range s.backend.rec.Settings {
+			if _, ok := s.rec.Settings[k]; !ok {
+				if s.rec.Settings == nil {
+					s.rec.Settings = map[string]string{}
+				}
+				s.rec.Settings[k] = v
+			}
+		}
 	}
 	s.rec.State = "running"
 	return s, s.save()
+}
+
+// startOwnBackend starts, in the state directory's backend/, the server
+// a kind in front of another runs in front of, with the knobs that are
+// not the front's own.
+func (s *Server) startOwnBackend(ctx context.Context, def *KindDef, spec Spec, bins Binaries) error {
+	var knobs []Knob
+	for _, k := range spec.Knobs {
+		if !strings.HasPrefix(k.Name, def.OwnPrefix) {
+			knobs = append(knobs, k)
+		}
+	}
+	dir := filepath.Join(s.dir, backendDir)
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return err
+	}
+	s.rec.OwnBackend = true
+	if err := s.save(); err != nil {
+		return err
+	}
+	bspec := Spec{Kind: def.Backend, Knobs: knobs, Home: spec.Home, Timeout: spec.Timeout, Getenv: spec.Getenv}
+	b, err := start(ctx, bspec, s.rec.Name+"-backend", dir, bins, nil, nil)
+	if err != nil {
+		return err
+	}
+	s.backend = b
+	return nil
 }
 
 // runDir makes the directory for the server's own files: dir/run when
@@ -369,6 +427,15 @@ func (s *Server) Settings() map[string]string {
 // other kinds, and when a named backend has been removed).
 func (s *Server) Backend() *Server { return s.backend }
 
+// InFront tells whether the server's kind runs in front of another (a
+// PgBouncer in front of a PostgreSQL): such servers are stopped before
+// their backends.
+func (s *Server) InFront() bool { return defOf(s.rec.Kind).Backend != "" }
+
+// RunDir is the directory of the server's own files: its data directory
+// and generated configuration are in it.
+func (s *Server) RunDir() string { return s.rec.RunDir }
+
 // OwnsBackend tells whether the PgBouncer started its PostgreSQL itself
 // (and stops it with itself).
 func (s *Server) OwnsBackend() bool { return s.rec.OwnBackend }
@@ -389,9 +456,9 @@ func (s *Server) BackendName() string {
 // its kind.
 func (s *Server) Target() engine.Target {
 	host := net.JoinHostPort("127.0.0.1", strconv.Itoa(s.rec.Port))
-	u := &url.URL{Scheme: "postgres", User: url.User(dbUser), Host: host, Path: "/" + dbName}
-	if def := defOf(s.rec.Kind); def.targetURL != nil {
-		def.targetURL(u)
+	u := &url.URL{User: url.User(dbUser), Host: host, Path: "/" + dbName}
+	if def := defOf(s.rec.Kind); def.TargetURL != nil {
+		def.TargetURL(u)
 	}
 	label := s.rec.Name
 	if s.rec.ThrowAway {
@@ -409,7 +476,7 @@ func (s *Server) Alive() bool {
 	if stopped || !s.proc.alive() {
 		return false
 	}
-	if defOf(s.rec.Kind).backend != "" && (s.backend == nil || !s.backend.Alive()) {
+	if s.InFront() && (s.backend == nil || !s.backend.Alive()) {
 		return false
 	}
 	return true
@@ -418,7 +485,7 @@ func (s *Server) Alive() bool {
 // LogTail returns the last n lines of the server's log. For a PgBouncer
 // whose PostgreSQL died, it is that server's log, which says why.
 func (s *Server) LogTail(n int) string {
-	if defOf(s.rec.Kind).backend != "" && s.backend != nil && s.proc.alive() && !s.backend.Alive() {
+	if s.InFront() && s.backend != nil && s.proc.alive() && !s.backend.Alive() {
 		return s.backend.LogTail(n)
 	}
 	return tail(s.LogFile(), n)
@@ -438,7 +505,7 @@ func (s *Server) Stop(ctx context.Context) error {
 	}
 	s.stopped = true
 	var errs []error
-	if err := s.proc.stop(ctx, defOf(s.rec.Kind).stopSignal, 30*time.Second); err != nil {
+	if err := s.proc.stop(ctx, defOf(s.rec.Kind).StopSignal, 30*time.Second); err != nil {
 		errs = append(errs, fmt.Errorf("stopping %s %s: %w", s.rec.Kind, s.rec.Name, err))
 	}
 	if s.rec.OwnBackend && s.backend != nil {

@@ -167,7 +167,7 @@ func newServerStopCmd(st *State) *cobra.Command {
 			var errs []error
 			for _, pass := range []bool{true, false} {
 				for _, s := range stop {
-					if (s.Kind() == server.PgBouncer) != pass {
+					if s.InFront() != pass {
 						continue
 					}
 					ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

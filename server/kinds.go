@@ -64,13 +64,16 @@ type KindDef struct {
 	// PartialList: the list leaves settings out, so only a near miss of
 	// a listed name is a problem before the start.
 	PartialList bool
-	// Running reads, from the files the running server writes itself
-	// (a PID file), the process that serves it now and the port that
-	// file names (0 when it names none); 0, 0 when there is no such
-	// file. Stop trusts the process only when it belongs to the server
-	// (see Stop). Nil: only the recorded process and the port are
-	// looked at.
-	Running func(s *Server) (pid, port int)
+	// PIDFile is the file the running server writes itself, whose first
+	// line is the PID of its main process (PostgreSQL's postmaster.pid,
+	// MariaDB's and PgBouncer's pid files), or "" for none; PIDFilePort
+	// is the line (from 1) that holds its port, 0 for none. After a
+	// restart from outside dbarena it names the process that serves the
+	// server now; Stop trusts it only when that process belongs to the
+	// server and started before the file was written (see Stop). Nil:
+	// only the recorded process and the port are looked at.
+	PIDFile     func(s *Server) string
+	PIDFilePort int
 }
 
 // kinds are the registered kinds, in Order.

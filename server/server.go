@@ -493,19 +493,27 @@ func (s *Server) LogTail(n int) string {
 
 // Stop stops the server (a PgBouncer before the PostgreSQL it started
 // itself, never a named one it is in front of) and removes its files: it
-// is gone from List afterwards. The server gets its fast clean shutdown
-// first (PostgreSQL SIGINT, MariaDB and PgBouncer SIGTERM) and SIGKILL,
-// with every process of its group, after 30 s or when ctx ends. Stopping
-// a stopped server does nothing.
+// is gone from List afterwards. It stops what actually serves the
+// server, which after a restart from outside dbarena is not the process
+// it started: the recorded process (known by its PID and start time),
+// the process the server's own PID file names and the processes
+// listening on its port, each only when it belongs to the server (it
+// works in the server's directories or names a file there, and started
+// before its PID file was written). Each gets the server's fast clean
+// shutdown first (PostgreSQL SIGINT, MariaDB and PgBouncer SIGTERM) and
+// SIGKILL, with every process of its group, after 30 s or when ctx ends;
+// then Stop looks again, until nothing of the server runs or listens on
+// its port. Only then are the files removed: when a process of the
+// server cannot be stopped, Stop says so and keeps them. Stopping a
+// stopped server does nothing.
 func (s *Server) Stop(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.stopped {
 		return nil
 	}
-	s.stopped = true
 	var errs []error
-	if err := s.proc.stop(ctx, defOf(s.rec.Kind).StopSignal, 30*time.Second); err != nil {
+	if err := s.stopServing(ctx, defOf(s.rec.Kind), 30*time.Second); err != nil {
 		errs = append(errs, fmt.Errorf("stopping %s %s: %w", s.rec.Kind, s.rec.Name, err))
 	}
 	if s.rec.OwnBackend && s.backend != nil {
@@ -513,9 +521,10 @@ func (s *Server) Stop(ctx context.Context) error {
 			errs = append(errs, err)
 		}
 	}
-	if len(errs) > 0 {
-		return errors.Join(errs...) // a process may still use the files
+	if len(errs) > 0 { // a process may still use the files
+		return fmt.Errorf("%w; its files are kept in %s", errors.Join(errs...), s.dir)
 	}
+	s.stopped = true
 	if s.rec.RunDir != "" && !strings.HasPrefix(s.rec.RunDir, s.dir+string(filepath.Separator)) {
 		if err := os.RemoveAll(s.rec.RunDir); err != nil {
 			errs = append(errs, err)

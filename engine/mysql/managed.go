@@ -52,8 +52,13 @@ var mariadbKind = &server.KindDef{
 		}
 		return bins.Path["mariadbd"], []string{"--no-defaults", "--help", "--verbose"}, nil
 	},
-	Parse:   parseHelpVerbose,
-	Running: mariadbPID,
+	Parse: parseHelpVerbose,
+	PIDFile: func(s *server.Server) string {
+		if s.RunDir() == "" {
+			return ""
+		}
+		return pidFile(s.RunDir())
+	},
 }
 
 // findMariaDB finds mariadbd and mariadb-install-db (or mysqld and
@@ -86,19 +91,6 @@ func parseHelpVerbose(out []byte) []string {
 
 // pidFile is mariadbd's PID file in the server's run directory.
 func pidFile(runDir string) string { return filepath.Join(runDir, "mariadbd.pid") }
-
-// mariadbPID reads mariadbd's PID file (it names no port).
-func mariadbPID(s *server.Server) (pid, port int) {
-	if s.RunDir() == "" {
-		return 0, 0
-	}
-	b, err := os.ReadFile(pidFile(s.RunDir()))
-	if err != nil {
-		return 0, 0
-	}
-	pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
-	return pid, 0
-}
 
 // startMariaDB writes my.cnf (dbarena's lines, then the knobs, in
 // [mariadbd]), makes the data directory with mariadb-install-db from the

@@ -57,7 +57,15 @@ var postgresKind = &server.KindDef{
 	},
 	Parse:       parseDescribeConfig,
 	PartialList: true,
-	Running:     postmasterPID,
+	// The postmaster writes postmaster.pid however it was started
+	// (pg_ctl, by hand): its PID first, its port on the fourth line.
+	PIDFile: func(s *server.Server) string {
+		if s.DataDir() == "" {
+			return ""
+		}
+		return filepath.Join(s.DataDir(), "postmaster.pid")
+	},
+	PIDFilePort: 4,
 }
 
 // parseDescribeConfig reads the names from `postgres --describe-config`:
@@ -257,23 +265,4 @@ func pgConnect(ctx context.Context, port int, db, password string, simple bool) 
 		cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
 	}
 	return pgx.ConnectConfig(ctx, cfg)
-}
-
-// postmasterPID reads the postmaster's PID and port from the data
-// directory's postmaster.pid (its first and fourth lines), which the
-// postmaster writes however it was started (pg_ctl, by hand).
-func postmasterPID(s *server.Server) (pid, port int) {
-	if s.DataDir() == "" {
-		return 0, 0
-	}
-	b, err := os.ReadFile(filepath.Join(s.DataDir(), "postmaster.pid"))
-	if err != nil {
-		return 0, 0
-	}
-	lines := strings.Split(string(b), "\n")
-	pid, _ = strconv.Atoi(strings.TrimSpace(lines[0]))
-	if len(lines) > 3 {
-		port, _ = strconv.Atoi(strings.TrimSpace(lines[3]))
-	}
-	return pid, port
 }

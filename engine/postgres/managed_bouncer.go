@@ -48,9 +48,18 @@ var pgbouncerKind = &server.KindDef{
 	Find: func(spec server.Spec) (server.Binaries, error) {
 		return server.FindPrograms(spec.BinDir, spec.Getenv("PATH"), "PgBouncer", "pgbouncer", []string{"pgbouncer"})
 	},
-	Start:     startPgBouncer,
+	Start: startPgBouncer,
+	PIDFile: func(s *server.Server) string {
+		if s.RunDir() == "" {
+			return ""
+		}
+		return bouncerPIDFile(s.RunDir())
+	},
 	TargetURL: func(u *url.URL) { u.Scheme, u.RawQuery = "postgres", "sslmode=disable&default_query_exec_mode=exec" },
 }
+
+// bouncerPIDFile is PgBouncer's PID file in its run directory.
+func bouncerPIDFile(runDir string) string { return filepath.Join(runDir, "pgbouncer.pid") }
 
 // startPgBouncer starts PgBouncer in front of its backend: transaction
 // pooling, SCRAM with the backend's own secret for bench in the auth
@@ -96,6 +105,7 @@ func startPgBouncer(ctx context.Context, st *server.Starting) error {
 			{Name: "ignore_startup_parameters", Value: "extra_float_digits"},
 			{Name: "max_client_conn", Value: "1000"},
 			{Name: "default_pool_size", Value: strconv.Itoa(pool)},
+			{Name: "pidfile", Value: bouncerPIDFile(run)},
 		}
 		var b strings.Builder
 		b.WriteString("; Written by dbarena for managed server " + st.Name() + ".\n[databases]\n")

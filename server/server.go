@@ -65,6 +65,15 @@ type record struct {
 	Backend    string    `json:"backend,omitempty"`
 	OwnBackend bool      `json:"own_backend,omitempty"`
 	StartedAt  time.Time `json:"started_at"`
+	// Owner is the dbarena process a server started for one command
+	// belongs to (Spec.Owned); nil for a server that outlives commands.
+	Owner *owner `json:"owner,omitempty"`
+}
+
+// owner is a process that owns a server: its PID and start time.
+type owner struct {
+	PID        int    `json:"pid"`
+	StartTicks uint64 `json:"start_ticks"`
 }
 
 // Server is a managed server: started by Start, or found by Lookup or
@@ -178,6 +187,11 @@ func start(ctx context.Context, spec Spec, name, dir string, bins Binaries, back
 	}
 	if backend != nil {
 		s.rec.Backend = backend.Name()
+	}
+	if spec.Owned {
+		me := os.Getpid()
+		ticks, _ := startTicks(me)
+		s.rec.Owner = &owner{PID: me, StartTicks: ticks}
 	}
 	defer func() {
 		if err == nil {
@@ -426,6 +440,47 @@ func (s *Server) Settings() map[string]string {
 // Backend is the PostgreSQL server a PgBouncer is in front of (nil for
 // other kinds, and when a named backend has been removed).
 func (s *Server) Backend() *Server { return s.backend }
+
+// Owner is the PID of the dbarena process the server belongs to (see
+// Spec.Owned), or 0 for a server that outlives commands.
+func (s *Server) Owner() int {
+	if s.rec.Owner == nil {
+		return 0
+	}
+	return s.rec.Owner.PID
+}
+
+// Orphaned tells whether the server belongs to a dbarena process (see
+// Spec.Owned) that has ended without stopping it (killed, say).
+func (s *Server) Orphaned() bool {
+	o := s.rec.Owner
+	if o == nil {
+		return false
+	}
+	return !(&process{pid: o.PID, ticks: o.StartTicks}).alive()
+}
+
+// Reap stops and removes the servers of home that are orphaned (see
+// Orphaned), except those named in keep, and returns them. A server it
+// cannot stop is an error naming it (its files are kept); the others are
+// reaped all the same. Servers whose records cannot be read are left to
+// List to report.
+func Reap(ctx context.Context, home string, keep ...string) ([]*Server, error) {
+	list, _ := List(home)
+	var reaped []*Server
+	var errs []error
+	for _, s := range list {
+		if !s.Orphaned() || containsName(keep, s.Name()) {
+			continue
+		}
+		if err := s.Stop(ctx); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		reaped = append(reaped, s)
+	}
+	return reaped, errors.Join(errs...)
+}
 
 // InFront tells whether the server's kind runs in front of another (a
 // PgBouncer in front of a PostgreSQL): such servers are stopped before

@@ -81,6 +81,11 @@ type Spec struct {
 	Timeout time.Duration
 	// Getenv reads PATH when looking for programs; nil means os.Getenv.
 	Getenv func(string) string
+	// Owned: the server belongs to the calling process, which stops it
+	// before it ends (a managed: target started for one command). Its
+	// record names the process (PID and start time); should the process
+	// end without stopping it (SIGKILL), Reap stops and removes it.
+	Owned bool
 }
 
 // nameRE is what a server name may look like: it is a directory name, a

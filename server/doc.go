@@ -26,6 +26,14 @@
 // in sessions of their own: they outlive the process that started them
 // until Stop, here or in another process after Lookup.
 //
+// Stop ends what actually serves a server, also after a restart from
+// outside dbarena: the process it started, the one the server's own PID
+// file names and those listening on its port, each only when it belongs
+// to the server; the files go only when nothing of it runs. A server
+// started for one command (Spec.Owned) records its dbarena process, and
+// Reap stops and removes those whose process ended without stopping
+// them.
+//
 // (*Server).Target is the dbarena target of a server, its password an
 // engine.Secret; ParseManaged reads the managed: targets of the command
 // line (managed:postgres?shared_buffers=1GB, managed:pg1).

@@ -1,6 +1,8 @@
 package server_test
 
 import (
+	"context"
+	"net/url"
 	"slices"
 	"syscall"
 	"testing"
@@ -58,5 +60,40 @@ func TestKnownSettings(t *testing.T) {
 	}
 	if got := server.KnownSettings(server.DefOf(postgres.BouncerKind), []byte("x\n")); len(got) != 0 {
 		t.Errorf("pgbouncer lists nothing itself: %v", got)
+	}
+}
+
+// RegisterKind refuses, as a programming error, an incomplete definition
+// and a name or alias already taken; the registry stays as it was.
+func TestRegisterKindRefuses(t *testing.T) {
+	complete := func(kind server.Kind, aliases ...string) *server.KindDef {
+		return &server.KindDef{Kind: kind, Title: "X", Aliases: aliases, StopSignal: syscall.SIGTERM,
+			Find:      func(server.Spec) (server.Binaries, error) { return server.Binaries{}, nil },
+			Start:     func(context.Context, *server.Starting) error { return nil },
+			TargetURL: func(*url.URL) {}}
+	}
+	incomplete := complete("x1")
+	incomplete.Start = nil
+	frontless := complete("x2")
+	frontless.Backend = postgres.ServerKind
+	for name, d := range map[string]*server.KindDef{
+		"taken name":                   complete(postgres.ServerKind),
+		"taken alias":                  complete("x3", "pg"),
+		"an alias twice":               complete("x4", "y", "y"),
+		"upper case":                   complete("X5"),
+		"no Start":                     incomplete,
+		"a backend without its prefix": frontless,
+	} {
+		t.Run(name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("RegisterKind(%+v) did not panic", d)
+				}
+			}()
+			server.RegisterKind(d)
+		})
+	}
+	if got := server.KindNames(", "); got != "postgres, mariadb, pgbouncer" {
+		t.Errorf("kinds after the refusals: %s", got)
 	}
 }

@@ -14,10 +14,11 @@ import (
 
 // serving lists the processes that serve the server now, each once: the
 // process dbarena started (its PID and start time recorded), the process
-// the server's own PID file names (KindDef.Running: after a restart from
-// outside, a new one), and those listening on its port (the recorded
-// one, and the one the PID file names). A process found through the PID
-// file or the port counts only when it belongs to the server (see
+// the server's own PID file names (KindDef.PIDFile: after a restart from
+// outside, a new one), those listening on its port (the recorded one,
+// and the one the PID file names), and those running one of its
+// programs in its directories (see working). A process found through the
+// PID file or a port counts only when it belongs to the server (see
 // belongs): a PID file outlives its process, and PIDs and ports are
 // reused.
 func (s *Server) serving(def *KindDef) []*process {
@@ -48,7 +49,63 @@ func (s *Server) serving(def *KindDef) []*process {
 			}
 		}
 	}
+	for _, pid := range s.working() {
+		add(liveProcess(pid))
+	}
 	return out
+}
+
+// working lists the processes that run one of the server's programs
+// (from its recorded directory of programs) in its run or data
+// directory: a server restarted from outside that has not written its
+// PID file yet, and on another port, is among them.
+func (s *Server) working() []int {
+	bin := filepath.Clean(s.rec.BinDir)
+	dirs := s.dirs()
+	if s.rec.BinDir == "" || len(dirs) == 0 {
+		return nil
+	}
+	var pids []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		cwd, err := os.Readlink("/proc/" + e.Name() + "/cwd")
+		if err != nil || !withinAny(cwd, dirs) {
+			continue
+		}
+		if exe, err := os.Readlink("/proc/" + e.Name() + "/exe"); err == nil && filepath.Dir(exe) == bin {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// dirs are the server's run and data directories, those it has. A
+// directory that is not absolute or lies less than two levels below the
+// root (a damaged record) is left out: it would take in processes of
+// others.
+func (s *Server) dirs() []string {
+	var dirs []string
+	for _, d := range []string{s.rec.RunDir, s.rec.DataDir} {
+		d = filepath.Clean(d)
+		if filepath.IsAbs(d) && strings.Count(d, string(filepath.Separator)) >= 2 {
+			dirs = append(dirs, d)
+		}
+	}
+	return dirs
+}
+
+// withinAny tells whether path is one of dirs or lies below one.
+func withinAny(path string, dirs []string) bool {
+	for _, d := range dirs {
+		if within(path, d) {
+			return true
+		}
+	}
+	return false
 }
 
 // readPIDFile reads the kind's PID file (KindDef.PIDFile): the PID on
@@ -104,21 +161,12 @@ func (s *Server) belongs(pid int, notAfter time.Time) bool {
 			return false
 		}
 	}
-	var dirs []string
-	for _, d := range []string{s.rec.RunDir, s.rec.DataDir} {
-		if d != "" {
-			dirs = append(dirs, filepath.Clean(d))
-		}
-	}
+	dirs := s.dirs()
 	if len(dirs) == 0 {
 		return false
 	}
-	if cwd, err := os.Readlink(fmt.Sprintf("/proc/%d/cwd", pid)); err == nil {
-		for _, d := range dirs {
-			if within(cwd, d) {
-				return true
-			}
-		}
+	if cwd, err := os.Readlink(fmt.Sprintf("/proc/%d/cwd", pid)); err == nil && withinAny(cwd, dirs) {
+		return true
 	}
 	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 )
@@ -80,5 +81,60 @@ func TestServerReadPIDFile(t *testing.T) {
 	def.PIDFile = func(*Server) string { return filepath.Join(dir, "none.pid") }
 	if pid, port, _ := s.readPIDFile(def); pid != 0 || port != 0 {
 		t.Errorf("no file: %d, %d", pid, port)
+	}
+}
+
+// A damaged record whose directories are the root or a top-level
+// directory claims no process.
+func TestServerDirsRefuseBroadOnes(t *testing.T) {
+	for _, d := range []string{"/", "/tmp", "relative/dir", ""} {
+		s := &Server{rec: record{RunDir: d, DataDir: d, BinDir: "/usr/bin"}}
+		if got := s.dirs(); len(got) != 0 {
+			t.Errorf("dirs(%q) = %q", d, got)
+		}
+		if got := s.working(); len(got) != 0 {
+			t.Errorf("working(%q) = %v", d, got)
+		}
+		if s.belongs(os.Getppid(), time.Time{}) {
+			t.Errorf("belongs with %q", d)
+		}
+	}
+}
+
+// The processes that run one of the server's programs in its
+// directories are found without a PID file or a port.
+func TestServerWorking(t *testing.T) {
+	run := t.TempDir()
+	tail, err := exec.LookPath("tail")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tail, _ = filepath.EvalSymlinks(tail)
+	cmd := exec.Command(tail, "-f", os.DevNull)
+	cmd.Dir = run
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	elsewhere := exec.Command(tail, "-f", os.DevNull)
+	if err := elsewhere.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { elsewhere.Process.Kill(); elsewhere.Wait() })
+
+	s := &Server{rec: record{RunDir: run, BinDir: filepath.Dir(tail)}}
+	deadline := time.Now().Add(time.Minute)
+	for got := s.working(); !slices.Contains(got, cmd.Process.Pid); got = s.working() {
+		if time.Now().After(deadline) { // the child may not have reached exec yet
+			t.Fatalf("working() = %v, want %d", got, cmd.Process.Pid)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := s.working(); slices.Contains(got, elsewhere.Process.Pid) {
+		t.Errorf("working() = %v has %d, which works elsewhere", got, elsewhere.Process.Pid)
+	}
+	s.rec.BinDir = t.TempDir()
+	if got := s.working(); len(got) != 0 {
+		t.Errorf("with other programs: working() = %v", got)
 	}
 }

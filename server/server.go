@@ -554,7 +554,8 @@ func (s *Server) LogTail(n int) string {
 // the process the server's own PID file names and the processes
 // listening on its port, each only when it belongs to the server (it
 // works in the server's directories or names a file there, and started
-// before its PID file was written). Each gets the server's fast clean
+// before its PID file was written), and the processes that run one of
+// its programs in its directories. Each gets the server's fast clean
 // shutdown first (PostgreSQL SIGINT, MariaDB and PgBouncer SIGTERM) and
 // SIGKILL, with every process of its group, after 30 s or when ctx ends;
 // then Stop looks again, until nothing of the server runs or listens on

@@ -15,7 +15,9 @@
 // interpolateParams says.
 //
 // Importing the package registers the engine (scheme "mysql", alias
-// "mariadb", password variable MYSQL_PWD) with engine.Register.
+// "mariadb", password variable MYSQL_PWD) with engine.Register, and the
+// managed-server kind MariaDB (ServerKind) with server.RegisterKind
+// (managed.go).
 package mysql
 
 import (

@@ -68,6 +68,8 @@ func newServerStartCmd(st *State) *cobra.Command {
 			}
 			if spec.Home, err = st.DataDir(); err != nil {
 				errs = append(errs, err)
+			} else {
+				reapOrphans(st, spec.Home)
 			}
 			if kind != "" && spec.Home != "" {
 				errs = append(errs, spec.Validate()...)
@@ -128,6 +130,7 @@ func newServerStopCmd(st *State) *cobra.Command {
 			if err != nil {
 				return &UsageError{err}
 			}
+			reapOrphans(st, home, args...) // those named are stopped below
 			started, err := server.List(home)
 			if err != nil && !all {
 				return err
@@ -167,7 +170,7 @@ func newServerStopCmd(st *State) *cobra.Command {
 			var errs []error
 			for _, pass := range []bool{true, false} {
 				for _, s := range stop {
-					if (s.Kind() == server.PgBouncer) != pass {
+					if s.InFront() != pass {
 						continue
 					}
 					ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -200,6 +203,7 @@ func newServerListCmd(st *State) *cobra.Command {
 			if err != nil {
 				return &UsageError{err}
 			}
+			reapOrphans(st, home)
 			servers, err := server.List(home)
 			if len(servers) == 0 && err == nil {
 				fmt.Fprintf(st.Stdout, "no managed servers in %s\n", home)
@@ -243,6 +247,7 @@ func newServerURLCmd(st *State) *cobra.Command {
 			if err != nil {
 				return &UsageError{err}
 			}
+			reapOrphans(st, home)
 			s, err := server.Lookup(home, args[0])
 			if err != nil {
 				return serverError(context.Background(), err)
@@ -251,6 +256,23 @@ func newServerURLCmd(st *State) *cobra.Command {
 			fmt.Fprintf(st.Stderr, "password in %s: dbarena takes it with --password-file %s, or use --target managed:%s\n", s.PasswordFile(), s.PasswordFile(), s.Name())
 			return nil
 		},
+	}
+}
+
+// reapOrphans stops and removes the managed servers of home that a
+// dbarena process started for one command and left running when it was
+// killed (server.Reap), but those named in keep, with a line on stderr
+// for each.
+func reapOrphans(st *State, home string, keep ...string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	reaped, err := server.Reap(ctx, home, keep...)
+	for _, s := range reaped {
+		fmt.Fprintf(st.Stderr, "dbarena: stopped managed %s %s, left running by dbarena process %d, which ended without stopping it; its files are removed\n",
+			s.Kind(), s.Name(), s.Owner())
+	}
+	if err != nil {
+		fmt.Fprintf(st.Stderr, "dbarena: warning: a managed server left running by an ended dbarena: %v\n", err)
 	}
 }
 
@@ -283,6 +305,7 @@ func openManaged(ctx context.Context, st *State, t engine.Target, passwordFile s
 	if err != nil {
 		return nil, t, nil, &UsageError{err}
 	}
+	reapOrphans(st, home)
 	relabel := func(s *server.Server) engine.Target {
 		tg := s.Target()
 		if t.Label != server.Scheme { // the user's label
@@ -300,7 +323,9 @@ func openManaged(ctx context.Context, st *State, t engine.Target, passwordFile s
 		}
 		return srv, relabel(srv), nil, nil
 	}
-	spec.Home, spec.Getenv = home, st.Getenv
+	// The server is this command's: should dbarena be killed before it
+	// stops it, the next command reaps it.
+	spec.Home, spec.Getenv, spec.Owned = home, st.Getenv, true
 	if err := usage(spec.Validate()); err != nil {
 		return nil, t, nil, err
 	}

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/engine/mysql"
+	"github.com/dbarena/dbarena/engine/postgres"
 	"github.com/dbarena/dbarena/server"
 )
 
@@ -152,8 +154,8 @@ func TestServerRestart(t *testing.T) {
 		// drives; comm the name of its process.
 		rate, comm string
 	}{
-		{"postgres", server.Spec{Kind: server.Postgres, Knobs: []server.Knob{{Name: "shared_buffers", Value: "16MB"}}}, syscall.SIGQUIT, "pg_tup_inserted_s", "postgres"},
-		{"mariadb", server.Spec{Kind: server.MariaDB, Knobs: []server.Knob{{Name: "innodb_buffer_pool_size", Value: "32M"}}}, syscall.SIGKILL, "mysql_com_insert_s", "mariadbd"},
+		{"postgres", server.Spec{Kind: postgres.ServerKind, Knobs: []server.Knob{{Name: "shared_buffers", Value: "16MB"}}}, syscall.SIGQUIT, "pg_tup_inserted_s", "postgres"},
+		{"mariadb", server.Spec{Kind: mysql.ServerKind, Knobs: []server.Knob{{Name: "innodb_buffer_pool_size", Value: "32M"}}}, syscall.SIGKILL, "mysql_com_insert_s", "mariadbd"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			testRestart(t, startRestartable(t, tc.spec, tc.kill), tc.rate, tc.comm)

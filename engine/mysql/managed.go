@@ -213,12 +213,6 @@ func readBackMariaDB(ctx context.Context, st *server.Starting, db *sql.DB, knobs
 	return errors.Join(errs...)
 }
 
-// quietLogger drops go-sql-driver's messages about connections refused
-// while the server starts.
-type quietLogger struct{}
-
-func (quietLogger) Print(...any) {}
-
 // mysqlDB is a one-connection pool to MariaDB on 127.0.0.1 as bench.
 func mysqlDB(port int, password string) *sql.DB {
 	cfg := mysql.NewConfig()

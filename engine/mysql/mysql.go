@@ -168,7 +168,8 @@ func Config(t engine.Target, opts engine.Options) (*mysql.Config, error) {
 	return cfg, nil
 }
 
-// quietLogger drops the driver's log lines.
+// quietLogger drops the driver's log lines (also its messages about
+// connections refused while a managed server starts).
 type quietLogger struct{}
 
 func (quietLogger) Print(...any) {}

@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dbarena/dbarena/engine"
-	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/server"
 )
 
@@ -79,7 +78,7 @@ func newServerStartCmd(st *State) *cobra.Command {
 			}
 			srv, err := server.Start(cmd.Context(), spec)
 			if err != nil {
-				return serverError(cmd.Context(), err)
+				return err
 			}
 			describeServer(st, srv)
 			return nil
@@ -250,7 +249,7 @@ func newServerURLCmd(st *State) *cobra.Command {
 			reapOrphans(st, home)
 			s, err := server.Lookup(home, args[0])
 			if err != nil {
-				return serverError(context.Background(), err)
+				return err
 			}
 			fmt.Fprintln(st.Stdout, s.Target().Redacted())
 			fmt.Fprintf(st.Stderr, "password in %s: dbarena takes it with --password-file %s, or use --target managed:%s\n", s.PasswordFile(), s.PasswordFile(), s.Name())
@@ -274,20 +273,6 @@ func reapOrphans(st *State, home string, keep ...string) {
 	if err != nil {
 		fmt.Fprintf(st.Stderr, "dbarena: warning: a managed server left running by an ended dbarena: %v\n", err)
 	}
-}
-
-// serverError gives a managed server's error its exit code: a bad kind,
-// knob, name or port, or a knob the server refused, is a usage error;
-// Ctrl-C while it starts is an interruption.
-func serverError(ctx context.Context, err error) error {
-	switch {
-	case ctx.Err() != nil:
-		return fmt.Errorf("%w: %w", runner.ErrInterrupted, err)
-	case errors.Is(err, server.ErrBadSpec), errors.Is(err, server.ErrKnob), errors.Is(err, server.ErrNotFound),
-		errors.Is(err, server.ErrExists), errors.Is(err, server.ErrPortInUse):
-		return &UsageError{err}
-	}
-	return err
 }
 
 // openManaged resolves a managed: target: a new server, started here and
@@ -315,7 +300,7 @@ func openManaged(ctx context.Context, st *State, t engine.Target, passwordFile s
 	}
 	if spec.Kind == "" {
 		if srv, err = server.Lookup(home, spec.Name); err != nil {
-			return nil, t, nil, serverError(ctx, err)
+			return nil, t, nil, err
 		}
 		if !srv.Alive() {
 			return nil, t, nil, fmt.Errorf("%w: managed server %s does not run (dbarena server stop %s removes it); the end of its log:\n%s",
@@ -330,7 +315,7 @@ func openManaged(ctx context.Context, st *State, t engine.Target, passwordFile s
 		return nil, t, nil, err
 	}
 	if srv, err = server.Start(ctx, spec); err != nil {
-		return nil, t, nil, serverError(ctx, err)
+		return nil, t, nil, err
 	}
 	fmt.Fprintf(st.Stderr, "dbarena: started managed %s %s on 127.0.0.1:%d; it stops when this command ends\n", srv.Kind(), srv.Name(), srv.Port())
 	stop = func() error {

@@ -19,7 +19,9 @@ import (
 
 // Input is one result file and the name it is known by.
 type Input struct {
-	Path string
+	// Label is the label its lines carry; empty means the target's.
+	Label string
+	Path  string
 	File *result.File
 }
 
@@ -50,7 +52,11 @@ func Build(kind string, inputs []Input) (*Table, error) {
 var ids = []string{"file", "label", "engine", "workload", "threads"}
 
 func idValues(in Input, r *result.Run) []any {
-	return []any{in.Path, in.File.Target.Label, in.File.Target.Engine, in.File.Workload.Name, int64(r.Threads)}
+	label := in.Label
+	if label == "" {
+		label = in.File.Target.Label
+	}
+	return []any{in.Path, label, in.File.Target.Engine, in.File.Workload.Name, int64(r.Threads)}
 }
 
 func latencyColumns(prefix string) []string {

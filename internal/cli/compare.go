@@ -2,20 +2,17 @@ package cli
 
 import (
 	"fmt"
-	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/dbarena/dbarena/compare"
-	"github.com/dbarena/dbarena/result"
 )
 
 func newCompareCmd(st *State) *cobra.Command {
 	var opt compare.Options
 	var format string
 	cmd := &cobra.Command{
-		Use:   "compare [LABEL=]RESULT.json [LABEL=]RESULT.json ...",
+		Use:   "compare [LABEL=]RESULT.json|DIR ...",
 		Short: "Compare result files side by side: one row per thread count, one column per target",
 		Long: `compare lines up the runs of result files by workload and thread count:
 one column per label (the target's label, or LABEL= before the file name),
@@ -27,13 +24,14 @@ change the Mann-Whitney U test cannot tell from noise shows as "~".
 Runs whose workload options differ are refused unless the comparison is about
 them (--vary isolation) or --force; whatever else
 differs between the columns (server version and settings, client host,
-dbarena version) is listed under the table.`,
+dbarena version) is listed under the table.
+` + inputsHelp,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format != "text" && format != "md" && format != "csv" {
 				return &UsageError{fmt.Errorf("--format %q: want text, md or csv", format)}
 			}
-			inputs, err := readInputs(args)
+			inputs, err := loadInputs("compare", args, st.Stderr)
 			if err != nil {
 				return err
 			}
@@ -59,27 +57,4 @@ dbarena version) is listed under the table.`,
 	fs.BoolVar(&opt.Force, "force", false, "compare runs whose workload options differ (the differences are listed)")
 	fs.StringVar(&format, "format", "text", "output: text (aligned), md (Markdown) or csv (one line per thread count and label)")
 	return cmd
-}
-
-// readInputs reads "[LABEL=]FILE" arguments. An argument that names an
-// existing file is a file name even when it contains "=".
-func readInputs(args []string) ([]compare.Input, error) {
-	var inputs []compare.Input
-	for _, a := range args {
-		label, path := "", a
-		if _, err := os.Stat(a); err != nil {
-			if l, p, ok := strings.Cut(a, "="); ok {
-				if l == "" {
-					return nil, &UsageError{fmt.Errorf("%q: empty label before =", a)}
-				}
-				label, path = l, p
-			}
-		}
-		f, err := result.Read(path)
-		if err != nil {
-			return nil, &UsageError{fmt.Errorf("%s: %w", path, err)}
-		}
-		inputs = append(inputs, compare.Input{Label: label, Path: path, File: f})
-	}
-	return inputs, nil
 }

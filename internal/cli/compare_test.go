@@ -2,11 +2,13 @@ package cli_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/dbarena/dbarena/plan"
 	"github.com/dbarena/dbarena/result"
 )
 
@@ -143,5 +145,75 @@ func TestReport(t *testing.T) {
 		if o.code == 0 || !strings.Contains(o.stderr, tc.want) {
 			t.Errorf("report %q: exit %d, stderr %q; want an error naming %q", tc.args, o.code, o.stderr, tc.want)
 		}
+	}
+}
+
+// planDir writes a plan's results directory: plan.json with two targets
+// (labels "pg" and "pgb") of oltp_point_select, one done run each, and
+// their result files, whose own target labels ("x") differ from the
+// plan's.
+func planDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	st := plan.State{SchemaVersion: plan.StateVersion, Name: "p", Repetitions: 1, Status: plan.PlanComplete}
+	for i, label := range []string{"pg", "pgb"} {
+		id := label + "-ps"
+		st.Cells = append(st.Cells, plan.CellState{ID: id, Target: label, Workload: "ps", WorkloadName: "oltp_point_select", Threads: 1})
+		name := id + "__r1.json"
+		st.Runs = append(st.Runs, plan.RunState{Cell: id, Rep: 1, File: name, Status: plan.RunDone})
+		src := writeResult(t, name, "x", "1000", map[int]float64{1: float64(100 * (i + 1)), 4: float64(400 * (i + 1))})
+		b, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := json.Marshal(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, plan.StateFile), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// A plan's directory, or a glob over it that catches plan.json, gives
+// compare, export and report the same result files under the plan's
+// labels; plan.json is skipped with one notice.
+func TestPlanDirectoryInputs(t *testing.T) {
+	ctx := context.Background()
+	dir := planDir(t)
+	glob, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil || len(glob) != 3 {
+		t.Fatalf("glob: %v %v", glob, err)
+	}
+	notice := "skipped 1 file that is not a dbarena result file: " + filepath.Join(dir, plan.StateFile)
+	for _, args := range [][]string{{dir}, glob} {
+		o := dbarena(t, ctx, nil, append([]string{"compare", "--metric", "qps"}, args...)...)
+		if o.code != 0 || !strings.Contains(o.stdout, "pgb vs pg") {
+			t.Errorf("compare %v: exit %d\n%s%s", args, o.code, o.stdout, o.stderr)
+		}
+		if len(args) > 1 && !strings.Contains(o.stderr, "compare: "+notice) {
+			t.Errorf("compare %v: stderr %q lacks the notice %q", args, o.stderr, notice)
+		}
+		o = dbarena(t, ctx, nil, append([]string{"export"}, args...)...)
+		if lines := strings.Split(strings.TrimSpace(o.stdout), "\n"); o.code != 0 || len(lines) != 5 || !strings.Contains(lines[4], ",pgb,sqlite,") {
+			t.Errorf("export %v: exit %d\n%s%s", args, o.code, o.stdout, o.stderr)
+		}
+		out := filepath.Join(t.TempDir(), "r.html")
+		o = dbarena(t, ctx, nil, append([]string{"report", "-o", out}, args...)...)
+		if o.code != 0 {
+			t.Errorf("report %v: exit %d\n%s%s", args, o.code, o.stdout, o.stderr)
+		} else if page, _ := os.ReadFile(out); !strings.Contains(string(page), "<th>pgb vs pg</th>") {
+			t.Errorf("report %v: the page lacks the plan's labels", args)
+		}
+	}
+	// Nothing but plan.json: an error that names what was given.
+	o := dbarena(t, ctx, nil, "compare", filepath.Join(dir, plan.StateFile))
+	if o.code != 2 || !strings.Contains(o.stderr, "no result files among "+filepath.Join(dir, plan.StateFile)) || strings.Contains(o.stderr, "  ") {
+		t.Errorf("compare plan.json: exit %d, stderr %q", o.code, o.stderr)
 	}
 }

@@ -13,20 +13,20 @@ import (
 func newReportCmd(st *State) *cobra.Command {
 	var output, title string
 	cmd := &cobra.Command{
-		Use:   "report [LABEL=]RESULT.json ... -o report.html",
+		Use:   "report [LABEL=]RESULT.json|DIR ... -o report.html",
 		Short: "Write one self-contained HTML report with charts from result files",
 		Long: `report writes one HTML file that opens offline (the chart library is inlined):
 throughput and p50/p95/p99 latency against threads per target, the compare
 table, throughput and p95 over time for every run (warm-up shaded), per-operation
 latency, errors, retries and rollbacks, workload metrics, and the environment
 (targets, server versions, settings that differ, client host, dbarena version).
-Labels work as in compare: the target's label, or LABEL= before the file name.`,
+` + inputsHelp,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if output == "" {
 				return &UsageError{errors.New("--output (-o) is required: the HTML file to write")}
 			}
-			inputs, err := readInputs(args)
+			inputs, err := loadInputs("report", args, st.Stderr)
 			if err != nil {
 				return err
 			}

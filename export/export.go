@@ -22,7 +22,7 @@ type Input struct {
 	// Label is the label its lines carry; empty means the target's.
 	Label string
 	Path  string
-	File *result.File
+	File  *result.File
 }
 
 // Table is a header and its rows. A value is a string, an int64 or a

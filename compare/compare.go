@@ -44,10 +44,10 @@ type Input struct {
 
 // Options choose the figure compared and how it is shown.
 type Options struct {
-	// Metric is tps (default), qps, a latency (p50, p95, p99, p999,
-	// mean, min, max; milliseconds), cpu (client CPU µs per
-	// transaction), or the name of a workload metric (NOPM, tpmC, …;
-	// any case).
+	// Metric is any of RunMetrics by name or column (tps, the default;
+	// qps, p50 … p999, retries, retry_pct, server_cpu_pct, disk_iops …;
+	// cpu is client_cpu_per_txn_us), or the name of a workload metric
+	// (NOPM, tpmC, …; any case).
 	Metric string
 	// Op restricts tps and latencies to one operation (transaction
 	// type), e.g. new_order.
@@ -153,7 +153,7 @@ func Build(inputs []Input, opt Options) ([]*Table, error) {
 	if len(inputs) == 0 {
 		return nil, errors.New("compare: no result files")
 	}
-	metric, err := parseMetric(opt.Metric)
+	metric, err := parseMetric(opt.Metric, inputs)
 	if err != nil {
 		return nil, err
 	}
@@ -177,71 +177,50 @@ func Build(inputs []Input, opt Options) ([]*Table, error) {
 	return tables, nil
 }
 
-// metricKind tells how a run gives the compared figure.
-type metricKind int
-
-const (
-	kindTPS metricKind = iota
-	kindQPS
-	kindLatency
-	kindCPU
-	kindWorkload
-)
-
+// metricSpec is the compared figure and how a run gives it.
 type metricSpec struct {
 	Metric
-	kind metricKind
+	// run is the run metric; nil for a workload metric, found by name in
+	// each run's Metrics.
+	run *RunMetric
 }
 
-var latencyNames = []string{"p50", "p95", "p99", "p999", "mean", "min", "max"}
-
-func parseMetric(s string) (metricSpec, error) {
-	switch strings.ToLower(s) {
-	case "", "tps":
-		return metricSpec{Metric{"tps", "/s", true}, kindTPS}, nil
-	case "qps":
-		return metricSpec{Metric{"qps", "/s", true}, kindQPS}, nil
-	case "cpu":
-		return metricSpec{Metric{"client CPU per transaction", "µs", false}, kindCPU}, nil
+func parseMetric(s string, inputs []Input) (metricSpec, error) {
+	if strings.TrimSpace(s) == "" {
+		s = "tps"
 	}
-	if slices.Contains(latencyNames, strings.ToLower(s)) {
-		return metricSpec{Metric{strings.ToLower(s), "ms", false}, kindLatency}, nil
-	}
-	if strings.TrimSpace(s) == "" || strings.ContainsAny(s, "\n\t") {
+	if strings.ContainsAny(s, "\n\t") {
 		return metricSpec{}, fmt.Errorf("--metric %q: not a metric", s)
 	}
+	var runs []*result.Run
+	for _, in := range inputs {
+		for i := range in.File.Runs {
+			runs = append(runs, &in.File.Runs[i])
+		}
+	}
+	if m, ok := LookupRunMetric(s, runs...); ok {
+		name := m.Name
+		if strings.EqualFold(s, "cpu") {
+			name = "client CPU per transaction"
+		}
+		return metricSpec{Metric{name, m.Unit, m.Higher}, &m}, nil
+	}
 	// A workload's own metric; its unit and direction come from the runs.
-	return metricSpec{Metric{Name: s, Higher: true}, kindWorkload}, nil
+	return metricSpec{Metric: Metric{Name: s, Higher: true}}, nil
 }
 
-// value returns the compared figure of r, or false when r does not have it.
+// value returns the compared figure of r (of its op named op, when op is
+// set and the metric has per-op values), or false when r does not have it.
 func (m *metricSpec) value(r *result.Run, op string) (float64, bool) {
-	lat := r.LatencyMS
-	if op != "" && (m.kind == kindTPS || m.kind == kindLatency) {
-		i := slices.IndexFunc(r.Ops, func(o result.Op) bool { return o.Name == op })
-		if i < 0 {
-			return 0, false
-		}
-		o := r.Ops[i]
-		if m.kind == kindTPS {
-			if r.DurationS <= 0 {
+	if m.run != nil {
+		if op != "" && m.run.OpValue != nil {
+			i := slices.IndexFunc(r.Ops, func(o result.Op) bool { return o.Name == op })
+			if i < 0 {
 				return 0, false
 			}
-			return float64(o.Count) / r.DurationS, true
+			return m.run.OpValue(r, &r.Ops[i])
 		}
-		lat = o.LatencyMS
-	}
-	switch m.kind {
-	case kindTPS:
-		return r.TPS, true
-	case kindQPS:
-		return r.QPS, true
-	case kindCPU:
-		return r.ClientCPUPerTxnUS, r.ClientCPUPerTxnUS > 0
-	case kindLatency:
-		v := map[string]float64{"p50": lat.P50, "p95": lat.P95, "p99": lat.P99, "p999": lat.P999,
-			"mean": lat.Mean, "min": lat.Min, "max": lat.Max}[m.Name]
-		return v, true
+		return m.run.Value(r)
 	}
 	for _, x := range r.Metrics {
 		if strings.EqualFold(x.Name, m.Name) {
@@ -332,7 +311,11 @@ func build(inputs []Input, m metricSpec, opt Options) (*Table, error) {
 		if opt.Op != "" {
 			what += " of op " + opt.Op
 		}
-		return nil, fmt.Errorf("--metric %s: no run of %s has %s", opt.Metric, t.Workload, what)
+		name := opt.Metric
+		if strings.TrimSpace(name) == "" {
+			name = m.Name
+		}
+		return nil, fmt.Errorf("--metric %s: no run of %s has %s%s", name, t.Workload, what, metricHint(m, inputs))
 	}
 	t.Metric = m.Metric
 
@@ -595,4 +578,28 @@ func differences(cols [][]Input) ([]Difference, int) {
 		}
 	}
 	return out, partial
+}
+
+// metricHint says why a metric no run has may be missing: a server
+// metric needs the server sampled; a workload metric is one of the
+// workload's, which are listed.
+func metricHint(m metricSpec, inputs []Input) string {
+	if m.run != nil {
+		if m.run.Server {
+			return " (the server was not sampled, or does not report it)"
+		}
+		return ""
+	}
+	set := map[string]bool{}
+	for _, in := range inputs {
+		for _, r := range in.File.Runs {
+			for _, x := range r.Metrics {
+				set[x.Name] = true
+			}
+		}
+	}
+	if len(set) == 0 {
+		return " (it is no run metric, and the workload reports none of its own)"
+	}
+	return " (the workload's own metrics are " + strings.Join(slices.Sorted(maps.Keys(set)), ", ") + ")"
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/dbarena/dbarena/compare"
 	"github.com/dbarena/dbarena/histogram"
 	"github.com/dbarena/dbarena/result"
+	"github.com/dbarena/dbarena/sysmon"
 )
 
 // file is a result file of workload oltp_read_write with one run per
@@ -235,6 +236,52 @@ func TestMetrics(t *testing.T) {
 	}
 	if _, err := compare.Build([]compare.Input{ia, ib}, compare.Options{Metric: "tpmC"}); err == nil || !strings.Contains(err.Error(), "--metric tpmC") {
 		t.Errorf("missing metric: %v", err)
+	}
+}
+
+// TestRunMetrics: every number of a run's summary is a metric: retries,
+// retry_pct, the server's metrics; a server metric no run has says why.
+func TestRunMetrics(t *testing.T) {
+	a := file("A", map[int]float64{8: 100})
+	a.Runs[0].Retries, a.Runs[0].RetryPct = 10, 2
+	a.Runs[0].Server = map[string]float64{"server_cpu_pct": 150, "host_iowait_pct": 4, "disk_iops": 200}
+	b := file("B", map[int]float64{8: 120})
+	b.Runs[0].Retries, b.Runs[0].RetryPct = 30, 5
+	b.Runs[0].Server = map[string]float64{"server_cpu_pct": 180, "host_iowait_pct": 2, "disk_iops": 100}
+	ia, ib := in("A", a), in("B", b)
+	for _, tc := range []struct {
+		metric, unit string
+		higher       bool
+		a, b         float64
+	}{
+		{"retries", "count", false, 10, 30},
+		{"retry_pct", "%", false, 2, 5},
+		{"server_cpu_pct", "%", false, 150, 180},
+		{"HOST_IOWAIT_PCT", "%", false, 4, 2},
+		{"disk_iops", "/s", false, 200, 100},
+		{"p99.9", "ms", false, 0, 0},
+	} {
+		tb := build(t, compare.Options{Metric: tc.metric}, ia, ib)
+		c := tb.Rows[0].Cells
+		if tb.Metric.Unit != tc.unit || tb.Metric.Higher != tc.higher || c[0].Center != tc.a || c[1].Center != tc.b {
+			t.Errorf("--metric %s: %+v, %v and %v; want %s, higher %v, %v and %v", tc.metric, tb.Metric, c[0].Center, c[1].Center, tc.unit, tc.higher, tc.a, tc.b)
+		}
+	}
+	_, err := compare.Build([]compare.Input{ia, ib}, compare.Options{Metric: "pg_wal_mb_s"})
+	if err == nil || !strings.Contains(err.Error(), "--metric pg_wal_mb_s: no run of oltp_read_write has pg_wal_mb_s (the server was not sampled") {
+		t.Errorf("unsampled server metric: %v", err)
+	}
+	names := map[string]bool{}
+	for _, m := range compare.RunMetrics() {
+		if names[m.Name] || m.Value == nil {
+			t.Errorf("run metric %q listed twice or without a value", m.Name)
+		}
+		names[m.Name] = true
+	}
+	for _, m := range sysmon.Metrics() {
+		if !names[m.Name] {
+			t.Errorf("server metric %s is not a run metric", m.Name)
+		}
 	}
 }
 

@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/dbarena/dbarena/compare"
 	"github.com/dbarena/dbarena/histogram"
 	"github.com/dbarena/dbarena/internal/markdown"
 	"github.com/dbarena/dbarena/result"
@@ -79,24 +81,43 @@ func metricNames(inputs []Input, each func(r *result.Run, add func(string))) []s
 	return slices.Sorted(maps.Keys(set))
 }
 
+// runs is one line per run: every run metric (compare.RunMetrics), the
+// server metrics any run has, then the workload metrics any run has.
 func runs(inputs []Input) *Table {
 	names := metricNames(inputs, func(r *result.Run, add func(string)) {
 		for _, m := range r.Metrics {
 			add(m.Name)
 		}
 	})
-	t := &Table{Header: append(slices.Clone(ids), "status", "duration_s", "warmup_s", "transactions", "tps", "queries", "qps",
-		"reads", "writes", "other", "errors", "retries", "reconnects", "rollbacks")}
-	t.Header = append(t.Header, latencyColumns("")...)
-	t.Header = append(t.Header, "client_cpu_s", "client_cpu_per_txn_us", "client_cpu_per_query_us")
+	var all []*result.Run
+	for _, in := range inputs {
+		for i := range in.File.Runs {
+			all = append(all, &in.File.Runs[i])
+		}
+	}
+	cols := compare.RunMetrics()
+	cols = slices.DeleteFunc(cols, func(m compare.RunMetric) bool { return m.Server })
+	cols = append(cols, compare.ServerColumns(all)...)
+	t := &Table{Header: append(slices.Clone(ids), "status")}
+	for _, m := range cols {
+		t.Header = append(t.Header, m.Column)
+	}
 	t.Header = append(t.Header, names...)
 	for _, in := range inputs {
 		for i := range in.File.Runs {
 			r := &in.File.Runs[i]
-			row := append(idValues(in, r), r.Status, r.DurationS, r.WarmupS, r.Transactions, r.TPS, r.Queries, r.QPS,
-				r.Reads, r.Writes, r.Other, r.Errors, r.Retries, r.Reconnects, r.Rollbacks)
-			row = append(row, latencyValues(r.LatencyMS)...)
-			row = append(row, r.ClientCPUS, r.ClientCPUPerTxnUS, r.ClientCPUPerQueryUS)
+			row := append(idValues(in, r), r.Status)
+			for _, m := range cols {
+				v, ok := m.Value(r)
+				switch {
+				case !ok:
+					row = append(row, nil)
+				case m.Count && v == math.Trunc(v):
+					row = append(row, int64(v))
+				default:
+					row = append(row, v)
+				}
+			}
 			for _, n := range names {
 				i := slices.IndexFunc(r.Metrics, func(m result.Metric) bool { return m.Name == n })
 				if i < 0 {
@@ -161,13 +182,18 @@ func ops(inputs []Input) *Table {
 	return t
 }
 
-// WriteCSV writes t with full precision.
+// WriteCSV writes t, numbers rounded to four decimals (what a result
+// file's figures carry at most; derived rates would otherwise print
+// binary noise such as 33.333333333333336).
 func WriteCSV(w io.Writer, t *Table) error {
 	cw := csv.NewWriter(w)
 	cw.Write(t.Header)
 	rec := make([]string, len(t.Header))
 	for _, r := range t.Rows {
 		for i, v := range r {
+			if f, ok := v.(float64); ok {
+				v = math.Round(f*1e4) / 1e4
+			}
 			rec[i] = format(v, -1)
 		}
 		cw.Write(rec)

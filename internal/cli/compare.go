@@ -49,7 +49,7 @@ dbarena version) is listed under the table.
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&opt.Metric, "metric", "tps", "figure to compare: tps, qps, p50, p95, p99, p999, mean, min, max (latency, ms), cpu (client CPU µs per transaction), or a workload metric such as NOPM or tpmC")
+	fs.StringVar(&opt.Metric, "metric", "tps", "figure to compare: any number of a run's summary (tps, qps, p50, p95, p99, p999, mean, min, max in ms, errors, retries, retry_pct, client_cpu_per_txn_us or cpu, server_cpu_pct, host_iowait_pct, disk_iops and every server metric: the columns of export --table runs), or a workload metric such as NOPM or tpmC")
 	fs.StringVar(&opt.Op, "op", "", "take tps and latencies from this operation (transaction type) only, e.g. new_order")
 	fs.StringVar(&opt.Baseline, "baseline", "", "label of the column the others are compared with (default: the first)")
 	fs.BoolVar(&opt.Relative, "relative", false, "divide every value by the baseline's at its lowest thread count (which reads 1.00x)")

@@ -17,7 +17,9 @@ func newExportCmd(st *State) *cobra.Command {
 		Use:   "export [LABEL=]RESULT.json|DIR ... [--table runs|intervals|ops] [--format csv|md]",
 		Short: "Write the runs, intervals or per-operation figures of result files as CSV or Markdown",
 		Long: `export flattens result files for spreadsheets and documents:
-  --table runs       one line per run: throughput, counts, latency percentiles, client CPU, workload metrics
+  --table runs       one line per run: every number of its summary (throughput, counts,
+                     errors and retries, latency percentiles, client and server CPU,
+                     the server metrics sampled) and the workload metrics
   --table intervals  one line per reporting interval of every run (throughput over time)
   --table ops        one line per operation (transaction type) of every run
 Each line starts with the file, label, engine, workload and threads.

@@ -166,6 +166,22 @@ workloads:
 	}
 }
 
+// TestChangeField: change takes compare's conventions, checked up front;
+// vs-previous takes no baseline.
+func TestChangeField(t *testing.T) {
+	if p := parse(t, "change: vs-better\n"+minimal); p.Change != "vs-better" {
+		t.Errorf("change %q", p.Change)
+	}
+	pe := problems(t, "change: vs-worse\n"+minimal, plan.Options{})
+	if len(pe.Problems) != 1 || pe.Problems[0].Field != "change" || !strings.Contains(pe.Problems[0].Msg, `"vs-worse": want vs-baseline, vs-better, vs-previous`) {
+		t.Errorf("problems %+v", pe.Problems)
+	}
+	pe = problems(t, "change: vs-previous\nbaseline: pg\n"+minimal, plan.Options{})
+	if len(pe.Problems) != 1 || pe.Problems[0].Field != "change" || !strings.Contains(pe.Problems[0].Msg, "takes no baseline") {
+		t.Errorf("problems %+v", pe.Problems)
+	}
+}
+
 func TestRequiredSettings(t *testing.T) {
 	pe := problems(t, `
 targets: [{label: a, url: "sqlite:///a.db"}]

@@ -81,9 +81,9 @@ func report(p *Plan, st *State, o RunOptions) error {
 			}
 		}
 		if len(s.inputs) > 0 {
-			s.main, s.mainErr = buildTables(s.inputs, w.Metric, p.Baseline, &s.notes)
+			s.main, s.mainErr = buildTables(s.inputs, w.Metric, p, &s.notes)
 			if !strings.EqualFold(w.Metric, "p95") {
-				s.p95, _ = buildTables(s.inputs, "p95", p.Baseline, &s.notes)
+				s.p95, _ = buildTables(s.inputs, "p95", p, &s.notes)
 			}
 		}
 		sections = append(sections, s)
@@ -126,8 +126,9 @@ func report(p *Plan, st *State, o RunOptions) error {
 
 // buildTables is compare.Build for one workload entry, without a baseline
 // that has no runs (noted).
-func buildTables(inputs []compare.Input, metric, baseline string, notes *[]string) ([]*compare.Table, error) {
-	opt := compare.Options{Metric: metric, Baseline: baseline}
+func buildTables(inputs []compare.Input, metric string, p *Plan, notes *[]string) ([]*compare.Table, error) {
+	baseline := p.Baseline
+	opt := compare.Options{Metric: metric, Baseline: baseline, Change: p.Change}
 	if baseline != "" && !slices.ContainsFunc(inputs, func(in compare.Input) bool { return in.Label == baseline }) {
 		opt.Baseline = ""
 		note := fmt.Sprintf("the baseline %s has no complete runs: the changes are against the first column", baseline)

@@ -558,3 +558,30 @@ func TestShow(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestChangeConvention: the plan's change field reaches compare.md, and
+// ResultFiles gives the directory's files with compare.md's labels.
+func TestChangeConvention(t *testing.T) {
+	tmp := t.TempDir()
+	p := writePlan(t, tmp, strings.Replace(experiment, "threads: [1, 2]\n", "threads: [1, 2]\nchange: vs-previous\n", 1))
+	if _, err := plan.Run(context.Background(), p, &fake{}, plan.RunOptions{Now: clock(), Tool: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(tmp, "exp-results")
+	cmp := readFile(t, filepath.Join(dir, plan.CompareFile))
+	for _, want := range []string{"changes against the column before", "m-shared\\_buffers=2GB vs m-shared\\_buffers=1GB", "remote vs m-shared\\_buffers=2GB"} {
+		if !strings.Contains(cmp, want) {
+			t.Errorf("compare.md lacks %q:\n%s", want, cmp)
+		}
+	}
+	files, isPlan, err := plan.ResultFiles(dir)
+	if err != nil || !isPlan || len(files) != 12 {
+		t.Fatalf("ResultFiles: %d files, %v, %v", len(files), isPlan, err)
+	}
+	if f := files[0]; f.Label != "m-shared_buffers=1GB" || f.Name != p.Cells[0].FileName(1) {
+		t.Errorf("first file %+v, want %s of m-shared_buffers=1GB", f, p.Cells[0].FileName(1))
+	}
+	if _, isPlan, err := plan.ResultFiles(tmp); isPlan || err != nil {
+		t.Errorf("ResultFiles of a directory without plan.json: %v, %v", isPlan, err)
+	}
+}

@@ -16,7 +16,9 @@ func newCompareCmd(st *State) *cobra.Command {
 		Short: "Compare result files side by side: one row per thread count, one column per target",
 		Long: `compare lines up the runs of result files by workload and thread count:
 one column per label (the target's label, or LABEL= before the file name),
-each column's change against the baseline in percent, and an average row.
+each column's change against the baseline in percent (--change chooses the
+convention), and an average row: each column's mean, and the change of the
+means (not the mean of the rows' changes).
 Several files under one label (or several runs of one thread count) are
 repetitions: the cell shows their median and 95% confidence interval, and a
 change the Mann-Whitney U test cannot tell from noise shows as "~".
@@ -30,6 +32,9 @@ dbarena version) is listed under the table.
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format != "text" && format != "md" && format != "csv" {
 				return &UsageError{fmt.Errorf("--format %q: want text, md or csv", format)}
+			}
+			if err := compare.CheckChange(opt.Change); err != nil {
+				return &UsageError{err}
 			}
 			inputs, err := loadInputs("compare", args, st.Stderr)
 			if err != nil {
@@ -54,6 +59,7 @@ dbarena version) is listed under the table.
 	fs.StringVar(&opt.Baseline, "baseline", "", "label of the column the others are compared with (default: the first)")
 	fs.BoolVar(&opt.Relative, "relative", false, "divide every value by the baseline's at its lowest thread count (which reads 1.00x)")
 	fs.StringSliceVar(&opt.Vary, "vary", nil, "workload options the comparison is about (e.g. --vary isolation): they may differ between the columns; repeat or separate with commas")
+	fs.StringVar(&opt.Change, "change", compare.ChangeVsBaseline, "how a change is computed, A the column it is against, B the column: vs-baseline ((B−A)/A, A the baseline), vs-better (the baseline's lead: (A−B)/A, or (B−A)/A where lower is better), vs-previous ((B−A)/A, A the column before: one knob after another)")
 	fs.BoolVar(&opt.Force, "force", false, "compare runs whose workload options differ (the differences are listed)")
 	fs.StringVar(&format, "format", "text", "output: text (aligned), md (Markdown) or csv (one line per thread count and label)")
 	return cmd

@@ -42,14 +42,14 @@ func TestCompare(t *testing.T) {
 	if o.code != 0 {
 		t.Fatalf("compare: exit %d: %s", o.code, o.stderr)
 	}
-	for _, want := range []string{"changes against before", "after vs before", "1          1000   1100          +10.00%", "average    1500   1500           +2.50%"} {
+	for _, want := range []string{"changes against before", "after vs before", "1          1000   1100          +10.00%", "average    1500   1500           +0.00%"} {
 		if !strings.Contains(o.stdout, want) {
 			t.Errorf("text output lacks %q:\n%s", want, o.stdout)
 		}
 	}
 
 	o = dbarena(t, ctx, nil, "compare", "--format", "csv", "--baseline", "after", "before="+a, "after="+b)
-	if o.code != 0 || !strings.Contains(o.stdout, "oltp_point_select,tps,/s,,4,before,after,1,2000,,,5.263157895,,\n") {
+	if o.code != 0 || !strings.Contains(o.stdout, "oltp_point_select,tps,/s,,4,before,after,1,2000,,,5.263157895,,,vs-baseline\n") {
 		t.Errorf("csv: exit %d\n%s%s", o.code, o.stdout, o.stderr)
 	}
 
@@ -68,11 +68,15 @@ func TestCompare(t *testing.T) {
 		{[]string{"--metric", "nopm", a}, "--metric nopm"},
 		{[]string{"--baseline", "x", a}, `--baseline "x"`},
 		{[]string{"=" + a + "x"}, "empty label"},
+		{[]string{"--change", "vs-worse", a}, `--change "vs-worse"`},
 	} {
 		o := dbarena(t, ctx, nil, append([]string{"compare"}, tc.args...)...)
 		if o.code != 2 || !strings.Contains(o.stderr, tc.want) {
 			t.Errorf("compare %q: exit %d, stderr %q; want 2 and %q", tc.args, o.code, o.stderr, tc.want)
 		}
+	}
+	if o := dbarena(t, ctx, nil, "compare", "--change", "vs-previous", "before="+a, "after="+b); o.code != 0 || !strings.Contains(o.stdout, "changes against the column before") {
+		t.Errorf("--change vs-previous: exit %d\n%s%s", o.code, o.stdout, o.stderr)
 	}
 	if o := dbarena(t, ctx, nil, "compare", "--force", a, other); o.code != 0 || !strings.Contains(o.stdout, "option --table-size  sqlite: mixed: 1000, 5000") {
 		t.Errorf("--force: exit %d\n%s%s", o.code, o.stdout, o.stderr)

@@ -105,6 +105,9 @@ const Confidence = 0.95
 // ErrMismatch is returned when runs are not comparable.
 var ErrMismatch = errors.New("not comparable")
 
+// ErrNoMetric is returned when no run has the metric asked for.
+var ErrNoMetric = errors.New("no such metric in the runs")
+
 // Table is one workload's comparison.
 type Table struct {
 	Workload string
@@ -363,7 +366,7 @@ func build(inputs []Input, m metricSpec, opt Options) (*Table, error) {
 		if strings.TrimSpace(name) == "" {
 			name = m.Name
 		}
-		return nil, fmt.Errorf("--metric %s: no run of %s has %s%s", name, t.Workload, what, metricHint(m, inputs))
+		return nil, metricError(fmt.Sprintf("--metric %s: no run of %s has %s%s", name, t.Workload, what, metricHint(m, inputs)))
 	}
 	t.Metric = m.Metric
 
@@ -695,3 +698,10 @@ func metricHint(m metricSpec, inputs []Input) string {
 	}
 	return " (the workload's own metrics are " + strings.Join(slices.Sorted(maps.Keys(set)), ", ") + ")"
 }
+
+// metricError is the error of a metric no run has; it matches
+// ErrNoMetric.
+type metricError string
+
+func (e metricError) Error() string        { return string(e) }
+func (e metricError) Is(target error) bool { return target == ErrNoMetric }

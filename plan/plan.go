@@ -858,6 +858,7 @@ func (d *decoder) workload(n ast.Node, wp string) rawWorkload {
 				d.errorf(firstNode(optsN, n), wp+".options", "%v", err)
 			}
 		}
+		d.checkMetric(&rw, wl, wp)
 	}
 	// The key: every option that is not at its default, sorted, so that
 	// "tables: 8" and leaving the default 8 share prepared data.
@@ -928,4 +929,25 @@ func (c Cell) Config() runner.Config {
 	cfg := c.Workload.Run
 	cfg.Threads, cfg.Seed = c.Threads, c.Seed
 	return cfg
+}
+
+// checkMetric refuses, before anything runs, a metric that is neither a
+// figure of every run (compare.RunMetrics) nor one the workload reports
+// with these options.
+func (d *decoder) checkMetric(rw *rawWorkload, wl workload.Workload, wp string) {
+	if rw.metricN == nil || strings.TrimSpace(rw.w.Metric) == "" || strings.ContainsAny(rw.w.Metric, "\t\n") {
+		return
+	}
+	if _, ok := compare.LookupRunMetric(rw.w.Metric); ok {
+		return
+	}
+	own := workloadMetrics(wl)
+	if slices.ContainsFunc(own, func(n string) bool { return strings.EqualFold(n, rw.w.Metric) }) {
+		return
+	}
+	what := rw.w.Name + " reports no figure of its own"
+	if len(own) > 0 {
+		what = rw.w.Name + "'s own are " + strings.Join(own, ", ")
+	}
+	d.errorf(rw.metricN, wp+".metric", "%q: no such metric (%s; every run has tps, qps, p50 … p999, errors, retries, retry_pct and the server's metrics such as server_cpu_pct)", rw.w.Metric, what)
 }

@@ -109,7 +109,15 @@ func report(p *Plan, st *State, o RunOptions) error {
 	reportNote := ""
 	if len(all) > 0 {
 		var html bytes.Buffer
-		err := htmlreport.Write(&html, all, htmlreport.Options{Title: "dbarena plan: " + p.Name, Generated: o.Now(), Tool: o.Tool})
+		// The HTML report groups by workload name: the first entry of a
+		// name chooses its figure.
+		metrics := map[string]string{}
+		for _, w := range p.Workloads {
+			if _, ok := metrics[w.Name]; !ok {
+				metrics[w.Name] = w.Metric
+			}
+		}
+		err := htmlreport.Write(&html, all, htmlreport.Options{Title: "dbarena plan: " + p.Name, Generated: o.Now(), Tool: o.Tool, Metrics: metrics})
 		if err != nil {
 			reportNote = fmt.Sprintf("%s could not be written: %v", ReportFile, err)
 		} else if err := writeFileAtomic(filepath.Join(o.Dir, ReportFile), html.Bytes()); err != nil {

@@ -559,11 +559,13 @@ func TestShow(t *testing.T) {
 	}
 }
 
-// TestChangeConvention: the plan's change field reaches compare.md, and
+// TestChangeConvention: the plan's change field reaches compare.md, its
+// metric reaches report.html, and
 // ResultFiles gives the directory's files with compare.md's labels.
 func TestChangeConvention(t *testing.T) {
 	tmp := t.TempDir()
-	p := writePlan(t, tmp, strings.Replace(experiment, "threads: [1, 2]\n", "threads: [1, 2]\nchange: vs-previous\n", 1))
+	src := strings.Replace(experiment, "threads: [1, 2]\n", "threads: [1, 2]\nchange: vs-previous\n", 1)
+	p := writePlan(t, tmp, src+"    metric: qps\n")
 	if _, err := plan.Run(context.Background(), p, &fake{}, plan.RunOptions{Now: clock(), Tool: "test"}); err != nil {
 		t.Fatal(err)
 	}
@@ -573,6 +575,10 @@ func TestChangeConvention(t *testing.T) {
 		if !strings.Contains(cmp, want) {
 			t.Errorf("compare.md lacks %q:\n%s", want, cmp)
 		}
+	}
+	// The HTML report shows the entry's metric too.
+	if html := readFile(t, filepath.Join(dir, plan.ReportFile)); !strings.Contains(html, "oltp_point_select: qps (/s), higher is better") {
+		t.Error("report.html does not show the plan's metric")
 	}
 	files, isPlan, err := plan.ResultFiles(dir)
 	if err != nil || !isPlan || len(files) != 12 {

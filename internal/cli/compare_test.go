@@ -221,3 +221,20 @@ func TestPlanDirectoryInputs(t *testing.T) {
 		t.Errorf("compare plan.json: exit %d, stderr %q", o.code, o.stderr)
 	}
 }
+
+// TestReportMetric: report --metric chooses the headline figure; one no
+// run has is bad input naming the flag.
+func TestReportMetric(t *testing.T) {
+	ctx := context.Background()
+	a := writeResult(t, "a.json", "sqlite", "1000", map[int]float64{1: 1000, 4: 2000})
+	out := filepath.Join(t.TempDir(), "r.html")
+	if o := dbarena(t, ctx, nil, "report", "--metric", "p99", a, "-o", out); o.code != 0 {
+		t.Fatalf("report --metric p99: exit %d\n%s", o.code, o.stderr)
+	}
+	if page, _ := os.ReadFile(out); !strings.Contains(string(page), "oltp_point_select: p99 (ms), lower is better") {
+		t.Error("the report's headline table is not p99")
+	}
+	if o := dbarena(t, ctx, nil, "report", "--metric", "NOPM", a, "-o", out); o.code != 2 || !strings.Contains(o.stderr, "--metric NOPM: no run of oltp_point_select has NOPM") {
+		t.Errorf("report --metric NOPM: exit %d, stderr %q", o.code, o.stderr)
+	}
+}

@@ -30,9 +30,15 @@ func (l *Lines) OnTick(t runner.Tick) {
 
 // Line formats one interval like sysbench's --report-interval output:
 //
-//	[ 10s ] thds: 8 tps: 1234.50 qps: 24690.00 (r/w/o: 17283.00/4938.00/2469.00) lat (ms,95%): 5.21 err/s: 0.00 reconn/s: 0.00
+//	[ 10s ] thds: 8 tps: 1234.50 qps: 24690.00 (r/w/o: 17283.00/4938.00/2469.00) lat (ms,95%): 5.21 err/s: 0.00 retry/s: 0.00 reconn/s: 0.00
 //
-// The workload's own figures follow, then the server's metrics after "|"
+// err/s, retry/s and reconn/s are the interval's errors, retries and
+// reconnects per second, as the summary, the result file and the report
+// count them (docs/RESULTS.md): an error is a transaction that failed for
+// good, a retry an attempt that failed and was run again; a transaction
+// that succeeded after retries is no error. Rollbacks the workload makes
+// on purpose are successes and show as rb/s when there are any. The
+// workload's own figures follow, then the server's metrics after "|"
 // (sysmon.Compact) when they are sampled. Warm-up intervals end in
 // "(warmup)".
 func Line(t runner.Tick) string {
@@ -45,10 +51,13 @@ func Line(t runner.Tick) string {
 		tx = n
 		p95 = histogram.Percentile(iv.All(), 95)
 	}
-	s := fmt.Sprintf("[ %ss ] thds: %d tps: %.2f qps: %.2f (r/w/o: %.2f/%.2f/%.2f) lat (ms,95%%): %.2f err/s: %.2f reconn/s: %.2f",
+	s := fmt.Sprintf("[ %ss ] thds: %d tps: %.2f qps: %.2f (r/w/o: %.2f/%.2f/%.2f) lat (ms,95%%): %.2f err/s: %.2f retry/s: %.2f reconn/s: %.2f",
 		fmtElapsed(t.Elapsed.Seconds()), t.Threads, rate(tx), rate(iv.Queries.Total()),
 		rate(iv.Queries.Reads), rate(iv.Queries.Writes), rate(iv.Queries.Other),
-		p95, rate(iv.Errors()+iv.Retries()), rate(iv.Reconnects))
+		p95, rate(iv.Errors()), rate(iv.Retries()), rate(iv.Reconnects))
+	if rb := iv.Rollbacks(); rb > 0 {
+		s += fmt.Sprintf(" rb/s: %.2f", rate(rb))
+	}
 	for _, m := range t.Metrics {
 		s += " " + m.Name + ": " + FormatMetric(m)
 	}

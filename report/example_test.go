@@ -1,7 +1,9 @@
 package report_test
 
 import (
+	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/dbarena/dbarena/histogram"
@@ -83,6 +85,18 @@ func ExampleSummary() {
 	// Per operation (latency in ms):
 	//                op  count  errors  retries   min   avg   p50    p95    p99  p99.9    max
 	//   oltp_read_write   5000       2       10  1.20  7.95  7.50  12.25  20.00  31.50  40.00
+}
+
+// A run whose server gave no metric (SQLite: only the time the samples
+// covered) prints no "Server metrics" heading.
+func ExampleSummary_noServerMetrics() {
+	r := &result.Run{Threads: 1, DurationS: 1, Transactions: 10, TPS: 10, Status: result.StatusComplete,
+		Server: map[string]float64{"interval_s": 1}}
+	var b strings.Builder
+	report.Summary(&b, r)
+	fmt.Println(strings.Contains(b.String(), "Server metrics"))
+	// Output:
+	// false
 }
 
 func ExampleSweepTable() {

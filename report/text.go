@@ -116,7 +116,7 @@ func Summary(w io.Writer, r *result.Run) {
 	if cpu, ok := r.Server["server_cpu_pct"]; ok {
 		fmt.Fprintf(w, "    server CPU:                          %.1f%% (%.2f µs/transaction, %.2f µs/query)\n", cpu, r.ServerCPUPerTxnUS, r.ServerCPUPerQueryUS)
 	}
-	if len(r.Server) > 0 {
+	if hasServerMetrics(r.Server) {
 		fmt.Fprintf(w, "\nServer metrics (measured phase):\n")
 		ServerTable(w, r.Server)
 	}
@@ -135,6 +135,18 @@ func Summary(w io.Writer, r *result.Run) {
 	if r.Error != "" {
 		fmt.Fprintf(w, "\nrun stopped: %s\n", r.Error)
 	}
+}
+
+// hasServerMetrics tells whether ServerTable prints anything for m: a
+// summary of a server that gave none of sysmon's metrics (SQLite: only
+// the time covered) has no table and no heading.
+func hasServerMetrics(m map[string]float64) bool {
+	for _, info := range sysmon.Metrics() {
+		if _, ok := m[info.Name]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // ServerTable prints a run's server metrics in sysmon's order, each with

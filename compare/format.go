@@ -20,8 +20,8 @@ func (t *Table) Title() string {
 	if t.Op != "" {
 		what += " of " + t.Op
 	}
-	if t.Metric.Unit != "" {
-		what += " (" + t.Metric.Unit + ")"
+	if t.Metric.Unit != "" && !strings.HasSuffix(t.Metric.Name, t.Metric.Unit) {
+		what += " (" + t.Metric.Unit + ")" // not for transfers/min
 	}
 	better := "higher is better"
 	if !t.Metric.Higher {

@@ -591,3 +591,39 @@ func TestChangeConvention(t *testing.T) {
 		t.Errorf("ResultFiles of a directory without plan.json: %v, %v", isPlan, err)
 	}
 }
+
+// TestStudyTables pins the compare.md of the study plans' small-scale
+// copies (plan/testdata/studies): the result files recorded by running
+// each, and the compare.md they gave, which Report must give again.
+func TestStudyTables(t *testing.T) {
+	plans, err := filepath.Glob("testdata/studies/*.yaml")
+	if err != nil || len(plans) == 0 {
+		t.Fatalf("study plans: %v %v", plans, err)
+	}
+	for _, src := range plans {
+		t.Run(filepath.Base(src), func(t *testing.T) {
+			p, err := plan.Load(src, plan.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			recorded := strings.TrimSuffix(src, ".yaml") + "-results"
+			dir := t.TempDir()
+			entries, err := os.ReadDir(recorded)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range entries {
+				if err := os.WriteFile(filepath.Join(dir, e.Name()), []byte(readFile(t, filepath.Join(recorded, e.Name()))), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := plan.Report(p, plan.RunOptions{Dir: dir, Now: clock(), Tool: "test"}); err != nil {
+				t.Fatal(err)
+			}
+			got, want := readFile(t, filepath.Join(dir, plan.CompareFile)), readFile(t, filepath.Join(recorded, plan.CompareFile))
+			if got != want {
+				t.Errorf("compare.md\n%s\nwant (%s)\n%s", got, filepath.Join(recorded, plan.CompareFile), want)
+			}
+		})
+	}
+}

@@ -238,3 +238,31 @@ func TestReportMetric(t *testing.T) {
 		t.Errorf("report --metric NOPM: exit %d, stderr %q", o.code, o.stderr)
 	}
 }
+
+// TestRecordedStudyDirectory reads a recorded plan directory (the airline
+// study at the smallest scale: one target, two entries of one workload)
+// as examples/airline-isolation.yaml says to: compare puts the entries
+// side by side under their plan labels, export has the retries, and the
+// report has the retries table.
+func TestRecordedStudyDirectory(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join("..", "..", "plan", "testdata", "studies", "airline-isolation-results")
+	o := dbarena(t, ctx, nil, "compare", dir, "--vary", "isolation", "--metric", "retries")
+	if o.code != 0 || !strings.Contains(o.stdout, "airline: retries (count), lower is better; changes against pg/rc") || !strings.Contains(o.stdout, "pg/ser vs pg/rc") {
+		t.Errorf("compare: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	}
+	if o := dbarena(t, ctx, nil, "compare", dir); o.code != 2 || !strings.Contains(o.stderr, "--isolation is") {
+		t.Errorf("compare without --vary: exit %d, stderr %q", o.code, o.stderr)
+	}
+	o = dbarena(t, ctx, nil, "export", dir)
+	if lines := strings.Split(strings.TrimSpace(o.stdout), "\n"); o.code != 0 || len(lines) != 9 || !strings.Contains(lines[0], ",retries,retries_per_s,retry_pct,") || !strings.Contains(o.stdout, ",pg/ser,postgres,airline,8,") {
+		t.Errorf("export: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	}
+	out := filepath.Join(t.TempDir(), "r.html")
+	if o := dbarena(t, ctx, nil, "report", dir, "-o", out); o.code != 0 {
+		t.Fatalf("report: exit %d\n%s", o.code, o.stderr)
+	}
+	if page, _ := os.ReadFile(out); !strings.Contains(string(page), `<table class="retries">`) || !strings.Contains(string(page), `<th colspan="3">pg/ser</th>`) {
+		t.Error("the report lacks the retries table of pg/rc and pg/ser")
+	}
+}

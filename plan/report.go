@@ -161,6 +161,9 @@ func writeSectionHeading(b *bytes.Buffer, s *section) {
 	if len(s.w.Options) > 0 {
 		what += " with " + markdown.Escape(strings.Join(s.w.Args(), " "))
 	}
+	if s.w.Run.Isolation != "" {
+		what += " at isolation " + markdown.Escape(s.w.Run.Isolation)
+	}
 	fmt.Fprintf(b, "%s; %s measured after %s of warm-up; threads %s.\n\n", what, s.w.Run.Duration, s.w.Run.Warmup, joinInts(s.w.Threads))
 	for _, n := range s.notes {
 		b.WriteString("- " + markdown.Escape(n) + "\n")

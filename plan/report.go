@@ -73,9 +73,7 @@ func report(p *Plan, st *State, o RunOptions) error {
 					}
 					in := compare.Input{Label: t.Label, Path: name, File: f}
 					s.inputs = append(s.inputs, in)
-					if names[w.Name] > 1 {
-						in.Label = t.Label + "/" + w.Label
-					}
+					in.Label = resultLabel(t.Label, w.Label, names[w.Name] > 1)
 					all = append(all, in)
 				}
 			}

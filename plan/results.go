@@ -43,10 +43,7 @@ func resultFiles(st *State) []ResultFile {
 	}
 	var out []ResultFile
 	for _, c := range st.Cells {
-		label := c.Target
-		if len(entries[c.WorkloadName]) > 1 {
-			label += "/" + c.Workload
-		}
+		label := resultLabel(c.Target, c.Workload, len(entries[c.WorkloadName]) > 1)
 		for _, r := range st.Runs {
 			if r.Cell == c.ID && done[r.File] {
 				out = append(out, ResultFile{Name: r.File, Label: label, Entry: c.Workload})
@@ -54,4 +51,15 @@ func resultFiles(st *State) []ResultFile {
 		}
 	}
 	return out
+}
+
+// resultLabel is the label a result file is compared under across a
+// plan's entries: the target's, and "target/entry" when several entries
+// run the same workload (shared), which compare and the HTML report would
+// otherwise put in one column.
+func resultLabel(target, entry string, shared bool) string {
+	if shared {
+		return target + "/" + entry
+	}
+	return target
 }

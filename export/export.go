@@ -140,8 +140,23 @@ func intervals(inputs []Input) *Table {
 			}
 		}
 	})
+	// The server metrics any interval has, in the runs table's order.
+	var sampled []*result.Run
+	for _, in := range inputs {
+		for _, r := range in.File.Runs {
+			for _, iv := range r.Intervals {
+				if len(iv.Server) > 0 {
+					sampled = append(sampled, &result.Run{Server: iv.Server})
+				}
+			}
+		}
+	}
+	server := compare.ServerColumns(sampled)
 	t := &Table{Header: append(slices.Clone(ids), "t_s", "warmup", "transactions", "tps", "queries", "qps",
 		"errors", "retries", "reconnects", "rollbacks", "p50_ms", "p95_ms", "p99_ms", "max_ms")}
+	for _, m := range server {
+		t.Header = append(t.Header, m.Column)
+	}
 	t.Header = append(t.Header, names...)
 	for _, in := range inputs {
 		for i := range in.File.Runs {
@@ -149,6 +164,13 @@ func intervals(inputs []Input) *Table {
 			for _, iv := range r.Intervals {
 				row := append(idValues(in, r), iv.TS, strconv.FormatBool(iv.Warmup), iv.Transactions, iv.TPS, iv.Queries, iv.QPS,
 					iv.Errors, iv.Retries, iv.Reconnects, iv.Rollbacks, iv.LatencyMS.P50, iv.LatencyMS.P95, iv.LatencyMS.P99, iv.LatencyMS.Max)
+				for _, m := range server {
+					if v, ok := iv.Server[m.Name]; ok {
+						row = append(row, v)
+					} else {
+						row = append(row, nil)
+					}
+				}
 				for _, n := range names {
 					if v, ok := iv.Metrics[n]; ok {
 						row = append(row, v)

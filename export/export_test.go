@@ -81,6 +81,26 @@ func TestRunsHasEveryRunMetric(t *testing.T) {
 	}
 }
 
+// TestIntervalsHaveServerMetrics: the intervals table has the server
+// metrics the intervals have, before the workload's.
+func TestIntervalsHaveServerMetrics(t *testing.T) {
+	in := sample()
+	ivs := in[0].File.Runs[0].Intervals
+	ivs[1].Server = map[string]float64{"host_iowait_pct": 7.5, "server_cpu_pct": 150, "interval_s": 1}
+	tb, _ := export.Build("intervals", in)
+	h := strings.Join(tb.Header, ",")
+	if !strings.HasSuffix(h, ",max_ms,server_cpu_pct,host_iowait_pct,NOPM") {
+		t.Fatalf("header %s", h)
+	}
+	n := len(tb.Header)
+	if r := tb.Rows[0]; r[n-3] != nil || r[n-2] != nil {
+		t.Errorf("an unsampled interval has server values: %v", r)
+	}
+	if r := tb.Rows[1]; r[n-3] != 150.0 || r[n-2] != 7.5 {
+		t.Errorf("interval 2: %v", r)
+	}
+}
+
 func TestIntervalsAndOps(t *testing.T) {
 	tb, _ := export.Build("intervals", sample())
 	if len(tb.Rows) != 2 || tb.Header[len(tb.Header)-1] != "NOPM" || tb.Rows[0][len(tb.Header)-1] != nil || tb.Rows[1][len(tb.Header)-1] != 2700.0 {

@@ -20,7 +20,8 @@ func newExportCmd(st *State) *cobra.Command {
   --table runs       one line per run: every number of its summary (throughput, counts,
                      errors and retries, latency percentiles, client and server CPU,
                      the server metrics sampled) and the workload metrics
-  --table intervals  one line per reporting interval of every run (throughput over time)
+  --table intervals  one line per reporting interval of every run (throughput, latency and
+                     the server metrics over time)
   --table ops        one line per operation (transaction type) of every run
 Each line starts with the file, label, engine, workload and threads.
 ` + inputsHelp,

@@ -44,10 +44,10 @@ type Input struct {
 
 // Options choose the figure compared and how it is shown.
 type Options struct {
-	// Metric is tps (default), qps, a latency (p50, p95, p99, p999,
-	// mean, min, max; milliseconds), cpu (client CPU µs per
-	// transaction), or the name of a workload metric (NOPM, tpmC, …;
-	// any case).
+	// Metric is any of RunMetrics by name or column (tps, the default;
+	// qps, p50 … p999, retries, retry_pct, server_cpu_pct, disk_iops …;
+	// cpu is client_cpu_per_txn_us), or the name of a workload metric
+	// (NOPM, tpmC, …; any case).
 	Metric string
 	// Op restricts tps and latencies to one operation (transaction
 	// type), e.g. new_order.
@@ -65,6 +65,38 @@ type Options struct {
 	Vary []string
 	// Force compares runs whose workload options differ.
 	Force bool
+	// Change is how a column's change is computed (ChangeVsBaseline when
+	// empty): see Changes.
+	Change string
+}
+
+// The conventions of a change, in percent; A is the column the change is
+// against, B the column it belongs to.
+const (
+	// ChangeVsBaseline is (B − A) / A with A the baseline: how much the
+	// column gained on the baseline.
+	ChangeVsBaseline = "vs-baseline"
+	// ChangeVsBetter is the baseline's lead over the column, in percent of
+	// the baseline (the one expected to be better): (A − B) / A for a
+	// figure where higher is better, (B − A) / A where lower is better,
+	// positive when the baseline is better. KubeBlocks' table of QPS
+	// "improvement" reads so.
+	ChangeVsBetter = "vs-better"
+	// ChangeVsPrevious is (B − A) / A with A the column before: the step
+	// each column makes in a study that turns one knob after another.
+	ChangeVsPrevious = "vs-previous"
+)
+
+// Changes are the conventions Options.Change takes.
+var Changes = []string{ChangeVsBaseline, ChangeVsBetter, ChangeVsPrevious}
+
+// CheckChange returns an error naming the flag when s is no convention
+// of Changes ("" is ChangeVsBaseline).
+func CheckChange(s string) error {
+	if s == "" || slices.Contains(Changes, s) {
+		return nil
+	}
+	return fmt.Errorf("--change %q: want %s", s, strings.Join(Changes, ", "))
 }
 
 // Confidence is the level of the confidence intervals.
@@ -73,6 +105,9 @@ const Confidence = 0.95
 // ErrMismatch is returned when runs are not comparable.
 var ErrMismatch = errors.New("not comparable")
 
+// ErrNoMetric is returned when no run has the metric asked for.
+var ErrNoMetric = errors.New("no such metric in the runs")
+
 // Table is one workload's comparison.
 type Table struct {
 	Workload string
@@ -80,6 +115,8 @@ type Table struct {
 	Op       string
 	Columns  []Column
 	Baseline int // index into Columns
+	// Change is the convention of the changes (one of Changes).
+	Change   string
 	Relative bool
 	// RelativeTo is the baseline value every value was divided by, at
 	// RelativeThreads threads.
@@ -87,7 +124,10 @@ type Table struct {
 	RelativeThreads int
 	Rows            []Row
 	// Average holds each column's mean over the rows where it has a
-	// value, and each change's mean over the rows where it has one.
+	// value, and for each change the change between the means of the two
+	// columns over the rows where both have a value: the change of the
+	// means, not the mean of the rows' changes (which a row of small
+	// values can swing: +1000% on 2 tps is not a ten-fold average).
 	Average Row
 	// Differences lists what is not the same between (or within) the
 	// columns: workload options when forced, server, client, tool.
@@ -132,7 +172,9 @@ func (c Cell) N() int { return len(c.Values) }
 // Change is a column's difference from the baseline in one row.
 type Change struct {
 	Present bool
-	Pct     float64 // (column ÷ baseline − 1) × 100, of the medians
+	// Pct is the change of the medians in percent, by the table's
+	// convention (ChangeVsBaseline: (column ÷ baseline − 1) × 100).
+	Pct float64
 	// Tested is true when both cells have at least two values; P is then
 	// the U test's p-value and Significant tells whether P < 0.05.
 	Tested      bool
@@ -153,7 +195,13 @@ func Build(inputs []Input, opt Options) ([]*Table, error) {
 	if len(inputs) == 0 {
 		return nil, errors.New("compare: no result files")
 	}
-	metric, err := parseMetric(opt.Metric)
+	if err := CheckChange(opt.Change); err != nil {
+		return nil, err
+	}
+	if opt.Change == ChangeVsPrevious && opt.Baseline != "" {
+		return nil, fmt.Errorf("--baseline %q: --change vs-previous compares each column with the one before it, not with a baseline", opt.Baseline)
+	}
+	metric, err := parseMetric(opt.Metric, inputs)
 	if err != nil {
 		return nil, err
 	}
@@ -177,71 +225,50 @@ func Build(inputs []Input, opt Options) ([]*Table, error) {
 	return tables, nil
 }
 
-// metricKind tells how a run gives the compared figure.
-type metricKind int
-
-const (
-	kindTPS metricKind = iota
-	kindQPS
-	kindLatency
-	kindCPU
-	kindWorkload
-)
-
+// metricSpec is the compared figure and how a run gives it.
 type metricSpec struct {
 	Metric
-	kind metricKind
+	// run is the run metric; nil for a workload metric, found by name in
+	// each run's Metrics.
+	run *RunMetric
 }
 
-var latencyNames = []string{"p50", "p95", "p99", "p999", "mean", "min", "max"}
-
-func parseMetric(s string) (metricSpec, error) {
-	switch strings.ToLower(s) {
-	case "", "tps":
-		return metricSpec{Metric{"tps", "/s", true}, kindTPS}, nil
-	case "qps":
-		return metricSpec{Metric{"qps", "/s", true}, kindQPS}, nil
-	case "cpu":
-		return metricSpec{Metric{"client CPU per transaction", "µs", false}, kindCPU}, nil
+func parseMetric(s string, inputs []Input) (metricSpec, error) {
+	if strings.TrimSpace(s) == "" {
+		s = "tps"
 	}
-	if slices.Contains(latencyNames, strings.ToLower(s)) {
-		return metricSpec{Metric{strings.ToLower(s), "ms", false}, kindLatency}, nil
-	}
-	if strings.TrimSpace(s) == "" || strings.ContainsAny(s, "\n\t") {
+	if strings.ContainsAny(s, "\n\t") {
 		return metricSpec{}, fmt.Errorf("--metric %q: not a metric", s)
 	}
+	var runs []*result.Run
+	for _, in := range inputs {
+		for i := range in.File.Runs {
+			runs = append(runs, &in.File.Runs[i])
+		}
+	}
+	if m, ok := LookupRunMetric(s, runs...); ok {
+		name := m.Name
+		if strings.EqualFold(s, "cpu") {
+			name = "client CPU per transaction"
+		}
+		return metricSpec{Metric{name, m.Unit, m.Higher}, &m}, nil
+	}
 	// A workload's own metric; its unit and direction come from the runs.
-	return metricSpec{Metric{Name: s, Higher: true}, kindWorkload}, nil
+	return metricSpec{Metric: Metric{Name: s, Higher: true}}, nil
 }
 
-// value returns the compared figure of r, or false when r does not have it.
+// value returns the compared figure of r (of its op named op, when op is
+// set and the metric has per-op values), or false when r does not have it.
 func (m *metricSpec) value(r *result.Run, op string) (float64, bool) {
-	lat := r.LatencyMS
-	if op != "" && (m.kind == kindTPS || m.kind == kindLatency) {
-		i := slices.IndexFunc(r.Ops, func(o result.Op) bool { return o.Name == op })
-		if i < 0 {
-			return 0, false
-		}
-		o := r.Ops[i]
-		if m.kind == kindTPS {
-			if r.DurationS <= 0 {
+	if m.run != nil {
+		if op != "" && m.run.OpValue != nil {
+			i := slices.IndexFunc(r.Ops, func(o result.Op) bool { return o.Name == op })
+			if i < 0 {
 				return 0, false
 			}
-			return float64(o.Count) / r.DurationS, true
+			return m.run.OpValue(r, &r.Ops[i])
 		}
-		lat = o.LatencyMS
-	}
-	switch m.kind {
-	case kindTPS:
-		return r.TPS, true
-	case kindQPS:
-		return r.QPS, true
-	case kindCPU:
-		return r.ClientCPUPerTxnUS, r.ClientCPUPerTxnUS > 0
-	case kindLatency:
-		v := map[string]float64{"p50": lat.P50, "p95": lat.P95, "p99": lat.P99, "p999": lat.P999,
-			"mean": lat.Mean, "min": lat.Min, "max": lat.Max}[m.Name]
-		return v, true
+		return m.run.Value(r)
 	}
 	for _, x := range r.Metrics {
 		if strings.EqualFold(x.Name, m.Name) {
@@ -263,7 +290,10 @@ func labelOf(in Input) string {
 }
 
 func build(inputs []Input, m metricSpec, opt Options) (*Table, error) {
-	t := &Table{Workload: inputs[0].File.Workload.Name, Op: opt.Op, Relative: opt.Relative}
+	t := &Table{Workload: inputs[0].File.Workload.Name, Op: opt.Op, Relative: opt.Relative, Change: opt.Change}
+	if t.Change == "" {
+		t.Change = ChangeVsBaseline
+	}
 	// Columns in the order their labels first appear.
 	col := map[string]int{}
 	var colInputs [][]Input
@@ -332,7 +362,11 @@ func build(inputs []Input, m metricSpec, opt Options) (*Table, error) {
 		if opt.Op != "" {
 			what += " of op " + opt.Op
 		}
-		return nil, fmt.Errorf("--metric %s: no run of %s has %s", opt.Metric, t.Workload, what)
+		name := opt.Metric
+		if strings.TrimSpace(name) == "" {
+			name = m.Name
+		}
+		return nil, metricError(fmt.Sprintf("--metric %s: no run of %s has %s%s", name, t.Workload, what, metricHint(m, inputs)))
 	}
 	t.Metric = m.Metric
 
@@ -346,10 +380,9 @@ func build(inputs []Input, m metricSpec, opt Options) (*Table, error) {
 				small = true
 			}
 		}
-		base := row.Cells[t.Baseline]
 		for c := range t.Columns {
-			if c != t.Baseline {
-				row.Changes[c] = change(base, row.Cells[c])
+			if ref := t.Ref(c); ref >= 0 {
+				row.Changes[c] = t.change(row.Cells[ref], row.Cells[c])
 			}
 		}
 		t.Rows = append(t.Rows, row)
@@ -393,11 +426,43 @@ func minSamples() int {
 	return n
 }
 
-func change(base, c Cell) Change {
-	if base.N() == 0 || c.N() == 0 || base.Center == 0 {
+// Ref is the column column c's change is against, -1 when it has none
+// (the baseline; the first column under ChangeVsPrevious).
+func (t *Table) Ref(c int) int {
+	if t.Change == ChangeVsPrevious {
+		return c - 1
+	}
+	if c == t.Baseline {
+		return -1
+	}
+	return t.Baseline
+}
+
+// pct is the change from a to b in percent by t's convention; false when a
+// is 0.
+func (t *Table) pct(a, b float64) (float64, bool) {
+	if a == 0 {
+		return 0, false
+	}
+	if t.Change == ChangeVsBetter {
+		if t.Metric.Higher {
+			return (a - b) / a * 100, true
+		}
+		return (b - a) / a * 100, true
+	}
+	return (b/a - 1) * 100, true
+}
+
+// change is c's change against base, tested when both have two values.
+func (t *Table) change(base, c Cell) Change {
+	if base.N() == 0 || c.N() == 0 {
 		return Change{}
 	}
-	ch := Change{Present: true, Pct: (c.Center/base.Center - 1) * 100}
+	pct, ok := t.pct(base.Center, c.Center)
+	if !ok {
+		return Change{}
+	}
+	ch := Change{Present: true, Pct: pct}
 	if base.N() >= 2 && c.N() >= 2 {
 		th := &benchmath.DefaultThresholds
 		cmp := benchmath.AssumeNothing.Compare(benchmath.NewSample(slices.Clone(base.Values), th), benchmath.NewSample(slices.Clone(c.Values), th))
@@ -407,28 +472,41 @@ func change(base, c Cell) Change {
 	return ch
 }
 
-// average is the mean of each column's medians and of each change.
+// average is the mean of each column's medians, and each column's change
+// of the means: between its mean and its reference column's mean over
+// the rows where both have a value.
 func average(t *Table) Row {
 	avg := Row{Cells: make([]Cell, len(t.Columns)), Changes: make([]Change, len(t.Columns))}
 	for c := range t.Columns {
-		var sum, pct float64
-		var n, np int
+		var sum float64
+		var n int
 		for _, r := range t.Rows {
 			if r.Cells[c].N() > 0 {
 				sum += r.Cells[c].Center
 				n++
-			}
-			if r.Changes[c].Present {
-				pct += r.Changes[c].Pct
-				np++
 			}
 		}
 		if n > 0 {
 			m := sum / float64(n)
 			avg.Cells[c] = Cell{Values: []float64{m}, Center: m, Lo: m, Hi: m}
 		}
-		if np > 0 {
-			avg.Changes[c] = Change{Present: true, Pct: pct / float64(np)}
+		ref := t.Ref(c)
+		if ref < 0 {
+			continue
+		}
+		var sa, sb float64
+		var nb int
+		for _, r := range t.Rows {
+			if r.Cells[c].N() > 0 && r.Cells[ref].N() > 0 {
+				sa += r.Cells[ref].Center
+				sb += r.Cells[c].Center
+				nb++
+			}
+		}
+		if nb > 0 {
+			if pct, ok := t.pct(sa/float64(nb), sb/float64(nb)); ok {
+				avg.Changes[c] = Change{Present: true, Pct: pct}
+			}
 		}
 	}
 	return avg
@@ -596,3 +674,34 @@ func differences(cols [][]Input) ([]Difference, int) {
 	}
 	return out, partial
 }
+
+// metricHint says why a metric no run has may be missing: a server
+// metric needs the server sampled; a workload metric is one of the
+// workload's, which are listed.
+func metricHint(m metricSpec, inputs []Input) string {
+	if m.run != nil {
+		if m.run.Server {
+			return " (the server was not sampled, or does not report it)"
+		}
+		return ""
+	}
+	set := map[string]bool{}
+	for _, in := range inputs {
+		for _, r := range in.File.Runs {
+			for _, x := range r.Metrics {
+				set[x.Name] = true
+			}
+		}
+	}
+	if len(set) == 0 {
+		return " (it is no run metric, and the workload reports none of its own)"
+	}
+	return " (the workload's own metrics are " + strings.Join(slices.Sorted(maps.Keys(set)), ", ") + ")"
+}
+
+// metricError is the error of a metric no run has; it matches
+// ErrNoMetric.
+type metricError string
+
+func (e metricError) Error() string        { return string(e) }
+func (e metricError) Is(target error) bool { return target == ErrNoMetric }

@@ -8,8 +8,10 @@ import (
 	"testing"
 
 	"github.com/dbarena/dbarena/compare"
+	_ "github.com/dbarena/dbarena/engine/all" // the engines' server metrics (sysmon.Metrics)
 	"github.com/dbarena/dbarena/histogram"
 	"github.com/dbarena/dbarena/result"
+	"github.com/dbarena/dbarena/sysmon"
 )
 
 // file is a result file of workload oltp_read_write with one run per
@@ -61,14 +63,16 @@ func TestArithmetic(t *testing.T) {
 	if len(tb.Rows) != 2 || tb.Rows[0].Threads != 1 || tb.Rows[1].Threads != 8 {
 		t.Fatalf("rows %+v", tb.Rows)
 	}
-	// B vs A: 150/100 − 1 = +50 %; 180/200 − 1 = −10 %; average +20 %.
+	// B vs A: 150/100 − 1 = +50 %; 180/200 − 1 = −10 %; average: the
+	// change of the means, 165/150 − 1 = +10 % (not the mean of the
+	// changes, +20 %).
 	for i, want := range []float64{50, -10} {
 		if ch := tb.Rows[i].Changes[1]; !ch.Present || !near(ch.Pct, want) || ch.Tested {
 			t.Errorf("row %d: change %+v, want %+.0f%%, untested", i, ch, want)
 		}
 	}
-	if got := tb.Average.Changes[1].Pct; !near(got, 20) {
-		t.Errorf("average change %v, want 20", got)
+	if got := tb.Average.Changes[1].Pct; !near(got, 10) {
+		t.Errorf("average change %v, want 10", got)
 	}
 	// Averages of the columns: (100+200)/2 = 150, (150+180)/2 = 165.
 	if a, b := tb.Average.Cells[0].Center, tb.Average.Cells[1].Center; !near(a, 150) || !near(b, 165) {
@@ -238,6 +242,116 @@ func TestMetrics(t *testing.T) {
 	}
 }
 
+// TestRunMetrics: every number of a run's summary is a metric: retries,
+// retry_pct, the server's metrics; a server metric no run has says why.
+func TestRunMetrics(t *testing.T) {
+	a := file("A", map[int]float64{8: 100})
+	a.Runs[0].Retries, a.Runs[0].RetryPct = 10, 2
+	a.Runs[0].Server = map[string]float64{"server_cpu_pct": 150, "host_iowait_pct": 4, "disk_iops": 200}
+	b := file("B", map[int]float64{8: 120})
+	b.Runs[0].Retries, b.Runs[0].RetryPct = 30, 5
+	b.Runs[0].Server = map[string]float64{"server_cpu_pct": 180, "host_iowait_pct": 2, "disk_iops": 100}
+	ia, ib := in("A", a), in("B", b)
+	for _, tc := range []struct {
+		metric, unit string
+		higher       bool
+		a, b         float64
+	}{
+		{"retries", "count", false, 10, 30},
+		{"retry_pct", "%", false, 2, 5},
+		{"server_cpu_pct", "%", false, 150, 180},
+		{"HOST_IOWAIT_PCT", "%", false, 4, 2},
+		{"disk_iops", "/s", false, 200, 100},
+		{"p99.9", "ms", false, 0, 0},
+	} {
+		tb := build(t, compare.Options{Metric: tc.metric}, ia, ib)
+		c := tb.Rows[0].Cells
+		if tb.Metric.Unit != tc.unit || tb.Metric.Higher != tc.higher || c[0].Center != tc.a || c[1].Center != tc.b {
+			t.Errorf("--metric %s: %+v, %v and %v; want %s, higher %v, %v and %v", tc.metric, tb.Metric, c[0].Center, c[1].Center, tc.unit, tc.higher, tc.a, tc.b)
+		}
+	}
+	_, err := compare.Build([]compare.Input{ia, ib}, compare.Options{Metric: "pg_wal_mb_s"})
+	if err == nil || !strings.Contains(err.Error(), "--metric pg_wal_mb_s: no run of oltp_read_write has pg_wal_mb_s (the server was not sampled") {
+		t.Errorf("unsampled server metric: %v", err)
+	}
+	names := map[string]bool{}
+	for _, m := range compare.RunMetrics() {
+		if names[m.Name] || m.Value == nil {
+			t.Errorf("run metric %q listed twice or without a value", m.Name)
+		}
+		names[m.Name] = true
+	}
+	for _, m := range sysmon.Metrics() {
+		if !names[m.Name] {
+			t.Errorf("server metric %s is not a run metric", m.Name)
+		}
+	}
+}
+
+// TestAverageIsTheChangeOfTheMeans: a row of small values cannot swing
+// the average: 10 → 120 (+1100%) and 291.6 → 119.2 make means of 150.8
+// and 119.6, a change of −20.69%, where the mean of the rows' changes
+// would be +529.56%.
+func TestAverageIsTheChangeOfTheMeans(t *testing.T) {
+	tb := build(t, compare.Options{},
+		in("A", file("A", map[int]float64{1: 10, 8: 291.6})),
+		in("B", file("B", map[int]float64{1: 120, 8: 119.2})))
+	if a, b := tb.Average.Cells[0].Center, tb.Average.Cells[1].Center; !near(a, 150.8) || !near(b, 119.6) {
+		t.Errorf("means %v, %v", a, b)
+	}
+	if got, want := tb.Average.Changes[1].Pct, (119.6/150.8-1)*100; !near(got, want) {
+		t.Errorf("average change %v, want %v", got, want)
+	}
+	if !strings.Contains(tb.Title(), "average: means, and the change of the means") {
+		t.Errorf("the title does not say what the average is: %q", tb.Title())
+	}
+}
+
+// TestChangeConventions: vs-better is the baseline's lead in % of the
+// baseline (KubeBlocks' table: 229339.51 against 78410.42 is 65.81%);
+// vs-previous puts each column against the one before.
+func TestChangeConventions(t *testing.T) {
+	kb := in("kb", file("kb", map[int]float64{16: 229339.51, 32: 241774.12}))
+	rds := in("rds", file("rds", map[int]float64{16: 78410.42, 32: 123801.16}))
+	tb := build(t, compare.Options{Change: compare.ChangeVsBetter}, kb, rds)
+	if got := tb.Rows[0].Changes[1].Pct; math.Abs(got-65.81) > 0.005 {
+		t.Errorf("vs-better at the first thread count: %v, want 65.81", got)
+	}
+	if h := tb.Header(); h[len(h)-1] != "kb over rds" || !strings.Contains(tb.Title(), "kb's lead over each column") {
+		t.Errorf("vs-better: header %q, title %q", h, tb.Title())
+	}
+	// Lower is better: the baseline leads when the column is slower.
+	tb = build(t, compare.Options{Metric: "p95", Change: compare.ChangeVsBetter}, kb, rds)
+	a, b := tb.Rows[0].Cells[0].Center, tb.Rows[0].Cells[1].Center
+	if got, want := tb.Rows[0].Changes[1].Pct, (b-a)/a*100; !near(got, want) || got <= 0 {
+		t.Errorf("vs-better p95: %v, want %v > 0", got, want)
+	}
+
+	steps := []compare.Input{
+		in("base", file("base", map[int]float64{8: 100})),
+		in("wal", file("wal", map[int]float64{8: 135})),
+		in("buffers", file("buffers", map[int]float64{8: 153.9})),
+	}
+	tb = build(t, compare.Options{Change: compare.ChangeVsPrevious}, steps...)
+	if h := strings.Join(tb.Header(), ","); h != "threads,base,wal,buffers,wal vs base,buffers vs wal" {
+		t.Errorf("vs-previous header %s", h)
+	}
+	if r := tb.Rows[0]; r.Changes[0].Present || !near(r.Changes[1].Pct, 35) || !near(r.Changes[2].Pct, 14) {
+		t.Errorf("vs-previous changes %+v", r.Changes)
+	}
+	for _, tc := range []struct {
+		opt  compare.Options
+		want string
+	}{
+		{compare.Options{Change: "vs-worse"}, `--change "vs-worse": want vs-baseline, vs-better, vs-previous`},
+		{compare.Options{Change: compare.ChangeVsPrevious, Baseline: "wal"}, `--baseline "wal": --change vs-previous`},
+	} {
+		if _, err := compare.Build(steps, tc.opt); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want %q", tc.opt, err, tc.want)
+		}
+	}
+}
+
 // TestSkipsIncompleteRuns leaves interrupted runs out and says so.
 func TestSkipsIncompleteRuns(t *testing.T) {
 	a := file("A", map[int]float64{1: 100, 8: 200})
@@ -257,13 +371,13 @@ func Example() {
 	tables, _ := compare.Build([]compare.Input{a, b}, compare.Options{})
 	compare.WriteText(os.Stdout, tables)
 	// Output:
-	// oltp_read_write: tps (/s), higher is better; changes against pg15
+	// oltp_read_write: tps (/s), higher is better; changes against pg15; average: means, and the change of the means
 	//
 	// threads   pg15   pg16  pg16 vs pg15
 	// 1        512.3  540.1        +5.43%
 	// 8         2890   3050        +5.54%
 	// 32        3120   3010        -3.53%
-	// average   2174   2200        +2.48%
+	// average   2174   2200        +1.19%
 }
 
 func Example_markdown() {

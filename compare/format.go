@@ -12,20 +12,33 @@ import (
 	"github.com/dbarena/dbarena/internal/markdown"
 )
 
-// Title is the line above a table: workload, figure, direction, baseline.
+// Title is the line above a table: workload, figure, direction, what the
+// changes are against, and (with an average row) that the average's
+// change is the change of the means.
 func (t *Table) Title() string {
 	what := t.Metric.Name
 	if t.Op != "" {
 		what += " of " + t.Op
 	}
-	if t.Metric.Unit != "" {
-		what += " (" + t.Metric.Unit + ")"
+	if t.Metric.Unit != "" && !strings.HasSuffix(t.Metric.Name, t.Metric.Unit) {
+		what += " (" + t.Metric.Unit + ")" // not for transfers/min
 	}
 	better := "higher is better"
 	if !t.Metric.Higher {
 		better = "lower is better"
 	}
-	s := fmt.Sprintf("%s: %s, %s; changes against %s", t.Workload, what, better, t.Columns[t.Baseline].Label)
+	base := t.Columns[t.Baseline].Label
+	changes := "changes against " + base
+	switch t.Change {
+	case ChangeVsBetter:
+		changes = base + "'s lead over each column in % of " + base
+	case ChangeVsPrevious:
+		changes = "changes against the column before"
+	}
+	s := fmt.Sprintf("%s: %s, %s; %s", t.Workload, what, better, changes)
+	if len(t.Rows) > 1 && len(t.Columns) > 1 {
+		s += "; average: means, and the change of the means"
+	}
 	if t.Relative && t.RelativeTo != 0 {
 		s += fmt.Sprintf("; values relative to %s at %d threads (%s = 1.00x)", t.Columns[t.Baseline].Label, t.RelativeThreads, formatNumber(t.RelativeTo))
 	}
@@ -38,10 +51,14 @@ func (t *Table) Header() []string {
 	for _, c := range t.Columns {
 		h = append(h, c.Label)
 	}
-	base := t.Columns[t.Baseline].Label
 	for i, c := range t.Columns {
-		if i != t.Baseline {
-			h = append(h, c.Label+" vs "+base)
+		ref := t.Ref(i)
+		switch {
+		case ref < 0:
+		case t.Change == ChangeVsBetter:
+			h = append(h, t.Columns[ref].Label+" over "+c.Label)
+		default:
+			h = append(h, c.Label+" vs "+t.Columns[ref].Label)
 		}
 	}
 	return h
@@ -56,8 +73,8 @@ func (t *Table) Cells() [][]string {
 			line = append(line, t.formatCell(c, avg))
 		}
 		for i, ch := range r.Changes {
-			if i != t.Baseline {
-				line = append(line, formatChange(ch, r.Cells[t.Baseline], r.Cells[i]))
+			if ref := t.Ref(i); ref >= 0 {
+				line = append(line, formatChange(ch, r.Cells[ref], r.Cells[i]))
 			}
 		}
 		return line
@@ -253,12 +270,14 @@ func writeMDRow(b *strings.Builder, cells []string) {
 
 // WriteCSV writes the tables in long form, one line per (threads, column),
 // for spreadsheets and pivot tables: workload, metric, unit, threads,
-// label, n, median, ci_low, ci_high, vs_baseline_pct, p_value, significant.
+// label, baseline (the column the change is against), n, median, ci_low,
+// ci_high, vs_baseline_pct (the change by the convention in change),
+// p_value, significant, change.
 // Averages are left to the spreadsheet; empty fields mean "not
 // applicable".
 func WriteCSV(w io.Writer, tables []*Table) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"workload", "metric", "unit", "op", "threads", "label", "baseline", "n", "median", "ci_low", "ci_high", "vs_baseline_pct", "p_value", "significant"})
+	cw.Write([]string{"workload", "metric", "unit", "op", "threads", "label", "baseline", "n", "median", "ci_low", "ci_high", "vs_baseline_pct", "p_value", "significant", "change"})
 	num := func(v float64) string {
 		if math.IsInf(v, 0) || math.IsNaN(v) {
 			return ""
@@ -276,8 +295,12 @@ func WriteCSV(w io.Writer, tables []*Table) error {
 					continue
 				}
 				ch := r.Changes[c]
+				ref := ""
+				if i := t.Ref(c); i >= 0 {
+					ref = t.Columns[i].Label
+				}
 				rec := []string{t.Workload, t.Metric.Name, unit, t.Op, strconv.Itoa(r.Threads), t.Columns[c].Label,
-					t.Columns[t.Baseline].Label, strconv.Itoa(cell.N()), num(cell.Center), "", "", "", "", ""}
+					ref, strconv.Itoa(cell.N()), num(cell.Center), "", "", "", "", "", t.Change}
 				if cell.N() > 1 {
 					rec[9], rec[10] = num(cell.Lo), num(cell.Hi)
 				}

@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/dbarena/dbarena/compare"
 	"github.com/dbarena/dbarena/histogram"
 	"github.com/dbarena/dbarena/internal/markdown"
 	"github.com/dbarena/dbarena/result"
@@ -19,8 +21,10 @@ import (
 
 // Input is one result file and the name it is known by.
 type Input struct {
-	Path string
-	File *result.File
+	// Label is the label its lines carry; empty means the target's.
+	Label string
+	Path  string
+	File  *result.File
 }
 
 // Table is a header and its rows. A value is a string, an int64 or a
@@ -50,7 +54,11 @@ func Build(kind string, inputs []Input) (*Table, error) {
 var ids = []string{"file", "label", "engine", "workload", "threads"}
 
 func idValues(in Input, r *result.Run) []any {
-	return []any{in.Path, in.File.Target.Label, in.File.Target.Engine, in.File.Workload.Name, int64(r.Threads)}
+	label := in.Label
+	if label == "" {
+		label = in.File.Target.Label
+	}
+	return []any{in.Path, label, in.File.Target.Engine, in.File.Workload.Name, int64(r.Threads)}
 }
 
 func latencyColumns(prefix string) []string {
@@ -73,24 +81,43 @@ func metricNames(inputs []Input, each func(r *result.Run, add func(string))) []s
 	return slices.Sorted(maps.Keys(set))
 }
 
+// runs is one line per run: every run metric (compare.RunMetrics), the
+// server metrics any run has, then the workload metrics any run has.
 func runs(inputs []Input) *Table {
 	names := metricNames(inputs, func(r *result.Run, add func(string)) {
 		for _, m := range r.Metrics {
 			add(m.Name)
 		}
 	})
-	t := &Table{Header: append(slices.Clone(ids), "status", "duration_s", "warmup_s", "transactions", "tps", "queries", "qps",
-		"reads", "writes", "other", "errors", "retries", "reconnects", "rollbacks")}
-	t.Header = append(t.Header, latencyColumns("")...)
-	t.Header = append(t.Header, "client_cpu_s", "client_cpu_per_txn_us", "client_cpu_per_query_us")
+	var all []*result.Run
+	for _, in := range inputs {
+		for i := range in.File.Runs {
+			all = append(all, &in.File.Runs[i])
+		}
+	}
+	cols := compare.RunMetrics()
+	cols = slices.DeleteFunc(cols, func(m compare.RunMetric) bool { return m.Server })
+	cols = append(cols, compare.ServerColumns(all)...)
+	t := &Table{Header: append(slices.Clone(ids), "status")}
+	for _, m := range cols {
+		t.Header = append(t.Header, m.Column)
+	}
 	t.Header = append(t.Header, names...)
 	for _, in := range inputs {
 		for i := range in.File.Runs {
 			r := &in.File.Runs[i]
-			row := append(idValues(in, r), r.Status, r.DurationS, r.WarmupS, r.Transactions, r.TPS, r.Queries, r.QPS,
-				r.Reads, r.Writes, r.Other, r.Errors, r.Retries, r.Reconnects, r.Rollbacks)
-			row = append(row, latencyValues(r.LatencyMS)...)
-			row = append(row, r.ClientCPUS, r.ClientCPUPerTxnUS, r.ClientCPUPerQueryUS)
+			row := append(idValues(in, r), r.Status)
+			for _, m := range cols {
+				v, ok := m.Value(r)
+				switch {
+				case !ok:
+					row = append(row, nil)
+				case m.Count && v == math.Trunc(v):
+					row = append(row, int64(v))
+				default:
+					row = append(row, v)
+				}
+			}
 			for _, n := range names {
 				i := slices.IndexFunc(r.Metrics, func(m result.Metric) bool { return m.Name == n })
 				if i < 0 {
@@ -113,8 +140,23 @@ func intervals(inputs []Input) *Table {
 			}
 		}
 	})
+	// The server metrics any interval has, in the runs table's order.
+	var sampled []*result.Run
+	for _, in := range inputs {
+		for _, r := range in.File.Runs {
+			for _, iv := range r.Intervals {
+				if len(iv.Server) > 0 {
+					sampled = append(sampled, &result.Run{Server: iv.Server})
+				}
+			}
+		}
+	}
+	server := compare.ServerColumns(sampled)
 	t := &Table{Header: append(slices.Clone(ids), "t_s", "warmup", "transactions", "tps", "queries", "qps",
 		"errors", "retries", "reconnects", "rollbacks", "p50_ms", "p95_ms", "p99_ms", "max_ms")}
+	for _, m := range server {
+		t.Header = append(t.Header, m.Column)
+	}
 	t.Header = append(t.Header, names...)
 	for _, in := range inputs {
 		for i := range in.File.Runs {
@@ -122,6 +164,13 @@ func intervals(inputs []Input) *Table {
 			for _, iv := range r.Intervals {
 				row := append(idValues(in, r), iv.TS, strconv.FormatBool(iv.Warmup), iv.Transactions, iv.TPS, iv.Queries, iv.QPS,
 					iv.Errors, iv.Retries, iv.Reconnects, iv.Rollbacks, iv.LatencyMS.P50, iv.LatencyMS.P95, iv.LatencyMS.P99, iv.LatencyMS.Max)
+				for _, m := range server {
+					if v, ok := iv.Server[m.Name]; ok {
+						row = append(row, v)
+					} else {
+						row = append(row, nil)
+					}
+				}
 				for _, n := range names {
 					if v, ok := iv.Metrics[n]; ok {
 						row = append(row, v)
@@ -155,13 +204,18 @@ func ops(inputs []Input) *Table {
 	return t
 }
 
-// WriteCSV writes t with full precision.
+// WriteCSV writes t, numbers rounded to four decimals (what a result
+// file's figures carry at most; derived rates would otherwise print
+// binary noise such as 33.333333333333336).
 func WriteCSV(w io.Writer, t *Table) error {
 	cw := csv.NewWriter(w)
 	cw.Write(t.Header)
 	rec := make([]string, len(t.Header))
 	for _, r := range t.Rows {
 		for i, v := range r {
+			if f, ok := v.(float64); ok {
+				v = math.Round(f*1e4) / 1e4
+			}
 			rec[i] = format(v, -1)
 		}
 		cw.Write(rec)

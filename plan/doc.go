@@ -26,6 +26,7 @@
 //	stop_grace: 10s              # in-flight transactions' time to finish at the end
 //	threads: [8, 32]             # or one number
 //	baseline: pg-sb=1GB          # the compare tables' baseline (default: the first target)
+//	change: vs-baseline          # or vs-better, vs-previous (compare --change)
 //	knobs:                       # a matrix over every managed target's settings
 //	  shared_buffers: [128MB, 1GB]
 //	knob_labels: {shared_buffers: sb}   # shorter names in the labels

@@ -15,6 +15,7 @@ import (
 	"github.com/goccy/go-yaml/ast"
 	"github.com/spf13/pflag"
 
+	"github.com/dbarena/dbarena/compare"
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/workload"
@@ -41,7 +42,10 @@ type Plan struct {
 	Repetitions int
 	// Baseline is the label of the target the compare tables measure the
 	// others against (empty: the first).
-	Baseline  string
+	Baseline string
+	// Change is the compare tables' convention for a change
+	// (compare.Changes; empty: vs-baseline).
+	Change    string
 	Targets   []Target
 	Workloads []Workload
 	// Cells are every (target, workload, threads), target by target in
@@ -200,7 +204,7 @@ func Parse(path string, data []byte, opt Options) (*Plan, error) {
 // Known fields, in the order the documentation gives them; the run
 // options (runner.Options) follow threads.
 var (
-	planFields     = slices.Concat([]string{"name", "description", "seed", "repetitions", "threads"}, runFields(), []string{"baseline", "knobs", "knob_labels", "targets", "workloads"})
+	planFields     = slices.Concat([]string{"name", "description", "seed", "repetitions", "threads"}, runFields(), []string{"baseline", "change", "knobs", "knob_labels", "targets", "workloads"})
 	targetFields   = []string{"label", "url", "password_file", "knobs"}
 	workloadFields = slices.Concat([]string{"name", "label", "options", "threads"}, runFields(), []string{"metric"})
 )
@@ -275,7 +279,7 @@ func (d *decoder) plan(body ast.Node, path string, opt Options) *Plan {
 	abbrevN := map[string]ast.Node{}
 	var targets []rawTarget
 	var workloads []rawWorkload
-	var baselineN ast.Node
+	var baselineN, changeN ast.Node
 	var targetsN, workloadsN ast.Node
 	d.fields(body, "", planFields, func(f field, fp string) {
 		switch f.key {
@@ -303,6 +307,14 @@ func (d *decoder) plan(body ast.Node, path string, opt Options) *Plan {
 		case "baseline":
 			p.Baseline, _ = d.str(f.value, fp)
 			baselineN = f.value
+		case "change":
+			if s, ok := d.str(f.value, fp); ok {
+				if err := compare.CheckChange(s); err != nil {
+					d.errorf(f.value, fp, "%q: want %s", s, strings.Join(compare.Changes, ", "))
+				}
+				p.Change = s
+				changeN = f.value
+			}
 		case "knobs":
 			knobs = d.knobs(f.value, fp)
 		case "knob_labels":
@@ -453,6 +465,9 @@ func (d *decoder) plan(body ast.Node, path string, opt Options) *Plan {
 			tlabels[t.Label] = rt.path
 			p.Targets = append(p.Targets, t)
 		}
+	}
+	if p.Change == compare.ChangeVsPrevious && p.Baseline != "" {
+		d.errorf(changeN, "change", "vs-previous compares each target with the one before it: it takes no baseline (%q)", p.Baseline)
 	}
 	if p.Baseline != "" && len(tlabels) > 0 {
 		if _, ok := tlabels[p.Baseline]; !ok {
@@ -843,6 +858,7 @@ func (d *decoder) workload(n ast.Node, wp string) rawWorkload {
 				d.errorf(firstNode(optsN, n), wp+".options", "%v", err)
 			}
 		}
+		d.checkMetric(&rw, wl, wp)
 	}
 	// The key: every option that is not at its default, sorted, so that
 	// "tables: 8" and leaving the default 8 share prepared data.
@@ -913,4 +929,25 @@ func (c Cell) Config() runner.Config {
 	cfg := c.Workload.Run
 	cfg.Threads, cfg.Seed = c.Threads, c.Seed
 	return cfg
+}
+
+// checkMetric refuses, before anything runs, a metric that is neither a
+// figure of every run (compare.RunMetrics) nor one the workload reports
+// with these options.
+func (d *decoder) checkMetric(rw *rawWorkload, wl workload.Workload, wp string) {
+	if rw.metricN == nil || strings.TrimSpace(rw.w.Metric) == "" || strings.ContainsAny(rw.w.Metric, "\t\n") {
+		return
+	}
+	if _, ok := compare.LookupRunMetric(rw.w.Metric); ok {
+		return
+	}
+	own := workloadMetrics(wl)
+	if slices.ContainsFunc(own, func(n string) bool { return strings.EqualFold(n, rw.w.Metric) }) {
+		return
+	}
+	what := rw.w.Name + " reports no figure of its own"
+	if len(own) > 0 {
+		what = rw.w.Name + "'s own are " + strings.Join(own, ", ")
+	}
+	d.errorf(rw.metricN, wp+".metric", "%q: no such metric (%s; every run has tps, qps, p50 … p999, errors, retries, retry_pct and the server's metrics such as server_cpu_pct)", rw.w.Metric, what)
 }

@@ -166,6 +166,47 @@ workloads:
 	}
 }
 
+// TestChangeField: change takes compare's conventions, checked up front;
+// vs-previous takes no baseline.
+func TestChangeField(t *testing.T) {
+	if p := parse(t, "change: vs-better\n"+minimal); p.Change != "vs-better" {
+		t.Errorf("change %q", p.Change)
+	}
+	pe := problems(t, "change: vs-worse\n"+minimal, plan.Options{})
+	if len(pe.Problems) != 1 || pe.Problems[0].Field != "change" || !strings.Contains(pe.Problems[0].Msg, `"vs-worse": want vs-baseline, vs-better, vs-previous`) {
+		t.Errorf("problems %+v", pe.Problems)
+	}
+	pe = problems(t, "change: vs-previous\nbaseline: pg\n"+minimal, plan.Options{})
+	if len(pe.Problems) != 1 || pe.Problems[0].Field != "change" || !strings.Contains(pe.Problems[0].Msg, "takes no baseline") {
+		t.Errorf("problems %+v", pe.Problems)
+	}
+}
+
+// TestMetricCheckedUpFront: a workload entry's metric is a run figure or
+// one the workload reports with its options; a typo is found before
+// anything runs, naming what the workload has.
+func TestMetricCheckedUpFront(t *testing.T) {
+	entry := func(name, opts, metric string) string {
+		return "duration: 10s\nthreads: [1]\ntargets:\n  - {label: pg, url: \"postgres://bench@127.0.0.1/bench\"}\nworkloads:\n  - name: " +
+			name + "\n    options: {" + opts + "}\n    metric: " + metric + "\n"
+	}
+	for _, ok := range []string{entry("tpcc", "", "NOPM"), entry("tpcc", "", "nopm"), entry("tpcc", "wait: true", "tpmC"),
+		entry("payments", "", "transfers/min"), entry("oltp_point_select", "", "retry_pct"), entry("airline", "", "p999"),
+		entry("oltp_point_select", "", "server_cpu_pct")} {
+		parse(t, ok)
+	}
+	for _, tc := range []struct{ src, want string }{
+		{entry("tpcc", "", "NOMP"), `"NOMP": no such metric (tpcc's own are NOPM, NO/min, TPM;`},
+		{entry("tpcc", "", "tpmC"), `"tpmC": no such metric (tpcc's own are NOPM`},
+		{entry("oltp_point_select", "", "NOPM"), `"NOPM": no such metric (oltp_point_select reports no figure of its own;`},
+	} {
+		pe := problems(t, tc.src, plan.Options{})
+		if len(pe.Problems) != 1 || pe.Problems[0].Field != "workloads[0].metric" || !strings.Contains(pe.Problems[0].Msg, tc.want) {
+			t.Errorf("problems %+v, want workloads[0].metric: %s", pe.Problems, tc.want)
+		}
+	}
+}
+
 func TestRequiredSettings(t *testing.T) {
 	pe := problems(t, `
 targets: [{label: a, url: "sqlite:///a.db"}]

@@ -73,17 +73,15 @@ func report(p *Plan, st *State, o RunOptions) error {
 					}
 					in := compare.Input{Label: t.Label, Path: name, File: f}
 					s.inputs = append(s.inputs, in)
-					if names[w.Name] > 1 {
-						in.Label = t.Label + "/" + w.Label
-					}
+					in.Label = resultLabel(t.Label, w.Label, names[w.Name] > 1)
 					all = append(all, in)
 				}
 			}
 		}
 		if len(s.inputs) > 0 {
-			s.main, s.mainErr = buildTables(s.inputs, w.Metric, p.Baseline, &s.notes)
+			s.main, s.mainErr = buildTables(s.inputs, w.Metric, p, &s.notes)
 			if !strings.EqualFold(w.Metric, "p95") {
-				s.p95, _ = buildTables(s.inputs, "p95", p.Baseline, &s.notes)
+				s.p95, _ = buildTables(s.inputs, "p95", p, &s.notes)
 			}
 		}
 		sections = append(sections, s)
@@ -109,7 +107,15 @@ func report(p *Plan, st *State, o RunOptions) error {
 	reportNote := ""
 	if len(all) > 0 {
 		var html bytes.Buffer
-		err := htmlreport.Write(&html, all, htmlreport.Options{Title: "dbarena plan: " + p.Name, Generated: o.Now(), Tool: o.Tool})
+		// The HTML report groups by workload name: the first entry of a
+		// name chooses its figure.
+		metrics := map[string]string{}
+		for _, w := range p.Workloads {
+			if _, ok := metrics[w.Name]; !ok {
+				metrics[w.Name] = w.Metric
+			}
+		}
+		err := htmlreport.Write(&html, all, htmlreport.Options{Title: "dbarena plan: " + p.Name, Generated: o.Now(), Tool: o.Tool, Metrics: metrics})
 		if err != nil {
 			reportNote = fmt.Sprintf("%s could not be written: %v", ReportFile, err)
 		} else if err := writeFileAtomic(filepath.Join(o.Dir, ReportFile), html.Bytes()); err != nil {
@@ -126,8 +132,9 @@ func report(p *Plan, st *State, o RunOptions) error {
 
 // buildTables is compare.Build for one workload entry, without a baseline
 // that has no runs (noted).
-func buildTables(inputs []compare.Input, metric, baseline string, notes *[]string) ([]*compare.Table, error) {
-	opt := compare.Options{Metric: metric, Baseline: baseline}
+func buildTables(inputs []compare.Input, metric string, p *Plan, notes *[]string) ([]*compare.Table, error) {
+	baseline := p.Baseline
+	opt := compare.Options{Metric: metric, Baseline: baseline, Change: p.Change}
 	if baseline != "" && !slices.ContainsFunc(inputs, func(in compare.Input) bool { return in.Label == baseline }) {
 		opt.Baseline = ""
 		note := fmt.Sprintf("the baseline %s has no complete runs: the changes are against the first column", baseline)
@@ -151,6 +158,9 @@ func writeSectionHeading(b *bytes.Buffer, s *section) {
 	what := "`" + s.w.Name + "`"
 	if len(s.w.Options) > 0 {
 		what += " with " + markdown.Escape(strings.Join(s.w.Args(), " "))
+	}
+	if s.w.Run.Isolation != "" {
+		what += " at isolation " + markdown.Escape(s.w.Run.Isolation)
 	}
 	fmt.Fprintf(b, "%s; %s measured after %s of warm-up; threads %s.\n\n", what, s.w.Run.Duration, s.w.Run.Warmup, joinInts(s.w.Threads))
 	for _, n := range s.notes {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -556,5 +557,84 @@ func TestShow(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(tmp, "exp-results", plan.StateFile)); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestChangeConvention: the plan's change field reaches compare.md, its
+// metric reaches report.html, and
+// ResultFiles gives the directory's files with compare.md's labels.
+func TestChangeConvention(t *testing.T) {
+	tmp := t.TempDir()
+	src := strings.Replace(experiment, "threads: [1, 2]\n", "threads: [1, 2]\nchange: vs-previous\n", 1)
+	p := writePlan(t, tmp, src+"    metric: qps\n")
+	if _, err := plan.Run(context.Background(), p, &fake{}, plan.RunOptions{Now: clock(), Tool: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(tmp, "exp-results")
+	cmp := readFile(t, filepath.Join(dir, plan.CompareFile))
+	for _, want := range []string{"changes against the column before", "m-shared\\_buffers=2GB vs m-shared\\_buffers=1GB", "remote vs m-shared\\_buffers=2GB"} {
+		if !strings.Contains(cmp, want) {
+			t.Errorf("compare.md lacks %q:\n%s", want, cmp)
+		}
+	}
+	// The HTML report shows the entry's metric too.
+	if html := readFile(t, filepath.Join(dir, plan.ReportFile)); !strings.Contains(html, "oltp_point_select: qps (/s), higher is better") {
+		t.Error("report.html does not show the plan's metric")
+	}
+	files, isPlan, err := plan.ResultFiles(dir)
+	if err != nil || !isPlan || len(files) != 12 {
+		t.Fatalf("ResultFiles: %d files, %v, %v", len(files), isPlan, err)
+	}
+	if f := files[0]; f.Label != "m-shared_buffers=1GB" || f.Name != p.Cells[0].FileName(1) {
+		t.Errorf("first file %+v, want %s of m-shared_buffers=1GB", f, p.Cells[0].FileName(1))
+	}
+	if _, isPlan, err := plan.ResultFiles(tmp); isPlan || err != nil {
+		t.Errorf("ResultFiles of a directory without plan.json: %v, %v", isPlan, err)
+	}
+}
+
+// updateStudies rewrites the recorded compare.md files with what Report
+// gives now: go test ./plan -run TestStudyTables -update-studies.
+var updateStudies = flag.Bool("update-studies", false, "rewrite plan/testdata/studies/*/compare.md")
+
+// TestStudyTables pins the compare.md of the study plans' small-scale
+// copies (plan/testdata/studies): the result files recorded by running
+// each, and the compare.md they gave, which Report must give again.
+func TestStudyTables(t *testing.T) {
+	plans, err := filepath.Glob("testdata/studies/*.yaml")
+	if err != nil || len(plans) == 0 {
+		t.Fatalf("study plans: %v %v", plans, err)
+	}
+	for _, src := range plans {
+		t.Run(filepath.Base(src), func(t *testing.T) {
+			p, err := plan.Load(src, plan.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			recorded := strings.TrimSuffix(src, ".yaml") + "-results"
+			dir := t.TempDir()
+			entries, err := os.ReadDir(recorded)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range entries {
+				if err := os.WriteFile(filepath.Join(dir, e.Name()), []byte(readFile(t, filepath.Join(recorded, e.Name()))), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := plan.Report(p, plan.RunOptions{Dir: dir, Now: clock(), Tool: "test"}); err != nil {
+				t.Fatal(err)
+			}
+			got, want := readFile(t, filepath.Join(dir, plan.CompareFile)), readFile(t, filepath.Join(recorded, plan.CompareFile))
+			if *updateStudies && got != want {
+				if err := os.WriteFile(filepath.Join(recorded, plan.CompareFile), []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if got != want {
+				t.Errorf("compare.md\n%s\nwant (%s)\n%s", got, filepath.Join(recorded, plan.CompareFile), want)
+			}
+		})
 	}
 }

@@ -1,7 +1,9 @@
 package report_test
 
 import (
+	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/dbarena/dbarena/histogram"
@@ -12,7 +14,9 @@ import (
 )
 
 // One interval of 2 s in which 8 workers ran 2000 transactions of 20
-// statements each, 95% of them within 4 ms.
+// statements each, 95% of them within 4 ms; 3 attempts were retried and 1
+// transaction failed for good: err/s counts the failure only, as the
+// summary's errors do, and retry/s the retries.
 func ExampleLine() {
 	iv := histogram.NewInterval(1)
 	for i := 0; i < 2000; i++ {
@@ -29,9 +33,15 @@ func ExampleLine() {
 	os.Stdout.WriteString(report.Line(t) + "\n")
 	t.Warmup, t.Elapsed = true, 2500*time.Millisecond
 	os.Stdout.WriteString(report.Line(t) + "\n")
+	// 10 of the transactions were rolled back by design (TPC-C's unused
+	// item): successes, shown apart.
+	iv.Ops[0].Counts.Rollbacks = 10
+	t.Warmup = false
+	os.Stdout.WriteString(report.Line(t) + "\n")
 	// Output:
-	// [ 10s ] thds: 8 tps: 1000.00 qps: 20000.00 (r/w/o: 14000.00/4000.00/2000.00) lat (ms,95%): 2.00 err/s: 2.00 reconn/s: 0.00
-	// [ 2.5s ] thds: 8 tps: 1000.00 qps: 20000.00 (r/w/o: 14000.00/4000.00/2000.00) lat (ms,95%): 2.00 err/s: 2.00 reconn/s: 0.00 (warmup)
+	// [ 10s ] thds: 8 tps: 1000.00 qps: 20000.00 (r/w/o: 14000.00/4000.00/2000.00) lat (ms,95%): 2.00 err/s: 0.50 retry/s: 1.50 reconn/s: 0.00
+	// [ 2.5s ] thds: 8 tps: 1000.00 qps: 20000.00 (r/w/o: 14000.00/4000.00/2000.00) lat (ms,95%): 2.00 err/s: 0.50 retry/s: 1.50 reconn/s: 0.00 (warmup)
+	// [ 2.5s ] thds: 8 tps: 1000.00 qps: 20000.00 (r/w/o: 14000.00/4000.00/2000.00) lat (ms,95%): 2.00 err/s: 0.50 retry/s: 1.50 reconn/s: 0.00 rb/s: 5.00
 }
 
 func ExampleSummary() {
@@ -75,6 +85,18 @@ func ExampleSummary() {
 	// Per operation (latency in ms):
 	//                op  count  errors  retries   min   avg   p50    p95    p99  p99.9    max
 	//   oltp_read_write   5000       2       10  1.20  7.95  7.50  12.25  20.00  31.50  40.00
+}
+
+// A run whose server gave no metric (SQLite: only the time the samples
+// covered) prints no "Server metrics" heading.
+func ExampleSummary_noServerMetrics() {
+	r := &result.Run{Threads: 1, DurationS: 1, Transactions: 10, TPS: 10, Status: result.StatusComplete,
+		Server: map[string]float64{"interval_s": 1}}
+	var b strings.Builder
+	report.Summary(&b, r)
+	fmt.Println(strings.Contains(b.String(), "Server metrics"))
+	// Output:
+	// false
 }
 
 func ExampleSweepTable() {

@@ -30,9 +30,15 @@ func (l *Lines) OnTick(t runner.Tick) {
 
 // Line formats one interval like sysbench's --report-interval output:
 //
-//	[ 10s ] thds: 8 tps: 1234.50 qps: 24690.00 (r/w/o: 17283.00/4938.00/2469.00) lat (ms,95%): 5.21 err/s: 0.00 reconn/s: 0.00
+//	[ 10s ] thds: 8 tps: 1234.50 qps: 24690.00 (r/w/o: 17283.00/4938.00/2469.00) lat (ms,95%): 5.21 err/s: 0.00 retry/s: 0.00 reconn/s: 0.00
 //
-// The workload's own figures follow, then the server's metrics after "|"
+// err/s, retry/s and reconn/s are the interval's errors, retries and
+// reconnects per second, as the summary, the result file and the report
+// count them (docs/RESULTS.md): an error is a transaction that failed for
+// good, a retry an attempt that failed and was run again; a transaction
+// that succeeded after retries is no error. Rollbacks the workload makes
+// on purpose are successes and show as rb/s when there are any. The
+// workload's own figures follow, then the server's metrics after "|"
 // (sysmon.Compact) when they are sampled. Warm-up intervals end in
 // "(warmup)".
 func Line(t runner.Tick) string {
@@ -45,10 +51,13 @@ func Line(t runner.Tick) string {
 		tx = n
 		p95 = histogram.Percentile(iv.All(), 95)
 	}
-	s := fmt.Sprintf("[ %ss ] thds: %d tps: %.2f qps: %.2f (r/w/o: %.2f/%.2f/%.2f) lat (ms,95%%): %.2f err/s: %.2f reconn/s: %.2f",
+	s := fmt.Sprintf("[ %ss ] thds: %d tps: %.2f qps: %.2f (r/w/o: %.2f/%.2f/%.2f) lat (ms,95%%): %.2f err/s: %.2f retry/s: %.2f reconn/s: %.2f",
 		fmtElapsed(t.Elapsed.Seconds()), t.Threads, rate(tx), rate(iv.Queries.Total()),
 		rate(iv.Queries.Reads), rate(iv.Queries.Writes), rate(iv.Queries.Other),
-		p95, rate(iv.Errors()+iv.Retries()), rate(iv.Reconnects))
+		p95, rate(iv.Errors()), rate(iv.Retries()), rate(iv.Reconnects))
+	if rb := iv.Rollbacks(); rb > 0 {
+		s += fmt.Sprintf(" rb/s: %.2f", rate(rb))
+	}
 	for _, m := range t.Metrics {
 		s += " " + m.Name + ": " + FormatMetric(m)
 	}
@@ -107,7 +116,7 @@ func Summary(w io.Writer, r *result.Run) {
 	if cpu, ok := r.Server["server_cpu_pct"]; ok {
 		fmt.Fprintf(w, "    server CPU:                          %.1f%% (%.2f µs/transaction, %.2f µs/query)\n", cpu, r.ServerCPUPerTxnUS, r.ServerCPUPerQueryUS)
 	}
-	if len(r.Server) > 0 {
+	if hasServerMetrics(r.Server) {
 		fmt.Fprintf(w, "\nServer metrics (measured phase):\n")
 		ServerTable(w, r.Server)
 	}
@@ -126,6 +135,18 @@ func Summary(w io.Writer, r *result.Run) {
 	if r.Error != "" {
 		fmt.Fprintf(w, "\nrun stopped: %s\n", r.Error)
 	}
+}
+
+// hasServerMetrics tells whether ServerTable prints anything for m: a
+// summary of a server that gave none of sysmon's metrics (SQLite: only
+// the time covered) has no table and no heading.
+func hasServerMetrics(m map[string]float64) bool {
+	for _, info := range sysmon.Metrics() {
+		if _, ok := m[info.Name]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // ServerTable prints a run's server metrics in sysmon's order, each with

@@ -2,24 +2,23 @@ package cli
 
 import (
 	"fmt"
-	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/dbarena/dbarena/compare"
-	"github.com/dbarena/dbarena/result"
 )
 
 func newCompareCmd(st *State) *cobra.Command {
 	var opt compare.Options
 	var format string
 	cmd := &cobra.Command{
-		Use:   "compare [LABEL=]RESULT.json [LABEL=]RESULT.json ...",
+		Use:   "compare [LABEL=]RESULT.json|DIR ...",
 		Short: "Compare result files side by side: one row per thread count, one column per target",
 		Long: `compare lines up the runs of result files by workload and thread count:
 one column per label (the target's label, or LABEL= before the file name),
-each column's change against the baseline in percent, and an average row.
+each column's change against the baseline in percent (--change chooses the
+convention), and an average row: each column's mean, and the change of the
+means (not the mean of the rows' changes).
 Several files under one label (or several runs of one thread count) are
 repetitions: the cell shows their median and 95% confidence interval, and a
 change the Mann-Whitney U test cannot tell from noise shows as "~".
@@ -27,13 +26,17 @@ change the Mann-Whitney U test cannot tell from noise shows as "~".
 Runs whose workload options differ are refused unless the comparison is about
 them (--vary isolation) or --force; whatever else
 differs between the columns (server version and settings, client host,
-dbarena version) is listed under the table.`,
+dbarena version) is listed under the table.
+` + inputsHelp,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format != "text" && format != "md" && format != "csv" {
 				return &UsageError{fmt.Errorf("--format %q: want text, md or csv", format)}
 			}
-			inputs, err := readInputs(args)
+			if err := compare.CheckChange(opt.Change); err != nil {
+				return &UsageError{err}
+			}
+			inputs, err := loadInputs("compare", args, st.Stderr)
 			if err != nil {
 				return err
 			}
@@ -51,35 +54,13 @@ dbarena version) is listed under the table.`,
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&opt.Metric, "metric", "tps", "figure to compare: tps, qps, p50, p95, p99, p999, mean, min, max (latency, ms), cpu (client CPU µs per transaction), or a workload metric such as NOPM or tpmC")
+	fs.StringVar(&opt.Metric, "metric", "tps", "figure to compare: any number of a run's summary (tps, qps, p50, p95, p99, p999, mean, min, max in ms, errors, retries, retry_pct, client_cpu_per_txn_us or cpu, server_cpu_pct, host_iowait_pct, disk_iops and every server metric: the columns of export --table runs), or a workload metric such as NOPM or tpmC")
 	fs.StringVar(&opt.Op, "op", "", "take tps and latencies from this operation (transaction type) only, e.g. new_order")
 	fs.StringVar(&opt.Baseline, "baseline", "", "label of the column the others are compared with (default: the first)")
 	fs.BoolVar(&opt.Relative, "relative", false, "divide every value by the baseline's at its lowest thread count (which reads 1.00x)")
 	fs.StringSliceVar(&opt.Vary, "vary", nil, "workload options the comparison is about (e.g. --vary isolation): they may differ between the columns; repeat or separate with commas")
+	fs.StringVar(&opt.Change, "change", compare.ChangeVsBaseline, "how a change is computed, A the column it is against, B the column: vs-baseline ((B−A)/A, A the baseline), vs-better (the baseline's lead: (A−B)/A, or (B−A)/A where lower is better), vs-previous ((B−A)/A, A the column before: one knob after another)")
 	fs.BoolVar(&opt.Force, "force", false, "compare runs whose workload options differ (the differences are listed)")
 	fs.StringVar(&format, "format", "text", "output: text (aligned), md (Markdown) or csv (one line per thread count and label)")
 	return cmd
-}
-
-// readInputs reads "[LABEL=]FILE" arguments. An argument that names an
-// existing file is a file name even when it contains "=".
-func readInputs(args []string) ([]compare.Input, error) {
-	var inputs []compare.Input
-	for _, a := range args {
-		label, path := "", a
-		if _, err := os.Stat(a); err != nil {
-			if l, p, ok := strings.Cut(a, "="); ok {
-				if l == "" {
-					return nil, &UsageError{fmt.Errorf("%q: empty label before =", a)}
-				}
-				label, path = l, p
-			}
-		}
-		f, err := result.Read(path)
-		if err != nil {
-			return nil, &UsageError{fmt.Errorf("%s: %w", path, err)}
-		}
-		inputs = append(inputs, compare.Input{Label: label, Path: path, File: f})
-	}
-	return inputs, nil
 }

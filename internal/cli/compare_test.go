@@ -2,11 +2,13 @@ package cli_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/dbarena/dbarena/plan"
 	"github.com/dbarena/dbarena/result"
 )
 
@@ -40,14 +42,14 @@ func TestCompare(t *testing.T) {
 	if o.code != 0 {
 		t.Fatalf("compare: exit %d: %s", o.code, o.stderr)
 	}
-	for _, want := range []string{"changes against before", "after vs before", "1          1000   1100          +10.00%", "average    1500   1500           +2.50%"} {
+	for _, want := range []string{"changes against before", "after vs before", "1          1000   1100          +10.00%", "average    1500   1500           +0.00%"} {
 		if !strings.Contains(o.stdout, want) {
 			t.Errorf("text output lacks %q:\n%s", want, o.stdout)
 		}
 	}
 
 	o = dbarena(t, ctx, nil, "compare", "--format", "csv", "--baseline", "after", "before="+a, "after="+b)
-	if o.code != 0 || !strings.Contains(o.stdout, "oltp_point_select,tps,/s,,4,before,after,1,2000,,,5.263157895,,\n") {
+	if o.code != 0 || !strings.Contains(o.stdout, "oltp_point_select,tps,/s,,4,before,after,1,2000,,,5.263157895,,,vs-baseline\n") {
 		t.Errorf("csv: exit %d\n%s%s", o.code, o.stdout, o.stderr)
 	}
 
@@ -66,11 +68,15 @@ func TestCompare(t *testing.T) {
 		{[]string{"--metric", "nopm", a}, "--metric nopm"},
 		{[]string{"--baseline", "x", a}, `--baseline "x"`},
 		{[]string{"=" + a + "x"}, "empty label"},
+		{[]string{"--change", "vs-worse", a}, `--change "vs-worse"`},
 	} {
 		o := dbarena(t, ctx, nil, append([]string{"compare"}, tc.args...)...)
 		if o.code != 2 || !strings.Contains(o.stderr, tc.want) {
 			t.Errorf("compare %q: exit %d, stderr %q; want 2 and %q", tc.args, o.code, o.stderr, tc.want)
 		}
+	}
+	if o := dbarena(t, ctx, nil, "compare", "--change", "vs-previous", "before="+a, "after="+b); o.code != 0 || !strings.Contains(o.stdout, "changes against the column before") {
+		t.Errorf("--change vs-previous: exit %d\n%s%s", o.code, o.stdout, o.stderr)
 	}
 	if o := dbarena(t, ctx, nil, "compare", "--force", a, other); o.code != 0 || !strings.Contains(o.stdout, "option --table-size  sqlite: mixed: 1000, 5000") {
 		t.Errorf("--force: exit %d\n%s%s", o.code, o.stdout, o.stderr)
@@ -143,5 +149,120 @@ func TestReport(t *testing.T) {
 		if o.code == 0 || !strings.Contains(o.stderr, tc.want) {
 			t.Errorf("report %q: exit %d, stderr %q; want an error naming %q", tc.args, o.code, o.stderr, tc.want)
 		}
+	}
+}
+
+// planDir writes a plan's results directory: plan.json with two targets
+// (labels "pg" and "pgb") of oltp_point_select, one done run each, and
+// their result files, whose own target labels ("x") differ from the
+// plan's.
+func planDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	st := plan.State{SchemaVersion: plan.StateVersion, Name: "p", Repetitions: 1, Status: plan.PlanComplete}
+	for i, label := range []string{"pg", "pgb"} {
+		id := label + "-ps"
+		st.Cells = append(st.Cells, plan.CellState{ID: id, Target: label, Workload: "ps", WorkloadName: "oltp_point_select", Threads: 1})
+		name := id + "__r1.json"
+		st.Runs = append(st.Runs, plan.RunState{Cell: id, Rep: 1, File: name, Status: plan.RunDone})
+		src := writeResult(t, name, "x", "1000", map[int]float64{1: float64(100 * (i + 1)), 4: float64(400 * (i + 1))})
+		b, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := json.Marshal(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, plan.StateFile), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// A plan's directory, or a glob over it that catches plan.json, gives
+// compare, export and report the same result files under the plan's
+// labels; plan.json is skipped with one notice.
+func TestPlanDirectoryInputs(t *testing.T) {
+	ctx := context.Background()
+	dir := planDir(t)
+	glob, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil || len(glob) != 3 {
+		t.Fatalf("glob: %v %v", glob, err)
+	}
+	notice := "skipped 1 file that is not a dbarena result file: " + filepath.Join(dir, plan.StateFile)
+	for _, args := range [][]string{{dir}, glob} {
+		o := dbarena(t, ctx, nil, append([]string{"compare", "--metric", "qps"}, args...)...)
+		if o.code != 0 || !strings.Contains(o.stdout, "pgb vs pg") {
+			t.Errorf("compare %v: exit %d\n%s%s", args, o.code, o.stdout, o.stderr)
+		}
+		if len(args) > 1 && !strings.Contains(o.stderr, "compare: "+notice) {
+			t.Errorf("compare %v: stderr %q lacks the notice %q", args, o.stderr, notice)
+		}
+		o = dbarena(t, ctx, nil, append([]string{"export"}, args...)...)
+		if lines := strings.Split(strings.TrimSpace(o.stdout), "\n"); o.code != 0 || len(lines) != 5 || !strings.Contains(lines[4], ",pgb,sqlite,") {
+			t.Errorf("export %v: exit %d\n%s%s", args, o.code, o.stdout, o.stderr)
+		}
+		out := filepath.Join(t.TempDir(), "r.html")
+		o = dbarena(t, ctx, nil, append([]string{"report", "-o", out}, args...)...)
+		if o.code != 0 {
+			t.Errorf("report %v: exit %d\n%s%s", args, o.code, o.stdout, o.stderr)
+		} else if page, _ := os.ReadFile(out); !strings.Contains(string(page), "<th>pgb vs pg</th>") {
+			t.Errorf("report %v: the page lacks the plan's labels", args)
+		}
+	}
+	// Nothing but plan.json: an error that names what was given.
+	o := dbarena(t, ctx, nil, "compare", filepath.Join(dir, plan.StateFile))
+	if o.code != 2 || !strings.Contains(o.stderr, "no result files among "+filepath.Join(dir, plan.StateFile)) || strings.Contains(o.stderr, "  ") {
+		t.Errorf("compare plan.json: exit %d, stderr %q", o.code, o.stderr)
+	}
+}
+
+// TestReportMetric: report --metric chooses the headline figure; one no
+// run has is bad input naming the flag.
+func TestReportMetric(t *testing.T) {
+	ctx := context.Background()
+	a := writeResult(t, "a.json", "sqlite", "1000", map[int]float64{1: 1000, 4: 2000})
+	out := filepath.Join(t.TempDir(), "r.html")
+	if o := dbarena(t, ctx, nil, "report", "--metric", "p99", a, "-o", out); o.code != 0 {
+		t.Fatalf("report --metric p99: exit %d\n%s", o.code, o.stderr)
+	}
+	if page, _ := os.ReadFile(out); !strings.Contains(string(page), "oltp_point_select: p99 (ms), lower is better") {
+		t.Error("the report's headline table is not p99")
+	}
+	if o := dbarena(t, ctx, nil, "report", "--metric", "NOPM", a, "-o", out); o.code != 2 || !strings.Contains(o.stderr, "--metric NOPM: no run of oltp_point_select has NOPM") {
+		t.Errorf("report --metric NOPM: exit %d, stderr %q", o.code, o.stderr)
+	}
+}
+
+// TestRecordedStudyDirectory reads a recorded plan directory (the airline
+// study at the smallest scale: one target, two entries of one workload)
+// as examples/airline-isolation.yaml says to: compare puts the entries
+// side by side under their plan labels, export has the retries, and the
+// report has the retries table.
+func TestRecordedStudyDirectory(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join("..", "..", "plan", "testdata", "studies", "airline-isolation-results")
+	o := dbarena(t, ctx, nil, "compare", dir, "--vary", "isolation", "--metric", "retries")
+	if o.code != 0 || !strings.Contains(o.stdout, "airline: retries (count), lower is better; changes against pg/rc") || !strings.Contains(o.stdout, "pg/ser vs pg/rc") {
+		t.Errorf("compare: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	}
+	if o := dbarena(t, ctx, nil, "compare", dir); o.code != 2 || !strings.Contains(o.stderr, "--isolation is") {
+		t.Errorf("compare without --vary: exit %d, stderr %q", o.code, o.stderr)
+	}
+	o = dbarena(t, ctx, nil, "export", dir)
+	if lines := strings.Split(strings.TrimSpace(o.stdout), "\n"); o.code != 0 || len(lines) != 9 || !strings.Contains(lines[0], ",retries,retries_per_s,retry_pct,") || !strings.Contains(o.stdout, ",pg/ser,postgres,airline,8,") {
+		t.Errorf("export: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	}
+	out := filepath.Join(t.TempDir(), "r.html")
+	if o := dbarena(t, ctx, nil, "report", dir, "-o", out); o.code != 0 {
+		t.Fatalf("report: exit %d\n%s", o.code, o.stderr)
+	}
+	if page, _ := os.ReadFile(out); !strings.Contains(string(page), `<table class="retries">`) || !strings.Contains(string(page), `<th colspan="3">pg/ser</th>`) {
+		t.Error("the report lacks the retries table of pg/rc and pg/ser")
 	}
 }

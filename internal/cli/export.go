@@ -9,19 +9,22 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dbarena/dbarena/export"
-	"github.com/dbarena/dbarena/result"
 )
 
 func newExportCmd(st *State) *cobra.Command {
 	var format, table, output string
 	cmd := &cobra.Command{
-		Use:   "export RESULT.json ... [--table runs|intervals|ops] [--format csv|md]",
+		Use:   "export [LABEL=]RESULT.json|DIR ... [--table runs|intervals|ops] [--format csv|md]",
 		Short: "Write the runs, intervals or per-operation figures of result files as CSV or Markdown",
 		Long: `export flattens result files for spreadsheets and documents:
-  --table runs       one line per run: throughput, counts, latency percentiles, client CPU, workload metrics
-  --table intervals  one line per reporting interval of every run (throughput over time)
+  --table runs       one line per run: every number of its summary (throughput, counts,
+                     errors and retries, latency percentiles, client and server CPU,
+                     the server metrics sampled) and the workload metrics
+  --table intervals  one line per reporting interval of every run (throughput, latency and
+                     the server metrics over time)
   --table ops        one line per operation (transaction type) of every run
-Each line starts with the file, target label, engine, workload and threads.`,
+Each line starts with the file, label, engine, workload and threads.
+` + inputsHelp,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format != "csv" && format != "md" {
@@ -32,13 +35,13 @@ Each line starts with the file, target label, engine, workload and threads.`,
 					return err
 				}
 			}
+			loaded, err := loadInputs("export", args, st.Stderr)
+			if err != nil {
+				return err
+			}
 			var inputs []export.Input
-			for _, path := range args {
-				f, err := result.Read(path)
-				if err != nil {
-					return &UsageError{fmt.Errorf("%s: %w", path, err)}
-				}
-				inputs = append(inputs, export.Input{Path: path, File: f})
+			for _, in := range loaded {
+				inputs = append(inputs, export.Input{Label: in.Label, Path: in.Path, File: in.File})
 			}
 			t, err := export.Build(table, inputs)
 			if err != nil {

@@ -7,20 +7,23 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dbarena/dbarena/compare"
 	"github.com/dbarena/dbarena/report/htmlreport"
 )
 
 func newReportCmd(st *State) *cobra.Command {
-	var output, title string
+	var output, title, metric string
 	cmd := &cobra.Command{
-		Use:   "report [LABEL=]RESULT.json ... -o report.html",
+		Use:   "report [LABEL=]RESULT.json|DIR ... -o report.html",
 		Short: "Write one self-contained HTML report with charts from result files",
 		Long: `report writes one HTML file that opens offline (the chart library is inlined):
-throughput and p50/p95/p99 latency against threads per target, the compare
-table, throughput and p95 over time for every run (warm-up shaded), per-operation
+the workload's headline figure (NOPM for tpcc, transfers/min for payments,
+tps otherwise; --metric chooses another) and p50/p95/p99/p99.9 latency against
+threads per target, the compare table, retries against threads where the
+workload retried, throughput and p95 over time for every run (warm-up shaded), per-operation
 latency, errors, retries and rollbacks, workload metrics, and the environment
 (targets, server versions, settings that differ, client host, dbarena version).
-Labels work as in compare: the target's label, or LABEL= before the file name.`,
+` + inputsHelp,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if output == "" {
@@ -29,12 +32,15 @@ Labels work as in compare: the target's label, or LABEL= before the file name.`,
 			if err := checkOutputFile("--output", output); err != nil {
 				return err
 			}
-			inputs, err := readInputs(args)
+			inputs, err := loadInputs("report", args, st.Stderr)
 			if err != nil {
 				return err
 			}
 			var b bytes.Buffer
-			if err := htmlreport.Write(&b, inputs, htmlreport.Options{Title: title, Generated: st.Now(), Tool: st.Version}); err != nil {
+			if err := htmlreport.Write(&b, inputs, htmlreport.Options{Title: title, Generated: st.Now(), Tool: st.Version, Metric: metric}); err != nil {
+				if errors.Is(err, compare.ErrNoMetric) {
+					return &UsageError{err}
+				}
 				return fmt.Errorf("report: %w", err)
 			}
 			if err := writeFileAtomic(output, b.Bytes()); err != nil {
@@ -46,6 +52,7 @@ Labels work as in compare: the target's label, or LABEL= before the file name.`,
 	}
 	fs := cmd.Flags()
 	fs.StringVarP(&output, "output", "o", "", "the HTML file to write (complete or not at all)")
+	fs.StringVar(&metric, "metric", "", "the figure of the headline chart and table, as compare's --metric (default: the workload's headline: NOPM for tpcc, transfers/min for payments, else tps)")
 	fs.StringVar(&title, "title", "", "the report's title (default: \"dbarena report: \" and the workloads)")
 	return cmd
 }

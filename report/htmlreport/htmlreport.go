@@ -42,6 +42,14 @@ type Options struct {
 	Title     string    // default: the workloads' names
 	Generated time.Time // shown in the header
 	Tool      string    // the dbarena version that wrote the report
+	// Metric is the figure of every workload's headline chart and table
+	// (compare.Options.Metric); empty: Metrics', else the workload's own
+	// headline (compare.Headline: NOPM for tpcc, transfers/min for
+	// payments, tps otherwise).
+	Metric string
+	// Metrics are the figures by workload name, where Metric is empty (a
+	// plan's per-workload metric).
+	Metrics map[string]string
 }
 
 // page is what the template renders.
@@ -69,6 +77,11 @@ type workloadSection struct {
 	Differences       []compare.Difference
 	Throughput, Lat   string // chart ids
 	ThroughputCaption string
+	// Retries is the table of retries against threads (three columns
+	// per label), RetriesChart the chart of retry % ("" when no run of
+	// the workload retried).
+	Retries      [][]string
+	RetriesChart string
 }
 
 type runSection struct {
@@ -93,13 +106,26 @@ func Write(w io.Writer, inputs []compare.Input, opt Options) error {
 	}
 	p := &page{Generated: opt.Generated.UTC().Format(time.RFC3339), Tool: opt.Tool, ECharts: EChartsVersion,
 		Script: template.JS(echartsJS)}
-	tps, err := compare.Build(inputs, compare.Options{Force: true})
-	if err != nil {
-		return err
-	}
 	var names []string
-	for i, t := range tps {
-		names = append(names, t.Workload)
+	for _, in := range inputs {
+		if !slices.Contains(names, in.File.Workload.Name) {
+			names = append(names, in.File.Workload.Name)
+		}
+	}
+	for i, name := range names {
+		ins := inputsOf(inputs, name)
+		metric := opt.Metric
+		if metric == "" {
+			metric = opt.Metrics[name]
+		}
+		if metric == "" {
+			metric = compare.Headline(ins)
+		}
+		ts, err := compare.Build(ins, compare.Options{Metric: metric, Force: true})
+		if err != nil {
+			return err
+		}
+		t := ts[0]
 		ws := workloadSection{Name: t.Workload, Title: t.Title(), Notes: t.Notes, Differences: t.Differences}
 		ws.Header, ws.Rows = t.Header(), t.Cells()
 		for _, c := range t.Columns {
@@ -109,8 +135,8 @@ func Write(w io.Writer, inputs []compare.Input, opt Options) error {
 		p.Charts = append(p.Charts, chart{ws.Throughput, throughputChart(t)})
 		ws.ThroughputCaption = "median of the runs at each thread count"
 		var lat []*compare.Table
-		for _, m := range []string{"p50", "p95", "p99"} {
-			ts, err := compare.Build(inputsOf(inputs, t.Workload), compare.Options{Metric: m, Force: true})
+		for _, m := range []string{"p50", "p95", "p99", "p999"} {
+			ts, err := compare.Build(ins, compare.Options{Metric: m, Force: true})
 			if err != nil {
 				return err
 			}
@@ -118,6 +144,17 @@ func Write(w io.Writer, inputs []compare.Input, opt Options) error {
 		}
 		ws.Lat = fmt.Sprintf("w%d-lat", i)
 		p.Charts = append(p.Charts, chart{ws.Lat, latencyChart(lat)})
+		if retried(ins) {
+			if err := retries(&ws, ins); err != nil {
+				return err
+			}
+			ws.RetriesChart = fmt.Sprintf("w%d-retries", i)
+			pct, err := compare.Build(ins, compare.Options{Metric: "retry_pct", Force: true})
+			if err != nil {
+				return err
+			}
+			p.Charts = append(p.Charts, chart{ws.RetriesChart, retriesChart(pct[0])})
+		}
 		p.Workloads = append(p.Workloads, ws)
 	}
 	p.Title = opt.Title
@@ -172,7 +209,63 @@ func threadsAxis(t *compare.Table) []string {
 // series colours).
 var palette = []string{"#5470c6", "#91cc75", "#fac858", "#ee6666", "#73c0de", "#3ba272", "#fc8452", "#9a60b4", "#ea7ccc"}
 
-// throughputChart is tps against threads, one line per label.
+// retried tells whether any run of inputs retried a transaction.
+func retried(inputs []compare.Input) bool {
+	for _, in := range inputs {
+		for _, r := range in.File.Runs {
+			if r.Retries > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// retries fills ws's retries table as the airline study prints it: per
+// thread count and label the retries, retries per second and retries in
+// % of the committed transactions (medians of the repetitions).
+func retries(ws *workloadSection, inputs []compare.Input) error {
+	var ts []*compare.Table
+	for _, m := range []string{"retries", "retries_per_s", "retry_pct"} {
+		t, err := compare.Build(inputs, compare.Options{Metric: m, Force: true})
+		if err != nil {
+			return err
+		}
+		ts = append(ts, t[0])
+	}
+	for i, r := range ts[0].Rows {
+		row := []string{strconv.Itoa(r.Threads)}
+		for c := range ts[0].Columns {
+			for k, t := range ts {
+				cell := t.Rows[i].Cells[c]
+				switch {
+				case cell.N() == 0:
+					row = append(row, "-")
+				case k == 0:
+					row = append(row, strconv.FormatFloat(cell.Center, 'f', -1, 64))
+				case k == 2:
+					row = append(row, f2(cell.Center)+"%")
+				default:
+					row = append(row, f2(cell.Center))
+				}
+			}
+		}
+		ws.Retries = append(ws.Retries, row)
+	}
+	return nil
+}
+
+// retriesChart is retries in % of the committed transactions against
+// threads, one line per label.
+func retriesChart(t *compare.Table) map[string]any {
+	c := throughputChart(t)
+	c["title"] = map[string]any{"text": "Retries vs threads (% of committed transactions)", "left": "center", "textStyle": map[string]any{"fontSize": 14}}
+	c["yAxis"] = map[string]any{"type": "value", "name": "%", "min": 0}
+	return c
+}
+
+// throughputChart is the headline figure against threads, one line per
+// label.
 func throughputChart(t *compare.Table) map[string]any {
 	var series []any
 	for c, col := range t.Columns {
@@ -189,20 +282,29 @@ func throughputChart(t *compare.Table) map[string]any {
 	}
 	return map[string]any{
 		"animation": false,
-		"title":     map[string]any{"text": "Throughput vs threads", "left": "center", "textStyle": map[string]any{"fontSize": 14}},
+		"title":     map[string]any{"text": axisName(t.Metric) + " vs threads", "left": "center", "textStyle": map[string]any{"fontSize": 14}},
 		"tooltip":   map[string]any{"trigger": "axis"},
 		"legend":    map[string]any{"top": 24},
 		"grid":      map[string]any{"top": 60, "left": 70, "right": 30, "bottom": 50},
 		"xAxis":     map[string]any{"type": "category", "name": "threads", "nameLocation": "middle", "nameGap": 28, "data": threadsAxis(t)},
-		"yAxis":     map[string]any{"type": "value", "name": "tps"},
+		"yAxis":     map[string]any{"type": "value", "name": axisName(t.Metric)},
 		"series":    series,
 	}
 }
 
-// latencyChart is p50, p95 and p99 against threads on a log axis.
+// axisName is a metric with its unit, where the name does not already
+// say it: "tps", "NOPM (/min)", "transfers/min", "p95 (ms)".
+func axisName(m compare.Metric) string {
+	if m.Unit == "" || m.Unit == "count" || strings.HasSuffix(m.Name, m.Unit) || m.Name == "tps" || m.Name == "qps" {
+		return m.Name
+	}
+	return m.Name + " (" + m.Unit + ")"
+}
+
+// latencyChart is p50, p95, p99 and p99.9 against threads on a log axis.
 func latencyChart(ts []*compare.Table) map[string]any {
 	var series []any
-	dash := map[string]string{"p50": "dotted", "p95": "solid", "p99": "dashed"}
+	dash := map[string]string{"p50": "dotted", "p95": "solid", "p99": "dashed", "p999": "dashed"}
 	for _, t := range ts {
 		for c, col := range t.Columns {
 			var data []any
@@ -353,8 +455,9 @@ func runOf(in compare.Input, r *result.Run, n int) runSection {
 		Status: r.Status, Error: r.Error}
 	rs.Summary = [][2]string{
 		{"tps", f2(r.TPS)}, {"qps", f2(r.QPS)},
-		{"latency p50 / p95 / p99 ms", f2(r.LatencyMS.P50) + " / " + f2(r.LatencyMS.P95) + " / " + f2(r.LatencyMS.P99)},
+		{"latency p50 / p95 / p99 / p99.9 ms", f2(r.LatencyMS.P50) + " / " + f2(r.LatencyMS.P95) + " / " + f2(r.LatencyMS.P99) + " / " + f2(r.LatencyMS.P999)},
 		{"errors / retries / reconnects", fmt.Sprintf("%d / %d / %d", r.Errors, r.Retries, r.Reconnects)},
+		{"retries per s / % of committed", f2(r.RetriesPerS) + " / " + f2(r.RetryPct) + "%"},
 		{"measured / warm-up s", f2(r.DurationS) + " / " + f2(r.WarmupS)},
 		{"client CPU µs per transaction", f2(r.ClientCPUPerTxnUS)},
 	}
@@ -366,7 +469,7 @@ func runOf(in compare.Input, r *result.Run, n int) runSection {
 	for _, o := range r.Ops {
 		rs.Ops = append(rs.Ops, []string{o.Name, strconv.FormatInt(o.Count, 10), strconv.FormatInt(o.Errors, 10),
 			strconv.FormatInt(o.Retries, 10), strconv.FormatInt(o.Rollbacks, 10),
-			f2(o.LatencyMS.P50), f2(o.LatencyMS.P95), f2(o.LatencyMS.P99), f2(o.LatencyMS.Max)})
+			f2(o.LatencyMS.P50), f2(o.LatencyMS.P95), f2(o.LatencyMS.P99), f2(o.LatencyMS.P999), f2(o.LatencyMS.Max)})
 	}
 	for _, m := range r.Metrics {
 		row := []string{m.Name, f2(m.Value) + " " + m.Unit, "", ""}

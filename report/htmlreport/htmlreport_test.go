@@ -242,3 +242,53 @@ func TestInBrowser(t *testing.T) {
 		t.Error("the hostile label is not shown as text")
 	}
 }
+
+// TestHeadlineMetric: the headline chart and table show the workload's
+// own headline figure (NOPM for tpcc) unless Options.Metric names
+// another; a workload that retried gets the airline study's retries table
+// and a retries chart; p99.9 is in the tables.
+func TestHeadlineMetric(t *testing.T) {
+	inputs := func() []compare.Input {
+		var ins []compare.Input
+		for i, label := range []string{"pg", "mongo"} {
+			f := sweep(label, float64(i+1))
+			f.Workload.Name = "tpcc"
+			for j := range f.Runs {
+				r := &f.Runs[j]
+				r.Metrics = append([]result.Metric{{Name: "NOPM", Value: 1000 * float64(r.Threads*(i+1)), Unit: "/min", Higher: true}}, r.Metrics...)
+				r.Retries, r.RetriesPerS, r.RetryPct = int64(38*r.Threads), 9.5*float64(r.Threads), 0.25*float64(i+1)
+				r.LatencyMS.P999 = 77.5
+			}
+			ins = append(ins, compare.Input{Path: label + ".json", File: f})
+		}
+		return ins
+	}
+	page := func(opt htmlreport.Options) string {
+		var b bytes.Buffer
+		if err := htmlreport.Write(&b, inputs(), opt); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	p := page(htmlreport.Options{})
+	for _, want := range []string{
+		"tpcc: NOPM (/min), higher is better", `"text":"NOPM (/min) vs threads"`,
+		`<table class="retries">`, `<th colspan="3">mongo</th>`, "<td class=\"l\">4</td><td>152</td><td>38.00</td><td>0.25%</td><td>152</td><td>38.00</td><td>0.50%</td>",
+		`id="w0-retries"`, `"text":"Retries vs threads (% of committed transactions)"`,
+		"<th>p99.9 ms</th>", "77.50", "latency p50 / p95 / p99 / p99.9 ms",
+	} {
+		if !strings.Contains(p, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if p := page(htmlreport.Options{Metrics: map[string]string{"tpcc": "p99"}}); !strings.Contains(p, "tpcc: p99 (ms), lower is better") {
+		t.Error("Options.Metrics did not choose the figure")
+	}
+	if p := page(htmlreport.Options{Metric: "qps", Metrics: map[string]string{"tpcc": "p99"}}); !strings.Contains(p, "tpcc: qps (/s), higher is better") {
+		t.Error("Options.Metric did not choose the figure")
+	}
+	var b bytes.Buffer
+	if err := htmlreport.Write(&b, inputs(), htmlreport.Options{Metric: "nosuch"}); err == nil || !strings.Contains(err.Error(), "--metric nosuch") {
+		t.Errorf("unknown metric: %v", err)
+	}
+}

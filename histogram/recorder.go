@@ -2,6 +2,7 @@ package histogram
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -37,39 +38,81 @@ func (q *Queries) Add(o Queries) {
 // Total is the number of statements.
 func (q Queries) Total() int64 { return q.Reads + q.Writes + q.Other }
 
-// Recorder is one worker's view: a histogram and counters per op for the
-// current interval. The worker's goroutine records; the collector takes
-// the interval with Collect. A mutex guards the swap; it is uncontended
-// except for the instant of a tick.
-type Recorder struct {
-	mu         sync.Mutex
-	cur, spare []*hdr.Histogram
+// frameValues is how many latencies a Frame keeps before it moves them
+// into per-op histograms: a worker that records fewer per interval (every
+// worker of a run with a thousand of them) never allocates one.
+const frameValues = 1024
+
+// Frame is what one worker recorded between two ticks: its latencies (in a
+// small buffer first, in a lazily allocated histogram per op once the
+// buffer fills), counters and statements. Recorder.Swap hands it to the
+// collector, Interval.Add empties it into an interval, Recorder.Recycle
+// gives it back.
+type Frame struct {
+	// vals holds op<<48 | µs of the latencies not yet in hists.
+	vals       []uint64
+	hists      []*hdr.Histogram // per op; nil until vals first overflows
 	counts     []Counts
 	queries    Queries
 	reconnects int64
 }
 
+func newFrame(ops int) *Frame {
+	return &Frame{vals: make([]uint64, 0, frameValues), hists: make([]*hdr.Histogram, ops), counts: make([]Counts, ops)}
+}
+
+// record adds one latency of op (µs).
+func (f *Frame) record(op int, us int64) {
+	if len(f.vals) == cap(f.vals) {
+		f.spill()
+	}
+	f.vals = append(f.vals, uint64(op)<<48|uint64(us))
+}
+
+// spill moves the buffered latencies into the per-op histograms.
+func (f *Frame) spill() {
+	for _, v := range f.vals {
+		op := int(v >> 48)
+		if f.hists[op] == nil {
+			f.hists[op] = New()
+		}
+		_ = f.hists[op].RecordValue(int64(v & (1<<48 - 1)))
+	}
+	f.vals = f.vals[:0]
+}
+
+// Recorder is one worker's view: what it recorded since the last tick (a
+// Frame) and the start of the transaction it runs. The worker's goroutine
+// records; the collector takes the frame with Swap, which only exchanges
+// pointers, so a tick costs the same whatever each worker recorded. A
+// mutex guards the swap; it is uncontended except for the instant of a
+// tick.
+type Recorder struct {
+	mu         sync.Mutex
+	cur, spare *Frame
+	ops        int
+	// started is the start (Unix ns) of the transaction in flight, 0
+	// between transactions.
+	started atomic.Int64
+}
+
 // NewRecorder returns a recorder for ops operations.
 func NewRecorder(ops int) *Recorder {
-	r := &Recorder{
-		cur:    make([]*hdr.Histogram, ops),
-		spare:  make([]*hdr.Histogram, ops),
-		counts: make([]Counts, ops),
-	}
-	for i := range r.cur {
-		r.cur[i] = New()
-		r.spare[i] = New()
-	}
-	return r
+	return &Recorder{cur: newFrame(ops), spare: newFrame(ops), ops: ops}
 }
+
+// Begin marks the start of a transaction: until Success, Rollback,
+// Failure or Lost, it is in flight (Swap tells since when).
+func (r *Recorder) Begin(at time.Time) { r.started.Store(at.UnixNano()) }
 
 // Success records one successful transaction of op that took d, and the
 // statements it sent.
 func (r *Recorder) Success(op int, d time.Duration, q Queries) {
 	us := Micros(d)
 	r.mu.Lock()
-	_ = r.cur[op].RecordValue(us) // cannot fail: us is clamped to range
-	r.queries.Add(q)
+	r.cur.record(op, us)
+	r.cur.queries.Add(q)
+	r.started.Store(0)
 	r.mu.Unlock()
 }
 
@@ -78,9 +121,10 @@ func (r *Recorder) Success(op int, d time.Duration, q Queries) {
 func (r *Recorder) Rollback(op int, d time.Duration, q Queries) {
 	us := Micros(d)
 	r.mu.Lock()
-	_ = r.cur[op].RecordValue(us)
-	r.counts[op].Rollbacks++
-	r.queries.Add(q)
+	r.cur.record(op, us)
+	r.cur.counts[op].Rollbacks++
+	r.cur.queries.Add(q)
+	r.started.Store(0)
 	r.mu.Unlock()
 }
 
@@ -89,42 +133,70 @@ func (r *Recorder) Rollback(op int, d time.Duration, q Queries) {
 func (r *Recorder) Failure(op int, retried bool, q Queries) {
 	r.mu.Lock()
 	if retried {
-		r.counts[op].Retries++
+		r.cur.counts[op].Retries++
 	} else {
-		r.counts[op].Errors++
+		r.cur.counts[op].Errors++
 	}
-	r.queries.Add(q)
+	r.cur.queries.Add(q)
+	r.started.Store(0)
+	r.mu.Unlock()
+}
+
+// Lost records a transaction that ended with its connection: it is
+// neither a success nor an error (Reconnect counts the replacement);
+// the statements it sent are counted.
+func (r *Recorder) Lost(q Queries) {
+	r.mu.Lock()
+	r.cur.queries.Add(q)
+	r.started.Store(0)
 	r.mu.Unlock()
 }
 
 // Reconnect records one reconnection after a lost connection.
 func (r *Recorder) Reconnect() {
 	r.mu.Lock()
-	r.reconnects++
+	r.cur.reconnects++
 	r.mu.Unlock()
 }
 
-// Collect adds everything recorded since the last Collect into iv and
-// starts a new interval. It is called by one collector goroutine only.
-func (r *Recorder) Collect(iv *Interval) {
+// Swap ends the worker's interval: it returns everything recorded since
+// the last Swap and the start of the transaction in flight (the zero
+// time when there is none), and starts a new frame. It only exchanges
+// pointers (a new frame is allocated only when the previous one was not
+// recycled yet). It is called by one collector goroutine only.
+func (r *Recorder) Swap() (*Frame, time.Time) {
 	r.mu.Lock()
-	r.cur, r.spare = r.spare, r.cur
-	for i := range r.counts {
-		iv.Ops[i].Counts.add(r.counts[i])
-		r.counts[i] = Counts{}
+	f := r.cur
+	if r.spare != nil {
+		r.cur, r.spare = r.spare, nil
+	} else {
+		r.cur = newFrame(r.ops)
 	}
-	iv.Queries.Add(r.queries)
-	r.queries = Queries{}
-	iv.Reconnects += r.reconnects
-	r.reconnects = 0
+	started := r.started.Load()
 	r.mu.Unlock()
-	// r.spare now holds the finished interval; merge it outside the lock.
-	for i, h := range r.spare {
-		if h.TotalCount() > 0 {
-			iv.Ops[i].Hist.Merge(h)
-			h.Reset()
-		}
+	var at time.Time
+	if started != 0 {
+		at = time.Unix(0, started)
 	}
+	return f, at
+}
+
+// Recycle gives back a frame Swap returned, once Interval.Add emptied it,
+// for a later Swap to reuse.
+func (r *Recorder) Recycle(f *Frame) {
+	r.mu.Lock()
+	if r.spare == nil {
+		r.spare = f
+	}
+	r.mu.Unlock()
+}
+
+// Collect adds everything recorded since the last Collect (or Swap) into
+// iv and starts a new interval: Swap, Interval.Add and Recycle at once.
+func (r *Recorder) Collect(iv *Interval) {
+	f, _ := r.Swap()
+	iv.Add(f)
+	r.Recycle(f)
 }
 
 // OpInterval is one op's share of an interval.
@@ -157,6 +229,30 @@ func (iv *Interval) Reset() {
 	}
 	iv.Queries = Queries{}
 	iv.Reconnects = 0
+}
+
+// Add empties a worker's frame into iv. Its cost is that of the values the
+// frame holds (and of the histograms of the workers that filled their
+// buffers), never of the number of workers that recorded nothing.
+func (iv *Interval) Add(f *Frame) {
+	for _, v := range f.vals {
+		_ = iv.Ops[v>>48].Hist.RecordValue(int64(v & (1<<48 - 1)))
+	}
+	f.vals = f.vals[:0]
+	for i, h := range f.hists {
+		if h != nil && h.TotalCount() > 0 {
+			iv.Ops[i].Hist.Merge(h)
+			h.Reset()
+		}
+	}
+	for i := range f.counts {
+		iv.Ops[i].Counts.add(f.counts[i])
+		f.counts[i] = Counts{}
+	}
+	iv.Queries.Add(f.queries)
+	f.queries = Queries{}
+	iv.Reconnects += f.reconnects
+	f.reconnects = 0
 }
 
 // Merge adds o into iv.

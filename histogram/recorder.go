@@ -43,12 +43,14 @@ func (q Queries) Total() int64 { return q.Reads + q.Writes + q.Other }
 // worker of a run with a thousand of them) never allocates one.
 const frameValues = 1024
 
-// Frame is what one worker recorded between two ticks: its latencies (in a
+// Frame is what one worker recorded in one interval: its latencies (in a
 // small buffer first, in a lazily allocated histogram per op once the
-// buffer fills), counters and statements. Recorder.Swap hands it to the
+// buffer fills), counters and statements. Recorder.Take hands it to the
 // collector, Interval.Add empties it into an interval, Recorder.Recycle
 // gives it back.
 type Frame struct {
+	// epoch is the interval the frame records.
+	epoch int64
 	// vals holds op<<48 | µs of the latencies not yet in hists.
 	vals       []uint64
 	hists      []*hdr.Histogram // per op; nil until vals first overflows
@@ -57,14 +59,26 @@ type Frame struct {
 	reconnects int64
 }
 
+// newFrame returns an empty frame; its buffer is allocated by the first
+// recording into it.
 func newFrame(ops int) *Frame {
-	return &Frame{vals: make([]uint64, 0, frameValues), hists: make([]*hdr.Histogram, ops), counts: make([]Counts, ops)}
+	return &Frame{hists: make([]*hdr.Histogram, ops), counts: make([]Counts, ops)}
 }
 
-// record adds one latency of op (µs).
+// record adds one latency of op (µs): straight into op's histogram once
+// the frame has one (a worker that records many per interval), into the
+// buffer until then.
 func (f *Frame) record(op int, us int64) {
+	if h := f.hists[op]; h != nil {
+		_ = h.RecordValue(us) // cannot fail: us is clamped to range
+		return
+	}
 	if len(f.vals) == cap(f.vals) {
-		f.spill()
+		if f.vals == nil {
+			f.vals = make([]uint64, 0, frameValues)
+		} else {
+			f.spill()
+		}
 	}
 	f.vals = append(f.vals, uint64(op)<<48|uint64(us))
 }
@@ -81,38 +95,70 @@ func (f *Frame) spill() {
 	f.vals = f.vals[:0]
 }
 
-// Recorder is one worker's view: what it recorded since the last tick (a
-// Frame) and the start of the transaction it runs. The worker's goroutine
-// records; the collector takes the frame with Swap, which only exchanges
-// pointers, so a tick costs the same whatever each worker recorded. A
-// mutex guards the swap; it is uncontended except for the instant of a
-// tick.
+// Recorder is one worker's view: what it recorded in the current interval
+// (a Frame).
+//
+// Intervals are numbered by an epoch that the run shares among its
+// recorders and advances at each interval's end: advancing it is all a
+// tick does on its critical path, whatever the number of workers. A
+// recording goes into the worker's frame of the current epoch: the worker
+// itself turns to a new frame when it sees that the epoch advanced, so
+// what it recorded is in the interval it happened in, however late the
+// collector gets to it. Take hands the collector a worker's frame of one
+// epoch, turning the frame of a worker that has not recorded since. A
+// mutex, uncontended but for the instant of a Take, guards the frames.
 type Recorder struct {
-	mu         sync.Mutex
-	cur, spare *Frame
-	ops        int
-	// started is the start (Unix ns) of the transaction in flight, 0
-	// between transactions.
-	started atomic.Int64
+	mu    sync.Mutex
+	cur   *Frame
+	done  []*Frame // frames turned, in epoch order, not taken yet
+	free  []*Frame // frames recycled
+	epoch *atomic.Int64
+	ops   int
 }
 
-// NewRecorder returns a recorder for ops operations.
-func NewRecorder(ops int) *Recorder {
-	return &Recorder{cur: newFrame(ops), spare: newFrame(ops), ops: ops}
+// NewRecorder returns a recorder for ops operations with an epoch of its
+// own (Collect advances it).
+func NewRecorder(ops int) *Recorder { return NewRecorderOn(ops, new(atomic.Int64)) }
+
+// NewRecorderOn returns a recorder for ops operations whose intervals are
+// numbered by epoch, which the caller advances (one epoch shared by the
+// recorders of a run).
+func NewRecorderOn(ops int, epoch *atomic.Int64) *Recorder {
+	r := &Recorder{ops: ops, epoch: epoch, cur: newFrame(ops)}
+	r.cur.epoch = epoch.Load()
+	return r
 }
 
-// Begin marks the start of a transaction: until Success, Rollback,
-// Failure or Lost, it is in flight (Swap tells since when).
-func (r *Recorder) Begin(at time.Time) { r.started.Store(at.UnixNano()) }
+// frame returns the frame of the current epoch. r.mu is held.
+func (r *Recorder) frame() *Frame {
+	if e := r.epoch.Load(); r.cur.epoch < e {
+		r.turn(e)
+	}
+	return r.cur
+}
+
+// turn replaces the current frame by one of epoch e; the old one waits in
+// done to be taken. r.mu is held.
+func (r *Recorder) turn(e int64) {
+	var n *Frame
+	if k := len(r.free); k > 0 {
+		n, r.free = r.free[k-1], r.free[:k-1]
+	} else {
+		n = newFrame(r.ops)
+	}
+	n.epoch = e
+	r.done = append(r.done, r.cur)
+	r.cur = n
+}
 
 // Success records one successful transaction of op that took d, and the
 // statements it sent.
 func (r *Recorder) Success(op int, d time.Duration, q Queries) {
 	us := Micros(d)
 	r.mu.Lock()
-	r.cur.record(op, us)
-	r.cur.queries.Add(q)
-	r.started.Store(0)
+	f := r.frame()
+	f.record(op, us)
+	f.queries.Add(q)
 	r.mu.Unlock()
 }
 
@@ -121,10 +167,10 @@ func (r *Recorder) Success(op int, d time.Duration, q Queries) {
 func (r *Recorder) Rollback(op int, d time.Duration, q Queries) {
 	us := Micros(d)
 	r.mu.Lock()
-	r.cur.record(op, us)
-	r.cur.counts[op].Rollbacks++
-	r.cur.queries.Add(q)
-	r.started.Store(0)
+	f := r.frame()
+	f.record(op, us)
+	f.counts[op].Rollbacks++
+	f.queries.Add(q)
 	r.mu.Unlock()
 }
 
@@ -132,13 +178,13 @@ func (r *Recorder) Rollback(op int, d time.Duration, q Queries) {
 // runner restarts it. Statements sent before the failure are counted.
 func (r *Recorder) Failure(op int, retried bool, q Queries) {
 	r.mu.Lock()
+	f := r.frame()
 	if retried {
-		r.cur.counts[op].Retries++
+		f.counts[op].Retries++
 	} else {
-		r.cur.counts[op].Errors++
+		f.counts[op].Errors++
 	}
-	r.cur.queries.Add(q)
-	r.started.Store(0)
+	f.queries.Add(q)
 	r.mu.Unlock()
 }
 
@@ -147,56 +193,60 @@ func (r *Recorder) Failure(op int, retried bool, q Queries) {
 // the statements it sent are counted.
 func (r *Recorder) Lost(q Queries) {
 	r.mu.Lock()
-	r.cur.queries.Add(q)
-	r.started.Store(0)
+	r.frame().queries.Add(q)
 	r.mu.Unlock()
 }
 
 // Reconnect records one reconnection after a lost connection.
 func (r *Recorder) Reconnect() {
 	r.mu.Lock()
-	r.cur.reconnects++
+	r.frame().reconnects++
 	r.mu.Unlock()
 }
 
-// Swap ends the worker's interval: it returns everything recorded since
-// the last Swap and the start of the transaction in flight (the zero
-// time when there is none), and starts a new frame. It only exchanges
-// pointers (a new frame is allocated only when the previous one was not
-// recycled yet). It is called by one collector goroutine only.
-func (r *Recorder) Swap() (*Frame, time.Time) {
+// Take returns the worker's frame of epoch k (nil when the worker
+// recorded nothing in it), once the epoch has advanced past k. A worker
+// that has not recorded since the epoch advanced has its frame turned
+// here. It is called by one collector goroutine at a time, for each epoch
+// once; it waits only for a recording in progress.
+func (r *Recorder) Take(k int64) *Frame {
 	r.mu.Lock()
-	f := r.cur
-	if r.spare != nil {
-		r.cur, r.spare = r.spare, nil
-	} else {
-		r.cur = newFrame(r.ops)
+	defer r.mu.Unlock()
+	if r.cur.epoch <= k {
+		r.turn(max(r.epoch.Load(), k+1))
 	}
-	started := r.started.Load()
-	r.mu.Unlock()
-	var at time.Time
-	if started != 0 {
-		at = time.Unix(0, started)
+	for i, f := range r.done {
+		if f.epoch == k {
+			r.done = append(r.done[:i], r.done[i+1:]...)
+			return f
+		}
 	}
-	return f, at
+	return nil
 }
 
-// Recycle gives back a frame Swap returned, once Interval.Add emptied it,
-// for a later Swap to reuse.
+// Recycle gives back a frame Take returned, once Interval.Add emptied it,
+// for the worker to reuse.
 func (r *Recorder) Recycle(f *Frame) {
+	if f == nil {
+		return
+	}
 	r.mu.Lock()
-	if r.spare == nil {
-		r.spare = f
+	if len(r.free) < 2 {
+		r.free = append(r.free, f)
 	}
 	r.mu.Unlock()
 }
 
-// Collect adds everything recorded since the last Collect (or Swap) into
-// iv and starts a new interval: Swap, Interval.Add and Recycle at once.
+// Collect adds everything recorded since the last Collect into iv and
+// starts a new interval: it advances the recorder's epoch, then Take,
+// Interval.Add and Recycle. It is for a recorder with an epoch of its own
+// (NewRecorder).
 func (r *Recorder) Collect(iv *Interval) {
-	f, _ := r.Swap()
-	iv.Add(f)
-	r.Recycle(f)
+	k := r.epoch.Add(1) - 1
+	if f := r.Take(k); f != nil {
+		iv.Add(f)
+		r.Recycle(f)
+	}
 }
 
 // OpInterval is one op's share of an interval.

@@ -462,7 +462,7 @@ func (r *run) serverGone(now time.Time, after time.Duration) error {
 	r.connErrMu.Lock()
 	last := r.lastConnErr
 	r.connErrMu.Unlock()
-	return fmt.Errorf("%w: all %d workers lost their connections and none could open a new one for %.1fs; the last attempt: %w",
+	return fmt.Errorf("%w: all %d workers lost their connections and none could open a new one for %.1fs; the last attempt: %v",
 		ErrServerGone, r.cfg.Threads, now.Sub(time.Unix(0, since)).Seconds(), last)
 }
 

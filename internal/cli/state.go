@@ -107,7 +107,7 @@ func ExitCode(err error) int {
 	case errors.Is(err, runner.ErrNotPrepared), errors.Is(err, runner.ErrAlreadyPrepared),
 		errors.Is(err, runner.ErrNotOurs), errors.Is(err, runner.ErrShape):
 		return ExitSetup
-	case errors.Is(err, runner.ErrTooManyErrors):
+	case errors.Is(err, runner.ErrTooManyErrors), errors.Is(err, runner.ErrServerGone):
 		return ExitRunFailed
 	case errors.Is(err, ErrCheckFailed):
 		return ExitCheckFailed

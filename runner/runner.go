@@ -3,9 +3,11 @@
 // run's Scheduler says (Closed: back to back), times every transaction
 // from the instant the scheduler gives, classifies every error, replays
 // retried transactions of Replayer workers by the run's retry policy,
-// cuts the warm-up at one instant and collects per-worker histograms on
-// every reporting tick (collector.go). Options is the one list of run
-// options the CLI's flags and a plan's fields set.
+// replaces lost connections, cuts the warm-up at one instant, ends
+// intervals and the run at their scheduled instants and collects what
+// every worker recorded in each interval off the tick's critical path
+// (collector.go). Options is the one list of run options the CLI's flags
+// and a plan's fields set.
 //
 // The runner never asks a workload its name: everything workload-specific
 // happens behind workload.Workload and workload.Worker.
@@ -141,9 +143,11 @@ type Tick struct {
 	Server sysmon.Interval
 }
 
-// Observer receives ticks from the collector goroutine. It must not keep
-// Tick.Interval after returning (it is reused). Observers never block
-// workers: they run on the collector, not on the hot path.
+// Observer receives ticks from the collector's merger goroutine, one at a
+// time, in the intervals' order. It must not keep Tick.Interval after
+// returning (it is reused). Observers never block workers nor move an
+// interval's boundaries: they run on the merger, not on the hot path nor
+// the clock.
 type Observer interface {
 	OnTick(Tick)
 }

@@ -460,7 +460,7 @@ func (r *run) finished(s *worker, start time.Time) (time.Time, bool) {
 // instant now.
 func (r *run) serverGone(now time.Time, after time.Duration) error {
 	since := r.allDown.Load()
-	if since == 0 || now.Sub(time.Unix(0, since)) < after {
+	if since == 0 || r.down.Load() < int64(r.cfg.Threads) || now.Sub(time.Unix(0, since)) < after {
 		return nil
 	}
 	r.connErrMu.Lock()
@@ -632,8 +632,8 @@ func (r *run) reconnect(ctx context.Context, s *worker) bool {
 	for !r.stop.Load() && ctx.Err() == nil {
 		err := s.connect(ctx, r.eng, r.w)
 		if err == nil {
-			r.allDown.Store(0)
 			r.down.Add(-1)
+			r.allDown.Store(0)
 			s.rec.Reconnect()
 			return true
 		}

@@ -23,3 +23,28 @@ func BenchmarkAdvance(b *testing.B) {
 		})
 	}
 }
+
+// The intervals end at every tick, at the warm-up's end when it is not a
+// tick, and at the measured phase's end.
+func TestBoundsAt(t *testing.T) {
+	ms := time.Millisecond
+	start := time.Unix(1000, 0)
+	for _, tc := range []struct {
+		warmup, dur time.Duration
+		want        []time.Duration
+	}{
+		{0, 500 * ms, []time.Duration{100, 200, 300, 400, 500, 500}},
+		{250 * ms, 400 * ms, []time.Duration{100, 200, 250, 300, 400, 500, 600, 650, 650}},
+		{200 * ms, 250 * ms, []time.Duration{100, 200, 300, 400, 450, 450}},
+	} {
+		b := bounds{start: start, warmupEnd: start.Add(tc.warmup), end: start.Add(tc.warmup + tc.dur), every: 100 * ms}
+		for k, w := range tc.want {
+			if got := b.at(int64(k)).Sub(start); got != w*ms {
+				t.Errorf("warm-up %v, time %v: interval %d ends at %v, want %v", tc.warmup, tc.dur, k, got, w*ms)
+			}
+		}
+		if got := b.at(-1); !got.Equal(start) {
+			t.Errorf("interval -1 ends at %v, want the start", got)
+		}
+	}
+}

@@ -345,6 +345,9 @@ func build(inputs []Input, m metricSpec, opt Options) (*Table, error) {
 					t.Notes = append(t.Notes, fmt.Sprintf("%s: the run with %d threads is %s; left out", in.Path, r.Threads, r.Status))
 					continue
 				}
+				for _, w := range r.Warnings {
+					t.Notes = append(t.Notes, fmt.Sprintf("%s: the run with %d threads: %s", in.Path, r.Threads, w))
+				}
 				v, ok := m.value(r, opt.Op)
 				if !ok {
 					continue

@@ -365,6 +365,20 @@ func TestSkipsIncompleteRuns(t *testing.T) {
 	}
 }
 
+// A complete run's warnings (result.Run.Warnings) reach the reader as
+// notes of the table it is in.
+func TestRunWarningsAreNotes(t *testing.T) {
+	a := file("A", map[int]float64{1: 100, 8: 200})
+	a.Runs[1].Warnings = []string{"2 of 10 measured intervals had no transactions (ending at 3s, 4s)"}
+	tb := build(t, compare.Options{}, in("A", a), in("B", file("B", map[int]float64{1: 110, 8: 210})))
+	if !tb.Rows[1].Changes[1].Present {
+		t.Errorf("the run with a warning was left out: %+v", tb.Rows[1])
+	}
+	if len(tb.Notes) != 1 || tb.Notes[0] != "A.json: the run with 8 threads: 2 of 10 measured intervals had no transactions (ending at 3s, 4s)" {
+		t.Errorf("notes %q", tb.Notes)
+	}
+}
+
 func Example() {
 	a := in("pg15", file("pg15", map[int]float64{1: 512.3, 8: 2890, 32: 3120}))
 	b := in("pg16", file("pg16", map[int]float64{1: 540.1, 8: 3050, 32: 3010}))

@@ -1,5 +1,7 @@
-// Package histogram records latencies in HDR histograms, one Recorder per
-// worker, merged by a single collector on every reporting tick.
+// Package histogram records latencies in HDR histograms: one Recorder per
+// worker, with a Frame per reporting interval (a small buffer of values
+// until the worker records enough to need a histogram), taken and merged
+// by a single collector after each interval ends.
 //
 // All values are microseconds, from 1 µs to one hour, with three
 // significant digits. Percentiles are asked for in percent (99.9, not

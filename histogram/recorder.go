@@ -2,6 +2,7 @@ package histogram
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -37,30 +38,117 @@ func (q *Queries) Add(o Queries) {
 // Total is the number of statements.
 func (q Queries) Total() int64 { return q.Reads + q.Writes + q.Other }
 
-// Recorder is one worker's view: a histogram and counters per op for the
-// current interval. The worker's goroutine records; the collector takes
-// the interval with Collect. A mutex guards the swap; it is uncontended
-// except for the instant of a tick.
-type Recorder struct {
-	mu         sync.Mutex
-	cur, spare []*hdr.Histogram
+// frameValues is how many latencies a Frame keeps before it moves them
+// into per-op histograms: a worker that records fewer per interval (every
+// worker of a run with a thousand of them) never allocates one.
+const frameValues = 1024
+
+// Frame is what one worker recorded in one interval: its latencies (in a
+// small buffer first, in a lazily allocated histogram per op once the
+// buffer fills), counters and statements. Recorder.Take hands it to the
+// collector, Interval.Add empties it into an interval, Recorder.Recycle
+// gives it back.
+type Frame struct {
+	// epoch is the interval the frame records.
+	epoch int64
+	// vals holds op<<48 | µs of the latencies not yet in hists.
+	vals       []uint64
+	hists      []*hdr.Histogram // per op; nil until vals first overflows
 	counts     []Counts
 	queries    Queries
 	reconnects int64
 }
 
-// NewRecorder returns a recorder for ops operations.
-func NewRecorder(ops int) *Recorder {
-	r := &Recorder{
-		cur:    make([]*hdr.Histogram, ops),
-		spare:  make([]*hdr.Histogram, ops),
-		counts: make([]Counts, ops),
+// newFrame returns an empty frame; its buffer is allocated by the first
+// recording into it.
+func newFrame(ops int) *Frame {
+	return &Frame{hists: make([]*hdr.Histogram, ops), counts: make([]Counts, ops)}
+}
+
+// record adds one latency of op (µs): straight into op's histogram once
+// the frame has one (a worker that records many per interval), into the
+// buffer until then.
+func (f *Frame) record(op int, us int64) {
+	if h := f.hists[op]; h != nil {
+		_ = h.RecordValue(us) // cannot fail: us is clamped to range
+		return
 	}
-	for i := range r.cur {
-		r.cur[i] = New()
-		r.spare[i] = New()
+	if len(f.vals) == cap(f.vals) {
+		if f.vals == nil {
+			f.vals = make([]uint64, 0, frameValues)
+		} else {
+			f.spill()
+		}
 	}
+	f.vals = append(f.vals, uint64(op)<<48|uint64(us))
+}
+
+// spill moves the buffered latencies into the per-op histograms.
+func (f *Frame) spill() {
+	for _, v := range f.vals {
+		op := int(v >> 48)
+		if f.hists[op] == nil {
+			f.hists[op] = New()
+		}
+		_ = f.hists[op].RecordValue(int64(v & (1<<48 - 1)))
+	}
+	f.vals = f.vals[:0]
+}
+
+// Recorder is one worker's view: what it recorded in the current interval
+// (a Frame).
+//
+// Intervals are numbered by an epoch that the run shares among its
+// recorders and advances at each interval's end: advancing it is all a
+// tick does on its critical path, whatever the number of workers. A
+// recording goes into the worker's frame of the current epoch: the worker
+// itself turns to a new frame when it sees that the epoch advanced, so
+// what it recorded is in the interval it happened in, however late the
+// collector gets to it. Take hands the collector a worker's frame of one
+// epoch, turning the frame of a worker that has not recorded since. A
+// mutex, uncontended but for the instant of a Take, guards the frames.
+type Recorder struct {
+	mu    sync.Mutex
+	cur   *Frame
+	done  []*Frame // frames turned, in epoch order, not taken yet
+	free  []*Frame // frames recycled
+	epoch *atomic.Int64
+	ops   int
+}
+
+// NewRecorder returns a recorder for ops operations with an epoch of its
+// own (Collect advances it).
+func NewRecorder(ops int) *Recorder { return NewRecorderOn(ops, new(atomic.Int64)) }
+
+// NewRecorderOn returns a recorder for ops operations whose intervals are
+// numbered by epoch, which the caller advances (one epoch shared by the
+// recorders of a run).
+func NewRecorderOn(ops int, epoch *atomic.Int64) *Recorder {
+	r := &Recorder{ops: ops, epoch: epoch, cur: newFrame(ops)}
+	r.cur.epoch = epoch.Load()
 	return r
+}
+
+// frame returns the frame of the current epoch. r.mu is held.
+func (r *Recorder) frame() *Frame {
+	if e := r.epoch.Load(); r.cur.epoch < e {
+		r.turn(e)
+	}
+	return r.cur
+}
+
+// turn replaces the current frame by one of epoch e; the old one waits in
+// done to be taken. r.mu is held.
+func (r *Recorder) turn(e int64) {
+	var n *Frame
+	if k := len(r.free); k > 0 {
+		n, r.free = r.free[k-1], r.free[:k-1]
+	} else {
+		n = newFrame(r.ops)
+	}
+	n.epoch = e
+	r.done = append(r.done, r.cur)
+	r.cur = n
 }
 
 // Success records one successful transaction of op that took d, and the
@@ -68,8 +156,9 @@ func NewRecorder(ops int) *Recorder {
 func (r *Recorder) Success(op int, d time.Duration, q Queries) {
 	us := Micros(d)
 	r.mu.Lock()
-	_ = r.cur[op].RecordValue(us) // cannot fail: us is clamped to range
-	r.queries.Add(q)
+	f := r.frame()
+	f.record(op, us)
+	f.queries.Add(q)
 	r.mu.Unlock()
 }
 
@@ -78,9 +167,10 @@ func (r *Recorder) Success(op int, d time.Duration, q Queries) {
 func (r *Recorder) Rollback(op int, d time.Duration, q Queries) {
 	us := Micros(d)
 	r.mu.Lock()
-	_ = r.cur[op].RecordValue(us)
-	r.counts[op].Rollbacks++
-	r.queries.Add(q)
+	f := r.frame()
+	f.record(op, us)
+	f.counts[op].Rollbacks++
+	f.queries.Add(q)
 	r.mu.Unlock()
 }
 
@@ -88,42 +178,74 @@ func (r *Recorder) Rollback(op int, d time.Duration, q Queries) {
 // runner restarts it. Statements sent before the failure are counted.
 func (r *Recorder) Failure(op int, retried bool, q Queries) {
 	r.mu.Lock()
+	f := r.frame()
 	if retried {
-		r.counts[op].Retries++
+		f.counts[op].Retries++
 	} else {
-		r.counts[op].Errors++
+		f.counts[op].Errors++
 	}
-	r.queries.Add(q)
+	f.queries.Add(q)
+	r.mu.Unlock()
+}
+
+// Lost records a transaction that ended with its connection: it is
+// neither a success nor an error (Reconnect counts the replacement);
+// the statements it sent are counted.
+func (r *Recorder) Lost(q Queries) {
+	r.mu.Lock()
+	r.frame().queries.Add(q)
 	r.mu.Unlock()
 }
 
 // Reconnect records one reconnection after a lost connection.
 func (r *Recorder) Reconnect() {
 	r.mu.Lock()
-	r.reconnects++
+	r.frame().reconnects++
+	r.mu.Unlock()
+}
+
+// Take returns the worker's frame of epoch k (nil when the worker
+// recorded nothing in it), once the epoch has advanced past k. A worker
+// that has not recorded since the epoch advanced has its frame turned
+// here. It is called by one collector goroutine at a time, for each epoch
+// once; it waits only for a recording in progress.
+func (r *Recorder) Take(k int64) *Frame {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cur.epoch <= k {
+		r.turn(max(r.epoch.Load(), k+1))
+	}
+	for i, f := range r.done {
+		if f.epoch == k {
+			r.done = append(r.done[:i], r.done[i+1:]...)
+			return f
+		}
+	}
+	return nil
+}
+
+// Recycle gives back a frame Take returned, once Interval.Add emptied it,
+// for the worker to reuse.
+func (r *Recorder) Recycle(f *Frame) {
+	if f == nil {
+		return
+	}
+	r.mu.Lock()
+	if len(r.free) < 2 {
+		r.free = append(r.free, f)
+	}
 	r.mu.Unlock()
 }
 
 // Collect adds everything recorded since the last Collect into iv and
-// starts a new interval. It is called by one collector goroutine only.
+// starts a new interval: it advances the recorder's epoch, then Take,
+// Interval.Add and Recycle. It is for a recorder with an epoch of its own
+// (NewRecorder).
 func (r *Recorder) Collect(iv *Interval) {
-	r.mu.Lock()
-	r.cur, r.spare = r.spare, r.cur
-	for i := range r.counts {
-		iv.Ops[i].Counts.add(r.counts[i])
-		r.counts[i] = Counts{}
-	}
-	iv.Queries.Add(r.queries)
-	r.queries = Queries{}
-	iv.Reconnects += r.reconnects
-	r.reconnects = 0
-	r.mu.Unlock()
-	// r.spare now holds the finished interval; merge it outside the lock.
-	for i, h := range r.spare {
-		if h.TotalCount() > 0 {
-			iv.Ops[i].Hist.Merge(h)
-			h.Reset()
-		}
+	k := r.epoch.Add(1) - 1
+	if f := r.Take(k); f != nil {
+		iv.Add(f)
+		r.Recycle(f)
 	}
 }
 
@@ -157,6 +279,30 @@ func (iv *Interval) Reset() {
 	}
 	iv.Queries = Queries{}
 	iv.Reconnects = 0
+}
+
+// Add empties a worker's frame into iv. Its cost is that of the values the
+// frame holds (and of the histograms of the workers that filled their
+// buffers), never of the number of workers that recorded nothing.
+func (iv *Interval) Add(f *Frame) {
+	for _, v := range f.vals {
+		_ = iv.Ops[v>>48].Hist.RecordValue(int64(v & (1<<48 - 1)))
+	}
+	f.vals = f.vals[:0]
+	for i, h := range f.hists {
+		if h != nil && h.TotalCount() > 0 {
+			iv.Ops[i].Hist.Merge(h)
+			h.Reset()
+		}
+	}
+	for i := range f.counts {
+		iv.Ops[i].Counts.add(f.counts[i])
+		f.counts[i] = Counts{}
+	}
+	iv.Queries.Add(f.queries)
+	f.queries = Queries{}
+	iv.Reconnects += f.reconnects
+	f.reconnects = 0
 }
 
 // Merge adds o into iv.

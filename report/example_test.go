@@ -99,6 +99,34 @@ func ExampleSummary_noServerMetrics() {
 	// false
 }
 
+// An overloaded run: transactions were still running at the end, longer
+// than any that finished, and the summary says so.
+func ExampleSummary_warnings() {
+	r := &result.Run{
+		Threads: 300, DurationS: 10, Transactions: 34, TPS: 3.4, Queries: 680, QPS: 68,
+		LatencyMS:  histogram.Latency{Min: 410, Mean: 900, P50: 960, P95: 2100, P99: 2400, P999: 2400, Max: 2400},
+		Unfinished: 300, UnfinishedMS: &result.Elapsed{P50: 8800, Max: 9990},
+		Warnings: []string{
+			"4 of 10 measured intervals had no transactions (ending at 3s, 4s, 7s, 9s)",
+			"300 transactions were still running at the end, the longest for 9.990s, longer than any that finished (max 2400.000 ms): the latencies understate the response time",
+		},
+		Status: result.StatusComplete,
+	}
+	var b strings.Builder
+	report.Summary(&b, r)
+	out := b.String()
+	os.Stdout.WriteString(out[strings.Index(out, "General statistics"):strings.Index(out, "\nLatency")] + "\n")
+	os.Stdout.WriteString(out[strings.Index(out, "warning:"):])
+	// Output:
+	// General statistics:
+	//     measured time:                       10.000s (after 0.000s warm-up)
+	//     client CPU:                          0.000s (0.00 µs/transaction, 0.00 µs/query)
+	//     unfinished at the end:               300        (running for p50 8800.00 ms, max 9990.00 ms)
+	//
+	// warning: 4 of 10 measured intervals had no transactions (ending at 3s, 4s, 7s, 9s)
+	// warning: 300 transactions were still running at the end, the longest for 9.990s, longer than any that finished (max 2400.000 ms): the latencies understate the response time
+}
+
 func ExampleSweepTable() {
 	report.SweepTable(os.Stdout, []result.Run{
 		{Threads: 1, TPS: 812.5, QPS: 16250, LatencyMS: histogram.Latency{P50: 1.2, P95: 1.5, P99: 2}, ClientCPUPerQueryUS: 9.5, Status: "complete"},

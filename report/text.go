@@ -94,7 +94,8 @@ func fmtElapsed(s float64) string {
 }
 
 // Summary prints a run's totals the way sysbench's final report groups
-// them, followed by per-op latency.
+// them, followed by per-op latency, the run's warnings and why it
+// stopped.
 func Summary(w io.Writer, r *result.Run) {
 	fmt.Fprintf(w, "\nSQL statistics (threads: %d, status: %s):\n", r.Threads, r.Status)
 	fmt.Fprintf(w, "    queries performed:\n")
@@ -113,6 +114,9 @@ func Summary(w io.Writer, r *result.Run) {
 	fmt.Fprintf(w, "\nGeneral statistics:\n")
 	fmt.Fprintf(w, "    measured time:                       %.3fs (after %.3fs warm-up)\n", r.DurationS, r.WarmupS)
 	fmt.Fprintf(w, "    client CPU:                          %.3fs (%.2f µs/transaction, %.2f µs/query)\n", r.ClientCPUS, r.ClientCPUPerTxnUS, r.ClientCPUPerQueryUS)
+	if r.Unfinished > 0 && r.UnfinishedMS != nil {
+		fmt.Fprintf(w, "    unfinished at the end:               %-10d (running for p50 %.2f ms, max %.2f ms)\n", r.Unfinished, r.UnfinishedMS.P50, r.UnfinishedMS.Max)
+	}
 	if cpu, ok := r.Server["server_cpu_pct"]; ok {
 		fmt.Fprintf(w, "    server CPU:                          %.1f%% (%.2f µs/transaction, %.2f µs/query)\n", cpu, r.ServerCPUPerTxnUS, r.ServerCPUPerQueryUS)
 	}
@@ -131,6 +135,12 @@ func Summary(w io.Writer, r *result.Run) {
 	if len(r.Ops) > 0 {
 		fmt.Fprintf(w, "\nPer operation (latency in ms):\n")
 		OpsTable(w, r.Ops)
+	}
+	for _, warn := range r.Warnings {
+		fmt.Fprintf(w, "\nwarning: %s", warn)
+	}
+	if len(r.Warnings) > 0 {
+		fmt.Fprintln(w)
 	}
 	if r.Error != "" {
 		fmt.Fprintf(w, "\nrun stopped: %s\n", r.Error)

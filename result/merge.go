@@ -230,6 +230,21 @@ func mergeRuns(runs []*Run, weights []float64, r int) (*Run, error) {
 		m.Rollbacks += run.Rollbacks
 		statuses = append(statuses, run.Status)
 		errs = append(errs, run.Error)
+		m.Unfinished += run.Unfinished
+		if e := run.UnfinishedMS; e != nil {
+			if m.UnfinishedMS == nil {
+				m.UnfinishedMS = &Elapsed{}
+			}
+			// The shards' elapsed times are not kept: the largest median
+			// bounds the merged one from above.
+			m.UnfinishedMS.P50 = max(m.UnfinishedMS.P50, e.P50)
+			m.UnfinishedMS.Max = max(m.UnfinishedMS.Max, e.Max)
+		}
+		for _, w := range run.Warnings {
+			if !slices.Contains(m.Warnings, w) {
+				m.Warnings = append(m.Warnings, w)
+			}
+		}
 	}
 	durS /= n
 	m.DurationS = round(durS, 3)

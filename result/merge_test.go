@@ -280,6 +280,25 @@ func TestMergeServerMetrics(t *testing.T) {
 	}
 }
 
+// Unfinished transactions are added, their longest elapsed time kept
+// (and the largest median, a bound); each distinct warning is kept once.
+func TestMergeUnfinishedAndWarnings(t *testing.T) {
+	a := shard(t, t0, 1, tick{lat: [2][]int64{{100}, {200}}})
+	b := shard(t, t0, 2, tick{lat: [2][]int64{{100}, {200}}})
+	a.Runs[0].Unfinished, a.Runs[0].UnfinishedMS = 3, &Elapsed{P50: 900, Max: 1500}
+	b.Runs[0].Unfinished, b.Runs[0].UnfinishedMS = 2, &Elapsed{P50: 1200, Max: 1300}
+	a.Runs[0].Warnings = []string{"x", "y"}
+	b.Runs[0].Warnings = []string{"y", "z"}
+	m, err := Merge(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := m.Runs[0]
+	if r.Unfinished != 5 || *r.UnfinishedMS != (Elapsed{P50: 1200, Max: 1500}) || !reflect.DeepEqual(r.Warnings, []string{"x", "y", "z"}) {
+		t.Errorf("unfinished %d %+v, warnings %q", r.Unfinished, r.UnfinishedMS, r.Warnings)
+	}
+}
+
 // Files that are not shards of one run are refused, naming the file and
 // the field.
 func TestMergeRefuses(t *testing.T) {

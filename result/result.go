@@ -163,8 +163,26 @@ type Run struct {
 	ServerCPUPerQueryUS float64            `json:"server_cpu_per_query_us,omitempty"`
 	Ops                 []Op               `json:"ops"`
 	Intervals           []Interval         `json:"intervals"`
-	Status              string             `json:"status"`
-	Error               string             `json:"error,omitempty"`
+	// Unfinished counts the transactions still running when the run
+	// ended (they are in no histogram); UnfinishedMS says how long they
+	// had been running then. Absent when none was.
+	Unfinished   int64    `json:"unfinished,omitempty"`
+	UnfinishedMS *Elapsed `json:"unfinished_ms,omitempty"`
+	// Warnings say what makes the run's figures doubtful (measured
+	// intervals without a transaction, a measured time more than one
+	// interval away from the one asked for, transactions left running
+	// longer than any that finished), in plain words.
+	Warnings []string `json:"warnings,omitempty"`
+	Status   string   `json:"status"`
+	Error    string   `json:"error,omitempty"`
+}
+
+// Elapsed summarises how long the transactions still running at the end
+// of a run had been running, in ms: the median (nearest rank) and the
+// longest.
+type Elapsed struct {
+	P50 float64 `json:"p50"`
+	Max float64 `json:"max"`
 }
 
 // Op is one operation (transaction type) of a run.

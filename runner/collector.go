@@ -2,6 +2,10 @@ package runner
 
 import (
 	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/dbarena/dbarena/histogram"
@@ -9,144 +13,254 @@ import (
 	"github.com/dbarena/dbarena/sysmon"
 )
 
-// collector is the collector goroutine's state: the run's instants, the
-// reused interval, the measured total and the result being built. Only
-// execute's goroutine touches it.
+// How intervals are cut and collected, so that neither the number of
+// workers nor a busy CPU moves an interval's boundary, drops an interval
+// or delays the end of the run:
+//
+//   - The run's intervals are numbered by an epoch shared by every
+//     worker's recorder (histogram.Recorder). An interval ends at its
+//     scheduled boundary (bounds), when the epoch advances (run.advance):
+//     the first worker that starts or ends a transaction past the
+//     boundary advances it, and so does the clock's timer (ticks) when no
+//     worker does. Advancing is one atomic operation, whatever the number
+//     of workers. Each worker records into its frame of the current
+//     epoch, so what it recorded falls in the interval it happened in.
+//   - The end of the measured phase is a boundary too: the first worker
+//     past it, or the clock, or a timer of its own, stops the run
+//     (run.halt). A transaction that ends after the stop is not counted:
+//     it is unfinished, with its elapsed time.
+//   - The merger (merge) takes every worker's frame of each closed epoch,
+//     in order, adds them into the interval, samples the server and the
+//     workload's counters, tells the observer and appends the interval to
+//     the result. It may fall behind (a thousand workers keep every core
+//     busy) without moving anything: each interval carries its scheduled
+//     boundaries.
+
+// bounds are a run's scheduled instants: ticks every interval from start,
+// the warm-up's end and the measured phase's end.
+type bounds struct {
+	start, warmupEnd, end time.Time
+	every                 time.Duration
+}
+
+// at returns the end of interval k: the ticks start+every, start+2·every …
+// with the warm-up's end among them (when it is not a tick) and the
+// measured phase's end last.
+func (b bounds) at(k int64) time.Time {
+	if k < 0 {
+		return b.start
+	}
+	w := b.warmupEnd.Sub(b.start)
+	n := k + 1 // the tick that ends interval k, without the warm-up's end
+	if w > 0 && w%b.every != 0 {
+		before := int64(w / b.every) // ticks before the warm-up's end
+		switch {
+		case k == before:
+			return b.warmupEnd
+		case k > before:
+			n = k
+		}
+	}
+	t := b.start.Add(time.Duration(n) * b.every)
+	if t.After(b.end) {
+		return b.end
+	}
+	return t
+}
+
+// collector is the state of the run's clock and merger. The clock's
+// fields are touched by execute's goroutine only; tick, total, res and
+// next by the merger only until it is done.
 type collector struct {
 	ctx context.Context
 	r   *run
 	cfg Config
 	obs Observer
 
-	tick  *histogram.Interval // the current interval, reused
+	tick  *histogram.Interval // the interval being merged, reused
 	total *histogram.Interval // the measured phase so far
 	res   *result.Run
+	next  int64 // the next epoch to merge
 
-	// start is when the run started; warmupEnd and end are when the
-	// warm-up and the measured phase end as scheduled. measureStart and
-	// cpuStart are the real instant and CPU time the measured phase began
-	// at; last is the end of the latest interval gathered; nextTick the
-	// next scheduled tick.
-	start, warmupEnd, end, measureStart, last, nextTick time.Time
-	stopAt                                              time.Time
-	cpuStart, cpu                                       time.Duration
-	inWarmup                                            bool
+	b        bounds
+	stopAt   time.Time // when the run stopped
+	status   string
+	cpu      time.Duration // client CPU time of the measured phase
+	deadline *time.Timer
+	// unfinished are the elapsed times, at stopAt, of the transactions
+	// still in flight when the run stopped.
+	unfinished []time.Duration
+
+	mu      sync.Mutex    // guards final and done
+	final   int64         // the last epoch, set by stop
+	done    bool          // final is set
+	more    chan struct{} // signalled when an epoch closes
+	drained chan struct{} // closed when the merger is done
 }
 
 func newCollector(ctx context.Context, r *run, obs Observer) *collector {
 	nops := len(r.ops)
 	return &collector{ctx: ctx, r: r, cfg: r.cfg, obs: obs,
 		tick: histogram.NewInterval(nops), total: histogram.NewInterval(nops),
-		res: &result.Run{Threads: r.cfg.Threads, WarmupS: r.cfg.Warmup.Seconds()}}
+		res:  &result.Run{Threads: r.cfg.Threads, WarmupS: r.cfg.Warmup.Seconds()},
+		more: make(chan struct{}, 1), drained: make(chan struct{})}
 }
 
-// begin takes the monitors' baselines and starts the clocks.
+// begin takes the monitors' baselines, schedules the run's boundaries,
+// starts the timer that ends the measured phase and the merger. It is
+// called before the workers start.
 func (c *collector) begin() {
-	cfg := c.cfg
-	if c.r.mon != nil {
-		c.r.mon.start(c.ctx) // the baseline of the first interval
+	cfg, r := c.cfg, c.r
+	if r.mon != nil {
+		r.mon.start(c.ctx) // the baseline of the first interval
 		if cfg.Warmup == 0 {
-			c.r.mon.markMeasureStart()
+			r.mon.markMeasureStart()
 		}
 	}
 	if cfg.Server != nil {
 		cfg.Server.Start(c.ctx) // the baseline of the first interval
 	}
-	c.start = cfg.Now()
-	c.res.StartedAt = c.start.UTC()
-	c.warmupEnd = c.start.Add(cfg.Warmup)
-	c.end = c.warmupEnd.Add(cfg.Duration)
-	c.measureStart, c.last = c.start, c.start
-	c.cpuStart = cpuTime()
-	c.inWarmup = cfg.Warmup > 0
-	c.nextTick = c.start.Add(cfg.ReportInterval)
+	start := cfg.Now()
+	c.b = bounds{start: start, warmupEnd: start.Add(cfg.Warmup), end: start.Add(cfg.Warmup + cfg.Duration), every: cfg.ReportInterval}
+	c.res.StartedAt = start.UTC()
+	r.b = c.b
+	r.closed = c.signal
+	r.cutCPU.Store(int64(cpuTime()))
+	r.edge.Store(c.b.at(0).UnixNano())
+	c.deadline = time.AfterFunc(c.b.end.Sub(cfg.Now()), func() { r.advance(cfg.Now()) })
+	go c.merge()
 }
 
-// ticks closes an interval at every tick until the measured phase ends
-// (complete), the context is cancelled (interrupted) or a worker fails
-// the run (failed).
+// ticks advances the epoch at every boundary no worker advanced it at,
+// until the run stops (complete), the context is cancelled (interrupted)
+// or a worker or the server fails the run (failed).
 func (c *collector) ticks() (status string, err error) {
-	cfg := c.cfg
+	r := c.r
 	timer := time.NewTimer(0)
 	<-timer.C
 	defer timer.Stop()
 	for {
-		next := c.nextTick
-		if c.inWarmup && c.warmupEnd.Before(next) {
-			next = c.warmupEnd
-		}
-		if c.end.Before(next) {
-			next = c.end
-		}
-		timer.Reset(max(next.Sub(cfg.Now()), 0))
+		timer.Reset(max(time.Until(time.Unix(0, r.edge.Load())), 0))
 		select {
 		case <-timer.C:
+		case <-r.stopCh: // a worker or the deadline saw the end pass
+			return result.StatusComplete, nil
 		case <-c.ctx.Done():
 			return result.StatusInterrupted, ErrInterrupted
-		case err := <-c.r.fail:
+		case err := <-r.fail:
 			return result.StatusFailed, err
 		}
-		now := cfg.Now()
-		switch {
-		case !now.Before(c.end):
+		now := c.cfg.Now()
+		if err := r.serverGone(now, serverGoneAfter); err != nil {
+			return result.StatusFailed, err
+		}
+		if r.advance(now) {
 			return result.StatusComplete, nil
-		case c.inWarmup && !now.Before(c.warmupEnd):
-			c.cutWarmup(now)
-		default:
-			c.report(c.gather(now), next, c.inWarmup)
-			c.nextTick = c.nextTick.Add(cfg.ReportInterval)
 		}
 	}
 }
 
-// cutWarmup ends the warm-up at one instant: everything recorded before
-// it is discarded, the clocks restart together.
-func (c *collector) cutWarmup(now time.Time) {
-	c.report(c.gather(now), c.warmupEnd, true)
-	if c.r.mon != nil {
-		c.r.mon.markMeasureStart()
+// stop ends the run: no transaction starts after it, those that end after
+// it are unfinished. wait lets the workers finish (or cancels them), then
+// the last epoch is closed and merged, so that the final counter reading
+// sees every transaction the client counted.
+func (c *collector) stop(status string, wait func()) {
+	r := c.r
+	r.halt(c.cfg.Now())
+	c.deadline.Stop()
+	c.stopAt, c.status = r.stopAt, status
+	c.cpu = cpuTime() - time.Duration(r.cutCPU.Load())
+	wait()
+	for _, s := range r.workers {
+		if !s.unfinished.IsZero() && s.unfinished.Before(c.stopAt) {
+			c.unfinished = append(c.unfinished, c.stopAt.Sub(s.unfinished))
+		}
 	}
-	c.inWarmup = false
-	c.measureStart, c.cpuStart = now, cpuTime()
-	if !c.nextTick.After(now) {
-		c.nextTick = c.nextTick.Add(c.cfg.ReportInterval)
+	c.mu.Lock()
+	c.final, c.done = r.epoch.Load(), true
+	c.mu.Unlock()
+	r.epoch.Add(1)
+	c.signal()
+	<-c.drained
+}
+
+func (c *collector) signal() {
+	select {
+	case c.more <- struct{}{}:
+	default:
 	}
 }
 
-// stop ends the run: no transaction starts after it, the last interval is
-// gathered at once (transactions that end before it closes are in it),
-// then wait stops the workers, and the interval is reported after, so
-// that the final counter reading sees every transaction the client
-// counted.
-func (c *collector) stop(status string, wait func()) {
-	c.stopAt = c.cfg.Now()
-	label := c.stopAt
-	if status == result.StatusComplete {
-		label = c.end
+// merge is the merger's goroutine: it merges the closed epochs in order
+// until the last one.
+func (c *collector) merge() {
+	defer close(c.drained)
+	for {
+		c.mu.Lock()
+		final, done := c.final, c.done
+		c.mu.Unlock()
+		limit := c.r.epoch.Load()
+		if done {
+			limit = final + 1
+		}
+		for ; c.next < limit; c.next++ {
+			c.merged(c.next, done && c.next == final)
+		}
+		if done {
+			return
+		}
+		<-c.more
 	}
-	c.r.stop.Store(true)
-	close(c.r.stopCh)
-	length := c.gather(c.stopAt)
-	c.cpu = cpuTime() - c.cpuStart
-	wait()
-	c.report(length, label, c.inWarmup)
-	if c.inWarmup {
-		// Stopped before the warm-up ended: nothing was measured.
-		c.measureStart = c.stopAt
+}
+
+// merged merges every worker's frame of epoch k and reports the interval.
+func (c *collector) merged(k int64, final bool) {
+	for _, s := range c.r.workers {
+		if f := s.rec.Take(k); f != nil {
+			c.tick.Add(f)
+			s.rec.Recycle(f)
+		}
 	}
+	from, to := c.b.at(k-1), c.b.at(k)
+	if final && c.status != result.StatusComplete {
+		to = c.stopAt
+	}
+	warmup := c.cfg.Warmup > 0 && !to.After(c.b.warmupEnd) && (!final || c.stopAt.Before(c.b.warmupEnd))
+	c.report(max(to.Sub(from), 0), to, warmup)
+	c.tick.Reset()
+	if warmup && to.Equal(c.b.warmupEnd) && c.r.mon != nil {
+		c.r.mon.markMeasureStart()
+	}
+}
+
+// measured returns the measured phase's start and length, and whether
+// the run stopped before it started.
+func (c *collector) measured() (start time.Time, dur time.Duration, inWarmup bool) {
+	start, end := c.b.warmupEnd, c.b.end
+	if c.status != result.StatusComplete {
+		end = c.stopAt
+	}
+	if end.Before(start) {
+		return end, 0, true
+	}
+	return start, end.Sub(start), false
 }
 
 // finish fills the result from the measured phase.
 func (c *collector) finish(status string, runErr error) (*result.Run, error) {
 	r, res := c.r, c.res
-	dur := c.stopAt.Sub(c.measureStart)
+	_, dur, inWarmup := c.measured()
 	fill(res, c.total, r.ops, dur, c.cpu)
 	var deltas []int64
-	if r.mon != nil && !c.inWarmup {
+	if r.mon != nil && !inWarmup {
 		res.Counters, deltas = r.mon.measured()
 	}
 	res.Metrics = r.metrics(c.total, dur, deltas, true)
 	ServerSummary(res)
+	if !inWarmup {
+		c.unfinishedSummary()
+	}
+	res.Warnings = c.warnings()
 	res.Status = status
 	if runErr != nil {
 		res.Error = runErr.Error()
@@ -154,25 +268,57 @@ func (c *collector) finish(status string, runErr error) (*result.Run, error) {
 	return res, runErr
 }
 
-// gather closes the interval at instant at and returns its length.
-func (c *collector) gather(at time.Time) time.Duration {
-	c.tick.Reset()
-	for _, s := range c.r.workers {
-		s.rec.Collect(c.tick)
+// unfinishedSummary records the transactions in flight at the end.
+func (c *collector) unfinishedSummary() {
+	if len(c.unfinished) == 0 {
+		return
 	}
-	length := at.Sub(c.last)
-	c.last = at
-	return length
+	slices.Sort(c.unfinished)
+	n := len(c.unfinished)
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	c.res.Unfinished = int64(n)
+	c.res.UnfinishedMS = &result.Elapsed{
+		P50: ms(c.unfinished[histogram.Rank(50, int64(n))-1]),
+		Max: ms(c.unfinished[n-1]),
+	}
+}
+
+// warnings says what makes the run's figures doubtful: measured
+// intervals without a transaction, a run that stopped more than one
+// interval after its end (nothing happened to notice it), transactions
+// still running at the end for longer than any that finished.
+func (c *collector) warnings() []string {
+	var out, empty []string
+	measured := 0
+	for _, iv := range c.res.Intervals {
+		if iv.Warmup {
+			continue
+		}
+		measured++
+		if iv.Transactions == 0 {
+			empty = append(empty, fmt.Sprintf("%gs", iv.TS))
+		}
+	}
+	if len(empty) > 0 {
+		list := empty
+		if len(list) > 5 {
+			list = append(slices.Clone(list[:5]), "…")
+		}
+		out = append(out, fmt.Sprintf("%d of %d measured intervals had no transactions (ending at %s)", len(empty), measured, strings.Join(list, ", ")))
+	}
+	if late := c.stopAt.Sub(c.b.end); c.status == result.StatusComplete && late > c.cfg.ReportInterval {
+		out = append(out, fmt.Sprintf("the run stopped %.3fs after the end of --time %v, more than one interval (%v): nothing ran to notice the end", late.Seconds(), c.cfg.Duration, c.cfg.ReportInterval))
+	}
+	if e := c.res.UnfinishedMS; e != nil && e.Max > c.res.LatencyMS.Max {
+		out = append(out, fmt.Sprintf("%d transactions were still running at the end, the longest for %.3fs, longer than any that finished (max %.3f ms): the latencies understate the response time", c.res.Unfinished, e.Max/1000, c.res.LatencyMS.Max))
+	}
+	return out
 }
 
 // report reads the database's counters and the server's metrics and
-// reports the interval gathered last. label is the instant the interval
-// is reported under: the scheduled tick, so lines read "[ 2s ]" rather
-// than the timer's jitter; rates use the real length.
+// reports the interval merged last, which ends at label; rates use its
+// length.
 func (c *collector) report(length time.Duration, label time.Time, warmup bool) {
-	if length <= 0 {
-		return
-	}
 	r, cfg, tick := c.r, c.cfg, c.tick
 	var deltas []int64
 	if r.mon != nil {
@@ -184,7 +330,8 @@ func (c *collector) report(length time.Duration, label time.Time, warmup bool) {
 		// The last interval of an interrupted run is sampled too.
 		srv = cfg.Server.Tick(context.WithoutCancel(c.ctx))
 	}
-	iv := intervalOf(tick, label.Sub(c.start), length, warmup)
+	elapsed := label.Sub(c.b.start)
+	iv := intervalOf(tick, elapsed, length, warmup)
 	if len(srv) > 0 {
 		iv.Server = srv
 	}
@@ -196,7 +343,7 @@ func (c *collector) report(length time.Duration, label time.Time, warmup bool) {
 	}
 	c.res.Intervals = append(c.res.Intervals, iv)
 	if c.obs != nil {
-		c.obs.OnTick(Tick{Threads: cfg.Threads, Elapsed: label.Sub(c.start), Length: length, Warmup: warmup, Ops: r.ops, Interval: tick, Metrics: metrics, Server: srv,
+		c.obs.OnTick(Tick{Threads: cfg.Threads, Elapsed: elapsed, Length: length, Warmup: warmup, Ops: r.ops, Interval: tick, Metrics: metrics, Server: srv,
 			Record: &c.res.Intervals[len(c.res.Intervals)-1], Started: c.res.StartedAt})
 	}
 	if !warmup {

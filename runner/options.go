@@ -34,7 +34,7 @@ func Options() []Option {
 			Value: func(c *Config) pflag.Value { return (*durationValue)(&c.Warmup) }},
 		{Flag: "report-interval", Field: "report_interval", Usage: "length of one reporting interval",
 			Value: func(c *Config) pflag.Value { return (*durationValue)(&c.ReportInterval) }},
-		{Flag: "max-errors", Field: "max_errors", Usage: "stop a run after more than this many failed transactions (retried serialization failures and deadlocks do not count)",
+		{Flag: "max-errors", Field: "max_errors", Usage: "stop a run after more than this many failed transactions (retried serialization failures and deadlocks, and lost connections, which are replaced, do not count)",
 			Value: func(c *Config) pflag.Value { return (*intValue)(&c.MaxErrors) }},
 		{Flag: "tolerate-errors", Field: "tolerate_errors", Usage: "never stop a run for failed transactions; count them",
 			Value: func(c *Config) pflag.Value { return (*boolValue)(&c.TolerateErrors) }},

@@ -3,9 +3,11 @@
 // run's Scheduler says (Closed: back to back), times every transaction
 // from the instant the scheduler gives, classifies every error, replays
 // retried transactions of Replayer workers by the run's retry policy,
-// cuts the warm-up at one instant and collects per-worker histograms on
-// every reporting tick (collector.go). Options is the one list of run
-// options the CLI's flags and a plan's fields set.
+// replaces lost connections, cuts the warm-up at one instant, ends
+// intervals and the run at their scheduled instants and collects what
+// every worker recorded in each interval off the tick's critical path
+// (collector.go). Options is the one list of run options the CLI's flags
+// and a plan's fields set.
 //
 // The runner never asks a workload its name: everything workload-specific
 // happens behind workload.Workload and workload.Worker.
@@ -150,9 +152,11 @@ type Tick struct {
 	Started time.Time
 }
 
-// Observer receives ticks from the collector goroutine. It must not keep
-// Tick.Interval or Tick.Record after returning (they are reused). Observers never block
-// workers: they run on the collector, not on the hot path.
+// Observer receives ticks from the collector's merger goroutine, one at a
+// time, in the intervals' order. It must not keep Tick.Interval or
+// Tick.Record after returning (they are reused). Observers never block
+// workers nor move an interval's boundaries: they run on the merger, not
+// on the hot path nor the clock.
 type Observer interface {
 	OnTick(Tick)
 }
@@ -163,7 +167,16 @@ var (
 	ErrTooManyErrors = errors.New("too many errors")
 	// ErrInterrupted marks a run stopped by its context (Ctrl-C).
 	ErrInterrupted = errors.New("interrupted")
+	// ErrServerGone fails a run whose workers all lost their connections
+	// and could not open new ones for serverGoneAfter (or for the whole
+	// last interval of the run).
+	ErrServerGone = errors.New("the server stopped answering")
 )
+
+// serverGoneAfter is how long every worker may be without a connection
+// before the run fails with ErrServerGone; a server that restarts within
+// it is waited for.
+const serverGoneAfter = 5 * time.Second
 
 // Run executes one run of w against eng and returns its result. The
 // result is filled in even when an error is returned after the measured
@@ -218,7 +231,8 @@ func Run(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config
 	workerCtx, cancelWorkers := context.WithCancel(ctx)
 	defer cancelWorkers()
 
-	ws, err := startWorkers(workerCtx, eng, w, cfg, len(ops), isolation)
+	epoch := new(atomic.Int64)
+	ws, err := startWorkers(workerCtx, eng, w, cfg, len(ops), isolation, epoch)
 	if err != nil {
 		return nil, err
 	}
@@ -230,7 +244,7 @@ func Run(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config
 
 	r := &run{
 		cfg: cfg, ops: ops, eng: eng, w: w, retryable: retryable,
-		workers: ws, fail: make(chan error, 1), stopCh: make(chan struct{}),
+		workers: ws, fail: make(chan error, 1), stopCh: make(chan struct{}), epoch: epoch,
 		mon: mon,
 	}
 	for _, s := range ws {
@@ -267,6 +281,9 @@ type worker struct {
 	isolation string
 	// sched says when the worker starts its next transaction.
 	sched WorkerSchedule
+	// unfinished is the start of the transaction the run stopped under,
+	// if any; read once the worker returned.
+	unfinished time.Time
 }
 
 func (s *worker) close() {
@@ -280,13 +297,13 @@ func (s *worker) close() {
 
 // startWorkers connects all workers in parallel; on any failure it closes
 // what it opened and returns the first error.
-func startWorkers(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config, nops int, isolation string) ([]*worker, error) {
+func startWorkers(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config, nops int, isolation string, epoch *atomic.Int64) ([]*worker, error) {
 	ws := make([]*worker, cfg.Threads)
 	errs := make([]error, cfg.Threads)
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 16) // bound concurrent connection attempts
 	for i := range ws {
-		s := &worker{id: i, rec: histogram.NewRecorder(nops), isolation: isolation}
+		s := &worker{id: i, rec: histogram.NewRecorderOn(nops, epoch), isolation: isolation}
 		s.env = workload.WorkerEnv{ID: i, Seed: WorkerSeed(cfg.Seed, i), Queries: &s.q}
 		ws[i] = s
 		wg.Add(1)
@@ -363,12 +380,103 @@ type run struct {
 	policy    workload.RetryPolicy // replays of Replayer workers
 	workers   []*worker
 
-	stop     atomic.Bool
-	stopCh   chan struct{} // closed with stop set: ends pacing waits
-	errors   atomic.Int64  // failed, not retried transactions (all workers)
-	fail     chan error    // first error that ends the run
-	mon      *monitor      // nil unless the workload is a CounterReader
-	reporter workload.Reporter
+	stop   atomic.Bool
+	stopCh chan struct{} // closed with stop set: ends pacing waits
+	halted sync.Once
+	stopAt time.Time // when stop was set; read after stopCh is closed
+	// epoch numbers the interval the workers record into (shared by
+	// their recorders); b schedules the intervals' ends; edge is the end
+	// of the current one (Unix ns), closed calls the merger, cutCPU is
+	// the client's CPU time when the measured phase started. All are set
+	// before the workers start (collector.begin).
+	epoch  *atomic.Int64
+	b      bounds
+	edge   atomic.Int64
+	closed func()
+	cutCPU atomic.Int64
+	errors atomic.Int64 // failed, not retried transactions (all workers)
+	fail   chan error   // first error that ends the run
+	// down counts the workers without a connection; allDown is when the
+	// last of them lost it (Unix ns, 0 while one has a connection), and
+	// lastConnErr the latest error of a reconnection.
+	down        atomic.Int64
+	allDown     atomic.Int64
+	connErrMu   sync.Mutex
+	lastConnErr error
+	mon         *monitor // nil unless the workload is a CounterReader
+	reporter    workload.Reporter
+}
+
+// halt stops the run at instant at: no transaction starts after it. The
+// first call counts; the measured phase's timer makes it on time whatever
+// the collector is doing.
+func (r *run) halt(at time.Time) {
+	r.halted.Do(func() {
+		r.stopAt = at
+		r.stop.Store(true)
+		close(r.stopCh)
+	})
+}
+
+// advance closes every interval that ended at or before instant at, and
+// stops the run at the end of the measured phase (true: it stopped).
+// Workers call it when they start or end a transaction past the current
+// interval's end, the clock when its timer fires.
+func (r *run) advance(at time.Time) bool {
+	for {
+		if r.stop.Load() {
+			return true
+		}
+		k := r.epoch.Load()
+		b := r.b.at(k)
+		if at.Before(b) {
+			return false
+		}
+		if !b.Before(r.b.end) {
+			r.halt(at)
+			return true
+		}
+		if r.epoch.CompareAndSwap(k, k+1) {
+			if r.cfg.Warmup > 0 && b.Equal(r.b.warmupEnd) {
+				r.cutCPU.Store(int64(cpuTime()))
+			}
+			next := r.b.at(k + 1).UnixNano()
+			for old := r.edge.Load(); next > old && !r.edge.CompareAndSwap(old, next); old = r.edge.Load() {
+			}
+			r.closed()
+		}
+	}
+}
+
+// finished is called when a transaction that started at start returns:
+// it closes the interval the transaction ended past, and tells whether
+// the run stopped under it: the transaction is then unfinished, not
+// counted.
+func (r *run) finished(s *worker, start time.Time) (time.Time, bool) {
+	now := r.cfg.Now()
+	if now.UnixNano() >= r.edge.Load() {
+		r.advance(now)
+	}
+	if r.stop.Load() {
+		s.unfinished = start
+		return now, true
+	}
+	return now, false
+}
+
+// serverGone returns ErrServerGone, with the last reconnection's error,
+// when every worker has been without a connection for at least after at
+// instant now.
+func (r *run) serverGone(now time.Time, after time.Duration) error {
+	since := r.allDown.Load()
+	if since == 0 || r.down.Load() < int64(r.cfg.Threads) || now.Sub(time.Unix(0, since)) < after {
+		return nil
+	}
+	r.connErrMu.Lock()
+	last := r.lastConnErr
+	r.connErrMu.Unlock()
+	return fmt.Errorf("%w: all %d workers lost their connections and none could open a new one for %.1fs; the last attempt: %v",
+		ErrServerGone, r.cfg.Threads, now.Sub(time.Unix(0, since)).Seconds(), last)
 }
 
 // pause waits d, or less when the run stops.
@@ -399,16 +507,30 @@ func (r *run) loop(ctx context.Context, s *worker) {
 		if !ok {
 			return
 		}
+		if start.UnixNano() >= r.edge.Load() && r.advance(start) {
+			return
+		}
 		op, err := s.w.Next(ctx)
-		if r.recorded(s, op, err, start) {
+		now, stopped := r.finished(s, start)
+		if stopped {
+			return
+		}
+		if r.recorded(s, op, err, start, now) {
 			continue
 		}
-		if r.stop.Load() || ctx.Err() != nil {
-			return // the run ended under this transaction: not an error
+		if ctx.Err() != nil {
+			s.unfinished = start // interrupted under this transaction
+			return
 		}
 		class := d.Classify(err)
 		if class == engine.ClassCanceled {
 			return
+		}
+		if class == engine.ClassConnLost {
+			if !r.lost(ctx, s) {
+				return
+			}
+			continue
 		}
 		retried := r.retryable(class)
 		s.rec.Failure(op, retried, s.q)
@@ -425,6 +547,12 @@ func (r *run) loop(ctx context.Context, s *worker) {
 			if err == nil {
 				continue
 			}
+			if d.Classify(err) == engine.ClassConnLost {
+				if !r.lost(ctx, s) {
+					return
+				}
+				continue
+			}
 			s.rec.Failure(op, false, s.q)
 			s.q = workload.Queries{}
 		}
@@ -433,22 +561,27 @@ func (r *run) loop(ctx context.Context, s *worker) {
 				ErrTooManyErrors, n, r.cfg.MaxErrors, r.ops[op].Name, err))
 			return
 		}
-		if d.Classify(err) == engine.ClassConnLost {
-			if !r.reconnect(ctx, s) {
-				return
-			}
-		}
 	}
 }
 
+// lost handles a transaction that ended with its connection: it is not an
+// error of the workload (nor counted against --max-errors); the
+// connection is replaced and the replacement counted (Reconnects).
+func (r *run) lost(ctx context.Context, s *worker) bool {
+	s.rec.Lost(s.q)
+	s.q = workload.Queries{}
+	return r.reconnect(ctx, s)
+}
+
 // recorded records a transaction that ended well (committed, or rolled
-// back on purpose) with its latency from start, and tells whether it did.
-func (r *run) recorded(s *worker, op int, err error, start time.Time) bool {
+// back on purpose) with its latency from start to now, and tells whether
+// it did.
+func (r *run) recorded(s *worker, op int, err error, start, now time.Time) bool {
 	switch {
 	case err == nil:
-		s.rec.Success(op, r.cfg.Now().Sub(start), s.q)
+		s.rec.Success(op, now.Sub(start), s.q)
 	case errors.Is(err, workload.ErrRollback):
-		s.rec.Rollback(op, r.cfg.Now().Sub(start), s.q)
+		s.rec.Rollback(op, now.Sub(start), s.q)
 	default:
 		return false
 	}
@@ -468,13 +601,19 @@ func (r *run) replay(ctx context.Context, s *worker, rp workload.Replayer, start
 			r.pause(ctx, rand.N(b)+1)
 		}
 		if r.stop.Load() || ctx.Err() != nil {
+			s.unfinished = start
 			return 0, nil, true
 		}
 		op, err = rp.Replay(ctx)
-		if r.recorded(s, op, err, start) {
+		now, stopped := r.finished(s, start)
+		if stopped {
+			return 0, nil, true
+		}
+		if r.recorded(s, op, err, start, now) {
 			return op, nil, false
 		}
-		if r.stop.Load() || ctx.Err() != nil {
+		if ctx.Err() != nil {
+			s.unfinished = start
 			return 0, nil, true
 		}
 		class := d.Classify(err)
@@ -490,16 +629,26 @@ func (r *run) replay(ctx context.Context, s *worker, rp workload.Replayer, start
 }
 
 // reconnect replaces a lost connection, backing off until it succeeds or
-// the run ends.
+// the run ends. While every worker is reconnecting, the server may be
+// gone (serverGone).
 func (r *run) reconnect(ctx context.Context, s *worker) bool {
 	s.close()
 	s.conn, s.w = nil, nil
+	if r.down.Add(1) == int64(r.cfg.Threads) {
+		r.allDown.CompareAndSwap(0, r.cfg.Now().UnixNano())
+	}
 	backoff := 10 * time.Millisecond
 	for !r.stop.Load() && ctx.Err() == nil {
-		if err := s.connect(ctx, r.eng, r.w); err == nil {
+		err := s.connect(ctx, r.eng, r.w)
+		if err == nil {
+			r.down.Add(-1)
+			r.allDown.Store(0)
 			s.rec.Reconnect()
 			return true
 		}
+		r.connErrMu.Lock()
+		r.lastConnErr = err
+		r.connErrMu.Unlock()
 		select {
 		case <-ctx.Done():
 		case <-time.After(backoff):
@@ -534,6 +683,13 @@ func (r *run) execute(ctx, workerCtx context.Context, cancelWorkers context.Canc
 		}()
 	}
 	status, runErr := c.ticks()
+	if status == result.StatusComplete {
+		// A server that stopped answering during the last interval, and
+		// still does not, fails the run too.
+		if err := r.serverGone(r.cfg.Now(), min(serverGoneAfter, r.cfg.ReportInterval)); err != nil {
+			status, runErr = result.StatusFailed, err
+		}
+	}
 	c.stop(status, func() {
 		if status != result.StatusComplete {
 			cancelWorkers() // Ctrl-C or failure: do not wait for in-flight work

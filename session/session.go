@@ -232,7 +232,7 @@ func (s *Session) Run(ctx context.Context, w workload.Workload, cfg runner.Confi
 	if m := s.opt.Managed; m != nil && err == nil && !m.Alive() {
 		// Workers reconnect with back-off until the run ends: a run on a
 		// dead server can end without an error of its own.
-		err = errors.New("the server died during the run")
+		err = fmt.Errorf("%w: the server died during the run", runner.ErrServerGone)
 	}
 	if err != nil && !errors.Is(err, runner.ErrInterrupted) {
 		err = s.serverDied(err)

@@ -85,7 +85,7 @@ var exitClasses = []exitClass{
 		server.ErrExists, server.ErrPortInUse)},
 	{"target unreachable", ExitTarget, isAny(engine.ErrConnect, engine.ErrAuth, server.ErrNotInstalled, server.ErrStart)},
 	{"not prepared", ExitSetup, isAny(runner.ErrNotPrepared, runner.ErrAlreadyPrepared, runner.ErrNotOurs, runner.ErrShape)},
-	{"too many errors", ExitRunFailed, isAny(runner.ErrTooManyErrors)},
+	{"too many errors, or the server gone", ExitRunFailed, isAny(runner.ErrTooManyErrors, runner.ErrServerGone)},
 	{"check failed", ExitCheckFailed, isAny(ErrCheckFailed)},
 }
 

@@ -56,7 +56,8 @@ var exitCases = []struct {
 	{"not prepared", runner.ErrAlreadyPrepared, ExitSetup},
 	{"not prepared", runner.ErrNotOurs, ExitSetup},
 	{"not prepared", runner.ErrShape, ExitSetup},
-	{"too many errors", fmt.Errorf("run: %w", runner.ErrTooManyErrors), ExitRunFailed},
+	{"too many errors, or the server gone", fmt.Errorf("run: %w", runner.ErrTooManyErrors), ExitRunFailed},
+	{"too many errors, or the server gone", fmt.Errorf("run: %w", runner.ErrServerGone), ExitRunFailed},
 	{"check failed", fmt.Errorf("%w: 2 problems", ErrCheckFailed), ExitCheckFailed},
 }
 

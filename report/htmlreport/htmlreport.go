@@ -86,8 +86,10 @@ type workloadSection struct {
 
 type runSection struct {
 	ID, Title, Status, Error string
-	Summary                  [][2]string
-	Chart                    string
+	// Warnings are the run's (result.Run.Warnings).
+	Warnings []string
+	Summary  [][2]string
+	Chart    string
 	// ServerChart is the id of the server-metrics chart, "" without one.
 	ServerChart string
 	Ops         [][]string
@@ -452,7 +454,7 @@ func runOf(in compare.Input, r *result.Run, n int) runSection {
 	}
 	rs := runSection{ID: fmt.Sprintf("run%d", n), Chart: fmt.Sprintf("run%d-time", n),
 		Title:  fmt.Sprintf("%s · %s · %d %s", label, in.File.Workload.Name, r.Threads, plural(r.Threads, "thread", "threads")),
-		Status: r.Status, Error: r.Error}
+		Status: r.Status, Error: r.Error, Warnings: r.Warnings}
 	rs.Summary = [][2]string{
 		{"tps", f2(r.TPS)}, {"qps", f2(r.QPS)},
 		{"latency p50 / p95 / p99 / p99.9 ms", f2(r.LatencyMS.P50) + " / " + f2(r.LatencyMS.P95) + " / " + f2(r.LatencyMS.P99) + " / " + f2(r.LatencyMS.P999)},
@@ -465,6 +467,10 @@ func runOf(in compare.Input, r *result.Run, n int) runSection {
 	rs.Summary = append(rs.Summary, [2]string{"file", in.Path})
 	if r.Rollbacks > 0 {
 		rs.Summary = append(rs.Summary, [2]string{"rollbacks (intended)", strconv.FormatInt(r.Rollbacks, 10)})
+	}
+	if r.Unfinished > 0 && r.UnfinishedMS != nil {
+		rs.Summary = append(rs.Summary, [2]string{"unfinished at the end (running for p50 / max ms)",
+			fmt.Sprintf("%d (%s / %s)", r.Unfinished, f2(r.UnfinishedMS.P50), f2(r.UnfinishedMS.Max))})
 	}
 	for _, o := range r.Ops {
 		rs.Ops = append(rs.Ops, []string{o.Name, strconv.FormatInt(o.Count, 10), strconv.FormatInt(o.Errors, 10),

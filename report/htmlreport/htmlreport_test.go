@@ -292,3 +292,27 @@ func TestHeadlineMetric(t *testing.T) {
 		t.Errorf("unknown metric: %v", err)
 	}
 }
+
+// A run's warnings and its unfinished transactions are on its section.
+func TestRunWarnings(t *testing.T) {
+	f := sweep("pg15", 1)
+	f.Runs[2].Warnings = []string{"3 of 4 measured intervals had no transactions (ending at 2s, 3s, 4s)"}
+	f.Runs[2].Unfinished, f.Runs[2].UnfinishedMS = 16, &result.Elapsed{P50: 2500, Max: 3900}
+	var b bytes.Buffer
+	if err := htmlreport.Write(&b, []compare.Input{{Path: "pg15.json", File: f}}, htmlreport.Options{Generated: time.Unix(0, 0), Tool: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	run := page[strings.Index(page, `id="run2"`):]
+	for _, want := range []string{
+		`<li>warning: 3 of 4 measured intervals had no transactions (ending at 2s, 3s, 4s)</li>`,
+		`unfinished at the end (running for p50 / max ms)</th><td class="l">16 (2500.00 / 3900.00)`,
+	} {
+		if !strings.Contains(run, want) {
+			t.Errorf("the run's section lacks %q", want)
+		}
+	}
+	if strings.Count(page, "warning:") != 1 {
+		t.Errorf("%d warnings on the page, want the one run's", strings.Count(page, "warning:"))
+	}
+}

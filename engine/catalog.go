@@ -2,9 +2,12 @@ package engine
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/dbarena/dbarena/workload/schema"
@@ -56,6 +59,14 @@ type MetaRecord struct {
 	Workload string // the workload that created it
 	State    string // "loading" or "ready"
 	Created  time.Time
+	// Identity is what Catalog.Identity said of the table right after
+	// dbarena created it; "" in records of older versions, which kept
+	// none.
+	Identity string
+	// Options are the workload's options that define the data, with the
+	// values it was prepared with (workload.DataOptionValues); nil in
+	// records of older versions.
+	Options map[string]string
 }
 
 // Catalog is what setup (prepare, run's check that a target is prepared,
@@ -88,6 +99,18 @@ type Catalog interface {
 	AddForeignKeys(ctx context.Context, t *schema.Table) error
 	// DropTable drops a table if it exists.
 	DropTable(ctx context.Context, name string) error
+	// Identity is what tells the table named name now from any other
+	// table that had or will have that name: the engine's own object id
+	// (PostgreSQL's oid, MongoDB's collection UUID) or a marker
+	// CreateTable left in the table's definition (MySQL's table comment,
+	// SQLite's CREATE TABLE text). It is "" when the table does not
+	// exist or the engine can tell nothing.
+	Identity(ctx context.Context, name string) (string, error)
+	// MatchShape compares the table named t.Name with the declaration:
+	// columns by name and type, in order (MongoDB, whose collections
+	// declare no columns: the fields of one of its documents). It
+	// returns "" when they match, else what differs.
+	MatchShape(ctx context.Context, t *schema.Table) (string, error)
 
 	// Meta reads name's record in MetaTable; ok is false when there is
 	// none (or no MetaTable at all).
@@ -99,6 +122,58 @@ type Catalog interface {
 	DeleteMeta(ctx context.Context, name string) error
 	// DropMetaIfEmpty drops MetaTable once it records nothing.
 	DropMetaIfEmpty(ctx context.Context) error
+}
+
+// TableInspector is implemented by the dialects of SQL engines: how their
+// catalogue identifies a table and reports its columns' types, so that
+// setup can tell the table dbarena created from another of the same name.
+type TableInspector interface {
+	// MarkTableSQL returns stmts, CreateTableSQL's statements for t, so
+	// that they leave marker (a token unique to this creation, see
+	// NewMarker) where TableIdentitySQL finds it: MySQL's table comment,
+	// a comment inside SQLite's CREATE TABLE text. A dialect whose
+	// catalogue identifies tables itself (PostgreSQL's oid) returns stmts
+	// unchanged.
+	MarkTableSQL(stmts []string, t *schema.Table, marker string) []string
+	// TableIdentitySQL is a query with one '?' argument (a table name)
+	// that returns one row with one text column when the table exists in
+	// the connection's current schema/database: its object id, or the
+	// text holding the marker.
+	TableIdentitySQL() string
+	// ColumnTypesSQL is a query with one '?' argument (a table name) that
+	// returns the table's columns as (name, type) rows in ordinal order.
+	ColumnTypesSQL() string
+	// NormalType is a type as ColumnTypesSQL reports it, in the form
+	// DeclaredType gives.
+	NormalType(reported string) string
+	// DeclaredType is the type ColumnTypesSQL reports for a column
+	// declared as c, in NormalType's form.
+	DeclaredType(c schema.Column) string
+}
+
+// markerPrefix starts every marker NewMarker makes.
+const markerPrefix = "dbarena-id:"
+
+// NewMarker is a token unique to one table's creation, for dialects that
+// keep it in the table's definition (TableInspector.MarkTableSQL).
+func NewMarker() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	return markerPrefix + hex.EncodeToString(b[:])
+}
+
+// identityIn is the marker in s, or s itself when it holds none (an
+// object id).
+func identityIn(s string) string {
+	i := strings.Index(s, markerPrefix)
+	if i < 0 {
+		return s
+	}
+	j := i + len(markerPrefix)
+	for j < len(s) && strings.IndexByte("0123456789abcdef", s[j]) >= 0 {
+		j++
+	}
+	return s[i:j]
 }
 
 // SQLCatalog is the Catalog of every SQL engine, built on its SQLConn and
@@ -137,7 +212,11 @@ func (s SQLCatalog) CreateTable(ctx context.Context, t *schema.Table) error {
 	if err != nil {
 		return err
 	}
-	return s.exec(ctx, r.CreateTableSQL(t))
+	stmts := r.CreateTableSQL(t)
+	if in, ok := s.C.Dialect().(TableInspector); ok {
+		stmts = in.MarkTableSQL(stmts, t, NewMarker())
+	}
+	return s.exec(ctx, stmts)
 }
 
 // BulkLoad implements Catalog. The values of JSON columns are handed to
@@ -224,15 +303,117 @@ func (s SQLCatalog) DropTable(ctx context.Context, name string) error {
 	return s.C.Exec(ctx, "DROP TABLE IF EXISTS "+s.C.Dialect().QuoteIdent(name))
 }
 
-// Meta implements Catalog.
+// Identity implements Catalog: the text TableIdentitySQL returns, or the
+// marker in it. It is "" for a dialect that is no TableInspector.
+func (s SQLCatalog) Identity(ctx context.Context, name string) (string, error) {
+	in, ok := s.C.Dialect().(TableInspector)
+	if !ok {
+		return "", nil
+	}
+	var id string
+	err := s.C.QueryRow(ctx, in.TableIdentitySQL(), []any{name}, &id)
+	if errors.Is(err, ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("identifying table %s: %w", name, err)
+	}
+	return identityIn(id), nil
+}
+
+// MatchShape implements Catalog: names (case-insensitive) and, for a
+// TableInspector dialect, types of the columns in order.
+func (s SQLCatalog) MatchShape(ctx context.Context, t *schema.Table) (string, error) {
+	in, ok := s.C.Dialect().(TableInspector)
+	if !ok {
+		got, err := s.Columns(ctx, t.Name)
+		if err != nil {
+			return "", err
+		}
+		return columnsDiffer(got, t.ColumnNames()), nil
+	}
+	var got []string
+	err := s.C.QueryRows(ctx, in.ColumnTypesSQL(), []any{t.Name}, func(row []any) error {
+		got = append(got, strings.ToLower(text(row[0]))+" "+in.NormalType(text(row[1])))
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("reading the columns of %s: %w", t.Name, err)
+	}
+	want := make([]string, len(t.Columns))
+	for i, c := range t.Columns {
+		want[i] = c.Name + " " + in.DeclaredType(c)
+	}
+	return columnsDiffer(got, want), nil
+}
+
+// text is a catalogue value as a string (drivers return some as []byte).
+func text(v any) string {
+	if b, ok := v.([]byte); ok {
+		return string(b)
+	}
+	return fmt.Sprint(v)
+}
+
+// columnsDiffer is "" when got and want hold the same columns in order
+// (compared case-insensitively), else "columns are (…), want (…)".
+func columnsDiffer(got, want []string) string {
+	same := len(got) == len(want)
+	for i := 0; same && i < len(got); i++ {
+		same = strings.EqualFold(got[i], want[i])
+	}
+	if same {
+		return ""
+	}
+	return fmt.Sprintf("columns are (%s), want (%s)", strings.Join(got, ", "), strings.Join(want, ", "))
+}
+
+// metaColumns are the columns of MetaTable after the first four, which
+// older versions of dbarena did not have: SetMeta adds them to a
+// MetaTable they made.
+var metaColumns = []struct{ name, typ string }{
+	{"table_identity", "VARCHAR(128)"}, // the DDL types of every SQL engine
+	{"data_options", "VARCHAR(4000)"},
+}
+
+// metaHas reports which of metaColumns MetaTable has.
+func (s SQLCatalog) metaHas(ctx context.Context) ([]bool, error) {
+	cols, err := s.Columns(ctx, MetaTable)
+	if err != nil {
+		return nil, fmt.Errorf("reading the columns of %s: %w", MetaTable, err)
+	}
+	has := make([]bool, len(metaColumns))
+	for i, m := range metaColumns {
+		for _, c := range cols {
+			has[i] = has[i] || strings.EqualFold(c, m.name)
+		}
+	}
+	return has, nil
+}
+
+// Meta implements Catalog. A record of an older version, whose MetaTable
+// has no identity and options columns, comes back without them.
 func (s SQLCatalog) Meta(ctx context.Context, name string) (MetaRecord, bool, error) {
 	rec := MetaRecord{Table: name}
 	exists, err := s.TableExists(ctx, MetaTable)
 	if err != nil || !exists {
 		return rec, false, err
 	}
+	has, err := s.metaHas(ctx)
+	if err != nil {
+		return rec, false, err
+	}
 	var created string
-	err = s.C.QueryRow(ctx, "SELECT state, workload, created_at FROM "+MetaTable+" WHERE table_name = ?", []any{name}, &rec.State, &rec.Workload, &created)
+	q := "SELECT state, workload, created_at"
+	dst := []any{&rec.State, &rec.Workload, &created}
+	var extra [2]string
+	for i, m := range metaColumns {
+		if has[i] {
+			q += ", COALESCE(" + m.name + ", '')"
+			dst = append(dst, &extra[i])
+		}
+	}
+	err = s.C.QueryRow(ctx, q+" FROM "+MetaTable+" WHERE table_name = ?", []any{name}, dst...)
 	if errors.Is(err, ErrNoRows) {
 		return rec, false, nil
 	}
@@ -240,36 +421,63 @@ func (s SQLCatalog) Meta(ctx context.Context, name string) (MetaRecord, bool, er
 		return rec, false, err
 	}
 	rec.Created, _ = time.Parse(time.RFC3339, created)
+	rec.Identity = extra[0]
+	if extra[1] != "" {
+		if err := json.Unmarshal([]byte(extra[1]), &rec.Options); err != nil {
+			return rec, true, fmt.Errorf("%s: the options of %s: %w", MetaTable, name, err)
+		}
+	}
 	return rec, true, nil
 }
 
-// SetMeta implements Catalog.
+// SetMeta implements Catalog. It gives a MetaTable of an older version
+// the columns it lacks.
 func (s SQLCatalog) SetMeta(ctx context.Context, rec MetaRecord) error {
 	d := s.C.Dialect()
 	v := d.ColumnType(TypeVarchar, 128, 0)
-	if err := s.C.Exec(ctx, fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s (table_name %s NOT NULL PRIMARY KEY, workload %s NOT NULL, state %s NOT NULL, created_at %s NOT NULL)",
-		MetaTable, v, v, d.ColumnType(TypeVarchar, 16, 0), d.ColumnType(TypeVarchar, 40, 0))); err != nil {
+	if err := s.C.Exec(ctx, fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s (table_name %s NOT NULL PRIMARY KEY, workload %s NOT NULL, state %s NOT NULL, created_at %s NOT NULL, %s %s, %s %s)",
+		MetaTable, v, v, d.ColumnType(TypeVarchar, 16, 0), d.ColumnType(TypeVarchar, 40, 0),
+		metaColumns[0].name, metaColumns[0].typ, metaColumns[1].name, metaColumns[1].typ)); err != nil {
 		return fmt.Errorf("creating %s: %w", MetaTable, err)
 	}
+	has, err := s.metaHas(ctx)
+	if err != nil {
+		return err
+	}
+	for i, m := range metaColumns {
+		if !has[i] {
+			if err := s.C.Exec(ctx, "ALTER TABLE "+MetaTable+" ADD "+m.name+" "+m.typ); err != nil {
+				return fmt.Errorf("adding %s to %s: %w", m.name, MetaTable, err)
+			}
+		}
+	}
 	created := rec.Created.UTC().Format(time.RFC3339)
+	opts := ""
+	if rec.Options != nil {
+		b, err := json.Marshal(rec.Options)
+		if err != nil {
+			return err
+		}
+		opts = string(b)
+	}
 	// Look first: MySQL reports an UPDATE that changes nothing as zero rows.
 	_, found, err := s.Meta(ctx, rec.Table)
 	if err != nil {
 		return err
 	}
 	if found {
-		up, err := s.C.Prepare(ctx, "UPDATE "+MetaTable+" SET workload = ?, state = ?, created_at = ? WHERE table_name = ?")
+		up, err := s.C.Prepare(ctx, "UPDATE "+MetaTable+" SET workload = ?, state = ?, created_at = ?, table_identity = ?, data_options = ? WHERE table_name = ?")
 		if err != nil {
 			return err
 		}
-		_, err = up.Exec(ctx, rec.Workload, rec.State, created, rec.Table)
+		_, err = up.Exec(ctx, rec.Workload, rec.State, created, rec.Identity, opts, rec.Table)
 		return err
 	}
-	ins, err := s.C.Prepare(ctx, "INSERT INTO "+MetaTable+" (table_name, workload, state, created_at) VALUES (?, ?, ?, ?)")
+	ins, err := s.C.Prepare(ctx, "INSERT INTO "+MetaTable+" (table_name, workload, state, created_at, table_identity, data_options) VALUES (?, ?, ?, ?, ?, ?)")
 	if err != nil {
 		return err
 	}
-	_, err = ins.Exec(ctx, rec.Table, rec.Workload, rec.State, created)
+	_, err = ins.Exec(ctx, rec.Table, rec.Workload, rec.State, created, rec.Identity, opts)
 	return err
 }
 

@@ -121,7 +121,7 @@ func validateSchemas(tables []workload.Table) error {
 type tableState struct {
 	exists bool
 	meta   string // "" when MetaTable has no row for it
-	owner  string // workload that created it
+	rec    engine.MetaRecord
 }
 
 func inspect(ctx context.Context, cat engine.Catalog, name string) (tableState, error) {
@@ -135,38 +135,69 @@ func inspect(ctx context.Context, cat engine.Catalog, name string) (tableState, 
 		return st, fmt.Errorf("reading %s: %w", MetaTable, err)
 	}
 	if ok {
-		st.meta, st.owner = rec.State, rec.Workload
+		st.meta, st.rec = rec.State, rec
 	}
 	return st, nil
 }
 
-func checkShape(ctx context.Context, cat engine.Catalog, t workload.Table) error {
-	got, err := cat.Columns(ctx, t.Name)
-	if err != nil {
-		return err
-	}
-	if !sameColumns(got, t.Columns) {
-		return &TableError{Table: t.Name, Err: ErrShape, Hint: fmt.Sprintf("columns are (%s), want (%s)", strings.Join(got, ", "), strings.Join(t.Columns, ", "))}
-	}
-	return nil
+// judgement is how a recorded table that exists compares with the one
+// dbarena created: replaced says why it is another table (its identity is
+// not the recorded one), shape what differs from the declaration; both
+// are "" for dbarena's own table. unidentified is set when the record
+// holds no identity (written by an older version), so that only the
+// shape could be compared.
+type judgement struct {
+	replaced, shape string
+	unidentified    bool
 }
 
-// sameColumns reports whether the table has exactly the wanted columns, in
-// order (names compared case-insensitively).
-func sameColumns(got, want []string) bool {
-	if len(got) != len(want) {
-		return false
+// ours reports whether it is the table dbarena created: the identity it
+// recorded and the declared shape.
+func (j judgement) ours() bool { return j.replaced == "" && j.shape == "" }
+
+// why is the reasons a table is not dbarena's, for messages.
+func (j judgement) why() string {
+	var r []string
+	if j.replaced != "" {
+		r = append(r, j.replaced)
 	}
-	for i := range got {
-		if !strings.EqualFold(got[i], want[i]) {
-			return false
+	if j.shape != "" {
+		r = append(r, j.shape)
+	}
+	if j.unidentified {
+		r = append(r, MetaTable+" holds no identity of it (recorded by an older dbarena), so only its columns were compared")
+	}
+	return strings.Join(r, "; ")
+}
+
+// judge compares the existing table t with st's record of it.
+func judge(ctx context.Context, cat engine.Catalog, t workload.Table, st tableState) (judgement, error) {
+	var j judgement
+	id, err := cat.Identity(ctx, t.Name)
+	if err != nil {
+		return j, err
+	}
+	switch {
+	case st.rec.Identity == "":
+		j.unidentified = true
+	case id != st.rec.Identity:
+		now := id
+		if now == "" {
+			now = "none"
 		}
+		j.replaced = fmt.Sprintf("dbarena created it with identity %s, the table now has %s", st.rec.Identity, now)
 	}
-	return true
+	if j.shape, err = cat.MatchShape(ctx, t.Schema); err != nil {
+		return j, err
+	}
+	return j, nil
 }
 
 // VerifyPrepared checks that every table of w exists, was loaded to the
-// end by dbarena and has the expected columns.
+// end by dbarena, is still the table dbarena created (its identity, else
+// ErrNotOurs) and has the declared columns (else ErrShape), and that w's
+// data options are those the data was prepared with (else a
+// *workload.OptionError per option that differs).
 func VerifyPrepared(ctx context.Context, c engine.Conn, d engine.Dialect, w workload.Workload) error {
 	w, err := workload.ForFamily(w, d)
 	if err != nil {
@@ -186,11 +217,52 @@ func VerifyPrepared(ctx context.Context, c engine.Conn, d engine.Dialect, w work
 		case st.meta != stateReady:
 			return &TableError{Table: t.Name, Err: ErrNotPrepared, Hint: "its load did not finish; run dbarena cleanup, then prepare"}
 		}
-		if err := checkShape(ctx, cat, t); err != nil {
+		j, err := judge(ctx, cat, t, st)
+		if err != nil {
+			return err
+		}
+		switch {
+		case j.replaced != "":
+			return &TableError{Table: t.Name, Err: ErrNotOurs, Hint: "it is not the one dbarena created: " + j.why()}
+		case j.shape != "":
+			return &TableError{Table: t.Name, Err: ErrShape, Hint: j.shape}
+		}
+		if err := sameData(w, st.rec); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// sameData compares the options that define w's data with those rec was
+// prepared with, and reports every one that differs as a
+// *workload.OptionError naming the option, the prepared value and the
+// asked one. A record without options (an older version's) is not
+// compared.
+func sameData(w workload.Workload, rec engine.MetaRecord) error {
+	if rec.Options == nil {
+		return nil
+	}
+	asked := workload.DataOptionValues(w)
+	names := make([]string, 0, len(asked))
+	for name := range asked {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	var errs []error
+	for _, name := range names {
+		prepared, ok := rec.Options[name]
+		if !ok || prepared == asked[name] {
+			continue
+		}
+		flag := func(v string) string { return "--" + name + " " + v }
+		if f := w.Flags().Lookup(name); f != nil && f.Value.Type() == "bool" {
+			flag = func(v string) string { return "--" + name + "=" + v }
+		}
+		errs = append(errs, &workload.OptionError{Flag: name, Value: asked[name],
+			Err: fmt.Sprintf("does not match the data: prepared with %s; run dbarena cleanup and prepare again, or pass %s", flag(prepared), flag(prepared))})
+	}
+	return errors.Join(errs...)
 }
 
 // Prepare creates w's tables and loads their initial data in parallel,
@@ -235,6 +307,15 @@ func Prepare(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Pr
 		if err != nil {
 			return stats, err
 		}
+		if st.exists && st.meta != "" {
+			j, err := judge(ctx, cat, t, st)
+			if err != nil {
+				return stats, err
+			}
+			if !j.ours() {
+				return stats, &TableError{Table: t.Name, Err: ErrNotOurs, Hint: "it is not the one dbarena created: " + j.why() + "; dbarena will not touch it"}
+			}
+		}
 		switch {
 		case st.exists && st.meta == "":
 			return stats, &TableError{Table: t.Name, Err: ErrNotOurs, Hint: "it exists but " + MetaTable + " has no record of it; dbarena will not touch it"}
@@ -268,13 +349,28 @@ func Prepare(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Pr
 	}
 
 	createdAt := cfg.Now()
-	for _, t := range tables {
-		if err := cat.SetMeta(ctx, engine.MetaRecord{Table: t.Name, Workload: w.Meta().Name, State: stateLoading, Created: createdAt}); err != nil {
+	recs := make([]engine.MetaRecord, len(tables))
+	dataOpts := workload.DataOptionValues(w)
+	for i, t := range tables {
+		// Recorded before it is created, so that a prepare cut short
+		// between the two leaves nothing unrecorded; recorded again with
+		// its identity once it exists.
+		recs[i] = engine.MetaRecord{Table: t.Name, Workload: w.Meta().Name, State: stateLoading, Created: createdAt, Options: dataOpts}
+		if err := cat.SetMeta(ctx, recs[i]); err != nil {
 			return fail(fmt.Errorf("recording table %s: %w", t.Name, err))
 		}
-		created = append(created, t.Name)
 		if err := cat.CreateTable(ctx, t.Schema); err != nil {
+			// Not created: whatever has the name now (a table someone
+			// made meanwhile) is not this prepare's to drop.
+			_ = cat.DeleteMeta(ctx, t.Name)
 			return fail(fmt.Errorf("creating table %s: %w", t.Name, err))
+		}
+		created = append(created, t.Name)
+		if recs[i].Identity, err = cat.Identity(ctx, t.Name); err != nil {
+			return fail(err)
+		}
+		if err := cat.SetMeta(ctx, recs[i]); err != nil {
+			return fail(fmt.Errorf("recording table %s: %w", t.Name, err))
 		}
 	}
 
@@ -302,8 +398,9 @@ func Prepare(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Pr
 	stats.Load = lastBatch.Sub(start)
 	stats.Indexes = cfg.Now().Sub(lastBatch)
 
-	for _, t := range tables {
-		if err := cat.SetMeta(ctx, engine.MetaRecord{Table: t.Name, Workload: w.Meta().Name, State: stateReady, Created: createdAt}); err != nil {
+	for i, t := range tables {
+		recs[i].State = stateReady
+		if err := cat.SetMeta(ctx, recs[i]); err != nil {
 			return fail(fmt.Errorf("recording table %s: %w", t.Name, err))
 		}
 	}
@@ -508,54 +605,118 @@ func dropOurs(ctx context.Context, cat engine.Catalog, name string) error {
 	return cat.DeleteMeta(ctx, name)
 }
 
+// Cleaned is what Cleanup did.
+type Cleaned struct {
+	// Dropped are the tables dropped, in creation order.
+	Dropped []string
+	// Notes say how tables whose records hold no identity (written by
+	// an older dbarena) were judged: by their columns alone.
+	Notes []string
+}
+
+// NotDropped is a table Cleanup left in place and why.
+type NotDropped struct {
+	Table string
+	// Unrecorded is set for a table MetaTable has no record of.
+	Unrecorded bool
+	Reason     string
+}
+
+// NotDroppedError lists the tables Cleanup left because they are not the
+// ones dbarena created: unrecorded, or recorded but replaced since (their
+// identity or their columns differ). It wraps ErrNotOurs.
+type NotDroppedError struct {
+	Tables []NotDropped
+}
+
+func (e *NotDroppedError) Error() string {
+	msgs := make([]string, len(e.Tables))
+	for i, t := range e.Tables {
+		if t.Unrecorded {
+			msgs[i] = fmt.Sprintf("not dropped: %s: %v (%s)", t.Table, ErrNotOurs, t.Reason)
+		} else {
+			msgs[i] = fmt.Sprintf("not dropped: %s is not the one dbarena created (%s)", t.Table, t.Reason)
+		}
+	}
+	return strings.Join(msgs, "; ")
+}
+
+func (e *NotDroppedError) Unwrap() error { return ErrNotOurs }
+
 // Cleanup removes a workload.Installer's server-side code and drops the
-// tables of w that dbarena created, in reverse creation order. Tables of the same
-// names that dbarena did not create are left alone and reported with
-// ErrNotOurs. It returns the names it dropped, in creation order.
-func Cleanup(ctx context.Context, eng engine.Engine, w workload.Workload) ([]string, error) {
+// tables of w that dbarena created, in reverse creation order. A table is
+// dropped only when MetaTable records it and it is still the table
+// dbarena created: its identity (engine.Catalog.Identity) is the recorded
+// one and its columns are the declared ones; a record without identity
+// (an older version's) is trusted on the columns alone, which a note
+// says. Every other table of those names is left alone and reported in a
+// *NotDroppedError, and the record of a replaced one is forgotten.
+func Cleanup(ctx context.Context, eng engine.Engine, w workload.Workload) (Cleaned, error) {
+	var out Cleaned
 	d := eng.Dialect()
 	w, err := workload.ForFamily(w, d)
 	if err != nil {
-		return nil, err
+		return out, err
 	}
 	c, err := eng.Connect(ctx)
 	if err != nil {
-		return nil, err
+		return out, err
 	}
 	defer c.Close()
 	cat := c.Catalog()
 	if in, ok := w.(workload.Installer); ok {
 		if err := in.Uninstall(ctx, c); err != nil {
-			return nil, fmt.Errorf("removing server-side code: %w", err)
+			return out, fmt.Errorf("removing server-side code: %w", err)
 		}
 	}
-	var dropped []string
-	var refused []string
+	var refused []NotDropped
 	tables := tablesOf(w, d)
 	// Reverse creation order: tables referenced by foreign keys go last.
 	for i := len(tables) - 1; i >= 0; i-- {
 		t := tables[i]
 		st, err := inspect(ctx, cat, t.Name)
 		if err != nil {
-			return dropped, err
+			return out, err
 		}
 		switch {
-		case st.meta != "":
-			if err := dropOurs(ctx, cat, t.Name); err != nil {
-				return dropped, err
+		case st.meta != "" && st.exists:
+			j, err := judge(ctx, cat, t, st)
+			if err != nil {
+				return out, err
 			}
-			dropped = append(dropped, t.Name)
+			if !j.ours() {
+				refused = append(refused, NotDropped{Table: t.Name, Reason: j.why()})
+				// The record is of a table that is gone.
+				if err := cat.DeleteMeta(ctx, t.Name); err != nil {
+					return out, err
+				}
+				continue
+			}
+			if j.unidentified {
+				out.Notes = append(out.Notes, fmt.Sprintf("%s: %s holds no identity of it (recorded by an older dbarena); dropped because its columns are the ones dbarena created", t.Name, MetaTable))
+			}
+			if err := dropOurs(ctx, cat, t.Name); err != nil {
+				return out, err
+			}
+			out.Dropped = append(out.Dropped, t.Name)
+		case st.meta != "":
+			// Recorded, but gone already: forget it.
+			if err := cat.DeleteMeta(ctx, t.Name); err != nil {
+				return out, err
+			}
 		case st.exists:
-			refused = append(refused, t.Name)
+			refused = append(refused, NotDropped{Table: t.Name, Unrecorded: true, Reason: MetaTable + " has no record of it; dbarena will not drop it"})
 		}
 	}
-	slices.Reverse(dropped) // reported in creation order
+	slices.Reverse(out.Dropped) // reported in creation order
+	slices.Reverse(out.Notes)
+	slices.Reverse(refused)
 	// Forget the metadata table itself once it records nothing.
 	_ = cat.DropMetaIfEmpty(ctx)
 	if len(refused) > 0 {
-		return dropped, &TableError{Table: strings.Join(refused, ", "), Err: ErrNotOurs, Hint: MetaTable + " has no record of it; dbarena will not drop it"}
+		return out, &NotDroppedError{Tables: refused}
 	}
-	return dropped, nil
+	return out, nil
 }
 
 // Check verifies that w's tables are prepared and, when w is a

@@ -78,9 +78,9 @@ func TestPrepareInterruptedLeavesNothing(t *testing.T) {
 	if _, err := runner.Prepare(context.Background(), eng, small, runner.PrepareConfig{}); !errors.Is(err, runner.ErrAlreadyPrepared) {
 		t.Errorf("third prepare = %v, want ErrAlreadyPrepared", err)
 	}
-	dropped, err := runner.Cleanup(context.Background(), eng, small)
-	if err != nil || len(dropped) != 2 {
-		t.Errorf("Cleanup = %v, %v", dropped, err)
+	cleaned, err := runner.Cleanup(context.Background(), eng, small)
+	if err != nil || len(cleaned.Dropped) != 2 {
+		t.Errorf("Cleanup = %v, %v", cleaned.Dropped, err)
 	}
 	if n := countTables(t, eng); n != 0 {
 		t.Errorf("%d sbtest tables left after cleanup", n)

@@ -22,7 +22,8 @@
 // Reporter (the workload's headline figures), RunDefaulter (its defaults
 // for the run's isolation level and retry policy, which the runner owns),
 // IsolationChecker (a run's isolation level accepted or refused by the
-// workload itself) and, on workers, Pacer (keying and think times) and
+// workload itself), DataOptioner (the options that define the data,
+// recorded by prepare and checked by every run) and, on workers, Pacer (keying and think times) and
 // Replayer (a failed transaction run again with the same input).
 package workload
 
@@ -362,6 +363,38 @@ func All() []Meta {
 		out = append(out, m)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// DataOptioner is implemented by workloads whose initial data depends on
+// some of their options: the number and size of tables, a scale factor,
+// the data's seed, what the tables are declared with. Prepare records
+// their values with the tables; every run, check and plan cell refuses,
+// before any work, a value that differs from the recorded one. Options
+// that only shape what a run does (mixes, access distributions) are not
+// among them.
+type DataOptioner interface {
+	// DataOptions names the options (flags) that define the data.
+	DataOptions() []string
+}
+
+// DataOptionValues returns the options that define w's data
+// (DataOptioner) as name -> value, empty when w declares none. A family
+// implementation answers for the registered workload it is bound to.
+func DataOptionValues(w Workload) map[string]string {
+	if b, ok := w.(Bound); ok {
+		w = b.Base()
+	}
+	out := map[string]string{}
+	d, ok := w.(DataOptioner)
+	if !ok {
+		return out
+	}
+	for _, name := range d.DataOptions() {
+		if f := w.Flags().Lookup(name); f != nil {
+			out[f.Name] = f.Value.String()
+		}
+	}
 	return out
 }
 

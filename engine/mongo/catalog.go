@@ -2,10 +2,13 @@ package mongo
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -22,7 +25,8 @@ const loadChunk = 1000
 
 // catalog keeps dbarena's records in the collection engine.MetaTable, one
 // document per collection: {_id: name, workload, state, created_at,
-// columns}. The columns are the initial data's fields, which a collection
+// identity (the collection's UUID), options (those that define the
+// data), columns}. The columns are the initial data's fields, which a collection
 // does not declare, so that a later run can tell a collection of another
 // shape.
 type catalog struct{ c *Conn }
@@ -300,16 +304,104 @@ func (k catalog) FinishTable(ctx context.Context, t *schema.Table) error {
 	return nil
 }
 
+// Identity implements engine.Catalog: the collection's UUID
+// (listCollections' info.uuid), which a collection of the same name
+// created later never has.
+func (k catalog) Identity(ctx context.Context, name string) (string, error) {
+	specs, err := k.c.db.ListCollectionSpecifications(ctx, bson.D{{Key: "name", Value: name}})
+	if err != nil {
+		return "", fmt.Errorf("identifying collection %s: %w", name, err)
+	}
+	if len(specs) == 0 || specs[0].UUID == nil {
+		return "", nil
+	}
+	return hex.EncodeToString(specs[0].UUID.Data), nil
+}
+
+// MatchShape implements engine.Catalog. A collection declares no
+// columns: the fields recorded when it was created must be t's, and the
+// fields of one of its documents (any, if it has one) must be among t's
+// with values of the BSON types t's columns load as (null always).
+func (k catalog) MatchShape(ctx context.Context, t *schema.Table) (string, error) {
+	recorded, err := k.Columns(ctx, t.Name)
+	if err != nil {
+		return "", err
+	}
+	want := t.ColumnNames()
+	if recorded != nil && !slices.Equal(recorded, want) {
+		return fmt.Sprintf("recorded fields are (%s), want (%s)", strings.Join(recorded, ", "), strings.Join(want, ", ")), nil
+	}
+	var doc bson.Raw
+	err = k.c.db.Collection(t.Name).FindOne(ctx, bson.D{}).Decode(&doc)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("reading a document of %s: %w", t.Name, err)
+	}
+	elems, err := doc.Elements()
+	if err != nil {
+		return "", err
+	}
+	fields := Fields(t)
+	var got []string
+	ok := true
+	for _, e := range elems {
+		typ := e.Value().Type
+		got = append(got, e.Key()+" "+typ.String())
+		i := slices.Index(fields, e.Key())
+		switch {
+		case i >= 0:
+			ok = ok && fits(t.Columns[i], fields[i], typ)
+		case e.Key() == "_id":
+			// The server's own _id of a table whose key is not one column.
+			ok = ok && typ == bson.TypeObjectID
+		default:
+			ok = false
+		}
+	}
+	if ok {
+		return "", nil
+	}
+	return fmt.Sprintf("a document has the fields (%s), want some of (%s)", strings.Join(got, ", "), strings.Join(fields, ", ")), nil
+}
+
+// fits reports whether a field of BSON type typ can hold column c's
+// values as BulkLoad and the workloads write them.
+func fits(c schema.Column, field string, typ bson.Type) bool {
+	if typ == bson.TypeNull {
+		return true
+	}
+	switch c.Type {
+	case schema.Int, schema.BigInt, schema.Serial:
+		// A serial _id the server assigns is an ObjectId (--auto-inc).
+		return typ == bson.TypeInt32 || typ == bson.TypeInt64 || (c.Type == schema.Serial && field == "_id" && typ == bson.TypeObjectID)
+	case schema.Decimal, schema.Float:
+		return typ == bson.TypeDecimal128 || typ == bson.TypeDouble || typ == bson.TypeInt32 || typ == bson.TypeInt64
+	case schema.Char, schema.Varchar, schema.Text:
+		return typ == bson.TypeString
+	case schema.Timestamp:
+		return typ == bson.TypeDateTime
+	case schema.Bool:
+		return typ == bson.TypeBoolean
+	case schema.Bytes:
+		return typ == bson.TypeBinary
+	}
+	return true // JSON: any value
+}
+
 // DropTable implements engine.Catalog.
 func (k catalog) DropTable(ctx context.Context, name string) error {
 	return k.c.db.Collection(name).Drop(ctx)
 }
 
 type metaDoc struct {
-	Table    string    `bson:"_id"`
-	Workload string    `bson:"workload"`
-	State    string    `bson:"state"`
-	Created  time.Time `bson:"created_at"`
+	Table    string            `bson:"_id"`
+	Workload string            `bson:"workload"`
+	State    string            `bson:"state"`
+	Created  time.Time         `bson:"created_at"`
+	Identity string            `bson:"identity,omitempty"`
+	Options  map[string]string `bson:"options,omitempty"`
 }
 
 // Meta implements engine.Catalog.
@@ -322,7 +414,7 @@ func (k catalog) Meta(ctx context.Context, name string) (engine.MetaRecord, bool
 	if err != nil {
 		return engine.MetaRecord{Table: name}, false, err
 	}
-	return engine.MetaRecord{Table: d.Table, Workload: d.Workload, State: d.State, Created: d.Created}, true, nil
+	return engine.MetaRecord{Table: d.Table, Workload: d.Workload, State: d.State, Created: d.Created, Identity: d.Identity, Options: d.Options}, true, nil
 }
 
 // SetMeta implements engine.Catalog.
@@ -332,6 +424,8 @@ func (k catalog) SetMeta(ctx context.Context, rec engine.MetaRecord) error {
 			{Key: "workload", Value: rec.Workload},
 			{Key: "state", Value: rec.State},
 			{Key: "created_at", Value: rec.Created.UTC()},
+			{Key: "identity", Value: rec.Identity},
+			{Key: "options", Value: rec.Options},
 		}}}, options.UpdateOne().SetUpsert(true))
 	return err
 }

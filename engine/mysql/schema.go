@@ -1,6 +1,10 @@
 package mysql
 
 import (
+	"fmt"
+	"regexp"
+	"strings"
+
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/engine/internal/sqlddl"
 	"github.com/dbarena/dbarena/workload/schema"
@@ -56,3 +60,70 @@ func (Dialect) AfterLoadSQL(t *schema.Table) []string { return ddl.AfterLoad(t) 
 
 // ForeignKeySQL implements engine.SchemaRenderer.
 func (Dialect) ForeignKeySQL(t *schema.Table) ([]string, error) { return ddl.ForeignKeys(t), nil }
+
+var _ engine.TableInspector = Dialect{}
+
+// MarkTableSQL implements engine.TableInspector: the marker is the
+// table's comment (information_schema's TABLE_COMMENT), the catalogue's
+// creation time being no identity (ALTER TABLE renews it).
+func (Dialect) MarkTableSQL(stmts []string, t *schema.Table, marker string) []string {
+	out := append([]string(nil), stmts...)
+	if len(out) > 0 {
+		out[0] += " COMMENT = '" + strings.ReplaceAll(marker, "'", "''") + "'"
+	}
+	return out
+}
+
+// TableIdentitySQL implements engine.TableInspector: the table's comment.
+func (Dialect) TableIdentitySQL() string {
+	return "SELECT table_comment FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ?"
+}
+
+// ColumnTypesSQL implements engine.TableInspector: COLUMN_TYPE of every
+// column but the generated ones (as ColumnsSQL).
+func (Dialect) ColumnTypesSQL() string {
+	return "SELECT column_name, column_type FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = ? AND COALESCE(generation_expression, '') = '' ORDER BY ordinal_position"
+}
+
+// intWidth is the display width MariaDB (and MySQL before 8.0.19) shows
+// after an integer type: int(11).
+var intWidth = regexp.MustCompile(`^(smallint|mediumint|int|bigint)\(\d+\)`)
+
+// NormalType implements engine.TableInspector: lower case, integer types
+// without their display width (BOOLEAN stays tinyint(1)), and MySQL's
+// json as MariaDB's longtext, which is what JSON is there.
+func (Dialect) NormalType(reported string) string {
+	t := intWidth.ReplaceAllString(strings.ToLower(strings.TrimSpace(reported)), "$1")
+	if t == "json" {
+		return "longtext"
+	}
+	return t
+}
+
+// DeclaredType implements engine.TableInspector: COLUMN_TYPE of the type
+// CreateTableSQL gives c, in NormalType's form.
+func (Dialect) DeclaredType(c schema.Column) string {
+	switch c.Type {
+	case schema.Int, schema.Serial:
+		return "int"
+	case schema.BigInt:
+		return "bigint"
+	case schema.Decimal:
+		return fmt.Sprintf("decimal(%d,%d)", c.Size, c.Scale)
+	case schema.Float:
+		return "double"
+	case schema.Char:
+		return fmt.Sprintf("char(%d)", c.Size)
+	case schema.Varchar:
+		return fmt.Sprintf("varchar(%d)", c.Size)
+	case schema.Text, schema.JSON:
+		return "longtext"
+	case schema.Timestamp:
+		return "datetime(6)"
+	case schema.Bool:
+		return "tinyint(1)"
+	case schema.Bytes:
+		return "longblob"
+	}
+	return "?"
+}

@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/dbarena/dbarena/engine"
@@ -71,4 +72,58 @@ func (d Dialect) AfterLoadSQL(t *schema.Table) []string {
 // ForeignKeySQL implements engine.SchemaRenderer.
 func (d Dialect) ForeignKeySQL(t *schema.Table) ([]string, error) {
 	return d.ddl().ForeignKeys(t), nil
+}
+
+var _ engine.TableInspector = Dialect{}
+
+// MarkTableSQL implements engine.TableInspector: PostgreSQL identifies a
+// table by its oid, so the statements stay as they are.
+func (Dialect) MarkTableSQL(stmts []string, _ *schema.Table, _ string) []string { return stmts }
+
+// TableIdentitySQL implements engine.TableInspector: the table's oid in
+// pg_class, which a table of the same name created later never has.
+func (Dialect) TableIdentitySQL() string {
+	return "SELECT c.oid::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = current_schema() AND c.relname = ? AND c.relkind IN ('r', 'p')"
+}
+
+// ColumnTypesSQL implements engine.TableInspector: format_type of every
+// live column ("character varying(60)", "numeric(12,2)").
+func (Dialect) ColumnTypesSQL() string {
+	return "SELECT a.attname::text, format_type(a.atttypid, a.atttypmod) FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace " +
+		"WHERE n.nspname = current_schema() AND c.relname = ? AND c.relkind IN ('r', 'p') AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum"
+}
+
+// NormalType implements engine.TableInspector: format_type's names are
+// already the canonical form.
+func (Dialect) NormalType(reported string) string { return reported }
+
+// DeclaredType implements engine.TableInspector: format_type's name of
+// the type CreateTableSQL gives c (a SERIAL is an integer with a
+// sequence).
+func (Dialect) DeclaredType(c schema.Column) string {
+	switch c.Type {
+	case schema.Int, schema.Serial:
+		return "integer"
+	case schema.BigInt:
+		return "bigint"
+	case schema.Decimal:
+		return fmt.Sprintf("numeric(%d,%d)", c.Size, c.Scale)
+	case schema.Float:
+		return "double precision"
+	case schema.Char:
+		return fmt.Sprintf("character(%d)", c.Size)
+	case schema.Varchar:
+		return fmt.Sprintf("character varying(%d)", c.Size)
+	case schema.Text:
+		return "text"
+	case schema.Timestamp:
+		return "timestamp without time zone"
+	case schema.Bool:
+		return "boolean"
+	case schema.Bytes:
+		return "bytea"
+	case schema.JSON:
+		return "jsonb"
+	}
+	return "?"
 }

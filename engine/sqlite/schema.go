@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/engine/internal/sqlddl"
@@ -42,3 +43,39 @@ func (Dialect) ForeignKeySQL(t *schema.Table) ([]string, error) {
 	}
 	return nil, nil
 }
+
+var _ engine.TableInspector = Dialect{}
+
+// MarkTableSQL implements engine.TableInspector: the marker is a comment
+// after the table's name, which SQLite keeps in sqlite_master's copy of
+// the CREATE TABLE text (a comment after the last parenthesis it drops).
+func (Dialect) MarkTableSQL(stmts []string, t *schema.Table, marker string) []string {
+	out := append([]string(nil), stmts...)
+	head := "CREATE TABLE " + t.Name + " "
+	if len(out) > 0 && strings.HasPrefix(out[0], head) {
+		out[0] = head + "/* " + strings.ReplaceAll(marker, "*/", "") + " */ " + out[0][len(head):]
+	}
+	return out
+}
+
+// TableIdentitySQL implements engine.TableInspector: the CREATE TABLE text
+// that holds the marker.
+func (Dialect) TableIdentitySQL() string {
+	return "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?"
+}
+
+// ColumnTypesSQL implements engine.TableInspector: the types as the
+// CREATE TABLE text wrote them.
+func (Dialect) ColumnTypesSQL() string {
+	return "SELECT name, type FROM pragma_table_info(?) ORDER BY cid"
+}
+
+// NormalType implements engine.TableInspector: lower case, without
+// spaces.
+func (Dialect) NormalType(reported string) string {
+	return strings.ToLower(strings.ReplaceAll(reported, " ", ""))
+}
+
+// DeclaredType implements engine.TableInspector: the type CreateTableSQL
+// writes for c, in NormalType's form.
+func (d Dialect) DeclaredType(c schema.Column) string { return d.NormalType(ddl.Type(c)) }

@@ -103,7 +103,7 @@ func TestBadInput(t *testing.T) {
 		{"check not prepared", []string{"check", "oltp_read_write", "--target", sq}, cli.ExitSetup, "not prepared"},
 		{"tpcc warehouses 0", []string{"prepare", "tpcc", "--warehouses", "0", "--target", sq}, cli.ExitUsage, "--warehouses 0: must be at least 1"},
 		{"tpcc procedures on sqlite", []string{"run", "tpcc", "--mode", "procedure", "--time", "1s", "--target", tp}, cli.ExitUsage, "--mode procedure: sqlite has no stored procedures"},
-		{"tpcc warehouses differ", []string{"run", "tpcc", "--warehouses", "2", "--time", "1s", "--target", tp}, cli.ExitUsage, "--warehouses 2: the target was prepared with 1 warehouses"},
+		{"tpcc warehouses differ", []string{"run", "tpcc", "--warehouses", "2", "--time", "1s", "--target", tp}, cli.ExitUsage, "--warehouses 2: does not match the data: prepared with --warehouses 1"},
 		{"isolation unknown", []string{"run", "airline", "--isolation", "snapshot", "--target", sq}, cli.ExitUsage, "--isolation snapshot: must be read-committed, repeatable-read or serializable"},
 		{"isolation the engine lacks", []string{"run", "tpcc", "--isolation", "read-committed", "--time", "1s", "--target", tp}, cli.ExitUsage, "--isolation read-committed:"},
 		{"max-retries negative", []string{"run", "payments", "--max-retries", "-1", "--target", sq}, cli.ExitUsage, "--max-retries -1: must not be negative"},

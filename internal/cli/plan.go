@@ -181,7 +181,8 @@ func planWorkload(c plan.Cell) (workload.Workload, error) {
 
 // Prepare opens c's target and loads c's workload there, unless a target
 // that was not started for the plan holds it already (then the data is
-// used as it is, as `dbarena run` does). Two keys of one target and
+// used as it is, as `dbarena run` does, and refused when it was prepared
+// with other data options). Two keys of one target and
 // workload whose options differ cannot share the tables: the second is
 // refused.
 func (ex *planExecutor) Prepare(ctx context.Context, c plan.Cell) error {

@@ -172,9 +172,12 @@ func newCleanupCmd(st *State, m workload.Meta) *cobra.Command {
 				return err
 			}
 			defer r.engine.Close()
-			dropped, err := runner.Cleanup(cmd.Context(), r.engine, w)
-			if len(dropped) > 0 {
-				fmt.Fprintf(st.Stdout, "dropped %s\n", strings.Join(dropped, ", "))
+			cleaned, err := runner.Cleanup(cmd.Context(), r.engine, w)
+			for _, n := range cleaned.Notes {
+				fmt.Fprintf(st.Stdout, "note: %s\n", n)
+			}
+			if len(cleaned.Dropped) > 0 {
+				fmt.Fprintf(st.Stdout, "dropped %s\n", strings.Join(cleaned.Dropped, ", "))
 			} else if err == nil {
 				fmt.Fprintf(st.Stdout, "nothing to drop for %s on %s\n", w.Meta().Name, r.target)
 			}

@@ -36,6 +36,7 @@ type options struct {
 // The optional abilities Airline and its workers have on SQL engines.
 var (
 	_ workload.Validator        = (*Airline)(nil)
+	_ workload.DataOptioner     = (*Airline)(nil)
 	_ workload.Installer        = (*Airline)(nil)
 	_ workload.Checker          = (*Airline)(nil)
 	_ workload.IsolationChecker = (*Airline)(nil)
@@ -77,6 +78,10 @@ func (w *Airline) Meta() workload.Meta { return meta() }
 
 // Flags returns the options.
 func (w *Airline) Flags() *pflag.FlagSet { return w.fs }
+
+// DataOptions implements workload.DataOptioner: the reference data's
+// size and seed.
+func (w *Airline) DataOptions() []string { return []string{"aircraft", "schedules", "seed-data"} }
 
 // Validate reports every bad option at once.
 func (w *Airline) Validate() []error {

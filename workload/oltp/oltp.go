@@ -162,10 +162,11 @@ type Test struct {
 }
 
 var (
-	_ workload.Workload  = (*Test)(nil)
-	_ workload.Validator = (*Test)(nil)
-	_ workload.Retryer   = (*Test)(nil)
-	_ workload.Checker   = (*Test)(nil)
+	_ workload.Workload     = (*Test)(nil)
+	_ workload.Validator    = (*Test)(nil)
+	_ workload.DataOptioner = (*Test)(nil)
+	_ workload.Retryer      = (*Test)(nil)
+	_ workload.Checker      = (*Test)(nil)
 )
 
 func newWorkload(v *variant) *Test {
@@ -183,6 +184,15 @@ func (w *Test) Meta() workload.Meta {
 
 // Flags returns the test's options, sysbench's names with dashes.
 func (w *Test) Flags() *pflag.FlagSet { return w.fs }
+
+// DataOptions implements workload.DataOptioner: the number and size of
+// the tables, their declaration (--auto-inc, --create-secondary) and the
+// data's seed. The --rand-* options also draw k at prepare time, but
+// mostly choose the rows a run touches, and sysbench runs vary them on
+// the same data: they are not checked.
+func (w *Test) DataOptions() []string {
+	return []string{"tables", "table-size", "auto-inc", "create-secondary", "seed-data"}
+}
 
 // Validate reports every bad option at once.
 func (w *Test) Validate() []error { return w.opts.validate(w.v) }

@@ -111,6 +111,7 @@ type options struct {
 // The optional abilities Payments has on SQL engines.
 var (
 	_ workload.Validator    = (*Payments)(nil)
+	_ workload.DataOptioner = (*Payments)(nil)
 	_ workload.Installer    = (*Payments)(nil)
 	_ workload.Checker      = (*Payments)(nil)
 	_ workload.RunDefaulter = (*Payments)(nil)
@@ -151,6 +152,13 @@ func (w *Payments) Meta() workload.Meta { return meta() }
 
 // Flags returns the options.
 func (w *Payments) Flags() *pflag.FlagSet { return w.fs }
+
+// DataOptions implements workload.DataOptioner: the accounts,
+// organizations and users, the balance they start with and the data's
+// seed.
+func (w *Payments) DataOptions() []string {
+	return []string{"accounts", "organizations", "users", "initial-balance", "seed-data"}
+}
 
 // Validate reports every bad option at once.
 func (w *Payments) Validate() []error {

@@ -76,6 +76,7 @@ type TPCC struct {
 var (
 	_ workload.Workload      = (*TPCC)(nil)
 	_ workload.Validator     = (*TPCC)(nil)
+	_ workload.DataOptioner  = (*TPCC)(nil)
 	_ workload.Checker       = (*TPCC)(nil)
 	_ workload.LoadFinisher  = (*TPCC)(nil)
 	_ workload.Installer     = (*TPCC)(nil)
@@ -104,6 +105,10 @@ func (w *TPCC) Meta() workload.Meta { return meta() }
 
 // Flags returns the options.
 func (w *TPCC) Flags() *pflag.FlagSet { return w.fs }
+
+// DataOptions implements workload.DataOptioner: the warehouses (to which
+// terminals are bound), the foreign keys and the data's seed.
+func (w *TPCC) DataOptions() []string { return []string{"warehouses", "fk", "seed-data"} }
 
 // Validate reports every bad option at once.
 func (w *TPCC) Validate() []error {
@@ -178,21 +183,13 @@ func (w *TPCC) FinishLoad(ctx context.Context, conn engine.Conn) error {
 	return nil
 }
 
-// Install runs once before a run: it checks that the target holds as many
-// warehouses as --warehouses says (terminals are bound to warehouses by
-// it) and, in procedure mode, creates the server-side transactions.
+// Install runs once before a run: in procedure mode it creates the
+// server-side transactions. (That the target holds as many warehouses as
+// --warehouses says is checked with every data option, see DataOptions.)
 func (w *TPCC) Install(ctx context.Context, conn engine.Conn) error {
 	c, cerr := engine.SQL(conn)
 	if cerr != nil {
 		return cerr
-	}
-	var n int64
-	if err := c.QueryRow(ctx, "SELECT COUNT(*) FROM warehouse", nil, &n); err != nil {
-		return err
-	}
-	if n != int64(w.opts.warehouses) {
-		return &workload.OptionError{Flag: "warehouses", Value: fmt.Sprint(w.opts.warehouses),
-			Err: fmt.Sprintf("the target was prepared with %d warehouses; pass --warehouses %d", n, n)}
 	}
 	if w.opts.mode != ModeProcedure {
 		return nil

@@ -1,0 +1,259 @@
+package runner_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/dbarena/dbarena/engine"
+	_ "github.com/dbarena/dbarena/engine/all"
+	"github.com/dbarena/dbarena/engine/all/enginetest"
+	"github.com/dbarena/dbarena/engine/mongo"
+	"github.com/dbarena/dbarena/internal/testdb"
+	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/workload"
+	_ "github.com/dbarena/dbarena/workload/oltp/mongo"
+	"github.com/dbarena/dbarena/workload/schema"
+)
+
+// userTable is what a user does to sbtest2 after dbarena prepared it: drop
+// it and create a table of their own by that name, with a row in it.
+type userTable struct {
+	replace func(t *testing.T, c engine.Conn)
+	// same does it with a table of the very columns dbarena declares.
+	same func(t *testing.T, c engine.Conn)
+	// rows counts the rows of the user's sbtest2, -1 when it is gone.
+	rows func(t *testing.T, c engine.Conn) int64
+}
+
+var sqlUserTable = userTable{
+	replace: func(t *testing.T, c engine.Conn) {
+		sc, err := engine.SQL(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range []string{
+			"DROP TABLE sbtest2",
+			"CREATE TABLE sbtest2 (id INT PRIMARY KEY, note TEXT)",
+			"INSERT INTO sbtest2 VALUES (1, 'mine')",
+		} {
+			if err := sc.Exec(context.Background(), s); err != nil {
+				t.Fatalf("%s: %v", s, err)
+			}
+		}
+	},
+	same: func(t *testing.T, c engine.Conn) {
+		sc, err := engine.SQL(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameShape(t, c)
+		if err := sc.Exec(context.Background(), "INSERT INTO sbtest2 (id, k, c, pad) VALUES (1, 1, 'mine', '')"); err != nil {
+			t.Fatal(err)
+		}
+	},
+	rows: func(t *testing.T, c engine.Conn) int64 {
+		sc, err := engine.SQL(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		ok, err := c.Catalog().TableExists(ctx, "sbtest2")
+		if err != nil || !ok {
+			return -1
+		}
+		cols, err := c.Catalog().Columns(ctx, "sbtest2")
+		if err != nil {
+			t.Fatal(err)
+		}
+		col := "note"
+		if slices.Contains(cols, "c") {
+			col = "c"
+		}
+		var n int64
+		if err := sc.QueryRow(ctx, "SELECT COUNT(*) FROM sbtest2 WHERE "+col+" = 'mine'", nil, &n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	},
+}
+
+var mongoUserTable = userTable{
+	replace: func(t *testing.T, c engine.Conn) {
+		db := c.(*mongo.Conn).DB()
+		ctx := context.Background()
+		if err := db.Collection("sbtest2").Drop(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Collection("sbtest2").InsertOne(ctx, bson.D{{Key: "_id", Value: 1}, {Key: "note", Value: "mine"}}); err != nil {
+			t.Fatal(err)
+		}
+	},
+	same: func(t *testing.T, c engine.Conn) {
+		sameShape(t, c)
+		doc := bson.D{{Key: "_id", Value: int64(1)}, {Key: "k", Value: int64(1)}, {Key: "c", Value: "mine"}, {Key: "pad", Value: ""}}
+		if _, err := c.(*mongo.Conn).DB().Collection("sbtest2").InsertOne(context.Background(), doc); err != nil {
+			t.Fatal(err)
+		}
+	},
+	rows: func(t *testing.T, c engine.Conn) int64 {
+		ctx := context.Background()
+		ok, err := c.Catalog().TableExists(ctx, "sbtest2")
+		if err != nil || !ok {
+			return -1
+		}
+		n, err := c.(*mongo.Conn).DB().Collection("sbtest2").CountDocuments(ctx, bson.D{{Key: "$or", Value: bson.A{
+			bson.D{{Key: "note", Value: "mine"}}, bson.D{{Key: "c", Value: "mine"}}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	},
+}
+
+// sameShape drops sbtest2 and creates it again from dbarena's own
+// declaration, as a user who copied its definition would: only its
+// identity tells it from the table dbarena created.
+func sameShape(t *testing.T, c engine.Conn) {
+	t.Helper()
+	ctx := context.Background()
+	w := oltpWorkload(t, "--tables", "2", "--table-size", "100")
+	var decl *schema.Table
+	for _, tb := range w.Tables(nil) {
+		if tb.Schema.Name == "sbtest2" {
+			decl = tb.Schema
+		}
+	}
+	if err := c.Catalog().DropTable(ctx, "sbtest2"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Catalog().CreateTable(ctx, decl); err != nil {
+		t.Fatal(err)
+	}
+}
+
+var cleanupTargets = []struct {
+	name   string
+	target func(t *testing.T) engine.Target
+	user   userTable
+}{
+	{"postgres", func(t *testing.T) engine.Target { return testdb.Isolated(t, testdb.Postgres(t)) }, sqlUserTable},
+	{"mysql", func(t *testing.T) engine.Target { return testdb.Isolated(t, testdb.MySQL(t)) }, sqlUserTable},
+	{"sqlite", func(t *testing.T) engine.Target { return testdb.SQLite(t) }, sqlUserTable},
+	{"mongodb", func(t *testing.T) engine.Target { return testdb.Isolated(t, testdb.Mongo(t)) }, mongoUserTable},
+}
+
+// A table the user put in place of one dbarena prepared survives cleanup,
+// with its rows, whether its columns differ or are dbarena's own; the
+// untouched prepared table beside it is dropped.
+func TestCleanupLeavesReplacedTable(t *testing.T) {
+	for _, tc := range cleanupTargets {
+		for _, shape := range []string{"other", "same"} {
+			t.Run("engine="+tc.name+"/columns="+shape, func(t *testing.T) {
+				ctx := context.Background()
+				eng := enginetest.Open(t, tc.target(t))
+				w := oltpWorkload(t, "--tables", "2", "--table-size", "100")
+				if _, err := runner.Prepare(ctx, eng, w, runner.PrepareConfig{LoadThreads: 2}); err != nil {
+					t.Fatal(err)
+				}
+				c, err := eng.Connect(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer c.Close()
+				if shape == "same" {
+					tc.user.same(t, c)
+				} else {
+					tc.user.replace(t, c)
+				}
+				// Runs, which write, refuse it as well.
+				if err := runner.VerifyPrepared(ctx, c, eng.Dialect(), w); !errors.Is(err, runner.ErrNotOurs) && !errors.Is(err, runner.ErrShape) {
+					t.Errorf("VerifyPrepared = %v, want ErrNotOurs or ErrShape", err)
+				} else if shape == "same" && !errors.Is(err, runner.ErrNotOurs) {
+					t.Errorf("VerifyPrepared = %v, want ErrNotOurs: the identity differs", err)
+				}
+
+				cleaned, err := runner.Cleanup(ctx, eng, w)
+				dropped := cleaned.Dropped
+				if !errors.Is(err, runner.ErrNotOurs) || !strings.Contains(err.Error(), "not dropped: sbtest2 is not the one dbarena created") {
+					t.Errorf("Cleanup error = %v, want ErrNotOurs saying sbtest2 is not the one dbarena created", err)
+				}
+				if len(dropped) != 1 || dropped[0] != "sbtest1" {
+					t.Errorf("dropped %v, want [sbtest1]", dropped)
+				}
+				if n := tc.user.rows(t, c); n != 1 {
+					t.Errorf("the user's sbtest2 holds %d of its rows after cleanup, want 1 (-1: dropped)", n)
+				}
+				if ok, err := c.Catalog().TableExists(ctx, "sbtest1"); err != nil || ok {
+					t.Errorf("sbtest1 exists after cleanup (%v)", err)
+				}
+			})
+		}
+	}
+}
+
+// Cleanup of an untouched prepared target drops every table, and the
+// metadata table with them.
+func TestCleanupDropsPrepared(t *testing.T) {
+	for _, tc := range cleanupTargets {
+		t.Run("engine="+tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			eng := enginetest.Open(t, tc.target(t))
+			w := oltpWorkload(t, "--tables", "2", "--table-size", "100")
+			if _, err := runner.Prepare(ctx, eng, w, runner.PrepareConfig{LoadThreads: 2}); err != nil {
+				t.Fatal(err)
+			}
+			cleaned, err := runner.Cleanup(ctx, eng, w)
+			dropped := cleaned.Dropped
+			if err != nil || strings.Join(dropped, ",") != "sbtest1,sbtest2" {
+				t.Fatalf("Cleanup = %v, %v; want [sbtest1 sbtest2]", dropped, err)
+			}
+			c, err := eng.Connect(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			for _, name := range []string{"sbtest1", "sbtest2", engine.MetaTable} {
+				if ok, err := c.Catalog().TableExists(ctx, name); err != nil || ok {
+					t.Errorf("%s exists after cleanup (%v)", name, err)
+				}
+			}
+		})
+	}
+}
+
+// Every engine records the options the data was prepared with, and
+// VerifyPrepared refuses a workload whose data options differ, naming
+// each; other options (the run's mix) do not count.
+func TestVerifyPreparedDataOptions(t *testing.T) {
+	for _, tc := range cleanupTargets {
+		t.Run("engine="+tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			eng := enginetest.Open(t, tc.target(t))
+			if _, err := runner.Prepare(ctx, eng, oltpWorkload(t, "--tables", "2", "--table-size", "100"), runner.PrepareConfig{LoadThreads: 2}); err != nil {
+				t.Fatal(err)
+			}
+			c, err := eng.Connect(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			same := oltpWorkload(t, "--tables", "2", "--table-size", "100", "--point-selects", "3", "--rand-type", "uniform")
+			if err := runner.VerifyPrepared(ctx, c, eng.Dialect(), same); err != nil {
+				t.Errorf("VerifyPrepared with the prepared data options: %v", err)
+			}
+			other := oltpWorkload(t, "--tables", "2", "--table-size", "200", "--seed-data", "5")
+			err = runner.VerifyPrepared(ctx, c, eng.Dialect(), other)
+			var oe *workload.OptionError
+			if !errors.As(err, &oe) ||
+				!strings.Contains(err.Error(), "--table-size 200: does not match the data: prepared with --table-size 100") ||
+				!strings.Contains(err.Error(), "--seed-data 5: does not match the data: prepared with --seed-data 0") {
+				t.Errorf("VerifyPrepared with other data options = %v", err)
+			}
+		})
+	}
+}

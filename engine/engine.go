@@ -262,8 +262,8 @@ type SQLDialect interface {
 // ProcessReporter is implemented by engines whose server tells its own
 // process id and data directory (MongoDB's serverStatus and
 // getCmdLineOpts), for server metrics when the server runs on the same
-// host as dbarena. Engines whose statistics sources find the process
-// themselves (package sysmon, for PostgreSQL and MySQL) do not need it.
+// host as dbarena. Engines whose ServerStats say where their process is
+// (ProcessLocator) do not need it.
 type ProcessReporter interface {
 	ServerProcess(ctx context.Context) (ServerProcess, error)
 }

@@ -45,6 +45,10 @@ type Registration struct {
 	PasswordEnv string
 	// Open opens an Engine for a target of one of the engine's schemes.
 	Open Opener
+	// ServerStats, when not nil, is the engine's server metrics: its
+	// statistics source, how its process is found on this host and the
+	// metrics computed from them (package sysmon samples them).
+	ServerStats *ServerStats
 }
 
 // registry is the process's set of engines, filled by the engine packages'
@@ -56,11 +60,16 @@ var registry struct {
 }
 
 // Register makes an engine available. It panics (a programming error) when
-// the registration has no Name, Family or Open, or when one of its schemes
-// or aliases is already taken.
+// the registration has no Name, Family or Open, when its ServerStats are
+// incomplete, or when one of its schemes or aliases is already taken.
 func Register(r Registration) {
 	if r.Name == "" || r.Family == "" || r.Open == nil {
 		panic(fmt.Sprintf("engine: incomplete registration %q: Name, Family and Open are required", r.Name))
+	}
+	if r.ServerStats != nil {
+		if msg := r.ServerStats.check(); msg != "" {
+			panic("engine: registration of " + r.Name + ": " + msg)
+		}
 	}
 	registry.mu.Lock()
 	defer registry.mu.Unlock()

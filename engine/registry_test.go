@@ -153,3 +153,21 @@ func TestOpenUnknownScheme(t *testing.T) {
 		t.Errorf("error\n%s\nwant\n%s", err, want)
 	}
 }
+
+// A --password-file is read even when the URL has a password: a missing
+// file is named, and a password given two ways is refused.
+func TestPasswordFileWithURLPassword(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "none")
+	_, err := engine.ParseTarget("postgres://u:urlpw@h/db", missing, nil)
+	if err == nil || !strings.Contains(err.Error(), "password-file") || !strings.Contains(err.Error(), missing) {
+		t.Errorf("missing password file beside a URL password: %v, want an error naming password-file and %s", err, missing)
+	}
+	f := filepath.Join(t.TempDir(), "pw")
+	if err := os.WriteFile(f, []byte("filepw\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err = engine.ParseTarget("postgres://u:urlpw@h/db", f, nil)
+	if err == nil || !strings.Contains(err.Error(), "password-file") || strings.Contains(err.Error(), "urlpw") || strings.Contains(err.Error(), "filepw") {
+		t.Errorf("password in the URL and in a file: %v, want a refusal naming password-file", err)
+	}
+}

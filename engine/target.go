@@ -1,9 +1,12 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 )
 
@@ -58,6 +61,9 @@ func ParseTarget(s, passwordFile string, getenv func(string) string) (Target, er
 	if i := strings.Index(s, "="); i > 0 && !strings.Contains(s[:i], "://") && !strings.Contains(s[:i], ":") {
 		t.Label, raw = s[:i], s[i+1:]
 	}
+	if port, ok := badPort(raw); ok {
+		return t, &TargetError{Target: RedactURL(raw), Field: "port", Err: fmt.Errorf("%w: port %q: want a number from 1 to 65535", ErrBadTarget, port)}
+	}
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme == "" {
 		// url.Parse errors repeat the whole input, password included.
@@ -68,10 +74,15 @@ func ParseTarget(s, passwordFile string, getenv func(string) string) (Target, er
 		t.Password = NewSecret(pw)
 		u.User = url.User(u.User.Username())
 	}
-	if !t.Password.IsSet() && passwordFile != "" {
+	if passwordFile != "" {
+		// A file named is always read: a wrong name is reported even
+		// where it would not be used.
 		b, err := os.ReadFile(passwordFile)
 		if err != nil {
-			return t, &TargetError{Target: u.Redacted(), Field: "password-file", Err: fmt.Errorf("%w: cannot read %q: %v", ErrBadTarget, passwordFile, err)}
+			return t, &TargetError{Target: u.Redacted(), Field: "password-file", Err: fmt.Errorf("%w: cannot read %q: %v", ErrBadTarget, passwordFile, unwrapPath(err))}
+		}
+		if t.Password.IsSet() {
+			return t, &TargetError{Target: u.Redacted(), Field: "password-file", Err: fmt.Errorf("%w: %q: the URL has a password too; give it one way", ErrBadTarget, passwordFile)}
 		}
 		t.Password = NewSecret(strings.TrimRight(string(b), "\r\n"))
 	}
@@ -120,4 +131,49 @@ func (t Target) Host() string {
 		return ""
 	}
 	return t.URL.Host
+}
+
+// badPort finds the port of a URL's host ("h:99999", "[::1]:x") and
+// returns it when it is not a number from 1 to 65535. URLs without a
+// "//" authority, or with several hosts (MongoDB's "h1:1,h2:2"), are
+// left to their engine.
+func badPort(raw string) (string, bool) {
+	_, rest, ok := strings.Cut(raw, "://")
+	if !ok {
+		return "", false
+	}
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	if i := strings.LastIndex(rest, "@"); i >= 0 {
+		rest = rest[i+1:]
+	}
+	if strings.Contains(rest, ",") {
+		return "", false
+	}
+	if i := strings.LastIndex(rest, "]"); i >= 0 {
+		rest = rest[i+1:]
+	}
+	i := strings.LastIndex(rest, ":")
+	if i < 0 {
+		return "", false
+	}
+	port := rest[i+1:]
+	if n, err := strconv.Atoi(port); err == nil && n >= 1 && n <= 65535 {
+		return "", false
+	}
+	if port == "" {
+		return "", false // "h:" is "h"
+	}
+	return port, true
+}
+
+// unwrapPath drops a *fs.PathError's operation and path, which the
+// message names already.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }

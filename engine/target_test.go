@@ -76,3 +76,36 @@ func TestRegisterPanics(t *testing.T) {
 		t.Errorf("ParseTarget(alias) = %v %v, want scheme regtest-a", tg, err)
 	}
 }
+
+// A port that is not a number from 1 to 65535 is named, whatever the
+// engine.
+func TestParseTargetPort(t *testing.T) {
+	for in, bad := range map[string]string{
+		"postgres://u:hunter2@127.0.0.1:99999/db": "99999",
+		"mysql://u@h:0/db":                        "0",
+		"postgres://u@h:5x/db":                    "5x",
+		"postgres://u@[::1]:70000/db":             "70000",
+		"postgres://u@h:5432/db":                  "",
+		"postgres://u@[::1]:5432/db":              "",
+		"postgres://u@h/db?x=a:b":                 "",
+		"mongodb://u@h1:27017,h2:27018/db":        "",
+		"sqlite:///tmp/x:1.db":                    "",
+	} {
+		t.Run(in, func(t *testing.T) {
+			_, err := ParseTarget(in, "", nil)
+			if bad == "" {
+				if err != nil {
+					t.Errorf("ParseTarget(%q) = %v", in, err)
+				}
+				return
+			}
+			var te *TargetError
+			if !errors.As(err, &te) || te.Field != "port" || !errors.Is(err, ErrBadTarget) || !strings.Contains(err.Error(), `port "`+bad+`"`) {
+				t.Errorf("ParseTarget(%q) = %v, want a port error naming %q", in, err, bad)
+			}
+			if strings.Contains(err.Error(), "hunter2") {
+				t.Errorf("error shows the password: %v", err)
+			}
+		})
+	}
+}

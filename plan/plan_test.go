@@ -487,17 +487,49 @@ targets:
   - {label: pg, url: "postgres://bench@127.0.0.1/bench"}
 workloads:
   - name: oltp_point_select
-    tolerate_errors: true
     max_errors: 7
   - name: oltp_read_only
     report_interval: 500ms
+  - name: oltp_write_only
+    tolerate_errors: true
+    max_errors: 0
 `)
-	a, b := p.Cells[0].Config(), p.Cells[1].Config()
-	if a.Threads != 2 || a.Seed != 1 || a.Duration != 10*time.Second || a.MaxErrors != 7 || !a.TolerateErrors || a.StopGrace != 3*time.Second || a.ReportInterval != time.Second {
+	a, b, c := p.Cells[0].Config(), p.Cells[1].Config(), p.Cells[2].Config()
+	if a.Threads != 2 || a.Seed != 1 || a.Duration != 10*time.Second || a.MaxErrors != 7 || a.TolerateErrors || a.StopGrace != 3*time.Second || a.ReportInterval != time.Second {
 		t.Errorf("first cell's config %+v", a)
 	}
 	if b.MaxErrors != 5 || b.TolerateErrors || b.ReportInterval != 500*time.Millisecond || b.StopGrace != 3*time.Second {
 		t.Errorf("second cell's config %+v", b)
+	}
+	if c.MaxErrors != 0 || !c.TolerateErrors || c.StopGrace != 3*time.Second {
+		t.Errorf("third cell's config %+v", c)
+	}
+}
+
+// A report interval of 0, and a limit of errors beside tolerate_errors,
+// are refused as the flags refuse them, at the value's place.
+func TestRunOptionContradictions(t *testing.T) {
+	pe := problems(t, `duration: 10s
+threads: [1]
+targets:
+  - {label: pg, url: "postgres://bench@127.0.0.1/bench"}
+workloads:
+  - name: oltp_point_select
+    report_interval: 0s
+  - name: oltp_read_only
+    tolerate_errors: true
+    max_errors: 5
+`, plan.Options{})
+	var got []string
+	for _, p := range pe.Problems {
+		got = append(got, fmt.Sprintf("%d:%d: %s: %s", p.Line, p.Column, p.Field, p.Msg))
+	}
+	want := []string{
+		"7:22: workloads[0].report_interval: 0s: must be at least 10ms",
+		"10:17: workloads[1].max_errors: 5: contradicts --tolerate-errors, which never stops a run for errors: give one",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
 

@@ -312,15 +312,3 @@ func Decode(b []byte) (*File, error) {
 	}
 	return &f, nil
 }
-
-// CheckWritable fails early when path's directory does not exist or is not
-// writable, before a long run is spent for nothing. It leaves nothing
-// behind.
-func CheckWritable(path string) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".dbarena-check-*")
-	if err != nil {
-		return fmt.Errorf("--out %s: %w", path, err)
-	}
-	tmp.Close()
-	return os.Remove(tmp.Name())
-}

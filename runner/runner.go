@@ -35,7 +35,9 @@ type Config struct {
 	// discarded at one instant.
 	Duration time.Duration
 	Warmup   time.Duration
-	// ReportInterval is the length of one interval (default 1 s).
+	// ReportInterval is the length of one interval. Run takes 0 as 1 s;
+	// Validate, which checks a configuration as flags or a plan give it,
+	// refuses it.
 	ReportInterval time.Duration
 	// Seed makes the workers' random choices reproducible.
 	Seed uint64
@@ -93,11 +95,14 @@ func (c Config) Validate() []error {
 	if c.Warmup < 0 {
 		bad("warmup", c.Warmup, "must not be negative")
 	}
-	if c.ReportInterval < 0 || (c.ReportInterval > 0 && c.ReportInterval < 10*time.Millisecond) {
+	if c.ReportInterval < 10*time.Millisecond {
 		bad("report-interval", c.ReportInterval, "must be at least 10ms")
 	}
 	if c.MaxErrors < 0 {
 		bad("max-errors", c.MaxErrors, "must not be negative")
+	}
+	if c.MaxErrors > 0 && c.TolerateErrors {
+		bad("max-errors", c.MaxErrors, "contradicts --tolerate-errors, which never stops a run for errors: give one")
 	}
 	if c.StopGrace < 0 {
 		bad("stop-grace", c.StopGrace, "must not be negative")
@@ -166,11 +171,11 @@ var (
 // lost. w may be a registered workload: Run uses its implementation for
 // eng's family (workload.ForFamily).
 func Run(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config, obs Observer) (*result.Run, error) {
-	if errs := cfg.Validate(); len(errs) > 0 {
-		return nil, errors.Join(errs...)
-	}
 	if cfg.ReportInterval == 0 {
 		cfg.ReportInterval = time.Second
+	}
+	if errs := cfg.Validate(); len(errs) > 0 {
+		return nil, errors.Join(errs...)
 	}
 	if cfg.StopGrace == 0 {
 		cfg.StopGrace = 10 * time.Second

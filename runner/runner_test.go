@@ -254,7 +254,7 @@ func TestInterrupt(t *testing.T) {
 }
 
 func TestConfigValidateNamesFlags(t *testing.T) {
-	errs := runner.Config{Threads: 0, Duration: -time.Second, Warmup: -1, MaxErrors: -1}.Validate()
+	errs := runner.Config{Threads: 0, Duration: -time.Second, Warmup: -1, MaxErrors: -1, ReportInterval: time.Second}.Validate()
 	want := []string{"--threads 0", "--time -1s", "--warmup -1ns", "--max-errors -1"}
 	if len(errs) != len(want) {
 		t.Fatalf("got %d errors %v, want %d", len(errs), errs, len(want))
@@ -263,6 +263,31 @@ func TestConfigValidateNamesFlags(t *testing.T) {
 		if got := errs[i].Error(); len(got) < len(w) || got[:len(w)] != w {
 			t.Errorf("error %d = %q, want it to start with %q", i, got, w)
 		}
+	}
+}
+
+// A report interval of 0, and a limit of errors with --tolerate-errors,
+// are refused as flags and plans give them.
+func TestConfigValidateContradictions(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cfg  runner.Config
+		want string
+	}{
+		{"report interval 0", runner.Config{Threads: 1, Duration: time.Second}, "--report-interval 0s: must be at least 10ms"},
+		{"max errors with tolerate errors", runner.Config{Threads: 1, Duration: time.Second, ReportInterval: time.Second, MaxErrors: 5, TolerateErrors: true}, "--max-errors 5: contradicts --tolerate-errors"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			errs := tc.cfg.Validate()
+			if len(errs) != 1 || !strings.Contains(errs[0].Error(), tc.want) {
+				t.Errorf("Validate = %v, want %q", errs, tc.want)
+			}
+		})
+	}
+	ok := runner.DefaultConfig()
+	ok.TolerateErrors = true
+	if errs := ok.Validate(); len(errs) != 0 {
+		t.Errorf("--tolerate-errors alone: %v", errs)
 	}
 }
 
@@ -489,7 +514,7 @@ func TestIsolation(t *testing.T) {
 	if err != nil || run.Transactions == 0 {
 		t.Fatalf("serializable on SQLite: %v", err)
 	}
-	errs := runner.Config{Threads: 1, Duration: time.Second, Isolation: "snapshot"}.Validate()
+	errs := runner.Config{Threads: 1, Duration: time.Second, ReportInterval: time.Second, Isolation: "snapshot"}.Validate()
 	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "--isolation snapshot: must be read-committed, repeatable-read or serializable") {
 		t.Errorf("Validate: %v", errs)
 	}

@@ -50,6 +50,34 @@ func (e *TableError) Error() string {
 
 func (e *TableError) Unwrap() error { return e.Err }
 
+// RolledBackError is a Prepare that failed, or was interrupted, after it
+// had created tables: it dropped them again. Dropped are the tables it
+// dropped, Left those it could not drop (still recorded as dbarena's, so
+// cleanup drops them), each in creation order.
+type RolledBackError struct {
+	Err           error
+	Dropped, Left []string
+}
+
+func (e *RolledBackError) Error() string { return e.Err.Error() + "; rolled back: " + e.Undone() }
+
+// Undone says what the rollback dropped and left.
+func (e *RolledBackError) Undone() string {
+	var parts []string
+	if len(e.Dropped) > 0 {
+		parts = append(parts, "dropped "+strings.Join(e.Dropped, ", ")+", which this prepare had created")
+	}
+	if len(e.Left) > 0 {
+		parts = append(parts, "left "+strings.Join(e.Left, ", ")+", which dbarena cleanup drops")
+	}
+	if len(parts) == 0 {
+		return "nothing was created"
+	}
+	return strings.Join(parts, "; ")
+}
+
+func (e *RolledBackError) Unwrap() error { return e.Err }
+
 // PrepareConfig controls loading.
 type PrepareConfig struct {
 	// LoadThreads is the number of parallel loaders, each with its own
@@ -336,16 +364,25 @@ func Prepare(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Pr
 		// The caller's context may be what failed: clean up on a fresh one.
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
+		rb := &RolledBackError{Err: err}
 		cc, cerr := eng.Connect(cctx)
-		if cerr == nil {
-			// Reverse order: tables referenced by foreign keys go last.
-			for i := len(created) - 1; i >= 0; i-- {
-				_ = dropOurs(cctx, cc.Catalog(), created[i])
-			}
-			_ = cc.Catalog().DropMetaIfEmpty(cctx)
-			cc.Close()
+		if cerr != nil {
+			rb.Left = slices.Clone(created)
+			return stats, rb
 		}
-		return stats, err
+		defer cc.Close()
+		// Reverse order: tables referenced by foreign keys go last.
+		for i := len(created) - 1; i >= 0; i-- {
+			if dropOurs(cctx, cc.Catalog(), created[i]) != nil {
+				rb.Left = append(rb.Left, created[i])
+			} else {
+				rb.Dropped = append(rb.Dropped, created[i])
+			}
+		}
+		slices.Reverse(rb.Dropped)
+		slices.Reverse(rb.Left)
+		_ = cc.Catalog().DropMetaIfEmpty(cctx)
+		return stats, rb
 	}
 
 	createdAt := cfg.Now()

@@ -3,6 +3,7 @@ package runner_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -63,6 +64,10 @@ func TestPrepareInterruptedLeavesNothing(t *testing.T) {
 	})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Prepare = %v, want context.Canceled", err)
+	}
+	var rb *runner.RolledBackError
+	if !errors.As(err, &rb) || !slices.Equal(rb.Dropped, []string{"sbtest1", "sbtest2", "sbtest3", "sbtest4"}) || len(rb.Left) != 0 {
+		t.Errorf("Prepare = %v, want a RolledBackError naming the 4 tables it dropped", err)
 	}
 	if !progressed {
 		t.Fatal("the load never made progress")

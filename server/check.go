@@ -9,36 +9,41 @@ import (
 )
 
 // CheckKnobs reports, without starting anything, knobs of spec whose names
-// the server's own binaries do not know: MariaDB's from `mariadbd --help
-// --verbose`, which lists every variable; PostgreSQL's from `postgres
-// --describe-config`, which leaves out about fifty developer and
-// read-only settings (application_name, trace_sort, jit_dump_bitcode …),
-// so on PostgreSQL only a name it does not list but that is within two
-// edits of one it does (a typo: shared_bufers) is reported, with the name
-// meant; any other unknown name is refused when the server starts. Each
-// problem is a *KnobError naming the knob. Values are checked when the
-// server starts (Start reads every knob back). PgBouncer's own settings
-// (pgbouncer.*) and PostgreSQL's custom settings (with a dot in their
-// names, for extensions) are not checked here. Missing binaries are an
-// error wrapping ErrNotInstalled.
+// the server's own binaries do not know, from the list of settings the
+// kind's program prints (KindDef.Describe): MariaDB's `mariadbd --help
+// --verbose` lists every variable; PostgreSQL's `postgres
+// --describe-config` leaves out about fifty developer and read-only
+// settings (application_name, trace_sort, jit_dump_bitcode …), so for
+// such a kind (KindDef.PartialList) only a name it does not list but that
+// is within two edits of one it does (a typo: shared_bufers) is reported,
+// with the name meant; any other unknown name is refused when the server
+// starts. Each problem is a *KnobError naming the knob. Values are
+// checked when the server starts (Start reads every knob back). The own
+// settings of a kind in front of another (pgbouncer.*) and custom
+// settings (with a dot in their names, for PostgreSQL's extensions) are
+// not checked here. Missing binaries are an error wrapping
+// ErrNotInstalled.
 func CheckKnobs(ctx context.Context, spec Spec) error {
+	def := defOf(spec.Kind)
 	var knobs []Knob
 	for _, k := range spec.Knobs {
-		if !strings.HasPrefix(k.Name, BouncerPrefix) && !strings.Contains(k.Name, ".") {
+		if def.OwnPrefix != "" && strings.HasPrefix(k.Name, def.OwnPrefix) {
+			continue
+		}
+		if !strings.Contains(k.Name, ".") {
 			knobs = append(knobs, k)
 		}
 	}
 	if len(knobs) == 0 {
 		return nil
 	}
-	def := defOf(spec.Kind)
-	if def.backend != "" {
-		def = defOf(def.backend) // the knobs go to its backend
+	if def.Backend != "" {
+		def = defOf(def.Backend) // the knobs go to its backend
 	}
-	if def.describe == nil {
+	if def.Describe == nil {
 		return nil
 	}
-	prog, args, err := def.describe(spec)
+	prog, args, err := def.Describe(spec)
 	if err != nil {
 		return err
 	}
@@ -51,15 +56,15 @@ func CheckKnobs(ctx context.Context, spec Spec) error {
 	known := def.knownSettings(out)
 	var errs []error
 	for _, k := range knobs {
-		name := def.normal(k.Name)
+		name := def.Normal(k.Name)
 		if known[name] {
 			continue
 		}
 		problem := "unknown setting (" + prog + " " + strings.Join(args, " ") + " does not list it)"
 		if near := nearest(name, known); near != "" {
 			problem += "; did you mean " + near + "?"
-		} else if def.partialList {
-			continue // perhaps one describe-config leaves out: the start decides
+		} else if def.PartialList {
+			continue // perhaps one the list leaves out: the start decides
 		}
 		errs = append(errs, &KnobError{Kind: spec.Kind, Knob: k, Problem: problem})
 	}

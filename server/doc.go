@@ -3,6 +3,11 @@
 // the machine's own binaries, with the settings (knobs) a benchmark asks
 // for.
 //
+// The package names no kind itself: each kind is a KindDef that the
+// engine it serves registers from its init (RegisterKind) — PostgreSQL
+// and PgBouncer in engine/postgres, MariaDB in engine/mysql — so a
+// binary knows the kinds of the engines it imports (engine/all).
+//
 // Start makes a new server in dbarena's data directory
 // (Spec.Home/servers/NAME/): initdb or mariadb-install-db, a generated
 // configuration with the knobs, a free port on 127.0.0.1 (or Spec.Port),
@@ -20,6 +25,14 @@
 // with --user=root. Otherwise every server runs as the caller. Servers run
 // in sessions of their own: they outlive the process that started them
 // until Stop, here or in another process after Lookup.
+//
+// Stop ends what actually serves a server, also after a restart from
+// outside dbarena: the process it started, the one the server's own PID
+// file names and those listening on its port, each only when it belongs
+// to the server; the files go only when nothing of it runs. A server
+// started for one command (Spec.Owned) records its dbarena process, and
+// Reap stops and removes those whose process ended without stopping
+// them.
 //
 // (*Server).Target is the dbarena target of a server, its password an
 // engine.Secret; ParseManaged reads the managed: targets of the command

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log"
 
+	"github.com/dbarena/dbarena/engine/postgres"
 	"github.com/dbarena/dbarena/server"
 )
 
@@ -26,7 +27,7 @@ func ExampleParseManaged() {
 func ExampleStart() {
 	ctx := context.Background()
 	srv, err := server.Start(ctx, server.Spec{
-		Kind:  server.Postgres,
+		Kind:  postgres.ServerKind,
 		Knobs: []server.Knob{{Name: "shared_buffers", Value: "1GB"}, {Name: "max_wal_size", Value: "4GB"}},
 		Home:  "/var/lib/dbarena",
 	})

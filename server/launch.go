@@ -6,68 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"syscall"
 	"time"
 )
-
-// binaries are the programs a kind needs, found before anything runs.
-type binaries struct {
-	dir   string            // where they are
-	path  map[string]string // program name -> path
-	pgDir string            // PgBouncer without a named backend: PostgreSQL's programs
-	pg    map[string]string
-}
-
-// findBinaries looks for the programs of spec's kind: in spec.BinDir when
-// given, else in the usual places. Missing ones are an error wrapping
-// ErrNotInstalled that names the Debian package to install.
-func findBinaries(spec Spec) (binaries, error) {
-	def := defOf(spec.Kind)
-	if def.find == nil {
-		return binaries{}, fmt.Errorf("%w %q", ErrUnknownKind, spec.Kind)
-	}
-	return def.find(spec)
-}
-
-// findPrograms finds each program (under any of its names, the first
-// being the one used in messages and in path's keys) in binDir, or on
-// PATH and in the sbin directories.
-func findPrograms(binDir, pathEnv, what, pkg string, progs ...[]string) (string, map[string]string, error) {
-	found := map[string]string{}
-	var missing []string
-	for _, names := range progs {
-		var p string
-		for _, n := range names {
-			if binDir != "" {
-				if c := filepath.Join(binDir, n); isExecutable(c) {
-					p = c
-				}
-			} else if c, err := lookPath(n, pathEnv); err == nil {
-				p = c
-			}
-			if p != "" {
-				break
-			}
-		}
-		if p == "" {
-			missing = append(missing, names[0])
-			continue
-		}
-		found[names[0]] = p
-	}
-	if len(missing) > 0 {
-		where := "on PATH or in /usr/sbin"
-		if binDir != "" {
-			where = "in " + binDir
-		}
-		return "", nil, fmt.Errorf("%w: %s: no %s %s; install the Debian package %s (apt-get install %s), or name the directory of its programs (--bin-dir)",
-			ErrNotInstalled, what, strings.Join(missing, ", "), where, pkg, pkg)
-	}
-	return filepath.Dir(found[progs[0][0]]), found, nil
-}
 
 // run starts the server's process on spec.Port, or on a free port (and
 // on another one when that was taken between the choice and the bind),
@@ -136,7 +79,7 @@ func (s *Server) waitReady(ctx context.Context, spec Spec, from int64, ready fun
 func (s *Server) exitError(spec Spec, from int64, last error) error {
 	log := readFrom(s.LogFile(), from)
 	var err error
-	if kerrs := knobProblems(s.rec.Kind, log, spec.Knobs); len(kerrs) > 0 {
+	if kerrs := knobProblems(defOf(s.rec.Kind), log, spec.Knobs); len(kerrs) > 0 {
 		err = errors.Join(kerrs...)
 	} else if strings.Contains(log, "Address already in use") {
 		err = fmt.Errorf("%w: port %d on 127.0.0.1 was taken by another process", ErrPortInUse, s.rec.Port)
@@ -149,7 +92,7 @@ func (s *Server) exitError(spec Spec, from int64, last error) error {
 // setupError explains a failed set-up program (initdb,
 // mariadb-install-db) from its output in logPath.
 func (s *Server) setupError(spec Spec, logPath string, err error) error {
-	if kerrs := knobProblems(s.rec.Kind, readFrom(logPath, 0), spec.Knobs); len(kerrs) > 0 {
+	if kerrs := knobProblems(defOf(s.rec.Kind), readFrom(logPath, 0), spec.Knobs); len(kerrs) > 0 {
 		err = errors.Join(kerrs...)
 	}
 	// mariadb-install-db ends its output with a page of advice: the
@@ -181,14 +124,14 @@ var errorWords = []string{"ERROR", "FATAL", "HINT", "invalid", "Invalid", "unkno
 // variable 'innodb_bufer_pool_size=1G'", "unknown parameter:
 // pgbouncer/default_pool_sise". A PostgreSQL HINT line is added to the
 // line before it.
-func knobProblems(kind Kind, log string, knobs []Knob) []error {
+func knobProblems(def *KindDef, log string, knobs []Knob) []error {
 	lines := strings.Split(log, "\n")
 	var errs []error
-	def := defOf(kind)
+	kind := def.Kind
 	for _, k := range knobs {
 		name := strings.ToLower(k.Name)
-		if def.backend != "" {
-			n, own := strings.CutPrefix(name, def.ownPrefix)
+		if def.Backend != "" {
+			n, own := strings.CutPrefix(name, def.OwnPrefix)
 			if !own {
 				continue // the backend's: its own start reports it
 			}

@@ -37,24 +37,25 @@ func caller() account {
 	return a
 }
 
-// unprivileged is the user PostgreSQL and PgBouncer run as: they refuse
-// to run as root, so as root it is "postgres", created as a system user
-// when missing (as scripts/testservers does); otherwise the caller.
-func unprivileged(ctx context.Context) (account, error) {
+// unprivileged is the user a server that refuses to run as root runs as
+// (PostgreSQL and PgBouncer): as root it is name (KindDef.RootUser,
+// "postgres"), created as a system user when missing (as
+// scripts/testservers does); otherwise the caller.
+func unprivileged(ctx context.Context, name string) (account, error) {
 	me := caller()
 	if me.uid != 0 {
 		return me, nil
 	}
-	const name = "postgres"
+	who := rootUserTitles(name)
 	u, err := user.Lookup(name)
 	if err != nil {
-		useradd, lerr := lookPath("useradd", "")
+		useradd, lerr := LookPath("useradd", "")
 		if lerr != nil {
-			return account{}, fmt.Errorf("PostgreSQL and PgBouncer refuse to run as root, there is no user %s and no useradd to create it: %w", name, lerr)
+			return account{}, fmt.Errorf("%s refuse to run as root, there is no user %s and no useradd to create it: %w", who, name, lerr)
 		}
 		out, aerr := exec.CommandContext(ctx, useradd, "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", name).CombinedOutput()
 		if u, err = user.Lookup(name); err != nil { // a concurrent useradd may have won
-			return account{}, fmt.Errorf("creating system user %s (PostgreSQL and PgBouncer refuse to run as root): %v: %s", name, aerr, bytes.TrimSpace(out))
+			return account{}, fmt.Errorf("creating system user %s (%s refuse to run as root): %v: %s", name, who, aerr, bytes.TrimSpace(out))
 		}
 	}
 	uid, err1 := strconv.Atoi(u.Uid)
@@ -125,9 +126,9 @@ func (a account) canSearch(dir string) bool {
 	}
 }
 
-// lookPath finds a program in the directories of path (a PATH value),
+// LookPath finds a program in the directories of path (a PATH value),
 // then in the sbin directories, which are not on every user's PATH.
-func lookPath(name, path string) (string, error) {
+func LookPath(name, path string) (string, error) {
 	dirs := filepath.SplitList(path)
 	dirs = append(dirs, "/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin")
 	for _, d := range dirs {
@@ -135,14 +136,15 @@ func lookPath(name, path string) (string, error) {
 			continue
 		}
 		p := filepath.Join(d, name)
-		if isExecutable(p) {
+		if IsExecutable(p) {
 			return p, nil
 		}
 	}
 	return "", fmt.Errorf("%s: not found on PATH or in the sbin directories", name)
 }
 
-func isExecutable(p string) bool {
+// IsExecutable tells whether p is a regular file someone may execute.
+func IsExecutable(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
 }

@@ -65,6 +65,15 @@ type record struct {
 	Backend    string    `json:"backend,omitempty"`
 	OwnBackend bool      `json:"own_backend,omitempty"`
 	StartedAt  time.Time `json:"started_at"`
+	// Owner is the dbarena process a server started for one command
+	// belongs to (Spec.Owned); nil for a server that outlives commands.
+	Owner *owner `json:"owner,omitempty"`
+}
+
+// owner is a process that owns a server: its PID and start time.
+type owner struct {
+	PID        int    `json:"pid"`
+	StartTicks uint64 `json:"start_ticks"`
 }
 
 // Server is a managed server: started by Start, or found by Lookup or
@@ -104,9 +113,24 @@ func Start(ctx context.Context, spec Spec) (*Server, error) {
 	if spec.Getenv == nil {
 		spec.Getenv = os.Getenv
 	}
-	bins, err := findBinaries(spec)
+	def := defOf(spec.Kind)
+	bins, err := def.Find(spec)
 	if err != nil {
 		return nil, err
+	}
+	// A kind in front of another without a named one starts its own,
+	// from the usual places.
+	var backendBins *Binaries
+	if def.Backend != "" && spec.Backend == "" {
+		bdef := defOf(def.Backend)
+		if !bdef.known() {
+			return nil, fmt.Errorf("%w %q (the backend of %s)", ErrUnknownKind, def.Backend, spec.Kind)
+		}
+		b, err := bdef.Find(Spec{Kind: def.Backend, Getenv: spec.Getenv})
+		if err != nil {
+			return nil, err
+		}
+		backendBins = &b
 	}
 	if spec.Port != 0 {
 		if err := checkPort(spec.Port); err != nil {
@@ -114,12 +138,12 @@ func Start(ctx context.Context, spec Spec) (*Server, error) {
 		}
 	}
 	var backend *Server
-	if def := defOf(spec.Kind); def.backend != "" && spec.Backend != "" {
+	if def.Backend != "" && spec.Backend != "" {
 		if backend, err = Lookup(spec.Home, spec.Backend); err != nil {
 			return nil, fmt.Errorf("%s backend: %w", spec.Kind, err)
 		}
-		if backend.Kind() != def.backend {
-			return nil, fmt.Errorf("%w: %s backend %s is a %s server, not %s", ErrBadSpec, spec.Kind, spec.Backend, backend.Kind(), def.backend)
+		if backend.Kind() != def.Backend {
+			return nil, fmt.Errorf("%w: %s backend %s is a %s server, not %s", ErrBadSpec, spec.Kind, spec.Backend, backend.Kind(), def.Backend)
 		}
 		if !backend.Alive() {
 			return nil, fmt.Errorf("%s backend %s does not run (dbarena server stop %s removes it)", spec.Kind, spec.Backend, spec.Backend)
@@ -149,19 +173,25 @@ func Start(ctx context.Context, spec Spec) (*Server, error) {
 			return nil, fmt.Errorf("no free name for a throw-away %s server in %s", spec.Kind, servers)
 		}
 	}
-	return start(ctx, spec, name, dir, bins, backend)
+	return start(ctx, spec, name, dir, bins, backendBins, backend)
 }
 
 // start starts a server in its new, empty state directory dir; on failure
-// it leaves nothing behind, dir included.
-func start(ctx context.Context, spec Spec, name, dir string, bins binaries, backend *Server) (s *Server, err error) {
+// it leaves nothing behind, dir included. A kind in front of another
+// without a named backend starts its own first, from backendBins.
+func start(ctx context.Context, spec Spec, name, dir string, bins Binaries, backendBins *Binaries, backend *Server) (s *Server, err error) {
 	s = &Server{dir: dir, backend: backend}
 	s.rec = record{
 		Format: recordFormat, Name: name, Kind: spec.Kind, ThrowAway: spec.Name == "",
-		State: "starting", BinDir: bins.dir, Knobs: spec.Knobs, StartedAt: time.Now().UTC(),
+		State: "starting", BinDir: bins.Dir, Knobs: spec.Knobs, StartedAt: time.Now().UTC(),
 	}
 	if backend != nil {
 		s.rec.Backend = backend.Name()
+	}
+	if spec.Owned {
+		me := os.Getpid()
+		ticks, _ := startTicks(me)
+		s.rec.Owner = &owner{PID: me, StartTicks: ticks}
 	}
 	defer func() {
 		if err == nil {
@@ -180,8 +210,8 @@ func start(ctx context.Context, spec Spec, name, dir string, bins binaries, back
 
 	def := defOf(spec.Kind)
 	acct := caller()
-	if !def.asRoot {
-		if acct, err = unprivileged(ctx); err != nil {
+	if def.RootUser != "" {
+		if acct, err = unprivileged(ctx, def.RootUser); err != nil {
 			return s, err
 		}
 	}
@@ -197,11 +227,53 @@ func start(ctx context.Context, spec Spec, name, dir string, bins binaries, back
 	if err := s.save(); err != nil {
 		return s, err
 	}
-	if err := def.start(ctx, s, spec, bins, acct); err != nil {
+	if def.Backend != "" && s.backend == nil {
+		if err := s.startOwnBackend(ctx, def, spec, *backendBins); err != nil {
+			return s, err
+		}
+	}
+	if err := def.Start(ctx, &Starting{s: s, spec: spec, bins: bins, acct: acct}); err != nil {
 		return s, err
+	}
+	if s.rec.OwnBackend { // its knobs were asked of this server
+		for k, v := range s.backend.rec.Settings {
+			if _, ok := s.rec.Settings[k]; !ok {
+				if s.rec.Settings == nil {
+					s.rec.Settings = map[string]string{}
+				}
+				s.rec.Settings[k] = v
+			}
+		}
 	}
 	s.rec.State = "running"
 	return s, s.save()
+}
+
+// startOwnBackend starts, in the state directory's backend/, the server
+// a kind in front of another runs in front of, with the knobs that are
+// not the front's own.
+func (s *Server) startOwnBackend(ctx context.Context, def *KindDef, spec Spec, bins Binaries) error {
+	var knobs []Knob
+	for _, k := range spec.Knobs {
+		if !strings.HasPrefix(k.Name, def.OwnPrefix) {
+			knobs = append(knobs, k)
+		}
+	}
+	dir := filepath.Join(s.dir, backendDir)
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return err
+	}
+	s.rec.OwnBackend = true
+	if err := s.save(); err != nil {
+		return err
+	}
+	bspec := Spec{Kind: def.Backend, Knobs: knobs, Home: spec.Home, Timeout: spec.Timeout, Getenv: spec.Getenv}
+	b, err := start(ctx, bspec, s.rec.Name+"-backend", dir, bins, nil, nil)
+	if err != nil {
+		return err
+	}
+	s.backend = b
+	return nil
 }
 
 // runDir makes the directory for the server's own files: dir/run when
@@ -369,6 +441,56 @@ func (s *Server) Settings() map[string]string {
 // other kinds, and when a named backend has been removed).
 func (s *Server) Backend() *Server { return s.backend }
 
+// Owner is the PID of the dbarena process the server belongs to (see
+// Spec.Owned), or 0 for a server that outlives commands.
+func (s *Server) Owner() int {
+	if s.rec.Owner == nil {
+		return 0
+	}
+	return s.rec.Owner.PID
+}
+
+// Orphaned tells whether the server belongs to a dbarena process (see
+// Spec.Owned) that has ended without stopping it (killed, say).
+func (s *Server) Orphaned() bool {
+	o := s.rec.Owner
+	if o == nil {
+		return false
+	}
+	return !(&process{pid: o.PID, ticks: o.StartTicks}).alive()
+}
+
+// Reap stops and removes the servers of home that are orphaned (see
+// Orphaned), except those named in keep, and returns them. A server it
+// cannot stop is an error naming it (its files are kept); the others are
+// reaped all the same. Servers whose records cannot be read are left to
+// List to report.
+func Reap(ctx context.Context, home string, keep ...string) ([]*Server, error) {
+	list, _ := List(home)
+	var reaped []*Server
+	var errs []error
+	for _, s := range list {
+		if !s.Orphaned() || containsName(keep, s.Name()) {
+			continue
+		}
+		if err := s.Stop(ctx); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		reaped = append(reaped, s)
+	}
+	return reaped, errors.Join(errs...)
+}
+
+// InFront tells whether the server's kind runs in front of another (a
+// PgBouncer in front of a PostgreSQL): such servers are stopped before
+// their backends.
+func (s *Server) InFront() bool { return defOf(s.rec.Kind).Backend != "" }
+
+// RunDir is the directory of the server's own files: its data directory
+// and generated configuration are in it.
+func (s *Server) RunDir() string { return s.rec.RunDir }
+
 // OwnsBackend tells whether the PgBouncer started its PostgreSQL itself
 // (and stops it with itself).
 func (s *Server) OwnsBackend() bool { return s.rec.OwnBackend }
@@ -389,9 +511,9 @@ func (s *Server) BackendName() string {
 // its kind.
 func (s *Server) Target() engine.Target {
 	host := net.JoinHostPort("127.0.0.1", strconv.Itoa(s.rec.Port))
-	u := &url.URL{Scheme: "postgres", User: url.User(dbUser), Host: host, Path: "/" + dbName}
-	if def := defOf(s.rec.Kind); def.targetURL != nil {
-		def.targetURL(u)
+	u := &url.URL{User: url.User(dbUser), Host: host, Path: "/" + dbName}
+	if def := defOf(s.rec.Kind); def.TargetURL != nil {
+		def.TargetURL(u)
 	}
 	label := s.rec.Name
 	if s.rec.ThrowAway {
@@ -409,7 +531,7 @@ func (s *Server) Alive() bool {
 	if stopped || !s.proc.alive() {
 		return false
 	}
-	if defOf(s.rec.Kind).backend != "" && (s.backend == nil || !s.backend.Alive()) {
+	if s.InFront() && (s.backend == nil || !s.backend.Alive()) {
 		return false
 	}
 	return true
@@ -418,7 +540,7 @@ func (s *Server) Alive() bool {
 // LogTail returns the last n lines of the server's log. For a PgBouncer
 // whose PostgreSQL died, it is that server's log, which says why.
 func (s *Server) LogTail(n int) string {
-	if defOf(s.rec.Kind).backend != "" && s.backend != nil && s.proc.alive() && !s.backend.Alive() {
+	if s.InFront() && s.backend != nil && s.proc.alive() && !s.backend.Alive() {
 		return s.backend.LogTail(n)
 	}
 	return tail(s.LogFile(), n)
@@ -426,19 +548,28 @@ func (s *Server) LogTail(n int) string {
 
 // Stop stops the server (a PgBouncer before the PostgreSQL it started
 // itself, never a named one it is in front of) and removes its files: it
-// is gone from List afterwards. The server gets its fast clean shutdown
-// first (PostgreSQL SIGINT, MariaDB and PgBouncer SIGTERM) and SIGKILL,
-// with every process of its group, after 30 s or when ctx ends. Stopping
-// a stopped server does nothing.
+// is gone from List afterwards. It stops what actually serves the
+// server, which after a restart from outside dbarena is not the process
+// it started: the recorded process (known by its PID and start time),
+// the process the server's own PID file names and the processes
+// listening on its port, each only when it belongs to the server (it
+// works in the server's directories or names a file there, and started
+// before its PID file was written), and the processes that run one of
+// its programs in its directories. Each gets the server's fast clean
+// shutdown first (PostgreSQL SIGINT, MariaDB and PgBouncer SIGTERM) and
+// SIGKILL, with every process of its group, after 30 s or when ctx ends;
+// then Stop looks again, until nothing of the server runs or listens on
+// its port. Only then are the files removed: when a process of the
+// server cannot be stopped, Stop says so and keeps them. Stopping a
+// stopped server does nothing.
 func (s *Server) Stop(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.stopped {
 		return nil
 	}
-	s.stopped = true
 	var errs []error
-	if err := s.proc.stop(ctx, defOf(s.rec.Kind).stopSignal, 30*time.Second); err != nil {
+	if err := s.stopServing(ctx, defOf(s.rec.Kind), 30*time.Second); err != nil {
 		errs = append(errs, fmt.Errorf("stopping %s %s: %w", s.rec.Kind, s.rec.Name, err))
 	}
 	if s.rec.OwnBackend && s.backend != nil {
@@ -446,9 +577,10 @@ func (s *Server) Stop(ctx context.Context) error {
 			errs = append(errs, err)
 		}
 	}
-	if len(errs) > 0 {
-		return errors.Join(errs...) // a process may still use the files
+	if len(errs) > 0 { // a process may still use the files
+		return fmt.Errorf("%w; its files are kept in %s", errors.Join(errs...), s.dir)
 	}
+	s.stopped = true
 	if s.rec.RunDir != "" && !strings.HasPrefix(s.rec.RunDir, s.dir+string(filepath.Separator)) {
 		if err := os.RemoveAll(s.rec.RunDir); err != nil {
 			errs = append(errs, err)

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/engine"
-	_ "github.com/dbarena/dbarena/engine/mysql"
-	_ "github.com/dbarena/dbarena/engine/postgres"
+	"github.com/dbarena/dbarena/engine/mysql"
+	"github.com/dbarena/dbarena/engine/postgres"
 	"github.com/dbarena/dbarena/server"
 )
 
@@ -138,7 +138,7 @@ func assertGone(t *testing.T, pids []int, dirs ...string) {
 func TestManagedPostgres(t *testing.T) {
 	h := home(t, true)
 	s := start(t, server.Spec{
-		Kind:  server.Postgres,
+		Kind:  postgres.ServerKind,
 		Name:  "pg1",
 		Knobs: []server.Knob{{Name: "shared_buffers", Value: "64MB"}, {Name: "max_wal_size", Value: "2GB"}, {Name: "work_mem", Value: "8192"}, {Name: "application_name", Value: `it's a\b`}},
 		Home:  h,
@@ -194,7 +194,7 @@ func TestManagedPostgres(t *testing.T) {
 	if err != nil || len(list) != 1 || list[0].Name() != "pg1" {
 		t.Errorf("List = %v, %v", list, err)
 	}
-	if _, err := server.Start(context.Background(), server.Spec{Kind: server.Postgres, Name: "pg1", Home: h}); !errors.Is(err, server.ErrExists) {
+	if _, err := server.Start(context.Background(), server.Spec{Kind: postgres.ServerKind, Name: "pg1", Home: h}); !errors.Is(err, server.ErrExists) {
 		t.Errorf("a second pg1: %v, want ErrExists", err)
 	}
 
@@ -230,7 +230,7 @@ func TestManagedPostgresBadKnob(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := home(t, false)
-			_, err := server.Start(context.Background(), server.Spec{Kind: server.Postgres, Knobs: tc.knobs, Home: h})
+			_, err := server.Start(context.Background(), server.Spec{Kind: postgres.ServerKind, Knobs: tc.knobs, Home: h})
 			if err == nil {
 				t.Fatal("started")
 			}
@@ -238,7 +238,7 @@ func TestManagedPostgresBadKnob(t *testing.T) {
 				t.Errorf("error does not match ErrKnob and ErrStart: %v", err)
 			}
 			var ke *server.KnobError
-			if !errors.As(err, &ke) || ke.Kind != server.Postgres {
+			if !errors.As(err, &ke) || ke.Kind != postgres.ServerKind {
 				t.Errorf("no *KnobError in %v", err)
 			}
 			for _, w := range tc.want {
@@ -276,7 +276,7 @@ func TestManagedPortInUse(t *testing.T) {
 }
 
 func TestManagedNotInstalled(t *testing.T) {
-	for k, pkg := range map[server.Kind]string{server.Postgres: "postgresql-15", server.MariaDB: "mariadb-server", server.PgBouncer: "pgbouncer"} {
+	for k, pkg := range map[server.Kind]string{postgres.ServerKind: "postgresql-15", mysql.ServerKind: "mariadb-server", postgres.BouncerKind: "pgbouncer"} {
 		t.Run(string(k), func(t *testing.T) {
 			_, err := server.Start(context.Background(), server.Spec{Kind: k, BinDir: "/nonexistent/bin", Home: t.TempDir()})
 			if !errors.Is(err, server.ErrNotInstalled) || !strings.Contains(err.Error(), "apt-get install "+pkg) {
@@ -288,7 +288,7 @@ func TestManagedNotInstalled(t *testing.T) {
 
 // A server whose process died is not Alive, and LogTail says why.
 func TestManagedServerDied(t *testing.T) {
-	s := start(t, server.Spec{Kind: server.Postgres, Knobs: []server.Knob{{Name: "shared_buffers", Value: "16MB"}}, Home: home(t, false)})
+	s := start(t, server.Spec{Kind: postgres.ServerKind, Knobs: []server.Knob{{Name: "shared_buffers", Value: "16MB"}}, Home: home(t, false)})
 	if err := syscall.Kill(s.PID(), syscall.SIGQUIT); err != nil { // immediate shutdown
 		t.Fatal(err)
 	}
@@ -309,7 +309,7 @@ func TestManagedServerDied(t *testing.T) {
 
 func TestManagedMariaDB(t *testing.T) {
 	h := home(t, false)
-	s := start(t, server.Spec{Kind: server.MariaDB, Knobs: []server.Knob{{Name: "innodb_buffer_pool_size", Value: "64M"}, {Name: "max-connections", Value: "50"}}, Home: h})
+	s := start(t, server.Spec{Kind: mysql.ServerKind, Knobs: []server.Knob{{Name: "innodb_buffer_pool_size", Value: "64M"}, {Name: "max-connections", Value: "50"}}, Home: h})
 	tg := s.Target()
 	if tg.URL.Scheme != "mysql" || tg.Label != "mariadb" {
 		t.Errorf("Target() = %s", tg)
@@ -339,7 +339,7 @@ func TestManagedMariaDB(t *testing.T) {
 	} {
 		t.Run("bad "+tc.knob, func(t *testing.T) {
 			k, _ := server.ParseKnob(tc.knob)
-			_, err := server.Start(context.Background(), server.Spec{Kind: server.MariaDB, Knobs: []server.Knob{k}, Home: h})
+			_, err := server.Start(context.Background(), server.Spec{Kind: mysql.ServerKind, Knobs: []server.Knob{k}, Home: h})
 			if !errors.Is(err, server.ErrKnob) || !strings.Contains(err.Error(), tc.knob) || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("err = %v; want ErrKnob naming %s and %q", err, tc.knob, tc.want)
 			}
@@ -353,7 +353,7 @@ func TestManagedMariaDB(t *testing.T) {
 // PgBouncer in front of its own PostgreSQL, then of a named one.
 func TestManagedPgBouncer(t *testing.T) {
 	h := home(t, false)
-	b := start(t, server.Spec{Kind: server.PgBouncer, Home: h, Knobs: []server.Knob{
+	b := start(t, server.Spec{Kind: postgres.BouncerKind, Home: h, Knobs: []server.Knob{
 		{Name: "shared_buffers", Value: "16MB"}, {Name: "pgbouncer.default_pool_size", Value: "20"},
 	}})
 	tg := b.Target()
@@ -399,16 +399,16 @@ func TestManagedPgBouncer(t *testing.T) {
 	}
 
 	// In front of a named PostgreSQL; stopping the PgBouncer leaves it.
-	pg := start(t, server.Spec{Kind: server.Postgres, Name: "pgb", Home: h, Knobs: []server.Knob{{Name: "shared_buffers", Value: "16MB"}}})
-	_, err = server.Start(ctx, server.Spec{Kind: server.PgBouncer, Backend: "pgb", Home: h, Knobs: []server.Knob{{Name: "shared_buffers", Value: "1GB"}}})
+	pg := start(t, server.Spec{Kind: postgres.ServerKind, Name: "pgb", Home: h, Knobs: []server.Knob{{Name: "shared_buffers", Value: "16MB"}}})
+	_, err = server.Start(ctx, server.Spec{Kind: postgres.BouncerKind, Backend: "pgb", Home: h, Knobs: []server.Knob{{Name: "shared_buffers", Value: "1GB"}}})
 	if !errors.Is(err, server.ErrBadSpec) || !strings.Contains(err.Error(), "shared_buffers=1GB") {
 		t.Errorf("a backend knob with a named backend: %v", err)
 	}
-	_, err = server.Start(ctx, server.Spec{Kind: server.PgBouncer, Backend: "pgb", Home: h, Knobs: []server.Knob{{Name: "pgbouncer.default_pool_sise", Value: "5"}}})
+	_, err = server.Start(ctx, server.Spec{Kind: postgres.BouncerKind, Backend: "pgb", Home: h, Knobs: []server.Knob{{Name: "pgbouncer.default_pool_sise", Value: "5"}}})
 	if !errors.Is(err, server.ErrKnob) || !strings.Contains(err.Error(), "pgbouncer.default_pool_sise=5") {
 		t.Errorf("a typo in a PgBouncer knob: %v", err)
 	}
-	nb := start(t, server.Spec{Kind: server.PgBouncer, Name: "pb", Backend: "pgb", Home: h})
+	nb := start(t, server.Spec{Kind: postgres.BouncerKind, Name: "pb", Backend: "pgb", Home: h})
 	if got := show(t, nb.Target(), "SELECT current_setting('shared_buffers')"); got != "16MB" {
 		t.Errorf("through pb: shared_buffers %s", got)
 	}

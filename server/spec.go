@@ -9,46 +9,27 @@ import (
 	"time"
 )
 
-// Kind is the kind of a managed server.
+// Kind is the kind of a managed server, as its engine registers it
+// (RegisterKind): "postgres", "mariadb", "pgbouncer" with the engines
+// dbarena ships (engine/all).
 type Kind string
-
-// The kinds of server Start knows.
-const (
-	// Postgres is a PostgreSQL server from the machine's binaries
-	// (/usr/lib/postgresql/<version>/bin, the newest found, or PATH).
-	Postgres Kind = "postgres"
-	// MariaDB is a MariaDB server (mariadb-install-db and mariadbd).
-	MariaDB Kind = "mariadb"
-	// PgBouncer is a PgBouncer in transaction mode in front of a managed
-	// PostgreSQL: a named one (Spec.Backend) or one of its own.
-	PgBouncer Kind = "pgbouncer"
-)
 
 // ParseKind turns a kind's name, or one of its aliases (postgresql, pg,
 // mysql, bouncer), into a Kind. An unknown name is an error wrapping
 // ErrUnknownKind.
 func ParseKind(s string) (Kind, error) {
 	l := strings.ToLower(s)
-	for _, d := range kinds {
-		if l == string(d.kind) {
-			return d.kind, nil
-		}
-		for _, a := range d.aliases {
-			if l == a {
-				return d.kind, nil
-			}
-		}
+	kinds.mu.RLock()
+	d := lookupKind(l)
+	kinds.mu.RUnlock()
+	if d != nil {
+		return d.Kind, nil
 	}
 	return "", fmt.Errorf("%w %q: want %s", ErrUnknownKind, s, kindNames(" or "))
 }
 
 // Scheme is the URL scheme of managed targets: managed:postgres?knob=value.
 const Scheme = "managed"
-
-// BouncerPrefix marks a PgBouncer server's own settings among its knobs
-// (pgbouncer.default_pool_size=50); its other knobs go to the PostgreSQL
-// server it starts behind itself.
-const BouncerPrefix = "pgbouncer."
 
 // Knob is one server setting as it is written into the server's
 // configuration file: postgresql.conf, my.cnf's [mariadbd] section or
@@ -92,14 +73,19 @@ type Spec struct {
 	Home string
 	// Backend names the started PostgreSQL server a PgBouncer goes in
 	// front of. Empty: the PgBouncer starts a PostgreSQL of its own with
-	// the knobs that are not PgBouncer's (BouncerPrefix), and stops it
-	// with itself.
+	// the knobs that are not PgBouncer's (KindDef.OwnPrefix), and stops
+	// it with itself.
 	Backend string
 	// Timeout bounds the wait for the server to accept connections;
 	// 0 means one minute.
 	Timeout time.Duration
 	// Getenv reads PATH when looking for programs; nil means os.Getenv.
 	Getenv func(string) string
+	// Owned: the server belongs to the calling process, which stops it
+	// before it ends (a managed: target started for one command). Its
+	// record names the process (PID and start time); should the process
+	// end without stopping it (SIGKILL), Reap stops and removes it.
+	Owned bool
 }
 
 // nameRE is what a server name may look like: it is a directory name, a
@@ -147,20 +133,20 @@ func (s Spec) Validate() []error {
 	if s.Timeout < 0 {
 		bad("timeout %s: must not be negative", s.Timeout)
 	}
-	if s.Backend != "" && def.backend == "" {
+	if s.Backend != "" && def.Backend == "" {
 		bad("backend %q: only %s servers have one", s.Backend, frontKinds())
 	}
 	seen := map[string]bool{}
 	for _, k := range s.Knobs {
 		what := "setting " + k.String()
 		kd, name := def, k.Name
-		if def.backend != "" {
-			if n, ok := strings.CutPrefix(k.Name, def.ownPrefix); ok {
+		if def.Backend != "" {
+			if n, ok := strings.CutPrefix(k.Name, def.OwnPrefix); ok {
 				name = n
 			} else {
-				kd = defOf(def.backend) // the backend's
+				kd = defOf(def.Backend) // the backend's
 				if s.Backend != "" {
-					bad("%s: it would go to %s server %s, which runs already; %s's own settings are named %sNAME", what, kd.title, s.Backend, def.title, def.ownPrefix)
+					bad("%s: it would go to %s server %s, which runs already; %s's own settings are named %sNAME", what, kd.Title, s.Backend, def.Title, def.OwnPrefix)
 					continue
 				}
 			}
@@ -174,13 +160,13 @@ func (s Spec) Validate() []error {
 		case strings.ContainsAny(k.Value, "\n\r\x00"):
 			bad("setting %s: the value has a line break or NUL", k.Name)
 		}
-		key := kd.normal(k.Name)
+		key := kd.Normal(k.Name)
 		if seen[key] {
 			bad("%s: set twice", what)
 		}
 		seen[key] = true
 		norm := strings.ReplaceAll(strings.ToLower(name), "-", "_")
-		if flag, ok := kd.reserved[norm]; ok {
+		if flag, ok := kd.Reserved[norm]; ok {
 			if flag != "" {
 				bad("%s: dbarena sets it (use %s)", what, flag)
 			} else {
@@ -194,9 +180,9 @@ func (s Spec) Validate() []error {
 // frontKinds names the kinds that run in front of another server.
 func frontKinds() string {
 	var names []string
-	for _, d := range kinds {
-		if d.backend != "" {
-			names = append(names, string(d.kind))
+	for _, d := range registered() {
+		if d.Backend != "" {
+			names = append(names, string(d.Kind))
 		}
 	}
 	return strings.Join(names, ", ")

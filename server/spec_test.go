@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	_ "github.com/dbarena/dbarena/engine/all"
+	"github.com/dbarena/dbarena/engine/mysql"
+	"github.com/dbarena/dbarena/engine/postgres"
 	"github.com/dbarena/dbarena/server"
 )
 
@@ -17,12 +20,12 @@ func TestServerParseManaged(t *testing.T) {
 		want server.Spec
 		err  string
 	}{
-		{"managed:postgres?shared_buffers=1GB&max_wal_size=4GB", server.Spec{Kind: server.Postgres, Knobs: []server.Knob{{Name: "shared_buffers", Value: "1GB"}, {Name: "max_wal_size", Value: "4GB"}}}, ""},
-		{"managed://postgresql?work_mem=64MB", server.Spec{Kind: server.Postgres, Knobs: []server.Knob{{Name: "work_mem", Value: "64MB"}}}, ""},
-		{"managed:mariadb?innodb_buffer_pool_size=1G", server.Spec{Kind: server.MariaDB, Knobs: []server.Knob{{Name: "innodb_buffer_pool_size", Value: "1G"}}}, ""},
-		{"managed:mysql", server.Spec{Kind: server.MariaDB}, ""},
-		{"managed:pgbouncer?shared_buffers=1GB&pgbouncer.default_pool_size=50", server.Spec{Kind: server.PgBouncer, Knobs: []server.Knob{{Name: "shared_buffers", Value: "1GB"}, {Name: "pgbouncer.default_pool_size", Value: "50"}}}, ""},
-		{"managed:postgres?search_path=%22%24user%22%2C%20public", server.Spec{Kind: server.Postgres, Knobs: []server.Knob{{Name: "search_path", Value: `"$user", public`}}}, ""},
+		{"managed:postgres?shared_buffers=1GB&max_wal_size=4GB", server.Spec{Kind: postgres.ServerKind, Knobs: []server.Knob{{Name: "shared_buffers", Value: "1GB"}, {Name: "max_wal_size", Value: "4GB"}}}, ""},
+		{"managed://postgresql?work_mem=64MB", server.Spec{Kind: postgres.ServerKind, Knobs: []server.Knob{{Name: "work_mem", Value: "64MB"}}}, ""},
+		{"managed:mariadb?innodb_buffer_pool_size=1G", server.Spec{Kind: mysql.ServerKind, Knobs: []server.Knob{{Name: "innodb_buffer_pool_size", Value: "1G"}}}, ""},
+		{"managed:mysql", server.Spec{Kind: mysql.ServerKind}, ""},
+		{"managed:pgbouncer?shared_buffers=1GB&pgbouncer.default_pool_size=50", server.Spec{Kind: postgres.BouncerKind, Knobs: []server.Knob{{Name: "shared_buffers", Value: "1GB"}, {Name: "pgbouncer.default_pool_size", Value: "50"}}}, ""},
+		{"managed:postgres?search_path=%22%24user%22%2C%20public", server.Spec{Kind: postgres.ServerKind, Knobs: []server.Knob{{Name: "search_path", Value: `"$user", public`}}}, ""},
 		{"managed:pg1", server.Spec{Name: "pg1"}, ""},
 		{"managed:pg1?shared_buffers=1GB", server.Spec{}, "takes no settings"},
 		{"managed:postgres?shared_buffers", server.Spec{}, `setting "shared_buffers": want name=value`},
@@ -67,19 +70,19 @@ func TestServerSpecValidate(t *testing.T) {
 			t.Errorf("%v does not match ErrBadSpec", e)
 		}
 	}
-	if errs := (server.Spec{Kind: server.Postgres, Home: "/h", Knobs: []server.Knob{{Name: "Port", Value: "5"}, {Name: "listen_addresses", Value: "*"}}}).Validate(); len(errs) != 2 || !strings.Contains(errs[0].Error(), "setting Port=5: dbarena sets it (use --port)") {
+	if errs := (server.Spec{Kind: postgres.ServerKind, Home: "/h", Knobs: []server.Knob{{Name: "Port", Value: "5"}, {Name: "listen_addresses", Value: "*"}}}).Validate(); len(errs) != 2 || !strings.Contains(errs[0].Error(), "setting Port=5: dbarena sets it (use --port)") {
 		t.Errorf("PostgreSQL's reserved settings: %v", errs)
 	}
-	if errs := (server.Spec{Kind: server.Postgres, Name: "postgres", Home: "/h"}).Validate(); len(errs) != 1 || !strings.Contains(errs[0].Error(), "a kind's name") {
+	if errs := (server.Spec{Kind: postgres.ServerKind, Name: "postgres", Home: "/h"}).Validate(); len(errs) != 1 || !strings.Contains(errs[0].Error(), "a kind's name") {
 		t.Errorf("a server named after a kind: %v", errs)
 	}
-	if errs := (server.Spec{Kind: server.MariaDB, Home: "/h", Knobs: []server.Knob{{Name: "bind-address", Value: "0.0.0.0"}, {Name: "innodb-buffer-pool-size", Value: "1G"}, {Name: "innodb_buffer_pool_size", Value: "2G"}}}).Validate(); len(errs) != 2 {
+	if errs := (server.Spec{Kind: mysql.ServerKind, Home: "/h", Knobs: []server.Knob{{Name: "bind-address", Value: "0.0.0.0"}, {Name: "innodb-buffer-pool-size", Value: "1G"}, {Name: "innodb_buffer_pool_size", Value: "2G"}}}).Validate(); len(errs) != 2 {
 		t.Errorf("MariaDB: %v, want bind-address reserved and innodb_buffer_pool_size twice", errs)
 	}
-	if errs := (server.Spec{Kind: server.PgBouncer, Home: "/h", Knobs: []server.Knob{{Name: "pgbouncer.listen_port", Value: "1"}, {Name: "pgbouncer.pool_mode", Value: "session"}, {Name: "port", Value: "1"}}}).Validate(); len(errs) != 2 {
+	if errs := (server.Spec{Kind: postgres.BouncerKind, Home: "/h", Knobs: []server.Knob{{Name: "pgbouncer.listen_port", Value: "1"}, {Name: "pgbouncer.pool_mode", Value: "session"}, {Name: "port", Value: "1"}}}).Validate(); len(errs) != 2 {
 		t.Errorf("PgBouncer: %v, want listen_port and the backend's port reserved", errs)
 	}
-	if errs := (server.Spec{Kind: server.Postgres, Home: "/h", Knobs: []server.Knob{{Name: "shared_buffers", Value: "1GB"}}}).Validate(); len(errs) != 0 {
+	if errs := (server.Spec{Kind: postgres.ServerKind, Home: "/h", Knobs: []server.Knob{{Name: "shared_buffers", Value: "1GB"}}}).Validate(); len(errs) != 0 {
 		t.Errorf("a good spec: %v", errs)
 	}
 }
@@ -95,9 +98,9 @@ func TestCheckKnobs(t *testing.T) {
 		bad      server.Knob
 		extraBad server.Knob
 	}{
-		{server.Postgres, []server.Knob{{"shared_buffers", "1GB"}, {"Max_WAL_Size", "4GB"}, {"myext.setting", "1"}, {"application_name", "x"}}, server.Knob{"shared_bufers", "1GB"}, server.Knob{"wal_sync_methd", "fsync"}},
-		{server.MariaDB, []server.Knob{{"innodb_buffer_pool_size", "1G"}, {"innodb-log-file-size", "256M"}}, server.Knob{"innodb_bufer_pool_size", "1G"}, server.Knob{"max_conections", "10"}},
-		{server.PgBouncer, []server.Knob{{"shared_buffers", "1GB"}, {"pgbouncer.default_pool_size", "20"}}, server.Knob{"sharedbuffers", "1GB"}, server.Knob{"work_mme", "4MB"}},
+		{postgres.ServerKind, []server.Knob{{"shared_buffers", "1GB"}, {"Max_WAL_Size", "4GB"}, {"myext.setting", "1"}, {"application_name", "x"}}, server.Knob{"shared_bufers", "1GB"}, server.Knob{"wal_sync_methd", "fsync"}},
+		{mysql.ServerKind, []server.Knob{{"innodb_buffer_pool_size", "1G"}, {"innodb-log-file-size", "256M"}}, server.Knob{"innodb_bufer_pool_size", "1G"}, server.Knob{"max_conections", "10"}},
+		{postgres.BouncerKind, []server.Knob{{"shared_buffers", "1GB"}, {"pgbouncer.default_pool_size", "20"}}, server.Knob{"sharedbuffers", "1GB"}, server.Knob{"work_mme", "4MB"}},
 	} {
 		t.Run(string(tc.kind), func(t *testing.T) {
 			spec := server.Spec{Kind: tc.kind, Knobs: tc.good, Getenv: os.Getenv}
@@ -115,7 +118,7 @@ func TestCheckKnobs(t *testing.T) {
 					t.Errorf("%v does not name %s", err, k.Name)
 				}
 			}
-			if tc.kind == server.Postgres && !strings.Contains(err.Error(), "did you mean shared_buffers?") {
+			if tc.kind == postgres.ServerKind && !strings.Contains(err.Error(), "did you mean shared_buffers?") {
 				t.Errorf("%v does not suggest shared_buffers", err)
 			}
 		})

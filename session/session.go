@@ -19,6 +19,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/dbarena/dbarena/engine"
@@ -258,7 +259,12 @@ func Status(err error) string {
 func (s *Session) finish(file *result.File, runErr error) {
 	file.FinishedAt = s.opt.Now().UTC()
 	if s.mon != nil {
-		file.Target.Monitor = &result.Monitor{Sources: s.mon.Sources(), ServerPID: s.mon.ServerPID(), Device: s.mon.Device(), Notes: s.mon.Notes()}
+		// Notes quote server and driver errors (a reconnection's too).
+		notes := s.mon.Notes()
+		for i, n := range notes {
+			notes[i] = s.opt.Scrub(n)
+		}
+		file.Target.Monitor = &result.Monitor{Sources: s.mon.Sources(), ServerPID: s.mon.ServerPID(), Device: s.mon.Device(), Notes: notes}
 	}
 	file.Status = Status(runErr)
 	if runErr != nil {
@@ -353,7 +359,8 @@ func MeasureRTT(ctx context.Context, eng engine.Engine) (float64, error) {
 }
 
 // openMonitor opens the server metrics' monitor for the target on a
-// connection of its own (SQL engines' statistics views) and with the
+// connection of its own (SQL engines' statistics views), which it reopens
+// when it is lost, and with the
 // server's process when it is on this host: pid given, found by sysmon
 // through the SQL connection, or reported by the engine
 // (engine.ProcessReporter) and recognised in /proc.
@@ -361,7 +368,29 @@ func openMonitor(ctx context.Context, eng engine.Engine, t engine.Target, pid in
 	cfg := sysmon.Config{ServerPID: pid}
 	closeConn := func() {}
 	if c, err := engine.ConnectSQL(ctx, eng); err == nil {
-		cfg.Conn, closeConn = c, func() { c.Close() }
+		// The monitor reopens its connection when it is lost (a server
+		// restart, a killed backend); the session closes the one it
+		// replaces, and the last one when it closes.
+		var mu sync.Mutex
+		cur := c
+		cfg.Conn = c
+		cfg.Reopen = func(ctx context.Context) (sysmon.Conn, error) {
+			nc, err := engine.ConnectSQL(ctx, eng)
+			if err != nil {
+				return nil, err
+			}
+			mu.Lock()
+			old := cur
+			cur = nc
+			mu.Unlock()
+			old.Close()
+			return nc, nil
+		}
+		closeConn = func() {
+			mu.Lock()
+			defer mu.Unlock()
+			cur.Close()
+		}
 	}
 	var notes []string
 	if pr, ok := eng.(engine.ProcessReporter); ok && pid == 0 {
@@ -369,15 +398,20 @@ func openMonitor(ctx context.Context, eng engine.Engine, t engine.Target, pid in
 		if t.URL != nil {
 			host = t.URL.Hostname()
 		}
-		switch sp, err := pr.ServerProcess(ctx); {
-		case err != nil:
-			notes = append(notes, fmt.Sprintf("process: the server did not tell its process: %v", err))
-		case !isLoopbackHost(host):
+		if !isLoopbackHost(host) {
 			notes = append(notes, fmt.Sprintf("process: the server is not on this host (%s): no process, host or disk metrics (give --server-pid if it is)", t.Host()))
-		case !processIs(sp.PID, sp.Name):
-			notes = append(notes, fmt.Sprintf("process: pid %d of this host is not %s: the server runs elsewhere (a container?): no process, host or disk metrics", sp.PID, sp.Name))
-		default:
-			cfg.ServerPID, cfg.DataDir = sp.PID, sp.DataDir
+		} else {
+			// Asked at the start and again after the server restarted.
+			cfg.Locate = func(ctx context.Context) (int, string, error) {
+				sp, err := pr.ServerProcess(ctx)
+				switch {
+				case err != nil:
+					return 0, "", fmt.Errorf("the server did not tell its process: %w", err)
+				case !processIs(sp.PID, sp.Name):
+					return 0, "", fmt.Errorf("pid %d of this host is not %s: the server runs elsewhere (a container?)", sp.PID, sp.Name)
+				}
+				return sp.PID, sp.DataDir, nil
+			}
 		}
 	}
 	mon := sysmon.Open(ctx, cfg)

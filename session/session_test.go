@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -262,5 +263,83 @@ workloads:
 	o := air.Workload.Options
 	if o["isolation"] != "serializable" || o["max-retries"] != "3" || o["retry-backoff"] != "1ms" || o["retry-backoff-max"] != "500ms" {
 		t.Errorf("airline's run options recorded as %v", o)
+	}
+}
+
+// The monitor's connection is killed during a run: the monitor reopens
+// it, and the server's metrics come back in the run's later intervals
+// (the session gives the monitor a way to reconnect), with a note saying
+// so. Only this test's monitor connection is killed (by its application
+// name and statement), never the shared server.
+func TestMeasureMonitorReconnects(t *testing.T) {
+	ctx := context.Background()
+	target := testdb.Isolated(t, testdb.Postgres(t))
+	app := "dbarena_session_monitor_" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	u := *target.URL
+	q := u.Query()
+	q.Set("application_name", app)
+	u.RawQuery = q.Encode()
+	target.URL = &u
+	w := oltp(t)
+	s := open(t, target, session.Options{PrepareOnFirstUse: true})
+	if err := s.EnsurePrepared(ctx, w); err != nil {
+		t.Fatal(err)
+	}
+	adminEng, err := engine.Open(ctx, testdb.Postgres(t), engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer adminEng.Close()
+	admin, err := engine.ConnectSQL(ctx, adminEng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	killed := make(chan int64, 1)
+	time.AfterFunc(800*time.Millisecond, func() {
+		var n int64
+		err := admin.QueryRow(ctx, "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = ? AND query LIKE '%pg_stat_bgwriter%' AND pid <> pg_backend_pid()", []any{app}, &n)
+		if err != nil {
+			t.Errorf("terminating the monitor's backend: %v", err)
+		}
+		killed <- n
+	})
+	file, err := s.Measure(ctx, w, []runner.Config{{Threads: 1, Duration: 2500 * time.Millisecond, ReportInterval: 250 * time.Millisecond, Seed: 1}}, session.Hooks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := <-killed; n != 1 {
+		t.Fatalf("terminated %d monitor backends, want 1", n)
+	}
+	ivs := file.Runs[0].Intervals
+	last := ivs[len(ivs)-1]
+	if _, ok := last.Server["pg_commits_s"]; !ok {
+		t.Errorf("no PostgreSQL metrics in the last interval after the monitor's connection was killed: %v; notes %q", last.Server, file.Target.Monitor.Notes)
+	}
+	if _, ok := last.Server["server_cpu_pct"]; !ok {
+		t.Errorf("no server_cpu_pct in the last interval: %v", last.Server)
+	}
+	if notes := strings.Join(file.Target.Monitor.Notes, "\n"); !strings.Contains(notes, "connection: lost and reopened 1 time(s)") {
+		t.Errorf("notes:\n%s", notes)
+	}
+}
+
+// The monitor's notes quote server and driver errors: they are scrubbed
+// as the run's error is before they reach the result file.
+func TestMonitorNotesScrubbed(t *testing.T) {
+	ctx := context.Background()
+	w := oltp(t)
+	s := open(t, testdb.SQLite(t), session.Options{PrepareOnFirstUse: true,
+		Scrub: func(m string) string { return strings.ReplaceAll(m, "sqlite", "[scrubbed]") }})
+	if err := s.EnsurePrepared(ctx, w); err != nil {
+		t.Fatal(err)
+	}
+	file, err := s.Measure(ctx, w, []runner.Config{{Threads: 1, Duration: 100 * time.Millisecond, Seed: 1}}, session.Hooks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := strings.Join(file.Target.Monitor.Notes, "\n")
+	if !strings.Contains(notes, "[scrubbed]: no server statistics for this engine") || strings.Contains(notes, "sqlite") {
+		t.Errorf("notes not scrubbed:\n%s", notes)
 	}
 }

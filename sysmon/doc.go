@@ -21,18 +21,25 @@
 //
 // A metric that cannot be computed is absent, never zero: its source is
 // not there, a sample failed, a counter went backwards (statistics reset,
-// server restart), or a ratio had nothing to divide by.
+// server restart), a source started anew (no delta across a server
+// restart), a ratio had nothing to divide by, or the value cannot be (a
+// negative one, a percentage above 100, more server CPU than the host
+// has; a note counts those).
 //
 // # Monitor
 //
 // Open builds a Monitor from what is known (a connection of its own, maybe
 // a server pid, maybe a data directory), finds the rest (the server's pid
-// through pg_backend_pid() or @@pid_file, its data directory, the block
-// device under it) and keeps, in Notes, the reason for every source it
-// could not use. Nothing in Open or in sampling is fatal. The runner calls
-// Start when a run begins and Tick at every reporting tick:
+// where its engine's engine.ProcessLocator says to look, its data
+// directory, the block device under it) and keeps, in Notes, the reason
+// for every source it could not use. sysmon names no engine: an engine's
+// statistics source, process names and metrics come from its
+// registration (engine.Registration.ServerStats). Nothing in Open or in
+// sampling is fatal: a lost connection is reopened (Config.Reopen) and a
+// restarted server's new process followed. The runner calls Start when a
+// run begins and Tick at every reporting tick:
 //
-//	mon := sysmon.Open(ctx, sysmon.Config{Conn: c, ServerPID: pid})
+//	mon := sysmon.Open(ctx, sysmon.Config{Conn: c, ServerPID: pid, Reopen: reconnect})
 //	mon.Start(ctx)
 //	for range ticker.C {
 //		iv := mon.Tick(ctx) // store in the result's interval; Compact(iv) for the live line

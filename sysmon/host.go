@@ -14,8 +14,7 @@ var (
 	_ Source = (*hostSource)(nil)
 	_ Source = (*processSource)(nil)
 	_ Source = (*diskSource)(nil)
-	_ Source = (*pgSource)(nil)
-	_ Source = (*mysqlSource)(nil)
+	_ Source = engineSource{}
 )
 
 // hostSource reads the host's CPU time from /proc/stat.
@@ -53,6 +52,12 @@ type processSource struct {
 	// source was made; another start time means another process.
 	start uint64
 	tick  uint64 // clock ticks per second
+	// high is the highest total read; dips counts the samples that read
+	// less (a process that exited between the reads of its parent and
+	// its own: its time was in neither). The counter holds at high then,
+	// so that the next sample does not count that time twice.
+	high uint64
+	dips int
 
 	// Reused between samples.
 	ppid  map[int]int
@@ -124,6 +129,11 @@ func (p *processSource) Sample(_ context.Context, s *Sample) error {
 			p.queue = append(p.queue, c)
 		}
 	}
+	if total < p.high {
+		total = p.high
+		p.dips++
+	}
+	p.high = total
 	s.SetCounter(cServerCPU, total*1_000_000/p.tick)
 	s.SetGauge(gServerProcs, float64(n))
 	return nil

@@ -2,6 +2,7 @@ package sysmon
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"runtime"
 	"strconv"
@@ -218,5 +219,76 @@ func TestMySQLServer(t *testing.T) {
 	}
 	if notes := strings.Join(m.Notes(), "\n"); strings.Contains(notes, "failed") || strings.Contains(notes, "backwards") {
 		t.Errorf("notes:\n%s", notes)
+	}
+}
+
+// The monitor's own connection is killed on the server (the server goes
+// on): the monitor reopens it at once, the server's metrics go on in the
+// next interval and no value is impossible. Only the test's own
+// connection is killed.
+func TestMonitorConnectionKilled(t *testing.T) {
+	for _, tc := range []struct {
+		name           string
+		target         func(testing.TB) engine.Target
+		id, kill, rate string
+	}{
+		{"postgres", testdb.Postgres, "SELECT pg_backend_pid()", "SELECT pg_terminate_backend(%d)", "pg_commits_s"},
+		{"mysql", testdb.MySQL, "SELECT CONNECTION_ID()", "KILL CONNECTION %d", "mysql_com_select_s"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			target := testdb.Isolated(t, tc.target(t))
+			mon, work := connect(t, target)
+			eng, err := engine.Open(ctx, target, engine.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer eng.Close()
+			var id int64
+			if err := mon.QueryRow(ctx, tc.id, nil, &id); err != nil {
+				t.Fatal(err)
+			}
+			conn := Conn(mon)
+			reopen := func(ctx context.Context) (Conn, error) {
+				c, err := engine.ConnectSQL(ctx, eng)
+				if err != nil {
+					return nil, err
+				}
+				conn = c
+				return c, nil
+			}
+			defer func() {
+				if conn != Conn(mon) {
+					conn.(engine.SQLConn).Close()
+				}
+			}()
+			m := Open(ctx, Config{Conn: mon, Reopen: reopen})
+			m.Start(ctx)
+			time.Sleep(200 * time.Millisecond)
+			if iv := m.Tick(ctx); !hasAll(iv, tc.rate, "server_cpu_pct") {
+				t.Fatalf("before: %v; notes %q", iv, m.Notes())
+			}
+			if err := work.Exec(ctx, fmt.Sprintf(tc.kill, id)); err != nil {
+				t.Fatal(err)
+			}
+			cores := runtime.NumCPU()
+			var ivs []Interval
+			for range 3 {
+				time.Sleep(200 * time.Millisecond)
+				iv := m.Tick(ctx)
+				ivs = append(ivs, iv)
+				if v, ok := iv["server_cpu_pct"]; ok && v > cpuLimit(cores, 100, iv[IntervalKey]) {
+					t.Errorf("server_cpu_pct = %v on %d CPUs", v, cores)
+				}
+			}
+			if last := ivs[len(ivs)-1]; !hasAll(last, tc.rate, "server_cpu_pct") {
+				t.Errorf("the metrics did not come back: %v", ivs)
+			}
+			notes := strings.Join(m.Notes(), "\n")
+			if !strings.Contains(notes, "connection: lost and reopened 1 time(s)") || strings.Contains(notes, "process changed") {
+				t.Errorf("notes:\n%s", notes)
+			}
+			t.Logf("%v\nnotes:\n%s", ivs, notes)
+		})
 	}
 }

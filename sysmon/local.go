@@ -4,10 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net"
+	"os"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/dbarena/dbarena/engine"
 )
 
 // Finding the server's processes, data directory and block device on this
@@ -17,26 +20,6 @@ import (
 // seconds of boot time plus clock ticks) may be from the start time the
 // server reports before they are taken for different processes.
 const startSlack = 2.0
-
-// isLoopback tells whether host, a client or server address as the
-// server reports it ("127.0.0.1", "127.0.0.1:40512", "localhost", "::1"),
-// is this host's loopback. An empty host (PostgreSQL over a Unix socket) is
-// local too.
-func isLoopback(host string) bool {
-	if host == "" {
-		return true
-	}
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	} else if i := strings.LastIndexByte(host, ':'); i >= 0 && net.ParseIP(host) == nil {
-		host = host[:i] // "::1:40512": an IPv6 client and its port
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
 
 // startEpoch is when a process started, in seconds since the epoch.
 func startEpoch(st pidStat, btime int64, tick int) float64 {
@@ -50,25 +33,24 @@ type procEnv struct {
 	tick  int   // clock ticks per second
 }
 
-// postgresPID finds the postmaster from one of its backends: the backend
-// must be a process on this host named postgres, its parent too, and the
-// parent must not have started after the server says it did (a pid in
-// another pid namespace names some other process).
-func (e procEnv) postgresPID(backend int, serverStart float64) (int, error) {
-	isPG := func(comm string) bool { return comm == "postgres" || comm == "postmaster" }
-	b, err := readPidStat(e.proc, backend)
+// parentPID finds the server's main process from one of its processes
+// (a backend): the process must be on this host and run one of names, its
+// parent too, and the parent must not have started after the server says
+// it did (a pid in another pid namespace names some other process).
+func (e procEnv) parentPID(child int, names []string, serverStart float64) (int, error) {
+	b, err := readPidStat(e.proc, child)
 	if err != nil {
-		return 0, fmt.Errorf("backend pid %d is not a process on this host (%w)", backend, err)
+		return 0, fmt.Errorf("backend pid %d is not a process on this host (%w)", child, err)
 	}
-	if !isPG(b.comm) {
-		return 0, fmt.Errorf("backend pid %d is %q on this host, not postgres (another pid namespace?)", backend, b.comm)
+	if !slices.Contains(names, b.comm) {
+		return 0, fmt.Errorf("backend pid %d is %q on this host, not %s (another pid namespace?)", child, b.comm, strings.Join(names, " or "))
 	}
 	p, err := readPidStat(e.proc, b.ppid)
 	if err != nil {
-		return 0, fmt.Errorf("parent %d of backend %d: %w", b.ppid, backend, err)
+		return 0, fmt.Errorf("parent %d of backend %d: %w", b.ppid, child, err)
 	}
-	if !isPG(p.comm) {
-		return 0, fmt.Errorf("parent %d of backend %d is %q, not postgres", b.ppid, backend, p.comm)
+	if !slices.Contains(names, p.comm) {
+		return 0, fmt.Errorf("parent %d of backend %d is %q, not %s", b.ppid, child, p.comm, strings.Join(names, " or "))
 	}
 	if err := e.checkStart(p, serverStart); err != nil {
 		return 0, err
@@ -88,17 +70,15 @@ func (e procEnv) checkStart(st pidStat, serverStart float64) error {
 	return nil
 }
 
-// isMySQLComm tells whether a process name is a MySQL or MariaDB server.
-func isMySQLComm(comm string) bool { return comm == "mariadbd" || comm == "mysqld" }
-
-// mysqlPID checks the pid read from the server's pid file.
-func (e procEnv) mysqlPID(pid int, serverStart float64) (int, error) {
+// checkPID checks a pid the server gave (in its pid file): a process of
+// this host running one of names, not started after the server.
+func (e procEnv) checkPID(pid int, names []string, serverStart float64) (int, error) {
 	st, err := readPidStat(e.proc, pid)
 	if err != nil {
 		return 0, fmt.Errorf("pid %d is not a process on this host (%w)", pid, err)
 	}
-	if !isMySQLComm(st.comm) {
-		return 0, fmt.Errorf("pid %d is %q on this host, not mariadbd or mysqld", pid, st.comm)
+	if !slices.Contains(names, st.comm) {
+		return 0, fmt.Errorf("pid %d is %q on this host, not %s", pid, st.comm, strings.Join(names, " or "))
 	}
 	if err := e.checkStart(st, serverStart); err != nil {
 		return 0, err
@@ -106,10 +86,10 @@ func (e procEnv) mysqlPID(pid int, serverStart float64) (int, error) {
 	return pid, nil
 }
 
-// findMySQLPID looks through every process for the one mariadbd or mysqld
-// that started when the server says it did, for when the pid file cannot
-// be read.
-func (e procEnv) findMySQLPID(serverStart float64) (int, error) {
+// findPID looks through every process for the one running one of names
+// that started when the server says it did, for when the server's pid
+// file cannot be read.
+func (e procEnv) findPID(names []string, serverStart float64) (int, error) {
 	if serverStart <= 0 || e.btime <= 0 {
 		return 0, errors.New("the server's start time is unknown")
 	}
@@ -124,7 +104,7 @@ func (e procEnv) findMySQLPID(serverStart float64) (int, error) {
 			continue
 		}
 		st, err := readPidStat(e.proc, pid)
-		if err != nil || !isMySQLComm(st.comm) {
+		if err != nil || !slices.Contains(names, st.comm) {
 			continue
 		}
 		if ps := startEpoch(st, e.btime, e.tick); ps >= serverStart-startSlack-1 && ps <= serverStart+startSlack {
@@ -135,10 +115,54 @@ func (e procEnv) findMySQLPID(serverStart float64) (int, error) {
 	case 1:
 		return found[0], nil
 	case 0:
-		return 0, errors.New("no mariadbd or mysqld process on this host started when the server did")
+		return 0, fmt.Errorf("no %s process on this host started when the server did", strings.Join(names, " or "))
 	default:
-		return 0, fmt.Errorf("%d mariadbd/mysqld processes started when the server did: %v", len(found), found)
+		return 0, fmt.Errorf("%d %s processes started when the server did: %v", len(found), strings.Join(names, "/"), found)
 	}
+}
+
+// locate finds the server's main process as loc describes it: the parent
+// of loc.ParentOf, else the pid in loc.PIDFile (a file of this host),
+// else by start time among the processes of loc.Names.
+func (e procEnv) locate(loc engine.ProcessLocator) (int, error) {
+	if loc.ParentOf > 0 {
+		return e.parentPID(loc.ParentOf, loc.Names, loc.Start)
+	}
+	b, err := os.ReadFile(loc.PIDFile)
+	if err == nil {
+		pid, perr := strconv.Atoi(strings.TrimSpace(string(b)))
+		if perr != nil {
+			return 0, fmt.Errorf("pid file %s: %v", loc.PIDFile, perr)
+		}
+		return e.checkPID(pid, loc.Names, loc.Start)
+	}
+	pid, ferr := e.findPID(loc.Names, loc.Start)
+	if ferr != nil {
+		return 0, fmt.Errorf("pid file %q: %v; %v", loc.PIDFile, err, ferr)
+	}
+	return pid, nil
+}
+
+// dataDirFromCmdline returns the argument of flag ("-D") on the command
+// line of process pid ("-D dir" or "-Ddir"), or "".
+func dataDirFromCmdline(proc fs.FS, pid int, flag string) string {
+	if flag == "" {
+		return ""
+	}
+	b, err := fs.ReadFile(proc, strconv.Itoa(pid)+"/cmdline")
+	if err != nil {
+		return ""
+	}
+	args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+	for i, a := range args {
+		if a == flag && i+1 < len(args) {
+			return args[i+1]
+		}
+		if d, ok := strings.CutPrefix(a, flag); ok && d != "" {
+			return d
+		}
+	}
+	return ""
 }
 
 // device is the data directory's mount and, when it has one, its block

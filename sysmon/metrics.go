@@ -1,5 +1,12 @@
 package sysmon
 
+import (
+	"fmt"
+	"sync"
+
+	"github.com/dbarena/dbarena/engine"
+)
+
 // MB is the unit of every *_mb_s metric: 2^20 bytes, as iostat's -m.
 const MB = 1 << 20
 
@@ -29,17 +36,80 @@ type metricDef struct {
 	// summary, when set, replaces the time-weighted mean (or the sum, for
 	// Summed metrics) in Summary: ratios are recomputed from their parts.
 	summary func(ivs []Interval) (float64, bool)
+	// live and liveLabel place an engine's metric in Compact's line.
+	live      engine.LiveSlot
+	liveLabel string
 }
 
-// Metrics lists every metric an Interval may hold, in a stable order
-// (server process, host, disk, PostgreSQL, MySQL/MariaDB). IntervalKey is
-// not listed.
+// Metrics lists every metric an Interval may hold, in a stable order: the
+// server's process, the host, the disk, then the metrics of every
+// registered engine (engine.Registration.ServerStats), by engine name.
+// IntervalKey is not listed.
 func Metrics() []MetricInfo {
-	out := make([]MetricInfo, len(metricDefs))
-	for i, m := range metricDefs {
+	defs := metricDefs()
+	out := make([]MetricInfo, len(defs))
+	for i, m := range defs {
 		out[i] = m.MetricInfo
 	}
 	return out
+}
+
+// metricDefs is every metric, in the order Metrics lists them, made once
+// from the engines registered (they all are before main runs).
+var metricDefs = sync.OnceValue(func() []metricDef {
+	defs := append([]metricDef(nil), localDefs...)
+	for _, r := range engine.Registrations() {
+		if r.ServerStats == nil {
+			continue
+		}
+		for _, sm := range r.ServerStats.Metrics {
+			defs = append(defs, engineDef(sm))
+		}
+	}
+	return defs
+})
+
+// metricUnits is every metric's unit by name.
+var metricUnits = sync.OnceValue(func() map[string]string {
+	out := map[string]string{}
+	for _, m := range metricDefs() {
+		out[m.Name] = m.Unit
+	}
+	return out
+})
+
+// engineDef is how an engine's declared metric is computed.
+func engineDef(sm engine.StatsMetric) metricDef {
+	d := metricDef{MetricInfo: MetricInfo{Name: sm.Name, Unit: sm.Unit, Help: sm.Help, Summed: sm.Kind == engine.MetricCount},
+		live: sm.Live, liveLabel: sm.LiveLabel}
+	first := ""
+	if len(sm.Counters) > 0 {
+		first = sm.Counters[0]
+	}
+	switch sm.Kind {
+	case engine.MetricRate:
+		d.delta = rateOf(first)
+	case engine.MetricMBRate:
+		d.delta = mbRateOf(first)
+	case engine.MetricCount:
+		d.delta = countOf(sm.Counters...)
+	case engine.MetricGauge:
+		d.delta = gaugeOf(first)
+	case engine.MetricHitPct, engine.MetricHitPctOfTotal:
+		if len(sm.Counters) != 2 {
+			panic(fmt.Sprintf("sysmon: metric %s: a hit percentage needs 2 counters, has %d", sm.Name, len(sm.Counters)))
+		}
+		ofTotal := sm.Kind == engine.MetricHitPctOfTotal
+		if ofTotal {
+			d.delta = hitPctOfTotal(sm.Counters[0], sm.Counters[1])
+		} else {
+			d.delta = hitPct(sm.Counters[0], sm.Counters[1])
+		}
+		d.summary = hitPctSummary(sm.Parts[0], sm.Parts[1], ofTotal)
+	default:
+		panic(fmt.Sprintf("sysmon: metric %s: unknown kind %d", sm.Name, sm.Kind))
+	}
+	return d
 }
 
 // Raw counter and gauge names that sources write into a Sample.
@@ -112,10 +182,25 @@ func hitPct(hits, misses string) func(d *deltaCtx) (float64, bool) {
 	}
 }
 
+// hitPctOfTotal is 100·(1 − misses/accesses) over the interval, absent
+// without accesses.
+func hitPctOfTotal(accesses, misses string) func(d *deltaCtx) (float64, bool) {
+	return func(d *deltaCtx) (float64, bool) {
+		req, ok1 := d.diff(accesses)
+		miss, ok2 := d.diff(misses)
+		if !ok1 || !ok2 || req == 0 {
+			return 0, false
+		}
+		// Not clamped: more misses than accesses cannot be, and the
+		// monitor leaves such a value out with a note.
+		return 100 * (1 - miss/req), true
+	}
+}
+
 // hitPctSummary recomputes a hit percentage from the interval rates of its
 // parts, so that a run's figure is its total hits over its total accesses.
 // hitsAreTotal means the first rate counts all accesses (hits and
-// misses), as InnoDB's read requests do.
+// misses), as engine.MetricHitPctOfTotal's first counter does.
 func hitPctSummary(hitsRate, missesRate string, hitsAreTotal bool) func(ivs []Interval) (float64, bool) {
 	return func(ivs []Interval) (float64, bool) {
 		var h, m float64
@@ -133,7 +218,10 @@ func hitPctSummary(hitsRate, missesRate string, hitsAreTotal bool) func(ivs []In
 			if h == 0 {
 				return 0, false
 			}
-			return clampPct(100 * (1 - m/h)), true
+			if m > h {
+				return 0, false // more misses than accesses: no figure
+			}
+			return 100 * (1 - m/h), true
 		}
 		if h+m == 0 {
 			return 0, false
@@ -146,8 +234,9 @@ func clampPct(v float64) float64 {
 	return max(0, min(100, v))
 }
 
-// metricDefs is every metric, in the order Metrics lists them.
-var metricDefs = []metricDef{
+// localDefs are the metrics of the server's process, the host and the
+// disk, in the order Metrics lists them, before the engines' metrics.
+var localDefs = []metricDef{
 	// The server's processes on this host.
 	{MetricInfo: MetricInfo{"server_cpu_pct", "%", "CPU (user+system) of the server's process and its descendants, % of one core (200 = two cores busy); /proc/<pid>/stat", false},
 		delta: func(d *deltaCtx) (float64, bool) {
@@ -186,92 +275,4 @@ var metricDefs = []metricDef{
 			v, ok := d.diff(cDiskIOMS)
 			return clampPct(v / 10 / d.secs), ok
 		}},
-
-	// PostgreSQL: pg_stat_database (the current database).
-	{MetricInfo: MetricInfo{"pg_commits_s", "/s", "transactions committed per second in the current database (pg_stat_database.xact_commit; the monitor's own query adds one per sample)", false},
-		delta: rateOf("pg.xact_commit")},
-	{MetricInfo: MetricInfo{"pg_rollbacks_s", "/s", "transactions rolled back per second (xact_rollback)", false},
-		delta: rateOf("pg.xact_rollback")},
-	{MetricInfo: MetricInfo{"pg_blks_read_s", "/s", "blocks read from outside shared buffers per second (blks_read)", false},
-		delta: rateOf("pg.blks_read")},
-	{MetricInfo: MetricInfo{"pg_blks_hit_s", "/s", "blocks found in shared buffers per second (blks_hit)", false},
-		delta: rateOf("pg.blks_hit")},
-	{MetricInfo: MetricInfo{"pg_blks_hit_pct", "%", "shared-buffer hit ratio, 100·hit/(hit+read); absent without block accesses", false},
-		delta: hitPct("pg.blks_hit", "pg.blks_read"), summary: hitPctSummary("pg_blks_hit_s", "pg_blks_read_s", false)},
-	{MetricInfo: MetricInfo{"pg_tup_returned_s", "/s", "rows returned by scans per second (tup_returned)", false},
-		delta: rateOf("pg.tup_returned")},
-	{MetricInfo: MetricInfo{"pg_tup_fetched_s", "/s", "rows fetched by index scans per second (tup_fetched)", false},
-		delta: rateOf("pg.tup_fetched")},
-	{MetricInfo: MetricInfo{"pg_tup_inserted_s", "/s", "rows inserted per second (tup_inserted)", false},
-		delta: rateOf("pg.tup_inserted")},
-	{MetricInfo: MetricInfo{"pg_tup_updated_s", "/s", "rows updated per second (tup_updated)", false},
-		delta: rateOf("pg.tup_updated")},
-	{MetricInfo: MetricInfo{"pg_tup_deleted_s", "/s", "rows deleted per second (tup_deleted)", false},
-		delta: rateOf("pg.tup_deleted")},
-
-	// PostgreSQL: pg_stat_bgwriter, pg_stat_checkpointer (17+).
-	{MetricInfo: MetricInfo{"pg_checkpoints", "count", "checkpoints started in the interval, timed and requested (checkpoints_timed+checkpoints_req; 17+: num_timed+num_requested)", true},
-		delta: countOf("pg.checkpoints_timed", "pg.checkpoints_req")},
-	{MetricInfo: MetricInfo{"pg_checkpoints_req", "count", "requested checkpoints in the interval (WAL reached max_wal_size, or CHECKPOINT)", true},
-		delta: countOf("pg.checkpoints_req")},
-	{MetricInfo: MetricInfo{"pg_buffers_checkpoint_s", "/s", "buffers written by checkpoints per second (buffers_checkpoint; 17+: pg_stat_checkpointer.buffers_written)", false},
-		delta: rateOf("pg.buffers_checkpoint")},
-	{MetricInfo: MetricInfo{"pg_buffers_clean_s", "/s", "buffers written by the background writer per second (buffers_clean)", false},
-		delta: rateOf("pg.buffers_clean")},
-	{MetricInfo: MetricInfo{"pg_buffers_backend_s", "/s", "buffers written by backends themselves per second (buffers_backend; not in PostgreSQL 17+)", false},
-		delta: rateOf("pg.buffers_backend")},
-
-	// PostgreSQL: pg_stat_wal (14+).
-	{MetricInfo: MetricInfo{"pg_wal_records_s", "/s", "WAL records generated per second (pg_stat_wal.wal_records)", false},
-		delta: rateOf("pg.wal_records")},
-	{MetricInfo: MetricInfo{"pg_wal_fpi_s", "/s", "WAL full-page images per second (wal_fpi)", false},
-		delta: rateOf("pg.wal_fpi")},
-	{MetricInfo: MetricInfo{"pg_wal_mb_s", "MB/s", "WAL generated per second in MB (wal_bytes)", false},
-		delta: mbRateOf("pg.wal_bytes")},
-
-	// PostgreSQL: pg_stat_activity (gauges at the end of the interval).
-	{MetricInfo: MetricInfo{"pg_sessions_active", "sessions", "client sessions running a statement (state active), the monitor's own excluded", false},
-		delta: gaugeOf("pg.sessions.active")},
-	{MetricInfo: MetricInfo{"pg_sessions_idle", "sessions", "client sessions idle (state idle)", false},
-		delta: gaugeOf("pg.sessions.idle")},
-	{MetricInfo: MetricInfo{"pg_sessions_idle_in_txn", "sessions", "client sessions idle inside a transaction (idle in transaction, aborted or not)", false},
-		delta: gaugeOf("pg.sessions.idle_in_txn")},
-	{MetricInfo: MetricInfo{"pg_sessions_lock_wait", "sessions", "client sessions waiting for a heavyweight lock (wait_event_type Lock)", false},
-		delta: gaugeOf("pg.sessions.lock_wait")},
-	{MetricInfo: MetricInfo{"pg_sessions_total", "sessions", "all client sessions but the monitor's, whatever their state", false},
-		delta: gaugeOf("pg.sessions.total")},
-
-	// MySQL/MariaDB: SHOW GLOBAL STATUS.
-	{MetricInfo: MetricInfo{"mysql_com_select_s", "/s", "SELECT statements per second (Com_select)", false},
-		delta: rateOf("mysql.Com_select")},
-	{MetricInfo: MetricInfo{"mysql_com_insert_s", "/s", "INSERT statements per second (Com_insert)", false},
-		delta: rateOf("mysql.Com_insert")},
-	{MetricInfo: MetricInfo{"mysql_com_update_s", "/s", "UPDATE statements per second (Com_update)", false},
-		delta: rateOf("mysql.Com_update")},
-	{MetricInfo: MetricInfo{"mysql_com_delete_s", "/s", "DELETE statements per second (Com_delete)", false},
-		delta: rateOf("mysql.Com_delete")},
-	{MetricInfo: MetricInfo{"mysql_com_commit_s", "/s", "explicit COMMITs per second (Com_commit; autocommitted statements are not counted)", false},
-		delta: rateOf("mysql.Com_commit")},
-	{MetricInfo: MetricInfo{"mysql_com_rollback_s", "/s", "explicit ROLLBACKs per second (Com_rollback)", false},
-		delta: rateOf("mysql.Com_rollback")},
-	{MetricInfo: MetricInfo{"mysql_bp_read_requests_s", "/s", "InnoDB buffer pool logical reads per second (Innodb_buffer_pool_read_requests)", false},
-		delta: rateOf("mysql.Innodb_buffer_pool_read_requests")},
-	{MetricInfo: MetricInfo{"mysql_bp_reads_s", "/s", "InnoDB logical reads the buffer pool missed, read from disk, per second (Innodb_buffer_pool_reads)", false},
-		delta: rateOf("mysql.Innodb_buffer_pool_reads")},
-	{MetricInfo: MetricInfo{"mysql_bp_hit_pct", "%", "buffer pool hit ratio, 100·(1 − reads/read_requests); absent without read requests", false},
-		delta: func(d *deltaCtx) (float64, bool) {
-			req, ok1 := d.diff("mysql.Innodb_buffer_pool_read_requests")
-			miss, ok2 := d.diff("mysql.Innodb_buffer_pool_reads")
-			if !ok1 || !ok2 || req == 0 {
-				return 0, false
-			}
-			return clampPct(100 * (1 - miss/req)), true
-		},
-		summary: hitPctSummary("mysql_bp_read_requests_s", "mysql_bp_reads_s", true)},
-	{MetricInfo: MetricInfo{"mysql_data_writes_s", "/s", "InnoDB data write operations per second (Innodb_data_writes)", false},
-		delta: rateOf("mysql.Innodb_data_writes")},
-	{MetricInfo: MetricInfo{"mysql_log_mb_s", "MB/s", "InnoDB redo log written per second in MB (Innodb_os_log_written)", false},
-		delta: mbRateOf("mysql.Innodb_os_log_written")},
-	{MetricInfo: MetricInfo{"mysql_threads_running", "threads", "threads executing a statement (Threads_running), the monitor's own excluded", false},
-		delta: gaugeOf("mysql.Threads_running")},
 }

@@ -2,14 +2,19 @@ package sysmon
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/dbarena/dbarena/engine"
 )
 
 // Source is one origin of counters and gauges: a server's statistics
@@ -51,6 +56,23 @@ type Config struct {
 	Proc, Sys fs.FS
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Reopen, when set, opens a new connection of the monitor's own to
+	// the target. The monitor calls it when its connection is lost (the
+	// server restarted, or the connection was killed): at once, and then
+	// at every sample until it succeeds. It then runs the engine's
+	// ServerStats.Open again on the new connection and, when it found the
+	// server's process itself, follows the server to its new process.
+	// The connection Reopen replaces is the caller's to close (Reopen may
+	// close it), and so is the last one, after the monitor's last Tick.
+	// Without Reopen a lost connection stays lost.
+	Reopen func(ctx context.Context) (Conn, error)
+	// Locate, when set, asks the server where its process is (engines
+	// whose server tells it, engine.ProcessReporter): its main process on
+	// this host and its data directory. Open calls it when neither
+	// ServerPID nor the engine's statistics give the process, and the
+	// monitor calls it again when that process is gone (a restart), at
+	// every sample until it answers, to follow the server to its new one.
+	Locate func(ctx context.Context) (pid int, dataDir string, err error)
 }
 
 // Monitor samples a set of sources and turns consecutive samples into
@@ -60,6 +82,37 @@ type Monitor struct {
 	mu      sync.Mutex
 	sources []Source
 	now     func() time.Time
+
+	env   procEnv
+	stats *engine.ServerStats // the engine's, or nil
+	// The sources Open found, in sampling order; nil when unused.
+	engSrc   Source
+	procSrc  *processSource
+	hostSrc  *hostSource
+	diskSrc  *diskSource
+	pidFound bool // the pid was found through the engine, not given
+
+	// Reconnecting (Config.Reopen).
+	conn        Conn
+	reopen      func(ctx context.Context) (Conn, error)
+	locateFn    func(ctx context.Context) (int, string, error)
+	serverStart float64 // when the server started, as it said; 0 unknown
+	lost        bool    // the connection is lost: reopen before sampling
+	reopened    int
+	reopenFails int
+	reopenErr   string
+	procChanges int
+	// freshEng and freshProc mark sources new in the coming sample:
+	// their counters start there, no delta is taken across.
+	freshEng, freshProc bool
+	fresh               map[string]bool // counters new in the last sample
+	errs                map[string]error
+
+	// Impossible values dropped from intervals, by metric.
+	cores      int // CPUs of the host, from /proc/stat; 0 unknown
+	tick       int
+	impossible map[string]int
+	lastBad    map[string]float64
 
 	notes   []string // from Open, in order
 	pid     int
@@ -77,25 +130,25 @@ type Monitor struct {
 // New returns a monitor of the given sources, with nothing else known
 // (no notes, no OS settings). Open is the usual way to make one.
 func New(sources ...Source) *Monitor {
-	return &Monitor{sources: sources, now: time.Now,
-		failed: map[string]int{}, lastErr: map[string]string{}, backwards: map[string]int{}}
+	return &Monitor{sources: sources, now: time.Now, tick: defaultClockTick,
+		failed: map[string]int{}, lastErr: map[string]string{}, backwards: map[string]int{},
+		fresh: map[string]bool{}, errs: map[string]error{}, impossible: map[string]int{}, lastBad: map[string]float64{}}
 }
 
 // Open builds a monitor from what is known, never failing: every source
 // that can work is used, and every one that cannot is left out with a
 // reason in Notes.
 //
-//   - Conn on PostgreSQL: pg_stat_database (current database),
-//     pg_stat_bgwriter (and pg_stat_checkpointer on 17+), pg_stat_wal
-//     (14+) and pg_stat_activity, each view kept only if it can be read.
-//     The server's pid is its postmaster, the parent of pg_backend_pid(),
-//     when inet_server_addr() is a loopback address (or a Unix socket)
-//     and that process is a postgres on this host that did not start after
-//     pg_postmaster_start_time(); the data directory is data_directory.
-//   - Conn on MySQL/MariaDB: SHOW GLOBAL STATUS. The pid is read from
-//     @@pid_file (else looked for among this host's mariadbd/mysqld
-//     processes by start time) when this connection's processlist host is
-//     a loopback address; the data directory is @@datadir.
+//   - Conn: the statistics of its engine, as the engine registered them
+//     (engine.Registration.ServerStats): ServerStats.Open reads what the
+//     server says about itself and returns a source, notes and where the
+//     server's process is (engine.ProcessLocator). Unless a pid is given,
+//     the monitor finds that process in /proc: the parent of a backend,
+//     the pid in a pid file or the one process of the engine's names that
+//     started when the server did; each must run one of those names and
+//     not have started after the server (a pid of another pid namespace
+//     names some other process). The data directory is the one the server
+//     gives, else the one on its main process's command line.
 //   - A server pid (given or found): its process tree's CPU, and the host's
 //     CPU from /proc/stat.
 //   - A data directory on this host (given, or from the server when its
@@ -122,21 +175,51 @@ func Open(ctx context.Context, cfg Config) *Monitor {
 	env := procEnv{proc: proc, tick: clockTick(proc)}
 	if b, err := fs.ReadFile(proc, "stat"); err == nil {
 		_, env.btime, _ = parseProcStat(b)
+		m.cores = countCPUs(b)
 	}
+	m.tick = env.tick
+	m.reopen = cfg.Reopen
+	m.locateFn = cfg.Locate
+	m.conn = cfg.Conn
 
+	m.env = env
 	pid, dataDir := cfg.ServerPID, cfg.DataDir
 	local := pid > 0 || dataDir != "" // what the caller says is on this host
-	o := &opening{m: m, env: env, pid: pid, local: local, dataDir: dataDir}
+	var logDir string
 	if cfg.Conn != nil {
-		name := engineName(cfg.Conn)
-		if open, ok := serverStats[name]; ok {
-			o.q = cfg.Conn
-			open(ctx, o)
-		} else {
+		if stats, name := serverStatsOf(cfg.Conn); stats == nil {
 			m.addNote(name, "no server statistics for this engine")
+		} else {
+			m.stats = stats
+			loc := m.openStats(ctx, cfg.Conn)
+			m.serverStart = loc.Start
+			if pid == 0 {
+				if p := m.locate(loc); p > 0 {
+					pid, local = p, true
+					m.pidFound = true
+				}
+			}
+			if dataDir == "" && local {
+				dataDir = loc.DataDir
+				if dataDir == "" && pid > 0 {
+					dataDir = dataDirFromCmdline(proc, pid, loc.DataDirFlag)
+				}
+			}
+			logDir = loc.LogDir
 		}
 	}
-	pid, local, dataDir = o.pid, o.local, o.dataDir
+
+	if pid == 0 && cfg.Locate != nil {
+		switch p, dd, err := cfg.Locate(ctx); {
+		case err != nil:
+			m.addNote("process", "%v: no process, host or disk metrics", err)
+		case p > 0:
+			pid, local, m.pidFound = p, true, true
+			if dataDir == "" {
+				dataDir = dd
+			}
+		}
+	}
 
 	mountinfo := "self/mountinfo"
 	if pid > 0 {
@@ -144,7 +227,7 @@ func Open(ctx context.Context, cfg Config) *Monitor {
 		if err != nil {
 			m.addNote("process", "pid %d: %v: no server CPU", pid, err)
 		} else {
-			m.sources = append(m.sources, src)
+			m.procSrc = src
 			m.pid = pid
 			if _, err := fs.ReadFile(proc, strconv.Itoa(pid)+"/mountinfo"); err == nil {
 				mountinfo = strconv.Itoa(pid) + "/mountinfo"
@@ -152,11 +235,64 @@ func Open(ctx context.Context, cfg Config) *Monitor {
 		}
 	}
 	if local {
-		m.sources = append(m.sources, &hostSource{proc: proc})
-		dev := m.openDisk(proc, mountinfo, dataDir, o.logDir)
+		m.hostSrc = &hostSource{proc: proc}
+		dev := m.openDisk(proc, mountinfo, dataDir, logDir)
 		m.os = osSettings(proc, sys, dev)
 	}
+	m.rebuild()
 	return m
+}
+
+// openStats runs the engine's ServerStats.Open on c: its notes are added,
+// its source becomes the monitor's, and where its process is is returned.
+func (m *Monitor) openStats(ctx context.Context, c Conn) engine.ProcessLocator {
+	op := m.stats.Open(ctx, c)
+	m.addNotes(op.Notes...)
+	m.engSrc = nil
+	if op.Source != nil {
+		m.engSrc = engineSource{op.Source}
+	}
+	return op.Process
+}
+
+// locate finds the server's main process as the engine says where it is,
+// 0 when it cannot (a note says why, unless nothing is known).
+func (m *Monitor) locate(loc engine.ProcessLocator) int {
+	switch {
+	case loc.Remote != "":
+		m.addNote("process", "%s: no process, host or disk metrics (give its pid if it is)", loc.Remote)
+		return 0
+	case len(loc.Names) == 0:
+		return 0
+	}
+	p, err := m.env.locate(loc)
+	if err != nil {
+		looks := ""
+		if loc.Local != "" {
+			looks = " (" + loc.Local + ")"
+		}
+		m.addNote("process", "the server looks local%s but its pid was not found: %v", looks, err)
+		return 0
+	}
+	return p
+}
+
+// rebuild lists the sources in sampling order: the engine's statistics,
+// the server's process, the host, the disk.
+func (m *Monitor) rebuild() {
+	m.sources = m.sources[:0]
+	if m.engSrc != nil {
+		m.sources = append(m.sources, m.engSrc)
+	}
+	if m.procSrc != nil {
+		m.sources = append(m.sources, m.procSrc)
+	}
+	if m.hostSrc != nil {
+		m.sources = append(m.sources, m.hostSrc)
+	}
+	if m.diskSrc != nil {
+		m.sources = append(m.sources, m.diskSrc)
+	}
 }
 
 // openDisk adds the source of dataDir's block device, when it has one, and
@@ -193,7 +329,7 @@ func (m *Monitor) openDisk(proc fs.FS, mountinfo, dataDir, logDir string) *devic
 		}
 		return &d
 	}
-	m.sources = append(m.sources, &diskSource{proc: proc, major: d.disk.major, minor: d.disk.minor, name: d.disk.name})
+	m.diskSrc = &diskSource{proc: proc, major: d.disk.major, minor: d.disk.minor, name: d.disk.name}
 	m.devName = d.disk.name
 	if logDir != "" {
 		wal := resolve(filepath.Join(dataDir, logDir))
@@ -204,15 +340,18 @@ func (m *Monitor) openDisk(proc fs.FS, mountinfo, dataDir, logDir string) *devic
 	return &d
 }
 
-func displayAddr(a string) string {
-	if a == "" {
-		return "a Unix socket"
-	}
-	return a
+// addNote adds a note, unless the same one is there already (a reopened
+// connection finds what Open found).
+func (m *Monitor) addNote(source, format string, args ...any) {
+	m.addNotes(source + ": " + fmt.Sprintf(format, args...))
 }
 
-func (m *Monitor) addNote(source, format string, args ...any) {
-	m.notes = append(m.notes, source+": "+fmt.Sprintf(format, args...))
+func (m *Monitor) addNotes(notes ...string) {
+	for _, n := range notes {
+		if !slices.Contains(m.notes, n) {
+			m.notes = append(m.notes, n)
+		}
+	}
 }
 
 // WithNotes adds notes of the caller's (why a source could not be used) to
@@ -237,23 +376,77 @@ func (m *Monitor) Start(ctx context.Context) {
 // Tick takes a sample and returns the interval since the previous one (the
 // one of Start or of the last Tick); nil on the first call. Sources that
 // fail leave their metrics out and are counted in Notes; counters that
-// went backwards leave theirs out and are counted too.
+// went backwards leave theirs out and are counted too. A lost connection
+// is reopened (Config.Reopen): the counters of a source that starts anew
+// (a restarted server's statistics, its new process) give no delta in the
+// interval where they reappear. A value that cannot be (a negative one, a
+// percentage above 100, server CPU above 100% per CPU of the host) is left
+// out and counted in Notes, never reported.
 func (m *Monitor) Tick(ctx context.Context) Interval {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	cur := m.read(ctx, m.spare)
 	var iv Interval
 	if m.prev != nil {
-		iv = Delta(m.prev, cur)
-		for _, name := range Backwards(m.prev, cur) {
+		prev := m.prev
+		if len(m.fresh) > 0 {
+			// No delta across a restart: the new counters start here.
+			p := *prev
+			p.Counters = make(map[string]uint64, len(prev.Counters))
+			for k, v := range prev.Counters {
+				if !m.fresh[k] {
+					p.Counters[k] = v
+				}
+			}
+			prev = &p
+		}
+		iv = Delta(prev, cur)
+		for _, name := range Backwards(prev, cur) {
 			m.backwards[name]++
 		}
+		m.dropImpossible(iv)
 	}
 	m.prev, m.spare = cur, m.prev
 	return iv
 }
 
-// read samples every source into s (reused when not nil).
+// dropImpossible removes from iv the values no server can have, counting
+// them for Notes.
+func (m *Monitor) dropImpossible(iv Interval) {
+	secs := iv[IntervalKey]
+	units := metricUnits()
+	for k, v := range iv {
+		if k == IntervalKey {
+			continue
+		}
+		limit := math.Inf(1)
+		switch {
+		case k == "server_cpu_pct":
+			if m.cores > 0 && secs > 0 {
+				limit = cpuLimit(m.cores, m.tick, secs)
+			}
+		case units[k] == "%":
+			limit = 100
+		}
+		if v < 0 || v > limit || math.IsNaN(v) {
+			delete(iv, k)
+			m.impossible[k]++
+			m.lastBad[k] = v
+		}
+	}
+}
+
+// cpuLimit is the most CPU (in % of one core) a process tree can show
+// over secs on a host of cores CPUs: 100 per CPU, plus what reading
+// /proc a little after the sample's time stamp and two clock ticks of
+// rounding can add.
+func cpuLimit(cores, tick int, secs float64) float64 {
+	return 100*float64(cores)*1.05 + 2/float64(tick)/secs*100
+}
+
+// read samples every source into s (reused when not nil), reopening the
+// connection first when it was lost, and again at once when this sample
+// finds it lost.
 func (m *Monitor) read(ctx context.Context, s *Sample) *Sample {
 	if s == nil {
 		s = &Sample{}
@@ -261,14 +454,144 @@ func (m *Monitor) read(ctx context.Context, s *Sample) *Sample {
 	s.reset(m.now())
 	sctx, cancel := context.WithTimeout(ctx, sampleTimeout)
 	defer cancel()
+	clear(m.fresh)
+	clear(m.errs)
+	tried := false
+	if m.lost && m.canReopen() {
+		tried = true
+		m.reconnect(sctx)
+	}
 	for _, src := range m.sources {
-		if err := src.Sample(sctx, s); err != nil && ctx.Err() == nil {
-			m.failed[src.Name()]++
-			m.lastErr[src.Name()] = err.Error()
+		m.errs[src.Name()] = m.sample(sctx, src, s)
+	}
+	if !tried && m.lost && m.canReopen() && ctx.Err() == nil && m.reconnect(sctx) {
+		// Sample again what the new connection replaced.
+		for _, src := range m.sources {
+			if (src == m.engSrc && m.engSrc != nil) || (m.procSrc != nil && src == Source(m.procSrc)) {
+				m.errs[src.Name()] = m.sample(sctx, src, s)
+			}
 		}
 	}
+	for name, err := range m.errs {
+		if err != nil && ctx.Err() == nil {
+			m.failed[name]++
+			m.lastErr[name] = err.Error()
+		}
+	}
+	m.freshEng, m.freshProc = false, false
 	m.samples++
 	return s
+}
+
+// sample reads one source into s. The counters of a source that starts
+// anew are marked fresh; an error that says the connection or the
+// server's process is gone marks the connection lost.
+func (m *Monitor) sample(ctx context.Context, src Source, s *Sample) error {
+	isEng := m.engSrc != nil && src == m.engSrc
+	isProc := m.procSrc != nil && src == Source(m.procSrc)
+	var err error
+	switch {
+	case isEng && m.freshEng:
+		// Every counter the new source sets starts here.
+		err = m.engSrc.(engineSource).src.Sample(ctx, freshSink{s, m.fresh})
+	case isProc && m.freshProc:
+		err = src.Sample(ctx, s)
+		m.fresh[cServerCPU] = true
+	default:
+		err = src.Sample(ctx, s)
+	}
+	if err != nil && ctx.Err() == nil {
+		switch {
+		case isEng && m.conn != nil && m.conn.Dialect().Classify(err) == engine.ClassConnLost:
+			m.lost = true
+		case isProc && m.pidFound && errors.Is(err, errProcessGone):
+			m.lost = true // the server restarted: find it again
+		}
+	}
+	return err
+}
+
+// freshSink records counters into a sample and marks them fresh.
+type freshSink struct {
+	s     *Sample
+	fresh map[string]bool
+}
+
+func (f freshSink) SetCounter(name string, v uint64) {
+	f.s.SetCounter(name, v)
+	f.fresh[name] = true
+}
+
+func (f freshSink) SetGauge(name string, v float64) { f.s.SetGauge(name, v) }
+
+// reconnect opens a new connection (Config.Reopen), runs the engine's
+// ServerStats.Open on it and, when the monitor found the server's process
+// itself, finds it again: a restarted server has a new one. It tells
+// whether the connection was reopened.
+func (m *Monitor) reconnect(ctx context.Context) bool {
+	if m.reopen == nil {
+		return m.relocate(ctx)
+	}
+	c, err := m.reopen(ctx)
+	if err != nil {
+		m.reopenFails++
+		m.reopenErr = err.Error()
+		return false
+	}
+	m.conn, m.lost = c, false
+	m.reopened++
+	if m.stats == nil {
+		return true
+	}
+	loc := m.openStats(ctx, c)
+	same := m.serverStart > 0 && loc.Start > 0 && math.Abs(loc.Start-m.serverStart) <= startSlack
+	m.serverStart = loc.Start
+	// The same server (only the connection was lost) goes on counting;
+	// a restarted one starts again.
+	m.freshEng = !same
+	if m.pidFound {
+		if pid := m.locate(loc); pid > 0 {
+			st, err := readPidStat(m.env.proc, pid)
+			if err == nil && (m.procSrc == nil || pid != m.procSrc.pid || st.start != m.procSrc.start) {
+				if src, err := newProcessSource(m.env.proc, pid, m.env.tick); err == nil {
+					m.procSrc, m.pid = src, pid
+					m.freshProc = true
+					m.procChanges++
+				}
+			}
+		}
+	}
+	m.rebuild()
+	return true
+}
+
+// canReopen tells whether a lost connection or process can be found
+// again (Config.Reopen or Config.Locate).
+func (m *Monitor) canReopen() bool { return m.reopen != nil || m.locateFn != nil }
+
+// relocate asks the server where its process is (Config.Locate) after the
+// one it had is gone, and follows it there. It tells whether it found one.
+func (m *Monitor) relocate(ctx context.Context) bool {
+	pid, _, err := m.locateFn(ctx)
+	if err != nil || pid <= 0 {
+		if err == nil {
+			err = errors.New("the server gave no process")
+		}
+		m.reopenFails++
+		m.reopenErr = err.Error()
+		return false
+	}
+	m.lost = false
+	st, err := readPidStat(m.env.proc, pid)
+	if err == nil && (m.procSrc == nil || pid != m.procSrc.pid || st.start != m.procSrc.start) {
+		if src, err := newProcessSource(m.env.proc, pid, m.env.tick); err == nil {
+			m.procSrc, m.pid = src, pid
+			m.freshProc = true
+			m.procChanges++
+		}
+	}
+	m.rebuild()
+	return true
 }
 
 // Notes explains what is not measured and why: sources that could not be
@@ -288,12 +611,41 @@ func (m *Monitor) Notes() []string {
 	for c, n := range m.backwards {
 		more = append(more, fmt.Sprintf("counter %s went backwards in %d interval(s) (statistics reset or server restart): the metrics that need it are absent there", c, n))
 	}
+	for k, n := range m.impossible {
+		more = append(more, fmt.Sprintf("metric %s had an impossible value in %d interval(s) (the last %s): left out there", k, n, impossibleText(k, m.lastBad[k], m.cores)))
+	}
+	if m.reopened > 0 {
+		more = append(more, fmt.Sprintf("connection: lost and reopened %d time(s): the server's metrics are absent from the samples without it, and no delta is taken across a server restart", m.reopened))
+	}
+	if m.reopenFails > 0 {
+		more = append(more, fmt.Sprintf("connection: reopening it failed in %d sample(s), the last with: %s", m.reopenFails, m.reopenErr))
+	}
+	if m.procChanges > 0 {
+		more = append(more, fmt.Sprintf("process: the server's process changed %d time(s) (restarted), the last to pid %d: its CPU is counted from there", m.procChanges, m.pid))
+	}
+	if m.procSrc != nil && m.procSrc.dips > 0 {
+		more = append(more, fmt.Sprintf("process: the process tree's CPU time read lower than before in %d sample(s) (a process exited during the scan): held at the highest reading", m.procSrc.dips))
+	}
 	sort.Strings(more)
 	return append(out, more...)
 }
 
+// impossibleText is a dropped value and why it cannot be.
+func impossibleText(k string, v float64, cores int) string {
+	switch {
+	case v < 0:
+		return fmt.Sprintf("%.1f, below 0", v)
+	case k == "server_cpu_pct":
+		return fmt.Sprintf("%.1f%%, above 100%% per CPU of the host's %d", v, cores)
+	default:
+		return fmt.Sprintf("%.1f%%, above 100%%", v)
+	}
+}
+
 // Sources names the sources in use, in sampling order.
 func (m *Monitor) Sources() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	out := make([]string, len(m.sources))
 	for i, s := range m.sources {
 		out[i] = s.Name()
@@ -303,7 +655,11 @@ func (m *Monitor) Sources() []string {
 
 // ServerPID is the server's main process on this host, given or found; 0
 // when the server is not known to be on this host.
-func (m *Monitor) ServerPID() int { return m.pid }
+func (m *Monitor) ServerPID() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.pid
+}
 
 // DataDir is the server's data directory on this host (symbolic links
 // resolved), or "".

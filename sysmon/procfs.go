@@ -104,6 +104,18 @@ func parseProcStat(b []byte) (cpuTimes, int64, error) {
 	return t, btime, nil
 }
 
+// countCPUs counts the per-CPU lines ("cpu0", "cpu1" …) of /proc/stat: the
+// CPUs online. 0 when there are none.
+func countCPUs(b []byte) int {
+	n := 0
+	for line := range bytes.Lines(b) {
+		if rest, ok := bytes.CutPrefix(line, []byte("cpu")); ok && len(rest) > 0 && rest[0] >= '0' && rest[0] <= '9' {
+			n++
+		}
+	}
+	return n
+}
+
 // pidStat is what we use of /proc/<pid>/stat. CPU times are in clock ticks;
 // start is the start time in clock ticks since boot.
 type pidStat struct {

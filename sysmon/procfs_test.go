@@ -271,29 +271,6 @@ func TestParseAuxvClockTick(t *testing.T) {
 	}
 }
 
-func TestIsLoopback(t *testing.T) {
-	for host, want := range map[string]bool{
-		"":                true, // Unix socket
-		"localhost":       true,
-		"127.0.0.1":       true,
-		"127.0.0.1:33822": true,
-		"127.1.2.3":       true,
-		"::1":             true,
-		"[::1]:5432":      true,
-		"::1:40512":       true,
-		"localhost:40512": true,
-		"10.0.0.5":        false,
-		"10.0.0.5:40512":  false,
-		"db.example.com":  false,
-		"172.17.0.1:5000": false,
-		"fe80::1":         false,
-	} {
-		if got := isLoopback(host); got != want {
-			t.Errorf("isLoopback(%q) = %v, want %v", host, got, want)
-		}
-	}
-}
-
 func TestReadSmall(t *testing.T) {
 	big := strings.Repeat("x", 3000)
 	fsys := fstest.MapFS{"big": {Data: []byte(big)}, "small": {Data: []byte("ab")}}
@@ -311,15 +288,20 @@ func TestReadSmall(t *testing.T) {
 	}
 }
 
-func TestPgDataDirFromCmdline(t *testing.T) {
+// The data directory from a server's command line, by the flag its engine
+// names (PostgreSQL's -D).
+func TestDataDirFromCmdline(t *testing.T) {
 	proc := fstest.MapFS{
 		"1/cmdline": {Data: []byte("/usr/lib/postgresql/15/bin/postgres\x00-D\x00/var/lib/postgresql/15/main\x00-c\x00config_file=/etc/postgresql/15/main/postgresql.conf\x00")},
 		"2/cmdline": {Data: []byte("postgres\x00-D/srv/pg\x00")},
 		"3/cmdline": {Data: []byte("postgres: checkpointer \x00")},
 	}
 	for pid, want := range map[int]string{1: "/var/lib/postgresql/15/main", 2: "/srv/pg", 3: "", 4: ""} {
-		if got := pgDataDirFromCmdline(proc, pid); got != want {
+		if got := dataDirFromCmdline(proc, pid, "-D"); got != want {
 			t.Errorf("pid %d: %q, want %q", pid, got, want)
 		}
+	}
+	if got := dataDirFromCmdline(proc, 1, ""); got != "" {
+		t.Errorf("no flag: %q", got)
 	}
 }

@@ -56,8 +56,10 @@ func (s *Sample) reset(t time.Time) {
 //
 // A metric is absent, never zero, when it cannot be computed: its source
 // is not monitored, a sample failed, a counter went backwards (a stats
-// reset or a server restart) or a ratio has no denominator (a hit
-// percentage in an interval without reads).
+// reset or a server restart), its source started anew in the interval
+// (Monitor.Tick), a ratio has no denominator (a hit percentage in an
+// interval without reads) or the value cannot be (Monitor.Tick leaves it
+// out with a note).
 //
 // The JSON form is a flat object with sorted keys and numbers rounded to
 // three decimals:
@@ -85,8 +87,9 @@ func Delta(prev, cur *Sample) Interval {
 	d := &deltaCtx{prev: prev, cur: cur, secs: secs}
 	iv := make(Interval, 16)
 	iv[IntervalKey] = round3(secs)
-	for i := range metricDefs {
-		m := &metricDefs[i]
+	defs := metricDefs()
+	for i := range defs {
+		m := &defs[i]
 		if v, ok := m.delta(d); ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
 			iv[m.Name] = round3(v)
 		}

@@ -3,6 +3,8 @@ package sysmon
 import (
 	"fmt"
 	"strings"
+
+	"github.com/dbarena/dbarena/engine"
 )
 
 // Summary summarises a run's intervals into one map with the same keys:
@@ -50,8 +52,9 @@ func Summary(ivs []Interval) map[string]float64 {
 	for k, a := range sums {
 		out[k] = round3(a.weighted / a.secs)
 	}
-	for i := range metricDefs {
-		m := &metricDefs[i]
+	defs := metricDefs()
+	for i := range defs {
+		m := &defs[i]
 		if _, ok := sums[m.Name]; !ok {
 			continue
 		}
@@ -81,13 +84,15 @@ func Summary(ivs []Interval) map[string]float64 {
 //	srv cpu 143% host 71% io 2% iops 120 wal 3.1MB/s hit 99.8% ckpt 1
 //
 // srv cpu is server_cpu_pct (100% per core), host and io are
-// host_cpu_pct and host_iowait_pct, iops is disk_iops, wal is pg_wal_mb_s
-// (log, mysql_log_mb_s, on MySQL/MariaDB), hit is the buffer hit ratio
-// (pg_blks_hit_pct or mysql_bp_hit_pct) and ckpt the checkpoints, shown
-// only when there were some. An interval with none of these gives "".
+// host_cpu_pct and host_iowait_pct, iops is disk_iops; then the engines'
+// metrics that have a place in the live line (engine.StatsMetric.Live):
+// the log written (PostgreSQL's WAL, "wal", or MySQL's redo log, "log"),
+// the buffer hit ratio ("hit") and events such as checkpoints ("ckpt"),
+// shown only when there were some. An interval with none of these gives
+// "".
 func Compact(iv Interval) string {
 	var b strings.Builder
-	add := func(format, key string) {
+	add := func(format, key string, args ...any) {
 		v, ok := iv[key]
 		if !ok {
 			return
@@ -95,18 +100,30 @@ func Compact(iv Interval) string {
 		if b.Len() > 0 {
 			b.WriteByte(' ')
 		}
-		fmt.Fprintf(&b, format, v)
+		fmt.Fprintf(&b, format, append(args, v)...)
 	}
 	add("srv cpu %.0f%%", "server_cpu_pct")
 	add("host %.0f%%", "host_cpu_pct")
 	add("io %.0f%%", "host_iowait_pct")
 	add("iops %.0f", "disk_iops")
-	add("wal %.1fMB/s", "pg_wal_mb_s")
-	add("log %.1fMB/s", "mysql_log_mb_s")
-	add("hit %.1f%%", "pg_blks_hit_pct")
-	add("hit %.1f%%", "mysql_bp_hit_pct")
-	if iv["pg_checkpoints"] > 0 {
-		add("ckpt %.0f", "pg_checkpoints")
+	defs := metricDefs()
+	for _, slot := range []engine.LiveSlot{engine.LiveLog, engine.LiveHit, engine.LiveEvents} {
+		for i := range defs {
+			m := &defs[i]
+			if m.live != slot {
+				continue
+			}
+			switch slot {
+			case engine.LiveLog:
+				add("%s %.1fMB/s", m.Name, m.liveLabel)
+			case engine.LiveHit:
+				add("%s %.1f%%", m.Name, m.liveLabel)
+			case engine.LiveEvents:
+				if iv[m.Name] > 0 {
+					add("%s %.0f", m.Name, m.liveLabel)
+				}
+			}
+		}
 	}
 	return b.String()
 }

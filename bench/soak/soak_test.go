@@ -17,6 +17,7 @@ import (
 
 	"github.com/dbarena/dbarena/engine"
 	_ "github.com/dbarena/dbarena/engine/all"
+	"github.com/dbarena/dbarena/engine/postgres"
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/server"
@@ -54,7 +55,7 @@ func TestSoak(t *testing.T) {
 	ctx := context.Background()
 	home := t.TempDir()
 	os.Chmod(home, 0o755)
-	srv, err := server.Start(ctx, server.Spec{Kind: server.Postgres, Home: home, Knobs: []server.Knob{
+	srv, err := server.Start(ctx, server.Spec{Kind: postgres.ServerKind, Home: home, Knobs: []server.Knob{
 		{Name: "max_connections", Value: strconv.Itoa(peakThreads + 50)},
 		{Name: "shared_buffers", Value: "512MB"},
 	}})

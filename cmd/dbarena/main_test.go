@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -12,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/internal/testdb"
 	"github.com/dbarena/dbarena/result"
 )
 
@@ -78,6 +81,79 @@ func TestSIGINTWritesInterruptedResult(t *testing.T) {
 	entries, _ := os.ReadDir(filepath.Dir(out))
 	if len(entries) != 1 {
 		t.Errorf("output directory holds %d files, want only the result", len(entries))
+	}
+}
+
+// A real SIGINT (or SIGTERM) while prepare loads PostgreSQL: the process
+// exits with 130, says it was interrupted and which tables it dropped
+// again, and leaves nothing of what it created behind.
+func TestSIGINTDuringPrepareRollsBack(t *testing.T) {
+	bin := buildBinary(t)
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) { prepareInterrupted(t, bin, sig) })
+	}
+}
+
+func prepareInterrupted(t *testing.T, bin string, sig syscall.Signal) {
+	tg := testdb.Isolated(t, testdb.Postgres(t))
+	ctx := context.Background()
+	eng, err := engine.Open(ctx, tg, engine.Options{ConnectTimeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	c, err := eng.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	sc, err := engine.SQL(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// tables counts the tables of the isolated schema, dbarena's record
+	// of what it created included.
+	tables := func() int64 {
+		var n int64
+		if err := sc.QueryRow(ctx, "SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema()", nil, &n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+
+	var stdout, stderr syncBuffer
+	prep := exec.Command(bin, "prepare", "oltp_read_write", "--tables", "4", "--table-size", "2000000", "--load-threads", "2", "--target", tg.URL.String())
+	prep.Env = append(os.Environ(), "DBARENA_HOME="+t.TempDir(), "PGPASSWORD="+tg.Password.Reveal())
+	prep.Stdout, prep.Stderr = &stdout, &stderr
+	if err := prep.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Wait until every table is created (and loading), then signal.
+	deadline := time.Now().Add(60 * time.Second)
+	for tables() < 5 {
+		if time.Now().After(deadline) {
+			prep.Process.Kill()
+			t.Fatalf("the tables were not created after 60 s:\n%s%s", stdout.String(), stderr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := prep.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+	err = prep.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 130 {
+		t.Fatalf("exit: %v, want code 130\n%s%s", err, stdout.String(), stderr.String())
+	}
+	msg := stderr.String()
+	t.Logf("stderr: %s", msg)
+	for _, want := range []string{"interrupted", "dropped", "sbtest1", "sbtest4"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("stderr %q lacks %q", msg, want)
+		}
+	}
+	if n := tables(); n != 0 {
+		t.Errorf("%d tables left behind after the interrupted prepare", n)
 	}
 }
 

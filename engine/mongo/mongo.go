@@ -457,10 +457,12 @@ func (Dialect) Classify(err error) engine.ErrorClass {
 		return engine.ClassOther
 	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
 		return engine.ClassCanceled
+	case mongo.IsNetworkError(err) || errors.Is(err, mongo.ErrClientDisconnected):
+		// Before the transaction labels: a connection lost inside a
+		// transaction is labelled TransientTransactionError too.
+		return engine.ClassConnLost
 	case hasLabel(err, "TransientTransactionError") || hasLabel(err, "UnknownTransactionCommitResult"):
 		return engine.ClassSerialization
-	case mongo.IsNetworkError(err) || errors.Is(err, mongo.ErrClientDisconnected):
-		return engine.ClassConnLost
 	case mongo.IsDuplicateKeyError(err):
 		return engine.ClassUniqueViolation
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	driver "go.mongodb.org/mongo-driver/v2/mongo"
 
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/engine/mongo"
@@ -352,3 +353,14 @@ func TestConnOf(t *testing.T) {
 }
 
 type otherConn struct{ engine.Conn }
+
+// A connection lost inside a transaction carries both the NetworkError and
+// the TransientTransactionError labels: it is a lost connection (the worker
+// reconnects, counted as such), not a conflict to retry.
+func TestClassifyNetworkErrorInTransaction(t *testing.T) {
+	err := driver.CommandError{Message: "connection(127.0.0.1:27017[-5]) incomplete read of message header: EOF",
+		Labels: []string{"NetworkError", "TransientTransactionError"}}
+	if got := (mongo.Dialect{}).Classify(err); got != engine.ClassConnLost {
+		t.Errorf("Classify = %v, want conn_lost", got)
+	}
+}

@@ -15,7 +15,9 @@
 // interpolateParams says.
 //
 // Importing the package registers the engine (scheme "mysql", alias
-// "mariadb", password variable MYSQL_PWD) with engine.Register.
+// "mariadb", password variable MYSQL_PWD) with engine.Register, and the
+// managed-server kind MariaDB (ServerKind) with server.RegisterKind
+// (managed.go).
 package mysql
 
 import (
@@ -32,6 +34,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/engine/internal/sniff"
 	"github.com/dbarena/dbarena/engine/internal/sqlconn"
 )
 
@@ -65,11 +68,54 @@ func Open(ctx context.Context, t engine.Target, opts engine.Options) (engine.Eng
 		ctx, cancel = context.WithTimeout(ctx, cfg.Timeout)
 		defer cancel()
 	}
-	if err := db.PingContext(ctx); err != nil {
+	if err := e.ping(ctx); err != nil {
 		db.Close()
-		return nil, e.connectError(err)
+		return nil, err
 	}
 	return e, nil
+}
+
+// probeAfter is how long a first connection may take before Open looks
+// at what answers on the port: a MySQL server greets at once, while a
+// PostgreSQL server waits for the client to speak, so the driver would
+// wait for the whole connect timeout.
+const probeAfter = 500 * time.Millisecond
+
+// ping checks that a connection can be made and the login is accepted.
+// When the server has not greeted after probeAfter, a second connection
+// looks at what listens there, and a PostgreSQL server is reported at
+// once.
+func (e *Engine) ping(ctx context.Context) error {
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- e.db.PingContext(pctx) }()
+	if e.config.Net != "tcp" {
+		return e.connectError(<-done)
+	}
+	timer := time.NewTimer(probeAfter)
+	defer timer.Stop()
+	select {
+	case err := <-done:
+		return e.connectError(err)
+	case <-timer.C:
+	}
+	probed := make(chan sniff.Protocol, 1)
+	go func() { probed <- sniff.Probe(pctx, e.config.Addr, probeAfter) }()
+	select {
+	case err := <-done:
+		return e.connectError(err)
+	case p := <-probed:
+		if p != sniff.Unknown && p != sniff.MySQL {
+			cancel()
+			<-done
+			return &engine.TargetError{Target: e.target.Redacted(), Field: "host", Err: &engine.ConnectError{
+				Msg:   fmt.Sprintf("%v: the server at %s does not speak the MySQL protocol (is it %s?)", engine.ErrConnect, e.config.Addr, p.Name()),
+				Cause: errors.New("wrong protocol"),
+			}}
+		}
+		return e.connectError(<-done)
+	}
 }
 
 // Config builds the driver configuration for t: host and port (or the
@@ -112,25 +158,53 @@ func Config(t engine.Target, opts engine.Options) (*mysql.Config, error) {
 	cfg.User = t.Username()
 	cfg.Passwd = t.Password.Reveal()
 	cfg.ParseTime = true
+	// The driver logs what its errors say already ("packets.go:58
+	// unexpected EOF" for a lost connection) to the process's stderr,
+	// over the live lines: dbarena reports the errors themselves.
+	cfg.Logger = quietLogger{}
 	if opts.ConnectTimeout > 0 {
 		cfg.Timeout = opts.ConnectTimeout
 	}
 	return cfg, nil
 }
 
-// MySQL server error numbers for a rejected login.
+// quietLogger drops the driver's log lines (also its messages about
+// connections refused while a managed server starts).
+type quietLogger struct{}
+
+func (quietLogger) Print(...any) {}
+
+// MySQL server error numbers for a rejected login or a missing database.
 const (
 	erDBAccessDenied     = 1044
 	erAccessDenied       = 1045
+	erBadDB              = 1049
 	erAccessDeniedNoPass = 1698
 )
 
 func (e *Engine) connectError(err error) error {
+	if err == nil {
+		return nil
+	}
 	host := e.config.Addr
 	var myErr *mysql.MySQLError
 	if errors.As(err, &myErr) {
 		switch myErr.Number {
-		case erAccessDenied, erAccessDeniedNoPass, erDBAccessDenied:
+		case erBadDB:
+			return &engine.TargetError{Target: e.target.Redacted(), Field: "database", Err: &engine.ConnectError{
+				Msg:   fmt.Sprintf("%v: %s@%s: database %q does not exist (error %d)", engine.ErrConnect, e.config.User, host, e.config.DBName, myErr.Number),
+				Cause: err,
+			}}
+		case erDBAccessDenied:
+			// The server says the same of a database that does not
+			// exist to a user without global rights.
+			return &engine.TargetError{Target: e.target.Redacted(), Field: "database", Err: &engine.ConnectError{
+				Msg: fmt.Sprintf("%v: %v: user %q may not use database %q at %s: it does not exist, or access to it is denied (error %d)",
+					engine.ErrConnect, engine.ErrAuth, e.config.User, e.config.DBName, host, myErr.Number),
+				Auth:  true,
+				Cause: err,
+			}}
+		case erAccessDenied, erAccessDeniedNoPass:
 			return &engine.TargetError{Target: e.target.Redacted(), Field: "password", Err: &engine.ConnectError{
 				Msg:   fmt.Sprintf("%v: %v: server rejected login of user %q at %s (error %d)", engine.ErrConnect, engine.ErrAuth, e.config.User, host, myErr.Number),
 				Auth:  true,

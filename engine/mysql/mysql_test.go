@@ -181,3 +181,51 @@ func TestInsertSQL(t *testing.T) {
 		t.Errorf("insertSQL = %q, want %q", got, want)
 	}
 }
+
+// recordingLogger keeps what the driver logs.
+type recordingLogger struct{ lines []string }
+
+func (r *recordingLogger) Print(v ...any) { r.lines = append(r.lines, fmt.Sprint(v...)) }
+
+// A connection the server drops makes the driver log "unexpected EOF" to
+// stderr, over the live lines; dbarena's configurations silence it (the
+// error itself is returned and reported).
+func TestDriverLogsNothing(t *testing.T) {
+	rec := &recordingLogger{}
+	if err := mysql.SetLogger(rec); err != nil {
+		t.Fatal(err)
+	}
+	defer mysql.SetLogger(mysql.Logger(nil))
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.Close() // before the greeting
+		}
+	}()
+	target, err := engine.ParseTarget("mysql://u:p@"+l.Addr().String()+"/db", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := Config(target, engine.Options{ConnectTimeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := mysql.NewConnector(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Connect(context.Background()); err == nil {
+		t.Fatal("connecting to a server that hangs up succeeded")
+	}
+	if len(rec.lines) > 0 {
+		t.Errorf("the driver logged %q", rec.lines)
+	}
+}

@@ -10,5 +10,6 @@ func init() {
 		Family:      engine.FamilySQL,
 		PasswordEnv: "MYSQL_PWD",
 		Open:        Open,
+		ServerStats: serverStats,
 	})
 }

@@ -17,7 +17,9 @@
 // survive) run statements through pgx.Conn's Exec and Query in that mode.
 //
 // Importing the package registers the engine (scheme "postgres", alias
-// "postgresql", password variable PGPASSWORD) with engine.Register.
+// "postgresql", password variable PGPASSWORD) with engine.Register, and
+// the managed-server kinds of its wire family, PostgreSQL (ServerKind)
+// and PgBouncer (BouncerKind), with server.RegisterKind (managed*.go).
 package postgres
 
 import (
@@ -35,6 +37,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/engine/internal/sniff"
 )
 
 // Engine is an open PostgreSQL target. It is safe for concurrent use.
@@ -107,10 +110,13 @@ func (e *Engine) connect(ctx context.Context) (*pgx.Conn, error) {
 	if err == nil {
 		return c, nil
 	}
-	return nil, e.connectError(err)
+	return nil, e.connectError(ctx, err)
 }
 
-func (e *Engine) connectError(err error) error {
+// sqlstateInvalidCatalog is PostgreSQL's "database does not exist".
+const sqlstateInvalidCatalog = "3D000"
+
+func (e *Engine) connectError(ctx context.Context, err error) error {
 	host := net.JoinHostPort(e.config.Host, strconv.Itoa(int(e.config.Port)))
 	who := e.config.User + "@" + host
 	var pgErr *pgconn.PgError
@@ -121,16 +127,41 @@ func (e *Engine) connectError(err error) error {
 			Cause: err,
 		}}
 	}
+	if pgErr != nil && pgErr.Code == sqlstateInvalidCatalog {
+		return &engine.TargetError{Target: e.target.Redacted(), Field: "database", Err: &engine.ConnectError{
+			Msg:   fmt.Sprintf("%v: %s: database %q does not exist (SQLSTATE %s)", engine.ErrConnect, who, e.config.Database, pgErr.Code),
+			Cause: err,
+		}}
+	}
+	if pgErr == nil && ctx.Err() == nil && !strings.HasPrefix(e.config.Host, "/") && !isDialError(err) {
+		// Something answered, but not as PostgreSQL does: say what.
+		pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+		defer cancel()
+		if p := sniff.Probe(pctx, host, 500*time.Millisecond); p != sniff.Unknown && p != sniff.PostgreSQL {
+			return &engine.TargetError{Target: e.target.Redacted(), Field: "host", Err: &engine.ConnectError{
+				Msg:   fmt.Sprintf("%v: the server at %s does not speak the PostgreSQL protocol (is it %s?)", engine.ErrConnect, host, p.Name()),
+				Cause: err,
+			}}
+		}
+	}
 	cause := "no answer"
 	if pgErr != nil {
 		cause = pgErr.Severity + ": " + pgErr.Message + " (SQLSTATE " + pgErr.Code + ")"
 	} else if inner := rootCause(err); inner != nil {
-		cause = inner.Error()
+		// pgconn wraps a nil error into some messages.
+		cause = strings.ReplaceAll(inner.Error(), ": %!w(<nil>)", "")
 	}
 	return &engine.TargetError{Target: e.target.Redacted(), Field: "host", Err: &engine.ConnectError{
 		Msg:   fmt.Sprintf("%v: %s: %s", engine.ErrConnect, who, cause),
 		Cause: err,
 	}}
+}
+
+// isDialError reports whether err is a failure to reach the server at all
+// (refused, unreachable, timed out dialling).
+func isDialError(err error) bool {
+	var oe *net.OpError
+	return errors.As(err, &oe) && oe.Op == "dial"
 }
 
 // rootCause is the innermost error of a chain of single wraps (a dial

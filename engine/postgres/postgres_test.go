@@ -146,7 +146,7 @@ func TestConfig(t *testing.T) {
 		&pgconn.PgError{Severity: "FATAL", Code: "28P01", Message: "password authentication failed for user \"bench\""},
 		&net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")},
 	} {
-		err := e.connectError(fmt.Errorf("failed to connect to `password=%s`: %w", pw, cause))
+		err := e.connectError(context.Background(), fmt.Errorf("failed to connect to `password=%s`: %w", pw, cause))
 		msg := err.Error()
 		if strings.Contains(msg, pw) || !strings.Contains(msg, "bench@db.example:6543") || !errors.Is(err, engine.ErrConnect) {
 			t.Errorf("connect error %q", msg)

@@ -10,5 +10,6 @@ func init() {
 		Family:      engine.FamilySQL,
 		PasswordEnv: "PGPASSWORD",
 		Open:        Open,
+		ServerStats: serverStats,
 	})
 }

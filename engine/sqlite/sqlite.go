@@ -20,6 +20,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -52,8 +53,16 @@ func Open(ctx context.Context, t engine.Target, opts engine.Options) (engine.Eng
 		return nil, err
 	}
 	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		// The file is created when missing, its directory never: a typo
+		// in a path must not leave directories behind.
+		fi, err := os.Stat(dir)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil, &engine.TargetError{Target: t.Redacted(), Field: "path", Err: fmt.Errorf("%w: directory %s does not exist", engine.ErrBadTarget, dir)}
+		case err != nil:
 			return nil, &engine.TargetError{Target: t.Redacted(), Field: "path", Err: fmt.Errorf("%w: %v", engine.ErrConnect, err)}
+		case !fi.IsDir():
+			return nil, &engine.TargetError{Target: t.Redacted(), Field: "path", Err: fmt.Errorf("%w: %s is not a directory", engine.ErrBadTarget, dir)}
 		}
 	}
 	db, err := sql.Open("sqlite", dsn)

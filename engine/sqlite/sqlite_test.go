@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -76,7 +77,25 @@ func TestColumnType(t *testing.T) {
 }
 
 func open(t *testing.T, query string) engine.Engine {
-	return enginetest.Open(t, target(t, "sqlite://"+filepath.Join(t.TempDir(), "sub", "dir", "t.db")+query))
+	dir := filepath.Join(t.TempDir(), "sub", "dir")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return enginetest.Open(t, target(t, "sqlite://"+filepath.Join(dir, "t.db")+query))
+}
+
+// The database file is created when missing, its directory never: a typo
+// in a path is reported, naming the directory, and leaves nothing behind.
+func TestOpenMissingDirectory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "nonexistent", "dir")
+	_, err := sqlite.Open(context.Background(), target(t, "sqlite://"+filepath.Join(dir, "x.db")), engine.Options{})
+	var te *engine.TargetError
+	if !errors.As(err, &te) || te.Field != "path" || !errors.Is(err, engine.ErrBadTarget) || !strings.Contains(err.Error(), dir+" does not exist") {
+		t.Errorf("Open = %v, want a path error naming %s", err, dir)
+	}
+	if _, err := os.Stat(filepath.Dir(dir)); err == nil {
+		t.Errorf("Open created the missing directory")
+	}
 }
 
 // TestSerialPKIsRowid checks that TypeSerialPK with a PRIMARY KEY (id) table

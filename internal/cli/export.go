@@ -27,6 +27,11 @@ Each line starts with the file, target label, engine, workload and threads.`,
 			if format != "csv" && format != "md" {
 				return &UsageError{fmt.Errorf("--format %q: want csv or md", format)}
 			}
+			if output != "" {
+				if err := checkOutputFile("--output", output); err != nil {
+					return err
+				}
+			}
 			var inputs []export.Input
 			for _, path := range args {
 				f, err := result.Read(path)

@@ -2,8 +2,10 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -65,6 +67,8 @@ type targetFlags struct {
 	connectTimeout seconds
 	// MongoDB: the concerns and read preference, as URL parameters.
 	writeConcern, readConcern, readPreference string
+	// fs is the flag set the flags are on (nil for a plan's targets).
+	fs *pflag.FlagSet
 }
 
 // mongoParams are the flags that set a mongodb:// target's parameters.
@@ -77,6 +81,7 @@ func (f *targetFlags) mongoParams() []struct{ flag, param, value string } {
 }
 
 func (f *targetFlags) register(fs *pflag.FlagSet) {
+	f.fs = fs
 	fs.StringVar(&f.target, "target", "", "database URL, optionally labelled: [label=]postgres://user@host:port/db, mysql://…, mongodb://…/db, sqlite:///path.db, managed:postgres?shared_buffers=1GB (a managed server for this command), managed:NAME (a started one) (default: the embedded SQLite file in the data directory)")
 	fs.StringVar(&f.passwordFile, "password-file", "", "read the password from this file (else from the URL or the engine's variable: "+strings.Join(engine.PasswordEnvs(), ", ")+")")
 	f.connectTimeout = seconds(10 * time.Second)
@@ -132,10 +137,18 @@ func (f *targetFlags) open(ctx context.Context, st *State) (*resolved, error) {
 	}
 	r := &resolved{}
 	raw := f.target
+	if raw == "" && f.fs != nil && f.fs.Changed("target") {
+		return nil, &UsageError{errors.New(`--target "": empty; leave the flag out for the embedded default`)}
+	}
 	if raw == "" {
 		dir, err := st.DataDir()
 		if err != nil {
 			return nil, &UsageError{err}
+		}
+		// The embedded default's directory is dbarena's own: made here.
+		// A sqlite target elsewhere needs its directory to exist.
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("data directory: %w", err)
 		}
 		raw = "sqlite=sqlite://" + filepath.ToSlash(filepath.Join(dir, "default.db"))
 		r.embedded = true

@@ -33,8 +33,8 @@ intervals have no histograms.`,
 			if out == "" {
 				return &UsageError{errors.New("--out (-o) is required: the merged result file to write")}
 			}
-			if err := result.CheckWritable(out); err != nil {
-				return &UsageError{err}
+			if err := checkOutputFile("--out", out); err != nil {
+				return err
 			}
 			files := make([]*result.File, len(args))
 			for i, path := range args {

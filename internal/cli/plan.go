@@ -45,6 +45,14 @@ func newPlanCmd(st *State) *cobra.Command {
 			if loadThreads < 1 {
 				return &UsageError{fmt.Errorf("--load-threads %d: must be at least 1", loadThreads)}
 			}
+			if dir != "" {
+				err = checkOutputDir("--out", dir)
+			} else {
+				err = checkOutputDir("--out (default)", plan.DefaultDir(p))
+			}
+			if err != nil {
+				return err
+			}
 			ex := &planExecutor{st: st, connectTimeout: time.Duration(connectTimeout), loadThreads: loadThreads,
 				targets: map[string]*planTarget{}, keys: map[plan.PrepareKey]string{}}
 			defer ex.closeAll()

@@ -35,8 +35,8 @@ The argument is the result file's path (as given to --out) or its log's.`,
 			if out == "" {
 				out = target
 			}
-			if err := result.CheckWritable(out); err != nil {
-				return &UsageError{err}
+			if err := checkOutputFile("--out", out); err != nil {
+				return err
 			}
 			f, err := session.Recover(target)
 			if err != nil {

@@ -26,6 +26,9 @@ Labels work as in compare: the target's label, or LABEL= before the file name.`,
 			if output == "" {
 				return &UsageError{errors.New("--output (-o) is required: the HTML file to write")}
 			}
+			if err := checkOutputFile("--output", output); err != nil {
+				return err
+			}
 			inputs, err := readInputs(args)
 			if err != nil {
 				return err

@@ -51,6 +51,7 @@ func Main(ctx context.Context, st *State, args []string) int {
 			err = &UsageError{err}
 		}
 	}
+	err = interruption(ctx, err)
 	fmt.Fprintf(st.Stderr, "dbarena: error: %s\n", scrub(err.Error(), st))
 	return ExitCode(err)
 }

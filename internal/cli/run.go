@@ -84,7 +84,7 @@ func (rf *runFlags) validate(st *State) []error {
 		}
 	}
 	if rf.out != "" {
-		if err := result.CheckWritable(rf.out); err != nil {
+		if err := checkOutputFile("--out", rf.out); err != nil {
 			errs = append(errs, err)
 		}
 	}

@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dbarena/dbarena/engine"
-	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/server"
 )
 
@@ -68,6 +67,8 @@ func newServerStartCmd(st *State) *cobra.Command {
 			}
 			if spec.Home, err = st.DataDir(); err != nil {
 				errs = append(errs, err)
+			} else {
+				reapOrphans(st, spec.Home)
 			}
 			if kind != "" && spec.Home != "" {
 				errs = append(errs, spec.Validate()...)
@@ -77,7 +78,7 @@ func newServerStartCmd(st *State) *cobra.Command {
 			}
 			srv, err := server.Start(cmd.Context(), spec)
 			if err != nil {
-				return serverError(cmd.Context(), err)
+				return err
 			}
 			describeServer(st, srv)
 			return nil
@@ -128,6 +129,7 @@ func newServerStopCmd(st *State) *cobra.Command {
 			if err != nil {
 				return &UsageError{err}
 			}
+			reapOrphans(st, home, args...) // those named are stopped below
 			started, err := server.List(home)
 			if err != nil && !all {
 				return err
@@ -167,7 +169,7 @@ func newServerStopCmd(st *State) *cobra.Command {
 			var errs []error
 			for _, pass := range []bool{true, false} {
 				for _, s := range stop {
-					if (s.Kind() == server.PgBouncer) != pass {
+					if s.InFront() != pass {
 						continue
 					}
 					ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -200,6 +202,7 @@ func newServerListCmd(st *State) *cobra.Command {
 			if err != nil {
 				return &UsageError{err}
 			}
+			reapOrphans(st, home)
 			servers, err := server.List(home)
 			if len(servers) == 0 && err == nil {
 				fmt.Fprintf(st.Stdout, "no managed servers in %s\n", home)
@@ -243,9 +246,10 @@ func newServerURLCmd(st *State) *cobra.Command {
 			if err != nil {
 				return &UsageError{err}
 			}
+			reapOrphans(st, home)
 			s, err := server.Lookup(home, args[0])
 			if err != nil {
-				return serverError(context.Background(), err)
+				return err
 			}
 			fmt.Fprintln(st.Stdout, s.Target().Redacted())
 			fmt.Fprintf(st.Stderr, "password in %s: dbarena takes it with --password-file %s, or use --target managed:%s\n", s.PasswordFile(), s.PasswordFile(), s.Name())
@@ -254,18 +258,21 @@ func newServerURLCmd(st *State) *cobra.Command {
 	}
 }
 
-// serverError gives a managed server's error its exit code: a bad kind,
-// knob, name or port, or a knob the server refused, is a usage error;
-// Ctrl-C while it starts is an interruption.
-func serverError(ctx context.Context, err error) error {
-	switch {
-	case ctx.Err() != nil:
-		return fmt.Errorf("%w: %w", runner.ErrInterrupted, err)
-	case errors.Is(err, server.ErrBadSpec), errors.Is(err, server.ErrKnob), errors.Is(err, server.ErrNotFound),
-		errors.Is(err, server.ErrExists), errors.Is(err, server.ErrPortInUse):
-		return &UsageError{err}
+// reapOrphans stops and removes the managed servers of home that a
+// dbarena process started for one command and left running when it was
+// killed (server.Reap), but those named in keep, with a line on stderr
+// for each.
+func reapOrphans(st *State, home string, keep ...string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	reaped, err := server.Reap(ctx, home, keep...)
+	for _, s := range reaped {
+		fmt.Fprintf(st.Stderr, "dbarena: stopped managed %s %s, left running by dbarena process %d, which ended without stopping it; its files are removed\n",
+			s.Kind(), s.Name(), s.Owner())
 	}
-	return err
+	if err != nil {
+		fmt.Fprintf(st.Stderr, "dbarena: warning: a managed server left running by an ended dbarena: %v\n", err)
+	}
 }
 
 // openManaged resolves a managed: target: a new server, started here and
@@ -283,6 +290,7 @@ func openManaged(ctx context.Context, st *State, t engine.Target, passwordFile s
 	if err != nil {
 		return nil, t, nil, &UsageError{err}
 	}
+	reapOrphans(st, home)
 	relabel := func(s *server.Server) engine.Target {
 		tg := s.Target()
 		if t.Label != server.Scheme { // the user's label
@@ -292,7 +300,7 @@ func openManaged(ctx context.Context, st *State, t engine.Target, passwordFile s
 	}
 	if spec.Kind == "" {
 		if srv, err = server.Lookup(home, spec.Name); err != nil {
-			return nil, t, nil, serverError(ctx, err)
+			return nil, t, nil, err
 		}
 		if !srv.Alive() {
 			return nil, t, nil, fmt.Errorf("%w: managed server %s does not run (dbarena server stop %s removes it); the end of its log:\n%s",
@@ -300,12 +308,14 @@ func openManaged(ctx context.Context, st *State, t engine.Target, passwordFile s
 		}
 		return srv, relabel(srv), nil, nil
 	}
-	spec.Home, spec.Getenv = home, st.Getenv
+	// The server is this command's: should dbarena be killed before it
+	// stops it, the next command reaps it.
+	spec.Home, spec.Getenv, spec.Owned = home, st.Getenv, true
 	if err := usage(spec.Validate()); err != nil {
 		return nil, t, nil, err
 	}
 	if srv, err = server.Start(ctx, spec); err != nil {
-		return nil, t, nil, serverError(ctx, err)
+		return nil, t, nil, err
 	}
 	fmt.Fprintf(st.Stderr, "dbarena: started managed %s %s on 127.0.0.1:%d; it stops when this command ends\n", srv.Kind(), srv.Name(), srv.Port())
 	stop = func() error {

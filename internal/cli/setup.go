@@ -139,6 +139,9 @@ func newCheckCmd(st *State, m workload.Meta) *cobra.Command {
 			defer r.engine.Close()
 			problems, err := runner.Check(cmd.Context(), r.engine, w)
 			if err != nil {
+				if cmd.Context().Err() != nil {
+					err = fmt.Errorf("check %s on %s: %w (check only reads: nothing to roll back)", w.Meta().Name, r.target, err)
+				}
 				return err
 			}
 			if len(problems) == 0 {
@@ -180,6 +183,13 @@ func newCleanupCmd(st *State, m workload.Meta) *cobra.Command {
 				fmt.Fprintf(st.Stdout, "dropped %s\n", strings.Join(cleaned.Dropped, ", "))
 			} else if err == nil {
 				fmt.Fprintf(st.Stdout, "nothing to drop for %s on %s\n", w.Meta().Name, r.target)
+			}
+			if err != nil && cmd.Context().Err() != nil {
+				done := "nothing"
+				if len(cleaned.Dropped) > 0 {
+					done = strings.Join(cleaned.Dropped, ", ")
+				}
+				err = fmt.Errorf("cleanup %s on %s: %w (dropped %s; what is left stays recorded as dbarena's: run cleanup again)", w.Meta().Name, r.target, err, done)
 			}
 			return err
 		},

@@ -1,4 +1,4 @@
-package sysmon
+package postgres
 
 import (
 	"context"
@@ -9,54 +9,8 @@ import (
 	"testing"
 
 	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/engine/internal/statstest"
 )
-
-// fakeConn answers statements by the first registered fragment they
-// contain, so the SQL sources and Open can be tested without a server.
-type fakeConn struct {
-	dialect string
-	answers []answer
-	queries []string
-}
-
-type answer struct {
-	fragment string
-	rows     [][]any
-	err      error
-}
-
-func (f *fakeConn) on(fragment string, err error, rows ...[]any) *fakeConn {
-	f.answers = append(f.answers, answer{fragment, rows, err})
-	return f
-}
-
-func (f *fakeConn) QueryRows(_ context.Context, sql string, _ []any, fn func(row []any) error) error {
-	f.queries = append(f.queries, sql)
-	for _, a := range f.answers {
-		if strings.Contains(sql, a.fragment) {
-			if a.err != nil {
-				return a.err
-			}
-			for _, r := range a.rows {
-				if err := fn(r); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
-	}
-	return errors.New("fakeConn: unexpected statement: " + sql)
-}
-
-func (f *fakeConn) Dialect() engine.SQLDialect { return fakeDialect{name: f.dialect} }
-
-// fakeDialect has only a name; sysmon calls nothing else.
-type fakeDialect struct {
-	engine.SQLDialect
-	name string
-}
-
-func (d fakeDialect) Name() string { return d.name }
 
 var errDenied = errors.New("ERROR: permission denied for view pg_stat_wal (SQLSTATE 42501)")
 
@@ -66,15 +20,15 @@ func pgIdentity(backend int64, addr string, start float64, version int64) []any 
 }
 
 func TestOpenPostgresSource(t *testing.T) {
-	c := (&fakeConn{dialect: "postgres"}).
-		on("pg_backend_pid(), coalesce", nil, pgIdentity(3120, "127.0.0.1", 1795422400.5, 150018)).
-		on("current_setting('data_directory')", nil, []any{"/var/lib/postgresql/15/main"}).
-		on("FROM pg_stat_wal", errDenied).
-		on("UNION ALL", nil,
+	c := (&statstest.Conn{}).
+		On("pg_backend_pid(), coalesce", nil, pgIdentity(3120, "127.0.0.1", 1795422400.5, 150018)).
+		On("current_setting('data_directory')", nil, []any{"/var/lib/postgresql/15/main"}).
+		On("FROM pg_stat_wal", errDenied).
+		On("UNION ALL", nil,
 			[]any{"xact_commit", int64(42)}, []any{"blks_hit", int64(7)}, []any{"tup_deleted", nil},
 			[]any{"sessions.active", int64(3)}, []any{"sessions.idle", int64(2)}, []any{"sessions.other", int64(1)},
 					[]any{"sessions.lock_wait", int64(1)}).
-		on("FROM pg_stat", nil) // every other view works, with no rows
+		On("FROM pg_stat", nil) // every other view works, with no rows
 	src, srv, notes := openPostgres(context.Background(), c)
 	if src == nil {
 		t.Fatalf("no source; notes %v", notes)
@@ -94,7 +48,7 @@ func TestOpenPostgresSource(t *testing.T) {
 	if strings.Contains(src.sql, "pg_stat_wal") || strings.Contains(src.sql, "pg_stat_checkpointer") {
 		t.Errorf("statistics query reads a view it should not: %s", src.sql)
 	}
-	var s Sample
+	var s statstest.Sink
 	if err := src.Sample(context.Background(), &s); err != nil {
 		t.Fatal(err)
 	}
@@ -141,40 +95,43 @@ func TestPgPartsByVersion(t *testing.T) {
 }
 
 func TestOpenPostgresUnreadable(t *testing.T) {
-	c := (&fakeConn{dialect: "postgres"}).on("pg_backend_pid()", errors.New("connection refused"))
+	c := (&statstest.Conn{}).On("pg_backend_pid()", errors.New("connection refused"))
 	src, _, notes := openPostgres(context.Background(), c)
 	if src != nil || len(notes) != 1 || !strings.Contains(notes[0], "no PostgreSQL metrics") {
 		t.Errorf("source %v notes %q", src, notes)
 	}
+	// Nothing known of the server: no process to look for.
+	if op := openStats(context.Background(), c); op.Source != nil || !reflect.DeepEqual(op.Process, engine.ProcessLocator{DataDirFlag: "-D", LogDir: "pg_wal"}) {
+		t.Errorf("opening %+v", op)
+	}
 }
 
-func TestMySQLSource(t *testing.T) {
-	c := (&fakeConn{dialect: "mysql"}).
-		on("SHOW GLOBAL STATUS", nil,
-			[]any{"Com_select", "12"}, []any{"COM_INSERT", []byte("5")}, // names in either case, values as text
-			[]any{"Innodb_os_log_written", "1048576"}, []any{"Threads_running", "4"}, []any{"Uptime", "158"}).
-		on("UNIX_TIMESTAMP()", nil, []any{int64(1795422569), "/run/mysqld/mysqld.pid", "/var/lib/mysql/"}).
-		on("information_schema.processlist", nil, []any{"127.0.0.1:33822"})
-	src, srv, notes := openMySQL(context.Background(), c)
-	if src == nil || len(notes) != 0 {
-		t.Fatalf("source %v notes %q", src, notes)
-	}
-	if want := (mysqlServer{pidFile: "/run/mysqld/mysqld.pid", dataDir: "/var/lib/mysql/", clientHost: "127.0.0.1:33822",
-		startEpoch: 1795422569 - 158}); srv != want {
-		t.Errorf("server %+v, want %+v", srv, want)
-	}
-	var s Sample
-	if err := src.Sample(context.Background(), &s); err != nil {
-		t.Fatal(err)
-	}
-	wantC := map[string]uint64{"mysql.Com_select": 12, "mysql.Com_insert": 5, "mysql.Innodb_os_log_written": 1 << 20}
-	wantG := map[string]float64{"mysql.Threads_running": 3} // the monitor's own thread left out
-	if !reflect.DeepEqual(s.Counters, wantC) || !reflect.DeepEqual(s.Gauges, wantG) {
-		t.Errorf("counters %v gauges %v\nwant %v %v", s.Counters, s.Gauges, wantC, wantG)
-	}
-
-	bad := (&fakeConn{dialect: "mysql"}).on("SHOW GLOBAL STATUS", nil, []any{"Com_select", "lots"})
-	if err := (&mysqlSource{q: bad}).Sample(context.Background(), &Sample{}); err == nil || !strings.Contains(err.Error(), "Com_select") {
-		t.Errorf("unparsable value: error %v", err)
+// Where the postmaster is: the parent of the monitor's backend when the
+// server's address is a loopback one or a Unix socket; remote otherwise.
+func TestOpenStatsLocatesProcess(t *testing.T) {
+	for _, tc := range []struct {
+		addr string
+		want engine.ProcessLocator
+	}{
+		{"127.0.0.1", engine.ProcessLocator{Local: "127.0.0.1", Names: []string{"postgres", "postmaster"}, ParentOf: 3120, Start: 1795422400.5,
+			DataDir: "/var/lib/postgresql/15/main", DataDirFlag: "-D", LogDir: "pg_wal"}},
+		{"", engine.ProcessLocator{Local: "a Unix socket", Names: []string{"postgres", "postmaster"}, ParentOf: 3120, Start: 1795422400.5,
+			DataDir: "/var/lib/postgresql/15/main", DataDirFlag: "-D", LogDir: "pg_wal"}},
+		{"10.0.0.5", engine.ProcessLocator{Remote: "the server is not on this host (inet_server_addr() is 10.0.0.5)",
+			DataDir: "/var/lib/postgresql/15/main", DataDirFlag: "-D", LogDir: "pg_wal"}},
+	} {
+		t.Run("addr="+tc.addr, func(t *testing.T) {
+			c := (&statstest.Conn{}).
+				On("pg_backend_pid(), coalesce", nil, pgIdentity(3120, tc.addr, 1795422400.5, 150018)).
+				On("current_setting('data_directory')", nil, []any{"/var/lib/postgresql/15/main"}).
+				On("FROM pg_stat", nil)
+			op := openStats(context.Background(), c)
+			if op.Source == nil || len(op.Notes) != 0 {
+				t.Errorf("source %v notes %q", op.Source, op.Notes)
+			}
+			if !reflect.DeepEqual(op.Process, tc.want) {
+				t.Errorf("process %+v\nwant    %+v", op.Process, tc.want)
+			}
+		})
 	}
 }

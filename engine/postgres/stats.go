@@ -1,69 +1,55 @@
-package sysmon
+package postgres
 
 import (
 	"context"
 	"fmt"
-	"io/fs"
-	"strconv"
 	"strings"
+
+	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/engine/internal/statsutil"
 )
 
-func init() { registerServerStats("postgres", openPostgresStats) }
+// serverStats is PostgreSQL's part of the server metrics: the statistics
+// views, the postmaster (the parent of pg_backend_pid() when the server's
+// address is a loopback one or a Unix socket) and data_directory (else the
+// postmaster's -D), with pg_wal kept apart.
+var serverStats = &engine.ServerStats{Open: openStats, Metrics: metrics}
 
-// openPostgresStats is PostgreSQL's part of Open: the statistics views,
-// the postmaster's pid (the parent of pg_backend_pid(), when the server's
-// address is a loopback one) and data_directory (else the postmaster's -D).
-func openPostgresStats(ctx context.Context, o *opening) {
-	m := o.m
-	src, srv, notes := openPostgres(ctx, o.q)
-	m.notes = append(m.notes, notes...)
+// openStats learns about the server through c and says where its process
+// is.
+func openStats(ctx context.Context, c engine.StatsConn) engine.ServerStatsOpening {
+	src, srv, notes := openPostgres(ctx, c)
+	out := engine.ServerStatsOpening{Notes: notes}
 	if src != nil {
-		m.sources = append(m.sources, src)
+		out.Source = src
 	}
-	if o.pid == 0 && srv.backendPID > 0 {
-		if !isLoopback(srv.serverAddr) {
-			m.addNote("process", "the server is not on this host (inet_server_addr() is %s): no process, host or disk metrics (give its pid if it is)", srv.serverAddr)
-		} else if p, err := o.env.postgresPID(srv.backendPID, srv.startEpoch); err != nil {
-			m.addNote("process", "the server looks local (%s) but its pid was not found: %v", displayAddr(srv.serverAddr), err)
+	loc := engine.ProcessLocator{DataDir: srv.dataDir, DataDirFlag: "-D", LogDir: "pg_wal"}
+	if srv.backendPID > 0 {
+		if !statsutil.IsLoopback(srv.serverAddr) {
+			loc.Remote = fmt.Sprintf("the server is not on this host (inet_server_addr() is %s)", srv.serverAddr)
 		} else {
-			o.pid, o.local = p, true
+			loc.Local = srv.serverAddr
+			if loc.Local == "" {
+				loc.Local = "a Unix socket"
+			}
+			loc.Names = []string{"postgres", "postmaster"}
+			loc.ParentOf = srv.backendPID
+			loc.Start = srv.startEpoch
 		}
 	}
-	if o.dataDir == "" && o.local {
-		o.dataDir = srv.dataDir
-		if o.dataDir == "" && o.pid > 0 {
-			o.dataDir = pgDataDirFromCmdline(o.env.proc, o.pid)
-		}
-	}
-	o.logDir = "pg_wal"
-}
-
-// pgDataDirFromCmdline returns the -D argument of the postmaster's command
-// line, or "".
-func pgDataDirFromCmdline(proc fs.FS, pid int) string {
-	b, err := fs.ReadFile(proc, strconv.Itoa(pid)+"/cmdline")
-	if err != nil {
-		return ""
-	}
-	args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
-	for i, a := range args {
-		if a == "-D" && i+1 < len(args) {
-			return args[i+1]
-		}
-		if d, ok := strings.CutPrefix(a, "-D"); ok && d != "" {
-			return d
-		}
-	}
-	return ""
+	out.Process = loc
+	return out
 }
 
 // pgSource reads PostgreSQL's cumulative statistics views in one round
 // trip: a UNION ALL of (name, value) rows, one branch per view that worked
 // when the source was opened.
 type pgSource struct {
-	q   querier
+	q   engine.StatsConn
 	sql string
 }
+
+var _ engine.StatsSource = (*pgSource)(nil)
 
 func (p *pgSource) Name() string { return "postgres" }
 
@@ -71,7 +57,7 @@ func (p *pgSource) Name() string { return "postgres" }
 // produces; a state with no session gives no row, so each starts at 0.
 var pgSessionGauges = [...]string{"active", "idle", "idle_in_txn", "other", "lock_wait"}
 
-func (p *pgSource) Sample(ctx context.Context, s *Sample) error {
+func (p *pgSource) Sample(ctx context.Context, s engine.StatsSink) error {
 	var sessions map[string]float64
 	if strings.Contains(p.sql, "pg_stat_activity") {
 		sessions = make(map[string]float64, len(pgSessionGauges))
@@ -83,8 +69,8 @@ func (p *pgSource) Sample(ctx context.Context, s *Sample) error {
 		if len(row) < 2 {
 			return fmt.Errorf("postgres statistics: %d columns, want 2", len(row))
 		}
-		name := asString(row[0])
-		v, ok := asInt64(row[1])
+		name := statsutil.String(row[0])
+		v, ok := statsutil.Int64(row[1])
 		if !ok {
 			return nil // NULL: a view without that column's value (e.g. never reset)
 		}
@@ -182,7 +168,7 @@ type pgServer struct {
 // openPostgres learns about the server, tries every statistics view once
 // and returns a source that reads those that worked, with notes on those
 // that did not. A nil source means nothing can be read.
-func openPostgres(ctx context.Context, q querier) (*pgSource, pgServer, []string) {
+func openPostgres(ctx context.Context, q engine.StatsConn) (*pgSource, pgServer, []string) {
 	var srv pgServer
 	var notes []string
 	err := q.QueryRows(ctx, `SELECT pg_backend_pid(), coalesce(host(inet_server_addr()), ''), `+
@@ -191,11 +177,11 @@ func openPostgres(ctx context.Context, q querier) (*pgSource, pgServer, []string
 		if len(row) < 5 {
 			return fmt.Errorf("%d columns", len(row))
 		}
-		pid, _ := asInt64(row[0])
-		ver, _ := asInt64(row[3])
+		pid, _ := statsutil.Int64(row[0])
+		ver, _ := statsutil.Int64(row[3])
 		srv.backendPID, srv.version = int(pid), int(ver)
-		srv.serverAddr = asString(row[1])
-		srv.startEpoch, _ = asFloat64(row[2])
+		srv.serverAddr = statsutil.String(row[1])
+		srv.startEpoch, _ = statsutil.Float64(row[2])
 		srv.readAllStat, _ = row[4].(bool)
 		return nil
 	})
@@ -204,7 +190,7 @@ func openPostgres(ctx context.Context, q querier) (*pgSource, pgServer, []string
 	}
 	err = q.QueryRows(ctx, "SELECT current_setting('data_directory')", nil, func(row []any) error {
 		if len(row) > 0 {
-			srv.dataDir = asString(row[0])
+			srv.dataDir = statsutil.String(row[0])
 		}
 		return nil
 	})
@@ -228,4 +214,60 @@ func openPostgres(ctx context.Context, q querier) (*pgSource, pgServer, []string
 		return nil, srv, notes
 	}
 	return &pgSource{q: q, sql: strings.Join(ok, " UNION ALL ")}, srv, notes
+}
+
+// rate, count and gauge shorten the metric table.
+func rate(name, help, counter string) engine.StatsMetric {
+	return engine.StatsMetric{Name: name, Unit: "/s", Help: help, Kind: engine.MetricRate, Counters: []string{counter}}
+}
+
+func count(name, help string, counters ...string) engine.StatsMetric {
+	return engine.StatsMetric{Name: name, Unit: "count", Help: help, Kind: engine.MetricCount, Counters: counters}
+}
+
+func gauge(name, unit, help, g string) engine.StatsMetric {
+	return engine.StatsMetric{Name: name, Unit: unit, Help: help, Kind: engine.MetricGauge, Counters: []string{g}}
+}
+
+// metrics are PostgreSQL's server metrics, in the order reports list them.
+var metrics = []engine.StatsMetric{
+	// pg_stat_database (the current database).
+	rate("pg_commits_s", "transactions committed per second in the current database (pg_stat_database.xact_commit; the monitor's own query adds one per sample)", "pg.xact_commit"),
+	rate("pg_rollbacks_s", "transactions rolled back per second (xact_rollback)", "pg.xact_rollback"),
+	rate("pg_blks_read_s", "blocks read from outside shared buffers per second (blks_read)", "pg.blks_read"),
+	rate("pg_blks_hit_s", "blocks found in shared buffers per second (blks_hit)", "pg.blks_hit"),
+	{Name: "pg_blks_hit_pct", Unit: "%", Help: "shared-buffer hit ratio, 100·hit/(hit+read); absent without block accesses",
+		Kind: engine.MetricHitPct, Counters: []string{"pg.blks_hit", "pg.blks_read"}, Parts: [2]string{"pg_blks_hit_s", "pg_blks_read_s"},
+		Live: engine.LiveHit, LiveLabel: "hit"},
+	rate("pg_tup_returned_s", "rows returned by scans per second (tup_returned)", "pg.tup_returned"),
+	rate("pg_tup_fetched_s", "rows fetched by index scans per second (tup_fetched)", "pg.tup_fetched"),
+	rate("pg_tup_inserted_s", "rows inserted per second (tup_inserted)", "pg.tup_inserted"),
+	rate("pg_tup_updated_s", "rows updated per second (tup_updated)", "pg.tup_updated"),
+	rate("pg_tup_deleted_s", "rows deleted per second (tup_deleted)", "pg.tup_deleted"),
+
+	// pg_stat_bgwriter, pg_stat_checkpointer (17+).
+	withLive(count("pg_checkpoints", "checkpoints started in the interval, timed and requested (checkpoints_timed+checkpoints_req; 17+: num_timed+num_requested)",
+		"pg.checkpoints_timed", "pg.checkpoints_req"), engine.LiveEvents, "ckpt"),
+	count("pg_checkpoints_req", "requested checkpoints in the interval (WAL reached max_wal_size, or CHECKPOINT)", "pg.checkpoints_req"),
+	rate("pg_buffers_checkpoint_s", "buffers written by checkpoints per second (buffers_checkpoint; 17+: pg_stat_checkpointer.buffers_written)", "pg.buffers_checkpoint"),
+	rate("pg_buffers_clean_s", "buffers written by the background writer per second (buffers_clean)", "pg.buffers_clean"),
+	rate("pg_buffers_backend_s", "buffers written by backends themselves per second (buffers_backend; not in PostgreSQL 17+)", "pg.buffers_backend"),
+
+	// pg_stat_wal (14+).
+	rate("pg_wal_records_s", "WAL records generated per second (pg_stat_wal.wal_records)", "pg.wal_records"),
+	rate("pg_wal_fpi_s", "WAL full-page images per second (wal_fpi)", "pg.wal_fpi"),
+	{Name: "pg_wal_mb_s", Unit: "MB/s", Help: "WAL generated per second in MB (wal_bytes)",
+		Kind: engine.MetricMBRate, Counters: []string{"pg.wal_bytes"}, Live: engine.LiveLog, LiveLabel: "wal"},
+
+	// pg_stat_activity (gauges at the end of the interval).
+	gauge("pg_sessions_active", "sessions", "client sessions running a statement (state active), the monitor's own excluded", "pg.sessions.active"),
+	gauge("pg_sessions_idle", "sessions", "client sessions idle (state idle)", "pg.sessions.idle"),
+	gauge("pg_sessions_idle_in_txn", "sessions", "client sessions idle inside a transaction (idle in transaction, aborted or not)", "pg.sessions.idle_in_txn"),
+	gauge("pg_sessions_lock_wait", "sessions", "client sessions waiting for a heavyweight lock (wait_event_type Lock)", "pg.sessions.lock_wait"),
+	gauge("pg_sessions_total", "sessions", "all client sessions but the monitor's, whatever their state", "pg.sessions.total"),
+}
+
+func withLive(m engine.StatsMetric, slot engine.LiveSlot, label string) engine.StatsMetric {
+	m.Live, m.LiveLabel = slot, label
+	return m
 }

@@ -1,0 +1,16 @@
+package main
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/dbarena/dbarena/server"
+)
+
+// The binary knows every managed-server kind: the engines register them
+// (engine/all), not package server.
+func TestBinaryKnowsEveryKind(t *testing.T) {
+	if got, want := server.Kinds(), []server.Kind{"postgres", "mariadb", "pgbouncer"}; !slices.Equal(got, want) {
+		t.Errorf("server.Kinds() = %q, want %q", got, want)
+	}
+}

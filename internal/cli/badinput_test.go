@@ -1,0 +1,80 @@
+package cli_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbarena/dbarena/internal/cli"
+	"github.com/dbarena/dbarena/internal/testdb"
+)
+
+// Smaller bad inputs: each is refused with an error naming the flag or
+// field and its value, and the exit code of its class.
+func TestBadTargetInput(t *testing.T) {
+	ctx := context.Background()
+	pg := testdb.Postgres(t)
+	my := testdb.MySQL(t)
+	sq := sqliteURL(t)
+	pgAt := func(host, db string) string {
+		u := *pg.URL
+		u.Host, u.Path = host, "/"+db
+		return "postgres://" + pg.Username() + ":" + pg.Password.Reveal() + "@" + u.Host + u.Path + "?" + u.RawQuery
+	}
+	myAt := func(host, db string) string {
+		return "mysql://" + my.Username() + ":" + my.Password.Reveal() + "@" + host + "/" + db
+	}
+	dir := t.TempDir()
+	noDir := filepath.Join(dir, "nonexistent", "dir", "x.db")
+	pwFile := filepath.Join(dir, "no-such-password-file")
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want []string // in stderr
+	}{
+		{"postgres port out of range", []string{"run", "oltp_point_select", "--target", "postgres://u:hunter2@127.0.0.1:99999/db"}, cli.ExitUsage, []string{"port", "99999"}},
+		{"mysql port out of range", []string{"run", "oltp_point_select", "--target", "mysql://u:hunter2@127.0.0.1:99999/db"}, cli.ExitUsage, []string{"port", "99999"}},
+		{"port not a number", []string{"run", "oltp_point_select", "--target", "postgres://u:hunter2@127.0.0.1:5x/db"}, cli.ExitUsage, []string{"port", "5x"}},
+		{"empty target", []string{"run", "oltp_point_select", "--target", ""}, cli.ExitUsage, []string{"--target", "empty"}},
+		{"sqlite directory missing", []string{"prepare", "oltp_point_select", "--target", "sqlite://" + noDir}, cli.ExitUsage, []string{"path", filepath.Dir(noDir), "does not exist"}},
+		{"postgres url at mariadb", []string{"run", "oltp_point_select", "--target", pgAt(my.Host(), "bench")}, cli.ExitTarget, []string{my.Host(), "does not speak the PostgreSQL protocol", "MySQL"}},
+		{"mysql url at postgresql", []string{"run", "oltp_point_select", "--target", myAt(pg.Host(), "bench")}, cli.ExitTarget, []string{pg.Host(), "does not speak the MySQL protocol", "PostgreSQL"}},
+		{"password file missing, url has a password", []string{"run", "oltp_point_select", "--target", "postgres://u:hunter2@127.0.0.1:1/db", "--password-file", pwFile}, cli.ExitUsage, []string{"password-file", pwFile}},
+		{"report interval 0", []string{"run", "oltp_point_select", "--report-interval", "0", "--target", sq}, cli.ExitUsage, []string{"--report-interval 0s"}},
+		{"max errors with tolerate errors", []string{"run", "oltp_point_select", "--max-errors", "5", "--tolerate-errors", "--target", sq}, cli.ExitUsage, []string{"--max-errors 5", "--tolerate-errors"}},
+		{"postgres database missing", []string{"run", "oltp_point_select", "--target", pgAt(pg.Host(), "no_such_db_x")}, cli.ExitTarget, []string{": database: ", "no_such_db_x", "does not exist"}},
+		{"mysql database missing", []string{"run", "oltp_point_select", "--target", myAt(my.Host(), "no_such_db_x")}, cli.ExitTarget, []string{": database: ", "no_such_db_x", "does not exist"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			start := time.Now()
+			o := dbarena(t, ctx, nil, tc.args...)
+			took := time.Since(start)
+			if o.code != tc.code {
+				t.Errorf("exit %d, want %d: %s", o.code, tc.code, o.stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(o.stderr, w) {
+					t.Errorf("stderr %q lacks %q", o.stderr, w)
+				}
+			}
+			if strings.Contains(o.stderr, "%!") {
+				t.Errorf("a formatting error in %q", o.stderr)
+			}
+			for _, pw := range []string{"hunter2", pg.Password.Reveal(), my.Password.Reveal()} {
+				if pw != "" && strings.Contains(o.stderr+o.stdout, pw) {
+					t.Errorf("password printed: %q", o.stderr)
+				}
+			}
+			if strings.Contains(tc.name, "at postgresql") && took > 5*time.Second {
+				t.Errorf("took %v to find a PostgreSQL server behind a mysql URL (the connect timeout is 10 s)", took)
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Dir(noDir)); err == nil {
+		t.Errorf("the missing directory of a sqlite target was created")
+	}
+}

@@ -19,6 +19,8 @@ import (
 
 	"github.com/dbarena/dbarena/engine"
 	_ "github.com/dbarena/dbarena/engine/all"
+	"github.com/dbarena/dbarena/engine/mysql"
+	"github.com/dbarena/dbarena/engine/postgres"
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/server"
@@ -234,8 +236,8 @@ func TestServerKilledAndRestartedMidRun(t *testing.T) {
 		name  string
 		start func(*testing.T) victim
 	}{
-		{"postgres", func(t *testing.T) victim { return managed(t, server.Postgres) }},
-		{"mariadb", func(t *testing.T) victim { return managed(t, server.MariaDB) }},
+		{"postgres", func(t *testing.T) victim { return managed(t, postgres.ServerKind) }},
+		{"mariadb", func(t *testing.T) victim { return managed(t, mysql.ServerKind) }},
 		{"mongodb", mongod},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

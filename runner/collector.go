@@ -151,7 +151,7 @@ func (c *collector) ticks() (status string, err error) {
 			return result.StatusFailed, err
 		}
 		now := c.cfg.Now()
-		if err := r.serverGone(now, serverGoneAfter); err != nil {
+		if err := r.serverGone(now, c.cfg.ReconnectTimeout); err != nil {
 			return result.StatusFailed, err
 		}
 		if r.advance(now) {

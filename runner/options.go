@@ -48,6 +48,8 @@ func Options() []Option {
 			Value: func(c *Config) pflag.Value { return &optDurationValue{p: &c.Retry.BackoffMax} }},
 		{Flag: "stop-grace", Field: "stop_grace", Usage: "how long transactions in flight at the end of a run may take to finish before they are cancelled",
 			Value: func(c *Config) pflag.Value { return (*durationValue)(&c.StopGrace) }},
+		{Flag: "reconnect-timeout", Field: "reconnect_timeout", Usage: "how long every worker may be without a connection (a server restarting) before the run fails because the server stopped answering",
+			Value: func(c *Config) pflag.Value { return (*durationValue)(&c.ReconnectTimeout) }},
 	}
 }
 
@@ -63,9 +65,11 @@ func LookupOption(field string) (Option, bool) {
 
 // DefaultConfig is the configuration before any option is set: one
 // thread, 10 s measured, no warm-up, 1 s intervals, seed 1, the first
-// failed transaction stops the run, 10 s of stop grace.
+// failed transaction stops the run, 10 s of stop grace, 30 s of reconnect
+// timeout.
 func DefaultConfig() Config {
-	return Config{Threads: 1, Duration: 10 * time.Second, ReportInterval: time.Second, Seed: 1, StopGrace: 10 * time.Second}
+	return Config{Threads: 1, Duration: 10 * time.Second, ReportInterval: time.Second, Seed: 1, StopGrace: 10 * time.Second,
+		ReconnectTimeout: DefaultReconnectTimeout}
 }
 
 // durationValue is a duration that also takes plain seconds ("60"), as

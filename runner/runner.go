@@ -52,6 +52,15 @@ type Config struct {
 	// after the measured phase ends before they are cancelled
 	// (default 10 s).
 	StopGrace time.Duration
+	// ReconnectTimeout is how long every worker may be without a
+	// connection before the run fails with ErrServerGone (default
+	// DefaultReconnectTimeout): a server that restarts within it is
+	// waited for.
+	ReconnectTimeout time.Duration
+	// ServerDown, when set, tells whether the server's process is known
+	// to be gone (a managed server's): a run whose workers are all without
+	// a connection then fails at once, without waiting ReconnectTimeout.
+	ServerDown func() bool
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 	// Scheduler is the load model (default Closed).
@@ -105,6 +114,9 @@ func (c Config) Validate() []error {
 	}
 	if c.MaxErrors > 0 && c.TolerateErrors {
 		bad("max-errors", c.MaxErrors, "contradicts --tolerate-errors, which never stops a run for errors: give one")
+	}
+	if c.ReconnectTimeout < 0 {
+		bad("reconnect-timeout", c.ReconnectTimeout, "must not be negative")
 	}
 	if c.StopGrace < 0 {
 		bad("stop-grace", c.StopGrace, "must not be negative")
@@ -168,15 +180,15 @@ var (
 	// ErrInterrupted marks a run stopped by its context (Ctrl-C).
 	ErrInterrupted = errors.New("interrupted")
 	// ErrServerGone fails a run whose workers all lost their connections
-	// and could not open new ones for serverGoneAfter (or for the whole
-	// last interval of the run).
+	// and could not open new ones for Config.ReconnectTimeout (or for the
+	// whole last interval of the run).
 	ErrServerGone = errors.New("the server stopped answering")
 )
 
-// serverGoneAfter is how long every worker may be without a connection
-// before the run fails with ErrServerGone; a server that restarts within
-// it is waited for.
-const serverGoneAfter = 5 * time.Second
+// DefaultReconnectTimeout is Config.ReconnectTimeout's default: long
+// enough for a server's restart with crash recovery of a short run's
+// writes.
+const DefaultReconnectTimeout = 30 * time.Second
 
 // Run executes one run of w against eng and returns its result. The
 // result is filled in even when an error is returned after the measured
@@ -192,6 +204,9 @@ func Run(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config
 	}
 	if cfg.StopGrace == 0 {
 		cfg.StopGrace = 10 * time.Second
+	}
+	if cfg.ReconnectTimeout == 0 {
+		cfg.ReconnectTimeout = DefaultReconnectTimeout
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -469,7 +484,10 @@ func (r *run) finished(s *worker, start time.Time) (time.Time, bool) {
 // instant now.
 func (r *run) serverGone(now time.Time, after time.Duration) error {
 	since := r.allDown.Load()
-	if since == 0 || r.down.Load() < int64(r.cfg.Threads) || now.Sub(time.Unix(0, since)) < after {
+	if since == 0 || r.down.Load() < int64(r.cfg.Threads) {
+		return nil
+	}
+	if now.Sub(time.Unix(0, since)) < after && (r.cfg.ServerDown == nil || !r.cfg.ServerDown()) {
 		return nil
 	}
 	r.connErrMu.Lock()
@@ -686,7 +704,7 @@ func (r *run) execute(ctx, workerCtx context.Context, cancelWorkers context.Canc
 	if status == result.StatusComplete {
 		// A server that stopped answering during the last interval, and
 		// still does not, fails the run too.
-		if err := r.serverGone(r.cfg.Now(), min(serverGoneAfter, r.cfg.ReportInterval)); err != nil {
+		if err := r.serverGone(r.cfg.Now(), min(r.cfg.ReconnectTimeout, r.cfg.ReportInterval)); err != nil {
 			status, runErr = result.StatusFailed, err
 		}
 	}

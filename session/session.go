@@ -228,6 +228,9 @@ func (s *Session) Run(ctx context.Context, w workload.Workload, cfg runner.Confi
 	if s.mon != nil && cfg.Server == nil {
 		cfg.Server = s.mon
 	}
+	if m := s.opt.Managed; m != nil && cfg.ServerDown == nil {
+		cfg.ServerDown = func() bool { return !m.Alive() }
+	}
 	run, err := runner.Run(ctx, s.opt.Engine, w, cfg, obs)
 	if m := s.opt.Managed; m != nil && err == nil && !m.Alive() {
 		// Workers reconnect with back-off until the run ends: a run on a

@@ -551,18 +551,26 @@ func (m *Monitor) reconnect(ctx context.Context) bool {
 	m.freshEng = !same
 	if m.pidFound {
 		if pid := m.locate(loc); pid > 0 {
-			st, err := readPidStat(m.env.proc, pid)
-			if err == nil && (m.procSrc == nil || pid != m.procSrc.pid || st.start != m.procSrc.start) {
-				if src, err := newProcessSource(m.env.proc, pid, m.env.tick); err == nil {
-					m.procSrc, m.pid = src, pid
-					m.freshProc = true
-					m.procChanges++
-				}
-			}
+			m.follow(pid)
 		}
 	}
 	m.rebuild()
 	return true
+}
+
+// follow makes pid the server's process when it is another process than
+// the one sampled (a restarted server): its CPU counts from the next
+// sample on.
+func (m *Monitor) follow(pid int) {
+	st, err := readPidStat(m.env.proc, pid)
+	if err != nil || (m.procSrc != nil && pid == m.procSrc.pid && st.start == m.procSrc.start) {
+		return
+	}
+	if src, err := newProcessSource(m.env.proc, pid, m.env.tick); err == nil {
+		m.procSrc, m.pid = src, pid
+		m.freshProc = true
+		m.procChanges++
+	}
 }
 
 // canReopen tells whether a lost connection or process can be found
@@ -582,14 +590,7 @@ func (m *Monitor) relocate(ctx context.Context) bool {
 		return false
 	}
 	m.lost = false
-	st, err := readPidStat(m.env.proc, pid)
-	if err == nil && (m.procSrc == nil || pid != m.procSrc.pid || st.start != m.procSrc.start) {
-		if src, err := newProcessSource(m.env.proc, pid, m.env.tick); err == nil {
-			m.procSrc, m.pid = src, pid
-			m.freshProc = true
-			m.procChanges++
-		}
-	}
+	m.follow(pid)
 	m.rebuild()
 	return true
 }

@@ -610,7 +610,7 @@ func envOf(in compare.Input) envRow {
 		opts = append(opts, "--"+k+"="+f.Workload.Options[k])
 	}
 	return envRow{
-		Label: label, File: in.Path, Engine: f.Target.Engine, Server: f.Target.ServerVersion, URL: f.Target.URL,
+		Label: label, File: in.Path, Engine: f.Target.Product(), Server: f.Target.ServerVersion, URL: f.Target.URL,
 		Client:   fmt.Sprintf("%s: %s, %d cores, %s, %s", f.Client.Hostname, f.Client.CPUModel, f.Client.Cores, f.Client.OS, f.Client.GoVersion),
 		Tool:     f.Tool.Version + " (" + f.Tool.Commit + ")",
 		Workload: f.Workload.Name, Options: strings.Join(opts, " "),

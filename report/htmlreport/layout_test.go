@@ -264,3 +264,17 @@ func TestLayoutInBrowser(t *testing.T) {
 		})
 	}
 }
+
+// A MariaDB server is named as one in the environment table, though its
+// result file's engine is "mysql".
+func TestMariaDBIsNamed(t *testing.T) {
+	f := sweep("", 1)
+	f.Target.Engine, f.Target.ServerVersion = "mysql", "MariaDB 11.4.2"
+	var b bytes.Buffer
+	if err := htmlreport.Write(&b, []compare.Input{{Path: "m.json", File: f}}, htmlreport.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `<td class="l">mariadb</td><td class="l">MariaDB 11.4.2</td>`) {
+		t.Error("the environment table does not name the server MariaDB")
+	}
+}

@@ -286,7 +286,7 @@ func labelOf(in Input) string {
 	case in.File.Target.Label != "":
 		return in.File.Target.Label
 	}
-	return in.File.Target.Engine
+	return in.File.Target.Product()
 }
 
 func build(inputs []Input, m metricSpec, opt Options) (*Table, error) {
@@ -633,7 +633,7 @@ func differences(cols [][]Input) ([]Difference, int) {
 		get  func(f *result.File) string
 	}
 	props := []prop{
-		{"engine", func(f *result.File) string { return f.Target.Engine }},
+		{"engine", func(f *result.File) string { return f.Target.Product() }},
 		{"server version", func(f *result.File) string { return f.Target.ServerVersion }},
 		{"dbarena version", func(f *result.File) string { return f.Tool.Version + " (" + f.Tool.Commit + ")" }},
 		{"client host", func(f *result.File) string { return f.Client.Hostname }},

@@ -415,3 +415,30 @@ func Example_markdown() {
 	// | --- | --- | --- |
 	// | server version | PostgreSQL 15.18 | PostgreSQL 16.4 |
 }
+
+// A MariaDB server is said to be one, though its result file's
+// target.engine is the engine's name, "mysql": in a column without a
+// label and in the differences.
+func TestMariaDBIsNamed(t *testing.T) {
+	maria := file("", map[int]float64{8: 100})
+	maria.Target.Engine, maria.Target.ServerVersion, maria.Target.Settings = "mysql", "MariaDB 11.4.2", nil
+	my := file("", map[int]float64{8: 90})
+	my.Target.Engine, my.Target.ServerVersion, my.Target.Settings = "mysql", "MySQL 8.4.0", nil
+	pg := file("", map[int]float64{8: 80})
+	tb := build(t, compare.Options{}, compare.Input{Path: "m", File: maria}, compare.Input{Path: "y", File: my}, compare.Input{Path: "p", File: pg})
+	var labels []string
+	for _, c := range tb.Columns {
+		labels = append(labels, c.Label)
+	}
+	if got := strings.Join(labels, ","); got != "mariadb,mysql,postgres" {
+		t.Errorf("columns %s, want mariadb,mysql,postgres", got)
+	}
+	for _, d := range tb.Differences {
+		if d.Name == "engine" && strings.Join(d.Values, ",") != "mariadb,mysql,postgres" {
+			t.Errorf("engine row %q, want mariadb,mysql,postgres", d.Values)
+		}
+	}
+	if maria.Target.Engine != "mysql" {
+		t.Error("the result file's engine changed")
+	}
+}

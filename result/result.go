@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/dbarena/dbarena/histogram"
@@ -89,6 +90,17 @@ type Target struct {
 	// Monitor says which server metrics were sampled and what could not
 	// be, and why (package sysmon's notes).
 	Monitor *Monitor `json:"monitor,omitempty"`
+}
+
+// Product is the server as a reader names it: Engine, except that a
+// MariaDB server, which the mysql engine drives, is "mariadb" (its
+// ServerVersion says "MariaDB …"). Engine itself stays the engine's name,
+// which is what reading a result file relies on.
+func (t *Target) Product() string {
+	if t.Engine == "mysql" && strings.HasPrefix(t.ServerVersion, "MariaDB") {
+		return "mariadb"
+	}
+	return t.Engine
 }
 
 // Monitor describes the sampling of server metrics for a result file.

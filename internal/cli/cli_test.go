@@ -343,6 +343,34 @@ func TestList(t *testing.T) {
 	}
 }
 
+// list shows a test the options it uses; the sysbench options it accepts
+// but ignores are named once, as such.
+func TestListOptionsATestUses(t *testing.T) {
+	o := dbarena(t, context.Background(), nil, "list")
+	start := strings.Index(o.stdout, "oltp_point_select (version")
+	if start < 0 {
+		t.Fatalf("no oltp_point_select in:\n%s", o.stdout)
+	}
+	sec := o.stdout[start:]
+	sec = sec[:strings.Index(sec, "\n\n")]
+	for _, ignored := range []string{"--point-selects", "--range-size", "--simple-ranges", "--index-updates", "--delete-inserts", "--skip-trx"} {
+		if strings.Contains(sec, "\n    "+ignored+" ") {
+			t.Errorf("oltp_point_select lists %s, which it ignores:\n%s", ignored, sec)
+		}
+	}
+	for _, want := range []string{"\n    --table-size ", "\n    --rand-type ",
+		"accepted for sysbench compatibility, unused by this test: --delete-inserts, --distinct-ranges,", " --point-selects,"} {
+		if !strings.Contains(sec, want) {
+			t.Errorf("oltp_point_select's options lack %q:\n%s", want, sec)
+		}
+	}
+	rw := o.stdout[strings.Index(o.stdout, "oltp_read_write (version"):]
+	rw = rw[:strings.Index(rw, "\n\n")]
+	if !strings.Contains(rw, "\n    --point-selects ") || strings.Contains(rw, "compatibility") {
+		t.Errorf("oltp_read_write does not list all its options:\n%s", rw)
+	}
+}
+
 // Every OLTP variant on every engine: prepare, run, check, cleanup.
 func TestEveryVariant(t *testing.T) {
 	variants := []string{"oltp_point_select", "oltp_read_only", "oltp_read_write", "oltp_write_only", "oltp_update_index",

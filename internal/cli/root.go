@@ -155,9 +155,19 @@ func newListCmd(st *State) *cobra.Command {
 			for _, m := range workload.All() {
 				w := m.New()
 				fmt.Fprintf(st.Stdout, "%s (version %s)\n    %s\n", m.Name, m.Version, m.Description)
+				// A hidden option is one the workload accepts (a
+				// sysbench command line's) but does not use.
+				var unused []string
 				w.Flags().VisitAll(func(f *pflag.Flag) {
+					if f.Hidden {
+						unused = append(unused, "--"+f.Name)
+						return
+					}
 					fmt.Fprintf(st.Stdout, "    --%-22s %s (default %s)\n", f.Name, f.Usage, defaultOf(f))
 				})
+				if len(unused) > 0 {
+					fmt.Fprintf(st.Stdout, "    accepted for sysbench compatibility, unused by this test: %s\n", strings.Join(unused, ", "))
+				}
 				fmt.Fprintln(st.Stdout)
 			}
 			fmt.Fprintf(st.Stdout, "engines (target URL schemes): %s\n", strings.Join(engine.Schemes(), ", "))

@@ -41,7 +41,9 @@ var tmpl = template.Must(template.New("report").Parse(pageTemplate))
 type Options struct {
 	Title     string    // default: the workloads' names
 	Generated time.Time // shown in the header
-	Tool      string    // the dbarena version that wrote the report
+	// Tool is the dbarena version that wrote the report ("0.1.0-dev"; a
+	// leading "dbarena " is dropped, the page says it once).
+	Tool string
 	// Metric is the figure of every workload's headline chart and table
 	// (compare.Options.Metric); empty: Metrics', else the workload's own
 	// headline (compare.Headline: NOPM for tpcc, transfers/min for
@@ -68,12 +70,19 @@ type chart struct {
 }
 
 type workloadSection struct {
-	Name              string
-	Title             string // compare's title line
-	Header            []string
-	Rows              [][]string
-	Notes             []string
-	Labels            []string
+	Name   string
+	Title  string // compare's title line
+	Header []string
+	Rows   [][]string
+	Notes  []string
+	Labels []string
+	// Legend is each label with its colour in the workload's charts,
+	// drawn once above them: a chart's own legend pages once it holds
+	// more names than fit in a line.
+	Legend []legendItem
+	// Bars tells the workload ran at one thread count: its charts are
+	// bars, the latency chart's x-axis the percentiles.
+	Bars              bool
 	Differences       []compare.Difference
 	Throughput, Lat   string // chart ids
 	ThroughputCaption string
@@ -83,6 +92,8 @@ type workloadSection struct {
 	Retries      [][]string
 	RetriesChart string
 }
+
+type legendItem struct{ Label, Color string }
 
 type runSection struct {
 	ID, Title, Status, Error string
@@ -106,7 +117,7 @@ func Write(w io.Writer, inputs []compare.Input, opt Options) error {
 	if len(inputs) == 0 {
 		return fmt.Errorf("report: no result files")
 	}
-	p := &page{Generated: opt.Generated.UTC().Format(time.RFC3339), Tool: opt.Tool, ECharts: EChartsVersion,
+	p := &page{Generated: opt.Generated.UTC().Format(time.RFC3339), Tool: strings.TrimPrefix(opt.Tool, "dbarena "), ECharts: EChartsVersion,
 		Script: template.JS(echartsJS)}
 	var names []string
 	for _, in := range inputs {
@@ -130,9 +141,11 @@ func Write(w io.Writer, inputs []compare.Input, opt Options) error {
 		t := ts[0]
 		ws := workloadSection{Name: t.Workload, Title: t.Title(), Notes: t.Notes, Differences: t.Differences}
 		ws.Header, ws.Rows = t.Header(), t.Cells()
-		for _, c := range t.Columns {
-			ws.Labels = append(ws.Labels, c.Label)
+		for c, col := range t.Columns {
+			ws.Labels = append(ws.Labels, col.Label)
+			ws.Legend = append(ws.Legend, legendItem{col.Label, palette[c%len(palette)]})
 		}
+		ws.Bars = len(t.Rows) == 1
 		ws.Throughput = fmt.Sprintf("w%d-tps", i)
 		p.Charts = append(p.Charts, chart{ws.Throughput, throughputChart(t)})
 		ws.ThroughputCaption = "median of the runs at each thread count"
@@ -145,7 +158,11 @@ func Write(w io.Writer, inputs []compare.Input, opt Options) error {
 			lat = append(lat, ts[0])
 		}
 		ws.Lat = fmt.Sprintf("w%d-lat", i)
-		p.Charts = append(p.Charts, chart{ws.Lat, latencyChart(lat)})
+		if ws.Bars {
+			p.Charts = append(p.Charts, chart{ws.Lat, latencyBars(lat)})
+		} else {
+			p.Charts = append(p.Charts, chart{ws.Lat, latencyChart(lat)})
+		}
 		if retried(ins) {
 			if err := retries(&ws, ins); err != nil {
 				return err
@@ -164,14 +181,26 @@ func Write(w io.Writer, inputs []compare.Input, opt Options) error {
 		p.Title = "dbarena report: " + strings.Join(names, ", ")
 	}
 	n := 0
+	scales := map[string]*scale{}
+	for _, in := range inputs {
+		s := scales[in.File.Workload.Name]
+		if s == nil {
+			s = &scale{}
+			scales[in.File.Workload.Name] = s
+		}
+		for i := range in.File.Runs {
+			s.add(&in.File.Runs[i])
+		}
+	}
 	for _, in := range inputs {
 		p.Env = append(p.Env, envOf(in))
+		s := scales[in.File.Workload.Name]
 		for i := range in.File.Runs {
 			r := &in.File.Runs[i]
 			n++
 			rs := runOf(in, r, n)
-			p.Charts = append(p.Charts, chart{rs.Chart, overTimeChart(r)})
-			if c := serverChart(r); c != nil {
+			p.Charts = append(p.Charts, chart{rs.Chart, overTimeChart(r, s)})
+			if c := serverChart(r, s); c != nil {
 				rs.ServerChart = fmt.Sprintf("run%d-server", n)
 				p.Charts = append(p.Charts, chart{rs.ServerChart, c})
 			}
@@ -205,6 +234,38 @@ func threadsAxis(t *compare.Table) []string {
 		xs = append(xs, strconv.Itoa(r.Threads))
 	}
 	return xs
+}
+
+// scale is the upper ends of the over-time charts' axes, shared by every
+// run of a workload so that runs compare at a glance; every axis starts
+// at zero.
+type scale struct{ tps, p95, pct, iops float64 }
+
+// add widens s to hold r's intervals.
+func (s *scale) add(r *result.Run) {
+	for _, iv := range r.Intervals {
+		s.tps = max(s.tps, iv.TPS)
+		s.p95 = max(s.p95, iv.LatencyMS.P95)
+		for _, k := range []string{"server_cpu_pct", "host_cpu_pct", "host_iowait_pct"} {
+			s.pct = max(s.pct, iv.Server[k])
+		}
+		s.iops = max(s.iops, iv.Server["disk_iops"])
+	}
+}
+
+// niceMax is the axis end for values up to v: the next of 1, 2, 2.5, 5
+// times a power of ten at or above v (1 for no positive value).
+func niceMax(v float64) float64 {
+	if !(v > 0) || math.IsInf(v, 0) {
+		return 1
+	}
+	p := math.Pow(10, math.Floor(math.Log10(v)))
+	for _, m := range []float64{1, 2, 2.5, 5, 10} {
+		if m*p >= v {
+			return m * p
+		}
+	}
+	return 10 * p
 }
 
 // palette gives each label its colour in every chart (ECharts' default
@@ -279,18 +340,24 @@ func throughputChart(t *compare.Table) map[string]any {
 				data = append(data, num(r.Cells[c].Center))
 			}
 		}
-		series = append(series, map[string]any{"name": col.Label, "type": "line", "data": data, "symbolSize": 7, "connectNulls": true,
-			"itemStyle": map[string]any{"color": palette[c%len(palette)]}})
+		s := map[string]any{"name": col.Label, "type": "line", "data": data, "symbolSize": 7, "connectNulls": true,
+			"itemStyle": map[string]any{"color": palette[c%len(palette)]}}
+		if len(t.Rows) == 1 {
+			// One thread count: a line of one point is a dot.
+			s = map[string]any{"name": col.Label, "type": "bar", "data": data, "itemStyle": map[string]any{"color": palette[c%len(palette)]}}
+		}
+		series = append(series, s)
 	}
 	return map[string]any{
 		"animation": false,
 		"title":     map[string]any{"text": axisName(t.Metric) + " vs threads", "left": "center", "textStyle": map[string]any{"fontSize": 14}},
-		"tooltip":   map[string]any{"trigger": "axis"},
-		"legend":    map[string]any{"top": 24},
-		"grid":      map[string]any{"top": 60, "left": 70, "right": 30, "bottom": 50},
-		"xAxis":     map[string]any{"type": "category", "name": "threads", "nameLocation": "middle", "nameGap": 28, "data": threadsAxis(t)},
-		"yAxis":     map[string]any{"type": "value", "name": axisName(t.Metric)},
-		"series":    series,
+		"tooltip":   map[string]any{"trigger": "axis", "confine": true},
+		// The labels' colours are in the page's legend above the charts.
+		"legend": map[string]any{"show": false},
+		"grid":   map[string]any{"top": 40, "left": 10, "right": 20, "bottom": 40, "containLabel": true},
+		"xAxis":  map[string]any{"type": "category", "name": "threads", "nameLocation": "middle", "nameGap": 28, "data": threadsAxis(t)},
+		"yAxis":  map[string]any{"type": "value", "name": axisName(t.Metric), "min": 0},
+		"series": series,
 	}
 }
 
@@ -306,7 +373,7 @@ func axisName(m compare.Metric) string {
 // latencyChart is p50, p95, p99 and p99.9 against threads on a log axis.
 func latencyChart(ts []*compare.Table) map[string]any {
 	var series []any
-	dash := map[string]string{"p50": "dotted", "p95": "solid", "p99": "dashed", "p999": "dashed"}
+	dash := map[string]any{"p50": "dotted", "p95": "solid", "p99": "dashed", "p999": []int{8, 3, 2, 3}}
 	for _, t := range ts {
 		for c, col := range t.Columns {
 			var data []any
@@ -327,18 +394,60 @@ func latencyChart(ts []*compare.Table) map[string]any {
 	return map[string]any{
 		"animation": false,
 		"title":     map[string]any{"text": "Latency vs threads (ms, log scale)", "left": "center", "textStyle": map[string]any{"fontSize": 14}},
-		"tooltip":   map[string]any{"trigger": "axis"},
-		"legend":    map[string]any{"top": 24, "type": "scroll"},
-		"grid":      map[string]any{"top": 72, "left": 70, "right": 30, "bottom": 50},
-		"xAxis":     map[string]any{"type": "category", "name": "threads", "nameLocation": "middle", "nameGap": 28, "data": threadsAxis(ts[0])},
-		"yAxis":     map[string]any{"type": "log", "name": "ms", "logBase": 10},
+		"tooltip":   map[string]any{"trigger": "axis", "confine": true},
+		// Colours (labels) and dashes (percentiles) are in the page's
+		// legend above the charts: here they would need pages.
+		"legend": map[string]any{"show": false},
+		"grid":   map[string]any{"top": 40, "left": 10, "right": 20, "bottom": 40, "containLabel": true},
+		"xAxis":  map[string]any{"type": "category", "name": "threads", "nameLocation": "middle", "nameGap": 28, "data": threadsAxis(ts[0])},
+		"yAxis":  map[string]any{"type": "log", "name": "ms", "logBase": 10},
+		"series": series,
+	}
+}
+
+// latencyBars is the latency chart of a workload run at one thread
+// count: p50, p95, p99 and p99.9 on the x-axis, a bar per label.
+func latencyBars(ts []*compare.Table) map[string]any {
+	var series []any
+	var xs []string
+	for _, t := range ts {
+		xs = append(xs, percentileName(t.Metric.Name))
+	}
+	for c, col := range ts[0].Columns {
+		var data []any
+		for _, t := range ts {
+			if cell := t.Rows[0].Cells[c]; cell.N() > 0 {
+				data = append(data, num(cell.Center))
+			} else {
+				data = append(data, nil)
+			}
+		}
+		series = append(series, map[string]any{"name": col.Label, "type": "bar", "data": data, "itemStyle": map[string]any{"color": palette[c%len(palette)]}})
+	}
+	return map[string]any{
+		"animation": false,
+		"title":     map[string]any{"text": "Latency at " + strconv.Itoa(ts[0].Rows[0].Threads) + " " + plural(ts[0].Rows[0].Threads, "thread", "threads") + " (ms)", "left": "center", "textStyle": map[string]any{"fontSize": 14}},
+		"tooltip":   map[string]any{"trigger": "axis", "confine": true},
+		"legend":    map[string]any{"show": false},
+		"grid":      map[string]any{"top": 40, "left": 10, "right": 20, "bottom": 40, "containLabel": true},
+		"xAxis":     map[string]any{"type": "category", "name": "percentile", "nameLocation": "middle", "nameGap": 28, "data": xs},
+		"yAxis":     map[string]any{"type": "value", "name": "ms", "min": 0},
 		"series":    series,
 	}
 }
 
+// percentileName is a latency metric as the tables write it: p999 is
+// "p99.9".
+func percentileName(m string) string {
+	if m == "p999" {
+		return "p99.9"
+	}
+	return m
+}
+
 // overTimeChart is one run's tps (left axis) and p95 (right axis) per
 // interval, the warm-up shaded.
-func overTimeChart(r *result.Run) map[string]any {
+func overTimeChart(r *result.Run, s *scale) map[string]any {
 	var tps, p95 []any
 	warmEnd := 0.0
 	for _, iv := range r.Intervals {
@@ -358,8 +467,8 @@ func overTimeChart(r *result.Run) map[string]any {
 		}
 	}
 	return timeChart(
-		[]any{map[string]any{"type": "value", "name": "tps"},
-			map[string]any{"type": "value", "name": "p95 ms", "splitLine": map[string]any{"show": false}}},
+		[]any{map[string]any{"type": "value", "name": "tps", "min": 0, "max": niceMax(s.tps)},
+			map[string]any{"type": "value", "name": "p95 ms", "min": 0, "max": niceMax(s.p95), "splitLine": map[string]any{"show": false}}},
 		[]any{tpsSeries, map[string]any{"name": "p95 ms", "type": "line", "data": p95, "showSymbol": false, "yAxisIndex": 1}})
 }
 
@@ -370,7 +479,7 @@ func timeChart(yAxis, series []any) map[string]any {
 		"animation": false,
 		"tooltip":   map[string]any{"trigger": "axis"},
 		"legend":    map[string]any{"top": 0},
-		"grid":      map[string]any{"top": 36, "left": 60, "right": 60, "bottom": 44},
+		"grid":      map[string]any{"top": 36 + 20*((len(series)-1)/2), "left": 10, "right": 10, "bottom": 34, "containLabel": true},
 		"xAxis":     map[string]any{"type": "value", "name": "seconds", "nameLocation": "middle", "nameGap": 24, "min": 0},
 		"yAxis":     yAxis,
 		"series":    series,
@@ -380,7 +489,7 @@ func timeChart(yAxis, series []any) map[string]any {
 // serverChart is one run's server metrics per interval: the server's
 // CPU, the host's CPU and iowait in % (left axis) and the data disk's IOPS
 // (right axis); nil when the run has none.
-func serverChart(r *result.Run) map[string]any {
+func serverChart(r *result.Run, s *scale) map[string]any {
 	type line struct{ key, name string }
 	lines := []line{{"server_cpu_pct", "server CPU %"}, {"host_cpu_pct", "host CPU %"}, {"host_iowait_pct", "iowait %"}, {"disk_iops", "disk IOPS"}}
 	var series []any
@@ -404,8 +513,8 @@ func serverChart(r *result.Run) map[string]any {
 		return nil
 	}
 	return timeChart(
-		[]any{map[string]any{"type": "value", "name": "%", "min": 0},
-			map[string]any{"type": "value", "name": "IOPS", "min": 0, "splitLine": map[string]any{"show": false}}},
+		[]any{map[string]any{"type": "value", "name": "%", "min": 0, "max": niceMax(s.pct)},
+			map[string]any{"type": "value", "name": "IOPS", "min": 0, "max": niceMax(s.iops), "splitLine": map[string]any{"show": false}}},
 		series)
 }
 
@@ -501,7 +610,7 @@ func envOf(in compare.Input) envRow {
 		opts = append(opts, "--"+k+"="+f.Workload.Options[k])
 	}
 	return envRow{
-		Label: label, File: in.Path, Engine: f.Target.Engine, Server: f.Target.ServerVersion, URL: f.Target.URL,
+		Label: label, File: in.Path, Engine: f.Target.Product(), Server: f.Target.ServerVersion, URL: f.Target.URL,
 		Client:   fmt.Sprintf("%s: %s, %d cores, %s, %s", f.Client.Hostname, f.Client.CPUModel, f.Client.Cores, f.Client.OS, f.Client.GoVersion),
 		Tool:     f.Tool.Version + " (" + f.Tool.Commit + ")",
 		Workload: f.Workload.Name, Options: strings.Join(opts, " "),

@@ -107,7 +107,40 @@ func newFlagSet(name string, v *variant, o *options) *pflag.FlagSet {
 		fs.IntVar(&o.readPercent, "read-percent", defReadPercent, "percentage of events that are one point select")
 		fs.IntVar(&o.writePercent, "write-percent", defWritePercent, "percentage of events that are one index update")
 	}
+	// Every test accepts all of oltp_common's options, as sysbench does,
+	// so that a sysbench command line works unchanged; those the test
+	// does not use are hidden from `dbarena list` and --help.
+	for _, name := range v.unused() {
+		if err := fs.MarkHidden(name); err != nil {
+			panic(err) // a flag defined above
+		}
+	}
 	return fs
+}
+
+// unused are the oltp_common options the variant accepts but whose value
+// changes nothing it does.
+func (v *variant) unused() []string {
+	var out []string
+	if !v.points || v.onePoint {
+		out = append(out, "point-selects")
+	}
+	if !v.ranges {
+		out = append(out, "range-size", "range-selects", "simple-ranges", "sum-ranges", "order-ranges", "distinct-ranges")
+	}
+	if !v.idxUpdates {
+		out = append(out, "index-updates")
+	}
+	if !v.nonIdx {
+		out = append(out, "non-index-updates")
+	}
+	if !v.delIns {
+		out = append(out, "delete-inserts")
+	}
+	if !v.trx {
+		out = append(out, "skip-trx")
+	}
+	return out
 }
 
 // validate reports every bad option at once; each error is a

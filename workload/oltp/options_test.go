@@ -2,8 +2,11 @@ package oltp
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/spf13/pflag"
 
 	"github.com/dbarena/dbarena/workload"
 )
@@ -183,5 +186,52 @@ func TestCounts(t *testing.T) {
 	ps := variantByName(t, "oltp_point_select").counts(o)
 	if ps != (GroupCounts{Points: 1}) {
 		t.Errorf("point_select counts %+v", ps)
+	}
+}
+
+// Every test accepts all of sysbench's oltp_common options (a sysbench
+// command line works unchanged), but the ones it does not use are hidden:
+// `dbarena list` and --help show only what changes the test.
+func TestOptionsATestUses(t *testing.T) {
+	common := []string{"tables", "table-size", "auto-inc", "create-secondary", "seed-data", "rand-type", "rand-spec-iter",
+		"rand-spec-pct", "rand-spec-res", "rand-pareto-h", "rand-zipfian-exp"}
+	ranges := []string{"range-size", "range-selects", "simple-ranges", "sum-ranges", "order-ranges", "distinct-ranges"}
+	all := append(append(append([]string{}, common...), ranges...), "point-selects", "index-updates", "non-index-updates", "delete-inserts", "skip-trx")
+	for name, uses := range map[string][]string{
+		"oltp_point_select":     common,
+		"oltp_read_only":        append(append([]string{"point-selects", "skip-trx"}, common...), ranges...),
+		"oltp_read_write":       all,
+		"oltp_write_only":       append([]string{"index-updates", "non-index-updates", "delete-inserts", "skip-trx"}, common...),
+		"oltp_update_index":     append([]string{"index-updates"}, common...),
+		"oltp_update_non_index": append([]string{"non-index-updates"}, common...),
+		"oltp_insert":           common,
+		"oltp_delete":           common,
+		"oltp_read_write_pct":   append([]string{"skip-trx", "read-percent", "write-percent"}, common...),
+	} {
+		t.Run("workload="+name, func(t *testing.T) {
+			m, _ := workload.Lookup(name)
+			fs := m.New().Flags()
+			var shown, hidden []string
+			fs.VisitAll(func(f *pflag.Flag) {
+				if f.Hidden {
+					hidden = append(hidden, f.Name)
+				} else {
+					shown = append(shown, f.Name)
+				}
+			})
+			slices.Sort(shown)
+			want := slices.Sorted(slices.Values(uses))
+			if !slices.Equal(shown, want) {
+				t.Errorf("shown options %v, want %v", shown, want)
+			}
+			for _, f := range all {
+				if fs.Lookup(f) == nil {
+					t.Errorf("--%s is not accepted", f)
+				}
+			}
+			if err := fs.Parse([]string{"--point-selects=3", "--range-size=5", "--skip-trx=false"}); err != nil {
+				t.Errorf("a sysbench option the test ignores is refused: %v", err)
+			}
+		})
 	}
 }

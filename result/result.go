@@ -86,6 +86,11 @@ type Target struct {
 	// VARIABLES, getParameter …) and, for a server on this host, the
 	// operating system's knobs read there ("os." keys).
 	Settings map[string]string `json:"settings"`
+	// Knobs are the settings dbarena was asked to give the server: a
+	// managed server's (its --set values, a plan's knobs), as asked, by
+	// the names asked ("pgbouncer." for PgBouncer's own). Comparisons
+	// show them first.
+	Knobs map[string]string `json:"knobs,omitempty"`
 	// Monitor says which server metrics were sampled and what could not
 	// be, and why (package sysmon's notes).
 	Monitor *Monitor `json:"monitor,omitempty"`

@@ -157,6 +157,12 @@ func openSession(ctx context.Context, st *State, r *resolved, log io.Writer, loa
 	}
 	if r.server != nil {
 		opt.Managed = r.server
+		for _, k := range r.server.Knobs() {
+			if opt.Knobs == nil {
+				opt.Knobs = map[string]string{}
+			}
+			opt.Knobs[k.Name] = k.Value
+		}
 	}
 	return session.Open(ctx, opt)
 }

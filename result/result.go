@@ -107,6 +107,10 @@ type Monitor struct {
 	// Device is the data directory's block device.
 	Device string   `json:"device,omitempty"`
 	Notes  []string `json:"notes,omitempty"`
+	// Problems are the notes that say measurements were lost during the
+	// runs (samples failed, counters went backwards, impossible values
+	// left out, the connection lost): a report shows them as warnings.
+	Problems []string `json:"problems,omitempty"`
 }
 
 // Client is the host that ran dbarena.

@@ -271,7 +271,11 @@ func (s *Session) finish(file *result.File, runErr error) {
 		for i, n := range notes {
 			notes[i] = s.opt.Scrub(n)
 		}
-		file.Target.Monitor = &result.Monitor{Sources: s.mon.Sources(), ServerPID: s.mon.ServerPID(), Device: s.mon.Device(), Notes: notes}
+		problems := s.mon.Problems()
+		for i, n := range problems {
+			problems[i] = s.opt.Scrub(n)
+		}
+		file.Target.Monitor = &result.Monitor{Sources: s.mon.Sources(), ServerPID: s.mon.ServerPID(), Device: s.mon.Device(), Notes: notes, Problems: problems}
 	}
 	file.Status = Status(runErr)
 	if runErr != nil {

@@ -68,13 +68,16 @@ type chart struct {
 }
 
 type workloadSection struct {
-	Name              string
-	Title             string // compare's title line
-	Header            []string
-	Rows              [][]string
-	Notes             []string
-	Labels            []string
-	Differences       []compare.Difference
+	Name        string
+	Title       string // compare's title line
+	Header      []string
+	Rows        [][]string
+	Notes       []string
+	Labels      []string
+	Differences []compare.Difference
+	// MonitorProblems are the server monitor's problems of the
+	// workload's files (result.Monitor.Problems), "label: problem".
+	MonitorProblems   []string
 	Throughput, Lat   string // chart ids
 	ThroughputCaption string
 	// Retries is the table of retries against threads (three columns
@@ -130,6 +133,7 @@ func Write(w io.Writer, inputs []compare.Input, opt Options) error {
 		t := ts[0]
 		ws := workloadSection{Name: t.Workload, Title: t.Title(), Notes: t.Notes, Differences: t.Differences}
 		ws.Header, ws.Rows = t.Header(), t.Cells()
+		ws.MonitorProblems = monitorProblems(ins)
 		for _, c := range t.Columns {
 			ws.Labels = append(ws.Labels, c.Label)
 		}
@@ -182,6 +186,22 @@ func Write(w io.Writer, inputs []compare.Input, opt Options) error {
 }
 
 // inputsOf are the inputs of one workload.
+// monitorProblems lists the server monitor's problems of inputs, each
+// once per label.
+func monitorProblems(inputs []compare.Input) []string {
+	var out []string
+	for _, in := range inputs {
+		if m := in.File.Target.Monitor; m != nil {
+			for _, p := range m.Problems {
+				if l := in.File.Target.Label + ": server metrics: " + p; !slices.Contains(out, l) {
+					out = append(out, l)
+				}
+			}
+		}
+	}
+	return out
+}
+
 func inputsOf(inputs []compare.Input, workload string) []compare.Input {
 	var out []compare.Input
 	for _, in := range inputs {

@@ -720,6 +720,20 @@ func differences(cols [][]Input) ([]Difference, int) {
 		}
 	}
 	slices.SortStableFunc(asked, func(a, b prop) int { return strings.Compare(a.name, b.name) })
+	telling := map[string]bool{}
+	for _, f := range files {
+		for _, k := range roles(f).Telling {
+			for _, g := range files {
+				if _, ok := g.Target.Settings[k]; ok && !handled[k] {
+					telling[k] = true
+				}
+			}
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(telling)) {
+		handled[k] = true
+		common = append(common, setting(k))
+	}
 	seen := map[string]int{}
 	for _, f := range files {
 		for k := range f.Target.Settings {

@@ -482,3 +482,22 @@ func TestDifferencesAcrossEngines(t *testing.T) {
 		t.Errorf("notes %q", tb.Notes)
 	}
 }
+
+// TestDifferencesPooler: a PgBouncer's own settings are compared with a
+// column without one, which shows "—".
+func TestDifferencesPooler(t *testing.T) {
+	direct := file("direct", map[int]float64{8: 100})
+	bouncer := file("pgbouncer", map[int]float64{8: 50})
+	bouncer.Target.Settings["pgbouncer.pool_mode"] = "transaction"
+	bouncer.Target.Settings["pgbouncer.default_pool_size"] = "20"
+	bouncer.Target.Settings["pgbouncer.listen_port"] = "6432"
+	bouncer.Target.Settings["pgbouncer.stats_period"] = "60"
+	tb := build(t, compare.Options{}, in("direct", direct), in("pgbouncer", bouncer))
+	want := "setting pgbouncer.default_pool_size=—|20; setting pgbouncer.pool_mode=—|transaction"
+	if got := differenceList(tb); got != want {
+		t.Errorf("differences\n got %s\nwant %s", got, want)
+	}
+	if len(tb.Notes) != 1 || !strings.HasPrefix(tb.Notes[0], "1 server setting is reported by only some") {
+		t.Errorf("notes %q", tb.Notes)
+	}
+}

@@ -32,6 +32,10 @@ type SettingRoles struct {
 	// outcome and are left out of comparisons. A name ending in "*"
 	// matches every setting it begins.
 	Incidental []string
+	// Telling are settings compared even where only some of the files
+	// report them (a pooler's pool mode, beside a column without a
+	// pooler): a file without one shows "—".
+	Telling []string
 }
 
 // IsIncidental tells whether setting is one of r.Incidental.

@@ -702,6 +702,9 @@ func differences(cols [][]Input) ([]Difference, int) {
 		} else {
 			ps = append(ps, prop{c, func(f *result.File) string {
 				if s, v, ok := roles(f).Setting(c, f.Target.Settings); ok {
+					if c == engine.SettingBufferPool || c == engine.SettingWALSize {
+						v = withSize(v)
+					}
 					return s + " = " + v
 				}
 				return "—"
@@ -778,6 +781,30 @@ func differences(cols [][]Input) ([]Difference, int) {
 		}
 	}
 	return out, partial
+}
+
+// withSize adds to a size in bytes the same in PostgreSQL's units
+// ("134217728 (128MB)"), for a row beside PostgreSQL's "128MB"; other
+// values stay as they are.
+func withSize(v string) string {
+	n, err := strconv.ParseUint(v, 10, 64)
+	if err != nil || n < 1<<20 {
+		return v
+	}
+	for _, u := range []struct {
+		name string
+		size uint64
+	}{{"TB", 1 << 40}, {"GB", 1 << 30}, {"MB", 1 << 20}} {
+		if n >= u.size {
+			if n%u.size == 0 {
+				return fmt.Sprintf("%s (%d%s)", v, n/u.size, u.name)
+			}
+			if n >= 10*u.size || u.name == "MB" {
+				return fmt.Sprintf("%s (%.1f%s)", v, float64(n)/float64(u.size), u.name)
+			}
+		}
+	}
+	return v
 }
 
 // metricHint says why a metric no run has may be missing: a server

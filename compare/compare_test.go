@@ -471,8 +471,9 @@ func TestDifferencesAcrossEngines(t *testing.T) {
 		"max_connections": "151", "port": "45651", "lc_messages": "en_US", "datadir": "/d/", "sort_buffer_size": "2097152"}
 	my.Target.Knobs = map[string]string{"innodb_buffer_pool_size": "128M"}
 	tb := build(t, compare.Options{}, in("postgres", pg), in("mariadb", my))
-	want := "buffer pool=shared_buffers = 128MB|innodb_buffer_pool_size = 134217728; " +
-		"WAL size=max_wal_size = 1GB|innodb_log_file_size = 100663296; " +
+	// A size in bytes is shown in PostgreSQL's units too.
+	want := "buffer pool=shared_buffers = 128MB|innodb_buffer_pool_size = 134217728 (128MB); " +
+		"WAL size=max_wal_size = 1GB|innodb_log_file_size = 100663296 (96MB); " +
 		"connections=max_connections = 100|max_connections = 151; " +
 		"engine=postgres|mysql; server version=PostgreSQL 15.18|MariaDB 10.11.19"
 	if got := differenceList(tb); got != want {

@@ -29,6 +29,7 @@ import (
 
 	"golang.org/x/perf/benchmath"
 
+	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/result"
 )
 
@@ -624,40 +625,144 @@ func joinValues(vs []string) string {
 }
 
 // differences lists the properties of server, client and tool whose values
-// differ between or within columns. Server settings are compared only
-// where every file reports them (different engines share none); the second
-// result counts the settings left out for that reason.
+// differ between or within columns, in the order a reader looks for
+// them: the settings the servers were asked for (result.Target.Knobs),
+// the settings every engine has under a name of its own, side by side
+// under their common name (engine.CommonSettings: "buffer pool" is
+// shared_buffers or innodb_buffer_pool_size), then engine, versions and
+// hosts, then the other settings. Settings that say where a server is or
+// follow from others (engine.SettingRoles.Incidental: paths, ports,
+// derived sizes) are left out. The other settings are compared only
+// where every file reports them (different engines share few); the
+// second result counts the settings left out for that reason.
 func differences(cols [][]Input) ([]Difference, int) {
 	type prop struct {
 		name string
 		get  func(f *result.File) string
 	}
-	props := []prop{
-		{"engine", func(f *result.File) string { return f.Target.Product() }},
-		{"server version", func(f *result.File) string { return f.Target.ServerVersion }},
-		{"dbarena version", func(f *result.File) string { return f.Tool.Version + " (" + f.Tool.Commit + ")" }},
-		{"client host", func(f *result.File) string { return f.Client.Hostname }},
-		{"client CPU", func(f *result.File) string { return fmt.Sprintf("%s, %d cores", f.Client.CPUModel, f.Client.Cores) }},
-		{"client OS", func(f *result.File) string { return f.Client.OS }},
-	}
-	seen := map[string]int{}
-	files := 0
+	var files []*result.File
 	for _, ins := range cols {
 		for _, in := range ins {
-			files++
-			for k := range in.File.Target.Settings {
+			files = append(files, in.File)
+		}
+	}
+	roles := func(f *result.File) engine.SettingRoles {
+		r, _ := engine.Lookup(f.Target.Engine)
+		return r.Settings
+	}
+	oneEngine := true
+	for _, f := range files {
+		oneEngine = oneEngine && f.Target.Engine == files[0].Target.Engine
+	}
+	// Settings of a common name: by the engines' own names when there is
+	// one engine, by the common name across engines.
+	var asked, common, rest []prop
+	handled := map[string]bool{} // settings shown in a row of their own
+	askedCommon := map[string]bool{}
+	knobs := map[string]bool{}
+	for _, f := range files {
+		for k := range f.Target.Knobs {
+			knobs[k] = true
+			if c := roles(f).CommonName(k); c != "" {
+				askedCommon[c] = true
+			}
+		}
+	}
+	setting := func(k string) prop {
+		return prop{"setting " + k, func(f *result.File) string {
+			if v, ok := f.Target.Settings[k]; ok {
+				return v
+			}
+			if v, ok := f.Target.Knobs[k]; ok {
+				return v
+			}
+			return "—"
+		}}
+	}
+	for _, c := range engine.CommonSettings() {
+		var names []string
+		for _, f := range files {
+			if s, _, ok := roles(f).Setting(c, f.Target.Settings); ok && !slices.Contains(names, s) {
+				names = append(names, s)
+			}
+		}
+		if len(names) == 0 {
+			continue
+		}
+		for _, f := range files {
+			for _, s := range roles(f).Common[c] {
+				handled[s] = true
+			}
+		}
+		var ps []prop
+		if oneEngine {
+			for _, s := range names {
+				ps = append(ps, setting(s))
+			}
+		} else {
+			ps = append(ps, prop{c, func(f *result.File) string {
+				if s, v, ok := roles(f).Setting(c, f.Target.Settings); ok {
+					if c == engine.SettingBufferPool || c == engine.SettingWALSize {
+						v = withSize(v)
+					}
+					return s + " = " + v
+				}
+				return "—"
+			}})
+		}
+		if askedCommon[c] {
+			asked = append(asked, ps...)
+		} else {
+			common = append(common, ps...)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(knobs)) {
+		if !handled[k] {
+			handled[k] = true
+			asked = append(asked, setting(k))
+		}
+	}
+	slices.SortStableFunc(asked, func(a, b prop) int { return strings.Compare(a.name, b.name) })
+	telling := map[string]bool{}
+	for _, f := range files {
+		for _, k := range roles(f).Telling {
+			for _, g := range files {
+				if _, ok := g.Target.Settings[k]; ok && !handled[k] {
+					telling[k] = true
+				}
+			}
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(telling)) {
+		handled[k] = true
+		common = append(common, setting(k))
+	}
+	seen := map[string]int{}
+	for _, f := range files {
+		for k := range f.Target.Settings {
+			if !handled[k] && !roles(f).IsIncidental(k) {
 				seen[k]++
 			}
 		}
 	}
 	partial := 0
 	for _, k := range slices.Sorted(maps.Keys(seen)) {
-		if seen[k] < files {
+		if seen[k] < len(files) {
 			partial++
 			continue
 		}
-		props = append(props, prop{"setting " + k, func(f *result.File) string { return f.Target.Settings[k] }})
+		rest = append(rest, setting(k))
 	}
+	props := append(asked, common...)
+	props = append(props,
+		prop{"engine", func(f *result.File) string { return f.Target.Product() }},
+		prop{"server version", func(f *result.File) string { return f.Target.ServerVersion }},
+		prop{"dbarena version", func(f *result.File) string { return f.Tool.Version + " (" + f.Tool.Commit + ")" }},
+		prop{"client host", func(f *result.File) string { return f.Client.Hostname }},
+		prop{"client CPU", func(f *result.File) string { return fmt.Sprintf("%s, %d cores", f.Client.CPUModel, f.Client.Cores) }},
+		prop{"client OS", func(f *result.File) string { return f.Client.OS }},
+	)
+	props = append(props, rest...)
 	var out []Difference
 	for _, p := range props {
 		d := Difference{Name: p.name}
@@ -676,6 +781,30 @@ func differences(cols [][]Input) ([]Difference, int) {
 		}
 	}
 	return out, partial
+}
+
+// withSize adds to a size in bytes the same in PostgreSQL's units
+// ("134217728 (128MB)"), for a row beside PostgreSQL's "128MB"; other
+// values stay as they are.
+func withSize(v string) string {
+	n, err := strconv.ParseUint(v, 10, 64)
+	if err != nil || n < 1<<20 {
+		return v
+	}
+	for _, u := range []struct {
+		name string
+		size uint64
+	}{{"TB", 1 << 40}, {"GB", 1 << 30}, {"MB", 1 << 20}} {
+		if n >= u.size {
+			if n%u.size == 0 {
+				return fmt.Sprintf("%s (%d%s)", v, n/u.size, u.name)
+			}
+			if n >= 10*u.size || u.name == "MB" {
+				return fmt.Sprintf("%s (%.1f%s)", v, float64(n)/float64(u.size), u.name)
+			}
+		}
+	}
+	return v
 }
 
 // metricHint says why a metric no run has may be missing: a server

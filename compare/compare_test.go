@@ -203,7 +203,9 @@ func TestDifferences(t *testing.T) {
 	for _, d := range tb.Differences {
 		got = append(got, d.Name+"="+strings.Join(d.Values, "|"))
 	}
-	want := "server version=PostgreSQL 15.18|PostgreSQL 16.4; client host=mixed: bench1, bench2|bench1; setting shared_buffers=128MB|1GB"
+	// shared_buffers is the buffer pool, a setting of a common name:
+	// listed before the others.
+	want := "setting shared_buffers=128MB|1GB; server version=PostgreSQL 15.18|PostgreSQL 16.4; client host=mixed: bench1, bench2|bench1"
 	if s := strings.Join(got, "; "); s != want {
 		t.Errorf("differences\n got %s\nwant %s", s, want)
 	}
@@ -440,5 +442,90 @@ func TestMariaDBIsNamed(t *testing.T) {
 	}
 	if maria.Target.Engine != "mysql" {
 		t.Error("the result file's engine changed")
+	}
+}
+
+func differenceList(tb *compare.Table) string {
+	var got []string
+	for _, d := range tb.Differences {
+		got = append(got, d.Name+"="+strings.Join(d.Values, "|"))
+	}
+	return strings.Join(got, "; ")
+}
+
+// TestDifferencesKnobsFirst: the settings a managed server was asked for
+// come first, then the other settings of a common name; paths, ports and
+// derived sizes are left out.
+func TestDifferencesKnobsFirst(t *testing.T) {
+	mk := func(label, dir, port, wal, sb, shm, walBuffers string) *result.File {
+		f := file(label, map[int]float64{8: 100})
+		f.Target.Settings = map[string]string{
+			"config_file": dir + "/postgresql.conf", "data_directory": dir, "hba_file": dir + "/pg_hba.conf",
+			"port": port, "max_wal_size": wal, "shared_buffers": sb, "shared_memory_size": shm,
+			"shared_memory_size_in_huge_pages": "21", "wal_buffers": walBuffers, "max_connections": "100",
+		}
+		f.Target.Knobs = map[string]string{"max_wal_size": wal}
+		if label == "wal+sb" {
+			f.Target.Knobs["shared_buffers"] = sb
+			f.Target.Settings["shared_memory_size_in_huge_pages"] = "72"
+		}
+		return f
+	}
+	tb := build(t, compare.Options{},
+		in("base", mk("base", "/tmp/a", "40313", "64MB", "32MB", "41MB", "1MB")),
+		in("wal", mk("wal", "/tmp/b", "36917", "1GB", "32MB", "41MB", "1MB")),
+		in("wal+sb", mk("wal+sb", "/tmp/c", "34577", "1GB", "128MB", "143MB", "4MB")))
+	want := "setting max_wal_size=64MB|1GB|1GB; setting shared_buffers=32MB|32MB|128MB; setting wal_buffers=1MB|1MB|4MB"
+	if got := differenceList(tb); got != want {
+		t.Errorf("differences\n got %s\nwant %s", got, want)
+	}
+	if len(tb.Notes) != 0 {
+		t.Errorf("notes %q", tb.Notes)
+	}
+}
+
+// TestDifferencesAcrossEngines: the engines' settings of one meaning are
+// side by side under a common name; the knob under study is not among
+// the settings left out, nor are ports and message languages compared.
+func TestDifferencesAcrossEngines(t *testing.T) {
+	pg := file("postgres", map[int]float64{8: 100})
+	pg.Target.Settings = map[string]string{"shared_buffers": "128MB", "max_wal_size": "1GB", "max_connections": "100",
+		"port": "42567", "lc_messages": "C", "config_file": "/d/postgresql.conf", "work_mem": "4MB"}
+	pg.Target.Knobs = map[string]string{"shared_buffers": "128MB"}
+	my := file("mariadb", map[int]float64{8: 100})
+	my.Target.Engine, my.Target.ServerVersion = "mysql", "MariaDB 10.11.19"
+	my.Target.Settings = map[string]string{"innodb_buffer_pool_size": "134217728", "innodb_log_file_size": "100663296",
+		"max_connections": "151", "port": "45651", "lc_messages": "en_US", "datadir": "/d/", "sort_buffer_size": "2097152"}
+	my.Target.Knobs = map[string]string{"innodb_buffer_pool_size": "128M"}
+	tb := build(t, compare.Options{}, in("postgres", pg), in("mariadb", my))
+	// A size in bytes is shown in PostgreSQL's units too.
+	want := "buffer pool=shared_buffers = 128MB|innodb_buffer_pool_size = 134217728 (128MB); " +
+		"WAL size=max_wal_size = 1GB|innodb_log_file_size = 100663296 (96MB); " +
+		"connections=max_connections = 100|max_connections = 151; " +
+		"engine=postgres|mariadb; server version=PostgreSQL 15.18|MariaDB 10.11.19"
+	if got := differenceList(tb); got != want {
+		t.Errorf("differences\n got %s\nwant %s", got, want)
+	}
+	if len(tb.Notes) != 1 || !strings.HasPrefix(tb.Notes[0], "2 server settings are reported by only some of the files") {
+		t.Errorf("notes %q", tb.Notes)
+	}
+}
+
+// TestDifferencesPooler: a PgBouncer's own settings are compared with a
+// column without one, which shows "—".
+func TestDifferencesPooler(t *testing.T) {
+	direct := file("direct", map[int]float64{8: 100})
+	bouncer := file("pgbouncer", map[int]float64{8: 50})
+	bouncer.Target.Settings["pgbouncer.pool_mode"] = "transaction"
+	bouncer.Target.Settings["pgbouncer.default_pool_size"] = "20"
+	bouncer.Target.Settings["pgbouncer.listen_port"] = "6432"
+	bouncer.Target.Settings["pgbouncer.stats_period"] = "60"
+	tb := build(t, compare.Options{}, in("direct", direct), in("pgbouncer", bouncer))
+	want := "setting pgbouncer.default_pool_size=—|20; setting pgbouncer.pool_mode=—|transaction"
+	if got := differenceList(tb); got != want {
+		t.Errorf("differences\n got %s\nwant %s", got, want)
+	}
+	if len(tb.Notes) != 1 || !strings.HasPrefix(tb.Notes[0], "1 server setting is reported by only some") {
+		t.Errorf("notes %q", tb.Notes)
 	}
 }

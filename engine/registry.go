@@ -49,6 +49,9 @@ type Registration struct {
 	// statistics source, how its process is found on this host and the
 	// metrics computed from them (package sysmon samples them).
 	ServerStats *ServerStats
+	// Settings says which of the engine's settings share a common name
+	// with other engines' and which are incidental (SettingRoles).
+	Settings SettingRoles
 }
 
 // registry is the process's set of engines, filled by the engine packages'

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	_ "github.com/dbarena/dbarena/engine/all" // the engines' setting roles, as the command line has them
 	"github.com/dbarena/dbarena/histogram"
 	"github.com/dbarena/dbarena/plan"
 	"github.com/dbarena/dbarena/result"

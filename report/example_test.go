@@ -137,3 +137,25 @@ func ExampleSweepTable() {
 	//         1   812.50  16250.00    1.20    1.50    2.00      0.00       0        0       0.00     0.00          9.50  complete
 	//         8  4100.00  82000.00    1.90    3.10    5.20      9.75       0        4       0.40     0.01         10.25  complete
 }
+
+// Behind a pooler the server's statistics could not be read in most
+// samples: the end of the run says so (the informational notes stay in
+// the result file).
+func ExampleMonitorProblems() {
+	report.MonitorProblems(os.Stdout, &result.Monitor{
+		Sources: []string{"postgres", "process"},
+		Notes: []string{
+			"disk: the data directory is on an overlay file system",
+			"counter server.cpu_us went backwards in 1 interval(s) (statistics reset or server restart): the metrics that need it are absent there",
+			"postgres: 20 of 23 samples failed, the last with: prepared statement does not exist",
+		},
+		Problems: []string{
+			"counter server.cpu_us went backwards in 1 interval(s) (statistics reset or server restart): the metrics that need it are absent there",
+			"postgres: 20 of 23 samples failed, the last with: prepared statement does not exist",
+		},
+	})
+	report.MonitorProblems(os.Stdout, nil) // not sampled: nothing to say
+	// Output:
+	// warning: server metrics: counter server.cpu_us went backwards in 1 interval(s) (statistics reset or server restart): the metrics that need it are absent there
+	// warning: server metrics: postgres: 20 of 23 samples failed, the last with: prepared statement does not exist
+}

@@ -244,3 +244,16 @@ func perSec(n int64, secs float64) float64 {
 	}
 	return float64(n) / secs
 }
+
+// MonitorProblems prints the server monitor's problems (result.Monitor's
+// Problems: samples failed, counters went backwards, values left out, the
+// connection lost) as warnings, one a line; nothing for m nil or without
+// problems.
+func MonitorProblems(w io.Writer, m *result.Monitor) {
+	if m == nil {
+		return
+	}
+	for _, p := range m.Problems {
+		fmt.Fprintf(w, "warning: server metrics: %s\n", p)
+	}
+}

@@ -87,6 +87,11 @@ type Target struct {
 	// VARIABLES, getParameter …) and, for a server on this host, the
 	// operating system's knobs read there ("os." keys).
 	Settings map[string]string `json:"settings"`
+	// Knobs are the settings dbarena was asked to give the server: a
+	// managed server's (its --set values, a plan's knobs), as asked, by
+	// the names asked ("pgbouncer." for PgBouncer's own). Comparisons
+	// show them first.
+	Knobs map[string]string `json:"knobs,omitempty"`
 	// Monitor says which server metrics were sampled and what could not
 	// be, and why (package sysmon's notes).
 	Monitor *Monitor `json:"monitor,omitempty"`
@@ -114,6 +119,10 @@ type Monitor struct {
 	// Device is the data directory's block device.
 	Device string   `json:"device,omitempty"`
 	Notes  []string `json:"notes,omitempty"`
+	// Problems are the notes that say measurements were lost during the
+	// runs (samples failed, counters went backwards, impossible values
+	// left out, the connection lost): a report shows them as warnings.
+	Problems []string `json:"problems,omitempty"`
 }
 
 // Client is the host that ran dbarena.

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"os"
 	"slices"
@@ -62,6 +63,9 @@ type Options struct {
 	ServerPID int
 	// Managed is the managed server behind the target, or nil.
 	Managed Managed
+	// Knobs are the settings the target's server was asked for (a
+	// managed server's), recorded as the result file's Target.Knobs.
+	Knobs map[string]string
 	// Tool is written into every result file.
 	Tool result.Tool
 	// Now is the clock (default time.Now).
@@ -267,7 +271,11 @@ func (s *Session) finish(file *result.File, runErr error) {
 		for i, n := range notes {
 			notes[i] = s.opt.Scrub(n)
 		}
-		file.Target.Monitor = &result.Monitor{Sources: s.mon.Sources(), ServerPID: s.mon.ServerPID(), Device: s.mon.Device(), Notes: notes}
+		problems := s.mon.Problems()
+		for i, n := range problems {
+			problems[i] = s.opt.Scrub(n)
+		}
+		file.Target.Monitor = &result.Monitor{Sources: s.mon.Sources(), ServerPID: s.mon.ServerPID(), Device: s.mon.Device(), Notes: notes, Problems: problems}
 	}
 	file.Status = Status(runErr)
 	if runErr != nil {
@@ -331,6 +339,7 @@ func (s *Session) describe(ctx context.Context, w workload.Workload, cfg runner.
 			URL:           s.opt.Target.Redacted(),
 			ServerVersion: info.Version,
 			Settings:      settings,
+			Knobs:         maps.Clone(s.opt.Knobs),
 		},
 		Client:    client,
 		Seed:      cfg.Seed,

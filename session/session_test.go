@@ -87,7 +87,7 @@ func TestMeasureSweepPreparesOnFirstUse(t *testing.T) {
 
 	var log strings.Builder
 	s := open(t, target, session.Options{PrepareOnFirstUse: true, Log: &log, NoMonitor: true,
-		Tool: result.Tool{Name: "dbarena", Version: "test"}})
+		Tool: result.Tool{Name: "dbarena", Version: "test"}, Knobs: map[string]string{"cache_size": "-4000"}})
 	if err := s.EnsurePrepared(ctx, w); err != nil {
 		t.Fatal(err)
 	}
@@ -118,6 +118,9 @@ func TestMeasureSweepPreparesOnFirstUse(t *testing.T) {
 	}
 	if file.Seed != 7 || file.Target.Label != "embedded" || file.Target.Engine != "sqlite" || file.Tool.Version != "test" {
 		t.Errorf("file describes seed %d, target %+v, tool %+v", file.Seed, file.Target, file.Tool)
+	}
+	if file.Target.Knobs["cache_size"] != "-4000" || len(file.Target.Knobs) != 1 {
+		t.Errorf("knobs %v, want the ones asked for", file.Target.Knobs)
 	}
 	if file.Client.RTTMS <= 0 || file.Target.ServerVersion == "" {
 		t.Errorf("no round-trip time (%v) or server version (%q)", file.Client.RTTMS, file.Target.ServerVersion)

@@ -605,30 +605,55 @@ func (m *Monitor) Notes() []string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	out := append([]string(nil), m.notes...)
-	var more []string
-	for src, n := range m.failed {
-		more = append(more, fmt.Sprintf("%s: %d of %d samples failed, the last with: %s", src, n, m.samples, m.lastErr[src]))
-	}
-	for c, n := range m.backwards {
-		more = append(more, fmt.Sprintf("counter %s went backwards in %d interval(s) (statistics reset or server restart): the metrics that need it are absent there", c, n))
-	}
-	for k, n := range m.impossible {
-		more = append(more, fmt.Sprintf("metric %s had an impossible value in %d interval(s) (the last %s): left out there", k, n, impossibleText(k, m.lastBad[k], m.cores)))
-	}
-	if m.reopened > 0 {
-		more = append(more, fmt.Sprintf("connection: lost and reopened %d time(s): the server's metrics are absent from the samples without it, and no delta is taken across a server restart", m.reopened))
-	}
-	if m.reopenFails > 0 {
-		more = append(more, fmt.Sprintf("connection: reopening it failed in %d sample(s), the last with: %s", m.reopenFails, m.reopenErr))
-	}
-	if m.procChanges > 0 {
-		more = append(more, fmt.Sprintf("process: the server's process changed %d time(s) (restarted), the last to pid %d: its CPU is counted from there", m.procChanges, m.pid))
-	}
-	if m.procSrc != nil && m.procSrc.dips > 0 {
-		more = append(more, fmt.Sprintf("process: the process tree's CPU time read lower than before in %d sample(s) (a process exited during the scan): held at the highest reading", m.procSrc.dips))
-	}
+	more := append(m.problems(), m.changes()...)
 	sort.Strings(more)
 	return append(out, more...)
+}
+
+// Problems are the notes that say measurements were lost during the
+// runs, sorted: samples that failed, counters that went backwards,
+// impossible values left out, a connection lost and reopened or not. The
+// notes from Open (a source not available) and those of changes that
+// lose nothing (a restarted server's new process) are not problems.
+func (m *Monitor) Problems() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := m.problems()
+	sort.Strings(out)
+	return out
+}
+
+func (m *Monitor) problems() []string {
+	var out []string
+	for src, n := range m.failed {
+		out = append(out, fmt.Sprintf("%s: %d of %d samples failed, the last with: %s", src, n, m.samples, m.lastErr[src]))
+	}
+	for c, n := range m.backwards {
+		out = append(out, fmt.Sprintf("counter %s went backwards in %d interval(s) (statistics reset or server restart): the metrics that need it are absent there", c, n))
+	}
+	for k, n := range m.impossible {
+		out = append(out, fmt.Sprintf("metric %s had an impossible value in %d interval(s) (the last %s): left out there", k, n, impossibleText(k, m.lastBad[k], m.cores)))
+	}
+	if m.reopened > 0 {
+		out = append(out, fmt.Sprintf("connection: lost and reopened %d time(s): the server's metrics are absent from the samples without it, and no delta is taken across a server restart", m.reopened))
+	}
+	if m.reopenFails > 0 {
+		out = append(out, fmt.Sprintf("connection: reopening it failed in %d sample(s), the last with: %s", m.reopenFails, m.reopenErr))
+	}
+	return out
+}
+
+// changes are the notes of what changed during the runs without a
+// measurement lost.
+func (m *Monitor) changes() []string {
+	var out []string
+	if m.procChanges > 0 {
+		out = append(out, fmt.Sprintf("process: the server's process changed %d time(s) (restarted), the last to pid %d: its CPU is counted from there", m.procChanges, m.pid))
+	}
+	if m.procSrc != nil && m.procSrc.dips > 0 {
+		out = append(out, fmt.Sprintf("process: the process tree's CPU time read lower than before in %d sample(s) (a process exited during the scan): held at the highest reading", m.procSrc.dips))
+	}
+	return out
 }
 
 // impossibleText is a dropped value and why it cannot be.

@@ -85,6 +85,16 @@ func TestOpenLocalFromFixtures(t *testing.T) {
 			t.Errorf("notes lack %q:\n%s", want, notes)
 		}
 	}
+	// Both are problems (measurements lost); the notes from Open are not.
+	problems := m.Problems()
+	if len(problems) != 2 || !strings.HasPrefix(problems[0], "counter disk.reads went backwards") ||
+		!strings.HasPrefix(problems[1], "process: 1 of 3 samples failed") {
+		t.Errorf("problems %q, want the failed samples and the counter that went backwards", problems)
+	}
+	m.WithNotes("postgres: not sampled: permission denied")
+	if got := m.Problems(); len(got) != 2 {
+		t.Errorf("problems %q after an informational note", got)
+	}
 }
 
 func TestOpenNotes(t *testing.T) {

@@ -5,9 +5,10 @@ import "github.com/dbarena/dbarena/engine"
 // init registers the engine: everything shared code knows about it.
 func init() {
 	engine.Register(engine.Registration{
-		Name:    "mongodb",
-		Schemes: []string{"mongodb+srv"},
-		Family:  engine.FamilyMongo,
-		Open:    Open,
+		Name:     "mongodb",
+		Schemes:  []string{"mongodb+srv"},
+		Family:   engine.FamilyMongo,
+		Open:     Open,
+		Settings: settingRoles,
 	})
 }

@@ -11,5 +11,6 @@ func init() {
 		PasswordEnv: "MYSQL_PWD",
 		Open:        Open,
 		ServerStats: serverStats,
+		Settings:    settingRoles,
 	})
 }

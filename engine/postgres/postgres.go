@@ -222,7 +222,55 @@ func (e *Engine) ServerInfo(ctx context.Context) (engine.ServerInfo, error) {
 	if err := rows.Err(); err != nil {
 		return info, fmt.Errorf("postgres: settings: %w", err)
 	}
+	if info.Settings["port"] != strconv.Itoa(int(e.config.Port)) {
+		// The server listens elsewhere than where we connected: a pooler
+		// (or a proxy, a port mapping) is in between.
+		e.bouncerSettings(ctx, info.Settings)
+	}
 	return info, nil
+}
+
+// bouncerSettings adds to settings PgBouncer's own, when the target is a
+// PgBouncer whose admin console (its database "pgbouncer") lets the
+// target's user in (admin_users or stats_users): its version as
+// "pgbouncer.version" and SHOW CONFIG as "pgbouncer.NAME". Anything else
+// (no PgBouncer, a user not let in) adds nothing.
+func (e *Engine) bouncerSettings(ctx context.Context, settings map[string]string) {
+	cfg := e.config.Copy()
+	cfg.Database = "pgbouncer"
+	// The admin console speaks the simple query protocol only.
+	cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
+	if cfg.ConnectTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, cfg.ConnectTimeout)
+		defer cancel()
+	}
+	c, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return
+	}
+	defer c.Close(context.Background())
+	var ver string
+	if err := c.QueryRow(ctx, "SHOW VERSION").Scan(&ver); err != nil || !strings.HasPrefix(ver, "PgBouncer") {
+		return
+	}
+	rows, err := c.Query(ctx, "SHOW CONFIG")
+	if err != nil {
+		return
+	}
+	defer rows.Close()
+	own := map[string]string{"pgbouncer.version": ver}
+	for rows.Next() {
+		if vals := rows.RawValues(); len(vals) >= 2 {
+			own["pgbouncer."+string(vals[0])] = string(vals[1])
+		}
+	}
+	if rows.Err() != nil {
+		return
+	}
+	for k, v := range own {
+		settings[k] = v
+	}
 }
 
 // Close does nothing: the Engine holds no connection between calls.

@@ -11,5 +11,6 @@ func init() {
 		PasswordEnv: "PGPASSWORD",
 		Open:        Open,
 		ServerStats: serverStats,
+		Settings:    settingRoles,
 	})
 }

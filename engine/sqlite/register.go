@@ -5,8 +5,9 @@ import "github.com/dbarena/dbarena/engine"
 // init registers the engine: everything shared code knows about it.
 func init() {
 	engine.Register(engine.Registration{
-		Name:   "sqlite",
-		Family: engine.FamilySQL,
-		Open:   Open,
+		Name:     "sqlite",
+		Family:   engine.FamilySQL,
+		Open:     Open,
+		Settings: settingRoles,
 	})
 }

@@ -125,14 +125,27 @@ func runWorkload(ctx context.Context, st *State, w workload.Workload, tf *target
 				fmt.Fprintln(st.Stdout, "\nSweep:")
 				report.SweepTable(st.Stdout, file.Runs)
 			}
+			monitorProblems(st.Stdout, file)
 			fmt.Fprintf(st.Stdout, "\nwrote %s (%s)\n", path, file.Status)
 		},
 	})
-	if file != nil && rf.out == "" && len(file.Runs) > 1 {
-		fmt.Fprintln(st.Stdout, "\nSweep:")
-		report.SweepTable(st.Stdout, file.Runs)
+	if file != nil && rf.out == "" {
+		if len(file.Runs) > 1 {
+			fmt.Fprintln(st.Stdout, "\nSweep:")
+			report.SweepTable(st.Stdout, file.Runs)
+		}
+		monitorProblems(st.Stdout, file)
 	}
 	return runErr
+}
+
+// monitorProblems ends a run's output with the server monitor's
+// problems, if any.
+func monitorProblems(w io.Writer, file *result.File) {
+	if m := file.Target.Monitor; m != nil && len(m.Problems) > 0 {
+		fmt.Fprintln(w)
+		report.MonitorProblems(w, m)
+	}
 }
 
 // openSession opens the run pipeline on r: prepared on first use when
@@ -157,6 +170,12 @@ func openSession(ctx context.Context, st *State, r *resolved, log io.Writer, loa
 	}
 	if r.server != nil {
 		opt.Managed = r.server
+		for _, k := range r.server.Knobs() {
+			if opt.Knobs == nil {
+				opt.Knobs = map[string]string{}
+			}
+			opt.Knobs[k.Name] = k.Value
+		}
 	}
 	return session.Open(ctx, opt)
 }

@@ -194,6 +194,18 @@ func TestManagedTarget(t *testing.T) {
 			if tc.name == "pgbouncer" && !strings.Contains(f.Target.URL, "default_query_exec_mode=exec") {
 				t.Errorf("URL %s", f.Target.URL)
 			}
+			// The knobs asked for are recorded as asked; behind PgBouncer
+			// its own settings are the target's too.
+			if got := f.Target.Knobs[tc.setting]; got == "" || !strings.Contains(tc.target, tc.setting+"="+got) {
+				t.Errorf("knobs %v, want %s as asked in %s", f.Target.Knobs, tc.setting, tc.target)
+			}
+			if tc.name == "pgbouncer" {
+				if f.Target.Knobs["pgbouncer.default_pool_size"] != "8" || f.Target.Settings["pgbouncer.default_pool_size"] != "8" ||
+					f.Target.Settings["pgbouncer.pool_mode"] != "transaction" {
+					t.Errorf("PgBouncer's settings: knobs %v, pool size %q, pool mode %q", f.Target.Knobs,
+						f.Target.Settings["pgbouncer.default_pool_size"], f.Target.Settings["pgbouncer.pool_mode"])
+				}
+			}
 			if ents, _ := os.ReadDir(filepath.Join(home, "servers")); len(ents) > 0 {
 				t.Errorf("left behind after the run: %v", ents)
 			}

@@ -82,8 +82,11 @@ type workloadSection struct {
 	Legend []legendItem
 	// Bars tells the workload ran at one thread count: its charts are
 	// bars, the latency chart's x-axis the percentiles.
-	Bars              bool
-	Differences       []compare.Difference
+	Bars        bool
+	Differences []compare.Difference
+	// MonitorProblems are the server monitor's problems of the
+	// workload's files (result.Monitor.Problems), "label: problem".
+	MonitorProblems   []string
 	Throughput, Lat   string // chart ids
 	ThroughputCaption string
 	// Retries is the table of retries against threads (three columns
@@ -141,6 +144,7 @@ func Write(w io.Writer, inputs []compare.Input, opt Options) error {
 		t := ts[0]
 		ws := workloadSection{Name: t.Workload, Title: t.Title(), Notes: t.Notes, Differences: t.Differences}
 		ws.Header, ws.Rows = t.Header(), t.Cells()
+		ws.MonitorProblems = monitorProblems(ins)
 		for c, col := range t.Columns {
 			ws.Labels = append(ws.Labels, col.Label)
 			ws.Legend = append(ws.Legend, legendItem{col.Label, palette[c%len(palette)]})
@@ -211,6 +215,22 @@ func Write(w io.Writer, inputs []compare.Input, opt Options) error {
 }
 
 // inputsOf are the inputs of one workload.
+// monitorProblems lists the server monitor's problems of inputs, each
+// once per label.
+func monitorProblems(inputs []compare.Input) []string {
+	var out []string
+	for _, in := range inputs {
+		if m := in.File.Target.Monitor; m != nil {
+			for _, p := range m.Problems {
+				if l := in.File.Target.Label + ": server metrics: " + p; !slices.Contains(out, l) {
+					out = append(out, l)
+				}
+			}
+		}
+	}
+	return out
+}
+
 func inputsOf(inputs []compare.Input, workload string) []compare.Input {
 	var out []compare.Input
 	for _, in := range inputs {

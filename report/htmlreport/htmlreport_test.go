@@ -316,3 +316,25 @@ func TestRunWarnings(t *testing.T) {
 		t.Errorf("%d warnings on the page, want the one run's", strings.Count(page, "warning:"))
 	}
 }
+
+// The server monitor's problems are warnings in the workload's section,
+// named by the column they belong to; its informational notes are not.
+func TestMonitorProblems(t *testing.T) {
+	a, b := sweep("pg15", 1), sweep("bouncer", 1)
+	b.Target.Monitor = &result.Monitor{Sources: []string{"postgres"},
+		Notes:    []string{"disk: not on this host", "postgres: 20 of 23 samples failed, the last with: EOF"},
+		Problems: []string{"postgres: 20 of 23 samples failed, the last with: EOF"}}
+	var buf bytes.Buffer
+	if err := htmlreport.Write(&buf, []compare.Input{{Path: "pg15.json", File: a}, {Path: "bouncer.json", File: b}},
+		htmlreport.Options{Generated: time.Unix(0, 0), Tool: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	want := `<li>warning: bouncer: server metrics: postgres: 20 of 23 samples failed, the last with: EOF</li>`
+	if !strings.Contains(page, want) {
+		t.Errorf("the page lacks %q", want)
+	}
+	if strings.Contains(page, "warning: bouncer: server metrics: disk") {
+		t.Error("an informational note is shown as a warning")
+	}
+}

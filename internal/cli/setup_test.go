@@ -12,22 +12,30 @@ import (
 	"github.com/dbarena/dbarena/internal/testdb"
 )
 
-// sqlExec runs statements on an SQLite target.
-func sqlExec(t *testing.T, tg engine.Target, stmts ...string) {
+// sqlConn opens a SQL connection to tg, closed (with its engine) when
+// the test ends.
+func sqlConn(t *testing.T, tg engine.Target) engine.SQLConn {
 	t.Helper()
 	ctx := context.Background()
 	eng, err := engine.Open(ctx, tg, engine.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer eng.Close()
+	t.Cleanup(func() { eng.Close() })
 	c, err := engine.ConnectSQL(ctx, eng)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// sqlExec runs statements on an SQLite target.
+func sqlExec(t *testing.T, tg engine.Target, stmts ...string) {
+	t.Helper()
+	c := sqlConn(t, tg)
 	for _, s := range stmts {
-		if err := c.Exec(ctx, s); err != nil {
+		if err := c.Exec(context.Background(), s); err != nil {
 			t.Fatalf("%s: %v", s, err)
 		}
 	}
@@ -36,19 +44,8 @@ func sqlExec(t *testing.T, tg engine.Target, stmts ...string) {
 // sqlCount is the single number a query returns on an SQLite target.
 func sqlCount(t *testing.T, tg engine.Target, query string) int64 {
 	t.Helper()
-	ctx := context.Background()
-	eng, err := engine.Open(ctx, tg, engine.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
-	c, err := engine.ConnectSQL(ctx, eng)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
 	var n int64
-	if err := c.QueryRow(ctx, query, nil, &n); err != nil {
+	if err := sqlConn(t, tg).QueryRow(context.Background(), query, nil, &n); err != nil {
 		t.Fatalf("%s: %v", query, err)
 	}
 	return n

@@ -209,6 +209,8 @@ const (
 	TypeDecimal   // exact numeric, DECIMAL(n, scale)
 	TypeTimestamp // timestamp without time zone
 	TypeBool      // boolean
+	TypeSmallInt  // 16-bit integer
+	TypeDate      // calendar date
 )
 
 // Family is the language an engine speaks. A workload implements its

@@ -39,7 +39,10 @@ func (s *sliceRows) Next() bool             { s.i++; return s.i <= len(s.rows) }
 func (s *sliceRows) Values() ([]any, error) { return s.rows[s.i-1], nil }
 func (s *sliceRows) Err() error             { return nil }
 
-var at = time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
+var (
+	at  = time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
+	day = time.Date(2026, 3, 4, 0, 0, 0, 0, time.UTC)
+)
 
 func rowsOf(table string) [][]any {
 	if table == "dk_parent" {
@@ -48,7 +51,7 @@ func rowsOf(table string) [][]any {
 	var out [][]any
 	for i := 1; i <= 200; i++ {
 		doc := json.RawMessage(fmt.Sprintf(`{"user": {"name": "u%d", "tags": ["x", "y"]}, "qty": %d}`, i, i%7))
-		out = append(out, []any{1 + i%3, int64(i), 1.25 * float64(i), nil, "ab", fmt.Sprintf("name%d", i), nil, at, i%2 == 0, []byte{byte(i)}, doc})
+		out = append(out, []any{1 + i%3, int64(i), 1.25 * float64(i), nil, "ab", fmt.Sprintf("name%d", i), nil, at, i%2 == 0, []byte{byte(i)}, doc, int16(i), day})
 	}
 	return out
 }

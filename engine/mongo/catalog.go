@@ -373,14 +373,14 @@ func fits(c schema.Column, field string, typ bson.Type) bool {
 		return true
 	}
 	switch c.Type {
-	case schema.Int, schema.BigInt, schema.Serial:
+	case schema.Int, schema.BigInt, schema.Serial, schema.SmallInt:
 		// A serial _id the server assigns is an ObjectId (--auto-inc).
 		return typ == bson.TypeInt32 || typ == bson.TypeInt64 || (c.Type == schema.Serial && field == "_id" && typ == bson.TypeObjectID)
 	case schema.Decimal, schema.Float:
 		return typ == bson.TypeDecimal128 || typ == bson.TypeDouble || typ == bson.TypeInt32 || typ == bson.TypeInt64
 	case schema.Char, schema.Varchar, schema.Text:
 		return typ == bson.TypeString
-	case schema.Timestamp:
+	case schema.Timestamp, schema.Date:
 		return typ == bson.TypeDateTime
 	case schema.Bool:
 		return typ == bson.TypeBoolean

@@ -54,6 +54,10 @@ func (Dialect) ColumnType(t engine.ColType, size, scale int) string {
 		return "DATETIME(6)"
 	case engine.TypeBool:
 		return "BOOLEAN"
+	case engine.TypeSmallInt:
+		return "SMALLINT"
+	case engine.TypeDate:
+		return "DATE"
 	}
 	panic("mysql: unknown column type " + strconv.Itoa(int(t)))
 }

@@ -122,6 +122,10 @@ func (Dialect) DeclaredType(c schema.Column) string {
 		return "datetime(6)"
 	case schema.Bool:
 		return "tinyint(1)"
+	case schema.SmallInt:
+		return "smallint"
+	case schema.Date:
+		return "date"
 	case schema.Bytes:
 		return "longblob"
 	}

@@ -26,6 +26,8 @@ CREATE TABLE sk_child (
   ok BOOLEAN DEFAULT TRUE NOT NULL,
   raw LONGBLOB,
   doc JSON NOT NULL,
+  small SMALLINT DEFAULT 0 NOT NULL,
+  day DATE,
   sk_child_user_k1 VARCHAR(255) AS (JSON_UNQUOTE(JSON_EXTRACT(doc, '$.user.name'))) VIRTUAL,
   sk_child_qty_k1 BIGINT AS (CAST(JSON_UNQUOTE(JSON_EXTRACT(doc, '$.qty')) AS SIGNED)) VIRTUAL,
   PRIMARY KEY (p_id, n),

@@ -120,6 +120,10 @@ func (Dialect) DeclaredType(c schema.Column) string {
 		return "timestamp without time zone"
 	case schema.Bool:
 		return "boolean"
+	case schema.SmallInt:
+		return "smallint"
+	case schema.Date:
+		return "date"
 	case schema.Bytes:
 		return "bytea"
 	case schema.JSON:

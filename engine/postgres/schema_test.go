@@ -28,6 +28,8 @@ CREATE TABLE sk_child (
   ok BOOLEAN DEFAULT TRUE NOT NULL,
   raw BYTEA,
   doc JSONB NOT NULL,
+  small SMALLINT DEFAULT 0 NOT NULL,
+  day DATE,
   CONSTRAINT sk_child_price CHECK (price >= 0)
 );
 ALTER TABLE "sk_child" ADD PRIMARY KEY ("p_id", "n");

@@ -33,6 +33,8 @@ CREATE TABLE sk_child (
   ok BOOLEAN DEFAULT TRUE NOT NULL,
   raw BLOB,
   doc TEXT NOT NULL,
+  small SMALLINT DEFAULT 0 NOT NULL,
+  day DATE,
   PRIMARY KEY (p_id, n),
   CONSTRAINT sk_child_price CHECK (price >= 0)
 );

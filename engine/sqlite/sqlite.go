@@ -374,6 +374,10 @@ func (Dialect) ColumnType(t engine.ColType, size, scale int) string {
 		return "TIMESTAMP"
 	case engine.TypeBool:
 		return "BOOLEAN"
+	case engine.TypeSmallInt:
+		return "SMALLINT"
+	case engine.TypeDate:
+		return "DATE"
 	}
 	panic("sqlite: unknown column type " + strconv.Itoa(int(t)))
 }

@@ -56,9 +56,14 @@ const (
 	// MariaDB, TEXT holding JSON on SQLite, a nested document on MongoDB.
 	// Rows carry it as a json.RawMessage (or its text as a string).
 	JSON
+	// SmallInt is a 16-bit signed integer.
+	SmallInt
+	// Date is a calendar date without a time of day. Rows carry it as a
+	// time.Time at midnight UTC.
+	Date
 )
 
-var typeNames = [...]string{"", "int", "bigint", "serial", "decimal", "float", "char", "varchar", "text", "timestamp", "bool", "bytes", "json"}
+var typeNames = [...]string{"", "int", "bigint", "serial", "decimal", "float", "char", "varchar", "text", "timestamp", "bool", "bytes", "json", "smallint", "date"}
 
 // String names the type ("varchar").
 func (t Type) String() string {
@@ -315,7 +320,7 @@ func (t *Table) Validate() []error {
 		field := fmt.Sprintf("column %d (%s)", i+1, c.Name)
 		named(seen, field, c.Name)
 		switch {
-		case c.Type < Int || c.Type > JSON:
+		case c.Type < Int || c.Type > Date:
 			bad(field, "%w: type %v", ErrBadColumn, c.Type)
 		case (c.Type == Char || c.Type == Varchar || c.Type == Decimal) && c.Size <= 0:
 			bad(field, "%w: %v needs a size, got %d", ErrBadColumn, c.Type, c.Size)

@@ -38,6 +38,8 @@ func Child(prefix string, code any) *schema.Table {
 			{Name: "ok", Type: schema.Bool, Default: true},
 			{Name: "raw", Type: schema.Bytes, Null: true},
 			{Name: "doc", Type: schema.JSON},
+			{Name: "small", Type: schema.SmallInt, Default: 0},
+			{Name: "day", Type: schema.Date, Null: true},
 		},
 		PrimaryKey: []string{"p_id", "n"},
 		Indexes: []schema.Index{

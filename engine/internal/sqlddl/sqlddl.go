@@ -206,6 +206,10 @@ func ColType(t schema.Type) (ct engine.ColType, ok bool) {
 		return engine.TypeTimestamp, true
 	case schema.Bool:
 		return engine.TypeBool, true
+	case schema.SmallInt:
+		return engine.TypeSmallInt, true
+	case schema.Date:
+		return engine.TypeDate, true
 	}
 	return 0, false
 }

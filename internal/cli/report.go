@@ -13,6 +13,7 @@ import (
 
 func newReportCmd(st *State) *cobra.Command {
 	var output, title, metric string
+	var columns []string
 	cmd := &cobra.Command{
 		Use:   "report [LABEL=]RESULT.json|DIR ... -o report.html",
 		Short: "Write one self-contained HTML report with charts from result files",
@@ -37,7 +38,7 @@ latency, errors, retries and rollbacks, workload metrics, and the environment
 				return err
 			}
 			var b bytes.Buffer
-			if err := htmlreport.Write(&b, inputs, htmlreport.Options{Title: title, Generated: st.Now(), Tool: st.Version, Metric: metric}); err != nil {
+			if err := htmlreport.Write(&b, inputs, htmlreport.Options{Title: title, Generated: st.Now(), Tool: st.Version, Metric: metric, Columns: columns}); err != nil {
 				if errors.Is(err, compare.ErrNoMetric) {
 					return &UsageError{err}
 				}
@@ -53,6 +54,7 @@ latency, errors, retries and rollbacks, workload metrics, and the environment
 	fs := cmd.Flags()
 	fs.StringVarP(&output, "output", "o", "", "the HTML file to write (complete or not at all)")
 	fs.StringVar(&metric, "metric", "", "the figure of the headline chart and table, as compare's --metric (default: the workload's headline: NOPM for tpcc, transfers/min for payments, else tps)")
+	fs.StringSliceVar(&columns, "columns", nil, "figures shown beside each label's value in the headline table, as compare's --columns (e.g. server_cpu_pct,host_iowait_pct,disk_iops)")
 	fs.StringVar(&title, "title", "", "the report's title (default: \"dbarena report: \" and the workloads)")
 	return cmd
 }

@@ -52,6 +52,13 @@ type Options struct {
 	// Metrics are the figures by workload name, where Metric is empty (a
 	// plan's per-workload metric).
 	Metrics map[string]string
+	// Columns are figures shown beside each label's value in every
+	// workload's headline table (compare.Options.Columns: server_cpu_pct,
+	// host_iowait_pct, disk_iops …); nil: WorkloadColumns'.
+	Columns []string
+	// WorkloadColumns are the figures beside, by workload name, where
+	// Columns is nil (a plan's per-workload columns).
+	WorkloadColumns map[string][]string
 }
 
 // page is what the template renders.
@@ -137,7 +144,11 @@ func Write(w io.Writer, inputs []compare.Input, opt Options) error {
 		if metric == "" {
 			metric = compare.Headline(ins)
 		}
-		ts, err := compare.Build(ins, compare.Options{Metric: metric, Force: true})
+		columns := opt.Columns
+		if columns == nil {
+			columns = opt.WorkloadColumns[name]
+		}
+		ts, err := compare.Build(ins, compare.Options{Metric: metric, Columns: columns, Force: true})
 		if err != nil {
 			return err
 		}

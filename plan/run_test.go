@@ -598,6 +598,32 @@ func TestChangeConvention(t *testing.T) {
 // gives now: go test ./plan -run TestStudyTables -update-studies.
 var updateStudies = flag.Bool("update-studies", false, "rewrite plan/testdata/studies/*/compare.md")
 
+// reportStudy copies the recorded results of the study plan src (a
+// testdata/studies/*.yaml) into a temporary directory and runs Report
+// there; it returns the directory and the recorded one.
+func reportStudy(t *testing.T, src string) (dir, recorded string) {
+	t.Helper()
+	p, err := plan.Load(src, plan.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recorded = strings.TrimSuffix(src, ".yaml") + "-results"
+	dir = t.TempDir()
+	entries, err := os.ReadDir(recorded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if err := os.WriteFile(filepath.Join(dir, e.Name()), []byte(readFile(t, filepath.Join(recorded, e.Name()))), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := plan.Report(p, plan.RunOptions{Dir: dir, Now: clock(), Tool: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	return dir, recorded
+}
+
 // TestStudyTables pins the compare.md of the study plans' small-scale
 // copies (plan/testdata/studies): the result files recorded by running
 // each, and the compare.md they gave, which Report must give again.
@@ -608,24 +634,7 @@ func TestStudyTables(t *testing.T) {
 	}
 	for _, src := range plans {
 		t.Run(filepath.Base(src), func(t *testing.T) {
-			p, err := plan.Load(src, plan.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			recorded := strings.TrimSuffix(src, ".yaml") + "-results"
-			dir := t.TempDir()
-			entries, err := os.ReadDir(recorded)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, e := range entries {
-				if err := os.WriteFile(filepath.Join(dir, e.Name()), []byte(readFile(t, filepath.Join(recorded, e.Name()))), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := plan.Report(p, plan.RunOptions{Dir: dir, Now: clock(), Tool: "test"}); err != nil {
-				t.Fatal(err)
-			}
+			dir, recorded := reportStudy(t, src)
 			got, want := readFile(t, filepath.Join(dir, plan.CompareFile)), readFile(t, filepath.Join(recorded, plan.CompareFile))
 			if *updateStudies && got != want {
 				if err := os.WriteFile(filepath.Join(recorded, plan.CompareFile), []byte(got), 0o644); err != nil {

@@ -299,4 +299,23 @@ func TestColumns(t *testing.T) {
 	if o := dbarena(t, ctx, nil, "report", dir, "--columns", "iops", "-o", out); o.code != 2 || !strings.Contains(o.stderr, `--columns "iops": no such metric`) {
 		t.Errorf("report --columns iops: exit %d, stderr %q", o.code, o.stderr)
 	}
+	// The plan's convention, as report flags.
+	if o := dbarena(t, ctx, nil, "report", dir, "--change", "vs-better", "--baseline", "default", "-o", out); o.code != 0 {
+		t.Fatalf("report --change vs-better: exit %d\n%s", o.code, o.stderr)
+	}
+	if page, _ := os.ReadFile(out); !strings.Contains(string(page), "<th>default over tuned</th>") {
+		t.Error("report --change vs-better --baseline default: no column \"default over tuned\"")
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--change", "vs-worse"}, `--change "vs-worse"`},
+		{[]string{"--baseline", "nosuch"}, `--baseline "nosuch": no result file has that label`},
+		{[]string{"--change", "vs-previous", "--baseline", "tuned"}, `--baseline "tuned": --change vs-previous`},
+	} {
+		if o := dbarena(t, ctx, nil, append([]string{"report", dir, "-o", out}, tc.args...)...); o.code != 2 || !strings.Contains(o.stderr, tc.want) {
+			t.Errorf("report %q: exit %d, stderr %q; want 2 and %q", tc.args, o.code, o.stderr, tc.want)
+		}
+	}
 }

@@ -69,6 +69,14 @@ type Options struct {
 	// Change is how a column's change is computed (ChangeVsBaseline when
 	// empty): see Changes.
 	Change string
+	// Columns are figures shown beside each column's value, in this
+	// order: any of RunMetrics (server_cpu_pct, host_iowait_pct,
+	// disk_iops, p95 …) or a workload metric, each the median of the
+	// cell's runs (of the whole run, also under Op). They change neither
+	// the compared figure nor its changes. A name that is no metric of
+	// the runs is refused (ErrNoMetric); one the runs of a workload lack
+	// (a server not sampled) shows "-" and a note.
+	Columns []string
 }
 
 // The conventions of a change, in percent; A is the column the change is
@@ -106,7 +114,8 @@ const Confidence = 0.95
 // ErrMismatch is returned when runs are not comparable.
 var ErrMismatch = errors.New("not comparable")
 
-// ErrNoMetric is returned when no run has the metric asked for.
+// ErrNoMetric is returned when no run has the metric asked for, or a
+// column asked for is no metric (or is asked twice).
 var ErrNoMetric = errors.New("no such metric in the runs")
 
 // Table is one workload's comparison.
@@ -124,6 +133,10 @@ type Table struct {
 	RelativeTo      float64
 	RelativeThreads int
 	Rows            []Row
+	// Beside are the figures shown beside each column's value
+	// (Options.Columns), in the order asked: the server's CPU, iowait and
+	// IOPS beside the throughput, as the TPC-E study prints them.
+	Beside []Metric
 	// Average holds each column's mean over the rows where it has a
 	// value, and for each change the change between the means of the two
 	// columns over the rows where both have a value: the change of the
@@ -156,6 +169,9 @@ type Row struct {
 	Threads int
 	Cells   []Cell   // by column
 	Changes []Change // by column; the baseline's is empty
+	// Beside holds, by column, the cells of Table.Beside in its order
+	// (nil without Beside); in the average row their means.
+	Beside [][]Cell
 }
 
 // Cell is the measurements of one column at one thread count.
@@ -206,6 +222,10 @@ func Build(inputs []Input, opt Options) ([]*Table, error) {
 	if err != nil {
 		return nil, err
 	}
+	beside, err := parseColumns(opt.Columns, inputs)
+	if err != nil {
+		return nil, err
+	}
 	var order []string
 	byWorkload := map[string][]Input{}
 	for _, in := range inputs {
@@ -217,7 +237,7 @@ func Build(inputs []Input, opt Options) ([]*Table, error) {
 	}
 	var tables []*Table
 	for _, name := range order {
-		t, err := build(byWorkload[name], metric, opt)
+		t, err := build(byWorkload[name], metric, beside, opt)
 		if err != nil {
 			return nil, err
 		}
@@ -258,6 +278,53 @@ func parseMetric(s string, inputs []Input) (metricSpec, error) {
 	return metricSpec{Metric: Metric{Name: s, Higher: true}}, nil
 }
 
+// parseColumns resolves the figures shown beside each column: run
+// metrics, or workload metrics some run has; a name that is neither, or
+// is asked twice, is refused, naming --columns and the name.
+func parseColumns(names []string, inputs []Input) ([]metricSpec, error) {
+	var runs []*result.Run
+	for _, in := range inputs {
+		for i := range in.File.Runs {
+			runs = append(runs, &in.File.Runs[i])
+		}
+	}
+	var out []metricSpec
+	seen := map[string]bool{}
+	for _, s := range names {
+		if m, ok := LookupRunMetric(s, runs...); ok {
+			if seen[m.Name] {
+				return nil, metricError(fmt.Sprintf("--columns %q: asked twice", s))
+			}
+			seen[m.Name] = true
+			out = append(out, metricSpec{Metric{m.Name, m.Unit, m.Higher}, &m})
+			continue
+		}
+		var own *result.Metric
+		set := map[string]bool{}
+		for _, r := range runs {
+			for i, x := range r.Metrics {
+				set[x.Name] = true
+				if own == nil && strings.EqualFold(x.Name, strings.TrimSpace(s)) {
+					own = &r.Metrics[i]
+				}
+			}
+		}
+		if own == nil {
+			what := "the workloads report no metric of their own"
+			if len(set) > 0 {
+				what = "the workloads' own are " + strings.Join(slices.Sorted(maps.Keys(set)), ", ")
+			}
+			return nil, metricError(fmt.Sprintf("--columns %q: no such metric (%s; every run has tps, qps, p50 … p999, errors, retries, retry_pct and the server's metrics such as server_cpu_pct, host_iowait_pct, disk_iops)", s, what))
+		}
+		if seen[own.Name] {
+			return nil, metricError(fmt.Sprintf("--columns %q: asked twice", s))
+		}
+		seen[own.Name] = true
+		out = append(out, metricSpec{Metric: Metric{own.Name, own.Unit, own.Higher}})
+	}
+	return out, nil
+}
+
 // value returns the compared figure of r (of its op named op, when op is
 // set and the metric has per-op values), or false when r does not have it.
 func (m *metricSpec) value(r *result.Run, op string) (float64, bool) {
@@ -290,7 +357,7 @@ func labelOf(in Input) string {
 	return in.File.Target.Product()
 }
 
-func build(inputs []Input, m metricSpec, opt Options) (*Table, error) {
+func build(inputs []Input, m metricSpec, beside []metricSpec, opt Options) (*Table, error) {
 	t := &Table{Workload: inputs[0].File.Workload.Name, Op: opt.Op, Relative: opt.Relative, Change: opt.Change}
 	if t.Change == "" {
 		t.Change = ChangeVsBaseline
@@ -335,8 +402,11 @@ func build(inputs []Input, m metricSpec, opt Options) (*Table, error) {
 		t.Notes = append(t.Notes, what+" reported by only some of the files (other engines or versions) and not compared")
 	}
 
-	// Samples per (threads, column).
+	// Samples per (threads, column), and of each figure beside per
+	// (threads, column, figure).
 	samples := map[int][][]float64{}
+	besides := map[int][][][]float64{}
+	besideFound := make([]bool, len(beside))
 	found := false
 	for c, ins := range colInputs {
 		for _, in := range ins {
@@ -358,6 +428,21 @@ func build(inputs []Input, m metricSpec, opt Options) (*Table, error) {
 					samples[r.Threads] = make([][]float64, len(t.Columns))
 				}
 				samples[r.Threads][c] = append(samples[r.Threads][c], v)
+				if len(beside) == 0 {
+					continue
+				}
+				if besides[r.Threads] == nil {
+					besides[r.Threads] = make([][][]float64, len(t.Columns))
+				}
+				if besides[r.Threads][c] == nil {
+					besides[r.Threads][c] = make([][]float64, len(beside))
+				}
+				for k := range beside {
+					if v, ok := beside[k].value(r, ""); ok {
+						besides[r.Threads][c][k] = append(besides[r.Threads][c][k], v)
+						besideFound[k] = true
+					}
+				}
 			}
 		}
 	}
@@ -373,6 +458,12 @@ func build(inputs []Input, m metricSpec, opt Options) (*Table, error) {
 		return nil, metricError(fmt.Sprintf("--metric %s: no run of %s has %s%s", name, t.Workload, what, metricHint(m, inputs)))
 	}
 	t.Metric = m.Metric
+	for k := range beside {
+		t.Beside = append(t.Beside, beside[k].Metric)
+		if !besideFound[k] {
+			t.Notes = append(t.Notes, fmt.Sprintf("no run has %s%s: its columns are empty", beside[k].Name, metricHint(beside[k], inputs)))
+		}
+	}
 
 	threads := slices.Sorted(maps.Keys(samples))
 	small := false
@@ -382,6 +473,17 @@ func build(inputs []Input, m metricSpec, opt Options) (*Table, error) {
 			row.Cells[c] = summarize(vs)
 			if len(vs) > 1 && (math.IsInf(row.Cells[c].Lo, 0) || math.IsInf(row.Cells[c].Hi, 0)) {
 				small = true
+			}
+		}
+		if len(beside) > 0 {
+			row.Beside = make([][]Cell, len(t.Columns))
+			for c := range t.Columns {
+				row.Beside[c] = make([]Cell, len(beside))
+				for k := range beside {
+					if b := besides[n][c]; b != nil {
+						row.Beside[c][k] = summarize(b[k])
+					}
+				}
 			}
 		}
 		for c := range t.Columns {
@@ -493,6 +595,26 @@ func average(t *Table) Row {
 		if n > 0 {
 			m := sum / float64(n)
 			avg.Cells[c] = Cell{Values: []float64{m}, Center: m, Lo: m, Hi: m}
+		}
+		if len(t.Beside) > 0 {
+			if avg.Beside == nil {
+				avg.Beside = make([][]Cell, len(t.Columns))
+			}
+			avg.Beside[c] = make([]Cell, len(t.Beside))
+			for k := range t.Beside {
+				var sum float64
+				var n int
+				for _, r := range t.Rows {
+					if b := r.Beside[c][k]; b.N() > 0 {
+						sum += b.Center
+						n++
+					}
+				}
+				if n > 0 {
+					m := sum / float64(n)
+					avg.Beside[c][k] = Cell{Values: []float64{m}, Center: m, Lo: m, Hi: m}
+				}
+			}
 		}
 		ref := t.Ref(c)
 		if ref < 0 {

@@ -529,3 +529,124 @@ func TestDifferencesPooler(t *testing.T) {
 		t.Errorf("notes %q", tb.Notes)
 	}
 }
+
+// withServer sets the server metrics of f's run at threads.
+func withServer(f *result.File, threads int, cpu, iowait, iops float64) {
+	for i := range f.Runs {
+		if f.Runs[i].Threads == threads {
+			f.Runs[i].Server = map[string]float64{"server_cpu_pct": cpu, "host_iowait_pct": iowait, "disk_iops": iops}
+		}
+	}
+}
+
+// TestColumns: the figures asked with Columns stand beside each column's
+// value, medians of the cell's runs (means in the average row), and
+// change neither the compared figure nor its changes.
+func TestColumns(t *testing.T) {
+	var ins []compare.Input
+	for i, v := range []struct{ tps, cpu, iowait, iops float64 }{{100, 90, 1, 1000}, {110, 95, 3, 1200}, {105, 80, 2, 1100}} {
+		f := file("A", map[int]float64{1: v.tps, 8: 2 * v.tps})
+		withServer(f, 1, v.cpu, v.iowait, v.iops)
+		withServer(f, 8, v.cpu+100, v.iowait, v.iops)
+		ins = append(ins, compare.Input{Path: "a" + string(rune('1'+i)) + ".json", File: f})
+	}
+	b := file("B", map[int]float64{1: 150, 8: 300})
+	withServer(b, 1, 60, 0.5, 2000)
+	withServer(b, 8, 70, 0.25, 2500)
+	ins = append(ins, in("B", b))
+
+	plain := build(t, compare.Options{}, ins...)
+	tb := build(t, compare.Options{Columns: []string{"server_cpu_pct", "HOST_IOWAIT_PCT", "disk_iops"}}, ins...)
+	if len(tb.Beside) != 3 || tb.Beside[0].Name != "server_cpu_pct" || tb.Beside[1].Name != "host_iowait_pct" || tb.Beside[2].Unit != "/s" {
+		t.Fatalf("beside %+v", tb.Beside)
+	}
+	for i, r := range tb.Rows {
+		for c := range r.Cells {
+			if r.Cells[c].Center != plain.Rows[i].Cells[c].Center || r.Changes[c] != plain.Rows[i].Changes[c] {
+				t.Errorf("row %d column %d changed by the columns beside: %+v %+v", i, c, r.Cells[c], r.Changes[c])
+			}
+		}
+	}
+	// A at 1 thread: CPU 80, 90, 95 → 90; iowait 1, 2, 3 → 2; IOPS → 1100.
+	if got := tb.Rows[0].Beside[0]; got[0].Center != 90 || got[1].Center != 2 || got[2].Center != 1100 || got[0].N() != 3 {
+		t.Errorf("A at 1 thread: %+v", got)
+	}
+	// The average: the mean of the rows' medians, (90 + 190) / 2.
+	if got := tb.Average.Beside[0][0].Center; got != 140 {
+		t.Errorf("average CPU of A %v, want 140", got)
+	}
+	wantHeader := []string{"threads", "A", "A server_cpu_pct", "A host_iowait_pct", "A disk_iops", "B", "B server_cpu_pct", "B host_iowait_pct", "B disk_iops", "B vs A"}
+	if h := tb.Header(); strings.Join(h, "|") != strings.Join(wantHeader, "|") {
+		t.Errorf("header %q, want %q", h, wantHeader)
+	}
+	cells := tb.Cells()
+	if got, want := strings.Join(cells[0][1:], "|"), "105.0 ±∞ (n=3)|90.00|2.00|1100|150.0|60.00|0.500|2000|+42.86% (n=3+1)"; got != want {
+		t.Errorf("row at 1 thread %q, want %q", got, want)
+	}
+	if got := cells[2]; got[0] != "average" || got[2] != "140.0" || got[6] != "65.00" {
+		t.Errorf("average row %q", got)
+	}
+	if !strings.HasSuffix(tb.Title(), "; beside each column its server_cpu_pct, host_iowait_pct, disk_iops (/s) (medians of the runs)") {
+		t.Errorf("title %q", tb.Title())
+	}
+	var csv strings.Builder
+	if err := compare.WriteCSV(&csv, []*compare.Table{tb}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(csv.String(), "\n")
+	if !strings.HasSuffix(lines[0], ",change,server_cpu_pct,host_iowait_pct,disk_iops") || !strings.HasSuffix(lines[1], ",vs-baseline,90,2,1100") {
+		t.Errorf("CSV:\n%s", csv.String())
+	}
+	// Without Columns the CSV has no such fields.
+	csv.Reset()
+	compare.WriteCSV(&csv, []*compare.Table{plain})
+	if strings.Contains(csv.String(), "server_cpu_pct") {
+		t.Errorf("CSV without columns:\n%s", csv.String())
+	}
+
+	// A workload metric beside, and one no run has: "-" and a note.
+	ins[3].File.Runs[0].Metrics = []result.Metric{{Name: "NOPM", Value: 900, Unit: "/min", Higher: true}}
+	tb = build(t, compare.Options{Columns: []string{"nopm", "pg_wal_mb_s"}}, ins...)
+	if c := tb.Cells(); c[0][5] != "900.0" || c[0][2] != "-" || c[0][3] != "-" {
+		t.Errorf("NOPM and pg_wal_mb_s beside: %q", c[0])
+	}
+	if len(tb.Notes) == 0 || !strings.Contains(strings.Join(tb.Notes, "\n"), "no run has pg_wal_mb_s (the server was not sampled") {
+		t.Errorf("notes %q", tb.Notes)
+	}
+
+	for _, tc := range []struct {
+		columns []string
+		want    string
+	}{
+		{[]string{"server_cpu"}, `--columns "server_cpu": no such metric (the workloads' own are NOPM;`},
+		{[]string{"disk_iops", "DISK_IOPS"}, `--columns "DISK_IOPS": asked twice`},
+		{[]string{"p99.9", "p999"}, `--columns "p999": asked twice`},
+	} {
+		_, err := compare.Build(ins, compare.Options{Columns: tc.columns})
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, compare.ErrNoMetric) {
+			t.Errorf("--columns %q: %v, want %q", tc.columns, err, tc.want)
+		}
+	}
+}
+
+// The TPC-E study's layout: the server's CPU, iowait and IOPS beside each
+// target's throughput.
+func Example_columns() {
+	a := file("tuned", map[int]float64{16: 2890, 32: 3120})
+	withServer(a, 16, 98, 1, 4200)
+	withServer(a, 32, 99, 0.5, 4400)
+	b := file("default", map[int]float64{16: 2410, 32: 2380})
+	withServer(b, 16, 67, 10, 3900)
+	withServer(b, 32, 71, 12, 3800)
+	tables, _ := compare.Build([]compare.Input{in("tuned", a), in("default", b)},
+		compare.Options{Change: compare.ChangeVsBetter, Columns: []string{"server_cpu_pct", "host_iowait_pct", "disk_iops"}})
+	compare.WriteMarkdown(os.Stdout, tables)
+	// Output:
+	// **oltp\_read\_write: tps (/s), higher is better; tuned's lead over each column in % of tuned; average: means, and the change of the means; beside each column its server\_cpu\_pct, host\_iowait\_pct, disk\_iops (/s) (medians of the runs)**
+	//
+	// | threads | tuned | tuned server\_cpu\_pct | tuned host\_iowait\_pct | tuned disk\_iops | default | default server\_cpu\_pct | default host\_iowait\_pct | default disk\_iops | tuned over default |
+	// | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
+	// | 16 | 2890 | 98.00 | 1.00 | 4200 | 2410 | 67.00 | 10.00 | 3900 | +16.61% |
+	// | 32 | 3120 | 99.00 | 0.500 | 4400 | 2380 | 71.00 | 12.00 | 3800 | +23.72% |
+	// | **average** | 3005 | 98.50 | 0.750 | 4300 | 2395 | 69.00 | 11.00 | 3850 | +20.30% |
+}

@@ -39,6 +39,13 @@ func (t *Table) Title() string {
 	if len(t.Rows) > 1 && len(t.Columns) > 1 {
 		s += "; average: means, and the change of the means"
 	}
+	if len(t.Beside) > 0 {
+		var names []string
+		for _, m := range t.Beside {
+			names = append(names, besideName(m))
+		}
+		s += "; beside each column its " + strings.Join(names, ", ") + " (medians of the runs)"
+	}
 	if t.Relative && t.RelativeTo != 0 {
 		s += fmt.Sprintf("; values relative to %s at %d threads (%s = 1.00x)", t.Columns[t.Baseline].Label, t.RelativeThreads, formatNumber(t.RelativeTo))
 	}
@@ -50,6 +57,9 @@ func (t *Table) Header() []string {
 	h := []string{"threads"}
 	for _, c := range t.Columns {
 		h = append(h, c.Label)
+		for _, m := range t.Beside {
+			h = append(h, c.Label+" "+m.Name)
+		}
 	}
 	for i, c := range t.Columns {
 		ref := t.Ref(i)
@@ -69,8 +79,11 @@ func (t *Table) Cells() [][]string {
 	var out [][]string
 	row := func(first string, r Row, avg bool) []string {
 		line := []string{first}
-		for _, c := range r.Cells {
+		for i, c := range r.Cells {
 			line = append(line, t.formatCell(c, avg))
+			for k := range t.Beside {
+				line = append(line, formatBeside(r.Beside[i][k]))
+			}
 		}
 		for i, ch := range r.Changes {
 			if ref := t.Ref(i); ref >= 0 {
@@ -100,6 +113,25 @@ func (t *Table) formatCell(c Cell, avg bool) string {
 		return v
 	}
 	return v + " ±" + pctRange(c) + " (n=" + strconv.Itoa(c.N()) + ")"
+}
+
+// formatBeside is a figure beside a column: the median (the mean in the
+// average row), without its interval.
+func formatBeside(c Cell) string {
+	if c.N() == 0 {
+		return "-"
+	}
+	return formatNumber(c.Center)
+}
+
+// besideName is a figure beside the columns with its unit, where the name
+// does not say it: "server_cpu_pct", "disk_iops (/s)", "p95 (ms)".
+func besideName(m Metric) string {
+	if m.Unit == "" || m.Unit == "count" || strings.HasSuffix(m.Name, m.Unit) ||
+		(m.Unit == "%" && strings.HasSuffix(m.Name, "_pct")) {
+		return m.Name
+	}
+	return m.Name + " (" + m.Unit + ")"
 }
 
 // pctRange is the confidence interval's half-width in percent of the
@@ -257,6 +289,15 @@ func WriteMarkdown(w io.Writer, tables []*Table) error {
 	return err
 }
 
+// csvColumn is a figure's CSV field: a run metric's export column
+// ("p95_ms", "server_cpu_pct"), else its name.
+func csvColumn(m Metric) string {
+	if rm, ok := LookupRunMetric(m.Name); ok {
+		return rm.Column
+	}
+	return m.Name
+}
+
 func writeMDRow(b *strings.Builder, cells []string) {
 	b.WriteString("|")
 	for _, c := range cells {
@@ -272,12 +313,23 @@ func writeMDRow(b *strings.Builder, cells []string) {
 // for spreadsheets and pivot tables: workload, metric, unit, threads,
 // label, baseline (the column the change is against), n, median, ci_low,
 // ci_high, vs_baseline_pct (the change by the convention in change),
-// p_value, significant, change.
+// p_value, significant, change; then, with Options.Columns, one field
+// per figure beside the columns, named by the figure (export's column:
+// server_cpu_pct, p95_ms), holding the cell's median.
 // Averages are left to the spreadsheet; empty fields mean "not
 // applicable".
 func WriteCSV(w io.Writer, tables []*Table) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"workload", "metric", "unit", "op", "threads", "label", "baseline", "n", "median", "ci_low", "ci_high", "vs_baseline_pct", "p_value", "significant", "change"})
+	header := []string{"workload", "metric", "unit", "op", "threads", "label", "baseline", "n", "median", "ci_low", "ci_high", "vs_baseline_pct", "p_value", "significant", "change"}
+	// Every table has the same figures beside (Options.Columns).
+	var beside []Metric
+	if len(tables) > 0 {
+		beside = tables[0].Beside
+	}
+	for _, m := range beside {
+		header = append(header, csvColumn(m))
+	}
+	cw.Write(header)
 	num := func(v float64) string {
 		if math.IsInf(v, 0) || math.IsNaN(v) {
 			return ""
@@ -310,6 +362,13 @@ func WriteCSV(w io.Writer, tables []*Table) error {
 				if ch.Tested {
 					rec[12] = num(ch.P)
 					rec[13] = strconv.FormatBool(ch.Significant)
+				}
+				for k := range beside {
+					v := ""
+					if k < len(t.Beside) && r.Beside[c][k].N() > 0 {
+						v = num(r.Beside[c][k].Center)
+					}
+					rec = append(rec, v)
 				}
 				cw.Write(rec)
 			}

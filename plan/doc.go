@@ -27,6 +27,7 @@
 //	threads: [8, 32]             # or one number
 //	baseline: pg-sb=1GB          # the compare tables' baseline (default: the first target)
 //	change: vs-baseline          # or vs-better, vs-previous (compare --change)
+//	columns: [server_cpu_pct, host_iowait_pct, disk_iops]   # beside each target's metric (compare --columns)
 //	knobs:                       # a matrix over every managed target's settings
 //	  shared_buffers: [128MB, 1GB]
 //	knob_labels: {shared_buffers: sb}   # shorter names in the labels
@@ -44,6 +45,7 @@
 //	    options: {warehouses: 10, mode: procedure}   # its flags, without --
 //	    threads: [16]            # threads and every run option above override the plan's
 //	    metric: NOPM             # what the compare tables show (default tps)
+//	    columns: [server_cpu_pct, pg_checkpoints]   # instead of the plan's
 //	  - name: oltp_read_write
 //	    label: rw-small          # needed when a workload appears twice
 //	    options: {tables: 4, table_size: 10000}
@@ -80,7 +82,8 @@
 //	                               status (pending, done, failed with its error),
 //	                               rewritten atomically after every run
 //	<target>__<workload>__t<threads>__r<rep>.json   one result file per run
-//	compare.md                     per workload: the compare tables (metric, p95)
+//	compare.md                     per workload: the compare tables (metric with its
+//	                               columns, p95)
 //	report.html                    the HTML report of every complete run
 //	summary.md                     per workload the metric's table; failed runs
 //

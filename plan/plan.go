@@ -107,6 +107,10 @@ type Workload struct {
 	// Metric is what the compare tables show: tps, qps, p95, NOPM …
 	// (compare.Options.Metric).
 	Metric string
+	// Columns are the figures the metric's tables show beside each
+	// target's value (compare.Options.Columns: server_cpu_pct,
+	// host_iowait_pct, disk_iops …): the entry's own, else the plan's.
+	Columns []string
 }
 
 // Args are the workload's options as command-line flags
@@ -204,9 +208,9 @@ func Parse(path string, data []byte, opt Options) (*Plan, error) {
 // Known fields, in the order the documentation gives them; the run
 // options (runner.Options) follow threads.
 var (
-	planFields     = slices.Concat([]string{"name", "description", "seed", "repetitions", "threads"}, runFields(), []string{"baseline", "change", "knobs", "knob_labels", "targets", "workloads"})
+	planFields     = slices.Concat([]string{"name", "description", "seed", "repetitions", "threads"}, runFields(), []string{"baseline", "change", "columns", "knobs", "knob_labels", "targets", "workloads"})
 	targetFields   = []string{"label", "url", "password_file", "knobs"}
-	workloadFields = slices.Concat([]string{"name", "label", "options", "threads"}, runFields(), []string{"metric"})
+	workloadFields = slices.Concat([]string{"name", "label", "options", "threads"}, runFields(), []string{"metric", "columns"})
 )
 
 // runFields are the plan fields of the run options.
@@ -260,9 +264,21 @@ type rawTarget struct {
 	path                     string
 }
 
+// columnValue is one name of a columns field.
+type columnValue struct {
+	name string
+	node ast.Node
+	path string
+}
+
 type rawWorkload struct {
-	w                      Workload
-	rs                     runSettings
+	w  Workload
+	rs runSettings
+	// columns are the entry's columns field (hasColumns: given);
+	// own are the workload's own metrics (known: the workload was found).
+	columns                []columnValue
+	hasColumns, known      bool
+	own                    []string
 	node, labelN, metricN  ast.Node
 	path                   string
 	optionKey              string
@@ -281,6 +297,7 @@ func (d *decoder) plan(body ast.Node, path string, opt Options) *Plan {
 	var workloads []rawWorkload
 	var baselineN, changeN ast.Node
 	var targetsN, workloadsN ast.Node
+	var columns []columnValue
 	d.fields(body, "", planFields, func(f field, fp string) {
 		switch f.key {
 		case "name":
@@ -315,6 +332,8 @@ func (d *decoder) plan(body ast.Node, path string, opt Options) *Plan {
 				p.Change = s
 				changeN = f.value
 			}
+		case "columns":
+			columns = d.columns(f.value, fp)
 		case "knobs":
 			knobs = d.knobs(f.value, fp)
 		case "knob_labels":
@@ -389,6 +408,11 @@ func (d *decoder) plan(body ast.Node, path string, opt Options) *Plan {
 		if w.Metric == "" {
 			w.Metric = "tps"
 		}
+		cols := columns
+		if rw.hasColumns {
+			cols = rw.columns
+		}
+		d.checkColumns(rw, cols, seen)
 		if w.Run.ReportInterval > w.Run.Duration && w.Run.Duration > 0 {
 			d.errorf(rw.node, rw.path, "report_interval %s is longer than the duration %s", w.Run.ReportInterval, w.Run.Duration)
 		}
@@ -784,6 +808,8 @@ func (d *decoder) workload(n ast.Node, wp string) rawWorkload {
 		case "options":
 			optsN = f.value
 			opts, _ = d.mapping(f.value, fp)
+		case "columns":
+			rw.columns, rw.hasColumns = d.columns(f.value, fp), true
 		case "metric":
 			rw.metricN = f.value
 			if s, ok := d.str(f.value, fp); ok {
@@ -860,6 +886,7 @@ func (d *decoder) workload(n ast.Node, wp string) rawWorkload {
 		}
 		d.checkMetric(&rw, wl, wp)
 	}
+	rw.own, rw.known = workloadMetrics(wl), true
 	// The key: every option that is not at its default, sorted, so that
 	// "tables: 8" and leaving the default 8 share prepared data.
 	var args []string
@@ -950,4 +977,67 @@ func (d *decoder) checkMetric(rw *rawWorkload, wl workload.Workload, wp string) 
 		what = rw.w.Name + "'s own are " + strings.Join(own, ", ")
 	}
 	d.errorf(rw.metricN, wp+".metric", "%q: no such metric (%s; every run has tps, qps, p50 … p999, errors, retries, retry_pct and the server's metrics such as server_cpu_pct)", rw.w.Metric, what)
+}
+
+// columns decodes a columns field: a list of metric names (or one), each
+// once.
+func (d *decoder) columns(n ast.Node, fp string) []columnValue {
+	items, ok := d.list(n, fp)
+	if !ok {
+		return nil
+	}
+	var out []columnValue
+	seen := map[string]bool{}
+	for i, it := range items {
+		ip := fmt.Sprintf("%s[%d]", fp, i)
+		s, ok := d.str(it, ip)
+		switch {
+		case !ok:
+		case strings.TrimSpace(s) == "" || strings.ContainsAny(s, "\t\n"):
+			d.errorf(it, ip, "%q: not a metric (server_cpu_pct, host_iowait_pct, disk_iops, p95, or a workload's metric such as NOPM)", s)
+		default:
+			key := strings.ToLower(strings.TrimSpace(s))
+			if m, ok := compare.LookupRunMetric(s); ok {
+				key = m.Name
+			}
+			if seen[key] {
+				d.errorf(it, ip, "%q is in the list twice", s)
+				continue
+			}
+			seen[key] = true
+			out = append(out, columnValue{name: s, node: it, path: ip})
+		}
+	}
+	return out
+}
+
+// checkColumns refuses, before anything runs, a column that is neither a
+// figure of every run (compare.RunMetrics) nor one rw's workload reports,
+// and sets the entry's Columns. A plan-level column's problem is
+// reported once (seen).
+func (d *decoder) checkColumns(rw *rawWorkload, cols []columnValue, seen map[Problem]bool) {
+	rw.w.Columns = nil
+	for _, c := range cols {
+		rw.w.Columns = append(rw.w.Columns, c.name)
+		if !rw.known {
+			continue // the workload is unknown: reported
+		}
+		if _, ok := compare.LookupRunMetric(c.name); ok {
+			continue
+		}
+		if slices.ContainsFunc(rw.own, func(n string) bool { return strings.EqualFold(n, c.name) }) {
+			continue
+		}
+		what := rw.w.Name + " reports no figure of its own"
+		if len(rw.own) > 0 {
+			what = rw.w.Name + "'s own are " + strings.Join(rw.own, ", ")
+		}
+		line, col := pos(c.node)
+		p := Problem{Line: line, Column: col, Field: c.path,
+			Msg: fmt.Sprintf("%q: no such metric (%s; every run has tps, qps, p50 … p999, errors, retries, retry_pct and the server's metrics such as server_cpu_pct, host_iowait_pct, disk_iops)", c.name, what)}
+		if !seen[p] {
+			seen[p] = true
+			d.probs = append(d.probs, p)
+		}
+	}
 }

@@ -207,6 +207,50 @@ func TestMetricCheckedUpFront(t *testing.T) {
 	}
 }
 
+// TestColumnsField: columns name the figures beside each target's value,
+// at the top level for every entry or an entry's own instead; a name
+// that is no metric of the entry's workload is refused before anything
+// runs, at its line and column.
+func TestColumnsField(t *testing.T) {
+	src := "columns: [server_cpu_pct, host_iowait_pct, disk_iops]\nduration: 10s\nthreads: [1]\ntargets:\n  - {label: pg, url: \"postgres://bench@127.0.0.1/bench\"}\n" +
+		"workloads:\n  - name: oltp_point_select\n  - name: tpcc\n    metric: NOPM\n    columns: [TPM, server_cpu_pct]\n"
+	p := parse(t, src)
+	if got := strings.Join(p.Workloads[0].Columns, ","); got != "server_cpu_pct,host_iowait_pct,disk_iops" {
+		t.Errorf("inherited columns %q", got)
+	}
+	if got := strings.Join(p.Workloads[1].Columns, ","); got != "TPM,server_cpu_pct" {
+		t.Errorf("the entry's columns %q", got)
+	}
+	if p := parse(t, "columns: disk_iops\n"+minimal); strings.Join(p.Workloads[0].Columns, ",") != "disk_iops" {
+		t.Errorf("one column: %q", p.Workloads[0].Columns)
+	}
+	if p := parse(t, minimal); p.Workloads[0].Columns != nil {
+		t.Errorf("no columns asked: %q", p.Workloads[0].Columns)
+	}
+	for _, tc := range []struct{ src, want string }{
+		{"columns: [server_cpu, disk_iops]\n" + minimal, `exp.yaml:1:11: columns[0]: "server_cpu": no such metric (oltp_point_select reports no figure of its own;`},
+		{"columns: [disk_iops, DISK_IOPS]\n" + minimal, `exp.yaml:1:22: columns[1]: "DISK_IOPS" is in the list twice`},
+		{"columns: [p99.9, p999]\n" + minimal, `exp.yaml:1:18: columns[1]: "p999" is in the list twice`},
+		{"columns: [{a: 1}]\n" + minimal, `columns[0]: want a string`},
+		{strings.Replace(src, "[TPM, server_cpu_pct]", "[NOMP]", 1), `exp.yaml:10:15: workloads[1].columns[0]: "NOMP": no such metric (tpcc's own are NOPM, NO/min, TPM;`},
+		{strings.Replace(src, "    columns: [TPM, server_cpu_pct]\n", "", 1) + "  - name: oltp_read_write\n", ""},
+	} {
+		if tc.want == "" {
+			parse(t, tc.src) // a plan-level column every entry has
+			continue
+		}
+		pe := problems(t, tc.src, plan.Options{})
+		if len(pe.Problems) != 1 || !strings.Contains(pe.Error(), tc.want) {
+			t.Errorf("problems:\n%v\nwant one: %s", pe, tc.want)
+		}
+	}
+	// A plan-level column one entry's workload lacks is that entry's problem.
+	pe := problems(t, strings.Replace(src, "columns: [server_cpu_pct, host_iowait_pct, disk_iops]", "columns: [NOPM]", 1), plan.Options{})
+	if len(pe.Problems) != 1 || !strings.Contains(pe.Error(), `exp.yaml:1:11: columns[0]: "NOPM": no such metric (oltp_point_select reports no figure of its own`) {
+		t.Errorf("problems:\n%v", pe)
+	}
+}
+
 func TestRequiredSettings(t *testing.T) {
 	pe := problems(t, `
 targets: [{label: a, url: "sqlite:///a.db"}]

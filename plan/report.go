@@ -15,8 +15,8 @@ import (
 )
 
 // Report writes the end artifacts of p's results directory from the runs
-// done so far: compare.md (per workload, the compare tables of its metric
-// and of p95 latency: one column per target, one row per thread count, the
+// done so far: compare.md (per workload, the compare tables of its metric,
+// with its columns beside each target's value, and of p95 latency: one column per target, one row per thread count, the
 // repetitions of a cell as a median with its 95% confidence interval),
 // report.html (htmlreport over every complete result file) and summary.md
 // (per workload the metric's table, then the failed runs with their
@@ -79,9 +79,9 @@ func report(p *Plan, st *State, o RunOptions) error {
 			}
 		}
 		if len(s.inputs) > 0 {
-			s.main, s.mainErr = buildTables(s.inputs, w.Metric, p, &s.notes)
+			s.main, s.mainErr = buildTables(s.inputs, w.Metric, w.Columns, p, &s.notes)
 			if !strings.EqualFold(w.Metric, "p95") {
-				s.p95, _ = buildTables(s.inputs, "p95", p, &s.notes)
+				s.p95, _ = buildTables(s.inputs, "p95", nil, p, &s.notes)
 			}
 		}
 		sections = append(sections, s)
@@ -110,12 +110,15 @@ func report(p *Plan, st *State, o RunOptions) error {
 		// The HTML report groups by workload name: the first entry of a
 		// name chooses its figure.
 		metrics := map[string]string{}
+		columns := map[string][]string{}
 		for _, w := range p.Workloads {
 			if _, ok := metrics[w.Name]; !ok {
 				metrics[w.Name] = w.Metric
+				columns[w.Name] = w.Columns
 			}
 		}
-		err := htmlreport.Write(&html, all, htmlreport.Options{Title: "dbarena plan: " + p.Name, Generated: o.Now(), Tool: o.Tool, Metrics: metrics})
+		err := htmlreport.Write(&html, all, htmlreport.Options{Title: "dbarena plan: " + p.Name, Generated: o.Now(), Tool: o.Tool, Metrics: metrics, WorkloadColumns: columns,
+			Change: p.Change, Baseline: p.Baseline})
 		if err != nil {
 			reportNote = fmt.Sprintf("%s could not be written: %v", ReportFile, err)
 		} else if err := writeFileAtomic(filepath.Join(o.Dir, ReportFile), html.Bytes()); err != nil {
@@ -132,9 +135,9 @@ func report(p *Plan, st *State, o RunOptions) error {
 
 // buildTables is compare.Build for one workload entry, without a baseline
 // that has no runs (noted).
-func buildTables(inputs []compare.Input, metric string, p *Plan, notes *[]string) ([]*compare.Table, error) {
+func buildTables(inputs []compare.Input, metric string, columns []string, p *Plan, notes *[]string) ([]*compare.Table, error) {
 	baseline := p.Baseline
-	opt := compare.Options{Metric: metric, Baseline: baseline, Change: p.Change}
+	opt := compare.Options{Metric: metric, Columns: columns, Baseline: baseline, Change: p.Change}
 	if baseline != "" && !slices.ContainsFunc(inputs, func(in compare.Input) bool { return in.Label == baseline }) {
 		opt.Baseline = ""
 		note := fmt.Sprintf("the baseline %s has no complete runs: the changes are against the first column", baseline)

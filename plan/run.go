@@ -7,9 +7,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
+	textreport "github.com/dbarena/dbarena/report"
 	"github.com/dbarena/dbarena/result"
 )
 
@@ -122,7 +124,8 @@ func Run(ctx context.Context, p *Plan, ex Executor, opt RunOptions) (*State, err
 	if err := writeFileAtomic(filepath.Join(o.Dir, SourceFile), p.source); err != nil {
 		return st, fmt.Errorf("plan: %w", err)
 	}
-	r := &execution{p: p, ex: ex, o: o, st: st, cells: map[string]Cell{}, prepared: map[PrepareKey]bool{}, broken: map[PrepareKey]error{}}
+	r := &execution{p: p, ex: ex, o: o, st: st, cells: map[string]Cell{}, prepared: map[PrepareKey]bool{}, broken: map[PrepareKey]error{},
+		problems: map[string][]string{}}
 	for _, c := range p.Cells {
 		r.cells[c.ID] = c
 	}
@@ -137,6 +140,10 @@ type execution struct {
 	cells    map[string]Cell
 	prepared map[PrepareKey]bool
 	broken   map[PrepareKey]error
+	// problems are the server monitor's problems logged last, by target
+	// label: a target's monitor lives as long as the target is open, so
+	// its next run's file repeats them.
+	problems map[string][]string
 }
 
 func (r *execution) save() error {
@@ -284,11 +291,39 @@ func (r *execution) runOne(ctx context.Context, c Cell, rs *RunState, prefix str
 		rs.Status, rs.Error = RunFailed, r.scrub(c, msg)
 		r.logf("%s: failed after %s: %s", prefix, took, firstLine(rs.Error))
 	}
+	if f != nil {
+		r.logProblems(c.Target.Label, f.Target.Monitor)
+	}
 	if err := r.save(); err != nil {
 		r.releaseAll(ctx)
 		return true, err
 	}
 	return false, nil
+}
+
+// logProblems writes the server monitor's problems of a run on target
+// as warnings under its line (textreport.MonitorProblems, as `dbarena run`
+// ends with them), but those the target's previous run reported word for
+// word.
+func (r *execution) logProblems(target string, m *result.Monitor) {
+	if m == nil {
+		return
+	}
+	var fresh []string
+	for _, p := range m.Problems {
+		if !slices.Contains(r.problems[target], p) {
+			fresh = append(fresh, p)
+		}
+	}
+	r.problems[target] = m.Problems
+	if len(fresh) == 0 {
+		return
+	}
+	var b strings.Builder
+	textreport.MonitorProblems(&b, &result.Monitor{Problems: fresh})
+	for _, l := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n") {
+		r.logf("    %s", l)
+	}
 }
 
 // headline is ", 1234.5 tps" for the run of f at threads.

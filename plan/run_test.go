@@ -77,6 +77,9 @@ type fake struct {
 	// returns an error, "file" a file marked failed.
 	fail        map[string]string
 	prepareFail map[string]error // by target label
+	// problems are the server monitor's problems of the runs of these
+	// cells (cell ID and rep).
+	problems map[string][]string
 }
 
 func (f *fake) Prepare(ctx context.Context, c plan.Cell) error {
@@ -111,7 +114,11 @@ func (f *fake) Run(ctx context.Context, c plan.Cell, rep int) (*result.File, err
 		rf.Status, rf.Error = result.StatusFailed, "too many errors"
 		return rf, nil
 	}
-	return resultFile(c, rep), nil
+	rf := resultFile(c, rep)
+	if ps, ok := f.problems[id]; ok {
+		rf.Target.Monitor = &result.Monitor{Sources: []string{"postgres"}, Problems: ps}
+	}
+	return rf, nil
 }
 
 // resultFile is a minimal complete result file for a cell: tps grows with
@@ -594,9 +601,78 @@ func TestChangeConvention(t *testing.T) {
 	}
 }
 
+// TestMonitorProblemsLogged: the server monitor's problems of a run are
+// warnings in the plan's log under the run's line, as at the end of
+// `dbarena run`; a problem the same target's previous run reported
+// already, word for word, is not repeated.
+func TestMonitorProblemsLogged(t *testing.T) {
+	tmp := t.TempDir()
+	p := writePlan(t, tmp, experiment)
+	// Two cells of one target; which runs first is the plan's order.
+	a, b := p.Cells[0], p.Cells[1]
+	failed := "postgres: 20 of 23 samples failed, the last with: EOF"
+	reopened := "connection: lost and reopened 1 time(s)"
+	ex := &fake{problems: map[string][]string{
+		a.ID + " r1": {failed},
+		b.ID + " r1": {failed, reopened},
+	}}
+	var log bytes.Buffer
+	if _, err := plan.Run(context.Background(), p, ex, plan.RunOptions{Now: clock(), Log: &log, Tool: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	// The warnings under each run's line, by the run.
+	warnings := map[string][]string{}
+	var order []string
+	run := ""
+	for _, l := range strings.Split(log.String(), "\n") {
+		if w, ok := strings.CutPrefix(l, "    warning: server metrics: "); ok {
+			warnings[run] = append(warnings[run], w)
+			continue
+		}
+		if _, rest, ok := strings.Cut(l, "] round "); ok && strings.Contains(rest, ": done in ") {
+			run = rest[:strings.Index(rest, ": done in ")]
+			order = append(order, run)
+		}
+	}
+	ra, rb := "1/2 "+a.ID, "1/2 "+b.ID
+	want := map[string][]string{ra: {failed}, rb: {reopened}} // a ran first
+	if slices.Index(order, rb) < slices.Index(order, ra) {
+		want = map[string][]string{rb: {failed, reopened}} // a's problem is b's, said already
+	}
+	if fmt.Sprint(warnings) != fmt.Sprint(want) {
+		t.Errorf("warnings by run %q, want %q; log:\n%s", warnings, want, log.String())
+	}
+}
+
 // updateStudies rewrites the recorded compare.md files with what Report
 // gives now: go test ./plan -run TestStudyTables -update-studies.
 var updateStudies = flag.Bool("update-studies", false, "rewrite plan/testdata/studies/*/compare.md")
+
+// reportStudy copies the recorded results of the study plan src (a
+// testdata/studies/*.yaml) into a temporary directory and runs Report
+// there; it returns the directory and the recorded one.
+func reportStudy(t *testing.T, src string) (dir, recorded string) {
+	t.Helper()
+	p, err := plan.Load(src, plan.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recorded = strings.TrimSuffix(src, ".yaml") + "-results"
+	dir = t.TempDir()
+	entries, err := os.ReadDir(recorded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if err := os.WriteFile(filepath.Join(dir, e.Name()), []byte(readFile(t, filepath.Join(recorded, e.Name()))), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := plan.Report(p, plan.RunOptions{Dir: dir, Now: clock(), Tool: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	return dir, recorded
+}
 
 // TestStudyTables pins the compare.md of the study plans' small-scale
 // copies (plan/testdata/studies): the result files recorded by running
@@ -608,24 +684,7 @@ func TestStudyTables(t *testing.T) {
 	}
 	for _, src := range plans {
 		t.Run(filepath.Base(src), func(t *testing.T) {
-			p, err := plan.Load(src, plan.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			recorded := strings.TrimSuffix(src, ".yaml") + "-results"
-			dir := t.TempDir()
-			entries, err := os.ReadDir(recorded)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, e := range entries {
-				if err := os.WriteFile(filepath.Join(dir, e.Name()), []byte(readFile(t, filepath.Join(recorded, e.Name()))), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := plan.Report(p, plan.RunOptions{Dir: dir, Now: clock(), Tool: "test"}); err != nil {
-				t.Fatal(err)
-			}
+			dir, recorded := reportStudy(t, src)
 			got, want := readFile(t, filepath.Join(dir, plan.CompareFile)), readFile(t, filepath.Join(recorded, plan.CompareFile))
 			if *updateStudies && got != want {
 				if err := os.WriteFile(filepath.Join(recorded, plan.CompareFile), []byte(got), 0o644); err != nil {

@@ -556,3 +556,41 @@ func TestErrorLineScrubsPasswordVariables(t *testing.T) {
 		t.Errorf("password printed: %q", o.stderr)
 	}
 }
+
+// A MariaDB server reached through a mysql:// (or mariadb://) URL without
+// a label is named mariadb where the command names its target: the run's
+// header and the result file's label; its engine stays mysql. A label
+// given is kept.
+func TestMariaDBNamedInRun(t *testing.T) {
+	ctx := context.Background()
+	tg := testdb.Isolated(t, testdb.MySQL(t))
+	url := withPassword(tg)
+	opts := []string{"oltp_point_select", "--tables", "1", "--table-size", "100"}
+	if o := dbarena(t, ctx, nil, append([]string{"prepare", "--target", url}, opts...)...); o.code != cli.ExitOK {
+		t.Fatalf("prepare: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	}
+	for _, tc := range []struct{ target, label string }{
+		{url, "mariadb"},
+		{"mariadb" + strings.TrimPrefix(url, "mysql"), "mariadb"},
+		{"mysql=" + url, "mysql"},
+	} {
+		out := filepath.Join(t.TempDir(), "r.json")
+		o := dbarena(t, ctx, nil, append([]string{"run", "--target", tc.target, "--time", "1s", "--out", out}, opts...)...)
+		if o.code != cli.ExitOK {
+			t.Fatalf("run: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+		}
+		f, err := result.Read(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(f.Target.ServerVersion, "MariaDB") {
+			t.Fatalf("the test server is %q, not MariaDB", f.Target.ServerVersion)
+		}
+		if want := "running oltp_point_select on " + tc.label + "=mysql://"; !strings.Contains(o.stdout, want) {
+			t.Errorf("--target %s: the header is not %q:\n%s", tg.Redacted(), want, o.stdout)
+		}
+		if f.Target.Label != tc.label || f.Target.Engine != "mysql" {
+			t.Errorf("--target %s: label %q, engine %q; want %q, mysql", tg.Redacted(), f.Target.Label, f.Target.Engine, tc.label)
+		}
+	}
+}

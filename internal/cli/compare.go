@@ -23,6 +23,9 @@ Several files under one label (or several runs of one thread count) are
 repetitions: the cell shows their median and 95% confidence interval, and a
 change the Mann-Whitney U test cannot tell from noise shows as "~".
 
+--columns puts other figures beside each column's value (the server's CPU,
+iowait and IOPS beside the throughput, as the TPC-E study prints them).
+
 Runs whose workload options differ are refused unless the comparison is about
 them (--vary isolation) or --force; whatever else
 differs between the columns (server version and settings, client host,
@@ -56,6 +59,7 @@ dbarena version) is listed under the table.
 	fs := cmd.Flags()
 	fs.StringVar(&opt.Metric, "metric", "tps", "figure to compare: any number of a run's summary (tps, qps, p50, p95, p99, p999, mean, min, max in ms, errors, retries, retry_pct, client_cpu_per_txn_us or cpu, server_cpu_pct, host_iowait_pct, disk_iops and every server metric: the columns of export --table runs), or a workload metric such as NOPM or tpmC")
 	fs.StringVar(&opt.Op, "op", "", "take tps and latencies from this operation (transaction type) only, e.g. new_order")
+	fs.StringSliceVar(&opt.Columns, "columns", nil, "figures shown beside each column's value, the median of its runs (e.g. --columns server_cpu_pct,host_iowait_pct,disk_iops): any name --metric takes; the changes stay those of --metric")
 	fs.StringVar(&opt.Baseline, "baseline", "", "label of the column the others are compared with (default: the first)")
 	fs.BoolVar(&opt.Relative, "relative", false, "divide every value by the baseline's at its lowest thread count (which reads 1.00x)")
 	fs.StringSliceVar(&opt.Vary, "vary", nil, "workload options the comparison is about (e.g. --vary isolation): they may differ between the columns; repeat or separate with commas")

@@ -266,3 +266,56 @@ func TestRecordedStudyDirectory(t *testing.T) {
 		t.Error("the report lacks the retries table of pg/rc and pg/ser")
 	}
 }
+
+// TestColumns: compare --columns puts the server's figures beside each
+// label's value in every format, report --columns in the headline table;
+// a name that is no metric is bad input naming the flag and the name.
+func TestColumns(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join("..", "..", "plan", "testdata", "studies", "read-intensive-sweep-results")
+	cols := "server_cpu_pct,host_iowait_pct,disk_iops"
+	o := dbarena(t, ctx, nil, "compare", dir, "--metric", "qps", "--columns", cols)
+	if o.code != 0 || !strings.Contains(o.stdout, "tuned  tuned server_cpu_pct  tuned host_iowait_pct  tuned disk_iops         default  default server_cpu_pct") {
+		t.Errorf("compare --columns: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	}
+	o = dbarena(t, ctx, nil, "compare", dir, "--metric", "qps", "--columns", cols, "--format", "md")
+	if o.code != 0 || !strings.Contains(o.stdout, "| 1 | 5060 ±∞ (n=2) | 17.99 | 0.251 | 2441 | 4746 ±∞ (n=2) | 16.50 | 0.500 | 1339 | ~ (p=0.667 n=2+2) |") {
+		t.Errorf("compare --columns --format md: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	}
+	o = dbarena(t, ctx, nil, "compare", dir, "--metric", "qps", "--columns", "disk_iops", "--format", "csv")
+	if lines := strings.Split(o.stdout, "\n"); o.code != 0 || !strings.HasSuffix(lines[0], ",change,disk_iops") || !strings.HasSuffix(lines[1], ",vs-baseline,2440.5995") {
+		t.Errorf("compare --columns --format csv: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	}
+	if o := dbarena(t, ctx, nil, "compare", dir, "--columns", "server_cpu,disk_iops"); o.code != 2 || !strings.Contains(o.stderr, `--columns "server_cpu": no such metric`) {
+		t.Errorf("compare --columns server_cpu: exit %d, stderr %q", o.code, o.stderr)
+	}
+	out := filepath.Join(t.TempDir(), "r.html")
+	if o := dbarena(t, ctx, nil, "report", dir, "--columns", cols, "-o", out); o.code != 0 {
+		t.Fatalf("report --columns: exit %d\n%s", o.code, o.stderr)
+	}
+	if page, _ := os.ReadFile(out); !strings.Contains(string(page), "<th>tuned host_iowait_pct</th>") {
+		t.Error("the report's headline table lacks the columns beside")
+	}
+	if o := dbarena(t, ctx, nil, "report", dir, "--columns", "iops", "-o", out); o.code != 2 || !strings.Contains(o.stderr, `--columns "iops": no such metric`) {
+		t.Errorf("report --columns iops: exit %d, stderr %q", o.code, o.stderr)
+	}
+	// The plan's convention, as report flags.
+	if o := dbarena(t, ctx, nil, "report", dir, "--change", "vs-better", "--baseline", "default", "-o", out); o.code != 0 {
+		t.Fatalf("report --change vs-better: exit %d\n%s", o.code, o.stderr)
+	}
+	if page, _ := os.ReadFile(out); !strings.Contains(string(page), "<th>default over tuned</th>") {
+		t.Error("report --change vs-better --baseline default: no column \"default over tuned\"")
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--change", "vs-worse"}, `--change "vs-worse"`},
+		{[]string{"--baseline", "nosuch"}, `--baseline "nosuch": no result file has that label`},
+		{[]string{"--change", "vs-previous", "--baseline", "tuned"}, `--baseline "tuned": --change vs-previous`},
+	} {
+		if o := dbarena(t, ctx, nil, append([]string{"report", dir, "-o", out}, tc.args...)...); o.code != 2 || !strings.Contains(o.stderr, tc.want) {
+			t.Errorf("report %q: exit %d, stderr %q; want 2 and %q", tc.args, o.code, o.stderr, tc.want)
+		}
+	}
+}

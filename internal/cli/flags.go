@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/server"
 )
 
@@ -160,6 +161,9 @@ func (f *targetFlags) open(ctx context.Context, st *State) (*resolved, error) {
 	if err := f.applyMongoParams(&t); err != nil {
 		return nil, err
 	}
+	// A target without a label is labelled by its scheme (mysql); once
+	// connected, by the server it is (mariadb).
+	byScheme := t.Label == t.URL.Scheme && !strings.HasPrefix(raw, t.Label+"=")
 	var stop func() error
 	if t.URL.Scheme == server.Scheme {
 		if r.server, t, stop, err = openManaged(ctx, st, t, f.passwordFile); err != nil {
@@ -178,5 +182,20 @@ func (f *targetFlags) open(ctx context.Context, st *State) (*resolved, error) {
 	if stop != nil {
 		r.engine = &managedEngine{Engine: r.engine, stop: stop}
 	}
+	if byScheme && r.server == nil {
+		r.target.Label = productLabel(ctx, r.engine, r.target.Label)
+	}
 	return r, nil
+}
+
+// productLabel is the server behind eng as a reader names it
+// (result.Target.Product: mariadb for a MariaDB server the mysql engine
+// drives), or label when the server does not say.
+func productLabel(ctx context.Context, eng engine.Engine, label string) string {
+	info, err := eng.ServerInfo(ctx)
+	if err != nil {
+		return label
+	}
+	t := result.Target{Engine: eng.Name(), ServerVersion: info.Version}
+	return t.Product()
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -12,7 +13,8 @@ import (
 )
 
 func newReportCmd(st *State) *cobra.Command {
-	var output, title, metric string
+	var output, title, metric, change, baseline string
+	var columns []string
 	cmd := &cobra.Command{
 		Use:   "report [LABEL=]RESULT.json|DIR ... -o report.html",
 		Short: "Write one self-contained HTML report with charts from result files",
@@ -32,12 +34,22 @@ latency, errors, retries and rollbacks, workload metrics, and the environment
 			if err := checkOutputFile("--output", output); err != nil {
 				return err
 			}
+			if err := compare.CheckChange(change); err != nil {
+				return &UsageError{err}
+			}
+			if change == compare.ChangeVsPrevious && baseline != "" {
+				return &UsageError{fmt.Errorf("--baseline %q: --change vs-previous compares each column with the one before it, not with a baseline", baseline)}
+			}
 			inputs, err := loadInputs("report", args, st.Stderr)
 			if err != nil {
 				return err
 			}
+			if baseline != "" && !slices.ContainsFunc(inputs, func(in compare.Input) bool { return inputLabel(in) == baseline }) {
+				return &UsageError{fmt.Errorf("--baseline %q: no result file has that label", baseline)}
+			}
 			var b bytes.Buffer
-			if err := htmlreport.Write(&b, inputs, htmlreport.Options{Title: title, Generated: st.Now(), Tool: st.Version, Metric: metric}); err != nil {
+			if err := htmlreport.Write(&b, inputs, htmlreport.Options{Title: title, Generated: st.Now(), Tool: st.Version, Metric: metric, Columns: columns,
+				Change: change, Baseline: baseline}); err != nil {
 				if errors.Is(err, compare.ErrNoMetric) {
 					return &UsageError{err}
 				}
@@ -53,6 +65,21 @@ latency, errors, retries and rollbacks, workload metrics, and the environment
 	fs := cmd.Flags()
 	fs.StringVarP(&output, "output", "o", "", "the HTML file to write (complete or not at all)")
 	fs.StringVar(&metric, "metric", "", "the figure of the headline chart and table, as compare's --metric (default: the workload's headline: NOPM for tpcc, transfers/min for payments, else tps)")
+	fs.StringSliceVar(&columns, "columns", nil, "figures shown beside each label's value in the headline table, as compare's --columns (e.g. server_cpu_pct,host_iowait_pct,disk_iops)")
+	fs.StringVar(&change, "change", compare.ChangeVsBaseline, "how the headline table's changes are computed, as compare's --change: vs-baseline, vs-better or vs-previous")
+	fs.StringVar(&baseline, "baseline", "", "label of the column the headline table's changes are against (default: the first)")
 	fs.StringVar(&title, "title", "", "the report's title (default: \"dbarena report: \" and the workloads)")
 	return cmd
+}
+
+// inputLabel is the column an input stands in, as compare names it: its
+// label, else its target's label, else the server's product.
+func inputLabel(in compare.Input) string {
+	switch {
+	case in.Label != "":
+		return in.Label
+	case in.File.Target.Label != "":
+		return in.File.Target.Label
+	}
+	return in.File.Target.Product()
 }

@@ -52,6 +52,19 @@ type Options struct {
 	// Metrics are the figures by workload name, where Metric is empty (a
 	// plan's per-workload metric).
 	Metrics map[string]string
+	// Columns are figures shown beside each label's value in every
+	// workload's headline table (compare.Options.Columns: server_cpu_pct,
+	// host_iowait_pct, disk_iops …); nil: WorkloadColumns'.
+	Columns []string
+	// WorkloadColumns are the figures beside, by workload name, where
+	// Columns is nil (a plan's per-workload columns).
+	WorkloadColumns map[string][]string
+	// Change is the headline tables' convention for a change
+	// (compare.Changes; empty: vs-baseline), named in their titles.
+	Change string
+	// Baseline is the label the headline tables' changes are against
+	// (empty, or a label a workload lacks: its first).
+	Baseline string
 }
 
 // page is what the template renders.
@@ -70,8 +83,11 @@ type chart struct {
 }
 
 type workloadSection struct {
-	Name   string
-	Title  string // compare's title line
+	Name  string
+	Title string // compare's title line
+	// Reads says what the headline figure counts, where the workload
+	// runs one transaction only ("tps counts booking transactions").
+	Reads  string
 	Header []string
 	Rows   [][]string
 	Notes  []string
@@ -137,12 +153,23 @@ func Write(w io.Writer, inputs []compare.Input, opt Options) error {
 		if metric == "" {
 			metric = compare.Headline(ins)
 		}
-		ts, err := compare.Build(ins, compare.Options{Metric: metric, Force: true})
+		columns := opt.Columns
+		if columns == nil {
+			columns = opt.WorkloadColumns[name]
+		}
+		baseline := opt.Baseline
+		if !hasLabel(ins, baseline) {
+			baseline = ""
+		}
+		ts, err := compare.Build(ins, compare.Options{Metric: metric, Columns: columns, Change: opt.Change, Baseline: baseline, Force: true})
 		if err != nil {
 			return err
 		}
 		t := ts[0]
 		ws := workloadSection{Name: t.Workload, Title: t.Title(), Notes: t.Notes, Differences: t.Differences}
+		if op := onlyOp(ins); op != "" && t.Metric.Name == "tps" {
+			ws.Reads = "tps counts " + op + " transactions: the workload has no other"
+		}
 		ws.Header, ws.Rows = t.Header(), t.Cells()
 		ws.MonitorProblems = monitorProblems(ins)
 		for c, col := range t.Columns {
@@ -229,6 +256,32 @@ func monitorProblems(inputs []compare.Input) []string {
 		}
 	}
 	return out
+}
+
+// hasLabel tells whether label names a column of inputs (compare's
+// labels: the input's, else its target's).
+func hasLabel(inputs []compare.Input, label string) bool {
+	for _, in := range inputs {
+		if l := in.Label; l == label || (l == "" && in.File.Target.Label == label) {
+			return label != ""
+		}
+	}
+	return false
+}
+
+// onlyOp is the one operation every run of inputs has, "" when a run has
+// several or they differ.
+func onlyOp(inputs []compare.Input) string {
+	op := ""
+	for _, in := range inputs {
+		for _, r := range in.File.Runs {
+			if len(r.Ops) != 1 || (op != "" && r.Ops[0].Name != op) {
+				return ""
+			}
+			op = r.Ops[0].Name
+		}
+	}
+	return op
 }
 
 func inputsOf(inputs []compare.Input, workload string) []compare.Input {

@@ -338,3 +338,45 @@ func TestMonitorProblems(t *testing.T) {
 		t.Error("an informational note is shown as a warning")
 	}
 }
+
+// TestHeadlineTableOptions: the headline table takes the columns beside,
+// the change convention and the baseline asked for (a baseline no column
+// has: the first); a workload of one transaction says what tps counts.
+func TestHeadlineTableOptions(t *testing.T) {
+	inputs := []compare.Input{{Path: "a.json", File: sweep("a", 1)}, {Path: "b.json", File: sweep("b", 2)}}
+	page := func(opt htmlreport.Options) string {
+		var b bytes.Buffer
+		if err := htmlreport.Write(&b, inputs, opt); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	p := page(htmlreport.Options{Metric: "tps", Columns: []string{"server_cpu_pct", "p95"}, Change: compare.ChangeVsBetter, Baseline: "b"})
+	for _, want := range []string{
+		"b&#39;s lead over each column in % of b", "beside each column its server_cpu_pct, p95 (ms) (medians of the runs)",
+		"<th>a server_cpu_pct</th><th>a p95</th><th>b</th><th>b server_cpu_pct</th><th>b p95</th><th>b over a</th>",
+	} {
+		if !strings.Contains(p, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	p = page(htmlreport.Options{WorkloadColumns: map[string][]string{"oltp_read_write": {"disk_iops"}}, Baseline: "nosuch"})
+	if !strings.Contains(p, "changes against a;") || !strings.Contains(p, "<th>b disk_iops</th>") {
+		t.Error("WorkloadColumns, or the first column as the baseline of none")
+	}
+	if strings.Contains(p, "tps counts") {
+		t.Error("a workload of two transactions said what tps counts")
+	}
+	for _, in := range inputs {
+		for i := range in.File.Runs {
+			in.File.Runs[i].Ops = in.File.Runs[i].Ops[:1]
+		}
+	}
+	if p := page(htmlreport.Options{Metric: "tps"}); !strings.Contains(p, "tps counts read transactions: the workload has no other") {
+		t.Error("a workload of one transaction does not say what tps counts")
+	}
+	var b bytes.Buffer
+	if err := htmlreport.Write(&b, inputs, htmlreport.Options{Columns: []string{"iops"}}); err == nil || !strings.Contains(err.Error(), `--columns "iops"`) {
+		t.Errorf("unknown column: %v", err)
+	}
+}

@@ -178,6 +178,11 @@ func (s *Session) Measure(ctx context.Context, w workload.Workload, cfgs []runne
 	if err != nil {
 		return nil, s.serverDied(err)
 	}
+	if s.mon != nil {
+		// The file records the problems of its own runs, not those of
+		// the files the session measured before it.
+		s.mon.ResetProblems()
+	}
 	var jl *journal
 	if h.Out != "" {
 		if jl, err = s.openJournal(h.Out, file); err != nil {

@@ -623,6 +623,21 @@ func (m *Monitor) Problems() []string {
 	return out
 }
 
+// ResetProblems forgets the problems seen so far (Problems), so that
+// the next result file of a target its monitor keeps sampling reports
+// only its own. What Open noted and the changes seen stay.
+func (m *Monitor) ResetProblems() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.samples = 0
+	clear(m.failed)
+	clear(m.lastErr)
+	clear(m.backwards)
+	clear(m.impossible)
+	clear(m.lastBad)
+	m.reopened, m.reopenFails, m.reopenErr = 0, 0, ""
+}
+
 func (m *Monitor) problems() []string {
 	var out []string
 	for src, n := range m.failed {

@@ -95,6 +95,22 @@ func TestOpenLocalFromFixtures(t *testing.T) {
 	if got := m.Problems(); len(got) != 2 {
 		t.Errorf("problems %q after an informational note", got)
 	}
+	// A new result file starts without the problems of the files before
+	// it; the informational notes stay.
+	m.ResetProblems()
+	if got := m.Problems(); len(got) != 0 {
+		t.Errorf("problems %q after ResetProblems", got)
+	}
+	notes = strings.Join(m.Notes(), "\n")
+	if strings.Contains(notes, "samples failed") || !strings.Contains(notes, "permission denied") {
+		t.Errorf("notes after ResetProblems:\n%s", notes)
+	}
+	// What goes wrong afterwards counts from there: the process is still
+	// gone.
+	m.Tick(ctx)
+	if got := m.Problems(); len(got) != 1 || !strings.HasPrefix(got[0], "process: 1 of 1 samples failed") {
+		t.Errorf("problems %q after one more sample", got)
+	}
 }
 
 func TestOpenNotes(t *testing.T) {

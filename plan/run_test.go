@@ -554,6 +554,17 @@ func TestShow(t *testing.T) {
 	if strings.Contains(s, "s3cret") {
 		t.Error("show prints the password")
 	}
+	// What the compare tables will show, workload by workload.
+	p = writePlan(t, tmp, strings.Replace(experiment, "threads: [1, 2]\n", "threads: [1, 2]\nchange: vs-better\ncolumns: [server_cpu_pct, disk_iops]\n", 1)+"    metric: qps\n")
+	out.Reset()
+	if err := plan.Show(&out, p, plan.RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if s := out.String(); !strings.Contains(s, "Compare (change vs-better, against the better column):") ||
+		!strings.Contains(s, "oltp_point_select  qps     server_cpu_pct, disk_iops") {
+		t.Errorf("show lacks the compare tables' metric and columns:\n%s", s)
+	}
+	p = writePlan(t, tmp, experiment)
 	ctx, cancel := context.WithCancel(context.Background())
 	plan.Run(ctx, p, &fake{cancelAfter: 3, cancel: cancel}, plan.RunOptions{Now: clock()})
 	out.Reset()

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/dbarena/dbarena/compare"
 )
 
 // Show writes what p would run and where it stands in its results
@@ -73,6 +75,8 @@ func Show(w io.Writer, p *Plan, opt RunOptions) error {
 	}
 	tw.Flush()
 
+	showCompare(w, p)
+
 	fmt.Fprintln(w, "\nOrder:")
 	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "  #\tround\tcell\tfile\tstatus")
@@ -84,4 +88,41 @@ func Show(w io.Writer, p *Plan, opt RunOptions) error {
 		fmt.Fprintf(tw, "  %d\t%d\t%s\t%s\t%s\n", i+1, r.Rep, r.Cell, r.File, status)
 	}
 	return tw.Flush()
+}
+
+// showCompare says what the compare tables will show: the change
+// convention and, workload by workload, the metric and the figures beside
+// it.
+func showCompare(w io.Writer, p *Plan) {
+	change := p.Change
+	if change == "" {
+		change = compare.ChangeVsBaseline
+	}
+	against := "the first target"
+	switch {
+	case change == compare.ChangeVsPrevious:
+		against = "the column before"
+	case change == compare.ChangeVsBetter:
+		against = "the better column"
+	case p.Baseline != "":
+		against = p.Baseline
+	}
+	if change == compare.ChangeVsBetter && p.Baseline != "" {
+		against = p.Baseline + ", the better column"
+	}
+	fmt.Fprintf(w, "\nCompare (change %s, against %s):\n", change, against)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  workload\tmetric\tbeside it")
+	for _, wl := range p.Workloads {
+		metric := wl.Metric
+		if metric == "" {
+			metric = "(the workload's headline)"
+		}
+		beside := strings.Join(wl.Columns, ", ")
+		if beside == "" {
+			beside = "-"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", wl.Label, metric, beside)
+	}
+	tw.Flush()
 }

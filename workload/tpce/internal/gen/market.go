@@ -214,7 +214,7 @@ func (m *Model) dailyPath(s int64, days *[DailyMarketDays]dmDay) {
 			low:   int32(close - close*int64(r.Intn(300))/10000),
 			vol:   int64(r.Range(10_000, 5_000_000)),
 		}
-		step := int64(r.Intn(501)-250) + (2500-close)/100 // basis points
+		step := int64(r.Intn(501)-250) + (close-2500)/100 // basis points
 		close -= close * step / 10000
 		close = min(max(close, 500), 9500)
 	}
@@ -443,8 +443,12 @@ func (m *Model) newsItems(lu int) *genSource {
 		b = append(b, ' ')
 		b = append(b, newsEvents[r.Intn(len(newsEvents))]...)
 		c.mark(b)
-		from := r.Intn(newsSlack - 256)
-		b = append(b, text[from:from+r.Range(100, 255)]...)
+		// A summary starts at a word.
+		from := r.Intn(newsSlack - 512)
+		for text[from] != ' ' {
+			from++
+		}
+		b = append(b, text[from+1:from+1+r.Range(100, 255)]...)
 		c.mark(b)
 		hasAuthor := r.Intn(10) > 0
 		if hasAuthor {

@@ -30,7 +30,7 @@ func CompanyAddress(coID int64) int64 {
 // first draw of the address's stream.
 func (m *Model) addressZip(adID int64) int {
 	var r Rand
-	r.Reset(m.cfg.Seed, tagAddress, uint64(adID))
+	r.Reset(m.cfg.Seed, tagRowAddress, uint64(adID))
 	return r.Intn(ZipCodes)
 }
 
@@ -41,7 +41,7 @@ var (
 
 // addresses yields Load Unit lu's address rows: (ad_id, ad_line1,
 // ad_line2, ad_zc_code, ad_ctry).
-func (m *Model) addresses(lu int) *genSource {
+func (m *Model) addresses(lu int) *tableSource {
 	n := int64(AddressesPerLU)
 	first := int64(Exchanges + lu*AddressesPerLU + 1)
 	id := first
@@ -52,7 +52,7 @@ func (m *Model) addresses(lu int) *genSource {
 	var r Rand
 	var c cuts
 	buf := make([]byte, 0, 128)
-	return newGen(5, n, func(row []any) {
+	return newTableSource(5, n, func(row []any) {
 		c.reset()
 		b := buf[:0]
 		if lu == 0 && e < Exchanges {
@@ -67,7 +67,7 @@ func (m *Model) addresses(lu int) *genSource {
 			buf = b
 			return
 		}
-		r.Reset(m.cfg.Seed, tagAddress, uint64(id))
+		r.Reset(m.cfg.Seed, tagRowAddress, uint64(id))
 		z := r.Intn(ZipCodes)
 		b = strconv.AppendInt(b, int64(r.Range(1, 9999)), 10)
 		b = append(b, ' ')
@@ -123,7 +123,7 @@ func drawPerson(r *Rand) person {
 
 // customerPerson is customer cid's name: the first draws of its stream.
 func (m *Model) customerPerson(r *Rand, cid int64) person {
-	r.Reset(m.cfg.Seed, tagCustomer, uint64(cid))
+	r.Reset(m.cfg.Seed, tagRowCustomer, uint64(cid))
 	return drawPerson(r)
 }
 
@@ -134,7 +134,7 @@ func (m *Model) customerPerson(r *Rand, cid int64) person {
 // appendTaxID appends customer cid's c_tax_id.
 func (m *Model) appendTaxID(b []byte, cid int64) []byte {
 	const mod = 1_000_000_000
-	q := mix(m.cfg.Seed, tagTaxID) % mod
+	q := mix(m.cfg.Seed, tagRowTaxID) % mod
 	x := (uint64(cid)%mod*387420489 + q) % mod // 3^18 is prime to 10
 	b = appendPadded(b, int64(x/1_000_000), 3)
 	b = append(b, '-')
@@ -150,7 +150,7 @@ func (m *Model) CustomerTaxID(cid int64) string { return string(m.appendTaxID(ni
 // permitted person.
 func (m *Model) appendPermissionTaxID(b []byte, caID int64, k int) []byte {
 	const mod = 10_000_000_000
-	q := mix(m.cfg.Seed, tagPermissionTax) % mod
+	q := mix(m.cfg.Seed, tagRowPermissionTax) % mod
 	x := ((uint64(caID)*2+uint64(k))%mod*3486784401 + q) % mod // 3^20
 	b = appendPadded(b, int64(x/100_000_000), 2)
 	b = append(b, '-')
@@ -182,15 +182,15 @@ func appendLower(b []byte, s string) []byte {
 }
 
 // customers yields Load Unit lu's customer rows (see schema).
-func (m *Model) customers(lu int) *genSource {
+func (m *Model) customers(lu int) *tableSource {
 	cid := int64(lu) * LoadUnit
 	var r Rand
 	var c cuts
 	buf := make([]byte, 0, 256)
 	tiers := [4]any{nil, int64(1), int64(2), int64(3)}
 	anyOne := any("1")
-	dob0 := day(1930, time.January, 1)
-	return newGen(24, LoadUnit, func(row []any) {
+	dob0 := utcDate(1930, time.January, 1)
+	return newTableSource(24, LoadUnit, func(row []any) {
 		cid++
 		p := m.customerPerson(&r, cid)
 		c.reset()
@@ -278,13 +278,13 @@ func (m *Model) CustomerTax(cid int64) (national, division string, rate int64) {
 func (m *Model) customerTax(cid int64) (k, d, dk int) {
 	d = zipDivision(m.addressZip(CustomerAddress(cid)))
 	var r Rand
-	r.Reset(m.cfg.Seed, tagCustomerTax, uint64(cid))
+	r.Reset(m.cfg.Seed, tagRowCustomerTax, uint64(cid))
 	return r.Intn(NationalRates), d, r.Intn(divisionRates(d))
 }
 
 // customerTaxrates yields Load Unit lu's customer_taxrate rows:
 // (cx_tx_id, cx_c_id), the national rate then the division's.
-func (m *Model) customerTaxrates(lu int) *genSource {
+func (m *Model) customerTaxrates(lu int) *tableSource {
 	var national [NationalRates]any
 	for k := range national {
 		national[k] = "US" + string(rune('1'+k))
@@ -299,7 +299,7 @@ func (m *Model) customerTaxrates(lu int) *genSource {
 	var cidBox any
 	var dRate any
 	odd := false
-	return newGen(2, 2*LoadUnit, func(row []any) {
+	return newTableSource(2, 2*LoadUnit, func(row []any) {
 		if !odd {
 			cid++
 			cidBox = cid
@@ -328,7 +328,7 @@ func (m *Model) eachAccount(lu int, fn func(ca int64)) {
 // -$10,000).
 func (m *Model) AccountBalance(caID int64) int64 {
 	var r Rand
-	r.Reset(m.cfg.Seed, tagAccount, uint64(caID))
+	r.Reset(m.cfg.Seed, tagRowAccount, uint64(caID))
 	return accountBalance(&r)
 }
 
@@ -341,7 +341,7 @@ func accountBalance(r *Rand) int64 {
 
 // customerAccounts yields Load Unit lu's customer_account rows: (ca_id,
 // ca_b_id, ca_c_id, ca_name, ca_tax_st, ca_bal).
-func (m *Model) customerAccounts(lu int) *genSource {
+func (m *Model) customerAccounts(lu int) *tableSource {
 	var r, pr Rand
 	buf := make([]byte, 0, 64)
 	cid := int64(lu) * LoadUnit
@@ -350,7 +350,7 @@ func (m *Model) customerAccounts(lu int) *genSource {
 	var cidBox any
 	var p person
 	taxSt := [3]any{int64(0), int64(1), int64(2)}
-	return newGen(6, AccountsPerCustomer*LoadUnit, func(row []any) {
+	return newTableSource(6, AccountsPerCustomer*LoadUnit, func(row []any) {
 		for k == n {
 			cid++
 			first, n = m.Accounts(cid)
@@ -360,7 +360,7 @@ func (m *Model) customerAccounts(lu int) *genSource {
 		}
 		ca := first + int64(k)
 		k++
-		r.Reset(m.cfg.Seed, tagAccount, uint64(ca))
+		r.Reset(m.cfg.Seed, tagRowAccount, uint64(ca))
 		bal := accountBalance(&r)
 		b := append(buf[:0], p.first...)
 		b = append(b, ' ')
@@ -369,7 +369,7 @@ func (m *Model) customerAccounts(lu int) *genSource {
 		b = append(b, accountKinds[r.Intn(len(accountKinds))]...)
 		buf = b
 		row[0], row[1], row[2], row[3] = ca, m.AccountBroker(ca), cidBox, string(b)
-		row[4], row[5] = taxSt[m.AccountTaxStatus(ca)], money(bal)
+		row[4], row[5] = taxSt[m.AccountTaxStatus(ca)], decimalCents(bal)
 	})
 }
 
@@ -377,7 +377,7 @@ func (m *Model) customerAccounts(lu int) *genSource {
 // on account caID: 0 for 60% of accounts, 1 for 38%, 2 for 2%.
 func (m *Model) extraPermissions(caID int64) int {
 	var r Rand
-	r.Reset(m.cfg.Seed, tagPermission, uint64(caID))
+	r.Reset(m.cfg.Seed, tagRowPermission, uint64(caID))
 	return extraPermissions(&r)
 }
 
@@ -398,7 +398,7 @@ func (m *Model) Permissions(caID int64) int { return 1 + m.extraPermissions(caID
 // accountPermissions yields Load Unit lu's account_permission rows:
 // (ap_ca_id, ap_acl, ap_tax_id, ap_l_name, ap_f_name), the owner's row
 // (acl "0000") first, then the extra people's ("0001", "0011").
-func (m *Model) accountPermissions(lu int) *genSource {
+func (m *Model) accountPermissions(lu int) *tableSource {
 	var r, pr Rand
 	var c cuts
 	buf := make([]byte, 0, 64)
@@ -411,7 +411,7 @@ func (m *Model) accountPermissions(lu int) *genSource {
 	var ca int64
 	extra, done := 0, 1 // the first call moves to the first account
 	acls := [3]any{"0000", "0001", "0011"}
-	return newGen(5, m.RowCount("account_permission", lu), func(row []any) {
+	return newTableSource(5, m.RowCount("account_permission", lu), func(row []any) {
 		if done > extra {
 			for k == n {
 				cid++
@@ -423,7 +423,7 @@ func (m *Model) accountPermissions(lu int) *genSource {
 			ca = first + int64(k)
 			k++
 			caBox = ca
-			r.Reset(m.cfg.Seed, tagPermission, uint64(ca))
+			r.Reset(m.cfg.Seed, tagRowPermission, uint64(ca))
 			extra, done = extraPermissions(&r), 0
 		}
 		if done == 0 {
@@ -444,7 +444,7 @@ func (m *Model) accountPermissions(lu int) *genSource {
 // 150, uniformly.
 func (m *Model) watchSize(cid int64) int {
 	var r Rand
-	r.Reset(m.cfg.Seed, tagWatch, uint64(cid))
+	r.Reset(m.cfg.Seed, tagRowWatch, uint64(cid))
 	return r.Range(MinWatch, MaxWatch)
 }
 
@@ -482,7 +482,7 @@ func (w *watchSet) add(s int64) bool {
 
 func (m *Model) watchList(cid int64, dst []int64, set *watchSet) []int64 {
 	var r Rand
-	r.Reset(m.cfg.Seed, tagWatch, uint64(cid))
+	r.Reset(m.cfg.Seed, tagRowWatch, uint64(cid))
 	n := r.Range(MinWatch, MaxWatch)
 	total := m.cfg.Securities()
 	if int64(n) > total {
@@ -501,9 +501,9 @@ func (m *Model) watchList(cid int64, dst []int64, set *watchSet) []int64 {
 
 // watchLists yields Load Unit lu's watch_list rows: (wl_id, wl_c_id),
 // wl_id = wl_c_id = c_id.
-func (m *Model) watchLists(lu int) *genSource {
+func (m *Model) watchLists(lu int) *tableSource {
 	cid := int64(lu) * LoadUnit
-	return newGen(2, LoadUnit, func(row []any) {
+	return newTableSource(2, LoadUnit, func(row []any) {
 		cid++
 		box := any(cid)
 		row[0], row[1] = box, box
@@ -512,21 +512,21 @@ func (m *Model) watchLists(lu int) *genSource {
 
 // watchItems yields Load Unit lu's watch_item rows: (wi_wl_id,
 // wi_s_symb), list by list.
-func (m *Model) watchItems(lu int) *genSource {
+func (m *Model) watchItems(lu int) *tableSource {
 	set := new(watchSet)
 	cid := int64(lu) * LoadUnit
 	var list []int64
 	i := 0
 	var wl any
 	buf := make([]byte, 0, 16)
-	return newGen(2, m.RowCount("watch_item", lu), func(row []any) {
+	return newTableSource(2, m.RowCount("watch_item", lu), func(row []any) {
 		for i == len(list) {
 			cid++
 			list = m.watchList(cid, list[:0], set)
 			i = 0
 			wl = cid
 		}
-		b := appendSymbol(buf[:0], list[i])
+		b := appendTicker(buf[:0], list[i])
 		buf = b
 		i++
 		row[0], row[1] = wl, string(b)

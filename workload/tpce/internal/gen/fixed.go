@@ -46,7 +46,7 @@ func ExchangeAddress(e int) int64 { return int64(e) + 1 }
 // listed on: NYSE 40%, NASDAQ 40%, AMEX 12%, PCX 8%, drawn per security.
 func (m *Model) SecurityExchange(s int64) int {
 	var r Rand
-	r.Reset(m.cfg.Seed, tagExchangeOf, uint64(s))
+	r.Reset(m.cfg.Seed, tagRowExchangeOf, uint64(s))
 	x := r.Intn(100)
 	for e := range exchanges {
 		if x < exchanges[e].weight {
@@ -158,7 +158,7 @@ func chargeRows() [][]any {
 	var rows [][]any
 	for i, t := range tradeTypes {
 		for tier := 1; tier <= 3; tier++ {
-			rows = append(rows, []any{t.id, int64(tier), money(charges[i][tier-1])})
+			rows = append(rows, []any{t.id, int64(tier), decimalCents(charges[i][tier-1])})
 		}
 	}
 	return rows
@@ -171,7 +171,7 @@ func commissionRows() [][]any {
 			for e, ex := range exchanges {
 				for _, band := range commissionBands {
 					rate := CommissionRate(tier, t.id, e, band[0])
-					rows = append(rows, []any{int64(tier), t.id, ex.id, band[0], band[1], money(rate)})
+					rows = append(rows, []any{int64(tier), t.id, ex.id, band[0], band[1], decimalCents(rate)})
 				}
 			}
 		}
@@ -202,7 +202,7 @@ func firstZip(d int) int { return (d*ZipCodes + len(divisions) - 1) / len(divisi
 // zipCode is the code of zip index z.
 func (m *Model) zipCode(z int) int64 {
 	var r Rand
-	r.Reset(m.cfg.Seed, tagZip, uint64(z))
+	r.Reset(m.cfg.Seed, tagRowZip, uint64(z))
 	return 1001 + 6*int64(z) + int64(r.Intn(6))
 }
 
@@ -210,13 +210,13 @@ func (m *Model) zipCode(z int) int64 {
 func (m *Model) appendZip(b []byte, z int) []byte { return appendPadded(b, m.zipCode(z), 5) }
 
 // zipCodes yields zip_code: (zc_code, zc_town, zc_div).
-func (m *Model) zipCodes() *genSource {
+func (m *Model) zipCodes() *tableSource {
 	var r Rand
 	var c cuts
 	buf := make([]byte, 0, 64)
 	z := 0
-	return newGen(3, ZipCodes, func(row []any) {
-		r.Reset(m.cfg.Seed, tagZip, uint64(z))
+	return newTableSource(3, ZipCodes, func(row []any) {
+		r.Reset(m.cfg.Seed, tagRowZip, uint64(z))
 		c.reset()
 		b := appendPadded(buf[:0], 1001+6*int64(z)+int64(r.Intn(6)), 5)
 		c.mark(b)
@@ -248,7 +248,7 @@ func divisionRates(d int) int {
 // evenly spaced up to the division's top rate, drawn in 2% … 9%.
 func (m *Model) divisionRate(d, k int) int64 {
 	var r Rand
-	r.Reset(m.cfg.Seed, tagTaxrate, uint64(d))
+	r.Reset(m.cfg.Seed, tagRowTaxrate, uint64(d))
 	top := int64(r.Range(2000, 9000))
 	return top * int64(k+1) / int64(divisionRates(d))
 }

@@ -66,7 +66,7 @@ func companyCombos() int64 {
 func (m *Model) appendCompanyName(b []byte, coID int64) []byte {
 	combos := companyCombos()
 	k := coID - 1
-	q := int64(mix(m.cfg.Seed, tagCompanyName) % uint64(combos))
+	q := int64(mix(m.cfg.Seed, tagRowCompanyName) % uint64(combos))
 	idx := (k%combos*40009 + q) % combos // 40009 is a prime not dividing combos
 	nt, nb := int64(len(companyTails)), int64(len(companyBodies))
 	b = append(b, companyHeads[idx/(nt*nb)]...)
@@ -87,7 +87,7 @@ func (m *Model) CompanyName(coID int64) string { return string(m.appendCompanyNa
 // uniform over the 102 industries.
 func (m *Model) CompanyIndustry(coID int64) int {
 	var r Rand
-	r.Reset(m.cfg.Seed, tagIndustryOf, uint64(coID))
+	r.Reset(m.cfg.Seed, tagRowIndustryOf, uint64(coID))
 	return r.Intn(len(industries))
 }
 
@@ -111,19 +111,19 @@ func boxStrings(list []string) []any {
 // companies yields Load Unit lu's company rows: (co_id, co_st_id,
 // co_name, co_in_id, co_sp_rate, co_ceo, co_ad_id, co_desc,
 // co_open_date).
-func (m *Model) companies(lu int) *genSource {
+func (m *Model) companies(lu int) *tableSource {
 	co := int64(lu) * CompaniesPerLU
 	var r Rand
 	var c cuts
 	buf := make([]byte, 0, 256)
 	inds := industryBoxes()
 	ratings := boxStrings(spRatings)
-	open0 := day(1850, time.January, 1)
-	return newGen(9, CompaniesPerLU, func(row []any) {
+	open0 := utcDate(1850, time.January, 1)
+	return newTableSource(9, CompaniesPerLU, func(row []any) {
 		co++
 		in := m.CompanyIndustry(co)
 		div := zipDivision(m.addressZip(CompanyAddress(co)))
-		r.Reset(m.cfg.Seed, tagCompany, uint64(co))
+		r.Reset(m.cfg.Seed, tagRowCompany, uint64(co))
 		rating := r.Intn(len(spRatings))
 		ceo := drawPerson(&r)
 		opened := open0.AddDate(0, 0, r.Intn(165*365))
@@ -152,7 +152,7 @@ func (m *Model) companies(lu int) *genSource {
 // competitors yields Load Unit lu's company_competitor rows: (cp_co_id,
 // cp_comp_co_id, cp_in_id), three distinct other companies of the whole
 // database per company, in the company's industry.
-func (m *Model) competitors(lu int) *genSource {
+func (m *Model) competitors(lu int) *tableSource {
 	co := int64(lu) * CompaniesPerLU
 	var r Rand
 	inds := industryBoxes()
@@ -160,11 +160,11 @@ func (m *Model) competitors(lu int) *genSource {
 	var coBox, inBox any
 	var picked [CompetitorsPerCompany]int64
 	k := CompetitorsPerCompany
-	return newGen(3, CompaniesPerLU*CompetitorsPerCompany, func(row []any) {
+	return newTableSource(3, CompaniesPerLU*CompetitorsPerCompany, func(row []any) {
 		if k == CompetitorsPerCompany {
 			co++
 			coBox, inBox = co, inds[m.CompanyIndustry(co)]
-			r.Reset(m.cfg.Seed, tagCompetitor, uint64(co))
+			r.Reset(m.cfg.Seed, tagRowCompetitor, uint64(co))
 			for i := range picked {
 			draw:
 				x := r.Int64Range(1, total)
@@ -193,7 +193,7 @@ type dmDay struct {
 
 // dmFirst is the first daily_market date: the Monday 261 weeks before
 // Base.
-var dmFirst = day(2020, time.January, 6)
+var dmFirst = utcDate(2020, time.January, 6)
 
 // dmDate is the date of daily_market day d (0 … DailyMarketDays-1):
 // weekdays from dmFirst; the last is the Friday before Base.
@@ -205,7 +205,7 @@ func dmDate(d int) time.Time { return dmFirst.AddDate(0, 0, d/5*7+d%5) }
 // the high and low lie up to 3% above and below the close.
 func (m *Model) dailyPath(s int64, days *[DailyMarketDays]dmDay) {
 	var r Rand
-	r.Reset(m.cfg.Seed, tagDaily, uint64(s))
+	r.Reset(m.cfg.Seed, tagRowDaily, uint64(s))
 	close := m.Price(s, Base.Add(-64*time.Hour))
 	for d := DailyMarketDays - 1; d >= 0; d-- {
 		days[d] = dmDay{
@@ -239,7 +239,7 @@ func week52(days *[DailyMarketDays]dmDay) (hi int64, hiDay int, lo int64, loDay 
 const priceBoxes = 10000
 
 // securities yields Load Unit lu's security rows (see schema).
-func (m *Model) securities(lu int) *genSource {
+func (m *Model) securities(lu int) *tableSource {
 	s := int64(lu)*SecuritiesPerLU - 1
 	var r Rand
 	var c cuts
@@ -248,13 +248,13 @@ func (m *Model) securities(lu int) *genSource {
 	exIDs := boxStrings([]string{exchanges[0].id, exchanges[1].id, exchanges[2].id, exchanges[3].id})
 	issues := [2]any{IssueCommon, IssuePreferred}
 	prices := newMoneyBoxes(priceBoxes)
-	start0 := day(1980, time.January, 1)
-	return newGen(16, SecuritiesPerLU, func(row []any) {
+	start0 := utcDate(1980, time.January, 1)
+	return newTableSource(16, SecuritiesPerLU, func(row []any) {
 		s++
 		co, issue := SecurityCompany(s)
 		m.dailyPath(s, days)
 		hi, hiDay, lo, loDay := week52(days)
-		r.Reset(m.cfg.Seed, tagSecurity, uint64(s))
+		r.Reset(m.cfg.Seed, tagRowSecurity, uint64(s))
 		numOut := r.Int64Range(10_000_000, 5_000_000_000)
 		start := start0.AddDate(0, 0, r.Intn(40*365))
 		exch := start.AddDate(0, 0, r.Intn(int(dmFirst.Sub(start).Hours()/24)))
@@ -265,7 +265,7 @@ func (m *Model) securities(lu int) *genSource {
 		}
 		yield := (div*10000 + int64(days[DailyMarketDays-1].close)/2) / int64(days[DailyMarketDays-1].close)
 		c.reset()
-		b := appendSymbol(buf[:0], s)
+		b := appendTicker(buf[:0], s)
 		c.mark(b)
 		b = m.appendCompanyName(b, co)
 		if issue == IssueCommon {
@@ -281,22 +281,22 @@ func (m *Model) securities(lu int) *genSource {
 			row[1] = issues[1]
 		}
 		row[4], row[5], row[6], row[7], row[8] = exIDs[m.SecurityExchange(s)], co, numOut, start, exch
-		row[9], row[10], row[11] = money(pe), prices.get(hi), dmDate(hiDay)
-		row[12], row[13], row[14], row[15] = prices.get(lo), dmDate(loDay), money(div), money(yield)
+		row[9], row[10], row[11] = decimalCents(pe), prices.get(hi), dmDate(hiDay)
+		row[12], row[13], row[14], row[15] = prices.get(lo), dmDate(loDay), decimalCents(div), decimalCents(yield)
 	})
 }
 
 // securityNumOut is security s's s_num_out.
 func (m *Model) securityNumOut(s int64) int64 {
 	var r Rand
-	r.Reset(m.cfg.Seed, tagSecurity, uint64(s))
+	r.Reset(m.cfg.Seed, tagRowSecurity, uint64(s))
 	return r.Int64Range(10_000_000, 5_000_000_000)
 }
 
 // dailyMarket yields Load Unit lu's daily_market rows: (dm_date,
 // dm_s_symb, dm_close, dm_high, dm_low, dm_vol), security by security,
 // each in date order.
-func (m *Model) dailyMarket(lu int) *genSource {
+func (m *Model) dailyMarket(lu int) *tableSource {
 	s := int64(lu)*SecuritiesPerLU - 1
 	days := new([DailyMarketDays]dmDay)
 	dates := make([]any, DailyMarketDays)
@@ -307,11 +307,11 @@ func (m *Model) dailyMarket(lu int) *genSource {
 	d := DailyMarketDays
 	var symb any
 	buf := make([]byte, 0, 16)
-	return newGen(6, SecuritiesPerLU*DailyMarketDays, func(row []any) {
+	return newTableSource(6, SecuritiesPerLU*DailyMarketDays, func(row []any) {
 		if d == DailyMarketDays {
 			s++
 			m.dailyPath(s, days)
-			buf = appendSymbol(buf[:0], s)
+			buf = appendTicker(buf[:0], s)
 			symb = string(buf)
 			d = 0
 		}
@@ -328,7 +328,7 @@ func (m *Model) dailyMarket(lu int) *genSource {
 // fi_out_dilut). Revenue starts between $10 M and $5 B a quarter and
 // grows by -5% … +8% a quarter; the shares are the common stock's
 // s_num_out.
-func (m *Model) financials(lu int) *genSource {
+func (m *Model) financials(lu int) *tableSource {
 	co := int64(lu) * CompaniesPerLU
 	var r Rand
 	q := FinancialQuarters
@@ -338,16 +338,16 @@ func (m *Model) financials(lu int) *genSource {
 	var years [FinancialQuarters]any
 	qtrs := [4]any{int64(1), int64(2), int64(3), int64(4)}
 	for i := range quarterDates {
-		quarterDates[i] = day(2020+i/4, time.Month(1+3*(i%4)), 1)
+		quarterDates[i] = utcDate(2020+i/4, time.Month(1+3*(i%4)), 1)
 		years[i] = int64(2020 + i/4)
 	}
-	return newGen(14, CompaniesPerLU*FinancialQuarters, func(row []any) {
+	return newTableSource(14, CompaniesPerLU*FinancialQuarters, func(row []any) {
 		if q == FinancialQuarters {
 			co++
 			coBox = co
 			common, _ := CompanySecurity(co, IssueCommon)
 			shares = m.securityNumOut(common)
-			r.Reset(m.cfg.Seed, tagFinancial, uint64(co))
+			r.Reset(m.cfg.Seed, tagRowFinancial, uint64(co))
 			rev = r.Int64Range(1_000_000_000, 500_000_000_000)
 			q = 0
 		}
@@ -361,8 +361,8 @@ func (m *Model) financials(lu int) *genSource {
 		assets := rev * int64(r.Range(200, 1000)) / 100
 		liability := assets * int64(r.Range(20, 90)) / 100
 		row[0], row[1], row[2], row[3] = coBox, years[q], qtrs[q%4], quarterDates[q]
-		row[4], row[5], row[6], row[7] = money(rev), money(net), money(net/shares), money(net/dilut)
-		row[8], row[9], row[10], row[11] = money(marginBP/100), money(inventory), money(assets), money(liability)
+		row[4], row[5], row[6], row[7] = decimalCents(rev), decimalCents(net), decimalCents(net/shares), decimalCents(net/dilut)
+		row[8], row[9], row[10], row[11] = decimalCents(marginBP/100), decimalCents(inventory), decimalCents(assets), decimalCents(liability)
 		row[12], row[13] = shares, dilut
 		q++
 	})
@@ -371,19 +371,19 @@ func (m *Model) financials(lu int) *genSource {
 // lastTrades yields Load Unit lu's last_trade rows: (lt_s_symb, lt_dts,
 // lt_price, lt_open_price, lt_vol): the price at the end of the initial
 // trades, the price at the opening of their last day.
-func (m *Model) lastTrades(lu int) *genSource {
+func (m *Model) lastTrades(lu int) *tableSource {
 	s := int64(lu)*SecuritiesPerLU - 1
 	end := m.cfg.InitialEnd()
 	open := TradingTime(time.Duration(m.cfg.ITD-1) * TradingDay)
 	var endBox any = end
 	var r Rand
 	buf := make([]byte, 0, 16)
-	return newGen(5, SecuritiesPerLU, func(row []any) {
+	return newTableSource(5, SecuritiesPerLU, func(row []any) {
 		s++
-		r.Reset(m.cfg.Seed, tagLastTrade, uint64(s))
-		buf = appendSymbol(buf[:0], s)
-		row[0], row[1], row[2] = string(buf), endBox, money(m.Price(s, end))
-		row[3], row[4] = money(m.Price(s, open)), r.Int64Range(10_000, 5_000_000)
+		r.Reset(m.cfg.Seed, tagRowLastTrade, uint64(s))
+		buf = appendTicker(buf[:0], s)
+		row[0], row[1], row[2] = string(buf), endBox, decimalCents(m.Price(s, end))
+		row[3], row[4] = decimalCents(m.Price(s, open)), r.Int64Range(10_000, 5_000_000)
 	})
 }
 
@@ -391,7 +391,7 @@ func (m *Model) lastTrades(lu int) *genSource {
 // sentences, n bytes, a pure function of the seed.
 func (m *Model) newsText(n int) []byte {
 	var r Rand
-	r.Reset(m.cfg.Seed, tagNewsText, 0)
+	r.Reset(m.cfg.Seed, tagRowNewsText, 0)
 	b := make([]byte, 0, n+16)
 	sentence := 0
 	for len(b) < n {
@@ -421,7 +421,7 @@ const newsSlack = 64 << 10
 // + k + 1 for the company's k-th item. ni_item is NewsSize bytes of the
 // news text from an offset drawn per item (the rows share the text's
 // memory; nothing writes it).
-func (m *Model) newsItems(lu int) *genSource {
+func (m *Model) newsItems(lu int) *tableSource {
 	size := max(m.cfg.NewsSize, 0)
 	text := m.newsText(size + newsSlack)
 	co := int64(lu) * CompaniesPerLU
@@ -430,14 +430,14 @@ func (m *Model) newsItems(lu int) *genSource {
 	buf := make([]byte, 0, 512)
 	sources := boxStrings(newsSources)
 	k := NewsPerCompany
-	return newGen(7, CompaniesPerLU*NewsPerCompany, func(row []any) {
+	return newTableSource(7, CompaniesPerLU*NewsPerCompany, func(row []any) {
 		if k == NewsPerCompany {
 			co++
 			k = 0
 		}
 		id := (co-1)*NewsPerCompany + int64(k) + 1
 		k++
-		r.Reset(m.cfg.Seed, tagNews, uint64(id))
+		r.Reset(m.cfg.Seed, tagRowNews, uint64(id))
 		c.reset()
 		b := m.appendCompanyName(buf[:0], co)
 		b = append(b, ' ')
@@ -474,9 +474,9 @@ func (m *Model) newsItems(lu int) *genSource {
 
 // newsXrefs yields Load Unit lu's news_xref rows: (nx_ni_id, nx_co_id),
 // each news item with its company.
-func (m *Model) newsXrefs(lu int) *genSource {
+func (m *Model) newsXrefs(lu int) *tableSource {
 	id := int64(lu) * CompaniesPerLU * NewsPerCompany
-	return newGen(2, CompaniesPerLU*NewsPerCompany, func(row []any) {
+	return newTableSource(2, CompaniesPerLU*NewsPerCompany, func(row []any) {
 		id++
 		row[0], row[1] = id, (id-1)/NewsPerCompany+1
 	})

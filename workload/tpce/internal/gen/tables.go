@@ -32,27 +32,27 @@ import (
 // Tags of the tables' random streams (tagTables is 100): a stream is a
 // pure function of (seed, tag, key). A tag's value never changes.
 const (
-	tagZip           = tagTables + iota // key: zip index
-	tagTaxrate                          // key: division
-	tagAddress                          // key: ad_id
-	tagCustomer                         // key: c_id
-	tagAccount                          // key: ca_id
-	tagPermission                       // key: ca_id
-	tagCustomerTax                      // key: c_id
-	tagWatch                            // key: c_id
-	tagCompany                          // key: co_id
-	tagCompanyName                      // key: 0
-	tagCompetitor                       // key: co_id
-	tagIndustryOf                       // key: co_id
-	tagExchangeOf                       // key: security
-	tagSecurity                         // key: security
-	tagDaily                            // key: security
-	tagFinancial                        // key: co_id
-	tagNews                             // key: ni_id
-	tagNewsText                         // key: 0
-	tagLastTrade                        // key: security
-	tagTaxID                            // key: 0
-	tagPermissionTax                    // key: 0
+	tagRowZip           = tagTables + iota // key: zip index
+	tagRowTaxrate                          // key: division
+	tagRowAddress                          // key: ad_id
+	tagRowCustomer                         // key: c_id
+	tagRowAccount                          // key: ca_id
+	tagRowPermission                       // key: ca_id
+	tagRowCustomerTax                      // key: c_id
+	tagRowWatch                            // key: c_id
+	tagRowCompany                          // key: co_id
+	tagRowCompanyName                      // key: 0
+	tagRowCompetitor                       // key: co_id
+	tagRowIndustryOf                       // key: co_id
+	tagRowExchangeOf                       // key: security
+	tagRowSecurity                         // key: security
+	tagRowDaily                            // key: security
+	tagRowFinancial                        // key: co_id
+	tagRowNews                             // key: ni_id
+	tagRowNewsText                         // key: 0
+	tagRowLastTrade                        // key: security
+	tagRowTaxID                            // key: 0
+	tagRowPermissionTax                    // key: 0
 )
 
 // Sizes of the generated tables.
@@ -152,30 +152,30 @@ func (m *Model) Batches(table string) int {
 func (m *Model) Rows(table string, lu int) engine.RowSource {
 	n := m.Batches(table)
 	if n == 0 {
-		return &errSource{err: fmt.Errorf("gen: %w: %q", ErrUnknownTable, table)}
+		return &tableErrSource{err: fmt.Errorf("gen: %w: %q", ErrUnknownTable, table)}
 	}
 	if lu < 0 || lu >= n {
-		return &errSource{err: fmt.Errorf("gen: %s: %w: %d not in [0, %d)", table, ErrLoadUnit, lu, n)}
+		return &tableErrSource{err: fmt.Errorf("gen: %s: %w: %d not in [0, %d)", table, ErrLoadUnit, lu, n)}
 	}
 	switch table {
 	case schema.StatusType:
-		return sliceSource(statusTypeRows())
+		return fixedSource(statusTypeRows())
 	case schema.Sector:
-		return sliceSource(sectorRows())
+		return fixedSource(sectorRows())
 	case schema.Industry:
-		return sliceSource(industryRows())
+		return fixedSource(industryRows())
 	case schema.TradeType:
-		return sliceSource(tradeTypeRows())
+		return fixedSource(tradeTypeRows())
 	case schema.ZipCode:
 		return m.zipCodes()
 	case schema.Taxrate:
-		return sliceSource(m.taxrateRows())
+		return fixedSource(m.taxrateRows())
 	case schema.Exchange:
-		return sliceSource(m.exchangeRows())
+		return fixedSource(m.exchangeRows())
 	case schema.Charge:
-		return sliceSource(chargeRows())
+		return fixedSource(chargeRows())
 	case schema.CommissionRate:
-		return sliceSource(commissionRows())
+		return fixedSource(commissionRows())
 	case schema.Address:
 		return m.addresses(lu)
 	case schema.Customer:
@@ -274,22 +274,22 @@ func (m *Model) RowCount(table string, lu int) int64 {
 	return 0
 }
 
-// errSource is a source that yields no rows and fails with err.
-type errSource struct{ err error }
+// tableErrSource is a source that yields no rows and fails with err.
+type tableErrSource struct{ err error }
 
-func (s *errSource) Next() bool             { return false }
-func (s *errSource) Values() ([]any, error) { return nil, s.err }
-func (s *errSource) Err() error             { return s.err }
+func (s *tableErrSource) Next() bool             { return false }
+func (s *tableErrSource) Values() ([]any, error) { return nil, s.err }
+func (s *tableErrSource) Err() error             { return s.err }
 
-// rowsSource yields rows built beforehand (the small fixed tables).
-type rowsSource struct {
+// fixedRows yields rows built beforehand (the small fixed tables).
+type fixedRows struct {
 	rows [][]any
 	i    int
 }
 
-func sliceSource(rows [][]any) *rowsSource { return &rowsSource{rows: rows, i: -1} }
+func fixedSource(rows [][]any) *fixedRows { return &fixedRows{rows: rows, i: -1} }
 
-func (s *rowsSource) Next() bool {
+func (s *fixedRows) Next() bool {
 	if s.i+1 >= len(s.rows) {
 		s.i = len(s.rows)
 		return false
@@ -297,22 +297,22 @@ func (s *rowsSource) Next() bool {
 	s.i++
 	return true
 }
-func (s *rowsSource) Values() ([]any, error) { return s.rows[s.i], nil }
-func (s *rowsSource) Err() error             { return nil }
+func (s *fixedRows) Values() ([]any, error) { return s.rows[s.i], nil }
+func (s *fixedRows) Err() error             { return nil }
 
-// genSource yields n rows, each filled into row by next (called once per
+// tableSource yields n rows, each filled into row by next (called once per
 // row, in order).
-type genSource struct {
+type tableSource struct {
 	row  []any
 	n, i int64
 	next func(row []any)
 }
 
-func newGen(cols int, n int64, next func(row []any)) *genSource {
-	return &genSource{row: make([]any, cols), n: n, next: next}
+func newTableSource(cols int, n int64, next func(row []any)) *tableSource {
+	return &tableSource{row: make([]any, cols), n: n, next: next}
 }
 
-func (s *genSource) Next() bool {
+func (s *tableSource) Next() bool {
 	if s.i >= s.n {
 		return false
 	}
@@ -320,13 +320,13 @@ func (s *genSource) Next() bool {
 	s.i++
 	return true
 }
-func (s *genSource) Values() ([]any, error) { return s.row, nil }
-func (s *genSource) Err() error             { return nil }
+func (s *tableSource) Values() ([]any, error) { return s.row, nil }
+func (s *tableSource) Err() error             { return nil }
 
 // Helpers shared by the sources.
 
-// money is a decimal of cents as the engines take it.
-func money(cents int64) float64 { return float64(cents) / 100 }
+// decimalCents is a decimal of cents as the engines take it.
+func decimalCents(cents int64) float64 { return float64(cents) / 100 }
 
 // moneyBoxes caches boxed money values of 0 … n-1 cents, so that rows of
 // prices need no allocation.
@@ -335,7 +335,7 @@ type moneyBoxes []any
 func newMoneyBoxes(n int) moneyBoxes {
 	b := make(moneyBoxes, n)
 	for i := range b {
-		b[i] = money(int64(i))
+		b[i] = decimalCents(int64(i))
 	}
 	return b
 }
@@ -344,16 +344,16 @@ func (b moneyBoxes) get(cents int64) any {
 	if cents >= 0 && cents < int64(len(b)) {
 		return b[cents]
 	}
-	return money(cents)
+	return decimalCents(cents)
 }
 
-// day is the date y-m-d at midnight UTC.
-func day(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0, 0, 0, time.UTC) }
+// utcDate is the date y-m-d at midnight UTC.
+func utcDate(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0, 0, 0, time.UTC) }
 
-// midnight truncates t to its date, in UTC.
-func midnight(t time.Time) time.Time {
+// utcMidnight truncates t to its date, in UTC.
+func utcMidnight(t time.Time) time.Time {
 	y, mo, d := t.UTC().Date()
-	return day(y, mo, d)
+	return utcDate(y, mo, d)
 }
 
 // appendPadded appends n in decimal, left-padded with zeros to width.
@@ -366,8 +366,8 @@ func appendPadded(b []byte, n int64, width int) []byte {
 	return append(b, s...)
 }
 
-// appendSymbol appends Symbol(s) without allocating.
-func appendSymbol(b []byte, s int64) []byte {
+// appendTicker appends Symbol(s) without allocating.
+func appendTicker(b []byte, s int64) []byte {
 	l, span := 3, int64(26*26*26)
 	for s >= span {
 		s -= span

@@ -100,7 +100,7 @@ func checkValue(c wschema.Column, v any) string {
 		if !ok {
 			return fmt.Sprintf("%T for a date", v)
 		}
-		if d.Location() != time.UTC || !d.Equal(midnight(d)) {
+		if d.Location() != time.UTC || !d.Equal(utcMidnight(d)) {
 			return fmt.Sprintf("date %v not at midnight UTC", d)
 		}
 	case wschema.Timestamp:
@@ -526,7 +526,7 @@ func TestDeclaredKeysAndReferences(t *testing.T) {
 		ca, cid := row[0].(int64), row[2].(int64)
 		first, n := m.Accounts(cid)
 		if ca < first || ca >= first+int64(n) || row[1].(int64) != m.AccountBroker(ca) ||
-			row[4].(int64) != int64(m.AccountTaxStatus(ca)) || row[5].(float64) != money(m.AccountBalance(ca)) {
+			row[4].(int64) != int64(m.AccountTaxStatus(ca)) || row[5].(float64) != decimalCents(m.AccountBalance(ca)) {
 			t.Fatalf("customer_account %v", row)
 		}
 	}
@@ -715,7 +715,7 @@ func TestMarketTables(t *testing.T) {
 	end := m.Config().InitialEnd()
 	for _, row := range g[schema.LastTrade] {
 		s, _ := SecurityIndex(row[0].(string))
-		if !row[1].(time.Time).Equal(end) || row[2] != money(m.Price(s, end)) {
+		if !row[1].(time.Time).Equal(end) || row[2] != decimalCents(m.Price(s, end)) {
 			t.Fatalf("last_trade %v", row)
 		}
 	}
@@ -795,7 +795,7 @@ func TestFixedTables(t *testing.T) {
 			return x.id == row[2]
 		})
 		rate := row[5].(float64)
-		if rate != money(CommissionRate(int(row[0].(int64)), row[1].(string), e, from)) || rate <= 0 {
+		if rate != decimalCents(CommissionRate(int(row[0].(int64)), row[1].(string), e, from)) || rate <= 0 {
 			t.Fatalf("commission %v", row)
 		}
 		x := byTier[k{row[1].(string), row[2].(string), from}]
@@ -808,7 +808,7 @@ func TestFixedTables(t *testing.T) {
 		}
 	}
 	for _, row := range g[schema.Charge] {
-		if row[2] != money(TradeCharge(row[0].(string), int(row[1].(int64)))) {
+		if row[2] != decimalCents(TradeCharge(row[0].(string), int(row[1].(int64)))) {
 			t.Errorf("charge %v", row)
 		}
 	}

@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"math/bits"
 	"strconv"
 	"time"
 )
@@ -151,7 +152,8 @@ func (m *Model) CustomerTaxID(cid int64) string { return string(m.appendTaxID(ni
 func (m *Model) appendPermissionTaxID(b []byte, caID int64, k int) []byte {
 	const mod = 10_000_000_000
 	q := mix(m.cfg.Seed, tagRowPermissionTax) % mod
-	x := ((uint64(caID)*2+uint64(k))%mod*3486784401 + q) % mod // 3^20
+	hi, lo := bits.Mul64((uint64(caID)*2+uint64(k))%mod, 3486784401) // 3^20 is prime to 10
+	x := (bits.Rem64(hi, lo, mod) + q) % mod
 	b = appendPadded(b, int64(x/100_000_000), 2)
 	b = append(b, '-')
 	return appendPadded(b, int64(x%100_000_000), 8)

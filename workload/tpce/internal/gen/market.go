@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"slices"
 	"strconv"
 	"time"
 )
@@ -166,17 +167,13 @@ func (m *Model) competitors(lu int) *tableSource {
 			coBox, inBox = co, inds[m.CompanyIndustry(co)]
 			r.Reset(m.cfg.Seed, tagRowCompetitor, uint64(co))
 			for i := range picked {
-			draw:
-				x := r.Int64Range(1, total)
-				if x == co {
-					goto draw
-				}
-				for _, y := range picked[:i] {
-					if x == y {
-						goto draw
+				for {
+					x := r.Int64Range(1, total)
+					if x != co && !slices.Contains(picked[:i], x) {
+						picked[i] = x
+						break
 					}
 				}
-				picked[i] = x
 			}
 			k = 0
 		}

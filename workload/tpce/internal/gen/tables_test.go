@@ -897,3 +897,30 @@ func TestGoldenHashes(t *testing.T) {
 		t.Logf("the hashes now:\n%s", strings.Join(lines, "\n"))
 	}
 }
+
+// TestTaxIDs checks that tax ids keep their form and stay distinct far
+// beyond the tested sizes (the bijections must not overflow).
+func TestTaxIDs(t *testing.T) {
+	m := NewModel(testConfig(1000))
+	seen := map[string]bool{}
+	for _, base := range []int64{1, 1_000_000, 400_000_000, 999_990_000} {
+		for cid := base; cid < base+5000; cid++ {
+			id := m.CustomerTaxID(cid)
+			if len(id) != 11 || id[3] != '-' || id[6] != '-' || seen[id] {
+				t.Fatalf("c_tax_id of %d: %q", cid, id)
+			}
+			seen[id] = true
+		}
+	}
+	for _, base := range []int64{1, 2_600_000_000, 4_999_990_000} {
+		for ca := base; ca < base+5000; ca++ {
+			for k := range 2 {
+				id := string(m.appendPermissionTaxID(nil, ca, k))
+				if len(id) != 11 || id[2] != '-' || seen[id] {
+					t.Fatalf("permission tax id %d/%d: %q", ca, k, id)
+				}
+				seen[id] = true
+			}
+		}
+	}
+}

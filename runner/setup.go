@@ -121,9 +121,12 @@ type PrepareStats struct {
 	// order, when the engine's Catalog is an engine.TableSizer; SizeNote
 	// is its note on them. SizeErr says why there are none (the engine
 	// cannot tell, or asking failed), which does not fail the prepare.
+	// SizeTime is how long reading them took (SQLite's dbstat reads
+	// every page), after Duration.
 	Sizes    []TableStat
 	SizeNote string
 	SizeErr  error
+	SizeTime time.Duration
 }
 
 // TableStat is one prepared table: its size on disk and the rows the
@@ -463,7 +466,9 @@ func Prepare(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Pr
 	}
 	stats.Tables = len(tables)
 	stats.Duration = cfg.Now().Sub(start)
+	sized := cfg.Now()
 	stats.Sizes, stats.SizeNote, stats.SizeErr = tableSizes(ctx, cat, tables, ld.tableRows)
+	stats.SizeTime = cfg.Now().Sub(sized)
 	return stats, nil
 }
 

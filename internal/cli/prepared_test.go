@@ -44,6 +44,7 @@ func Example_writePrepared() {
 			size("history", 0, 0, 0),
 		},
 		SizeNote: "InnoDB's sizes are estimates",
+		SizeTime: 1423 * time.Millisecond,
 	}, 4)
 	writePrepared(os.Stdout, runner.PrepareStats{Tables: 1, Rows: 10, Load: time.Second, Duration: time.Second,
 		Times:   runner.LoadTimes{Generate: time.Millisecond, Write: 3 * time.Millisecond},
@@ -57,6 +58,7 @@ func Example_writePrepared() {
 	// history           0       0 B      0 B       0 B
 	// total       3000001  305.2 MB  63.9 MB  369.1 MB
 	// note: InnoDB's sizes are estimates
+	// sizes read in 1.423s
 	// prepared 1 tables, 10 rows in 1s (rows in after 1s, 10 rows/s; indexes finished 0s later)
 	// loader time 4ms (1 loader): generating rows 25%, writing them 75%, indexes and keys 0%
 	// sizes on disk: not available (the engine does not report table sizes: x)

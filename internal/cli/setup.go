@@ -96,6 +96,9 @@ func writePrepared(w io.Writer, stats runner.PrepareStats, loaders int) {
 	if stats.SizeNote != "" {
 		fmt.Fprintf(w, "note: %s\n", stats.SizeNote)
 	}
+	if stats.SizeTime >= time.Second {
+		fmt.Fprintf(w, "sizes read in %s\n", stats.SizeTime.Round(time.Millisecond))
+	}
 }
 
 // writeSizes prints tables' sizes on disk, one line per table in the

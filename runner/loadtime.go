@@ -83,7 +83,12 @@ type timedRows struct {
 }
 
 func newTimedRows(src engine.RowSource, now func() time.Time, seed uint64) *timedRows {
-	return &timedRows{src: src, now: now, rng: seed | 1}
+	// A splitmix64 step spreads small seeds (table and batch numbers)
+	// over every bit; xorshift needs a state other than zero.
+	z := seed + 0x9e3779b97f4a7c15
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return &timedRows{src: src, now: now, rng: (z ^ z>>31) | 1}
 }
 
 func (r *timedRows) Next() bool {

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -76,26 +77,28 @@ func TestTimedRowsEstimate(t *testing.T) {
 			return time.Microsecond
 		}, 0.1},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			clock := &fakeClock{t: time.Unix(0, 0)}
-			src := &costlyRows{n: tc.rows, clock: clock, cost: tc.cost}
-			tr := newTimedRows(src, clock.now, 42)
-			if n := drain(t, tr); n != tc.rows {
-				t.Fatalf("read %d rows, want %d", n, tc.rows)
-			}
-			truth := clock.t.Sub(time.Unix(0, 0))
-			got := tr.Generated()
-			if off := float64(got-truth) / float64(truth); off > tc.tolerance || off < -tc.tolerance {
-				t.Errorf("Generated() = %v, the source spent %v (%.1f%% off, tolerance %.0f%%)", got, truth, 100*off, 100*tc.tolerance)
-			}
-			// The clock is read around the rows of the sample only: four
-			// reads per timed row, every row of the first timedHead, then
-			// about one in sampleEvery.
-			timed := min(tc.rows+1, timedHead) + max(tc.rows+1-timedHead, 0)/sampleEvery
-			if clock.reads > 4*timed*3/2 {
-				t.Errorf("%d clock reads for %d rows, want about %d", clock.reads, tc.rows, 4*timed)
-			}
-		})
+		for seed := range uint64(5) { // the seeds of batches 0-4 of table 0
+			t.Run(fmt.Sprintf("%s/seed=%d", tc.name, seed), func(t *testing.T) {
+				clock := &fakeClock{t: time.Unix(0, 0)}
+				src := &costlyRows{n: tc.rows, clock: clock, cost: tc.cost}
+				tr := newTimedRows(src, clock.now, seed)
+				if n := drain(t, tr); n != tc.rows {
+					t.Fatalf("read %d rows, want %d", n, tc.rows)
+				}
+				truth := clock.t.Sub(time.Unix(0, 0))
+				got := tr.Generated()
+				if off := float64(got-truth) / float64(truth); off > tc.tolerance || off < -tc.tolerance {
+					t.Errorf("Generated() = %v, the source spent %v (%.1f%% off, tolerance %.0f%%)", got, truth, 100*off, 100*tc.tolerance)
+				}
+				// The clock is read around the rows of the sample only:
+				// four reads per timed row, every row of the first
+				// timedHead, then about one in sampleEvery.
+				timed := min(tc.rows+1, timedHead) + max(tc.rows+1-timedHead, 0)/sampleEvery
+				if clock.reads > 4*timed*3/2 {
+					t.Errorf("%d clock reads for %d rows, want about %d", clock.reads, tc.rows, 4*timed)
+				}
+			})
+		}
 	}
 }
 

@@ -317,7 +317,9 @@ func sameData(w workload.Workload, rec engine.MetaRecord) error {
 // running each table's AfterLoad statements as soon as its rows are in and
 // a workload.LoadFinisher's FinishLoad once all are.
 // On failure or cancellation it drops the tables it created, so nothing
-// half-loaded is left behind.
+// half-loaded is left behind. Its PrepareStats say where the time went
+// (LoadTimes) and, read once every table is ready, how much disk each
+// table takes; sizes that cannot be read are no failure (SizeErr).
 func Prepare(ctx context.Context, eng engine.Engine, w workload.Workload, cfg PrepareConfig) (PrepareStats, error) {
 	var stats PrepareStats
 	if cfg.LoadThreads <= 0 {

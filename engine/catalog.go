@@ -505,3 +505,81 @@ func (s SQLCatalog) DropMetaIfEmpty(ctx context.Context) error {
 	}
 	return s.C.Exec(ctx, "DROP TABLE "+MetaTable)
 }
+
+// TableSize is one table's (collection's) size on disk, in bytes, as its
+// engine accounts for it. Data is the table's rows (PostgreSQL's heap
+// with its TOAST table, InnoDB's clustered index, SQLite's table b-tree,
+// WiredTiger's collection file), Indexes its indexes (the primary key's
+// too where it is an index of its own: PostgreSQL, SQLite tables with a
+// composite key, MongoDB's _id), Total the two together.
+type TableSize struct {
+	Table                string
+	Data, Indexes, Total int64
+}
+
+// TableSizer is an optional ability of a Catalog: how much disk its
+// tables take. Setup reads it after a prepare; a Catalog that lacks it
+// (or returns ErrNoSizes) has nothing to say.
+type TableSizer interface {
+	// TableSizes returns the sizes of the tables named names, in that
+	// order; a name that is not a table is an error naming it.
+	TableSizes(ctx context.Context, names []string) ([]TableSize, error)
+	// SizeNote says what the figures are where that is not plain (InnoDB's
+	// come from its statistics and count whole pages), "" otherwise.
+	SizeNote() string
+}
+
+// ErrNoSizes is returned by TableSizer.TableSizes when the engine cannot
+// tell tables' sizes (SQLCatalog on a dialect that is no SizeInspector).
+var ErrNoSizes = errors.New("the engine does not report table sizes")
+
+// SizeInspector is implemented by the dialects of SQL engines whose
+// catalogue knows how much disk a table takes; SQLCatalog's TableSizes
+// runs what it returns.
+type SizeInspector interface {
+	// TableSizeSQL returns what reads the size of the table named name:
+	// statements to run first (MySQL's ANALYZE TABLE, which refreshes
+	// the figures InnoDB reports), then a query with one '?' argument
+	// (the name) returning one row of three integers: the bytes of the
+	// table's data, of its indexes, and of both. The query returns no
+	// row when there is no such table.
+	TableSizeSQL(name string) (before []string, query string)
+	// SizeNote is TableSizer.SizeNote.
+	SizeNote() string
+}
+
+var _ TableSizer = SQLCatalog{}
+
+// TableSizes implements TableSizer through the dialect's SizeInspector,
+// else returns ErrNoSizes.
+func (s SQLCatalog) TableSizes(ctx context.Context, names []string) ([]TableSize, error) {
+	in, ok := s.C.Dialect().(SizeInspector)
+	if !ok {
+		return nil, fmt.Errorf("%w: %s", ErrNoSizes, s.C.Dialect().Name())
+	}
+	out := make([]TableSize, 0, len(names))
+	for _, name := range names {
+		before, q := in.TableSizeSQL(name)
+		if err := s.exec(ctx, before); err != nil {
+			return out, err
+		}
+		ts := TableSize{Table: name}
+		err := s.C.QueryRow(ctx, q, []any{name}, &ts.Data, &ts.Indexes, &ts.Total)
+		if errors.Is(err, ErrNoRows) {
+			return out, fmt.Errorf("the size of table %s: no such table", name)
+		}
+		if err != nil {
+			return out, fmt.Errorf("the size of table %s: %w", name, err)
+		}
+		out = append(out, ts)
+	}
+	return out, nil
+}
+
+// SizeNote implements TableSizer: the dialect's, if it has one.
+func (s SQLCatalog) SizeNote() string {
+	if in, ok := s.C.Dialect().(SizeInspector); ok {
+		return in.SizeNote()
+	}
+	return ""
+}

@@ -114,6 +114,26 @@ type PrepareStats struct {
 	Load     time.Duration
 	Indexes  time.Duration
 	Duration time.Duration
+	// Times is where the time went: generating rows, writing them,
+	// finishing tables (summed over loaders), foreign keys.
+	Times LoadTimes
+	// Sizes are the tables' sizes on disk once prepared, in creation
+	// order, when the engine's Catalog is an engine.TableSizer; SizeNote
+	// is its note on them. SizeErr says why there are none (the engine
+	// cannot tell, or asking failed), which does not fail the prepare.
+	// SizeTime is how long reading them took (SQLite's dbstat reads
+	// every page), after Duration.
+	Sizes    []TableStat
+	SizeNote string
+	SizeErr  error
+	SizeTime time.Duration
+}
+
+// TableStat is one prepared table: its size on disk and the rows the
+// prepare loaded into it.
+type TableStat struct {
+	engine.TableSize
+	Rows int64
 }
 
 // tablesOf is w's tables for d, with the names and columns of declared
@@ -297,7 +317,9 @@ func sameData(w workload.Workload, rec engine.MetaRecord) error {
 // running each table's AfterLoad statements as soon as its rows are in and
 // a workload.LoadFinisher's FinishLoad once all are.
 // On failure or cancellation it drops the tables it created, so nothing
-// half-loaded is left behind.
+// half-loaded is left behind. Its PrepareStats say where the time went
+// (LoadTimes) and, read once every table is ready, how much disk each
+// table takes; sizes that cannot be read are no failure (SizeErr).
 func Prepare(ctx context.Context, eng engine.Engine, w workload.Workload, cfg PrepareConfig) (PrepareStats, error) {
 	var stats PrepareStats
 	if cfg.LoadThreads <= 0 {
@@ -415,11 +437,13 @@ func Prepare(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Pr
 	if u, ok := w.(workload.BatchUnit); ok {
 		unit = u.BatchUnit()
 	}
-	rows, lastBatch, err := load(ctx, eng, tables, unit, cfg)
-	stats.Rows = rows
+	ld, err := load(ctx, eng, tables, unit, cfg)
+	stats.Rows, stats.Times = ld.rows, ld.times
+	lastBatch := ld.lastBatch
 	if err != nil {
 		return fail(err)
 	}
+	fkStart := cfg.Now()
 	if f, ok := w.(workload.LoadFinisher); ok {
 		if err := f.FinishLoad(ctx, c); err != nil {
 			return fail(err)
@@ -432,6 +456,7 @@ func Prepare(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Pr
 			return fail(&TableError{Table: tables[i].Name, Err: fmt.Errorf("adding foreign keys: %w", err)})
 		}
 	}
+	stats.Times.ForeignKeys = cfg.Now().Sub(fkStart)
 	stats.Load = lastBatch.Sub(start)
 	stats.Indexes = cfg.Now().Sub(lastBatch)
 
@@ -443,7 +468,32 @@ func Prepare(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Pr
 	}
 	stats.Tables = len(tables)
 	stats.Duration = cfg.Now().Sub(start)
+	sized := cfg.Now()
+	stats.Sizes, stats.SizeNote, stats.SizeErr = tableSizes(ctx, cat, tables, ld.tableRows)
+	stats.SizeTime = cfg.Now().Sub(sized)
 	return stats, nil
+}
+
+// tableSizes asks cat, when it is an engine.TableSizer, for the sizes of
+// tables, which hold rows[i] rows each.
+func tableSizes(ctx context.Context, cat engine.Catalog, tables []workload.Table, rows []int64) ([]TableStat, string, error) {
+	sizer, ok := cat.(engine.TableSizer)
+	if !ok {
+		return nil, "", engine.ErrNoSizes
+	}
+	names := make([]string, len(tables))
+	for i, t := range tables {
+		names[i] = t.Name
+	}
+	sizes, err := sizer.TableSizes(ctx, names)
+	if err != nil {
+		return nil, "", err
+	}
+	out := make([]TableStat, len(sizes))
+	for i, s := range sizes {
+		out[i] = TableStat{TableSize: s, Rows: rows[i]}
+	}
+	return out, sizer.SizeNote(), nil
 }
 
 type batchJob struct {
@@ -451,12 +501,20 @@ type batchJob struct {
 	batch int
 }
 
+// loaded is what load did: the rows written (in all and per table), the
+// instant the last batch was in and the loaders' times.
+type loaded struct {
+	rows      int64
+	tableRows []int64
+	lastBatch time.Time
+	times     LoadTimes
+}
+
 // load runs every (table, batch) through LoadThreads loaders, each with its
 // own connection. The loader that writes a table's last batch runs the
 // table's AfterLoad statements at once, so index builds overlap the loading
-// of the other tables. It returns the rows written and the instant the last
-// batch was in.
-func load(ctx context.Context, eng engine.Engine, tables []workload.Table, unit string, cfg PrepareConfig) (int64, time.Time, error) {
+// of the other tables.
+func load(ctx context.Context, eng engine.Engine, tables []workload.Table, unit string, cfg PrepareConfig) (loaded, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	jobs := make(chan batchJob)
@@ -475,7 +533,9 @@ func load(ctx context.Context, eng engine.Engine, tables []workload.Table, unit 
 		}
 	}
 	var rows, batches, unitsDone atomic.Int64
-	var lastBatch atomic.Int64 // unix nanoseconds
+	tableRows := make([]atomic.Int64, len(tables))
+	times := make([]LoadTimes, cfg.LoadThreads) // each loader's own
+	var lastBatch atomic.Int64                  // unix nanoseconds
 	start := cfg.Now()
 	report := func(done bool) {
 		if cfg.Progress != nil {
@@ -519,26 +579,36 @@ func load(ctx context.Context, eng engine.Engine, tables []workload.Table, unit 
 				return
 			}
 			defer c.Close()
+			lt := &times[i]
 			for j := range jobs {
 				t := &tables[j.table]
-				n, err := c.Catalog().BulkLoad(ctx, t.Schema, t.Rows(j.batch))
+				t0 := cfg.Now()
+				src := newTimedRows(t.Rows(j.batch), cfg.Now, uint64(j.table)<<32^uint64(j.batch))
+				t1 := cfg.Now()
+				n, err := c.Catalog().BulkLoad(ctx, t.Schema, src)
 				if err != nil {
 					errs[i] = fmt.Errorf("loading %s batch %d: %w", t.Name, j.batch, err)
 					cancel()
 					return
 				}
+				gen := src.Generated()
+				lt.Generate += t1.Sub(t0) + gen
+				lt.Write += max(cfg.Now().Sub(t1)-gen, 0)
 				rows.Add(n)
+				tableRows[j.table].Add(n)
 				batches.Add(1)
 				if unitLeft[j.batch].Add(-1) == 0 {
 					unitsDone.Add(1)
 				}
 				if remaining[j.table].Add(-1) == 0 {
-					lastBatch.Store(cfg.Now().UnixNano())
+					done := cfg.Now()
+					lastBatch.Store(done.UnixNano())
 					if err := afterLoad(ctx, c.Catalog(), eng.Dialect(), t); err != nil {
 						errs[i] = err
 						cancel()
 						return
 					}
+					lt.Finish += cfg.Now().Sub(done)
 				}
 			}
 		}()
@@ -574,11 +644,18 @@ feed:
 	wg.Wait()
 	close(stopProgress)
 	progressWG.Wait()
+	out := loaded{rows: rows.Load(), tableRows: make([]int64, len(tables))}
+	for i := range tableRows {
+		out.tableRows[i] = tableRows[i].Load()
+	}
 	if err := rootErr(errs); err != nil {
-		return rows.Load(), time.Time{}, err
+		return out, err
 	}
 	if err := ctx.Err(); err != nil {
-		return rows.Load(), time.Time{}, err
+		return out, err
+	}
+	for _, lt := range times {
+		out.times.add(lt)
 	}
 	// Tables without initial data still get their indexes.
 	var empty []*workload.Table
@@ -590,21 +667,23 @@ feed:
 	if len(empty) > 0 {
 		c, err := eng.Connect(ctx)
 		if err != nil {
-			return rows.Load(), time.Time{}, err
+			return out, err
 		}
 		defer c.Close()
+		t0 := cfg.Now()
 		for _, t := range empty {
 			if err := afterLoad(ctx, c.Catalog(), eng.Dialect(), t); err != nil {
-				return rows.Load(), time.Time{}, err
+				return out, err
 			}
 		}
+		out.times.Finish += cfg.Now().Sub(t0)
 	}
 	report(true)
-	last := start
+	out.lastBatch = start
 	if ns := lastBatch.Load(); ns != 0 {
-		last = time.Unix(0, ns)
+		out.lastBatch = time.Unix(0, ns)
 	}
-	return rows.Load(), last, nil
+	return out, nil
 }
 
 // afterLoad builds what one table needs once its rows are in (indexes,

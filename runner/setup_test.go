@@ -91,3 +91,40 @@ func TestPrepareInterruptedLeavesNothing(t *testing.T) {
 		t.Errorf("%d sbtest tables left after cleanup", n)
 	}
 }
+
+// Prepare reports each table's size on disk, in creation order with the
+// rows it loaded, and where the loaders' time went.
+func TestPrepareStatsSizesAndTimes(t *testing.T) {
+	eng, err := engine.Open(context.Background(), testdb.SQLite(t), engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	w := oltpWorkload(t, "--tables", "3", "--table-size", "5000")
+	stats, err := runner.Prepare(context.Background(), eng, w, runner.PrepareConfig{LoadThreads: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats.SizeErr != nil {
+		t.Fatalf("SizeErr = %v", stats.SizeErr)
+	}
+	if len(stats.Sizes) != 3 {
+		t.Fatalf("Sizes = %+v, want 3 tables", stats.Sizes)
+	}
+	for i, s := range stats.Sizes {
+		if want := "sbtest" + string(rune('1'+i)); s.Table != want {
+			t.Errorf("table %d is %s, want %s", i, s.Table, want)
+		}
+		// sysbench's c and pad alone are 180 bytes a row.
+		if s.Rows != 5000 || s.Data < 5000*180 || s.Indexes <= 0 || s.Total != s.Data+s.Indexes {
+			t.Errorf("%s: %+v, want 5000 rows, at least %d data bytes, index bytes (k_%d), total = data + indexes", s.Table, s, 5000*180, i+1)
+		}
+	}
+	lt := stats.Times
+	if lt.Generate <= 0 || lt.Write <= 0 || lt.Finish <= 0 || lt.ForeignKeys < 0 {
+		t.Errorf("Times = %+v, want generation, writing and index builds timed", lt)
+	}
+	if g, wr, f := lt.Shares(); g+wr+f < 0.999 || g+wr+f > 1.001 {
+		t.Errorf("Shares() = %v, %v, %v; want them to add up to 1", g, wr, f)
+	}
+}

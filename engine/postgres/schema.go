@@ -131,3 +131,18 @@ func (Dialect) DeclaredType(c schema.Column) string {
 	}
 	return "?"
 }
+
+var _ engine.SizeInspector = Dialect{}
+
+// TableSizeSQL implements engine.SizeInspector: pg_table_size (the heap,
+// its TOAST table with the TOAST index, the free space and visibility
+// maps), pg_indexes_size (every index of the table, the primary key's
+// included) and pg_total_relation_size (the two together), in bytes.
+func (Dialect) TableSizeSQL(string) ([]string, string) {
+	return nil, "SELECT pg_table_size(c.oid), pg_indexes_size(c.oid), pg_total_relation_size(c.oid) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace " +
+		"WHERE n.nspname = current_schema() AND c.relname = ? AND c.relkind IN ('r', 'p')"
+}
+
+// SizeNote implements engine.SizeInspector: PostgreSQL's figures are the
+// files' sizes, nothing to add.
+func (Dialect) SizeNote() string { return "" }

@@ -79,3 +79,20 @@ func (Dialect) NormalType(reported string) string {
 // DeclaredType implements engine.TableInspector: the type CreateTableSQL
 // writes for c, in NormalType's form.
 func (d Dialect) DeclaredType(c schema.Column) string { return d.NormalType(ddl.Type(c)) }
+
+var _ engine.SizeInspector = Dialect{}
+
+// TableSizeSQL implements engine.SizeInspector from the dbstat virtual
+// table (modernc.org/sqlite is built with it): the pages of the table's
+// b-tree (overflow pages included) and those of the indexes sqlite_master
+// lists for it, the automatic index of a composite primary key included.
+func (Dialect) TableSizeSQL(string) ([]string, string) {
+	return nil, "WITH t(name) AS (SELECT ?) SELECT data, idx, data + idx FROM (SELECT " +
+		"(SELECT COALESCE(SUM(d.pgsize), 0) FROM dbstat d WHERE d.name = t.name AND d.aggregate = 1) AS data, " +
+		"(SELECT COALESCE(SUM(d.pgsize), 0) FROM sqlite_master m JOIN dbstat d ON d.name = m.name AND d.aggregate = 1 WHERE m.type = 'index' AND m.tbl_name = t.name) AS idx " +
+		"FROM t JOIN sqlite_master s ON s.type = 'table' AND s.name = t.name)"
+}
+
+// SizeNote implements engine.SizeInspector: SQLite's figures are whole
+// pages of the one database file.
+func (Dialect) SizeNote() string { return "" }

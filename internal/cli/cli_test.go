@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -239,10 +240,17 @@ func TestCycle(t *testing.T) {
 				}
 				return o
 			}
-			step(cli.ExitOK, "prepare", "oltp_read_write")
+			o := step(cli.ExitOK, "prepare", "oltp_read_write")
+			// Where the time went, and each table's size on disk.
+			sizes := regexp.MustCompile(`(?m)^table +rows +data +indexes +total\n` +
+				`sbtest1 +500 +[0-9.]+ [kMG]?B +[0-9.]+ [kMG]?B +[0-9.]+ [kMG]?B\n` +
+				`sbtest2 +500 +.*\ntotal +1000 +`)
+			if !strings.Contains(o.stdout, "loader time ") || !sizes.MatchString(o.stdout) {
+				t.Errorf("prepare's output lacks the loader time or the table sizes:\n%s", o.stdout)
+			}
 			step(cli.ExitSetup, "prepare", "oltp_read_write") // already prepared
 			out := filepath.Join(t.TempDir(), "r.json")
-			o := step(cli.ExitOK, "run", "oltp_read_write", "--threads", "1,2", "--time", "1s", "--report-interval", "500ms", "--out", out)
+			o = step(cli.ExitOK, "run", "oltp_read_write", "--threads", "1,2", "--time", "1s", "--report-interval", "500ms", "--out", out)
 			if !strings.Contains(o.stdout, "thds: 2 tps:") || !strings.Contains(o.stdout, "Sweep:") {
 				t.Errorf("output lacks live lines or sweep table:\n%s", o.stdout)
 			}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"time"
 
@@ -60,13 +61,93 @@ func prepare(ctx context.Context, st *State, r *resolved, w workload.Workload, l
 	if err != nil {
 		return err
 	}
+	writePrepared(st.Stdout, stats, loadThreads)
+	return nil
+}
+
+// writePrepared prints a prepare's summary: the totals, where the
+// loaders' time went and each table's size on disk.
+func writePrepared(w io.Writer, stats runner.PrepareStats, loaders int) {
 	rate := 0.0
 	if stats.Load > 0 {
 		rate = float64(stats.Rows) / stats.Load.Seconds()
 	}
-	fmt.Fprintf(st.Stdout, "prepared %d tables, %d rows in %s (rows in after %s, %.0f rows/s; indexes finished %s later)\n",
+	fmt.Fprintf(w, "prepared %d tables, %d rows in %s (rows in after %s, %.0f rows/s; indexes finished %s later)\n",
 		stats.Tables, stats.Rows, stats.Duration.Round(time.Millisecond), stats.Load.Round(time.Millisecond), rate, stats.Indexes.Round(time.Millisecond))
-	return nil
+	lt := stats.Times
+	if lt.Loaders() > 0 {
+		g, wr, f := lt.Shares()
+		s := "s"
+		if loaders == 1 {
+			s = ""
+		}
+		fmt.Fprintf(w, "loader time %s (%d loader%s): generating rows %.0f%%, writing them %.0f%%, indexes and keys %.0f%%",
+			lt.Loaders().Round(time.Millisecond), loaders, s, 100*g, 100*wr, 100*f)
+		if fk := lt.ForeignKeys.Round(time.Millisecond); fk > 0 {
+			fmt.Fprintf(w, "; then foreign keys %s", fk)
+		}
+		fmt.Fprintln(w)
+	}
+	if stats.SizeErr != nil {
+		fmt.Fprintf(w, "sizes on disk: not available (%v)\n", stats.SizeErr)
+		return
+	}
+	writeSizes(w, stats.Sizes)
+	if stats.SizeNote != "" {
+		fmt.Fprintf(w, "note: %s\n", stats.SizeNote)
+	}
+	if stats.SizeTime >= time.Second {
+		fmt.Fprintf(w, "sizes read in %s\n", stats.SizeTime.Round(time.Millisecond))
+	}
+}
+
+// writeSizes prints tables' sizes on disk, one line per table in the
+// order given and a total line, the sizes in human units.
+func writeSizes(w io.Writer, sizes []runner.TableStat) {
+	if len(sizes) == 0 {
+		return
+	}
+	rows := [][]string{{"table", "rows", "data", "indexes", "total"}}
+	var sum runner.TableStat
+	for _, s := range sizes {
+		rows = append(rows, []string{s.Table, strconv.FormatInt(s.Rows, 10), humanBytes(s.Data), humanBytes(s.Indexes), humanBytes(s.Total)})
+		sum.Rows += s.Rows
+		sum.Data += s.Data
+		sum.Indexes += s.Indexes
+		sum.Total += s.Total
+	}
+	rows = append(rows, []string{"total", strconv.FormatInt(sum.Rows, 10), humanBytes(sum.Data), humanBytes(sum.Indexes), humanBytes(sum.Total)})
+	width := make([]int, len(rows[0]))
+	for _, r := range rows {
+		for i, c := range r {
+			width[i] = max(width[i], len(c))
+		}
+	}
+	for _, r := range rows {
+		// The table's name to the left, the figures to the right.
+		line := fmt.Sprintf("%-*s", width[0], r[0])
+		for i, c := range r[1:] {
+			line += fmt.Sprintf("  %*s", width[i+1], c)
+		}
+		fmt.Fprintln(w, line)
+	}
+}
+
+// humanBytes is n bytes in the largest unit (kB, MB, GB, TB: powers of
+// 1024, as PostgreSQL's pg_size_pretty) that leaves at least one, with
+// one decimal: 12.3 MB; below 1 kB, bytes: 512 B.
+func humanBytes(n int64) string {
+	units := []string{"kB", "MB", "GB", "TB"}
+	if n < 1024 {
+		return strconv.FormatInt(n, 10) + " B"
+	}
+	v := float64(n) / 1024
+	u := 0
+	for v >= 1023.95 && u < len(units)-1 { // what %.1f would show as 1024.0
+		v /= 1024
+		u++
+	}
+	return fmt.Sprintf("%.1f %s", v, units[u])
 }
 
 // progress draws a one-line bar on a terminal and plain lines otherwise.

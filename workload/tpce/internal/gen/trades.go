@@ -149,17 +149,22 @@ type tradeAccount struct {
 	cust    int32 // customer slot in the Load Unit
 }
 
-// tradeLot is an open lot: its opening trade, quantity (negative when
-// short) and price in cents, in its position's list of lots, oldest
-// first (prev and next are indexes in tradeSim.lots, -1 at the ends).
+// tradeLot is an open lot: the slot of its opening trade, its quantity
+// (negative when short; a trade's at most) and price in cents, in its
+// position's list of lots, oldest first (prev and next are indexes in
+// tradeSim.lots, -1 at the ends). 16 bytes.
 type tradeLot struct {
-	tid        int64
-	qty, price int32
+	slot       int32
 	prev, next int32
+	qty, price int16
 }
 
-// lotList is a position's open lots: the first and last (-1 when none).
-type lotList struct{ head, tail int32 }
+// position is a basket entry's price phase and open lots (the first and
+// last, -1 when none), together so that a trade reads one place.
+type position struct {
+	phase      time.Duration
+	head, tail int32
+}
 
 // tradeHHRow is a holding_history row.
 type tradeHHRow struct {
@@ -196,12 +201,11 @@ type tradeSim struct {
 	accts     []tradeAccount
 	custFirst [LoadUnit]int32
 	custN     [LoadUnit]int8
-	secs      []int64         // basket entries of all accounts
-	phase     []time.Duration // their price phases
-	symbs     []any           // their symbols, boxed strings
+	secs      []int64 // basket entries of all accounts
+	symbs     []any   // their symbols, boxed strings
 	execName  [LoadUnit][2]any
 
-	open       []lotList // per basket entry
+	pos        []position // per basket entry
 	lots       []tradeLot
 	free       int32 // first free lot, -1 when none
 	brokerN    [BrokersPerLU]int64
@@ -244,16 +248,10 @@ func (m *Model) newTradeSim(lu int, track bool) *tradeSim {
 		}
 	}
 	s.symbs = make([]any, len(s.secs))
-	s.phase = make([]time.Duration, len(s.secs))
+	s.pos = make([]position, len(s.secs))
 	for i, sec := range s.secs {
 		s.symbs[i] = Symbol(sec)
-		s.phase[i] = pricePhase(m.cfg.Seed, sec)
-	}
-	if track {
-		s.open = make([]lotList, len(s.secs))
-		for i := range s.open {
-			s.open[i] = lotList{-1, -1}
-		}
+		s.pos[i] = position{phase: pricePhase(m.cfg.Seed, sec), head: -1, tail: -1}
 	}
 	return s
 }
@@ -267,7 +265,7 @@ func pricePhase(seed uint64, sec int64) time.Duration {
 // microseconds after Base, with the phase computed once.
 func (s *tradeSim) price(pos int32, wall int64) int64 {
 	const period = 900 * time.Second
-	x := float64((time.Duration(wall)*time.Microsecond+s.phase[pos])%period) / float64(period)
+	x := float64((time.Duration(wall)*time.Microsecond+s.pos[pos].phase)%period) / float64(period)
 	if x < 0 {
 		x++
 	}
@@ -284,6 +282,9 @@ func (s *tradeSim) slotOffset(j int64) int64 {
 	q, _ := bits.Div64(hi, lo, s.slots2)
 	return int64(q)
 }
+
+// slotID is the t_id of slot j.
+func (s *tradeSim) slotID(j int64) int64 { return j*s.lus + int64(s.lu) + 1 }
 
 // timeOf is the instant of wall microseconds after Base.
 func timeOf(wall int64) time.Time { return Base.Add(time.Duration(wall) * time.Microsecond) }
@@ -307,7 +308,7 @@ func (s *tradeSim) next() bool {
 	}
 	t := &s.t
 	t.slot = slot
-	t.id = slot*s.lus + int64(s.lu) + 1
+	t.id = s.slotID(slot)
 
 	r := &s.r
 	r.Reset(s.cfg.Seed, tagTrade, uint64(s.lu)<<40|uint64(slot))
@@ -375,7 +376,7 @@ func (s *tradeSim) next() bool {
 func (s *tradeSim) walkLots(sell bool) (gain int64) {
 	t := &s.t
 	s.hh = s.hh[:0]
-	list := &s.open[t.pos]
+	list := &s.pos[t.pos]
 	need := int32(t.qty)
 	price := int32(t.price)
 	// A sell closes long lots, a buy covers short ones; dir is the sign
@@ -391,16 +392,16 @@ func (s *tradeSim) walkLots(sell bool) (gain int64) {
 				i = list.tail
 			}
 			l := &s.lots[i]
-			held := l.qty * dir // > 0
+			held := int32(l.qty) * dir // > 0
 			closed := min(held, need)
 			after := (held - closed) * dir
-			s.hh = append(s.hh, tradeHHRow{lotTID: l.tid, tid: t.id, before: l.qty, after: after})
+			s.hh = append(s.hh, tradeHHRow{lotTID: s.slotID(int64(l.slot)), tid: t.id, before: int32(l.qty), after: after})
 			// Selling long lots gains price - lot price a share; covering
 			// short lots gains lot price - price.
-			gain += int64(closed) * int64(price-l.price) * int64(dir)
+			gain += int64(closed) * int64(price-int32(l.price)) * int64(dir)
 			need -= closed
 			if after != 0 {
-				l.qty = after
+				l.qty = int16(after)
 				continue
 			}
 			// Unlink the closed lot and free it.
@@ -427,7 +428,7 @@ func (s *tradeSim) walkLots(sell bool) (gain int64) {
 			i = int32(len(s.lots))
 			s.lots = append(s.lots, tradeLot{})
 		}
-		s.lots[i] = tradeLot{tid: t.id, qty: q, price: price, prev: list.tail, next: -1}
+		s.lots[i] = tradeLot{slot: int32(t.slot), qty: int16(q), price: int16(price), prev: list.tail, next: -1}
 		if list.tail >= 0 {
 			s.lots[list.tail].next = i
 		} else {

@@ -78,6 +78,9 @@ func (m *Model) TradeRows(table string, lu int) engine.RowSource {
 	if lu < 0 || lu >= m.cfg.LoadUnits() {
 		return &tradeSource{err: fmt.Errorf("tpce: %s: Load Unit %d out of range [0, %d)", table, lu, m.cfg.LoadUnits())}
 	}
+	if m.cfg.tradeSlots() > math.MaxInt32 {
+		return &tradeSource{err: fmt.Errorf("tpce: %s: %d initial trades a Load Unit are more than the simulation handles (ITD %d)", table, m.cfg.InitialTrades(), m.cfg.ITD)}
+	}
 	s := &tradeSource{table: table}
 	switch table {
 	case schema.Trade:
@@ -299,7 +302,7 @@ func (s *tradeSource) Next() bool {
 			}
 			p := int(a.basket) + s.pos
 			if s.lot < 0 {
-				s.lot = sim.open[p].head
+				s.lot = sim.pos[p].head
 			}
 			if s.lot < 0 {
 				s.pos++
@@ -310,10 +313,10 @@ func (s *tradeSource) Next() bool {
 			if s.lot < 0 {
 				s.pos++
 			}
-			s.row[0] = l.tid
+			s.row[0] = sim.slotID(int64(l.slot))
 			s.row[1] = a.anyID
 			s.row[2] = sim.symbs[p]
-			s.row[3] = timeOf(wallMicro(sim.slotOffset((l.tid - 1) / sim.lus)))
+			s.row[3] = timeOf(wallMicro(sim.slotOffset(int64(l.slot))))
 			s.row[4] = s.boxedCents(int64(l.price))
 			s.row[5] = int64(l.qty)
 			return true
@@ -327,7 +330,7 @@ func (s *tradeSource) Next() bool {
 				p := int(a.basket) + s.pos
 				s.pos++
 				var q int64
-				for i := sim.open[p].head; i >= 0; i = sim.lots[i].next {
+				for i := sim.pos[p].head; i >= 0; i = sim.lots[i].next {
 					q += int64(sim.lots[i].qty)
 				}
 				if q == 0 {

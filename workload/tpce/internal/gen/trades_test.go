@@ -200,7 +200,8 @@ func TestTradeRowsErrors(t *testing.T) {
 	for _, src := range []interface {
 		Next() bool
 		Err() error
-	}{m.TradeRows("customer", 0), m.TradeRows(schema.Trade, 1), m.TradeRows(schema.Trade, -1)} {
+	}{m.TradeRows("customer", 0), m.TradeRows(schema.Trade, 1), m.TradeRows(schema.Trade, -1),
+		NewModel(tradeConfig(1, 50000)).TradeRows(schema.Trade, 0)} {
 		if src.Next() || src.Err() == nil {
 			t.Errorf("want an error, got %v", src.Err())
 		}

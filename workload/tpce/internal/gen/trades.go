@@ -87,21 +87,23 @@ func (c Config) TradeSkipped(lu int, slot int64) bool {
 func (c Config) MaxInitialTradeID() int64 {
 	lus := int64(c.LoadUnits())
 	last := c.InitialTrades() - 1
-	var max int64
+	var top int64
 	for lu := range c.LoadUnits() {
-		if id := tradeSlot(c.Seed, lu, last)*lus + int64(lu) + 1; id > max {
-			max = id
-		}
+		top = max(top, tradeSlot(c.Seed, lu, last)*lus+int64(lu)+1)
 	}
-	return max
+	return top
 }
 
 // slotOffset is slot j's instant in microseconds of trading time after
 // Base: the middle of its share of the ITD days.
 func (c Config) slotOffset(j int64) int64 {
-	total := uint64(c.ITD) * uint64(TradingDay/time.Microsecond)
-	hi, lo := bits.Mul64(uint64(2*j+1), total)
-	q, _ := bits.Div64(hi, lo, uint64(2*c.tradeSlots()))
+	return slotOffset(j, uint64(c.ITD)*uint64(TradingDay/time.Microsecond), 2*uint64(c.tradeSlots()))
+}
+
+// slotOffset is (2j+1)·itdMicro/slots2, without overflow.
+func slotOffset(j int64, itdMicro, slots2 uint64) int64 {
+	hi, lo := bits.Mul64(uint64(2*j+1), itdMicro)
+	q, _ := bits.Div64(hi, lo, slots2)
 	return int64(q)
 }
 
@@ -110,13 +112,11 @@ func (c Config) slotOffset(j int64) int64 {
 // InitialEnd).
 func (c Config) InitialTradesEnd() time.Time {
 	last := c.InitialTrades() - 1
-	var max int64
+	var top int64
 	for lu := range c.LoadUnits() {
-		if s := tradeSlot(c.Seed, lu, last); s > max {
-			max = s
-		}
+		top = max(top, tradeSlot(c.Seed, lu, last))
 	}
-	return tradingTimeMicro(c.slotOffset(max))
+	return tradingTimeMicro(c.slotOffset(top))
 }
 
 // tradingTimeMicro is TradingTime of off microseconds.
@@ -277,11 +277,7 @@ func (s *tradeSim) price(pos int32, wall int64) int64 {
 }
 
 // slotOffset is slot j's instant in microseconds of trading time.
-func (s *tradeSim) slotOffset(j int64) int64 {
-	hi, lo := bits.Mul64(uint64(2*j+1), s.itdMicro)
-	q, _ := bits.Div64(hi, lo, s.slots2)
-	return int64(q)
-}
+func (s *tradeSim) slotOffset(j int64) int64 { return slotOffset(j, s.itdMicro, s.slots2) }
 
 // slotID is the t_id of slot j.
 func (s *tradeSim) slotID(j int64) int64 { return j*s.lus + int64(s.lu) + 1 }

@@ -99,4 +99,6 @@ const (
 	tagCustomerTaxrate
 	// tagBrokerName names the brokers.
 	tagBrokerName
+	// tagTradeExchange lists each security on an exchange.
+	tagTradeExchange
 )

@@ -159,11 +159,13 @@ type tradeLot struct {
 	qty, price int16
 }
 
-// position is a basket entry's price phase and open lots (the first and
-// last, -1 when none), together so that a trade reads one place.
+// position is a basket entry's price phase, open lots (the first and
+// last, -1 when none) and exchange, together so that a trade reads one
+// place.
 type position struct {
 	phase      time.Duration
 	head, tail int32
+	exchange   int8
 }
 
 // tradeHHRow is a holding_history row.
@@ -251,7 +253,7 @@ func (m *Model) newTradeSim(lu int, track bool) *tradeSim {
 	s.pos = make([]position, len(s.secs))
 	for i, sec := range s.secs {
 		s.symbs[i] = Symbol(sec)
-		s.pos[i] = position{phase: pricePhase(m.cfg.Seed, sec), head: -1, tail: -1}
+		s.pos[i] = position{phase: pricePhase(m.cfg.Seed, sec), head: -1, tail: -1, exchange: int8(m.TradeExchange(sec))}
 	}
 	return s
 }
@@ -352,7 +354,7 @@ func (s *tradeSim) next() bool {
 		}
 	}
 	t.chrg = ChargeCents(t.tt, int(a.tier))
-	t.comm = CommissionCents(int(a.tier), t.tt, t.qty, t.price)
+	t.comm = CommissionCents(int(a.tier), t.tt, int(s.pos[t.pos].exchange), t.qty, t.price)
 	s.brokerN[a.broker]++
 	s.brokerComm[a.broker] += t.comm
 	if s.track {

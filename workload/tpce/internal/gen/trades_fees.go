@@ -36,16 +36,19 @@ var TradeTypeTable = [5]TradeType{
 	TypeLimitBuy:   {ID: "TLB", Name: "Limit-Buy", IsSell: false, IsMarket: false},
 }
 
-// ChargeCents is charge.ch_chrg, in cents, of a trade of type tt (a Type
-// constant) by a customer of tier (1..3): $9.50, $8.00 and $6.50 for
-// market orders by tiers 1, 2 and 3; $12.50, $10.00 and $7.50 for the
-// others.
-func ChargeCents(tt, tier int) int64 {
-	if TradeTypeTable[tt].IsMarket {
-		return [4]int64{0, 950, 800, 650}[tier]
-	}
-	return [4]int64{0, 1250, 1000, 750}[tier]
+// tradeCharges are ch_chrg in cents by trade type (TradeTypeTable's
+// order) and tier 1..3: lower for the higher tiers.
+var tradeCharges = [5][3]int64{
+	TypeMarketBuy:  {900, 750, 600},
+	TypeMarketSell: {900, 750, 600},
+	TypeStopLoss:   {1200, 1000, 800},
+	TypeLimitSell:  {1050, 900, 750},
+	TypeLimitBuy:   {1050, 900, 750},
 }
+
+// ChargeCents is charge.ch_chrg, in cents, of a trade of type tt (a Type
+// constant) by a customer of tier (1..3).
+func ChargeCents(tt, tier int) int64 { return tradeCharges[tt][tier-1] }
 
 // ChargeRow is one row of charge.
 type ChargeRow struct {
@@ -68,26 +71,26 @@ func ChargeTable() []ChargeRow {
 }
 
 // CommissionExchanges are the exchange ids (ex_id) commission_rate has
-// rows for: NYSE, NASDAQ, AMEX and PCX.
+// rows for, indexed by exchange (0 NYSE, 1 NASDAQ, 2 AMEX, 3 PCX).
 var CommissionExchanges = [Exchanges]string{"NYSE", "NASDAQ", "AMEX", "PCX"}
 
 // CommissionBands are commission_rate's quantity bands, [from, to]: one
 // for each of the quantities a trade has (100, 200, 400, 800).
-var CommissionBands = [4][2]int64{{1, 199}, {200, 399}, {400, 799}, {800, 100000000}}
+var CommissionBands = [4][2]int64{{0, 199}, {200, 399}, {400, 799}, {800, 999999999}}
 
 // CommissionRateHundredths is commission_rate.cr_rate, in hundredths of a
 // percent (cr_rate 0.45 is 45), for a customer of tier (1..3), a trade of
-// type tt (a Type constant) and a quantity band (an index of
-// CommissionBands): 0.50%, 0.40% and 0.30% for tiers 1, 2 and 3, 0.05
-// less for each band above the first, 0.05 more for orders that are not
-// market orders. The rate is the same on every exchange, so a trade's
-// commission depends on its customer, type, quantity and price only.
-func CommissionRateHundredths(tier, tt, band int) int64 {
-	rate := int64(60-10*tier) - 5*int64(band)
-	if !TradeTypeTable[tt].IsMarket {
-		rate += 5
-	}
-	return rate
+// type tt (a Type constant) on exchange ex (an index of
+// CommissionExchanges) and a quantity band (an index of
+// CommissionBands): 0.90%, 0.70% and 0.50% for tiers 1, 2 and 3, 0.10
+// less for each band above the first, 0.10 more for stop-loss orders and
+// 0.05 more for limit orders, and 0, 0.02, 0.04 or 0.06 more by
+// exchange.
+func CommissionRateHundredths(tier, tt, ex, band int) int64 {
+	tierBase := [3]int64{90, 70, 50}
+	typeAdj := [5]int64{TypeStopLoss: 10, TypeLimitSell: 5, TypeLimitBuy: 5}
+	exAdj := [Exchanges]int64{0, 2, 4, 6}
+	return tierBase[tier-1] - 10*int64(band) + typeAdj[tt] + exAdj[ex]
 }
 
 // CommissionBand is the index in CommissionBands of quantity qty.
@@ -102,10 +105,31 @@ func CommissionBand(qty int64) int {
 
 // CommissionCents is a trade's commission in cents: cr_rate percent of
 // qty·price, rounded half up to the cent, priceCents the trade price in
-// cents.
-func CommissionCents(tier, tt int, qty, priceCents int64) int64 {
-	rate := CommissionRateHundredths(tier, tt, CommissionBand(qty))
+// cents and ex the exchange of the security.
+func CommissionCents(tier, tt, ex int, qty, priceCents int64) int64 {
+	rate := CommissionRateHundredths(tier, tt, ex, CommissionBand(qty))
 	return (rate*qty*priceCents + 5000) / 10000
+}
+
+// tradeExchangeWeights are the percentages of the securities listed on
+// each exchange.
+var tradeExchangeWeights = [Exchanges]int{40, 40, 12, 8}
+
+// TradeExchange is the exchange (an index of CommissionExchanges) of
+// security s, whose commission rate a trade of it pays: NYSE 40%,
+// NASDAQ 40%, AMEX 12%, PCX 8%, drawn per security. The security table's
+// s_ex_id must be CommissionExchanges[TradeExchange(s)].
+func (m *Model) TradeExchange(s int64) int {
+	var r Rand
+	r.Reset(m.cfg.Seed, tagTradeExchange, uint64(s))
+	x := r.Intn(100)
+	for e, w := range tradeExchangeWeights {
+		if x < w {
+			return e
+		}
+		x -= w
+	}
+	return Exchanges - 1
 }
 
 // CommissionRateRow is one row of commission_rate.
@@ -125,10 +149,10 @@ func CommissionRateTable() []CommissionRateRow {
 	out := make([]CommissionRateRow, 0, 240)
 	for tier := 1; tier <= 3; tier++ {
 		for tt := range TradeTypeTable {
-			for _, ex := range CommissionExchanges {
+			for ex, exID := range CommissionExchanges {
 				for band, r := range CommissionBands {
-					out = append(out, CommissionRateRow{Tier: tier, TTID: TradeTypeTable[tt].ID, ExID: ex,
-						FromQty: r[0], ToQty: r[1], Hundredths: CommissionRateHundredths(tier, tt, band)})
+					out = append(out, CommissionRateRow{Tier: tier, TTID: TradeTypeTable[tt].ID, ExID: exID,
+						FromQty: r[0], ToQty: r[1], Hundredths: CommissionRateHundredths(tier, tt, ex, band)})
 				}
 			}
 		}
@@ -212,7 +236,7 @@ func TaxrateTable() []TaxrateRow {
 // two tax rates: 80% of customers are taxed in the United States
 // (federal plus one state), 20% in Canada (federal plus one province or
 // territory); the brackets are uniform.
-func (m *Model) customerTaxrates(cid int64) (j1, b1, j2, b2 int) {
+func (m *Model) tradeCustomerTaxrates(cid int64) (j1, b1, j2, b2 int) {
 	var r Rand
 	r.Reset(m.cfg.Seed, tagCustomerTaxrate, uint64(cid))
 	if r.Intn(100) < 80 {
@@ -226,7 +250,7 @@ func (m *Model) customerTaxrates(cid int64) (j1, b1, j2, b2 int) {
 // CustomerTaxrates returns the tx_id of customer cid's two
 // customer_taxrate rows: a country's rate and a state's or province's.
 func (m *Model) CustomerTaxrates(cid int64) [2]string {
-	j1, b1, j2, b2 := m.customerTaxrates(cid)
+	j1, b1, j2, b2 := m.tradeCustomerTaxrates(cid)
 	return [2]string{tradeTaxID(j1, b1), tradeTaxID(j2, b2)}
 }
 
@@ -234,7 +258,7 @@ func (m *Model) CustomerTaxrates(cid int64) [2]string {
 // hundred-thousandths: the rate the tax of a taxable account's gain is
 // computed with.
 func (m *Model) CustomerTaxRate(cid int64) int64 {
-	j1, b1, j2, b2 := m.customerTaxrates(cid)
+	j1, b1, j2, b2 := m.tradeCustomerTaxrates(cid)
 	return tradeTaxRate(j1, b1) + tradeTaxRate(j2, b2)
 }
 

@@ -14,12 +14,12 @@ var goldenTrades = map[string]struct {
 	hash uint64
 	rows int64
 }{
-	"broker":           {0xd878f62381312ecd, 10},
-	"trade":            {0x756b0f4f02160f22, 57600},
+	"broker":           {0x08bd71723e07332e, 10},
+	"trade":            {0x8a785879b27f8036, 57600},
 	"trade_history":    {0x3af34c6756d2bc84, 138245},
 	"trade_request":    {0xcbf29ce484222325, 0},
-	"settlement":       {0xac53bb30fd5e2609, 57600},
-	"cash_transaction": {0x5971b666e2cf3b20, 52868},
+	"settlement":       {0x44cabc1f60afe150, 57600},
+	"cash_transaction": {0x26f145ff2e645b9e, 52868},
 	"holding_summary":  {0x564df6a2c0db9415, 26097},
 	"holding":          {0x589d5a2bbc1d2d59, 37134},
 	"holding_history":  {0x9ca7531ba3560eb4, 64301},

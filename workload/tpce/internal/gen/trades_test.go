@@ -466,6 +466,7 @@ func TestTradeInvariants(t *testing.T) {
 	for _, tx := range TaxrateTable() {
 		rates[tx.ID] = tx.Rate
 	}
+	commissions := CommissionRateTable()
 	var ids []int64
 	wantBrokers := map[int64][2]int64{}
 	var n, limit, margin, buys, lifo, owner, taxed int
@@ -534,8 +535,8 @@ func TestTradeInvariants(t *testing.T) {
 			t.Fatalf("trade %d: charge %d", id, tr.chrg)
 		}
 		var rate int64 = -1
-		for _, cr := range CommissionRateTable() {
-			if cr.Tier == tier && cr.TTID == tr.tt && cr.ExID == "NYSE" && cr.FromQty <= tr.qty && tr.qty <= cr.ToQty {
+		for _, cr := range commissions {
+			if cr.Tier == tier && cr.TTID == tr.tt && cr.ExID == CommissionExchanges[m.TradeExchange(sec)] && cr.FromQty <= tr.qty && tr.qty <= cr.ToQty {
 				rate = cr.Hundredths
 			}
 		}

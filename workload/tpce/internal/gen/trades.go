@@ -207,9 +207,13 @@ type tradeSim struct {
 	symbs     []any   // their symbols, boxed strings
 	execName  [LoadUnit][2]any
 
-	pos        []position // per basket entry
-	lots       []tradeLot
-	free       int32 // first free lot, -1 when none
+	pos  []position // per basket entry
+	lots []tradeLot
+	free int32 // first free lot, -1 when none
+	// charge and commission are TradeCharge and CommissionRate by tier,
+	// type, (exchange and quantity 100, 200, 400, 800).
+	charge     [5][4]int64
+	commission [4][5][Exchanges][4]int64
 	brokerN    [BrokersPerLU]int64
 	brokerComm [BrokersPerLU]int64
 
@@ -229,6 +233,16 @@ func (m *Model) newTradeSim(lu int, track bool) *tradeSim {
 	s := &tradeSim{m: m, cfg: m.cfg, lu: lu, lus: int64(m.cfg.LoadUnits()), n: m.cfg.InitialTrades(), track: track,
 		block: -1, free: -1, slots2: 2 * uint64(m.cfg.tradeSlots()),
 		itdMicro: uint64(m.cfg.ITD) * uint64(TradingDay/time.Microsecond)}
+	for tt, typ := range TradeTypeTable {
+		for tier := 1; tier <= 3; tier++ {
+			s.charge[tt][tier] = TradeCharge(typ.ID, tier)
+			for e := range Exchanges {
+				for qi := range 4 {
+					s.commission[tier][tt][e][qi] = CommissionRate(tier, typ.ID, e, 100<<qi)
+				}
+			}
+		}
+	}
 	s.accts = make([]tradeAccount, 0, AccountsPerCustomer*LoadUnit)
 	s.secs = make([]int64, 0, AccountsPerCustomer*LoadUnit*11)
 	for c := range LoadUnit {
@@ -236,7 +250,7 @@ func (m *Model) newTradeSim(lu int, track bool) *tradeSim {
 		first, n := m.Accounts(cid)
 		s.custFirst[c], s.custN[c] = int32(len(s.accts)), int8(n)
 		tier := int8(m.Tier(cid))
-		rate := m.CustomerTaxRate(cid)
+		_, _, rate := m.CustomerTax(cid)
 		s.execName[c] = [2]any{m.ExecName(cid, true), m.ExecName(cid, false)}
 		for k := range n {
 			ca := first + int64(k)
@@ -253,7 +267,7 @@ func (m *Model) newTradeSim(lu int, track bool) *tradeSim {
 	s.pos = make([]position, len(s.secs))
 	for i, sec := range s.secs {
 		s.symbs[i] = Symbol(sec)
-		s.pos[i] = position{phase: pricePhase(m.cfg.Seed, sec), head: -1, tail: -1, exchange: int8(m.TradeExchange(sec))}
+		s.pos[i] = position{phase: pricePhase(m.cfg.Seed, sec), head: -1, tail: -1, exchange: int8(m.SecurityExchange(sec))}
 	}
 	return s
 }
@@ -328,7 +342,8 @@ func (s *tradeSim) next() bool {
 		t.tt = TypeStopLoss
 	}
 	tt := &TradeTypeTable[t.tt]
-	t.qty = 100 << r.Intn(4)
+	qi := r.Intn(4)
+	t.qty = 100 << qi
 	t.lifo = r.Intn(100) < 35
 	t.cash = tt.IsSell || r.Intn(100) >= 16
 	t.owner = r.Intn(100) < 90
@@ -353,8 +368,8 @@ func (s *tradeSim) next() bool {
 			t.bid = t.price + limit
 		}
 	}
-	t.chrg = ChargeCents(t.tt, int(a.tier))
-	t.comm = CommissionCents(int(a.tier), t.tt, int(s.pos[t.pos].exchange), t.qty, t.price)
+	t.chrg = s.charge[t.tt][a.tier]
+	t.comm = CommissionCents(s.commission[a.tier][t.tt][s.pos[t.pos].exchange][qi], t.qty, t.price)
 	s.brokerN[a.broker]++
 	s.brokerComm[a.broker] += t.comm
 	if s.track {

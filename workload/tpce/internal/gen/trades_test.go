@@ -454,19 +454,10 @@ func TestTradeInvariants(t *testing.T) {
 	}
 
 	// Per trade.
-	charges := map[[2]string]int64{}
-	for _, ch := range ChargeTable() {
-		charges[[2]string{ch.TTID, fmt.Sprint(ch.Tier)}] = ch.Cents
-	}
 	types := map[string]TradeType{}
 	for _, tt := range TradeTypeTable {
 		types[tt.ID] = tt
 	}
-	rates := map[string]int64{}
-	for _, tx := range TaxrateTable() {
-		rates[tx.ID] = tx.Rate
-	}
-	commissions := CommissionRateTable()
 	var ids []int64
 	wantBrokers := map[int64][2]int64{}
 	var n, limit, margin, buys, lifo, owner, taxed int
@@ -530,16 +521,12 @@ func TestTradeInvariants(t *testing.T) {
 		if tr.lifo {
 			lifo++
 		}
-		// Fees, from the tables' rows.
-		if tr.chrg != charges[[2]string{tr.tt, fmt.Sprint(tier)}] {
+		// Fees: the charge of the type and tier, the commission rate of the
+		// tier, type, exchange and quantity.
+		if tr.chrg != TradeCharge(tr.tt, tier) {
 			t.Fatalf("trade %d: charge %d", id, tr.chrg)
 		}
-		var rate int64 = -1
-		for _, cr := range commissions {
-			if cr.Tier == tier && cr.TTID == tr.tt && cr.ExID == CommissionExchanges[m.TradeExchange(sec)] && cr.FromQty <= tr.qty && tr.qty <= cr.ToQty {
-				rate = cr.Hundredths
-			}
-		}
+		rate := CommissionRate(tier, tr.tt, m.SecurityExchange(sec), tr.qty)
 		if want := int64(math.Round(float64(rate) * float64(tr.qty) * float64(tr.price) / 10000)); tr.comm != want || rate < 0 {
 			t.Fatalf("trade %d: commission %d, want %d (rate %d)", id, tr.comm, want, rate)
 		}
@@ -548,11 +535,11 @@ func TestTradeInvariants(t *testing.T) {
 		if tr.closed+abs(tr.opened) != tr.qty || tr.hhSeen == 0 {
 			t.Fatalf("trade %d: qty %d, closed %d, opened %d", id, tr.qty, tr.closed, tr.opened)
 		}
-		txs := m.CustomerTaxrates(cid)
+		_, _, taxRate := m.CustomerTax(cid)
 		taxSt := m.AccountTaxStatus(tr.ca)
 		wantTax := int64(0)
 		if taxSt != 0 && tr.gain > 0 {
-			wantTax = int64(math.Round(float64(tr.gain) * float64(rates[txs[0]]+rates[txs[1]]) / 100000))
+			wantTax = int64(math.Round(float64(tr.gain) * float64(taxRate) / 100000))
 		}
 		if tr.tax != wantTax {
 			t.Fatalf("trade %d: tax %d, want %d (gain %d, status %d)", id, tr.tax, wantTax, tr.gain, taxSt)
@@ -651,47 +638,14 @@ func abs(x int64) int64 {
 	return x
 }
 
-func TestTradeFeeTables(t *testing.T) {
-	declared, _ := schema.Declared(schema.SetDBT5, true)
-	tables := map[string]*wschema.Table{}
-	for _, tb := range declared {
-		tables[tb.Name] = tb
-	}
-	if len(TradeTypeTable) != 5 || len(ChargeTable()) != 15 || len(CommissionRateTable()) != 240 || len(TaxrateTable()) != 320 {
-		t.Fatalf("rows: %d trade types, %d charges, %d commission rates, %d tax rates",
-			len(TradeTypeTable), len(ChargeTable()), len(CommissionRateTable()), len(TaxrateTable()))
-	}
-	keys := map[string]bool{}
-	for _, tt := range TradeTypeTable {
-		checkColumns(t, tables[schema.TradeType], []any{tt.ID, tt.Name, tt.IsSell, tt.IsMarket})
-	}
-	for _, ch := range ChargeTable() {
-		checkColumns(t, tables[schema.Charge], []any{ch.TTID, int64(ch.Tier), trCents(ch.Cents)})
-	}
-	for _, cr := range CommissionRateTable() {
-		checkColumns(t, tables[schema.CommissionRate], []any{int64(cr.Tier), cr.TTID, cr.ExID, cr.FromQty, cr.ToQty, float64(cr.Hundredths) / 100})
-		k := fmt.Sprint(cr.Tier, cr.TTID, cr.ExID, cr.FromQty)
-		if keys[k] || cr.Hundredths <= 0 {
-			t.Errorf("commission_rate %+v", cr)
-		}
-		keys[k] = true
-	}
-	for _, tx := range TaxrateTable() {
-		checkColumns(t, tables[schema.Taxrate], []any{tx.ID, tx.Name, float64(tx.Rate) / 100000})
-		if keys[tx.ID] || tx.Rate < 0 || tx.Rate >= 100000 {
-			t.Errorf("taxrate %+v", tx)
-		}
-		keys[tx.ID] = true
-	}
-	// Every customer's tax rates exist, one national and one division.
+func TestTradeExecNames(t *testing.T) {
 	m := NewModel(tradeConfig(1, 1))
 	for cid := int64(1); cid <= 1000; cid++ {
-		txs := m.CustomerTaxrates(cid)
-		if !keys[txs[0]] || !keys[txs[1]] || txs[0][:2] != "US" && txs[0][:2] != "CN" || txs[1][:2] == "US" || txs[1][:2] == "CN" {
-			t.Fatalf("customer %d: tax rates %v", cid, txs)
-		}
-		if len(m.ExecName(cid, true)) > 49 || m.ExecName(cid, true) == "" {
-			t.Fatalf("customer %d: exec name %q", cid, m.ExecName(cid, true))
+		for _, owner := range []bool{true, false} {
+			first, last := m.Executor(cid, owner)
+			if name := m.ExecName(cid, owner); len(name) > 49 || name != first+" "+last || first == "" || last == "" {
+				t.Fatalf("customer %d: exec name %q", cid, name)
+			}
 		}
 	}
 }

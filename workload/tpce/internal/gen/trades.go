@@ -138,15 +138,15 @@ func wallMicro(off int64) int64 {
 // tradeAccount is what the simulation needs of an account of its Load
 // Unit.
 type tradeAccount struct {
-	id      int64
-	anyID   any   // id, boxed
-	basket  int32 // first position in tradeSim.secs
-	nBasket int32
-	broker  int32 // 0..BrokersPerLU-1
-	tier    int8
-	taxSt   int8
-	taxRate int64
-	cust    int32 // customer slot in the Load Unit
+	id       int64
+	anyID    any    // id, boxed
+	execName [2]any // t_exec_name when the owner executes, and when not
+	basket   int32  // first position in tradeSim.secs
+	nBasket  int32
+	broker   int32 // 0..BrokersPerLU-1
+	tier     int8
+	taxSt    int8
+	taxRate  int64
 }
 
 // tradeLot is an open lot: the slot of its opening trade, its quantity
@@ -205,7 +205,6 @@ type tradeSim struct {
 	custN     [LoadUnit]int8
 	secs      []int64 // basket entries of all accounts
 	symbs     []any   // their symbols, boxed strings
-	execName  [LoadUnit][2]any
 
 	pos  []position // per basket entry
 	lots []tradeLot
@@ -251,15 +250,15 @@ func (m *Model) newTradeSim(lu int, track bool) *tradeSim {
 		s.custFirst[c], s.custN[c] = int32(len(s.accts)), int8(n)
 		tier := int8(m.Tier(cid))
 		_, _, rate := m.CustomerTax(cid)
-		s.execName[c] = [2]any{m.ExecName(cid, true), m.ExecName(cid, false)}
+		owner := m.ExecName(first, true)
 		for k := range n {
 			ca := first + int64(k)
 			start := len(s.secs)
 			s.secs = m.Basket(ca, s.secs)
 			s.accts = append(s.accts, tradeAccount{
-				id: ca, anyID: ca, basket: int32(start), nBasket: int32(len(s.secs) - start),
+				id: ca, anyID: ca, execName: [2]any{owner, m.ExecName(ca, false)}, basket: int32(start), nBasket: int32(len(s.secs) - start),
 				broker: int32(m.AccountBroker(ca) - int64(lu)*BrokersPerLU - 1),
-				tier:   tier, taxSt: int8(m.AccountTaxStatus(ca)), taxRate: rate, cust: int32(c),
+				tier:   tier, taxSt: int8(m.AccountTaxStatus(ca)), taxRate: rate,
 			})
 		}
 	}

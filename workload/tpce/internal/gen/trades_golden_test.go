@@ -15,7 +15,7 @@ var goldenTrades = map[string]struct {
 	rows int64
 }{
 	"broker":           {0x08bd71723e07332e, 10},
-	"trade":            {0x8a785879b27f8036, 57600},
+	"trade":            {0x0c47914a3fd78bb7, 57600},
 	"trade_history":    {0x3af34c6756d2bc84, 138245},
 	"trade_request":    {0xcbf29ce484222325, 0},
 	"settlement":       {0x44cabc1f60afe150, 57600},

@@ -29,24 +29,25 @@ func tradePerson(r *Rand) (first, last string) {
 	return tradeFirstNames[r.Intn(len(tradeFirstNames))], tradeLastNames[r.Intn(len(tradeLastNames))]
 }
 
-// Executor is the first and last name of a person who trades customer
-// cid's accounts: with owner, the customer; otherwise the other person
-// allowed to trade them. Both are pure functions of (seed, cid).
-func (m *Model) Executor(cid int64, owner bool) (first, last string) {
+// Executor is the first and last name of a person who trades account
+// caID: with owner, the account's customer; otherwise the person the
+// account permits besides its owner. Both are pure functions of (seed,
+// customer) and (seed, account).
+func (m *Model) Executor(caID int64, owner bool) (first, last string) {
 	var r Rand
-	k := uint64(cid) << 1
-	if !owner {
-		k |= 1
+	if owner {
+		r.Reset(m.cfg.Seed, tagExecName, uint64(AccountOwner(caID))<<1)
+	} else {
+		r.Reset(m.cfg.Seed, tagExecName, uint64(caID)<<1|1)
 	}
-	r.Reset(m.cfg.Seed, tagExecName, k)
 	return tradePerson(&r)
 }
 
-// ExecName is the t_exec_name of a trade of customer cid's accounts,
-// "First Last" of Executor(cid, owner): the owner executes 90% of the
-// trades, the other person 10%.
-func (m *Model) ExecName(cid int64, owner bool) string {
-	first, last := m.Executor(cid, owner)
+// ExecName is the t_exec_name of a trade of account caID, "First Last"
+// of Executor(caID, owner): the owner executes 90% of the trades, the
+// other person 10%.
+func (m *Model) ExecName(caID int64, owner bool) string {
+	first, last := m.Executor(caID, owner)
 	return first + " " + last
 }
 

@@ -211,7 +211,7 @@ func (s *tradeSource) Next() bool {
 		row[6] = anyTrQty(t.qty)
 		row[7] = s.boxedCents(t.bid)
 		row[8] = t.acct.anyID
-		row[9] = sim.execName[t.acct.cust][trB2i(!t.owner)]
+		row[9] = t.acct.execName[trB2i(!t.owner)]
 		row[10] = s.boxedCents(t.price)
 		row[11] = s.boxedCents(t.chrg)
 		row[12] = trCents(t.comm)

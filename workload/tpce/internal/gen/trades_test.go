@@ -565,9 +565,9 @@ func TestTradeInvariants(t *testing.T) {
 			t.Fatalf("trade %d: cash %v, cash_transaction %v %d %v", id, tr.cash, tr.cashRow, tr.cashAmt, tr.cashDTS)
 		}
 		switch tr.exec {
-		case m.ExecName(cid, true):
+		case m.ExecName(tr.ca, true):
 			owner++
-		case m.ExecName(cid, false):
+		case m.ExecName(tr.ca, false):
 		default:
 			t.Fatalf("trade %d: executor %q", id, tr.exec)
 		}
@@ -640,12 +640,16 @@ func abs(x int64) int64 {
 
 func TestTradeExecNames(t *testing.T) {
 	m := NewModel(tradeConfig(1, 1))
-	for cid := int64(1); cid <= 1000; cid++ {
+	for ca := int64(1); ca <= 10000; ca++ {
 		for _, owner := range []bool{true, false} {
-			first, last := m.Executor(cid, owner)
-			if name := m.ExecName(cid, owner); len(name) > 49 || name != first+" "+last || first == "" || last == "" {
-				t.Fatalf("customer %d: exec name %q", cid, name)
+			first, last := m.Executor(ca, owner)
+			if name := m.ExecName(ca, owner); len(name) > 49 || name != first+" "+last || first == "" || last == "" {
+				t.Fatalf("account %d: exec name %q", ca, name)
 			}
+		}
+		// The owner's name is the same for all the customer's accounts.
+		if m.ExecName(ca, true) != m.ExecName((ca-1)/MaxAccounts*MaxAccounts+1, true) {
+			t.Fatalf("account %d: owner %q", ca, m.ExecName(ca, true))
 		}
 	}
 }

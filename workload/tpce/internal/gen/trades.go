@@ -222,8 +222,11 @@ type tradeSim struct {
 	slots2    uint64 // 2·tradeSlots
 	itdMicro  uint64
 	r         Rand
-	t         simTrade
-	hh        []tradeHHRow
+	picker    *tradePicker
+	// The trading day wall caches: its first offset and wall instant.
+	dayOff, dayWall int64
+	t               simTrade
+	hh              []tradeHHRow
 }
 
 // newTradeSim prepares Load Unit lu's simulation; with track it tracks
@@ -242,6 +245,7 @@ func (m *Model) newTradeSim(lu int, track bool) *tradeSim {
 			}
 		}
 	}
+	s.picker = newTradePicker(m)
 	s.accts = make([]tradeAccount, 0, AccountsPerCustomer*LoadUnit)
 	s.secs = make([]int64, 0, AccountsPerCustomer*LoadUnit*11)
 	for c := range LoadUnit {
@@ -294,6 +298,16 @@ func (s *tradeSim) price(pos int32, wall int64) int64 {
 // slotOffset is slot j's instant in microseconds of trading time.
 func (s *tradeSim) slotOffset(j int64) int64 { return slotOffset(j, s.itdMicro, s.slots2) }
 
+// wall is wallMicro(off), with the trading day of the last call cached.
+func (s *tradeSim) wall(off int64) int64 {
+	const day = int64(TradingDay / time.Microsecond)
+	if off < s.dayOff || off >= s.dayOff+day {
+		s.dayOff = off / day * day
+		s.dayWall = wallMicro(s.dayOff)
+	}
+	return s.dayWall + off - s.dayOff
+}
+
 // slotID is the t_id of slot j.
 func (s *tradeSim) slotID(j int64) int64 { return j*s.lus + int64(s.lu) + 1 }
 
@@ -323,7 +337,7 @@ func (s *tradeSim) next() bool {
 
 	r := &s.r
 	r.Reset(s.cfg.Seed, tagTrade, uint64(s.lu)<<40|uint64(slot))
-	cid := s.m.PickCustomer(r, s.lu)
+	cid := s.picker.pick(r, s.lu)
 	c := int(cid-1) % LoadUnit
 	a := &s.accts[int(s.custFirst[c])+r.Intn(int(s.custN[c]))]
 	t.acct = a
@@ -346,20 +360,18 @@ func (s *tradeSim) next() bool {
 	t.lifo = r.Intn(100) < 35
 	t.cash = tt.IsSell || r.Intn(100) >= 16
 	t.owner = r.Intn(100) < 90
-	// Submission delay: Exp(1 s), at least 1 ms, at most 5 s.
-	delay := int64(-math.Log(1-r.Float64()) * 1e6)
-	delay = min(max(delay, 1000), 5_000_000)
+	delay := submitDelay(r)
 
 	off := s.slotOffset(slot)
 	sbmt := off - min(delay, off/2)
-	t.dts = wallMicro(off)
-	t.sbmt = wallMicro(sbmt)
+	t.dts = s.wall(off)
+	t.sbmt = s.wall(sbmt)
 	t.price = s.price(t.pos, t.dts)
 	if tt.IsMarket {
 		t.bid = s.price(t.pos, t.sbmt)
 	} else {
 		wait := int64(r.Range(1_000, 1_800_000)) * 1000
-		t.pndg = wallMicro(sbmt - min(wait, sbmt/2))
+		t.pndg = s.wall(sbmt - min(wait, sbmt/2))
 		limit := int64(r.Intn(51))
 		if t.tt == TypeLimitSell {
 			t.bid = t.price - limit

@@ -80,3 +80,13 @@ func tradeCPUTime() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// BenchmarkTradeSimSetup prepares a Load Unit's simulation (its
+// accounts, baskets, names and fee tables), which every table's source
+// does once.
+func BenchmarkTradeSimSetup(b *testing.B) {
+	m := NewModel(tradeConfig(1, 5))
+	for b.Loop() {
+		m.newTradeSim(0, true)
+	}
+}

@@ -15,8 +15,8 @@ var goldenTrades = map[string]struct {
 	rows int64
 }{
 	"broker":           {0x08bd71723e07332e, 10},
-	"trade":            {0x0c47914a3fd78bb7, 57600},
-	"trade_history":    {0x3af34c6756d2bc84, 138245},
+	"trade":            {0x1041d6d75d30c59e, 57600},
+	"trade_history":    {0x6c22900ee40f0c08, 138245},
 	"trade_request":    {0xcbf29ce484222325, 0},
 	"settlement":       {0x44cabc1f60afe150, 57600},
 	"cash_transaction": {0x26f145ff2e645b9e, 52868},

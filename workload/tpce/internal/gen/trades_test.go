@@ -110,9 +110,14 @@ func TestTradeSlots(t *testing.T) {
 
 func TestTradingTimeMicro(t *testing.T) {
 	const day = int64(TradingDay / time.Microsecond)
-	for _, off := range []int64{0, 1, day - 1, day, day + 7, 4*day + 5, 5*day - 1, 5 * day, 12*day + 999, 3, day + 1} {
-		if got, want := tradingTimeMicro(off), TradingTime(time.Duration(off)*time.Microsecond); !got.Equal(want) {
+	s := NewModel(tradeConfig(1, 1)).newTradeSim(0, false)
+	for _, off := range []int64{0, 1, day - 1, day, day + 7, 4*day + 5, 5*day - 1, 5 * day, 12*day + 999, 3, day + 1, 7*day - 1, 6 * day} {
+		want := TradingTime(time.Duration(off) * time.Microsecond)
+		if got := tradingTimeMicro(off); !got.Equal(want) {
 			t.Errorf("offset %d: %v, want %v", off, got, want)
+		}
+		if got := timeOf(s.wall(off)); !got.Equal(want) {
+			t.Errorf("offset %d: cached %v, want %v", off, got, want)
 		}
 	}
 }

@@ -28,7 +28,8 @@ import (
 //
 // Every initial trade completes (CMPT) at its slot's instant, which is
 // t_dts, at the price Price(security, t_dts). A market order was
-// submitted (SBMT) a delay of Exp(1 s), capped at 5 s, before; a limit
+// submitted (SBMT) a delay of Exp(1 s) (see submitDelay), capped at 5 s,
+// before; a limit
 // order was pending (PNDG) from 1 s to 30 min before it was triggered and
 // submitted, and its limit is up to 50 cents on the side of the trade
 // price that triggers it. Delays never take a trade's history back to

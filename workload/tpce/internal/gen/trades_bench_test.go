@@ -2,9 +2,7 @@ package gen
 
 import (
 	"runtime"
-	"syscall"
 	"testing"
-	"time"
 )
 
 // BenchmarkTradeSim simulates one Load Unit at ITD 5 (288,000 trades),
@@ -68,25 +66,4 @@ func BenchmarkTradeRows(b *testing.B) {
 		b.Run(tb, func(b *testing.B) { bench(b, tb) })
 	}
 	b.Run("all", func(b *testing.B) { bench(b, TradeTables...) })
-}
-
-// tradeCPUTime is the process's user and system CPU time: the machine the
-// benchmarks run on may be shared, so figures are also given per CPU
-// second.
-func tradeCPUTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// BenchmarkTradeSimSetup prepares a Load Unit's simulation (its
-// accounts, baskets, names and fee tables), which every table's source
-// does once.
-func BenchmarkTradeSimSetup(b *testing.B) {
-	m := NewModel(tradeConfig(1, 5))
-	for b.Loop() {
-		m.newTradeSim(0, true)
-	}
 }

@@ -658,3 +658,39 @@ func TestTradeExecNames(t *testing.T) {
 		}
 	}
 }
+
+// TestTradeHoldingHistoryITD60 simulates one Load Unit at the study's
+// ITD 60 (3,456,000 trades): holding_history approaches the notes' 1.34
+// rows a trade (1.32 here; [1.28, 1.38] allows for the seed), and the
+// open lots and summaries are within 10% of TradeRowCount's estimates.
+func TestTradeHoldingHistoryITD60(t *testing.T) {
+	m := NewModel(tradeConfig(1, 60))
+	s := m.newTradeSim(0, true)
+	var hh, n int64
+	for s.next() {
+		hh += int64(len(s.hh))
+		n++
+	}
+	var lots, summaries int64
+	for p := range s.pos {
+		q := 0
+		for i := s.pos[p].head; i >= 0; i = s.lots[i].next {
+			lots++
+			q += int(s.lots[i].qty)
+		}
+		if q != 0 {
+			summaries++
+		}
+	}
+	if r := float64(hh) / float64(n); r < 1.28 || r > 1.38 {
+		t.Errorf("holding_history: %.4f rows a trade", r)
+	}
+	for _, x := range []struct {
+		table string
+		got   int64
+	}{{schema.Holding, lots}, {schema.HoldingSummary, summaries}, {schema.HoldingHistory, hh}} {
+		if est, _ := m.TradeRowCount(x.table, 0); math.Abs(float64(est-x.got)) > 0.1*float64(x.got) {
+			t.Errorf("%s: %d rows, estimate %d", x.table, x.got, est)
+		}
+	}
+}

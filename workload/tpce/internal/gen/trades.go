@@ -153,7 +153,8 @@ type tradeAccount struct {
 // tradeLot is an open lot: the slot of its opening trade, its quantity
 // (negative when short; a trade's at most) and price in cents, in its
 // position's list of lots, oldest first (prev and next are indexes in
-// tradeSim.lots, -1 at the ends). 16 bytes.
+// tradeSim.lots, -1 at the ends). 16 bytes: prices are below $327.67
+// (Price's are $20 to $30).
 type tradeLot struct {
 	slot       int32
 	prev, next int32
@@ -210,8 +211,9 @@ type tradeSim struct {
 	pos  []position // per basket entry
 	lots []tradeLot
 	free int32 // first free lot, -1 when none
-	// charge and commission are TradeCharge and CommissionRate by tier,
-	// type, (exchange and quantity 100, 200, 400, 800).
+	// charge is TradeCharge by type and tier; commission is
+	// CommissionRate by tier, type, exchange and quantity (100, 200, 400,
+	// 800).
 	charge     [5][4]int64
 	commission [4][5][Exchanges][4]int64
 	brokerN    [BrokersPerLU]int64
@@ -282,7 +284,8 @@ func pricePhase(seed uint64, sec int64) time.Duration {
 }
 
 // price is Model.Price of the security of basket entry pos at wall
-// microseconds after Base, with the phase computed once.
+// microseconds after Base, with the phase computed once
+// (TestTradeInvariants checks every trade's prices against Model.Price).
 func (s *tradeSim) price(pos int32, wall int64) int64 {
 	const period = 900 * time.Second
 	x := float64((time.Duration(wall)*time.Microsecond+s.pos[pos].phase)%period) / float64(period)

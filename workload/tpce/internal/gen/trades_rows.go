@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -8,6 +9,17 @@ import (
 
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/workload/tpce/internal/schema"
+)
+
+// Errors of TradeRows' sources.
+var (
+	// ErrTradeTable: the table is not one of TradeTables.
+	ErrTradeTable = errors.New("not a table of the initial trades")
+	// ErrTradeLoadUnit: the Load Unit is out of range.
+	ErrTradeLoadUnit = errors.New("load unit out of range")
+	// ErrTradeITD: a Load Unit has more initial trades than the
+	// simulation's 2^31 trade slots.
+	ErrTradeITD = errors.New("too many initial trades a Load Unit")
 )
 
 // TradeTables are the tables the initial trades produce, in creation
@@ -73,13 +85,15 @@ func (m *Model) TradeRowCount(table string, lu int) (n int64, exact bool) {
 // midnight UTC for dates. Each source re-runs the Load Unit's simulation;
 // rows are a pure function of (Config, table, lu). A source is not safe
 // for concurrent use, and the slice Values returns is overwritten by the
-// next call to Next. An unknown table gives a source whose Err says so.
+// next call to Next. A source's Err wraps ErrTradeTable for a table not
+// in TradeTables, ErrTradeLoadUnit for a Load Unit out of range and
+// ErrTradeITD for more trades than the simulation handles.
 func (m *Model) TradeRows(table string, lu int) engine.RowSource {
 	if lu < 0 || lu >= m.cfg.LoadUnits() {
-		return &tradeSource{err: fmt.Errorf("tpce: %s: Load Unit %d out of range [0, %d)", table, lu, m.cfg.LoadUnits())}
+		return &tradeSource{err: fmt.Errorf("gen: %s: %w: %d not in [0, %d)", table, ErrTradeLoadUnit, lu, m.cfg.LoadUnits())}
 	}
 	if m.cfg.tradeSlots() > math.MaxInt32 {
-		return &tradeSource{err: fmt.Errorf("tpce: %s: %d initial trades a Load Unit are more than the simulation handles (ITD %d)", table, m.cfg.InitialTrades(), m.cfg.ITD)}
+		return &tradeSource{err: fmt.Errorf("gen: %s: %w: %d (ITD %d)", table, ErrTradeITD, m.cfg.InitialTrades(), m.cfg.ITD)}
 	}
 	s := &tradeSource{table: table}
 	switch table {
@@ -100,7 +114,7 @@ func (m *Model) TradeRows(table string, lu int) engine.RowSource {
 	case schema.TradeRequest:
 		return &tradeSource{done: true}
 	default:
-		return &tradeSource{err: fmt.Errorf("tpce: no initial trade rows for table %q", table)}
+		return &tradeSource{err: fmt.Errorf("gen: %w: %q", ErrTradeTable, table)}
 	}
 	track := table != schema.TradeHistory && table != schema.Broker
 	s.sim = m.newTradeSim(lu, track)

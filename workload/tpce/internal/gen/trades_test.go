@@ -2,6 +2,7 @@ package gen
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"math"
@@ -202,13 +203,20 @@ func TestTradeDeterminism(t *testing.T) {
 
 func TestTradeRowsErrors(t *testing.T) {
 	m := NewModel(tradeConfig(1, 1))
-	for _, src := range []interface {
-		Next() bool
-		Err() error
-	}{m.TradeRows("customer", 0), m.TradeRows(schema.Trade, 1), m.TradeRows(schema.Trade, -1),
-		NewModel(tradeConfig(1, 50000)).TradeRows(schema.Trade, 0)} {
-		if src.Next() || src.Err() == nil {
-			t.Errorf("want an error, got %v", src.Err())
+	for _, x := range []struct {
+		src interface {
+			Next() bool
+			Err() error
+		}
+		want error
+	}{
+		{m.TradeRows("customer", 0), ErrTradeTable},
+		{m.TradeRows(schema.Trade, 1), ErrTradeLoadUnit},
+		{m.TradeRows(schema.Trade, -1), ErrTradeLoadUnit},
+		{NewModel(tradeConfig(1, 50000)).TradeRows(schema.Trade, 0), ErrTradeITD},
+	} {
+		if x.src.Next() || !errors.Is(x.src.Err(), x.want) {
+			t.Errorf("want %v, got %v", x.want, x.src.Err())
 		}
 	}
 }

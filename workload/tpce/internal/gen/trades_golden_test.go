@@ -14,12 +14,12 @@ var goldenTrades = map[string]struct {
 	hash uint64
 	rows int64
 }{
-	"broker":           {0x08bd71723e07332e, 10},
-	"trade":            {0x1041d6d75d30c59e, 57600},
+	"broker":           {0x9a77a380f74a9a37, 10},
+	"trade":            {0x62a3792e468907dc, 57600},
 	"trade_history":    {0x6c22900ee40f0c08, 138245},
 	"trade_request":    {0xcbf29ce484222325, 0},
-	"settlement":       {0x44cabc1f60afe150, 57600},
-	"cash_transaction": {0x26f145ff2e645b9e, 52868},
+	"settlement":       {0xcf11f1cd086034b1, 57600},
+	"cash_transaction": {0x8ff51f15d75d854d, 52868},
 	"holding_summary":  {0x564df6a2c0db9415, 26097},
 	"holding":          {0x589d5a2bbc1d2d59, 37134},
 	"holding_history":  {0x9ca7531ba3560eb4, 64301},

@@ -1,46 +1,25 @@
 package gen
 
 // People's names for the initial trades: the executor of a trade
-// (t_exec_name) and the brokers (b_name), "First Last", each a pure
-// function of (seed, purpose, key).
-
-var tradeFirstNames = [...]string{
-	"James", "Mary", "Robert", "Patricia", "John", "Jennifer", "Michael", "Linda", "David", "Elizabeth",
-	"William", "Barbara", "Richard", "Susan", "Joseph", "Jessica", "Thomas", "Sarah", "Charles", "Karen",
-	"Daniel", "Lisa", "Matthew", "Nancy", "Anthony", "Betty", "Mark", "Sandra", "Donald", "Ashley",
-	"Steven", "Kimberly", "Paul", "Emily", "Andrew", "Donna", "Joshua", "Michelle", "Kenneth", "Carol",
-	"Kevin", "Amanda", "Brian", "Melissa", "George", "Deborah", "Timothy", "Stephanie", "Ronald", "Rebecca",
-	"Jason", "Laura", "Edward", "Helen", "Jeffrey", "Sharon", "Ryan", "Cynthia", "Jacob", "Kathleen",
-	"Gary", "Amy", "Nicholas", "Angela", "Eric", "Shirley", "Jonathan", "Anna", "Stephen", "Ruth",
-}
-
-var tradeLastNames = [...]string{
-	"Smith", "Johnson", "Williams", "Brown", "Jones", "Garcia", "Miller", "Davis", "Rodriguez", "Martinez",
-	"Hernandez", "Lopez", "Gonzalez", "Wilson", "Anderson", "Thomas", "Taylor", "Moore", "Jackson", "Martin",
-	"Lee", "Perez", "Thompson", "White", "Harris", "Sanchez", "Clark", "Ramirez", "Lewis", "Robinson",
-	"Walker", "Young", "Allen", "King", "Wright", "Scott", "Torres", "Nguyen", "Hill", "Flores",
-	"Green", "Adams", "Nelson", "Baker", "Hall", "Rivera", "Campbell", "Mitchell", "Carter", "Roberts",
-	"Gomez", "Phillips", "Evans", "Turner", "Diaz", "Parker", "Cruz", "Edwards", "Collins", "Reyes",
-	"Stewart", "Morris", "Morales", "Murphy", "Cook", "Rogers", "Gutierrez", "Ortiz", "Morgan", "Cooper",
-}
-
-// tradePerson is a first and last name drawn from r.
-func tradePerson(r *Rand) (first, last string) {
-	return tradeFirstNames[r.Intn(len(tradeFirstNames))], tradeLastNames[r.Intn(len(tradeLastNames))]
-}
+// (t_exec_name, a person account_permission allows) and the brokers
+// (b_name), "First Last".
 
 // Executor is the first and last name of a person who trades account
-// caID: with owner, the account's customer; otherwise the person the
-// account permits besides its owner. Both are pure functions of (seed,
-// customer) and (seed, account).
+// caID: with owner, the account's customer (c_f_name, c_l_name);
+// otherwise the first person the account permits besides its owner
+// (account_permission's ap_f_name, ap_l_name), or the owner when it
+// permits nobody else.
 func (m *Model) Executor(caID int64, owner bool) (first, last string) {
 	var r Rand
-	if owner {
-		r.Reset(m.cfg.Seed, tagExecName, uint64(AccountOwner(caID))<<1)
-	} else {
-		r.Reset(m.cfg.Seed, tagExecName, uint64(caID)<<1|1)
+	if !owner {
+		r.Reset(m.cfg.Seed, tagRowPermission, uint64(caID))
+		if extraPermissions(&r) > 0 {
+			p := drawPerson(&r)
+			return p.first, p.last
+		}
 	}
-	return tradePerson(&r)
+	p := m.customerPerson(&r, AccountOwner(caID))
+	return p.first, p.last
 }
 
 // ExecName is the t_exec_name of a trade of account caID, "First Last"
@@ -55,6 +34,6 @@ func (m *Model) ExecName(caID int64, owner bool) string {
 func (m *Model) BrokerName(bID int64) string {
 	var r Rand
 	r.Reset(m.cfg.Seed, tagBrokerName, uint64(bID))
-	first, last := tradePerson(&r)
-	return first + " " + last
+	p := drawPerson(&r)
+	return p.first + " " + p.last
 }

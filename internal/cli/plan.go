@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -17,6 +18,7 @@ import (
 	"github.com/dbarena/dbarena/server"
 	"github.com/dbarena/dbarena/session"
 	"github.com/dbarena/dbarena/sysmon"
+	"github.com/dbarena/dbarena/threshold"
 	"github.com/dbarena/dbarena/workload"
 )
 
@@ -60,6 +62,9 @@ func newPlanCmd(st *State) *cobra.Command {
 				p.Name, len(p.Cells), p.Repetitions, p.Estimate().Round(time.Second))
 			_, err = plan.Run(cmd.Context(), p, ex, plan.RunOptions{Dir: dir, NoRetryFailed: noRetry, Now: st.Now, Log: st.Stdout,
 				Tool: "dbarena " + st.Version})
+			if err == nil && len(ex.thresholdsFailed) > 0 {
+				err = fmt.Errorf("%w in %d runs: %s", threshold.ErrFailed, len(ex.thresholdsFailed), strings.Join(ex.thresholdsFailed, "; "))
+			}
 			return err
 		},
 	}
@@ -133,6 +138,8 @@ type planExecutor struct {
 	loadThreads    int
 	targets        map[string]*planTarget // by label
 	keys           map[plan.PrepareKey]string
+	// thresholdsFailed names the runs whose thresholds did not hold.
+	thresholdsFailed []string
 }
 
 // planTarget is one open target of a plan.
@@ -226,10 +233,18 @@ func (ex *planExecutor) Run(ctx context.Context, c plan.Cell, rep int) (*result.
 	cfg := c.Config()
 	cfg.Now = ex.st.Now
 	file, err := pt.s.Measure(ctx, w, []runner.Config{cfg}, session.Hooks{
-		After: func(run *result.Run) { fmt.Fprintf(ex.st.Stdout, "    %s\n", planLine(run)) },
+		After: func(run *result.Run) {
+			fmt.Fprintf(ex.st.Stdout, "    %s\n", planLine(run))
+			if failed := threshold.Failed(run); len(failed) > 0 {
+				fmt.Fprintf(ex.st.Stdout, "    thresholds failed: %s\n", strings.Join(failed, ", "))
+			}
+		},
 	})
 	if file == nil {
 		return nil, err
+	}
+	if threshold.Check(file) != nil {
+		ex.thresholdsFailed = append(ex.thresholdsFailed, fmt.Sprintf("%s/%s/%d threads #%d", c.Target.Label, c.Workload.Label, c.Threads, rep+1))
 	}
 	return file, nil
 }

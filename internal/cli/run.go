@@ -14,6 +14,7 @@ import (
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/session"
+	"github.com/dbarena/dbarena/threshold"
 	"github.com/dbarena/dbarena/workload"
 )
 
@@ -93,6 +94,7 @@ func (rf *runFlags) validate(st *State) []error {
 
 func runWorkload(ctx context.Context, st *State, w workload.Workload, tf *targetFlags, rf *runFlags) error {
 	errs := append(validateWorkload(w), rf.validate(st)...)
+	errs = append(errs, checkThresholds(w, rf.cfg)...)
 	if err := usage(errs); err != nil {
 		return err
 	}
@@ -118,8 +120,11 @@ func runWorkload(ctx context.Context, st *State, w workload.Workload, tf *target
 		Before: func(cfg runner.Config) {
 			fmt.Fprintf(st.Stdout, "\nrunning %s on %s: %d threads, %s (warm-up %s)\n", w.Meta().Name, r.target, cfg.Threads, cfg.Duration, cfg.Warmup)
 		},
-		After: func(run *result.Run) { report.Summary(st.Stdout, run) },
-		Out:   rf.out,
+		After: func(run *result.Run) {
+			report.Summary(st.Stdout, run)
+			report.Thresholds(st.Stdout, run)
+		},
+		Out: rf.out,
 		Wrote: func(path string, file *result.File) {
 			if len(file.Runs) > 1 {
 				fmt.Fprintln(st.Stdout, "\nSweep:")
@@ -135,6 +140,9 @@ func runWorkload(ctx context.Context, st *State, w workload.Workload, tf *target
 			report.SweepTable(st.Stdout, file.Runs)
 		}
 		monitorProblems(st.Stdout, file)
+	}
+	if runErr == nil && file != nil {
+		runErr = threshold.Check(file)
 	}
 	return runErr
 }

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -55,9 +56,15 @@ type Threshold struct {
 	// result file's retry_pct), rollbacks of transactions.
 	Percent bool
 
-	run      *compare.RunMetric // nil for a workload metric
+	run      *compare.RunMetric // nil for a workload metric or a percentile
 	workload bool
+	// pct is the percentile of a pNN metric that is not among the run's
+	// summary figures (p90, p75, p99.99), read from the histograms.
+	pct float64
 }
+
+// percentileRE is a latency percentile: p90, p99.99.
+var percentileRE = regexp.MustCompile(`^p([0-9]{1,2}(\.[0-9]+)?)$`)
 
 // Context is what a threshold may name besides the metrics every run
 // has: the workload's operations and its own metrics.
@@ -141,6 +148,12 @@ func Parse(expr string, c Context) (Threshold, error) {
 		if t.Op != "" && m.OpValue == nil {
 			return t, fmt.Errorf("%s has no value per operation: use it without op:", m.Name)
 		}
+	} else if m := percentileRE.FindStringSubmatch(strings.ToLower(name)); m != nil {
+		p, _ := strconv.ParseFloat(m[1], 64)
+		if p <= 0 {
+			return t, fmt.Errorf("unknown metric %q: a percentile is above 0", name)
+		}
+		t.Metric, t.pct = strings.ToLower(name), p
 	} else if k := slices.IndexFunc(c.Metrics, func(n string) bool { return strings.EqualFold(n, name) }); k >= 0 {
 		t.Metric, t.workload = c.Metrics[k], true
 		if t.Op != "" {
@@ -173,6 +186,9 @@ func workloadMetrics(c Context) string {
 
 // unit is the metric's unit as the limit may carry it.
 func (t *Threshold) unit() string {
+	if t.pct > 0 {
+		return "ms"
+	}
 	if t.run != nil {
 		return t.run.Unit
 	}
@@ -263,6 +279,9 @@ func (t Threshold) Observe(run *result.Run) (float64, string, bool) {
 		}
 		return 0, "the run has no " + t.Metric, false
 	}
+	if t.pct > 0 {
+		return t.percentile(run)
+	}
 	if t.Op == "" {
 		if t.Percent {
 			return percent(t.Metric, run.Transactions, run.Errors, run.Retries, run.Rollbacks), "", true
@@ -286,6 +305,34 @@ func (t Threshold) Observe(run *result.Run) (float64, string, bool) {
 		return 0, "the run has no " + t.Metric + " for " + t.Op, false
 	}
 	return v, "", true
+}
+
+// percentile reads a pNN threshold's value from the histograms of the
+// run's ops (the op's, or all of them merged).
+func (t Threshold) percentile(run *result.Run) (float64, string, bool) {
+	all := histogram.New()
+	found := false
+	for _, o := range run.Ops {
+		if t.Op != "" && o.Name != t.Op {
+			continue
+		}
+		found = true
+		if o.HDR == "" {
+			if o.Count > 0 {
+				return 0, "the run has no latency histogram", false
+			}
+			continue
+		}
+		h, err := histogram.Decode(o.HDR)
+		if err != nil {
+			return 0, "the run's latency histogram of " + o.Name + " does not decode: " + err.Error(), false
+		}
+		all.Merge(h)
+	}
+	if !found {
+		return 0, "the run has no operation " + t.Op, false
+	}
+	return histogram.Percentile(all, t.pct), "", true
 }
 
 // percent is a count as a percentage: errors of the attempts, retries of

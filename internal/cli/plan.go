@@ -35,6 +35,7 @@ func newPlanCmd(st *State) *cobra.Command {
 	var noRetry bool
 	var connectTimeout = seconds(10 * time.Second)
 	var loadThreads int
+	var metricsAddr string
 	run := &cobra.Command{
 		Use:   "run PLAN.yaml",
 		Short: "Run a plan's cells in interleaved, seeded rounds; resumes a half-finished results directory",
@@ -55,8 +56,13 @@ func newPlanCmd(st *State) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			live, err := serveMetrics(st, metricsAddr)
+			if err != nil {
+				return err
+			}
+			defer live.close()
 			ex := &planExecutor{st: st, connectTimeout: time.Duration(connectTimeout), loadThreads: loadThreads,
-				targets: map[string]*planTarget{}, keys: map[plan.PrepareKey]string{}}
+				targets: map[string]*planTarget{}, keys: map[plan.PrepareKey]string{}, live: live}
 			defer ex.closeAll()
 			fmt.Fprintf(st.Stdout, "plan %s: %d cells × %d repetitions, about %s of measurement\n",
 				p.Name, len(p.Cells), p.Repetitions, p.Estimate().Round(time.Second))
@@ -72,6 +78,7 @@ func newPlanCmd(st *State) *cobra.Command {
 	run.Flags().BoolVar(&noRetry, "no-retry-failed", false, "leave runs that failed before as they are instead of running them again")
 	run.Flags().Var(&connectTimeout, "connect-timeout", "give up connecting after this long")
 	run.Flags().IntVar(&loadThreads, "load-threads", 4, "parallel loaders when a target is prepared")
+	addMetricsAddr(run.Flags(), &metricsAddr)
 	show := &cobra.Command{
 		Use:   "show PLAN.yaml",
 		Short: "Print a plan's cells, their order and which runs are done",
@@ -140,6 +147,8 @@ type planExecutor struct {
 	keys           map[plan.PrepareKey]string
 	// thresholdsFailed names the runs whose thresholds did not hold.
 	thresholdsFailed []string
+	// live serves the runs' metrics (--metrics-addr), nil when not asked.
+	live *liveMetrics
 }
 
 // planTarget is one open target of a plan.
@@ -233,7 +242,12 @@ func (ex *planExecutor) Run(ctx context.Context, c plan.Cell, rep int) (*result.
 	cfg := c.Config()
 	cfg.Now = ex.st.Now
 	file, err := pt.s.Measure(ctx, w, []runner.Config{cfg}, session.Hooks{
+		Observer: ex.live.observer(nil),
+		Before: func(cfg runner.Config) {
+			ex.live.begin(c.Target.Label, c.Workload.Label, fmt.Sprintf("threads=%d#%d", c.Threads, rep+1), cfg)
+		},
 		After: func(run *result.Run) {
+			ex.live.end()
 			fmt.Fprintf(ex.st.Stdout, "    %s\n", planLine(run))
 			if failed := threshold.Failed(run); len(failed) > 0 {
 				fmt.Fprintf(ex.st.Stdout, "    thresholds failed: %s\n", strings.Join(failed, ", "))

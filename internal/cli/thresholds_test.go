@@ -3,6 +3,7 @@ package cli_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -155,5 +156,54 @@ func TestMergeJudgesThresholds(t *testing.T) {
 	ths := mf.Runs[0].Thresholds
 	if len(ths) != 2 || !*ths[0].Pass || *ths[1].Pass || *ths[1].Observed != float64(2*n) {
 		t.Errorf("merged thresholds %+v", ths)
+	}
+}
+
+// A plan whose runs all complete but one failed its thresholds exits 7
+// after its last run; each run's file keeps its verdicts. A plan whose
+// thresholds hold exits 0.
+func TestPlanThresholds(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "p.db")
+	plan := func(name, th string) string {
+		return "name: " + name + "\nduration: 1s\nthreads: [1]\nreport_interval: 500ms\nthresholds: [\"tps>0\"]\ntargets:\n  - label: lite\n    url: sqlite://" + db +
+			"\nworkloads:\n  - name: oltp_read_only\n    options: {tables: 1, table_size: 1000}\n    thresholds: [\"" + th + "\"]\n"
+	}
+	for _, tc := range []struct {
+		name, th string
+		code     int
+		pass     bool
+	}{
+		{"holds", "p99<1m", cli.ExitOK, true},
+		{"fails", "max<1us", cli.ExitThreshold, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := filepath.Join(dir, tc.name+".yaml")
+			if err := os.WriteFile(file, []byte(plan(tc.name, tc.th)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(dir, tc.name+"-results")
+			o := dbarena(t, context.Background(), nil, "plan", "run", file, "-o", out)
+			if o.code != tc.code {
+				t.Fatalf("exit %d, want %d: %s%s", o.code, tc.code, o.stdout, o.stderr)
+			}
+			files, _ := filepath.Glob(filepath.Join(out, "*", "*.json"))
+			files2, _ := filepath.Glob(filepath.Join(out, "*.json"))
+			var found bool
+			for _, p := range append(files, files2...) {
+				f, err := result.Read(p)
+				if err != nil || len(f.Runs) == 0 || f.Workload.Name == "" {
+					continue
+				}
+				found = true
+				ths := f.Runs[0].Thresholds
+				if len(ths) != 2 || ths[0].Expr != "tps>0" || !*ths[0].Pass || ths[1].Expr != tc.th || *ths[1].Pass != tc.pass {
+					t.Errorf("%s: thresholds %+v", p, ths)
+				}
+			}
+			if !found {
+				t.Errorf("no result file in %s", out)
+			}
+		})
 	}
 }

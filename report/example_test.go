@@ -166,17 +166,17 @@ func ExampleThresholds() {
 	f := func(v float64) *float64 { return &v }
 	b := func(v bool) *bool { return &v }
 	run := &result.Run{Thresholds: []result.Threshold{
-		{Expr: "p99<50ms", Observed: f(12.3456), Pass: b(true)},
-		{Expr: "tps>1000", Observed: f(812.5), Pass: b(false)},
+		{Expr: "p99<50ms", Observed: f(12.3456), Unit: "ms", Pass: b(true)},
+		{Expr: "tps>1000", Observed: f(812.5), Unit: "/s", Pass: b(false)},
 		{Expr: "server_cpu_pct<90", Pass: b(false), Note: "the run has no server_cpu_pct (not sampled)"},
 		{Expr: "errors<0.1%"},
 	}}
 	report.Thresholds(os.Stdout, run)
 	// Output:
 	// Thresholds:
-	//     threshold          observed  result
-	//     p99<50ms           12.346    pass
-	//     tps>1000           812.5     FAIL
-	//     server_cpu_pct<90  -         FAIL (the run has no server_cpu_pct (not sampled))
-	//     errors<0.1%        -         not evaluated
+	//     threshold          observed   result
+	//     p99<50ms           12.346 ms  pass
+	//     tps>1000           812.5/s    FAIL
+	//     server_cpu_pct<90  -          FAIL (the run has no server_cpu_pct (not sampled))
+	//     errors<0.1%        -          not evaluated
 }

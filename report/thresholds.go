@@ -24,6 +24,13 @@ func Thresholds(w io.Writer, r *result.Run) {
 		obs := "-"
 		if t.Observed != nil {
 			obs = strconv.FormatFloat(math.Round(*t.Observed*1000)/1000, 'f', -1, 64)
+			switch t.Unit {
+			case "", "count":
+			case "%", "/s", "/min":
+				obs += t.Unit
+			default:
+				obs += " " + t.Unit
+			}
 		}
 		verdict := "not evaluated"
 		if t.Pass != nil {

@@ -211,7 +211,9 @@ type Run struct {
 type Threshold struct {
 	Expr     string   `json:"expr"`
 	Observed *float64 `json:"observed,omitempty"`
-	Pass     *bool    `json:"pass,omitempty"`
+	// Unit is Observed's: "ms", "%", "/s", "count", a workload metric's.
+	Unit string `json:"unit,omitempty"`
+	Pass *bool  `json:"pass,omitempty"`
 	// Note says why a threshold has no observed value, or that it stopped
 	// the run early (--abort-on-fail).
 	Note string `json:"note,omitempty"`

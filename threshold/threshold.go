@@ -368,6 +368,22 @@ func (t Threshold) Holds(v float64) bool {
 	}
 }
 
+// observedUnit is the unit of the value Observe reads.
+func (t Threshold) observedUnit(run *result.Run) string {
+	switch {
+	case t.Percent:
+		return "%"
+	case t.workload:
+		for _, m := range run.Metrics {
+			if m.Name == t.Metric {
+				return m.Unit
+			}
+		}
+		return ""
+	}
+	return t.unit()
+}
+
 // Evaluate judges every threshold on a finished run, in order. A metric
 // the run lacks fails its threshold: a gate that cannot be checked does
 // not pass.
@@ -379,7 +395,7 @@ func Evaluate(ts []Threshold, run *result.Run) []result.Threshold {
 		pass := ok && t.Holds(v)
 		r.Pass = &pass
 		if ok {
-			r.Observed = &v
+			r.Observed, r.Unit = &v, t.observedUnit(run)
 		} else {
 			r.Note = why
 		}

@@ -346,3 +346,18 @@ func TestEvaluatePercentile(t *testing.T) {
 		}
 	}
 }
+
+// Each verdict names the unit of what it observed.
+func TestEvaluateUnits(t *testing.T) {
+	run := sampleRun()
+	run.Metrics[0].Unit = "/min"
+	for expr, want := range map[string]string{"p99<50ms": "ms", "errors<1%": "%", "errors<3": "count", "tps>1": "/s", "NOPM>1": "/min", "retry_pct<5": "%"} {
+		th, err := Parse(expr, tpccLike)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := Evaluate([]Threshold{th}, run)[0].Unit; got != want {
+			t.Errorf("%s: unit %q, want %q", expr, got, want)
+		}
+	}
+}

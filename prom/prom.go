@@ -15,10 +15,13 @@
 // Latencies are classic histograms with fixed buckets from 100 µs to
 // 60 s (Buckets): the text format every Prometheus and Grafana's
 // histogram_quantile read without the native-histogram feature flag and
-// protobuf scraping. The buckets are filled from the runner's HDR
-// histograms (every recorded value counted at its bucket), so they are
-// exact counts of latencies at or below each bound; exact percentiles are
-// the result file's.
+// protobuf scraping. Each interval's HDR histograms are merged into the
+// run's own per op and phase (what the runner's total costs again), and a
+// scrape that finds them changed counts their values into the buckets,
+// each at the first bound at or above its highest equivalent value (HDR's
+// 3 significant digits), so that the merger pays no more per interval and
+// an ended run keeps only its bucket counts; exact percentiles are the
+// result file's.
 package prom
 
 import (
@@ -32,9 +35,11 @@ import (
 	"sync"
 	"time"
 
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/dbarena/dbarena/histogram"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/sysmon"
 )
@@ -66,11 +71,42 @@ type opCounts struct {
 
 // phaseState is what a run counted in one phase (warmup, measured).
 type phaseState struct {
-	ops                   []opCounts
+	ops []opCounts
+	// hists are the ops' latencies so far (µs), merged every interval,
+	// until the run ends; buckets and sumS are computed from them when a
+	// scrape finds them changed (dirty), and kept alone once the run
+	// ended, so that an ended run holds a few numbers, not histograms.
+	hists                 []*hdr.Histogram
+	dirty                 bool
 	buckets               [][]uint64 // per op, per bucket: values in it (not cumulative)
 	sumS                  []float64  // per op: sum of latencies, s
 	reconnects            int64
 	reads, writes, others int64
+}
+
+// fill computes buckets and sums from the histograms.
+func (p *phaseState) fill() {
+	if !p.dirty || p.hists == nil {
+		return
+	}
+	p.dirty = false
+	for i, h := range p.hists {
+		clear(p.buckets[i])
+		p.sumS[i] = 0
+		if h.TotalCount() == 0 {
+			continue
+		}
+		for _, bar := range h.Distribution() {
+			if bar.Count == 0 {
+				continue
+			}
+			// The bar's values are at most bar.To µs (its highest
+			// equivalent value): counted in the first bucket that holds To.
+			k, _ := slices.BinarySearch(Buckets, float64(bar.To)/1e6)
+			p.buckets[i][k] += uint64(bar.Count)
+		}
+		p.sumS[i] = h.Mean() * float64(h.TotalCount()) / 1e6
+	}
 }
 
 // runState is one run's series.
@@ -193,9 +229,11 @@ func (e *Exporter) OnTick(t runner.Tick) {
 	}
 	p := r.phases[phase]
 	if p == nil {
-		p = &phaseState{ops: make([]opCounts, len(r.ops)), buckets: make([][]uint64, len(r.ops)), sumS: make([]float64, len(r.ops))}
+		p = &phaseState{ops: make([]opCounts, len(r.ops)), buckets: make([][]uint64, len(r.ops)), sumS: make([]float64, len(r.ops)),
+			hists: make([]*hdr.Histogram, len(r.ops))}
 		for i := range p.buckets {
 			p.buckets[i] = make([]uint64, len(Buckets)+1) // the last: above every bound
+			p.hists[i] = histogram.New()
 		}
 		r.phases[phase] = p
 	}
@@ -210,20 +248,10 @@ func (e *Exporter) OnTick(t runner.Tick) {
 		c.errors += o.Counts.Errors
 		c.retries += o.Counts.Retries
 		c.rollbacks += o.Counts.Rollbacks
-		if o.Hist.TotalCount() == 0 {
-			continue
+		if o.Hist.TotalCount() > 0 && p.hists != nil {
+			p.hists[i].Merge(o.Hist)
+			p.dirty = true
 		}
-		for _, bar := range o.Hist.Distribution() {
-			if bar.Count == 0 {
-				continue
-			}
-			// The bar's values are at most bar.To µs (its highest
-			// equivalent value): counted in the first bucket that holds To.
-			s := float64(bar.To) / 1e6
-			k, _ := slices.BinarySearch(Buckets, s)
-			p.buckets[i][k] += uint64(bar.Count)
-		}
-		p.sumS[i] += o.Hist.Mean() * float64(o.Hist.TotalCount()) / 1e6
 	}
 	p.reconnects += iv.Reconnects
 	p.reads += iv.Queries.Reads
@@ -294,6 +322,7 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 			if p == nil {
 				continue
 			}
+			p.fill()
 			for i, op := range r.ops {
 				opl := append(slices.Clone(lv), phaseNames[ph], op)
 				o := p.ops[i]
@@ -357,6 +386,12 @@ func (e *Exporter) End() {
 	defer e.mu.Unlock()
 	if e.cur != nil {
 		e.cur.done = true
+		for _, p := range e.cur.phases {
+			if p != nil {
+				p.fill()
+				p.hists = nil
+			}
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -66,10 +67,14 @@ func newPlanCmd(st *State) *cobra.Command {
 			defer ex.closeAll()
 			fmt.Fprintf(st.Stdout, "plan %s: %d cells × %d repetitions, about %s of measurement\n",
 				p.Name, len(p.Cells), p.Repetitions, p.Estimate().Round(time.Second))
-			_, err = plan.Run(cmd.Context(), p, ex, plan.RunOptions{Dir: dir, NoRetryFailed: noRetry, Now: st.Now, Log: st.Stdout,
+			state, err := plan.Run(cmd.Context(), p, ex, plan.RunOptions{Dir: dir, NoRetryFailed: noRetry, Now: st.Now, Log: st.Stdout,
 				Tool: "dbarena " + st.Version})
-			if err == nil && len(ex.thresholdsFailed) > 0 {
-				err = fmt.Errorf("%w in %d runs: %s", threshold.ErrFailed, len(ex.thresholdsFailed), strings.Join(ex.thresholdsFailed, "; "))
+			if err == nil {
+				resDir := dir
+				if resDir == "" {
+					resDir = plan.DefaultDir(p)
+				}
+				err = planThresholds(state, resDir)
 			}
 			return err
 		},
@@ -145,8 +150,6 @@ type planExecutor struct {
 	loadThreads    int
 	targets        map[string]*planTarget // by label
 	keys           map[plan.PrepareKey]string
-	// thresholdsFailed names the runs whose thresholds did not hold.
-	thresholdsFailed []string
 	// live serves the runs' metrics (--metrics-addr), nil when not asked.
 	live *liveMetrics
 }
@@ -257,10 +260,33 @@ func (ex *planExecutor) Run(ctx context.Context, c plan.Cell, rep int) (*result.
 	if file == nil {
 		return nil, err
 	}
-	if threshold.Check(file) != nil {
-		ex.thresholdsFailed = append(ex.thresholdsFailed, fmt.Sprintf("%s/%s/%d threads #%d", c.Target.Label, c.Workload.Label, c.Threads, rep+1))
-	}
 	return file, nil
+}
+
+// planThresholds returns an error wrapping threshold.ErrFailed, naming
+// the runs, when a run of the plan that is done (in this invocation or
+// an earlier one it resumed) has a threshold that did not hold.
+func planThresholds(st *plan.State, dir string) error {
+	if st == nil {
+		return nil
+	}
+	var failed []string
+	for _, r := range st.Runs {
+		if r.Status != plan.RunDone || r.File == "" {
+			continue
+		}
+		f, err := result.Read(filepath.Join(dir, r.File))
+		if err != nil {
+			return fmt.Errorf("plan: reading %s for its thresholds: %w", r.File, err)
+		}
+		if err := threshold.Check(f); err != nil {
+			failed = append(failed, fmt.Sprintf("%s #%d (%s)", r.Cell, r.Rep, strings.TrimPrefix(err.Error(), threshold.ErrFailed.Error()+": ")))
+		}
+	}
+	if len(failed) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %s", threshold.ErrFailed, strings.Join(failed, "; "))
 }
 
 // planLine is a run's one-line summary in the plan's log.

@@ -204,6 +204,13 @@ func TestPlanThresholds(t *testing.T) {
 			if !found {
 				t.Errorf("no result file in %s", out)
 			}
+			// Resumed with every run done, the plan judges the runs it
+			// finished before.
+			if again := dbarena(t, context.Background(), nil, "plan", "run", file, "-o", out); again.code != tc.code {
+				t.Errorf("resumed: exit %d, want %d: %s", again.code, tc.code, again.stderr)
+			} else if tc.code == cli.ExitThreshold && !strings.Contains(again.stderr, "thresholds failed: " + "lite__oltp_read_only__t1 #1 (max<1us)") {
+				t.Errorf("resumed: stderr %q", again.stderr)
+			}
 		})
 	}
 }

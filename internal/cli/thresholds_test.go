@@ -208,7 +208,7 @@ func TestPlanThresholds(t *testing.T) {
 			// finished before.
 			if again := dbarena(t, context.Background(), nil, "plan", "run", file, "-o", out); again.code != tc.code {
 				t.Errorf("resumed: exit %d, want %d: %s", again.code, tc.code, again.stderr)
-			} else if tc.code == cli.ExitThreshold && !strings.Contains(again.stderr, "thresholds failed: " + "lite__oltp_read_only__t1 #1 (max<1us)") {
+			} else if tc.code == cli.ExitThreshold && !strings.Contains(again.stderr, "thresholds failed: "+"lite__oltp_read_only__t1 #1 (max<1us)") {
 				t.Errorf("resumed: stderr %q", again.stderr)
 			}
 		})

@@ -40,8 +40,9 @@ func (l *liveMetrics) observer(next runner.Observer) runner.Observer {
 	return l.e.Observer(next)
 }
 
-// begin starts a run's series. The arrival rate, when a load model has
-// one, is served with it (prom.Exporter.SetRate).
+// begin starts a run's series with cfg's thread count. This is where an
+// arrival-rate run's offered rate is to be handed on, after Begin, with
+// l.e.SetRate (served as dbarena_rate); a closed-loop run has none.
 func (l *liveMetrics) begin(target, workload, run string, cfg runner.Config) {
 	if l == nil {
 		return

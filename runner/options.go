@@ -53,7 +53,7 @@ func Options() []Option {
 			Value: func(c *Config) pflag.Value { return (*durationValue)(&c.ReconnectTimeout) }},
 		{Flag: "threshold", Field: "thresholds", Usage: "a pass/fail criterion judged at the end of each run, e.g. 'p99<50ms', 'tps>1000', 'errors<0.1%', 'op:new_order p90<5ms', 'NOPM>1000' (repeat the flag or separate by commas); a failed one exits 7",
 			Value: func(c *Config) pflag.Value { return (*listValue)(&c.Thresholds) }},
-		{Flag: "abort-on-fail", Field: "abort_on_fail", Usage: "stop a run as soon as a threshold can no longer hold (an upper bound on errors, retries, rollbacks, reconnects or max latency already crossed)",
+		{Flag: "abort-on-fail", Field: "abort_on_fail", Usage: "stop a run as soon as a threshold can no longer hold (an upper bound on a count such as errors, retries or transactions, or on the max latency, already crossed)",
 			Value: func(c *Config) pflag.Value { return (*boolValue)(&c.AbortOnFail) }},
 	}
 }

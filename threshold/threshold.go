@@ -5,8 +5,9 @@
 // names and aliases) and the workload's own (its ops and the figures
 // its workload.Reporter gives); Evaluate judges a finished run; Watch
 // stops a run early (--abort-on-fail) when a criterion can no longer
-// hold, which only upper bounds on what only grows can tell: counts of
-// errors, retries, rollbacks and reconnects, and the max latency.
+// hold, which only upper bounds on what only grows can tell: counts
+// (transactions, queries, errors, retries, rollbacks, reconnects …) and
+// the max latency.
 // Percentiles, rates and percentages are judged at the end: a run
 // failing them halfway can still pass.
 package threshold

@@ -225,7 +225,8 @@ func TestAbortable(t *testing.T) {
 	for expr, want := range map[string]bool{
 		"errors<5": true, "errors<=5": true, "retries<100": true, "rollbacks<3": true, "reconnects<1": true, "max<2s": true,
 		"op:new_order errors<1": true, "op:new_order max<1s": true,
-		"errors<1%": false, "errors>5": false, "p99<50ms": false, "tps>10": false, "NOPM>1": false, "transactions<100": false,
+		"transactions<100": true, "op:payment transactions<=5": true, "queries<10": true, "reads<1": true,
+		"errors<1%": false, "errors>5": false, "p99<50ms": false, "p90<1s": false, "tps>10": false, "NOPM>1": false, "transactions>100": false, "retry_pct<5": false,
 	} {
 		th, err := Parse(expr, tpccLike)
 		if err != nil {
@@ -291,6 +292,37 @@ func TestWatchAborts(t *testing.T) {
 	if NewWatch(ts[:1], next) != nil {
 		t.Error("a watch for p99 alone, which cannot fail early")
 	}
+}
+
+// Upper bounds on the transactions and queries so far abort too.
+func TestWatchCounts(t *testing.T) {
+	ops := []workload.Op{{Name: "new_order"}, {Name: "payment"}}
+	for _, tc := range []struct {
+		expr  string
+		after int // intervals before the abort, each of 3 new_order transactions and 16 queries (10 reads)
+	}{
+		{"transactions<6", 2}, {"op:new_order transactions<=6", 3}, {"queries<=40", 3}, {"reads<11", 2},
+	} {
+		ts, errs := ParseAll([]string{tc.expr}, tpccLike)
+		if len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		w := NewWatch(ts, nil)
+		var n int
+		var aborted error
+		for n = 1; n <= 5 && aborted == nil; n++ {
+			w.OnTick(runner.Tick{Ops: ops, Interval: interval3(), Abort: func(err error) { aborted = err }})
+		}
+		if aborted == nil || n-1 != tc.after {
+			t.Errorf("%s: aborted %v after %d intervals, want after %d", tc.expr, aborted, n-1, tc.after)
+		}
+	}
+}
+
+func interval3() *histogram.Interval {
+	iv := tick(false, 0, 100, 200, 300)
+	iv.Queries = histogram.Queries{Reads: 10, Writes: 4, Other: 2}
+	return iv
 }
 
 // The max latency of one op aborts once it is over its bound.

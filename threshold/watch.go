@@ -25,17 +25,18 @@ func (e *AbortError) Error() string {
 func (e *AbortError) Unwrap() error { return ErrFailed }
 
 // Abortable tells whether a threshold can be known to fail before the
-// end of a run: an upper bound (< or <=) on a count that only grows
-// (errors, retries, rollbacks, reconnects, not as a percentage) or on
-// the max latency, whose measured value so far can only rise.
+// end of a run: an upper bound (< or <=) on a count of the run that only
+// grows (transactions, queries, reads, writes, other, errors, retries,
+// rollbacks, reconnects; not as a percentage) or on the max latency,
+// whose measured value so far can only rise.
 func (t Threshold) Abortable() bool {
-	if t.workload || t.Percent || (t.Cmp != "<" && t.Cmp != "<=") {
+	if t.workload || t.Percent || t.pct > 0 || (t.Cmp != "<" && t.Cmp != "<=") {
 		return false
 	}
 	switch t.Metric {
-	case "errors", "retries", "rollbacks", "max":
+	case "transactions", "errors", "retries", "rollbacks", "max":
 		return true
-	case "reconnects":
+	case "reconnects", "queries", "reads", "writes", "other":
 		return t.Op == ""
 	}
 	return false
@@ -49,12 +50,14 @@ type Watch struct {
 	Next runner.Observer
 	ts   []Threshold
 	// so far, over the measured intervals
-	errors, retries, rollbacks, reconnects int64
-	opCounts                               []histogram.Counts
-	maxMS                                  float64
-	opMaxMS                                []float64
-	ops                                    []string
-	done                                   bool
+	transactions, errors, retries, rollbacks, reconnects int64
+	reads, writes, other                                 int64
+	opCounts                                             []histogram.Counts
+	opTransactions                                       []int64
+	maxMS                                                float64
+	opMaxMS                                              []float64
+	ops                                                  []string
+	done                                                 bool
 }
 
 // NewWatch watches the abortable thresholds of ts; nil when there is
@@ -89,8 +92,13 @@ func (w *Watch) OnTick(t runner.Tick) {
 			w.ops = append(w.ops, o.Name)
 		}
 		w.opCounts = make([]histogram.Counts, len(iv.Ops))
+		w.opTransactions = make([]int64, len(iv.Ops))
 		w.opMaxMS = make([]float64, len(iv.Ops))
 	}
+	w.transactions += iv.Transactions()
+	w.reads += iv.Queries.Reads
+	w.writes += iv.Queries.Writes
+	w.other += iv.Queries.Other
 	w.errors += iv.Errors()
 	w.retries += iv.Retries()
 	w.rollbacks += iv.Rollbacks()
@@ -100,6 +108,7 @@ func (w *Watch) OnTick(t runner.Tick) {
 			break
 		}
 		c := iv.Ops[i].Counts
+		w.opTransactions[i] += iv.Ops[i].Hist.TotalCount()
 		w.opCounts[i].Errors += c.Errors
 		w.opCounts[i].Retries += c.Retries
 		w.opCounts[i].Rollbacks += c.Rollbacks
@@ -125,6 +134,16 @@ func (w *Watch) OnTick(t runner.Tick) {
 func (w *Watch) value(t Threshold) (float64, bool) {
 	if t.Op == "" {
 		switch t.Metric {
+		case "transactions":
+			return float64(w.transactions), true
+		case "queries":
+			return float64(w.reads + w.writes + w.other), true
+		case "reads":
+			return float64(w.reads), true
+		case "writes":
+			return float64(w.writes), true
+		case "other":
+			return float64(w.other), true
 		case "errors":
 			return float64(w.errors), true
 		case "retries":
@@ -143,6 +162,8 @@ func (w *Watch) value(t Threshold) (float64, bool) {
 		return 0, false
 	}
 	switch t.Metric {
+	case "transactions":
+		return float64(w.opTransactions[k]), true
 	case "errors":
 		return float64(w.opCounts[k].Errors), true
 	case "retries":

@@ -214,3 +214,34 @@ func TestPlanThresholds(t *testing.T) {
 		})
 	}
 }
+
+// A workload's own figure and an operation's percentile are judged from
+// the run's result: TPC-C's NOPM (read from the database's counters) and
+// New-Order's p90.
+func TestThresholdWorkloadMetric(t *testing.T) {
+	u := tpccSQLite(t)
+	out := filepath.Join(t.TempDir(), "r.json")
+	o := dbarena(t, context.Background(), nil, "run", "tpcc", "--target", u, "--time", "2s", "--out", out,
+		"--threshold", "NOPM>0", "--threshold", "op:new_order p90<1m", "--threshold", "tpm<1")
+	if o.code != cli.ExitThreshold {
+		t.Fatalf("exit %d: %s%s", o.code, o.stdout, o.stderr)
+	}
+	f, err := result.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := f.Runs[0]
+	var nopm float64
+	for _, m := range r.Metrics {
+		if m.Name == "NOPM" {
+			nopm = m.Value
+		}
+	}
+	ths := r.Thresholds
+	if len(ths) != 3 || *ths[0].Observed != nopm || !*ths[0].Pass || ths[0].Unit != "/min" || !*ths[1].Pass || ths[1].Unit != "ms" || *ths[2].Pass {
+		t.Errorf("NOPM %v, thresholds %+v", nopm, ths)
+	}
+	if !strings.Contains(o.stderr, "thresholds failed: tpm<1") {
+		t.Errorf("stderr %q", o.stderr)
+	}
+}

@@ -53,8 +53,12 @@
 // The run options (duration through stop_grace) are runner.Options, the
 // same list `dbarena run` takes as flags (--time, --warmup,
 // --report-interval, --max-errors, --tolerate-errors, --isolation,
-// --max-retries, --retry-backoff, --retry-backoff-max, --stop-grace),
-// parsed and validated alike; Cell.Config is a cell's runner.Config.
+// --max-retries, --retry-backoff, --retry-backoff-max, --stop-grace,
+// --reconnect-timeout, --threshold, --abort-on-fail), parsed and
+// validated alike; Cell.Config is a cell's runner.Config. Thresholds
+// (`thresholds: ["p99<50ms", "op:new_order p90<5ms"]`) are checked
+// against each entry's workload when the plan is read; an entry's add to
+// the plan's.
 //
 // Knobs are server settings of managed targets (URLs starting with
 // "managed:"): each combination becomes one target, its settings appended

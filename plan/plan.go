@@ -18,6 +18,7 @@ import (
 	"github.com/dbarena/dbarena/compare"
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/threshold"
 	"github.com/dbarena/dbarena/workload"
 )
 
@@ -283,6 +284,9 @@ type rawWorkload struct {
 	path                   string
 	optionKey              string
 	hasLabel, hasOptionErr bool
+	// thresholds is what the entry's thresholds may name (its workload's
+	// ops and metrics), nil when the workload or its options are bad.
+	thresholds *threshold.Context
 }
 
 var labelRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+=,:-]*$`)
@@ -405,6 +409,7 @@ func (d *decoder) plan(body ast.Node, path string, opt Options) *Plan {
 			}
 		}
 		d.runConfig(rw, &rs, seen)
+		d.checkThresholds(rw, &rs, seen)
 		if w.Metric == "" {
 			w.Metric = "tps"
 		}
@@ -608,6 +613,8 @@ func (d *decoder) optionText(o runner.Option, n ast.Node, fp string) (string, bo
 	case "int":
 		v, ok := d.integer(n, fp)
 		return strconv.FormatInt(v, 10), ok
+	case "list":
+		return d.scalarOrList(n, fp)
 	case "bool":
 		if b, ok := d.resolve(n).(*ast.BoolNode); ok {
 			return strconv.FormatBool(b.Value), true
@@ -885,6 +892,8 @@ func (d *decoder) workload(n ast.Node, wp string) rawWorkload {
 			}
 		}
 		d.checkMetric(&rw, wl, wp)
+		c := threshold.ContextOf(wl)
+		rw.thresholds = &c
 	}
 	rw.own, rw.known = workloadMetrics(wl), true
 	// The key: every option that is not at its default, sorted, so that

@@ -159,3 +159,24 @@ func ExampleMonitorProblems() {
 	// warning: server metrics: counter server.cpu_us went backwards in 1 interval(s) (statistics reset or server restart): the metrics that need it are absent there
 	// warning: server metrics: postgres: 20 of 23 samples failed, the last with: prepared statement does not exist
 }
+
+// A run's thresholds: what each observed, in its limit's unit, and
+// whether it held; one whose metric the run lacks fails with the reason.
+func ExampleThresholds() {
+	f := func(v float64) *float64 { return &v }
+	b := func(v bool) *bool { return &v }
+	run := &result.Run{Thresholds: []result.Threshold{
+		{Expr: "p99<50ms", Observed: f(12.3456), Unit: "ms", Pass: b(true)},
+		{Expr: "tps>1000", Observed: f(812.5), Unit: "/s", Pass: b(false)},
+		{Expr: "server_cpu_pct<90", Pass: b(false), Note: "the run has no server_cpu_pct (not sampled)"},
+		{Expr: "errors<0.1%"},
+	}}
+	report.Thresholds(os.Stdout, run)
+	// Output:
+	// Thresholds:
+	//     threshold          observed   result
+	//     p99<50ms           12.346 ms  pass
+	//     tps>1000           812.5/s    FAIL
+	//     server_cpu_pct<90  -          FAIL (the run has no server_cpu_pct (not sampled))
+	//     errors<0.1%        -          not evaluated
+}

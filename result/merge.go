@@ -246,6 +246,12 @@ func mergeRuns(runs []*Run, weights []float64, r int) (*Run, error) {
 			}
 		}
 	}
+	// The shards' verdicts are about their own shares: the merged run
+	// keeps the criteria, unjudged (Pass nil), for the caller to judge
+	// again on the merged figures (dbarena merge does).
+	for _, t := range base.Thresholds {
+		m.Thresholds = append(m.Thresholds, Threshold{Expr: t.Expr})
+	}
 	durS /= n
 	m.DurationS = round(durS, 3)
 	m.ClientCPUS = round(cpuS, 3)

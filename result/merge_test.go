@@ -384,3 +384,21 @@ func BenchmarkIntervalOf(b *testing.B) {
 }
 
 const pointSelectSecond = "HISTFAAAA6B42jSTvY8bVRfG7/zuuXfuzHjGnvXaE7+7fkNwNqvVauVEIRCRrEKSIiS7KxSikCKgaCUalJKCigqCQOJTEUiIgkh8tLT8DwhoED0goRQUiCIFokDn2LjwjO895znPx/H6m/eHzoW/3OLjl89Mv36+/6W78OfiIFz69bvs0df+29+yn17/ZP+fk4+mfw/frt8vfo9/yAP/Aw+zh9mH2bvZg+yt7MXnr1269sz+E+fPvrD/8rPn988+/eTZx/5/8viJ9cePj8fj1dWVE+ur/+utrg7KQdMbrPRiWTZJkgzSoFeWMZJiSo30UpNSSdNryhR7KcbYpDQYl+W4acr15sj4yHhlRST20iBFiSnGMklZJiQmiSIiUYgpgkgsceKiOIhISgLJkSQNkuCQRlaFKGgzuDIuW6SnQIpNagxXccpSkB4SXYoIUoI4fELAxVKcTkZ6SbReS5JCkzxaLiip6GIkOj3Rh8dJAhyQ9LhAAsqJgI/24vEStFh1eJSfBCqVIlqFFoqQa0FQXTnkOBytAosTqyp0mtri9HpZ4ajsl1MpNgpPZRdUMmRxEGFi0NgE0VcPrWgLOYE1fQwNLkQv7eJc63O1eg1jYxh9vWNkfAqbFbgKI2mpCVTS0nKUnCl0FBTMDNlRKJjZIQTpQy0qSbukZoQJcxqHpoQXbXbUUhFoDSQwNOVavmOdO3yUUdAxpeU6BUfZoGNOYM6I07Qco+ODjMrI3uIlWgJn2KEgELjDKaYERgQmbChrtacVZd9feJnLbeMwYoPAaTrWmNMywTHFi19Kdda60HQazxoFNacwQ25SkeO5y2vGt8YxXwaZM6GjJjeQCSOG6iqvGlwhmoHGNFJmDJman5Umr9PVmsWaKFh0Syq1UNExxJtSzG9vJCosSc2yZUafyjSrMZqytsxsJ3I2GFo6lbVWDLnxH6Bjk21G7LFjuxwWlDpyDtmi4hi73OCLTF0iGGXPFoEZp7jCAVsa+qeazibneCMzfYWpmxE4Z9NrahZrtckGLR3P0THhIn3Y5V7GGbb5JlNKNZepOcZIOj6Hy7Y1I6Zm2oGuhWxbKi1s2fLn5uouOXfZxnOHDW4RLJ8+BU9xkwsyY433skhgj4I5B+bGITnX7cYyn1DQ4iVnjUNe0Ujk+8z+PHNq+uT8kjHjMlfwvANTNm0LZnyVqYDbXDWbajoqanbYI3CwFNGyyy1m7HGRewWfZQuIj4UdfhT+DQAA///5HWBk"
+
+// A merged run keeps its shards' thresholds (the first shard's) without
+// their verdicts, which were about each shard's share.
+func TestMergeThresholdsUnjudged(t *testing.T) {
+	a := shard(t, t0, 1, tick{lat: [2][]int64{{100}, {200}}})
+	b := shard(t, t0, 2, tick{lat: [2][]int64{{100}, {200}}})
+	v, pass := 2.0, true
+	for _, f := range []*File{a, b} {
+		f.Runs[0].Thresholds = []Threshold{{Expr: "tps>1", Observed: &v, Pass: &pass}, {Expr: "p99<1ms", Observed: &v, Pass: &pass, Note: "x"}}
+	}
+	m, err := Merge(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []Threshold{{Expr: "tps>1"}, {Expr: "p99<1ms"}}; !reflect.DeepEqual(m.Runs[0].Thresholds, want) {
+		t.Errorf("merged thresholds %+v, want %+v", m.Runs[0].Thresholds, want)
+	}
+}

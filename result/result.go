@@ -194,8 +194,29 @@ type Run struct {
 	// interval away from the one asked for, transactions left running
 	// longer than any that finished), in plain words.
 	Warnings []string `json:"warnings,omitempty"`
-	Status   string   `json:"status"`
-	Error    string   `json:"error,omitempty"`
+	// Thresholds are the run's pass/fail criteria (--threshold) with what
+	// was observed, in the order given; absent when none was given.
+	Thresholds []Threshold `json:"thresholds,omitempty"`
+	Status     string      `json:"status"`
+	Error      string      `json:"error,omitempty"`
+}
+
+// Threshold is one pass/fail criterion of a run and its verdict (package
+// threshold evaluates them). Observed is the metric's value in the unit
+// of the expression's limit (ms for latencies, percent for "%" limits),
+// nil when the run lacks the metric (a server metric not sampled) or it
+// was not evaluated; Pass is nil when it was not evaluated (a merged
+// file's, until merge evaluates it again) and false when the metric is
+// absent.
+type Threshold struct {
+	Expr     string   `json:"expr"`
+	Observed *float64 `json:"observed,omitempty"`
+	// Unit is Observed's: "ms", "%", "/s", "count", a workload metric's.
+	Unit string `json:"unit,omitempty"`
+	Pass *bool  `json:"pass,omitempty"`
+	// Note says why a threshold has no observed value, or that it stopped
+	// the run early (--abort-on-fail).
+	Note string `json:"note,omitempty"`
 }
 
 // Elapsed summarises how long the transactions still running at the end

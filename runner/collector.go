@@ -184,6 +184,14 @@ func (c *collector) stop(status string, wait func()) {
 	<-c.drained
 }
 
+// abort fails the run with err (an observer's Tick.Abort).
+func (c *collector) abort(err error) {
+	select {
+	case c.r.fail <- err:
+	default:
+	}
+}
+
 func (c *collector) signal() {
 	select {
 	case c.more <- struct{}{}:
@@ -344,7 +352,7 @@ func (c *collector) report(length time.Duration, label time.Time, warmup bool) {
 	c.res.Intervals = append(c.res.Intervals, iv)
 	if c.obs != nil {
 		c.obs.OnTick(Tick{Threads: cfg.Threads, Elapsed: elapsed, Length: length, Warmup: warmup, Ops: r.ops, Interval: tick, Metrics: metrics, Server: srv,
-			Record: &c.res.Intervals[len(c.res.Intervals)-1], Started: c.res.StartedAt})
+			Record: &c.res.Intervals[len(c.res.Intervals)-1], Started: c.res.StartedAt, Abort: c.abort})
 	}
 	if !warmup {
 		c.total.Merge(tick)

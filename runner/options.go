@@ -3,6 +3,7 @@ package runner
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -50,6 +51,10 @@ func Options() []Option {
 			Value: func(c *Config) pflag.Value { return (*durationValue)(&c.StopGrace) }},
 		{Flag: "reconnect-timeout", Field: "reconnect_timeout", Usage: "how long every worker may be without a connection (a server restarting) before the run fails because the server stopped answering",
 			Value: func(c *Config) pflag.Value { return (*durationValue)(&c.ReconnectTimeout) }},
+		{Flag: "threshold", Field: "thresholds", Usage: "a pass/fail criterion judged at the end of each run, e.g. 'p99<50ms', 'tps>1000', 'errors<0.1%', 'op:new_order p90<5ms', 'NOPM>1000' (repeat the flag or separate by commas); a failed one exits 7",
+			Value: func(c *Config) pflag.Value { return (*listValue)(&c.Thresholds) }},
+		{Flag: "abort-on-fail", Field: "abort_on_fail", Usage: "stop a run as soon as a threshold can no longer hold (an upper bound on a count such as errors, retries or transactions, or on the max latency, already crossed)",
+			Value: func(c *Config) pflag.Value { return (*boolValue)(&c.AbortOnFail) }},
 	}
 }
 
@@ -135,6 +140,23 @@ type stringValue string
 func (v *stringValue) String() string     { return string(*v) }
 func (v *stringValue) Type() string       { return "string" }
 func (v *stringValue) Set(s string) error { *v = stringValue(s); return nil }
+
+// listValue is a list of texts: each Set appends its comma-separated
+// items (a repeated flag, or a plan's list joined with commas).
+type listValue []string
+
+func (v *listValue) String() string { return strings.Join(*v, ",") }
+func (v *listValue) Type() string   { return "list" }
+func (v *listValue) Set(s string) error {
+	for _, it := range strings.Split(s, ",") {
+		it = strings.TrimSpace(it)
+		if it == "" {
+			return fmt.Errorf("%q: an empty item", s)
+		}
+		*v = append(*v, it)
+	}
+	return nil
+}
 
 // optIntValue and optDurationValue are settings that, unset (nil), keep
 // a default decided later (the workload's).

@@ -78,6 +78,14 @@ type Config struct {
 	// belongs to the target and outlives the run); the run's intervals and
 	// summary then carry them. *sysmon.Monitor is one.
 	Server Sampler
+
+	// Thresholds are the run's pass/fail criteria ("p99<50ms",
+	// "op:new_order p90<5ms"), kept here so that flags and plans set them
+	// alike; the runner does not read them: package threshold parses,
+	// watches and judges them. AbortOnFail asks that a run stop as soon
+	// as one of them can no longer hold.
+	Thresholds  []string
+	AbortOnFail bool
 }
 
 // Sampler samples a server's metrics for a run: Start takes the baseline
@@ -138,6 +146,9 @@ func (c Config) Validate() []error {
 	if b, m := c.Retry.Backoff, c.Retry.BackoffMax; b != nil && m != nil && *b > *m {
 		bad("retry-backoff", *b, fmt.Sprintf("must be between 0 and --retry-backoff-max (%v)", *m))
 	}
+	if c.AbortOnFail && len(c.Thresholds) == 0 {
+		bad("abort-on-fail", c.AbortOnFail, "needs at least one --threshold")
+	}
 	return errs
 }
 
@@ -162,6 +173,10 @@ type Tick struct {
 	// run's start (result.Run.StartedAt).
 	Record  *result.Interval
 	Started time.Time
+	// Abort, called by an observer during OnTick, fails the run with err
+	// (which becomes the run's error) as if a worker had: the run stops
+	// at once and its figures are kept. Calls after the first do nothing.
+	Abort func(err error)
 }
 
 // Observer receives ticks from the collector's merger goroutine, one at a

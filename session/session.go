@@ -28,6 +28,7 @@ import (
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/sysmon"
+	"github.com/dbarena/dbarena/threshold"
 	"github.com/dbarena/dbarena/workload"
 )
 
@@ -240,7 +241,27 @@ func (s *Session) Run(ctx context.Context, w workload.Workload, cfg runner.Confi
 	if m := s.opt.Managed; m != nil && cfg.ServerDown == nil {
 		cfg.ServerDown = func() bool { return !m.Alive() }
 	}
+	ts, errs := threshold.ParseAll(cfg.Thresholds, threshold.ContextOf(w))
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	if cfg.AbortOnFail {
+		if wt := threshold.NewWatch(ts, obs); wt != nil {
+			obs = wt
+		}
+	}
 	run, err := runner.Run(ctx, s.opt.Engine, w, cfg, obs)
+	if run != nil && len(ts) > 0 {
+		run.Thresholds = threshold.Evaluate(ts, run)
+		var ae *threshold.AbortError
+		if errors.As(err, &ae) {
+			for i := range run.Thresholds {
+				if run.Thresholds[i].Expr == ae.Expr {
+					run.Thresholds[i].Note = "stopped the run early"
+				}
+			}
+		}
+	}
 	if m := s.opt.Managed; m != nil && err == nil && !m.Alive() {
 		// Workers reconnect with back-off until the run ends: a run on a
 		// dead server can end without an error of its own.

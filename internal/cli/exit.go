@@ -9,6 +9,7 @@ import (
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/server"
+	"github.com/dbarena/dbarena/threshold"
 	"github.com/dbarena/dbarena/workload"
 )
 
@@ -22,6 +23,7 @@ const (
 	ExitSetup       = 4   // not prepared, already prepared, foreign or misshapen tables
 	ExitRunFailed   = 5   // the run stopped on too many errors; a plan: some runs failed
 	ExitCheckFailed = 6   // consistency check found problems
+	ExitThreshold   = 7   // a run's --threshold did not hold (after its result file was written)
 	ExitInterrupted = 130 // SIGINT or SIGTERM; what was written or rolled back is reported
 )
 
@@ -85,6 +87,7 @@ var exitClasses = []exitClass{
 		server.ErrExists, server.ErrPortInUse)},
 	{"target unreachable", ExitTarget, isAny(engine.ErrConnect, engine.ErrAuth, server.ErrNotInstalled, server.ErrStart)},
 	{"not prepared", ExitSetup, isAny(runner.ErrNotPrepared, runner.ErrAlreadyPrepared, runner.ErrNotOurs, runner.ErrShape)},
+	{"threshold failed", ExitThreshold, isAny(threshold.ErrFailed)},
 	{"too many errors, or the server gone", ExitRunFailed, isAny(runner.ErrTooManyErrors, runner.ErrServerGone)},
 	{"check failed", ExitCheckFailed, isAny(ErrCheckFailed)},
 }

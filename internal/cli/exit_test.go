@@ -16,6 +16,7 @@ import (
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/server"
+	"github.com/dbarena/dbarena/threshold"
 	"github.com/dbarena/dbarena/workload"
 )
 
@@ -56,6 +57,8 @@ var exitCases = []struct {
 	{"not prepared", runner.ErrAlreadyPrepared, ExitSetup},
 	{"not prepared", runner.ErrNotOurs, ExitSetup},
 	{"not prepared", runner.ErrShape, ExitSetup},
+	{"threshold failed", fmt.Errorf("%w: p99<50ms", threshold.ErrFailed), ExitThreshold},
+	{"threshold failed", &threshold.AbortError{Expr: "errors<5", Observed: 5, At: "3s"}, ExitThreshold},
 	{"too many errors, or the server gone", fmt.Errorf("run: %w", runner.ErrTooManyErrors), ExitRunFailed},
 	{"too many errors, or the server gone", fmt.Errorf("run: %w", runner.ErrServerGone), ExitRunFailed},
 	{"check failed", fmt.Errorf("%w: 2 problems", ErrCheckFailed), ExitCheckFailed},

@@ -8,7 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dbarena/dbarena/report"
 	"github.com/dbarena/dbarena/result"
+	"github.com/dbarena/dbarena/threshold"
 )
 
 func newMergeCmd(st *State) *cobra.Command {
@@ -52,6 +54,10 @@ intervals have no histograms.`,
 				}
 				return &UsageError{err}
 			}
+			// Thresholds are judged again on the merged figures.
+			for i := range m.Runs {
+				threshold.Judge(&m.Runs[i])
+			}
 			if err := result.Write(out, m); err != nil {
 				return err
 			}
@@ -59,7 +65,10 @@ intervals have no histograms.`,
 			if names := metricNames(files); len(names) > 0 {
 				fmt.Fprintf(st.Stderr, "merge: the workload's own metrics (%s) are left out of the merged file: only the workload computes them\n", strings.Join(names, ", "))
 			}
-			return nil
+			for i := range m.Runs {
+				report.Thresholds(st.Stdout, &m.Runs[i])
+			}
+			return threshold.Check(m)
 		},
 	}
 	cmd.Flags().StringVarP(&out, "out", "o", "", "the merged result file to write (complete or not at all)")

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -17,6 +19,7 @@ import (
 	"github.com/dbarena/dbarena/server"
 	"github.com/dbarena/dbarena/session"
 	"github.com/dbarena/dbarena/sysmon"
+	"github.com/dbarena/dbarena/threshold"
 	"github.com/dbarena/dbarena/workload"
 )
 
@@ -33,6 +36,7 @@ func newPlanCmd(st *State) *cobra.Command {
 	var noRetry bool
 	var connectTimeout = seconds(10 * time.Second)
 	var loadThreads int
+	var metricsAddr string
 	run := &cobra.Command{
 		Use:   "run PLAN.yaml",
 		Short: "Run a plan's cells in interleaved, seeded rounds; resumes a half-finished results directory",
@@ -53,13 +57,25 @@ func newPlanCmd(st *State) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			live, err := serveMetrics(st, metricsAddr)
+			if err != nil {
+				return err
+			}
+			defer live.close()
 			ex := &planExecutor{st: st, connectTimeout: time.Duration(connectTimeout), loadThreads: loadThreads,
-				targets: map[string]*planTarget{}, keys: map[plan.PrepareKey]string{}}
+				targets: map[string]*planTarget{}, keys: map[plan.PrepareKey]string{}, live: live}
 			defer ex.closeAll()
 			fmt.Fprintf(st.Stdout, "plan %s: %d cells × %d repetitions, about %s of measurement\n",
 				p.Name, len(p.Cells), p.Repetitions, p.Estimate().Round(time.Second))
-			_, err = plan.Run(cmd.Context(), p, ex, plan.RunOptions{Dir: dir, NoRetryFailed: noRetry, Now: st.Now, Log: st.Stdout,
+			state, err := plan.Run(cmd.Context(), p, ex, plan.RunOptions{Dir: dir, NoRetryFailed: noRetry, Now: st.Now, Log: st.Stdout,
 				Tool: "dbarena " + st.Version})
+			if err == nil {
+				resDir := dir
+				if resDir == "" {
+					resDir = plan.DefaultDir(p)
+				}
+				err = planThresholds(state, resDir)
+			}
 			return err
 		},
 	}
@@ -67,6 +83,7 @@ func newPlanCmd(st *State) *cobra.Command {
 	run.Flags().BoolVar(&noRetry, "no-retry-failed", false, "leave runs that failed before as they are instead of running them again")
 	run.Flags().Var(&connectTimeout, "connect-timeout", "give up connecting after this long")
 	run.Flags().IntVar(&loadThreads, "load-threads", 4, "parallel loaders when a target is prepared")
+	addMetricsAddr(run.Flags(), &metricsAddr)
 	show := &cobra.Command{
 		Use:   "show PLAN.yaml",
 		Short: "Print a plan's cells, their order and which runs are done",
@@ -133,6 +150,8 @@ type planExecutor struct {
 	loadThreads    int
 	targets        map[string]*planTarget // by label
 	keys           map[plan.PrepareKey]string
+	// live serves the runs' metrics (--metrics-addr), nil when not asked.
+	live *liveMetrics
 }
 
 // planTarget is one open target of a plan.
@@ -226,12 +245,48 @@ func (ex *planExecutor) Run(ctx context.Context, c plan.Cell, rep int) (*result.
 	cfg := c.Config()
 	cfg.Now = ex.st.Now
 	file, err := pt.s.Measure(ctx, w, []runner.Config{cfg}, session.Hooks{
-		After: func(run *result.Run) { fmt.Fprintf(ex.st.Stdout, "    %s\n", planLine(run)) },
+		Observer: ex.live.observer(nil),
+		Before: func(cfg runner.Config) {
+			ex.live.begin(c.Target.Label, c.Workload.Label, fmt.Sprintf("threads=%d#%d", c.Threads, rep+1), cfg)
+		},
+		After: func(run *result.Run) {
+			ex.live.end()
+			fmt.Fprintf(ex.st.Stdout, "    %s\n", planLine(run))
+			if failed := threshold.Failed(run); len(failed) > 0 {
+				fmt.Fprintf(ex.st.Stdout, "    thresholds failed: %s\n", strings.Join(failed, ", "))
+			}
+		},
 	})
 	if file == nil {
 		return nil, err
 	}
 	return file, nil
+}
+
+// planThresholds returns an error wrapping threshold.ErrFailed, naming
+// the runs, when a run of the plan that is done (in this invocation or
+// an earlier one it resumed) has a threshold that did not hold.
+func planThresholds(st *plan.State, dir string) error {
+	if st == nil {
+		return nil
+	}
+	var failed []string
+	for _, r := range st.Runs {
+		if r.Status != plan.RunDone || r.File == "" {
+			continue
+		}
+		f, err := result.Read(filepath.Join(dir, r.File))
+		if err != nil {
+			return fmt.Errorf("plan: reading %s for its thresholds: %w", r.File, err)
+		}
+		if err := threshold.Check(f); err != nil {
+			failed = append(failed, fmt.Sprintf("%s #%d (%s)", r.Cell, r.Rep, strings.TrimPrefix(err.Error(), threshold.ErrFailed.Error()+": ")))
+		}
+	}
+	if len(failed) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %s", threshold.ErrFailed, strings.Join(failed, "; "))
 }
 
 // planLine is a run's one-line summary in the plan's log.

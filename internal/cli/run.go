@@ -14,6 +14,7 @@ import (
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/session"
+	"github.com/dbarena/dbarena/threshold"
 	"github.com/dbarena/dbarena/workload"
 )
 
@@ -25,6 +26,7 @@ type runFlags struct {
 	loadThreads int
 	serverPID   int
 	noMonitor   bool
+	metricsAddr string
 }
 
 func newRunCmd(st *State, m workload.Meta) *cobra.Command {
@@ -48,6 +50,7 @@ func newRunCmd(st *State, m workload.Meta) *cobra.Command {
 	fs.IntVar(&rf.loadThreads, "load-threads", 4, "parallel loaders when the embedded default target is prepared on first use")
 	fs.IntVar(&rf.serverPID, "server-pid", 0, "the server's main process on this host, for its CPU, the host's and the data disk's metrics (default: found through the server when it is local)")
 	fs.BoolVar(&rf.noMonitor, "no-server-metrics", false, "do not sample the server's statistics, process, host and disk every interval")
+	addMetricsAddr(fs, &rf.metricsAddr)
 	fs.AddFlagSet(w.Flags())
 	return cmd
 }
@@ -93,9 +96,15 @@ func (rf *runFlags) validate(st *State) []error {
 
 func runWorkload(ctx context.Context, st *State, w workload.Workload, tf *targetFlags, rf *runFlags) error {
 	errs := append(validateWorkload(w), rf.validate(st)...)
+	errs = append(errs, checkThresholds(w, rf.cfg)...)
 	if err := usage(errs); err != nil {
 		return err
 	}
+	live, err := serveMetrics(st, rf.metricsAddr)
+	if err != nil {
+		return err
+	}
+	defer live.close()
 	r, err := tf.open(ctx, st)
 	if err != nil {
 		return err
@@ -114,12 +123,17 @@ func runWorkload(ctx context.Context, st *State, w workload.Workload, tf *target
 		cfgs[i] = rf.config(n, st)
 	}
 	file, runErr := s.Measure(ctx, w, cfgs, session.Hooks{
-		Observer: &report.Lines{W: st.Stdout},
+		Observer: live.observer(&report.Lines{W: st.Stdout}),
 		Before: func(cfg runner.Config) {
 			fmt.Fprintf(st.Stdout, "\nrunning %s on %s: %d threads, %s (warm-up %s)\n", w.Meta().Name, r.target, cfg.Threads, cfg.Duration, cfg.Warmup)
+			live.begin(r.target.Label, w.Meta().Name, fmt.Sprintf("threads=%d", cfg.Threads), cfg)
 		},
-		After: func(run *result.Run) { report.Summary(st.Stdout, run) },
-		Out:   rf.out,
+		After: func(run *result.Run) {
+			live.end()
+			report.Summary(st.Stdout, run)
+			report.Thresholds(st.Stdout, run)
+		},
+		Out: rf.out,
 		Wrote: func(path string, file *result.File) {
 			if len(file.Runs) > 1 {
 				fmt.Fprintln(st.Stdout, "\nSweep:")
@@ -135,6 +149,9 @@ func runWorkload(ctx context.Context, st *State, w workload.Workload, tf *target
 			report.SweepTable(st.Stdout, file.Runs)
 		}
 		monitorProblems(st.Stdout, file)
+	}
+	if runErr == nil && file != nil {
+		runErr = threshold.Check(file)
 	}
 	return runErr
 }

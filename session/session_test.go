@@ -171,7 +171,7 @@ func TestMeasurePostgresMonitor(t *testing.T) {
 	if err := s.EnsurePrepared(ctx, w); err != nil {
 		t.Fatal(err)
 	}
-	file, err := s.Measure(ctx, w, []runner.Config{{Threads: 2, Duration: 500 * time.Millisecond, ReportInterval: 250 * time.Millisecond, Seed: 1}}, session.Hooks{})
+	file, err := s.Measure(ctx, w, []runner.Config{{Threads: 2, Duration: 1500 * time.Millisecond, ReportInterval: 500 * time.Millisecond, Seed: 1}}, session.Hooks{})
 	if err != nil {
 		t.Fatal(err)
 	}

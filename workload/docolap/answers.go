@@ -31,7 +31,7 @@ func Answers(g *Generator) (map[string][]Row, error) {
 	}
 	opened, types, actors := map[string]int64{}, map[string]int64{}, map[string]int64{}
 	type avg struct{ sum, n int64 }
-	d := map[string]map[string]*avg{dType: {}, dType2: {}}
+	d := map[string]map[string]*avg{DEventType: {}, D2EventType: {}}
 	var buf []byte
 	for i := range g.Events() {
 		buf = g.AppendEvent(buf[:0], i)
@@ -100,8 +100,8 @@ func Answers(g *Generator) (map[string][]Row, error) {
 		QueryA:  counts(opened, 0),
 		QueryB:  counts(types, 0),
 		QueryC:  counts(actors, 10),
-		QueryD:  averages(d[dType]),
-		QueryD2: averages(d[dType2]),
+		QueryD:  averages(d[DEventType]),
+		QueryD2: averages(d[D2EventType]),
 	}, nil
 }
 

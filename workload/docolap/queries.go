@@ -92,10 +92,10 @@ func QueryNames() string {
 	return strings.Join(names, ",")
 }
 
-// dType is query D's event type; D2 runs D on dType2.
+// The event types queries D and D2 (D′) average the comments of.
 const (
-	dType  = "PushEvent"
-	dType2 = "IssueCommentEvent"
+	DEventType  = "PushEvent"
+	D2EventType = "IssueCommentEvent"
 )
 
 // jsonSQL writes one SQL engine's JSON expressions. Each is the very
@@ -201,9 +201,9 @@ func SQL(engineName, name string) (string, error) {
 		return "SELECT " + j.name(j.text("actor", "login")) + " AS login, count(*) AS n FROM " + Table +
 			" GROUP BY login ORDER BY n DESC, " + j.byName("login") + " LIMIT 10", nil
 	default: // D, D2
-		typName := dType
+		typName := DEventType
 		if q.Name == QueryD2 {
-			typName = dType2
+			typName = D2EventType
 		}
 		comments := j.num("payload", "issue", "comments")
 		return "SELECT " + repo + " AS repo, " + j.avg(comments) + " AS comments FROM " + Table +

@@ -147,9 +147,9 @@ func Pipeline(name string) (drv.Pipeline, error) {
 	case docolap.QueryC:
 		return count("actor.login", 10), nil
 	case docolap.QueryD:
-		return avg("PushEvent"), nil
+		return avg(docolap.DEventType), nil
 	case docolap.QueryD2:
-		return avg("IssueCommentEvent"), nil
+		return avg(docolap.D2EventType), nil
 	}
 	return nil, fmt.Errorf("docolap: no query %q (known: %s)", name, docolap.QueryNames())
 }

@@ -2,6 +2,7 @@ package docolap_test
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -95,5 +96,63 @@ func TestTables(t *testing.T) {
 	}
 	if n != 12345 {
 		t.Errorf("%d rows, want 12345", n)
+	}
+}
+
+// TestAnswers checks the direct computation on its own: B counts every
+// event once over the 14 types, C is the 10 busiest actors with the bots
+// ahead, A counts opened issues only, D is empty and D2's averages are
+// above two, each list in its order.
+func TestAnswers(t *testing.T) {
+	const n = 20000
+	a, err := docolap.Answers(docolap.NewGenerator(3, n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	num := func(s string) float64 {
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	sorted := func(name string, rows []docolap.Row) {
+		for i := 1; i < len(rows); i++ {
+			x, y := num(rows[i-1][1]), num(rows[i][1])
+			if x < y || x == y && rows[i-1][0] >= rows[i][0] {
+				t.Errorf("%s: row %d %v after %v", name, i, rows[i], rows[i-1])
+			}
+		}
+	}
+	for name, rows := range a {
+		sorted(name, rows)
+	}
+	total := 0.0
+	for _, r := range a[docolap.QueryB] {
+		total += num(r[1])
+	}
+	if len(a[docolap.QueryB]) != 14 || total != n {
+		t.Errorf("B: %d types, %.0f events", len(a[docolap.QueryB]), total)
+	}
+	if c := a[docolap.QueryC]; len(c) != 10 || c[0][0] != docolap.BotLogins()[0] {
+		t.Errorf("C: %v", c)
+	}
+	opened := 0.0
+	for _, r := range a[docolap.QueryA] {
+		opened += num(r[1])
+	}
+	if share := opened / n; share < 0.02 || share > 0.06 {
+		t.Errorf("A: %.1f %% of the events are opened issues", 100*share)
+	}
+	if len(a[docolap.QueryD]) != 0 {
+		t.Errorf("D: %d rows", len(a[docolap.QueryD]))
+	}
+	if len(a[docolap.QueryD2]) == 0 {
+		t.Error("D2: no rows")
+	}
+	for _, r := range a[docolap.QueryD2] {
+		if num(r[1]) <= 2 {
+			t.Errorf("D2: %v", r)
+		}
 	}
 }

@@ -191,7 +191,8 @@ func (w *Docolap) RunQuery(ctx context.Context, c engine.Conn, name string) ([]R
 }
 
 // NewWorker returns a worker that runs --query's queries in turn on c,
-// starting at the one after its ID's, so that workers spread over them.
+// starting at the list's entry number ID (modulo its length), so that
+// workers spread over them.
 func (w *Docolap) NewWorker(_ context.Context, c engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
 	if errs := w.Validate(); len(errs) > 0 {
 		return nil, errs[0]

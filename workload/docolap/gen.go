@@ -296,16 +296,15 @@ var words = [...]string{"fix", "add", "update", "remove", "the", "a", "for", "in
 var labels = [...][2]string{{"bug", "fc2929"}, {"enhancement", "84b6eb"}, {"question", "cc317c"}, {"duplicate", "cccccc"},
 	{"wontfix", "ffffff"}, {"help wanted", "159818"}, {"invalid", "e6e6e6"}}
 
-// actor is ordinary actor rank k: ids grow with rank (the busiest
+// actorIdent is ordinary actor rank k: ids grow with rank (the busiest
 // accounts are the oldest), one login per id.
 func actorIdent(k int64) ident {
 	h := mix(uint64(k) ^ 0xa0761d6478bd642f)
 	return ident{10000 + k, adjectives[h&31] + nouns[h>>5&31] + strconv.FormatInt(k, 10)}
 }
 
-// repoOf is repository rank k (or, for k ≥ nRepos, a repository created
-// by its own event): its id, owner, name, and the organization owning it
-// (org.id 0: a user's).
+// repoInfo is a repository: its id, owner, name, and the organization
+// owning it (org.id 0: a user's).
 type repoInfo struct {
 	id    int64
 	owner ident
@@ -313,6 +312,9 @@ type repoInfo struct {
 	name  string // owner/project
 }
 
+// repoInfo is repository rank k, or, for k ≥ nRepos, the repository
+// created by its own event, which belongs to creator. Three in ten of the
+// others belong to an organization.
 func (g *Generator) repoInfo(k int64, creator ident) repoInfo {
 	h := mix(uint64(k) ^ 0xe7037ed1a0b428db)
 	r := repoInfo{id: 1000000 + k}

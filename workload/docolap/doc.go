@@ -30,7 +30,9 @@
 // Event i is a pure function of the seed (--seed-data), the number of
 // events (which sizes the populations) and i: batches of events load in
 // parallel, in any order. AppendEvent writes the JSON by hand into a
-// reused buffer.
+// reused buffer; AppendEventBSON writes the BSON MongoDB stores for that
+// JSON, which the implementation for MongoDB loads instead of JSON to be
+// parsed.
 //
 // # Tables and queries
 //

@@ -161,8 +161,25 @@ func Declared() *schema.Table {
 	}
 }
 
-// Tables is the events table with its events, batchEvents a batch.
+// Tables is the events table with its events as JSON (AppendEvent),
+// batchEvents a batch.
 func (w *Docolap) Tables(engine.Dialect) []workload.Table {
+	return w.EventTables(func(g *Generator) func(i int64) any {
+		var buf []byte
+		return func(i int64) any {
+			buf = g.AppendEvent(buf[:0], i)
+			return json.RawMessage(buf)
+		}
+	})
+}
+
+// EventTables is the events table, declared by Declared, with batches of
+// batchEvents events whose doc values doc makes: doc is called once for
+// each batch's rows and returns the function making event i's value (a
+// family's encoding of the same document). The id column is the event's
+// ID. The implementation for MongoDB loads BSON made by AppendEventBSON
+// through it.
+func (w *Docolap) EventTables(doc func(g *Generator) func(i int64) any) []workload.Table {
 	g := w.Generator()
 	n := g.Events()
 	return []workload.Table{{
@@ -170,11 +187,10 @@ func (w *Docolap) Tables(engine.Dialect) []workload.Table {
 		Batches: int((n + batchEvents - 1) / batchEvents),
 		Rows: func(batch int) engine.RowSource {
 			first := int64(batch) * batchEvents
-			var buf []byte
+			value := doc(g)
 			row := make([]any, 2)
 			return workload.FuncRows(int(min(batchEvents, n-first)), func(i int) []any {
-				buf = g.AppendEvent(buf[:0], first+int64(i))
-				row[0], row[1] = g.ID(first+int64(i)), json.RawMessage(buf)
+				row[0], row[1] = g.ID(first+int64(i)), value(first+int64(i))
 				return row
 			})
 		},

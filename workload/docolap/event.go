@@ -21,8 +21,16 @@ type event struct {
 // 2015 Events API format: id (a numeric string), type, actor, repo,
 // payload (its shape depends on the type), public, created_at, and org
 // only when the repository belongs to an organization.
-func (g *Generator) AppendEvent(dst []byte, i int64) []byte {
+func (g *Generator) AppendEvent(dst []byte, i int64) []byte { return g.appendEvent(dst, i, false) }
+
+// AppendEventBSON appends event i as the BSON document MongoDB stores for
+// AppendEvent's JSON (the same members in the same order; integers as
+// int32 where they fit, else int64), for loading it without parsing JSON.
+func (g *Generator) AppendEventBSON(dst []byte, i int64) []byte { return g.appendEvent(dst, i, true) }
+
+func (g *Generator) appendEvent(dst []byte, i int64, bson bool) []byte {
 	v := event{g: g, r: g.rng(i), i: i, t: g.Time(i)}
+	v.e.bson = bson
 	r := &v.r
 	id := firstEventID + i*36/10 + int64(r.next()%3) // as ID
 	if u := r.intn(botShareDenom); u < g.botCum[len(g.botCum)-1] {
@@ -92,10 +100,9 @@ func (g *Generator) AppendEvent(dst []byte, i int64) []byte {
 	v.e.b = dst
 	e := &v.e
 	e.obj()
-	e.key("id")
-	e.b = append(e.b, '"')
+	at := e.beginStr("id")
 	e.b = strconv.AppendInt(e.b, id, 10)
-	e.b = append(e.b, '"')
+	e.endStr(at)
 	e.str("type", v.typ.String())
 	e.key("actor")
 	e.obj()
@@ -103,10 +110,11 @@ func (g *Generator) AppendEvent(dst []byte, i int64) []byte {
 	e.str("login", v.actor.login)
 	e.str("gravatar_id", "")
 	e.str("url", "https://api.github.com/users/", v.actor.login)
-	e.key("avatar_url")
-	e.b = append(e.b, `"https://avatars.githubusercontent.com/u/`...)
+	at = e.beginStr("avatar_url")
+	e.b = append(e.b, "https://avatars.githubusercontent.com/u/"...)
 	e.b = strconv.AppendInt(e.b, v.actor.id, 10)
-	e.b = append(e.b, `?"`...)
+	e.b = append(e.b, '?')
+	e.endStr(at)
 	e.end()
 	e.key("repo")
 	e.obj()
@@ -128,10 +136,11 @@ func (g *Generator) AppendEvent(dst []byte, i int64) []byte {
 		e.str("login", o.login)
 		e.str("gravatar_id", "")
 		e.str("url", "https://api.github.com/orgs/", o.login)
-		e.key("avatar_url")
-		e.b = append(e.b, `"https://avatars.githubusercontent.com/u/`...)
+		at := e.beginStr("avatar_url")
+		e.b = append(e.b, "https://avatars.githubusercontent.com/u/"...)
 		e.b = strconv.AppendInt(e.b, o.id, 10)
-		e.b = append(e.b, `?"`...)
+		e.b = append(e.b, '?')
+		e.endStr(at)
 		e.end()
 	}
 	e.end()
@@ -190,12 +199,12 @@ func (v *event) payload() {
 			e.end()
 			e.text("message", r, 3+r.intn(10), r.intn(4)/3)
 			e.bool("distinct", c >= size-distinct)
-			e.key("url")
-			e.b = append(e.b, `"https://api.github.com/repos/`...)
+			at := e.beginStr("url")
+			e.b = append(e.b, "https://api.github.com/repos/"...)
 			e.b = append(e.b, v.repo.name...)
 			e.b = append(e.b, "/commits/"...)
 			e.b = append(e.b, s[:]...)
-			e.b = append(e.b, '"')
+			e.endStr(at)
 			e.end()
 		}
 		e.endArr()
@@ -268,12 +277,15 @@ func (v *event) payload() {
 		pr := v.issueNumber()
 		e.str("url", "https://api.github.com/repos/", v.repo.name, "/pulls/comments/", strconv.FormatInt(cid, 10))
 		e.int("id", cid)
-		e.key("diff_hunk")
-		e.b = append(e.b, `"@@ -1,6 +1,9 @@\n `...)
+		at := e.beginStr("diff_hunk")
+		e.b = append(e.b, "@@ -1,6 +1,9 @@"...)
+		e.newline(false)
+		e.b = append(e.b, ' ')
 		e.words(r, 8)
-		e.b = append(e.b, `\n+`...)
+		e.newline(false)
+		e.b = append(e.b, '+')
 		e.words(r, 6)
-		e.b = append(e.b, '"')
+		e.endStr(at)
 		e.str("path", "src/", projects[r.intn(len(projects))], ".go")
 		pos := int64(1 + r.intn(40))
 		e.int("position", pos)
@@ -413,10 +425,11 @@ func (v *event) user(u ident, kind string) {
 	e.obj()
 	e.str("login", u.login)
 	e.int("id", u.id)
-	e.key("avatar_url")
-	e.b = append(e.b, `"https://avatars.githubusercontent.com/u/`...)
+	at := e.beginStr("avatar_url")
+	e.b = append(e.b, "https://avatars.githubusercontent.com/u/"...)
 	e.b = strconv.AppendInt(e.b, u.id, 10)
-	e.b = append(e.b, `?v=3"`...)
+	e.b = append(e.b, "?v=3"...)
+	e.endStr(at)
 	e.str("gravatar_id", "")
 	e.str("url", "https://api.github.com/users/", u.login)
 	for _, x := range userURLs {

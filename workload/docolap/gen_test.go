@@ -330,14 +330,19 @@ func TestDeterministic(t *testing.T) {
 
 // BenchmarkAppendEvent measures the generator on one core: events a
 // second and megabytes of JSON a second, in a reused buffer.
-func BenchmarkAppendEvent(b *testing.B) {
+func BenchmarkAppendEvent(b *testing.B) { benchmarkAppend(b, (*docolap.Generator).AppendEvent) }
+
+// BenchmarkAppendEventBSON is the same for the BSON of the events.
+func BenchmarkAppendEventBSON(b *testing.B) { benchmarkAppend(b, (*docolap.Generator).AppendEventBSON) }
+
+func benchmarkAppend(b *testing.B, appendEvent func(*docolap.Generator, []byte, int64) []byte) {
 	g := docolap.NewGenerator(1, 10000000)
 	var buf []byte
 	var bytes int64
 	b.ReportAllocs()
 	var i int64
 	for b.Loop() {
-		buf = g.AppendEvent(buf[:0], i)
+		buf = appendEvent(g, buf[:0], i)
 		bytes += int64(len(buf))
 		i++
 	}

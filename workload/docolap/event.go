@@ -237,7 +237,7 @@ func (v *event) payload() {
 		e.str("action", "started")
 	case ForkEvent:
 		e.key("forkee")
-		v.fullRepo(repoInfo{id: 40000000 + v.i, owner: v.actor,
+		v.fullRepo(repoInfo{id: v.g.newRepoID(v.i), owner: v.actor,
 			name: v.actor.login + v.repo.name[len(v.repo.owner.login):]}, true)
 	case IssuesEvent:
 		e.str("action", v.action)
@@ -641,7 +641,7 @@ func (v *event) pullRequest() {
 	e.str("comments_url", api, "/issues/", n, "/comments")
 	hs := r.sha()
 	e.str("statuses_url", api, "/statuses/", string(hs[:]))
-	fork := repoInfo{id: 50000000 + int64(mix(uint64(author.id))%10000000), owner: author,
+	fork := repoInfo{id: v.g.forkID(author.id, v.repo.id), owner: author,
 		name: author.login + v.repo.name[len(v.repo.owner.login):]}
 	branch := words[r.intn(len(words))] + "-" + words[r.intn(len(words))]
 	e.key("head")

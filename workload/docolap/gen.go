@@ -303,6 +303,16 @@ func actorIdent(k int64) ident {
 	return ident{10000 + k, adjectives[h&31] + nouns[h>>5&31] + strconv.FormatInt(k, 10)}
 }
 
+// Repository ids: ranks from 1,000,000; then the repositories created by
+// event i (a CreateEvent of a repository or a ForkEvent's forkee: at most
+// one per event); then the forks that pull requests come from, one per
+// author and repository (two may share an id: they are not queried).
+func (g *Generator) newRepoID(i int64) int64 { return 1000000 + g.nRepos + i }
+
+func (g *Generator) forkID(author, repo int64) int64 {
+	return 1000000 + g.nRepos + g.n + int64(mix(uint64(author)<<32^uint64(repo))%uint64(max(g.n, 1)))
+}
+
 // repoInfo is a repository: its id, owner, name, and the organization
 // owning it (org.id 0: a user's).
 type repoInfo struct {
@@ -318,12 +328,16 @@ type repoInfo struct {
 func (g *Generator) repoInfo(k int64, creator ident) repoInfo {
 	h := mix(uint64(k) ^ 0xe7037ed1a0b428db)
 	r := repoInfo{id: 1000000 + k}
+	if k >= g.nRepos {
+		r.id = g.newRepoID(k - g.nRepos)
+	}
 	switch {
 	case k >= g.nRepos:
 		r.owner = creator
 	case h%100 < 30:
 		o := int64(h>>8) % g.orgs
-		r.org = ident{20000000 + o, nouns[h>>20&31] + "-" + projects[h>>25&31] + strconv.FormatInt(o, 10)}
+		ho := mix(uint64(o) ^ 0x8ebc6af09c88c6e3)
+		r.org = ident{20000000 + o, nouns[ho&31] + "-" + projects[ho>>5&31] + strconv.FormatInt(o, 10)}
 		r.owner = r.org
 	default:
 		r.owner = actorIdent(int64(h>>8) % g.actors.n)

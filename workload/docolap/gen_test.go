@@ -57,13 +57,27 @@ type envelope struct {
 // the actor without display_login (added after 2015), gravatar_id empty,
 // the URLs built from login and name, public true, created_at in whole
 // UTC seconds, never decreasing, and org only on some events, present
-// as an object (never null) and naming the repository's owner.
+// as an object (never null) and naming the repository's owner; ids and
+// names pair one to one.
 func TestEnvelope(t *testing.T) {
 	g, events := sample(t, 10000)
 	created := regexp.MustCompile(`^2015-01-01T\d\d:\d\d:\d\dZ$`)
 	var lastID int64
 	var lastT string
 	orgs := 0
+	// Ids and names pair one to one: actors' logins, repositories'
+	// names, organizations' logins.
+	pairs := map[string]map[int64]string{"actor": {}, "repo": {}, "org": {}}
+	names := map[string]map[string]int64{"actor": {}, "repo": {}, "org": {}}
+	pair := func(i int, kind string, id int64, name string) {
+		if n, ok := pairs[kind][id]; ok && n != name {
+			t.Fatalf("event %d: %s %d is %s and %s", i, kind, id, n, name)
+		}
+		if d, ok := names[kind][name]; ok && d != id {
+			t.Fatalf("event %d: %s %s is %d and %d", i, kind, name, d, id)
+		}
+		pairs[kind][id], names[kind][name] = name, id
+	}
 	for i, raw := range events {
 		var ev envelope
 		if err := json.Unmarshal(raw, &ev); err != nil {
@@ -89,6 +103,11 @@ func TestEnvelope(t *testing.T) {
 			t.Fatalf("event %d: id %d, ID says %d", i, id, g.ID(int64(i)))
 		}
 		lastID = id
+		pair(i, "actor", *ev.Actor.ID, *ev.Actor.Login)
+		pair(i, "repo", *ev.Repo.ID, *ev.Repo.Name)
+		if ev.Org != nil {
+			pair(i, "org", *ev.Org.ID, *ev.Org.Login)
+		}
 		a := ev.Actor
 		if a.DisplayLogin != nil || *a.GravatarID != "" || *a.URL != "https://api.github.com/users/"+*a.Login ||
 			*a.AvatarURL != "https://avatars.githubusercontent.com/u/"+strconv.FormatInt(*a.ID, 10)+"?" {
@@ -322,7 +341,7 @@ func TestDeterministic(t *testing.T) {
 			t.Fatalf("event %d is the same with another seed", i)
 		}
 	}
-	const want = "03e6a4c29e3c2d7fef21d16dace7bb991dfd2ba1d512f9cca1b5116600e12208"
+	const want = "7bf9eaff5848a444399b64c1eab2b00f63b51d695e237e56f8064a1d22e1aa1a"
 	if got := hex.EncodeToString(h.Sum(nil)); got != want {
 		t.Errorf("the first 2000 events hash to %s, want %s", got, want)
 	}

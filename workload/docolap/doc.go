@@ -27,9 +27,11 @@
 // a weekday and 420,000 a weekend day (580,000 on average), spread over a
 // day by a smooth curve peaking at 15:30 UTC.
 //
-// Event i is a pure function of the seed (--seed-data), the number of
-// events (which sizes the populations) and i: batches of events load in
-// parallel, in any order. AppendEvent writes the JSON by hand into a
+// Event i is a pure function of the seed (--seed-data) and i: batches of
+// events load in parallel, in any order, and a data set is the beginning
+// of every larger one with the same seed (the study's incremental
+// stages). The populations of actors and repositories grow with i, a
+// twentieth and a twelfth of the events so far. AppendEvent writes the JSON by hand into a
 // reused buffer; AppendEventBSON writes the BSON MongoDB stores for that
 // JSON, which the implementation for MongoDB loads instead of JSON to be
 // parsed.

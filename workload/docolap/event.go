@@ -47,8 +47,8 @@ func (g *Generator) appendEvent(dst []byte, i int64, bson bool) []byte {
 			}
 		}
 		v.actor = ident{bt.id, bt.login}
-		j := uint64(g.botRepos[b].rank(r.float()))
-		v.repo = g.repoInfo(int64(mix(g.seed^uint64(b)<<32^j)%uint64(g.nRepos)), v.actor)
+		j := uint64(botRepoLaw.rank(r.float(), int64(bt.repos)))
+		v.repo = g.repoInfo(int64(mix(g.seed^uint64(b)<<32^j)%1000000), v.actor)
 		switch v.typ {
 		case IssuesEvent:
 			v.action = "opened"
@@ -62,14 +62,14 @@ func (g *Generator) appendEvent(dst []byte, i int64, bson bool) []byte {
 		x := r.intn(typeShareDenom)
 		for v.typ = 0; x >= g.typeCum[v.typ]; v.typ++ {
 		}
-		v.actor = actorIdent(g.actors.rank(r.float()))
-		k := g.repos.rank(r.float())
+		v.actor = v.someActor()
+		k := repoLaw.rank(r.float(), reposAt(i))
 		switch v.typ {
 		case CreateEvent:
 			switch x := r.intn(100); {
 			case x < 40:
 				v.refType = "repository"
-				k = g.nRepos + i // a new repository, its creator's
+				k = -i - 1 // a new repository, its creator's
 			case x < 85:
 				v.refType = "branch"
 			default:
@@ -237,7 +237,7 @@ func (v *event) payload() {
 		e.str("action", "started")
 	case ForkEvent:
 		e.key("forkee")
-		v.fullRepo(repoInfo{id: v.g.newRepoID(v.i), owner: v.actor,
+		v.fullRepo(repoInfo{id: newRepoID(v.i), owner: v.actor,
 			name: v.actor.login + v.repo.name[len(v.repo.owner.login):]}, true)
 	case IssuesEvent:
 		e.str("action", v.action)
@@ -384,11 +384,17 @@ func (v *event) payload() {
 		e.end()
 	case MemberEvent:
 		e.key("member")
-		v.user(actorIdent(int64(r.next()%uint64(v.g.actors.n))), "User")
+		v.user(actorIdent(int64(r.next()%uint64(actorsAt(v.i)))), "User")
 		e.str("action", "added")
 	case PublicEvent:
 	}
 }
+
+// botRepoLaw draws a bot's repository among its own few.
+var botRepoLaw = newZipf(1.1, 2)
+
+// someActor is an ordinary actor drawn from the population at the event.
+func (v *event) someActor() ident { return actorIdent(actorLaw.rank(v.r.float(), actorsAt(v.i))) }
 
 // comments is an issue's comment count: mostly 0 to 3, with a long tail.
 func (v *event) comments() int {
@@ -537,7 +543,7 @@ func (v *event) issue(comments int) {
 	e.key("user")
 	author := v.actor
 	if v.typ != IssuesEvent || v.action != "opened" {
-		author = actorIdent(v.g.actors.rank(r.float()))
+		author = v.someActor()
 	}
 	v.user(author, "User")
 	e.key("labels")
@@ -561,7 +567,7 @@ func (v *event) issue(comments int) {
 	e.bool("locked", false)
 	if r.intn(10) == 0 {
 		e.key("assignee")
-		v.user(actorIdent(v.g.actors.rank(r.float())), "User")
+		v.user(v.someActor(), "User")
 	} else {
 		e.null("assignee")
 	}
@@ -610,7 +616,7 @@ func (v *event) pullRequest() {
 	e.text("title", r, 3+r.intn(8), 0)
 	author := v.actor
 	if v.typ != PullRequestEvent {
-		author = actorIdent(v.g.actors.rank(r.float()))
+		author = v.someActor()
 	}
 	e.key("user")
 	v.user(author, "User")
@@ -641,7 +647,7 @@ func (v *event) pullRequest() {
 	e.str("comments_url", api, "/issues/", n, "/comments")
 	hs := r.sha()
 	e.str("statuses_url", api, "/statuses/", string(hs[:]))
-	fork := repoInfo{id: v.g.forkID(author.id, v.repo.id), owner: author,
+	fork := repoInfo{id: forkID(author.id, v.repo.id), owner: author,
 		name: author.login + v.repo.name[len(v.repo.owner.login):]}
 	branch := words[r.intn(len(words))] + "-" + words[r.intn(len(words))]
 	e.key("head")

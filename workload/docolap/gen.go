@@ -123,37 +123,25 @@ func EventsForDays(days int) int64 {
 }
 
 // Generator makes the events: event i (from 0) is a pure function of the
-// seed, the number of events (which sizes the populations of actors and
-// repositories) and i, so any range of events can be made by any
-// goroutine in any order. A Generator is read-only after New and safe for
+// seed and i, so any range of events can be made by any goroutine in any
+// order, and a data set is the beginning of every larger one with the
+// same seed. The populations of actors and repositories grow with i (see
+// actorsAt), as accounts and projects accumulate over a year. A Generator is read-only after New and safe for
 // concurrent use; AppendEvent allocates nothing beyond the growth of dst.
 type Generator struct {
-	seed   uint64
-	n      int64
-	actors zipf
-	repos  zipf
-	orgs   int64
-	nRepos int64
+	seed uint64
+	n    int64
 	// dayStart[d] is the index of day d's first event (len: days+1).
 	dayStart []int64
 	// minuteCDF[m] is the share of a day's events before minute m.
 	minuteCDF [minutesPerDay + 1]float64
 	botCum    []int // cumulative bot shares, 1/100000
-	botRepos  []zipf
 	typeCum   [numTypes]int
 }
 
 // NewGenerator returns the generator of n events with the given seed.
 func NewGenerator(seed uint64, n int64) *Generator {
 	g := &Generator{seed: seed, n: n}
-	nActors := max(1000, n/20)
-	g.nRepos = max(1000, n/12)
-	g.orgs = max(50, g.nRepos/40)
-	// Hurwitz–Zipf laws with exponent 1.1: the offsets put the busiest
-	// ordinary actor at about 0.2 % of the events and the busiest
-	// repository at about 0.4 %, below the bots.
-	g.actors = newZipf(nActors, 1.1, 100)
-	g.repos = newZipf(g.nRepos, 1.1, 50)
 	g.dayStart = []int64{0}
 	for d := 0; g.dayStart[d] < n; d++ {
 		g.dayStart = append(g.dayStart, g.dayStart[d]+EventsPerDay(d))
@@ -172,7 +160,6 @@ func NewGenerator(seed uint64, n int64) *Generator {
 	for _, b := range bots {
 		c += b.share
 		g.botCum = append(g.botCum, c)
-		g.botRepos = append(g.botRepos, newZipf(int64(b.repos), 1.1, 2))
 	}
 	c = 0
 	for t, w := range typeWeights {
@@ -253,20 +240,30 @@ func (r *rng) geometric(mean float64) int {
 // zipf draws ranks 0..n-1 with P(k) ∝ (k+v)^-s (s ≠ 1), by inverting the
 // continuous law's distribution function.
 type zipf struct {
-	n       int64
-	v, e    float64 // offset, 1/(1-s)
-	a, span float64 // v^(1-s), v^(1-s) - (n+v)^(1-s)
+	v, e, a float64 // offset, 1/(1-s), v^(1-s)
 }
 
-func newZipf(n int64, s, v float64) zipf {
-	a := math.Pow(v, 1-s)
-	return zipf{n: n, v: v, e: 1 / (1 - s), a: a, span: a - math.Pow(float64(n)+v, 1-s)}
+func newZipf(s, v float64) zipf { return zipf{v: v, e: 1 / (1 - s), a: math.Pow(v, 1-s)} }
+
+func (z zipf) rank(u float64, n int64) int64 {
+	span := z.a - math.Pow(float64(n)+z.v, 1/z.e)
+	k := int64(math.Pow(z.a-u*span, z.e) - z.v)
+	return min(max(k, 0), n-1)
 }
 
-func (z zipf) rank(u float64) int64 {
-	k := int64(math.Pow(z.a-u*z.span, z.e) - z.v)
-	return min(max(k, 0), z.n-1)
-}
+// Hurwitz–Zipf laws with exponent 1.1: the offsets put the busiest
+// ordinary actor at about 0.2 % of the events and the busiest repository
+// at about 0.4 %, below the bots.
+var (
+	actorLaw = newZipf(1.1, 100)
+	repoLaw  = newZipf(1.1, 50)
+)
+
+// actorsAt and reposAt are the populations event i draws its actor and
+// repository from: a twentieth and a twelfth of the events so far, at
+// least 10,000.
+func actorsAt(i int64) int64 { return max(10000, (i+1)/20) }
+func reposAt(i int64) int64  { return max(10000, (i+1)/12) }
 
 // ident is an actor, organization or repository owner: id and login.
 type ident struct {
@@ -303,14 +300,17 @@ func actorIdent(k int64) ident {
 	return ident{10000 + k, adjectives[h&31] + nouns[h>>5&31] + strconv.FormatInt(k, 10)}
 }
 
-// Repository ids: ranks from 1,000,000; then the repositories created by
-// event i (a CreateEvent of a repository or a ForkEvent's forkee: at most
-// one per event); then the forks that pull requests come from, one per
-// author and repository (two may share an id: they are not queried).
-func (g *Generator) newRepoID(i int64) int64 { return 1000000 + g.nRepos + i }
+// Repository ids: even for the ranked repositories (1,000,000 + 2k for
+// rank k), odd for the ones created by an event (1,000,001 + 2i for event
+// i: a CreateEvent of a repository or a ForkEvent's forkee, at most one
+// per event), and odd beyond 2^41 for the forks that pull requests come
+// from, one per author and repository (two may share an id: they are not
+// queried).
+func rankedRepoID(k int64) int64 { return 1000000 + 2*k }
+func newRepoID(i int64) int64    { return 1000001 + 2*i }
 
-func (g *Generator) forkID(author, repo int64) int64 {
-	return 1000000 + g.nRepos + g.n + int64(mix(uint64(author)<<32^uint64(repo))%uint64(max(g.n, 1)))
+func forkID(author, repo int64) int64 {
+	return 1000001 + 2*(1<<40+int64(mix(uint64(author)<<32^uint64(repo))%(1<<40)))
 }
 
 // repoInfo is a repository: its id, owner, name, and the organization
@@ -322,26 +322,29 @@ type repoInfo struct {
 	name  string // owner/project
 }
 
-// repoInfo is repository rank k, or, for k ≥ nRepos, the repository
-// created by its own event, which belongs to creator. Three in ten of the
-// others belong to an organization.
+// repoInfo is the ranked repository k (k ≥ 0), or, for k < 0, the
+// repository created by event -k-1, which belongs to creator. Three in
+// ten ranked repositories belong to an organization, the others to an
+// actor; both are drawn from the populations there were when the
+// repository's rank was reached. A name ends with the id in base 36, so
+// names and ids pair one to one.
 func (g *Generator) repoInfo(k int64, creator ident) repoInfo {
+	var r repoInfo
 	h := mix(uint64(k) ^ 0xe7037ed1a0b428db)
-	r := repoInfo{id: 1000000 + k}
-	if k >= g.nRepos {
-		r.id = g.newRepoID(k - g.nRepos)
-	}
 	switch {
-	case k >= g.nRepos:
+	case k < 0:
+		r.id = newRepoID(-k - 1)
 		r.owner = creator
 	case h%100 < 30:
-		o := int64(h>>8) % g.orgs
+		r.id = rankedRepoID(k)
+		o := int64(h>>8) % (50 + k/40)
 		ho := mix(uint64(o) ^ 0x8ebc6af09c88c6e3)
-		r.org = ident{20000000 + o, nouns[ho&31] + "-" + projects[ho>>5&31] + strconv.FormatInt(o, 10)}
+		r.org = ident{100000000 + o, nouns[ho&31] + "-" + projects[ho>>5&31] + strconv.FormatInt(o, 10)}
 		r.owner = r.org
 	default:
-		r.owner = actorIdent(int64(h>>8) % g.actors.n)
+		r.id = rankedRepoID(k)
+		r.owner = actorIdent(int64(h>>8) % max(10000, k*12/20))
 	}
-	r.name = r.owner.login + "/" + projects[h>>30&31] + "-" + strconv.FormatInt(k, 36)
+	r.name = r.owner.login + "/" + projects[h>>30&31] + "-" + strconv.FormatInt(r.id, 36)
 	return r
 }

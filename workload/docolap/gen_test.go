@@ -15,17 +15,21 @@ import (
 	"github.com/dbarena/dbarena/workload/docolap"
 )
 
-// sample is the events the shape tests look at: the first n of a data
-// set of 1 M events (the populations are sized by the data set).
-func sample(t *testing.T, n int64) (*docolap.Generator, [][]byte) {
+// sample is the events the shape tests look at: n from event first on.
+// The populations of actors and repositories grow with the events: a
+// sample from the third day on draws from 100,000 actors.
+func sample(t *testing.T, first, n int64) (*docolap.Generator, [][]byte) {
 	t.Helper()
-	g := docolap.NewGenerator(42, 1000000)
+	g := docolap.NewGenerator(42, first+n)
 	out := make([][]byte, n)
 	for i := range n {
-		out[i] = g.AppendEvent(nil, i)
+		out[i] = g.AppendEvent(nil, first+i)
 	}
 	return g, out
 }
+
+// later is where the samples of the types and skew tests start.
+const later = 2000000
 
 type envelope struct {
 	ID    *string `json:"id"`
@@ -60,7 +64,7 @@ type envelope struct {
 // as an object (never null) and naming the repository's owner; ids and
 // names pair one to one.
 func TestEnvelope(t *testing.T) {
-	g, events := sample(t, 10000)
+	g, events := sample(t, 0, 10000)
 	created := regexp.MustCompile(`^2015-01-01T\d\d:\d\d:\d\dZ$`)
 	var lastID int64
 	var lastT string
@@ -174,7 +178,7 @@ var payloads = map[string][]string{
 // largest), and that payload.issue appears on IssuesEvent and
 // IssueCommentEvent only.
 func TestTypesAndPayloads(t *testing.T) {
-	_, events := sample(t, 30000)
+	_, events := sample(t, later, 30000)
 	bots := docolap.BotLogins()
 	count := map[string]int{}
 	size := map[string]int{}
@@ -236,7 +240,7 @@ func TestTypesAndPayloads(t *testing.T) {
 // their order, the busiest tenth of the actors and repositories make
 // most of the events, and many repositories have a single event.
 func TestSkew(t *testing.T) {
-	_, events := sample(t, 40000)
+	_, events := sample(t, later, 40000)
 	actors, repos := map[string]int{}, map[string]int{}
 	for _, raw := range events {
 		var ev struct {
@@ -320,8 +324,8 @@ func TestCalendar(t *testing.T) {
 }
 
 // TestDeterministic checks that an event depends on the seed and its
-// index only: made in any order, on its own or in a run, it is the same;
-// another seed makes other events. A hash pins the first events.
+// index only: made in any order, on its own or in a run, in a data set of
+// any size, it is the same; another seed makes other events. A hash pins the first events.
 func TestDeterministic(t *testing.T) {
 	g := docolap.NewGenerator(7, 10000)
 	h := sha256.New()
@@ -337,11 +341,15 @@ func TestDeterministic(t *testing.T) {
 		if string(a) != string(b) {
 			t.Fatalf("event %d differs between generators", i)
 		}
+		// A data set is the beginning of every larger one.
+		if c := docolap.NewGenerator(7, 1e9).AppendEvent(nil, i); string(a) != string(c) {
+			t.Fatalf("event %d differs in a larger data set", i)
+		}
 		if string(a) == string(docolap.NewGenerator(8, 10000).AppendEvent(nil, i)) {
 			t.Fatalf("event %d is the same with another seed", i)
 		}
 	}
-	const want = "7bf9eaff5848a444399b64c1eab2b00f63b51d695e237e56f8064a1d22e1aa1a"
+	const want = "1fc9809d9bf6ce55a852067afb234fb1db82d59241dbf0ad17295963a5f409d2"
 	if got := hex.EncodeToString(h.Sum(nil)); got != want {
 		t.Errorf("the first 2000 events hash to %s, want %s", got, want)
 	}

@@ -126,8 +126,10 @@ func EventsForDays(days int) int64 {
 // seed and i, so any range of events can be made by any goroutine in any
 // order, and a data set is the beginning of every larger one with the
 // same seed. The populations of actors and repositories grow with i (see
-// actorsAt), as accounts and projects accumulate over a year. A Generator is read-only after New and safe for
-// concurrent use; AppendEvent allocates nothing beyond the growth of dst.
+// actorsAt), as accounts and projects accumulate over a year. A Generator
+// is read-only after NewGenerator and safe for concurrent use; beyond the
+// growth of dst, AppendEvent allocates only a few short strings (logins
+// and names).
 type Generator struct {
 	seed uint64
 	n    int64

@@ -15,6 +15,8 @@ package all
 import (
 	// Airline booking, from the PostgreSQL/MongoDB study.
 	_ "github.com/dbarena/dbarena/workload/airline"
+	// JSON document analytics, from the PostgreSQL/MongoDB OLAP study.
+	_ "github.com/dbarena/dbarena/workload/docolap"
 	// The sysbench-compatible OLTP tests (oltp_read_write, …).
 	_ "github.com/dbarena/dbarena/workload/oltp"
 	// Funds transfers, from the MySQL/PostgreSQL payments study.

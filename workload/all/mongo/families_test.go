@@ -22,7 +22,7 @@ func TestFamilies(t *testing.T) {
 	}
 	for _, m := range all {
 		want := sqlOnly
-		if strings.HasPrefix(m.Name, "oltp_") || m.Name == "airline" || m.Name == "payments" {
+		if strings.HasPrefix(m.Name, "oltp_") || m.Name == "airline" || m.Name == "payments" || m.Name == "docolap" {
 			want = both
 		}
 		if got := workload.Families(m.Name); !reflect.DeepEqual(got, want) {

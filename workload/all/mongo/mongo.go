@@ -10,6 +10,8 @@ import (
 	_ "github.com/dbarena/dbarena/workload/all"
 	// Airline booking on MongoDB.
 	_ "github.com/dbarena/dbarena/workload/airline/mongo"
+	// JSON document analytics on MongoDB.
+	_ "github.com/dbarena/dbarena/workload/docolap/mongo"
 	// The sysbench-compatible OLTP tests on MongoDB.
 	_ "github.com/dbarena/dbarena/workload/oltp/mongo"
 	// Funds transfers on MongoDB.

@@ -1,0 +1,259 @@
+package docolap
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/workload"
+	"github.com/dbarena/dbarena/workload/schema"
+)
+
+func init() { workload.Register(meta()) }
+
+func meta() workload.Meta {
+	return workload.Meta{
+		Name:        "docolap",
+		Description: "JSON document analytics (PostgreSQL/MongoDB OLAP study): generated 2015 GitHub events, one JSON document per row, the study's aggregate queries A–D and D′",
+		Version:     "1",
+		New:         func() workload.Workload { return New() },
+	}
+}
+
+// Table is the events table (collection).
+const Table = "events"
+
+// batchEvents is the number of events in one batch of the initial data.
+const batchEvents = 5000
+
+// The optional abilities Docolap has on SQL engines.
+var (
+	_ workload.Validator    = (*Docolap)(nil)
+	_ workload.DataOptioner = (*Docolap)(nil)
+	_ Querier               = (*Docolap)(nil)
+)
+
+// Querier is implemented by the workload on every engine family: it
+// runs one query by name on one connection and returns its rows.
+type Querier interface {
+	RunQuery(ctx context.Context, c engine.Conn, name string) ([]Row, error)
+}
+
+type options struct {
+	events   int64
+	days     int
+	seedData uint64
+	query    string
+}
+
+// Docolap is the workload with its options, and its implementation for
+// SQL engines. The implementation for MongoDB (workload/docolap/mongo)
+// shares its options, data and queries' descriptions.
+type Docolap struct {
+	opts options
+	fs   *pflag.FlagSet
+}
+
+// New returns the workload with default options.
+func New() *Docolap {
+	w := &Docolap{fs: pflag.NewFlagSet("docolap", pflag.ContinueOnError)}
+	o := &w.opts
+	w.fs.Int64Var(&o.events, "events", 1000000, "events to generate (about 580,000 make a day of 2015); exclusive with --days")
+	w.fs.IntVar(&o.days, "days", 0, "days of events to generate from 2015-01-01 (weekdays 644,000 events, weekends 420,000), instead of --events")
+	w.fs.Uint64Var(&o.seedData, "seed-data", 0, "seed of the generated events")
+	w.fs.StringVar(&o.query, "query", "all", "the queries each worker runs in turn: all, or a comma-separated list of "+QueryNames())
+	return w
+}
+
+// Meta returns the registration record.
+func (w *Docolap) Meta() workload.Meta { return meta() }
+
+// Flags returns the options.
+func (w *Docolap) Flags() *pflag.FlagSet { return w.fs }
+
+// DataOptions implements workload.DataOptioner: the number of events
+// (--events or --days) and their seed.
+func (w *Docolap) DataOptions() []string { return []string{"events", "days", "seed-data"} }
+
+// Validate reports every bad option at once.
+func (w *Docolap) Validate() []error {
+	var errs []error
+	o := &w.opts
+	bad := func(flag string, v any, why string) {
+		errs = append(errs, &workload.OptionError{Flag: flag, Value: fmt.Sprint(v), Err: why})
+	}
+	if w.fs.Changed("events") && w.fs.Changed("days") {
+		bad("days", o.days, fmt.Sprintf("give --events (%d) or --days, not both", o.events))
+	}
+	if o.events < 1 {
+		bad("events", o.events, "must be at least 1")
+	}
+	if w.fs.Changed("days") && (o.days < 1 || o.days > maxDays) {
+		bad("days", o.days, fmt.Sprintf("must be between 1 and %d", maxDays))
+	}
+	if _, err := w.queryList(); err != nil {
+		bad("query", o.query, err.Error())
+	}
+	return errs
+}
+
+// Events is the number of events the options ask for.
+func (w *Docolap) Events() int64 {
+	if w.opts.days > 0 {
+		return EventsForDays(w.opts.days)
+	}
+	return w.opts.events
+}
+
+// Generator returns the generator of the events the options ask for.
+func (w *Docolap) Generator() *Generator { return NewGenerator(w.opts.seedData, w.Events()) }
+
+// queryList is --query as queries.
+func (w *Docolap) queryList() ([]Query, error) {
+	if strings.TrimSpace(w.opts.query) == "all" {
+		return Queries(), nil
+	}
+	var out []Query
+	for _, n := range strings.Split(w.opts.query, ",") {
+		q, ok := LookupQuery(strings.TrimSpace(n))
+		if !ok {
+			return nil, fmt.Errorf("unknown query %q (known: all, %s)", strings.TrimSpace(n), QueryNames())
+		}
+		out = append(out, q)
+	}
+	return out, nil
+}
+
+// Ops are the queries, one op each, in the study's order.
+func (w *Docolap) Ops() []workload.Op {
+	out := make([]workload.Op, len(queries))
+	for i, q := range queries {
+		out[i] = workload.Op{Name: q.Name}
+	}
+	return out
+}
+
+// Declared is the events table: the event's id (the number its "id"
+// holds) as the primary key, the event as a JSON document (jsonb on
+// PostgreSQL, JSON on MySQL and MariaDB, JSON text on SQLite, a nested
+// document under doc on MongoDB), and the study's five indexes: on the
+// type, repo.name, payload.action, actor.login and, as an integer,
+// payload.issue.comments.
+func Declared() *schema.Table {
+	return &schema.Table{
+		Name: Table,
+		Columns: []schema.Column{
+			{Name: "id", Type: schema.BigInt},
+			{Name: "doc", Type: schema.JSON},
+		},
+		PrimaryKey: []string{"id"},
+		Indexes: []schema.Index{
+			{Name: "events_repo_name", Keys: []schema.Key{schema.Path("doc", "repo", "name")}},
+			{Name: "events_action", Keys: []schema.Key{schema.Path("doc", "payload", "action")}},
+			{Name: "events_type", Keys: []schema.Key{schema.Path("doc", "type")}},
+			{Name: "events_actor_login", Keys: []schema.Key{schema.Path("doc", "actor", "login")}},
+			{Name: "events_comments", Keys: []schema.Key{{Column: "doc", Path: []string{"payload", "issue", "comments"}, As: schema.BigInt}}},
+		},
+	}
+}
+
+// Tables is the events table with its events as JSON (AppendEvent),
+// batchEvents a batch.
+func (w *Docolap) Tables(engine.Dialect) []workload.Table {
+	return w.EventTables(func(g *Generator) func(i int64) any {
+		var buf []byte
+		return func(i int64) any {
+			buf = g.AppendEvent(buf[:0], i)
+			return json.RawMessage(buf)
+		}
+	})
+}
+
+// EventTables is the events table, declared by Declared, with batches of
+// batchEvents events whose doc values doc makes: doc is called once for
+// each batch's rows and returns the function making event i's value (a
+// family's encoding of the same document). The id column is the event's
+// ID. The implementation for MongoDB loads BSON made by AppendEventBSON
+// through it.
+func (w *Docolap) EventTables(doc func(g *Generator) func(i int64) any) []workload.Table {
+	g := w.Generator()
+	n := g.Events()
+	return []workload.Table{{
+		Schema:  Declared(),
+		Batches: int((n + batchEvents - 1) / batchEvents),
+		Rows: func(batch int) engine.RowSource {
+			first := int64(batch) * batchEvents
+			value := doc(g)
+			row := make([]any, 2)
+			return workload.FuncRows(int(min(batchEvents, n-first)), func(i int) []any {
+				row[0], row[1] = g.ID(first+int64(i)), value(first+int64(i))
+				return row
+			})
+		},
+	}}
+}
+
+// RunQuery implements Querier: query name on c, an SQL connection.
+func (w *Docolap) RunQuery(ctx context.Context, c engine.Conn, name string) ([]Row, error) {
+	sc, err := engine.SQL(c)
+	if err != nil {
+		return nil, err
+	}
+	return RunSQL(ctx, sc, name)
+}
+
+// NewWorker returns a worker that runs --query's queries in turn on c,
+// starting at the list's entry number ID (modulo its length), so that
+// workers spread over them.
+func (w *Docolap) NewWorker(_ context.Context, c engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
+	if errs := w.Validate(); len(errs) > 0 {
+		return nil, errs[0]
+	}
+	return NewRunner(w, c, env, w)
+}
+
+// NewRunner returns a worker running w's --query list on c through run,
+// a family's Querier. Family implementations use it for their workers.
+func NewRunner(w *Docolap, c engine.Conn, env workload.WorkerEnv, run Querier) (workload.Worker, error) {
+	qs, err := w.queryList()
+	if err != nil {
+		return nil, &workload.OptionError{Flag: "query", Value: w.opts.query, Err: err.Error()}
+	}
+	k := &worker{c: c, run: run, queries: env.Queries, next: env.ID % len(qs)}
+	for _, q := range qs {
+		for i, all := range queries {
+			if all.Name == q.Name {
+				k.ops = append(k.ops, i)
+				k.names = append(k.names, q.Name)
+			}
+		}
+	}
+	return k, nil
+}
+
+// worker runs its queries round robin, one per Next.
+type worker struct {
+	c       engine.Conn
+	run     Querier
+	queries *workload.Queries
+	ops     []int
+	names   []string
+	next    int
+}
+
+func (k *worker) Next(ctx context.Context) (int, error) {
+	i := k.next
+	k.next = (k.next + 1) % len(k.ops)
+	if k.queries != nil {
+		k.queries.Reads++
+	}
+	_, err := k.run.RunQuery(ctx, k.c, k.names[i])
+	return k.ops[i], err
+}
+
+// QueryList is --query's queries, in the order the workers run them.
+func (w *Docolap) QueryList() ([]Query, error) { return w.queryList() }

@@ -1,0 +1,177 @@
+// Package mongo is the docolap workload's implementation for MongoDB: the
+// events collection holds the same rows as the SQL table, each event a
+// nested document under doc with the event's id as _id, and the study's
+// five indexes on doc.type, doc.repo.name, doc.payload.action,
+// doc.actor.login and doc.payload.issue.comments (declared once, in
+// package workload/docolap, and built by engine/mongo). The queries are
+// aggregation pipelines run with allowDiskUse, ordered with the same
+// tie-breaking keys as the SQL ones, so that every engine returns the
+// same rows. It registers itself for engine.FamilyMongo; workload.ForFamily
+// returns it, bound to the registered workload/docolap workload whose
+// options it reads, for MongoDB targets.
+//
+// Import it for its side effects, as workload/all/mongo does:
+//
+//	import _ "github.com/dbarena/dbarena/workload/docolap/mongo"
+package mongo
+
+import (
+	"context"
+	"fmt"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	drv "go.mongodb.org/mongo-driver/v2/mongo"
+	mopts "go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/engine/mongo"
+	"github.com/dbarena/dbarena/workload"
+	"github.com/dbarena/dbarena/workload/docolap"
+)
+
+func init() {
+	workload.RegisterFamily("docolap", engine.FamilyMongo, func(base workload.Workload) workload.Workload {
+		return &Docolap{workload.Binding[*docolap.Docolap]{Of: base.(*docolap.Docolap)}}
+	})
+}
+
+// The optional abilities docolap has on MongoDB.
+var (
+	_ workload.Bound        = (*Docolap)(nil)
+	_ workload.Validator    = (*Docolap)(nil)
+	_ docolap.Querier       = (*Docolap)(nil)
+	_ workload.DataOptioner = (*Docolap)(nil)
+)
+
+// Docolap is the docolap workload's implementation for MongoDB, built on
+// the registered workload whose options it reads.
+type Docolap struct {
+	workload.Binding[*docolap.Docolap]
+}
+
+// Validate reports every bad option at once, as on SQL engines.
+func (w *Docolap) Validate() []error { return w.Of.Validate() }
+
+// Tables are the registered workload's (docolap.Docolap.EventTables),
+// the events as BSON documents (AppendEventBSON) rather than JSON for
+// engine/mongo to parse: the same documents (TestBSONIsTheJSON), loaded
+// without parsing JSON, which costs far more than making them. The loader
+// holds a chunk of documents before sending them, so each has its own
+// bytes, cut from 1 MiB slabs.
+func (w *Docolap) Tables(engine.Dialect) []workload.Table {
+	return w.Of.EventTables(func(g *docolap.Generator) func(i int64) any {
+		var slab []byte
+		return func(i int64) any {
+			if cap(slab)-len(slab) < 64<<10 {
+				slab = make([]byte, 0, 1<<20)
+			}
+			d := g.AppendEventBSON(slab[len(slab):], i)
+			if len(d) <= cap(slab)-len(slab) { // written in place
+				slab = slab[:len(slab)+len(d)]
+			}
+			return bson.Raw(d)
+		}
+	})
+}
+
+// DataOptions are the registered workload's.
+func (w *Docolap) DataOptions() []string { return w.Of.DataOptions() }
+
+// NewWorker returns a worker running --query's queries in turn on c, a
+// MongoDB connection.
+func (w *Docolap) NewWorker(_ context.Context, c engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
+	if errs := w.Validate(); len(errs) > 0 {
+		return nil, errs[0]
+	}
+	if _, err := mongo.ConnOf(c); err != nil {
+		return nil, err
+	}
+	return docolap.NewRunner(w.Of, c, env, w)
+}
+
+// RunQuery implements docolap.Querier: query name's pipeline on the
+// events collection of c, a MongoDB connection, with allowDiskUse.
+func (w *Docolap) RunQuery(ctx context.Context, c engine.Conn, name string) ([]docolap.Row, error) {
+	mc, err := mongo.ConnOf(c)
+	if err != nil {
+		return nil, err
+	}
+	q, ok := docolap.LookupQuery(name)
+	if !ok {
+		return nil, fmt.Errorf("docolap: no query %q (known: %s)", name, docolap.QueryNames())
+	}
+	p, err := Pipeline(q.Name)
+	if err != nil {
+		return nil, err
+	}
+	cur, err := mc.DB().Collection(docolap.Table).Aggregate(mc.Ctx(ctx), p, mopts.Aggregate().SetAllowDiskUse(true))
+	if err != nil {
+		return nil, fmt.Errorf("query %s: %w", q.Name, err)
+	}
+	defer cur.Close(ctx)
+	var out []docolap.Row
+	vals := make([]any, len(q.Columns))
+	for cur.Next(ctx) {
+		var d bson.D
+		if err := cur.Decode(&d); err != nil {
+			return nil, fmt.Errorf("query %s: %w", q.Name, err)
+		}
+		if len(d) != len(vals) {
+			return nil, fmt.Errorf("query %s: %d fields, want %d", q.Name, len(d), len(vals))
+		}
+		for i, e := range d {
+			vals[i] = e.Value
+		}
+		row, err := q.Row(vals)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, row)
+	}
+	if err := cur.Err(); err != nil {
+		return nil, fmt.Errorf("query %s: %w", q.Name, err)
+	}
+	return out, nil
+}
+
+// field is the document field of a path inside the event: the events are
+// nested under doc, the table's JSON column.
+func field(path string) string { return "doc." + path }
+
+// Pipeline is query name's aggregation pipeline. Each sorts by its figure
+// descending and then by _id (the name) ascending, in byte order (the
+// simple collation), as the SQL queries do.
+func Pipeline(name string) (drv.Pipeline, error) {
+	count := func(key string, limit int) drv.Pipeline {
+		p := drv.Pipeline{
+			{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$" + field(key)}, {Key: "n", Value: bson.D{{Key: "$sum", Value: 1}}}}}},
+			{{Key: "$sort", Value: bson.D{{Key: "n", Value: -1}, {Key: "_id", Value: 1}}}},
+		}
+		if limit > 0 {
+			p = append(p, bson.D{{Key: "$limit", Value: limit}})
+		}
+		return p
+	}
+	avg := func(typ string) drv.Pipeline {
+		return drv.Pipeline{
+			{{Key: "$match", Value: bson.D{{Key: field("type"), Value: typ}, {Key: field("payload.issue.comments"), Value: bson.D{{Key: "$gt", Value: 2}}}}}},
+			{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$" + field("repo.name")}, {Key: "comments", Value: bson.D{{Key: "$avg", Value: "$" + field("payload.issue.comments")}}}}}},
+			{{Key: "$sort", Value: bson.D{{Key: "comments", Value: -1}, {Key: "_id", Value: 1}}}},
+		}
+	}
+	switch name {
+	case docolap.QueryA:
+		return append(drv.Pipeline{
+			{{Key: "$match", Value: bson.D{{Key: field("type"), Value: "IssuesEvent"}, {Key: field("payload.action"), Value: "opened"}}}},
+		}, count("repo.name", 0)...), nil
+	case docolap.QueryB:
+		return count("type", 0), nil
+	case docolap.QueryC:
+		return count("actor.login", 10), nil
+	case docolap.QueryD:
+		return avg(docolap.DEventType), nil
+	case docolap.QueryD2:
+		return avg(docolap.D2EventType), nil
+	}
+	return nil, fmt.Errorf("docolap: no query %q (known: %s)", name, docolap.QueryNames())
+}

@@ -1,0 +1,85 @@
+package mongo_test
+
+import (
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	mongoengine "github.com/dbarena/dbarena/engine/mongo"
+	"github.com/dbarena/dbarena/workload"
+	"github.com/dbarena/dbarena/workload/docolap"
+	"github.com/dbarena/dbarena/workload/docolap/mongo"
+)
+
+// goldenPipelines are the queries' aggregation pipelines, as relaxed
+// extended JSON.
+var goldenPipelines = map[string]string{
+	"A":  `[{"$match":{"doc.type":"IssuesEvent","doc.payload.action":"opened"}},{"$group":{"_id":"$doc.repo.name","n":{"$sum":1}}},{"$sort":{"n":-1,"_id":1}}]`,
+	"B":  `[{"$group":{"_id":"$doc.type","n":{"$sum":1}}},{"$sort":{"n":-1,"_id":1}}]`,
+	"C":  `[{"$group":{"_id":"$doc.actor.login","n":{"$sum":1}}},{"$sort":{"n":-1,"_id":1}},{"$limit":10}]`,
+	"D":  `[{"$match":{"doc.type":"PushEvent","doc.payload.issue.comments":{"$gt":2}}},{"$group":{"_id":"$doc.repo.name","comments":{"$avg":"$doc.payload.issue.comments"}}},{"$sort":{"comments":-1,"_id":1}}]`,
+	"D2": `[{"$match":{"doc.type":"IssueCommentEvent","doc.payload.issue.comments":{"$gt":2}}},{"$group":{"_id":"$doc.repo.name","comments":{"$avg":"$doc.payload.issue.comments"}}},{"$sort":{"comments":-1,"_id":1}}]`,
+}
+
+func TestPipelines(t *testing.T) {
+	for _, q := range docolap.Queries() {
+		p, err := mongo.Pipeline(q.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := bson.MarshalExtJSON(bson.D{{Key: "p", Value: p}}, false, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := string(b[len(`{"p":`) : len(b)-1])
+		if got != goldenPipelines[q.Name] {
+			t.Errorf("%s:\n got %s\nwant %s", q.Name, got, goldenPipelines[q.Name])
+		}
+	}
+	if _, err := mongo.Pipeline("E"); err == nil {
+		t.Error("a pipeline for query E")
+	}
+}
+
+// TestIndexes checks that the declared indexes become the study's five
+// MongoDB indexes, on the fields the pipelines match and group on.
+func TestIndexes(t *testing.T) {
+	var got []string
+	for _, x := range mongoengine.Indexes(docolap.Declared()) {
+		b, _ := bson.MarshalExtJSON(x.Keys, false, false)
+		got = append(got, string(b))
+	}
+	want := []string{`{"doc.repo.name":1}`, `{"doc.payload.action":1}`, `{"doc.type":1}`, `{"doc.actor.login":1}`, `{"doc.payload.issue.comments":1}`}
+	if len(got) != len(want) {
+		t.Fatalf("indexes %v", got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("index %d: %s, want %s", i, got[i], want[i])
+		}
+	}
+}
+
+// TestBound checks that the implementation for MongoDB is bound to the
+// registered workload and refuses its bad options alike.
+func TestBound(t *testing.T) {
+	m, ok := workload.Lookup("docolap")
+	if !ok {
+		t.Fatal("docolap is not registered")
+	}
+	w := m.New()
+	impl, err := workload.ForFamily(w, mongoengine.Dialect{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if impl.(workload.Bound).Base() != w {
+		t.Error("not bound to the registered workload")
+	}
+	if err := w.Flags().Parse([]string{"--events", "0"}); err != nil {
+		t.Fatal(err)
+	}
+	errs := impl.(workload.Validator).Validate()
+	if len(errs) != 1 || errs[0].Error() != "--events 0: must be at least 1" {
+		t.Errorf("--events 0 on MongoDB: %v", errs)
+	}
+}

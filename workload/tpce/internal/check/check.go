@@ -37,6 +37,7 @@ const (
 	TaxratesPerCustomer   = 2
 	WatchListsPerCustomer = 1
 	LastTradesPerSecurity = 1
+	Exchanges             = 4 // exchange rows, each with its address
 )
 
 // Trade statuses the rules read.
@@ -70,13 +71,13 @@ type Config struct {
 
 // Rule names, as they appear in workload.Problem.Check.
 const (
-	RuleSettlementCount = "settlement rows = completed trades"
-	RuleSettlement      = "every completed trade has its settlement"
-	RuleHistory         = "every completed trade has its history (PNDG for limit orders, SBMT, CMPT)"
-	RuleCash            = "cash trades have their cash_transaction, margin trades none"
-	RuleHoldingSummary  = "holding_summary.hs_qty = sum(holding.h_qty) per account and symbol"
-	RuleBroker          = "broker b_num_trades and b_comm_total = count and sum(t_comm) of its accounts' completed trades"
-	RuleTradeRequest    = "trade_request is empty at load"
+	RuleSettlementOrphan = "every settlement belongs to a completed trade (with the rule above: settlement rows = trade rows at load)"
+	RuleSettlement       = "every completed trade has its settlement"
+	RuleHistory          = "every completed trade has its history (PNDG for limit orders, SBMT, CMPT)"
+	RuleCash             = "cash trades have their cash_transaction, margin trades none"
+	RuleHoldingSummary   = "holding_summary.hs_qty = sum(holding.h_qty) per account and symbol"
+	RuleBroker           = "broker b_num_trades and b_comm_total = count and sum(t_comm) of its accounts' completed trades"
+	RuleTradeRequest     = "trade_request is empty at load"
 )
 
 // RowsRule is the name of the rule that table holds want rows in all
@@ -156,6 +157,7 @@ func totals(ctx context.Context, c engine.SQLConn, cfg Config) ([]workload.Probl
 		total{"security", SecuritiesPerLU * lus, fmt.Sprintf("%d per %d customers", SecuritiesPerLU, LoadUnit)},
 		total{"broker", BrokersPerLU * lus, fmt.Sprintf("%d per %d customers", BrokersPerLU, LoadUnit)},
 		total{"news_item", NewsPerCompany * CompaniesPerLU * lus, fmt.Sprintf("%d per company", NewsPerCompany)},
+		total{"address", cfg.Customers + CompaniesPerLU*lus + Exchanges, "one per customer, company and exchange"},
 	)
 	parts := make([]string, len(want))
 	for i, w := range want {
@@ -241,19 +243,18 @@ func rules(atLoad bool) []rule {
 		perKey("last_trade", "lt_s_symb", LastTradesPerSecurity, "security", "s_symb", "security"),
 		perKey("daily_market", "dm_s_symb", DaysPerSecurity, "security", "s_symb", "security"),
 		{
-			name: RuleSettlementCount, unit: "table", keys: []string{"settlement"},
-			cols: []column{{"rows", kInt}, {"completed trades", kInt}},
-			sql: `SELECT 'settlement' AS k, s.n AS settlements, t.n AS completed
-				FROM (SELECT COUNT(*) AS n FROM settlement) s,
-				     (SELECT COUNT(*) AS n FROM trade WHERE t_st_id = '` + statusCompleted + `') t
-				WHERE s.n <> t.n`,
-		},
-		{
 			name: RuleSettlement, unit: "trade", keys: []string{"t_id"},
-			cols: []column{{"without settlement", kText}},
-			sql: `SELECT t.t_id, 'no settlement' AS missing FROM trade t
+			cols: []column{{"", kText}},
+			sql: `SELECT t.t_id, 'completed, without settlement' AS what FROM trade t
 				WHERE t.t_st_id = '` + statusCompleted + `'
 				  AND NOT EXISTS (SELECT 1 FROM settlement s WHERE s.se_t_id = t.t_id)`,
+		},
+		{
+			name: RuleSettlementOrphan, unit: "settlement", keys: []string{"se_t_id"},
+			cols: []column{{"trade status", kText}},
+			sql: `SELECT s.se_t_id, COALESCE(t.t_st_id, 'no such trade') AS status
+				FROM settlement s LEFT JOIN trade t ON t.t_id = s.se_t_id
+				WHERE t.t_id IS NULL OR t.t_st_id <> '` + statusCompleted + `'`,
 		},
 		{
 			name: RuleHistory, unit: "trade", keys: []string{"t_id"},

@@ -86,3 +86,17 @@ func (r *Rand) NURand(lo, hi, a int64, s uint) int64 {
 
 // mul64 is bits.Mul64.
 func mul64(x, y uint64) (hi, lo uint64) { return bits.Mul64(x, y) }
+
+// Tags of the initial trades' streams.
+const (
+	// tagTradeSkip places the aborted trade id of each block of slots.
+	tagTradeSkip = tagTrades + iota + 1
+	// tagTrade draws a trade's choices, per (Load Unit, slot).
+	tagTrade
+	// tagExecName names the people who execute an account's trades.
+	tagExecName
+	// tagCustomerTaxrate chooses a customer's two tax rates.
+	tagCustomerTaxrate
+	// tagBrokerName names the brokers.
+	tagBrokerName
+)

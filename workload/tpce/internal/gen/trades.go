@@ -87,21 +87,23 @@ func (c Config) TradeSkipped(lu int, slot int64) bool {
 func (c Config) MaxInitialTradeID() int64 {
 	lus := int64(c.LoadUnits())
 	last := c.InitialTrades() - 1
-	var max int64
+	var top int64
 	for lu := range c.LoadUnits() {
-		if id := tradeSlot(c.Seed, lu, last)*lus + int64(lu) + 1; id > max {
-			max = id
-		}
+		top = max(top, tradeSlot(c.Seed, lu, last)*lus+int64(lu)+1)
 	}
-	return max
+	return top
 }
 
 // slotOffset is slot j's instant in microseconds of trading time after
 // Base: the middle of its share of the ITD days.
 func (c Config) slotOffset(j int64) int64 {
-	total := uint64(c.ITD) * uint64(TradingDay/time.Microsecond)
-	hi, lo := bits.Mul64(uint64(2*j+1), total)
-	q, _ := bits.Div64(hi, lo, uint64(2*c.tradeSlots()))
+	return slotOffset(j, uint64(c.ITD)*uint64(TradingDay/time.Microsecond), 2*uint64(c.tradeSlots()))
+}
+
+// slotOffset is (2j+1)·itdMicro/slots2, without overflow.
+func slotOffset(j int64, itdMicro, slots2 uint64) int64 {
+	hi, lo := bits.Mul64(uint64(2*j+1), itdMicro)
+	q, _ := bits.Div64(hi, lo, slots2)
 	return int64(q)
 }
 
@@ -110,38 +112,58 @@ func (c Config) slotOffset(j int64) int64 {
 // InitialEnd).
 func (c Config) InitialTradesEnd() time.Time {
 	last := c.InitialTrades() - 1
-	var max int64
+	var top int64
 	for lu := range c.LoadUnits() {
-		if s := tradeSlot(c.Seed, lu, last); s > max {
-			max = s
-		}
+		top = max(top, tradeSlot(c.Seed, lu, last))
 	}
-	return tradingTimeMicro(c.slotOffset(max))
+	return tradingTimeMicro(c.slotOffset(top))
 }
 
 // tradingTimeMicro is TradingTime of off microseconds.
 func tradingTimeMicro(off int64) time.Time {
-	return TradingTime(time.Duration(off) * time.Microsecond)
+	return Base.Add(time.Duration(wallMicro(off)) * time.Microsecond)
 }
 
-// tradeAccount is what the simulation needs of an account of its Load Unit.
+// wallMicro converts off microseconds of trading time after Base into
+// microseconds of wall-clock time after Base, as TradingTime does: whole
+// weeks of five trading days, then the remaining weekdays (Base is a
+// Monday; UTC days are 24 hours).
+func wallMicro(off int64) int64 {
+	const day = int64(TradingDay / time.Microsecond)
+	const calDay = int64(24 * time.Hour / time.Microsecond)
+	d := off / day
+	return (d/5*7+d%5)*calDay + off%day
+}
+
+// tradeAccount is what the simulation needs of an account of its Load
+// Unit.
 type tradeAccount struct {
-	id           int64
-	basket       int32 // first position in sim.secs
-	nBasket      int32
-	broker       int32 // 0..BrokersPerLU-1
-	tier         int8
-	taxSt        int8
-	tradeTaxRate int64
-	cust         int32 // customer slot in the Load Unit
+	id      int64
+	anyID   any   // id, boxed
+	basket  int32 // first position in tradeSim.secs
+	nBasket int32
+	broker  int32 // 0..BrokersPerLU-1
+	tier    int8
+	taxSt   int8
+	taxRate int64
+	cust    int32 // customer slot in the Load Unit
 }
 
-// tradeLot is an open lot: its opening trade, quantity (negative when short)
-// and price in cents.
+// tradeLot is an open lot: the slot of its opening trade, its quantity
+// (negative when short; a trade's at most) and price in cents, in its
+// position's list of lots, oldest first (prev and next are indexes in
+// tradeSim.lots, -1 at the ends). 16 bytes.
 type tradeLot struct {
-	tid   int64
-	qty   int32
-	price int32
+	slot       int32
+	prev, next int32
+	qty, price int16
+}
+
+// position is a basket entry's price phase and open lots (the first and
+// last, -1 when none), together so that a trade reads one place.
+type position struct {
+	phase      time.Duration
+	head, tail int32
 }
 
 // tradeHHRow is a holding_history row.
@@ -154,13 +176,14 @@ type tradeHHRow struct {
 type simTrade struct {
 	id, slot   int64
 	acct       *tradeAccount
-	pos        int32 // position in sim.secs (the account's basket entry)
+	pos        int32 // position in tradeSim.secs (the account's basket entry)
 	tt         int
 	qty        int64
 	lifo, cash bool
 	owner      bool
-	// Instants: completion (t_dts), submission, pending (limit orders).
-	dts, sbmt, pndg time.Time
+	// Instants, in microseconds of wall-clock time after Base:
+	// completion (t_dts), submission and, for limit orders, pending.
+	dts, sbmt, pndg int64
 	bid, price      int64
 	chrg, comm, tax int64
 	seAmt           int64
@@ -168,40 +191,42 @@ type simTrade struct {
 
 // tradeSim simulates one Load Unit's initial trades.
 type tradeSim struct {
-	m    *Model
-	cfg  Config
-	lu   int
-	lus  int64
-	n    int64 // trades
-	lots bool  // track lots (holding tables, tax and amounts)
+	m     *Model
+	cfg   Config
+	lu    int
+	lus   int64
+	n     int64 // trades
+	track bool  // track lots (holding tables, tax and amounts)
 
 	accts     []tradeAccount
 	custFirst [LoadUnit]int32
 	custN     [LoadUnit]int8
-	secs      []int64  // basket entries of all accounts
-	symbs     []string // their symbols
-	execName  [LoadUnit][2]string
+	secs      []int64 // basket entries of all accounts
+	symbs     []any   // their symbols, boxed strings
+	execName  [LoadUnit][2]any
 
-	open       [][]tradeLot // per basket entry
+	pos        []position // per basket entry
+	lots       []tradeLot
+	free       int32 // first free lot, -1 when none
 	brokerN    [BrokersPerLU]int64
 	brokerComm [BrokersPerLU]int64
 
 	k         int64 // next trade
 	block     int64
 	blockSkip int64
+	slots2    uint64 // 2·tradeSlots
+	itdMicro  uint64
 	r         Rand
 	t         simTrade
 	hh        []tradeHHRow
-
-	// Cache of the start of a trading day for tradingTime.
-	dayIdx   int64
-	dayStart time.Time
 }
 
-// newTradeSim prepares Load Unit lu's simulation; with lots it tracks
-// holdings, taxes and settlement amounts.
-func (m *Model) newTradeSim(lu int, lots bool) *tradeSim {
-	s := &tradeSim{m: m, cfg: m.cfg, lu: lu, lus: int64(m.cfg.LoadUnits()), n: m.cfg.InitialTrades(), lots: lots, block: -1, dayIdx: -1}
+// newTradeSim prepares Load Unit lu's simulation; with track it tracks
+// lots, taxes and settlement amounts.
+func (m *Model) newTradeSim(lu int, track bool) *tradeSim {
+	s := &tradeSim{m: m, cfg: m.cfg, lu: lu, lus: int64(m.cfg.LoadUnits()), n: m.cfg.InitialTrades(), track: track,
+		block: -1, free: -1, slots2: 2 * uint64(m.cfg.tradeSlots()),
+		itdMicro: uint64(m.cfg.ITD) * uint64(TradingDay/time.Microsecond)}
 	s.accts = make([]tradeAccount, 0, AccountsPerCustomer*LoadUnit)
 	s.secs = make([]int64, 0, AccountsPerCustomer*LoadUnit*11)
 	for c := range LoadUnit {
@@ -210,37 +235,55 @@ func (m *Model) newTradeSim(lu int, lots bool) *tradeSim {
 		s.custFirst[c], s.custN[c] = int32(len(s.accts)), int8(n)
 		tier := int8(m.Tier(cid))
 		rate := m.CustomerTaxRate(cid)
-		s.execName[c] = [2]string{m.ExecName(cid, true), m.ExecName(cid, false)}
+		s.execName[c] = [2]any{m.ExecName(cid, true), m.ExecName(cid, false)}
 		for k := range n {
 			ca := first + int64(k)
 			start := len(s.secs)
 			s.secs = m.Basket(ca, s.secs)
 			s.accts = append(s.accts, tradeAccount{
-				id: ca, basket: int32(start), nBasket: int32(len(s.secs) - start),
+				id: ca, anyID: ca, basket: int32(start), nBasket: int32(len(s.secs) - start),
 				broker: int32(m.AccountBroker(ca) - int64(lu)*BrokersPerLU - 1),
-				tier:   tier, taxSt: int8(m.AccountTaxStatus(ca)), tradeTaxRate: rate, cust: int32(c),
+				tier:   tier, taxSt: int8(m.AccountTaxStatus(ca)), taxRate: rate, cust: int32(c),
 			})
 		}
 	}
-	s.symbs = make([]string, len(s.secs))
+	s.symbs = make([]any, len(s.secs))
+	s.pos = make([]position, len(s.secs))
 	for i, sec := range s.secs {
 		s.symbs[i] = Symbol(sec)
-	}
-	if lots {
-		s.open = make([][]tradeLot, len(s.secs))
+		s.pos[i] = position{phase: pricePhase(m.cfg.Seed, sec), head: -1, tail: -1}
 	}
 	return s
 }
 
-// tradingTime is tradingTimeMicro, caching the day of the last call.
-func (s *tradeSim) tradingTime(off int64) time.Time {
-	const day = int64(TradingDay / time.Microsecond)
-	d := off / day
-	if d != s.dayIdx {
-		s.dayIdx, s.dayStart = d, TradingTime(time.Duration(d)*TradingDay)
-	}
-	return s.dayStart.Add(time.Duration(off-d*day) * time.Microsecond)
+// pricePhase is security sec's phase in Model.Price.
+func pricePhase(seed uint64, sec int64) time.Duration {
+	return time.Duration(mix(seed^tagPrice, uint64(sec)) % uint64(900*time.Second))
 }
+
+// price is Model.Price of the security of basket entry pos at wall
+// microseconds after Base, with the phase computed once.
+func (s *tradeSim) price(pos int32, wall int64) int64 {
+	const period = 900 * time.Second
+	x := float64((time.Duration(wall)*time.Microsecond+s.pos[pos].phase)%period) / float64(period)
+	if x < 0 {
+		x++
+	}
+	tri := 2 * x
+	if x >= 0.5 {
+		tri = 2 - 2*x
+	}
+	return 2000 + int64(math.Round(tri*1000))
+}
+
+// slotOffset is slot j's instant in microseconds of trading time.
+func (s *tradeSim) slotOffset(j int64) int64 { return slotOffset(j, s.itdMicro, s.slots2) }
+
+// slotID is the t_id of slot j.
+func (s *tradeSim) slotID(j int64) int64 { return j*s.lus + int64(s.lu) + 1 }
+
+// timeOf is the instant of wall microseconds after Base.
+func timeOf(wall int64) time.Time { return Base.Add(time.Duration(wall) * time.Microsecond) }
 
 // next simulates the next trade into s.t (and its holding_history rows
 // into s.hh when lots are tracked); false when the Load Unit's trades
@@ -261,7 +304,7 @@ func (s *tradeSim) next() bool {
 	}
 	t := &s.t
 	t.slot = slot
-	t.id = slot*s.lus + int64(s.lu) + 1
+	t.id = s.slotID(slot)
 
 	r := &s.r
 	r.Reset(s.cfg.Seed, tagTrade, uint64(s.lu)<<40|uint64(slot))
@@ -291,17 +334,16 @@ func (s *tradeSim) next() bool {
 	delay := int64(-math.Log(1-r.Float64()) * 1e6)
 	delay = min(max(delay, 1000), 5_000_000)
 
-	off := s.cfg.slotOffset(slot)
+	off := s.slotOffset(slot)
 	sbmt := off - min(delay, off/2)
-	t.dts = s.tradingTime(off)
-	t.sbmt = s.tradingTime(sbmt)
-	sec := s.secs[t.pos]
-	t.price = s.m.Price(sec, t.dts)
+	t.dts = wallMicro(off)
+	t.sbmt = wallMicro(sbmt)
+	t.price = s.price(t.pos, t.dts)
 	if tt.IsMarket {
-		t.bid = s.m.Price(sec, t.sbmt)
+		t.bid = s.price(t.pos, t.sbmt)
 	} else {
 		wait := int64(r.Range(1_000, 1_800_000)) * 1000
-		t.pndg = s.tradingTime(sbmt - min(wait, sbmt/2))
+		t.pndg = wallMicro(sbmt - min(wait, sbmt/2))
 		limit := int64(r.Intn(51))
 		if t.tt == TypeLimitSell {
 			t.bid = t.price - limit
@@ -313,11 +355,11 @@ func (s *tradeSim) next() bool {
 	t.comm = CommissionCents(int(a.tier), t.tt, t.qty, t.price)
 	s.brokerN[a.broker]++
 	s.brokerComm[a.broker] += t.comm
-	if s.lots {
+	if s.track {
 		gain := s.walkLots(tt.IsSell)
 		t.tax = 0
 		if a.taxSt != 0 {
-			t.tax = TaxCents(gain, a.tradeTaxRate)
+			t.tax = TaxCents(gain, a.taxRate)
 		}
 		t.seAmt = SettlementCents(tt.IsSell, t.qty, t.price, t.chrg, t.comm, t.tax, int(a.taxSt))
 	}
@@ -330,7 +372,7 @@ func (s *tradeSim) next() bool {
 func (s *tradeSim) walkLots(sell bool) (gain int64) {
 	t := &s.t
 	s.hh = s.hh[:0]
-	lots := s.open[t.pos]
+	list := &s.pos[t.pos]
 	need := int32(t.qty)
 	price := int32(t.price)
 	// A sell closes long lots, a buy covers short ones; dir is the sign
@@ -339,36 +381,57 @@ func (s *tradeSim) walkLots(sell bool) (gain int64) {
 	if !sell {
 		dir = -1
 	}
-	if len(lots) > 0 && (lots[0].qty > 0) == (dir > 0) {
-		for need > 0 && len(lots) > 0 {
-			i := 0
+	if list.head >= 0 && (s.lots[list.head].qty > 0) == (dir > 0) {
+		for need > 0 && list.head >= 0 {
+			i := list.head
 			if t.lifo {
-				i = len(lots) - 1
+				i = list.tail
 			}
-			l := &lots[i]
-			held := l.qty * dir // > 0
+			l := &s.lots[i]
+			held := int32(l.qty) * dir // > 0
 			closed := min(held, need)
 			after := (held - closed) * dir
-			s.hh = append(s.hh, tradeHHRow{lotTID: l.tid, tid: t.id, before: l.qty, after: after})
+			s.hh = append(s.hh, tradeHHRow{lotTID: s.slotID(int64(l.slot)), tid: t.id, before: int32(l.qty), after: after})
 			// Selling long lots gains price - lot price a share; covering
 			// short lots gains lot price - price.
-			gain += int64(closed) * int64(price-l.price) * int64(dir)
+			gain += int64(closed) * int64(price-int32(l.price)) * int64(dir)
 			need -= closed
 			if after != 0 {
-				l.qty = after
-			} else if t.lifo {
-				lots = lots[:i]
-			} else {
-				lots = lots[1:]
+				l.qty = int16(after)
+				continue
 			}
+			// Unlink the closed lot and free it.
+			if l.prev >= 0 {
+				s.lots[l.prev].next = l.next
+			} else {
+				list.head = l.next
+			}
+			if l.next >= 0 {
+				s.lots[l.next].prev = l.prev
+			} else {
+				list.tail = l.prev
+			}
+			l.next, s.free = s.free, i
 		}
 	}
 	if need > 0 {
 		q := need * dir * -1
 		s.hh = append(s.hh, tradeHHRow{lotTID: t.id, tid: t.id, before: 0, after: q})
-		lots = append(lots, tradeLot{tid: t.id, qty: q, price: price})
+		i := s.free
+		if i >= 0 {
+			s.free = s.lots[i].next
+		} else {
+			i = int32(len(s.lots))
+			s.lots = append(s.lots, tradeLot{})
+		}
+		s.lots[i] = tradeLot{slot: int32(t.slot), qty: int16(q), price: int16(price), prev: list.tail, next: -1}
+		if list.tail >= 0 {
+			s.lots[list.tail].next = i
+		} else {
+			list.head = i
+		}
+		list.tail = i
 	}
-	s.open[t.pos] = lots
 	return gain
 }
 

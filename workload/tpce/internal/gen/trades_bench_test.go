@@ -18,7 +18,7 @@ func BenchmarkTradeSim(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			var trades int64
-			cpu0 := cpuTime()
+			cpu0 := tradesCPUTime()
 			for b.Loop() {
 				s := m.newTradeSim(0, lots)
 				for s.next() {
@@ -26,7 +26,7 @@ func BenchmarkTradeSim(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(trades), "ns/trade")
-			b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(trades), "cpu-ns/trade")
+			b.ReportMetric(float64((tradesCPUTime()-cpu0).Nanoseconds())/float64(trades), "cpu-ns/trade")
 		})
 	}
 }
@@ -41,7 +41,7 @@ func BenchmarkTradeRows(b *testing.B) {
 		var rows int64
 		var ms0, ms1 runtime.MemStats
 		runtime.ReadMemStats(&ms0)
-		cpu0 := cpuTime()
+		cpu0 := tradesCPUTime()
 		for b.Loop() {
 			for _, tb := range tables {
 				src := m.TradeRows(tb, 0)
@@ -56,7 +56,7 @@ func BenchmarkTradeRows(b *testing.B) {
 				}
 			}
 		}
-		cpu := cpuTime() - cpu0
+		cpu := tradesCPUTime() - cpu0
 		runtime.ReadMemStats(&ms1)
 		b.ReportMetric(float64(rows)/b.Elapsed().Seconds(), "rows/s")
 		b.ReportMetric(float64(rows)/cpu.Seconds(), "rows/cpu-s")
@@ -70,10 +70,10 @@ func BenchmarkTradeRows(b *testing.B) {
 	b.Run("all", func(b *testing.B) { bench(b, TradeTables...) })
 }
 
-// cpuTime is the process's user and system CPU time: the machine the
+// tradesCPUTime is the process's user and system CPU time: the machine the
 // benchmarks run on may be shared, so figures are also given per CPU
 // second.
-func cpuTime() time.Duration {
+func tradesCPUTime() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0

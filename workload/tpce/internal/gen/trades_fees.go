@@ -208,11 +208,11 @@ func TaxrateTable() []TaxrateRow {
 	return out
 }
 
-// customerTaxrates returns the (jurisdiction, bracket) of customer cid's
+// customerTaxBrackets returns the (jurisdiction, bracket) of customer cid's
 // two tax rates: 80% of customers are taxed in the United States
 // (federal plus one state), 20% in Canada (federal plus one province or
 // territory); the brackets are uniform.
-func (m *Model) customerTaxrates(cid int64) (j1, b1, j2, b2 int) {
+func (m *Model) customerTaxBrackets(cid int64) (j1, b1, j2, b2 int) {
 	var r Rand
 	r.Reset(m.cfg.Seed, tagCustomerTaxrate, uint64(cid))
 	if r.Intn(100) < 80 {
@@ -226,7 +226,7 @@ func (m *Model) customerTaxrates(cid int64) (j1, b1, j2, b2 int) {
 // CustomerTaxrates returns the tx_id of customer cid's two
 // customer_taxrate rows: a country's rate and a state's or province's.
 func (m *Model) CustomerTaxrates(cid int64) [2]string {
-	j1, b1, j2, b2 := m.customerTaxrates(cid)
+	j1, b1, j2, b2 := m.customerTaxBrackets(cid)
 	return [2]string{tradeTaxID(j1, b1), tradeTaxID(j2, b2)}
 }
 
@@ -234,7 +234,7 @@ func (m *Model) CustomerTaxrates(cid int64) [2]string {
 // hundred-thousandths: the rate the tax of a taxable account's gain is
 // computed with.
 func (m *Model) CustomerTaxRate(cid int64) int64 {
-	j1, b1, j2, b2 := m.customerTaxrates(cid)
+	j1, b1, j2, b2 := m.customerTaxBrackets(cid)
 	return tradeTaxRate(j1, b1) + tradeTaxRate(j2, b2)
 }
 

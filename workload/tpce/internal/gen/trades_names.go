@@ -24,28 +24,36 @@ var tradeLastNames = [...]string{
 	"Stewart", "Morris", "Morales", "Murphy", "Cook", "Rogers", "Gutierrez", "Ortiz", "Morgan", "Cooper",
 }
 
-// tradePersonName is a "First Last" name drawn from r.
-func tradePersonName(r *Rand) string {
-	return tradeFirstNames[r.Intn(len(tradeFirstNames))] + " " + tradeLastNames[r.Intn(len(tradeLastNames))]
+// tradePerson is a first and last name drawn from r.
+func tradePerson(r *Rand) (first, last string) {
+	return tradeFirstNames[r.Intn(len(tradeFirstNames))], tradeLastNames[r.Intn(len(tradeLastNames))]
 }
 
-// ExecName is the t_exec_name of a trade of customer cid's accounts:
-// with owner, the name the customer trades under; otherwise the name of
-// the other person allowed to trade the customer's accounts (10% of the
-// trades). Both are pure functions of (seed, cid).
-func (m *Model) ExecName(cid int64, owner bool) string {
+// Executor is the first and last name of a person who trades customer
+// cid's accounts: with owner, the customer; otherwise the other person
+// allowed to trade them. Both are pure functions of (seed, cid).
+func (m *Model) Executor(cid int64, owner bool) (first, last string) {
 	var r Rand
 	k := uint64(cid) << 1
 	if !owner {
 		k |= 1
 	}
 	r.Reset(m.cfg.Seed, tagExecName, k)
-	return tradePersonName(&r)
+	return tradePerson(&r)
 }
 
-// BrokerName is b_name of broker bID.
+// ExecName is the t_exec_name of a trade of customer cid's accounts,
+// "First Last" of Executor(cid, owner): the owner executes 90% of the
+// trades, the other person 10%.
+func (m *Model) ExecName(cid int64, owner bool) string {
+	first, last := m.Executor(cid, owner)
+	return first + " " + last
+}
+
+// BrokerName is b_name of broker bID, "First Last".
 func (m *Model) BrokerName(bID int64) string {
 	var r Rand
 	r.Reset(m.cfg.Seed, tagBrokerName, uint64(bID))
-	return tradePersonName(&r)
+	first, last := tradePerson(&r)
+	return first + " " + last
 }

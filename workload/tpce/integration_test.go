@@ -82,7 +82,7 @@ type corruption struct {
 // status SBMT (as a run's Trade-Order leaves it), copied from trade
 // from, and returns its id.
 func aboveInitial(q q, w *TPCE, from int64) int64 {
-	id := newSource(w.config()).maxInitialTradeID() + 1000
+	id := max(newSource(w.config()).maxInitialTradeID(), q.int("SELECT MAX(t_id) FROM trade")) + 1000
 	q.exec(fmt.Sprintf(`INSERT INTO trade SELECT %d, t_dts, 'SBMT', t_tt_id, t_is_cash, t_s_symb, t_qty, t_bid_price,
 		t_ca_id, t_exec_name, NULL, t_chrg, t_comm, t_tax, t_lifo FROM trade WHERE t_id = %d`, id, from))
 	return id

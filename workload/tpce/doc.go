@@ -15,6 +15,7 @@
 // the rules that tie the trades to their settlement, history, cash
 // transactions, holdings and brokers (package internal/check).
 //
-// The transactions are not part of this version: Ops is empty, and a
-// run stops before its workers start with ErrNoTransactions.
+// The transactions are not part of this version: Ops is empty, which
+// dbarena run refuses before it opens the target, and Install (called by
+// the runner before any worker starts) returns ErrNoTransactions.
 package tpce

@@ -196,6 +196,7 @@ func checkBreaks(t *testing.T, c engine.SQLConn, w *TPCE, cs ...corruption) {
 func TestCheck(t *testing.T) {
 	for _, db := range testDBs {
 		t.Run(db.name, func(t *testing.T) {
+			t.Parallel()
 			ctx := context.Background()
 			e := enginetest.Open(t, db.target(t))
 			w := parse(t, testArgs...)

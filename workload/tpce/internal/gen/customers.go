@@ -4,6 +4,8 @@ import (
 	"math/bits"
 	"strconv"
 	"time"
+
+	"github.com/dbarena/dbarena/workload/tpce/internal/schema"
 )
 
 // The customer tables of a Load Unit: address, customer,
@@ -402,7 +404,6 @@ func (m *Model) Permissions(caID int64) int { return 1 + m.extraPermissions(caID
 // (acl "0000") first, then the extra people's ("0001", "0011").
 func (m *Model) accountPermissions(lu int) *tableSource {
 	var r, pr Rand
-	var c cuts
 	buf := make([]byte, 0, 64)
 	cid := int64(lu) * LoadUnit
 	var first int64
@@ -413,7 +414,7 @@ func (m *Model) accountPermissions(lu int) *tableSource {
 	var ca int64
 	extra, done := 0, 1 // the first call moves to the first account
 	acls := [3]any{"0000", "0001", "0011"}
-	return newTableSource(5, m.RowCount("account_permission", lu), func(row []any) {
+	return newTableSource(5, m.RowCount(schema.AccountPermission, lu), func(row []any) {
 		if done > extra {
 			for k == n {
 				cid++
@@ -434,7 +435,6 @@ func (m *Model) accountPermissions(lu int) *tableSource {
 			return
 		}
 		p := drawPerson(&r)
-		c.reset()
 		b := m.appendPermissionTaxID(buf[:0], ca, done-1)
 		buf = b
 		row[0], row[1], row[2], row[3], row[4] = caBox, acls[done], string(b), p.last, p.first
@@ -521,7 +521,7 @@ func (m *Model) watchItems(lu int) *tableSource {
 	i := 0
 	var wl any
 	buf := make([]byte, 0, 16)
-	return newTableSource(2, m.RowCount("watch_item", lu), func(row []any) {
+	return newTableSource(2, m.RowCount(schema.WatchItem, lu), func(row []any) {
 		for i == len(list) {
 			cid++
 			list = m.watchList(cid, list[:0], set)

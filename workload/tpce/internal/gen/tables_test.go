@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
 	"slices"
 	"strconv"
 	"strings"
@@ -916,7 +917,13 @@ func TestTaxIDs(t *testing.T) {
 		for ca := base; ca < base+5000; ca++ {
 			for k := range 2 {
 				id := string(m.appendPermissionTaxID(nil, ca, k))
-				if len(id) != 11 || id[2] != '-' || seen[id] {
+				// The bijection x ↦ (x·3^20 + q) mod 10^10, computed
+				// exactly.
+				x := new(big.Int).Mul(big.NewInt(2*ca+int64(k)), big.NewInt(3486784401))
+				x.Add(x, new(big.Int).SetUint64(mix(m.cfg.Seed, tagRowPermissionTax)%10_000_000_000))
+				x.Mod(x, big.NewInt(10_000_000_000))
+				want := fmt.Sprintf("%010d", x.Int64())
+				if len(id) != 11 || id[2] != '-' || seen[id] || id[:2]+id[3:] != want {
 					t.Fatalf("permission tax id %d/%d: %q", ca, k, id)
 				}
 				seen[id] = true

@@ -109,11 +109,11 @@ func Check(ctx context.Context, c engine.SQLConn, cfg Config) ([]workload.Proble
 	if err != nil {
 		return problems, err
 	}
-	atLoad, err := atLoad(ctx, c, cfg)
+	fresh, err := atLoad(ctx, c, cfg)
 	if err != nil {
 		return problems, err
 	}
-	for _, r := range rules(atLoad) {
+	for _, r := range rules(fresh) {
 		p, err := r.check(ctx, c)
 		if err != nil {
 			return problems, err

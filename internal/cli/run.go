@@ -97,6 +97,12 @@ func (rf *runFlags) validate(st *State) []error {
 func runWorkload(ctx context.Context, st *State, w workload.Workload, tf *targetFlags, rf *runFlags) error {
 	errs := append(validateWorkload(w), rf.validate(st)...)
 	errs = append(errs, checkThresholds(w, rf.cfg)...)
+	if len(w.Ops()) == 0 {
+		// Refused before the target is opened (or the embedded default
+		// prepared on first use): there is nothing to measure.
+		name := w.Meta().Name
+		errs = append(errs, fmt.Errorf("%s has no transactions yet: only dbarena prepare, check and cleanup work for %s", name, name))
+	}
 	if err := usage(errs); err != nil {
 		return err
 	}

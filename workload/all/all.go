@@ -23,4 +23,6 @@ import (
 	_ "github.com/dbarena/dbarena/workload/payments"
 	// TPC-C-like order processing, HammerDB TPROC-C style.
 	_ "github.com/dbarena/dbarena/workload/tpcc"
+	// TPC-E-like brokerage (its data and checks so far).
+	_ "github.com/dbarena/dbarena/workload/tpce"
 )

@@ -1,0 +1,363 @@
+package tpce
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"hash"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/engine/mysql"
+	"github.com/dbarena/dbarena/engine/postgres"
+	"github.com/dbarena/dbarena/engine/sqlite"
+	"github.com/dbarena/dbarena/workload"
+	"github.com/dbarena/dbarena/workload/tpce/internal/schema"
+)
+
+func parse(t *testing.T, args ...string) *TPCE {
+	t.Helper()
+	w := New()
+	if err := w.Flags().Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+func TestRegistered(t *testing.T) {
+	m, ok := workload.Lookup(Name)
+	if !ok {
+		t.Fatal("tpce is not registered")
+	}
+	if m.Version != "1" || !strings.Contains(m.Description, "TPC-E-like brokerage") ||
+		!strings.Contains(m.Description, "not comparable to published TPC-E results") {
+		t.Errorf("Meta = %+v", m)
+	}
+}
+
+func TestDefaults(t *testing.T) {
+	w := parse(t)
+	if errs := w.Validate(); len(errs) != 0 {
+		t.Fatalf("defaults: %v", errs)
+	}
+	got := workload.DataOptionValues(w)
+	want := map[string]string{"customers": "5000", "itd": "300", "scale-factor": "500", "index-set": "dbt5",
+		"fk": "true", "seed-data": "0", "news-size": "100000"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("data options = %v, want %v", got, want)
+	}
+	if w.BelowMinimum() {
+		t.Error("5000 customers reported below the specification's minimum")
+	}
+}
+
+// Every bad option is reported at once, each naming its flag and value.
+func TestValidateRejects(t *testing.T) {
+	cases := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--customers", "1500"}, []string{"--customers 1500: must be a positive multiple of 1000"}},
+		{[]string{"--customers", "0"}, []string{"--customers 0: must be a positive multiple of 1000"}},
+		{[]string{"--itd", "0"}, []string{"--itd 0: must be at least 1"}},
+		{[]string{"--index-set", "fast"}, []string{"--index-set fast: must be dbt5, study or tuned"}},
+		{[]string{"--scale-factor", "0"}, []string{"--scale-factor 0: must be at least 1"}},
+		{[]string{"--news-size", "100001"}, []string{"--news-size 100001: must be between 0 and 100000"}},
+		{[]string{"--customers", "1500", "--itd", "0", "--index-set", "fast"}, []string{
+			"--customers 1500: must be a positive multiple of 1000", "--itd 0: must be at least 1",
+			"--index-set fast: must be dbt5, study or tuned"}},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, "_"), func(t *testing.T) {
+			errs := parse(t, c.args...).Validate()
+			if len(errs) != len(c.want) {
+				t.Fatalf("Validate() = %v; want %d errors", errs, len(c.want))
+			}
+			for i, e := range errs {
+				var oe *workload.OptionError
+				if !errors.As(e, &oe) || !strings.HasPrefix(e.Error(), c.want[i]) {
+					t.Errorf("error %d = %v (%T); want an OptionError starting %q", i, e, e, c.want[i])
+				}
+			}
+			if w := parse(t, c.args...); w.Tables(sqlite.Dialect{}) != nil {
+				t.Error("Tables with bad options is not nil")
+			}
+		})
+	}
+}
+
+func TestBelowMinimum(t *testing.T) {
+	w := parse(t, "--customers", "1000", "--itd", "60")
+	if errs := w.Validate(); len(errs) != 0 {
+		t.Fatalf("1000 customers rejected: %v", errs)
+	}
+	if !w.BelowMinimum() {
+		t.Error("1000 customers not reported below the specification's minimum")
+	}
+	ms := w.Metrics(workload.Span{Final: true})
+	if len(ms) != 2 || *ms[0].Pass || ms[0].Value != 1000 || *ms[0].Limit != 5000 || *ms[1].Pass || ms[1].Value != 60 {
+		t.Errorf("Metrics = %+v; want both validity flags failing", ms)
+	}
+	if ms := parse(t).Metrics(workload.Span{Final: true}); !*ms[0].Pass || !*ms[1].Pass {
+		t.Errorf("defaults: Metrics = %+v; want both flags passing", ms)
+	}
+	if ms := w.Metrics(workload.Span{}); ms != nil {
+		t.Errorf("interval Metrics = %+v, want none", ms)
+	}
+}
+
+// A run is refused before its workers start, with a message that says
+// what works.
+func TestNoTransactions(t *testing.T) {
+	w := parse(t)
+	if len(w.Ops()) != 0 {
+		t.Errorf("Ops = %v, want none", w.Ops())
+	}
+	err := w.Install(context.Background(), nil)
+	if !errors.Is(err, ErrNoTransactions) || !strings.Contains(err.Error(), "only dbarena prepare, check and cleanup") {
+		t.Errorf("Install = %v", err)
+	}
+	if _, err := w.NewWorker(context.Background(), nil, workload.WorkerEnv{}); !errors.Is(err, ErrNoTransactions) {
+		t.Errorf("NewWorker = %v", err)
+	}
+}
+
+// The 33 tables, batch per Load Unit for the scaling tables, one for the
+// fixed ones, none for trade_request; foreign keys everywhere but on
+// SQLite.
+func TestTables(t *testing.T) {
+	fixed := map[string]bool{"charge": true, "commission_rate": true, "exchange": true, "industry": true,
+		"sector": true, "status_type": true, "taxrate": true, "trade_type": true, "zip_code": true}
+	for _, customers := range []int{1000, 3000, 5000} {
+		t.Run(fmt.Sprint("customers=", customers), func(t *testing.T) {
+			w := parse(t, "--customers", fmt.Sprint(customers))
+			for _, d := range []engine.Dialect{postgres.Dialect{}, mysql.Dialect{}, sqlite.Dialect{}} {
+				tables := w.Tables(d)
+				if len(tables) != 33 {
+					t.Fatalf("%s: %d tables, want 33", d.Name(), len(tables))
+				}
+				fks := 0
+				for i, tb := range tables {
+					if tb.Name != schema.Names()[i] {
+						t.Errorf("table %d is %s, want %s", i, tb.Name, schema.Names()[i])
+					}
+					want := customers / 1000
+					switch {
+					case fixed[tb.Name]:
+						want = 1
+					case tb.Name == schema.TradeRequest:
+						want = 0
+					}
+					if tb.Batches != want {
+						t.Errorf("%s: %d batches, want %d", tb.Name, tb.Batches, want)
+					}
+					fks += len(tb.Schema.ForeignKeys)
+				}
+				if (fks == 0) != (d.Name() == "sqlite") {
+					t.Errorf("%s: %d foreign keys", d.Name(), fks)
+				}
+			}
+		})
+	}
+	if tables := parse(t, "--fk=false").Tables(postgres.Dialect{}); countFKs(tables) != 0 {
+		t.Error("--fk=false declares foreign keys")
+	}
+	study := parse(t, "--index-set", "study").Tables(postgres.Dialect{})
+	for _, tb := range study {
+		if tb.Name == schema.Trade && len(tb.Schema.Indexes) != 5 {
+			t.Errorf("study: trade has %d indexes, want 5", len(tb.Schema.Indexes))
+		}
+	}
+}
+
+func countFKs(tables []workload.Table) int {
+	n := 0
+	for _, tb := range tables {
+		n += len(tb.Schema.ForeignKeys)
+	}
+	return n
+}
+
+// hashTable hashes every row of every batch of tb, in batch order, and
+// counts them.
+func hashTable(t *testing.T, tb workload.Table, order []int) (string, int64) {
+	t.Helper()
+	h := sha256.New()
+	var n int64
+	sums := make([][]byte, tb.Batches)
+	for _, b := range order {
+		hb := sha256.New()
+		var buf []byte
+		src := tb.Rows(b)
+		for src.Next() {
+			vals, err := src.Values()
+			if err != nil {
+				t.Fatalf("%s batch %d: %v", tb.Name, b, err)
+			}
+			for _, v := range vals {
+				buf = hashValue(hb, buf, v)
+			}
+			hb.Write([]byte{'\n'})
+			n++
+		}
+		if err := src.Err(); err != nil {
+			t.Fatalf("%s batch %d: %v", tb.Name, b, err)
+		}
+		sums[b] = hb.Sum(nil)
+	}
+	for _, s := range sums {
+		h.Write(s)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16], n
+}
+
+var update = flag.Bool("update", false, "print the golden hashes of TestGolden instead of comparing")
+
+// golden pins every table's rows at 1,000 customers and one initial
+// trade day (seed 0, news items of 100 bytes): a change to the generator
+// that changes the data shows here, and needs a new workload version.
+var golden = map[string]struct {
+	hash string
+	rows int64
+}{
+	"status_type":        {"18a90893958e54c7", 5},
+	"sector":             {"40787c1054d3af63", 12},
+	"industry":           {"4df2c23c39c37248", 102},
+	"trade_type":         {"b95097bd975c5fb7", 5},
+	"zip_code":           {"2e1a9ab877195baf", 14741},
+	"address":            {"6f655f0fb10d5e73", 1504},
+	"taxrate":            {"9c645c4a105e4c89", 320},
+	"exchange":           {"b11ff338f0b8df1f", 4},
+	"charge":             {"50348388ef1940cf", 15},
+	"commission_rate":    {"74bc118b10c2b1a8", 240},
+	"company":            {"9fead5a900b77fce", 500},
+	"company_competitor": {"f71a4400896497f3", 1500},
+	"security":           {"793284bf0b39a0f7", 685},
+	"daily_market":       {"24856a86b8ff149a", 893925},
+	"financial":          {"e90e6d6f47cb33f2", 10000},
+	"last_trade":         {"8db8d5bd95eb69da", 685},
+	"news_item":          {"affff6e7d4d73ebe", 1000},
+	"news_xref":          {"03270bda36727b8e", 1000},
+	"customer":           {"511cb4e45ced7f1f", 1000},
+	"customer_taxrate":   {"cc943ba3927f330c", 2000},
+	"broker":             {"f8151a75666702cb", 10},
+	"customer_account":   {"0bab7ae6971d7838", 5000},
+	"account_permission": {"e0e0d92b3930d863", 7066},
+	"watch_list":         {"6c2065d4ebc04fee", 1000},
+	"watch_item":         {"98aaebc04c8df3f3", 101083},
+	"trade":              {"4bce1e928808c8be", 57600},
+	"trade_history":      {"f9947e2020c0404d", 138277},
+	"trade_request":      {"e3b0c44298fc1c14", 0},
+	"settlement":         {"730b2a9186b01aa6", 57600},
+	"cash_transaction":   {"548df1fcfddab741", 52977},
+	"holding_summary":    {"fb87d178bfbb2c9f", 25902},
+	"holding":            {"ed3c22e159a7d9ee", 36963},
+	"holding_history":    {"077114bd0860a9d5", 64381},
+}
+
+func goldenTables(t *testing.T) []workload.Table {
+	t.Helper()
+	w := parse(t, "--customers", "1000", "--itd", "1", "--news-size", "100")
+	return w.Tables(postgres.Dialect{})
+}
+
+func TestGolden(t *testing.T) {
+	tables := goldenTables(t)
+	var lines []string
+	for _, tb := range tables {
+		order := make([]int, tb.Batches)
+		for i := range order {
+			order[i] = i
+		}
+		hash, rows := hashTable(t, tb, order)
+		lines = append(lines, fmt.Sprintf("\t%q: {%q, %d},", tb.Name, hash, rows))
+		if *update {
+			continue
+		}
+		g, ok := golden[tb.Name]
+		if !ok {
+			t.Errorf("%s: no golden hash", tb.Name)
+			continue
+		}
+		if g.hash != hash || g.rows != rows {
+			t.Errorf("%s: hash %s, %d rows; want %s, %d rows", tb.Name, hash, rows, g.hash, g.rows)
+		}
+	}
+	if *update || t.Failed() {
+		t.Logf("golden hashes:\n%s", strings.Join(lines, "\n"))
+	}
+}
+
+// Two workloads with the same options give the same rows, whatever order
+// the Load Units are generated in; another seed gives other rows.
+func TestDeterminism(t *testing.T) {
+	args := []string{"--customers", "2000", "--itd", "1", "--news-size", "10"}
+	a := parse(t, args...).Tables(postgres.Dialect{})
+	b := parse(t, args...).Tables(postgres.Dialect{})
+	other := parse(t, append(args, "--seed-data", "7")...).Tables(postgres.Dialect{})
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range a {
+		fwd := make([]int, a[i].Batches)
+		for j := range fwd {
+			fwd[j] = j
+		}
+		shuffled := append([]int(nil), fwd...)
+		r.Shuffle(len(shuffled), func(x, y int) { shuffled[x], shuffled[y] = shuffled[y], shuffled[x] })
+		ha, na := hashTable(t, a[i], fwd)
+		hb, nb := hashTable(t, b[i], shuffled)
+		if ha != hb || na != nb {
+			t.Errorf("%s: %s (%d rows) in order, %s (%d rows) shuffled by another model", a[i].Name, ha, na, hb, nb)
+		}
+		if ho, _ := hashTable(t, other[i], fwd); ho == ha && na > 0 && !seedFree[a[i].Name] {
+			t.Errorf("%s: the same rows with another seed", a[i].Name)
+		}
+	}
+}
+
+// seedFree are the tables whose rows do not depend on the seed.
+var seedFree = map[string]bool{
+	"status_type": true, "trade_type": true, "sector": true, "industry": true, "zip_code": true,
+	"taxrate": true, "exchange": true, "charge": true, "commission_rate": true,
+	// Keys only, fixed by the population.
+	"news_xref": true, "watch_list": true,
+}
+
+// hashValue writes v with its type to h, quickly for the types the
+// generators yield.
+func hashValue(h hash.Hash, buf []byte, v any) []byte {
+	buf = buf[:0]
+	switch x := v.(type) {
+	case nil:
+		buf = append(buf, 'n')
+	case int64:
+		buf = strconv.AppendInt(append(buf, 'i'), x, 10)
+	case int32:
+		buf = strconv.AppendInt(append(buf, 'i'), int64(x), 10)
+	case int16:
+		buf = strconv.AppendInt(append(buf, 'i'), int64(x), 10)
+	case int:
+		buf = strconv.AppendInt(append(buf, 'i'), int64(x), 10)
+	case float64:
+		buf = strconv.AppendFloat(append(buf, 'f'), x, 'g', -1, 64)
+	case string:
+		buf = append(append(buf, 's'), x...)
+	case []byte:
+		buf = append(append(buf, 'b'), x...)
+	case bool:
+		buf = strconv.AppendBool(append(buf, 't'), x)
+	case time.Time:
+		buf = x.UTC().AppendFormat(append(buf, 'd'), time.RFC3339Nano)
+	default:
+		buf = fmt.Appendf(append(buf, '?'), "%T:%v", v, v)
+	}
+	buf = append(buf, '|')
+	h.Write(buf)
+	return buf
+}

@@ -118,6 +118,9 @@ var corruptions = []corruption{
 	{"change b_comm_total", func(q q, _ *TPCE) {
 		q.exec("UPDATE broker SET b_comm_total = b_comm_total - 0.01 WHERE b_id = 4")
 	}, check.RuleBroker, false},
+	{"change a trade's charge", func(q q, _ *TPCE) {
+		q.exec(fmt.Sprintf("UPDATE trade SET t_chrg = t_chrg + 1 WHERE t_id = %d", q.int("SELECT MAX(t_id) FROM trade")))
+	}, check.RuleCharge, false},
 	{"insert a trade_request", func(q q, _ *TPCE) {
 		q.exec(requestOf(q.int("SELECT MIN(t_id) FROM trade")))
 	}, check.RuleTradeRequest, false},

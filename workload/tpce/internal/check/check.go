@@ -78,6 +78,7 @@ const (
 	RuleHoldingSummary   = "holding_summary.hs_qty = sum(holding.h_qty) per account and symbol"
 	RuleBroker           = "broker b_num_trades and b_comm_total = count and sum(t_comm) of its accounts' completed trades"
 	RuleTradeRequest     = "trade_request is empty at load"
+	RuleCharge           = "every completed trade's t_chrg is the charge of its type for its customer's tier"
 )
 
 // RowsRule is the name of the rule that table holds want rows in all
@@ -295,6 +296,16 @@ func rules(atLoad bool) []rule {
 				FROM holding h
 				WHERE NOT EXISTS (SELECT 1 FROM holding_summary s WHERE s.hs_ca_id = h.h_ca_id AND s.hs_s_symb = h.h_s_symb)
 				GROUP BY h.h_ca_id, h.h_s_symb`,
+		},
+		{
+			name: RuleCharge, unit: "trade", keys: []string{"t_id"},
+			cols: []column{{"t_chrg", kMoney}, {"ch_chrg", kMoney}},
+			sql: `SELECT t.t_id, t.t_chrg, ch.ch_chrg
+				FROM trade t
+				JOIN customer_account ca ON ca.ca_id = t.t_ca_id
+				JOIN customer c ON c.c_id = ca.ca_c_id
+				JOIN charge ch ON ch.ch_tt_id = t.t_tt_id AND ch.ch_c_tier = c.c_tier
+				WHERE t.t_st_id = '` + statusCompleted + `' AND t.t_chrg <> ch.ch_chrg`,
 		},
 		{
 			name: RuleBroker, unit: "broker", keys: []string{"b_id"},

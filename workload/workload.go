@@ -366,6 +366,15 @@ func All() []Meta {
 	return out
 }
 
+// Noter is implemented by workloads whose options call for a remark the
+// user sees before any work, such as a scale below the specification's
+// minimum. prepare and run print each note on a line of its own.
+type Noter interface {
+	// Notes returns the remarks for the options set, none when there is
+	// nothing to say.
+	Notes() []string
+}
+
 // DataOptioner is implemented by workloads whose initial data depends on
 // some of their options: the number and size of tables, a scale factor,
 // the data's seed, what the tables are declared with. Prepare records

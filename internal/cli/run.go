@@ -132,6 +132,7 @@ func runWorkload(ctx context.Context, st *State, w workload.Workload, tf *target
 		Observer: live.observer(&report.Lines{W: st.Stdout}),
 		Before: func(cfg runner.Config) {
 			fmt.Fprintf(st.Stdout, "\nrunning %s on %s: %d threads, %s (warm-up %s)\n", w.Meta().Name, r.target, cfg.Threads, cfg.Duration, cfg.Warmup)
+			printNotes(st.Stdout, w)
 			live.begin(r.target.Label, w.Meta().Name, fmt.Sprintf("threads=%d", cfg.Threads), cfg)
 		},
 		After: func(run *result.Run) {

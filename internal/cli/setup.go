@@ -48,6 +48,7 @@ func newPrepareCmd(st *State, m workload.Meta) *cobra.Command {
 // prepare loads w into r and prints progress and a summary.
 func prepare(ctx context.Context, st *State, r *resolved, w workload.Workload, loadThreads int) error {
 	fmt.Fprintf(st.Stdout, "preparing %s on %s with %d loaders\n", w.Meta().Name, r.target, loadThreads)
+	printNotes(st.Stdout, w)
 	pb := &progress{w: st.Stdout, terminal: st.Terminal}
 	// Loading allocates short-lived rows at a high rate over a small live
 	// heap; a higher GC target trades a few MB for much less collection.
@@ -278,4 +279,14 @@ func newCleanupCmd(st *State, m workload.Meta) *cobra.Command {
 	tf.register(cmd.Flags())
 	cmd.Flags().AddFlagSet(w.Flags())
 	return cmd
+}
+
+// printNotes prints the workload's remarks on its options
+// (workload.Noter), one "note:" line each.
+func printNotes(out io.Writer, w workload.Workload) {
+	if n, ok := w.(workload.Noter); ok {
+		for _, note := range n.Notes() {
+			fmt.Fprintf(out, "note: %s\n", note)
+		}
+	}
 }

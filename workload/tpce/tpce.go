@@ -222,6 +222,19 @@ func (w *TPCE) NewWorker(context.Context, engine.Conn, workload.WorkerEnv) (work
 	return nil, ErrNoTransactions
 }
 
+// Notes implements workload.Noter: a scale below the specification's
+// minimum and initial trade days other than its 300 are allowed, and said.
+func (w *TPCE) Notes() []string {
+	var out []string
+	if w.BelowMinimum() {
+		out = append(out, fmt.Sprintf("--customers %d is below the specification's minimum of %d customers: a run's result is flagged so", w.opts.customers, DefaultCustomers))
+	}
+	if w.opts.itd != DefaultITD {
+		out = append(out, fmt.Sprintf("--itd %d: the specification's initial trade days are %d: a run's result is flagged so", w.opts.itd, DefaultITD))
+	}
+	return out
+}
+
 // Metrics implements workload.Reporter: for the whole measured phase,
 // the specification's rules on the database's size as validity flags
 // (TPC-E-like results state them, they are not enforced): at least 5,000

@@ -111,6 +111,14 @@ func TestBelowMinimum(t *testing.T) {
 	if ms := w.Metrics(workload.Span{}); ms != nil {
 		t.Errorf("interval Metrics = %+v, want none", ms)
 	}
+	// prepare and run say so before any work.
+	notes := strings.Join(w.Notes(), "\n")
+	if !strings.Contains(notes, "--customers 1000 is below the specification's minimum of 5000") || !strings.Contains(notes, "--itd 60: the specification's initial trade days are 300") {
+		t.Errorf("Notes = %q", notes)
+	}
+	if notes := parse(t).Notes(); len(notes) != 0 {
+		t.Errorf("defaults: Notes = %q, want none", notes)
+	}
 }
 
 // A run is refused before its workers start, with a message that says

@@ -251,7 +251,13 @@ func RebuildRun(s *RunStart, ivs []Interval) (*Run, error) {
 		ops[o].Name = name
 		opHist[o] = histogram.New()
 	}
-	var secs float64
+	var secs, offered float64
+	open := false
+	svcHist := make([]*hdr.Histogram, len(s.Ops))
+	lagHist := make([]*hdr.Histogram, len(s.Ops))
+	for o := range s.Ops {
+		svcHist[o], lagHist[o] = histogram.New(), histogram.New()
+	}
 	for k := range ivs {
 		iv := &ivs[k]
 		if msg := checkInterval(iv, len(s.Ops)); msg != "" {
@@ -267,10 +273,24 @@ func RebuildRun(s *RunStart, ivs []Interval) (*Run, error) {
 		r.Retries += iv.Retries
 		r.Reconnects += iv.Reconnects
 		r.Rollbacks += iv.Rollbacks
+		r.Late += iv.Late
+		r.Skipped += iv.Skipped
+		r.Dropped += iv.Dropped
+		offered += iv.OfferedTPS * iv.LengthS
+		open = open || iv.ServiceMS != nil
 		for _, op := range iv.Ops {
 			if err := mergeHDR(opHist[op.Op], op.HDR, op.Count); err != nil {
 				return nil, fmt.Errorf("intervals[%d]: op %d: %v", k, op.Op, err)
 			}
+			if op.ServiceHDR != "" || op.LagHDR != "" {
+				if err := mergeHDR(svcHist[op.Op], op.ServiceHDR, op.Count); err != nil {
+					return nil, fmt.Errorf("intervals[%d]: op %d: service_hdr: %v", k, op.Op, err)
+				}
+				if err := mergeHDR(lagHist[op.Op], op.LagHDR, op.Count); err != nil {
+					return nil, fmt.Errorf("intervals[%d]: op %d: lag_hdr: %v", k, op.Op, err)
+				}
+			}
+			ops[op.Op].Late += op.Late
 			o := &ops[op.Op]
 			o.Count += op.Count
 			o.Errors += op.Errors
@@ -280,14 +300,26 @@ func RebuildRun(s *RunStart, ivs []Interval) (*Run, error) {
 	}
 	r.DurationS = round(secs, 3)
 	r.setRates(secs, 0)
-	all := histogram.New()
+	all, allSvc, allLag := histogram.New(), histogram.New(), histogram.New()
 	for o := range ops {
 		h := opHist[o]
 		ops[o].LatencyMS = histogram.Summarize(h)
 		ops[o].HDR = encode(h)
 		all.Merge(h)
+		if open {
+			ops[o].ServiceMS, ops[o].ServiceHDR = summary(svcHist[o]), encode(svcHist[o])
+			ops[o].LagMS, ops[o].LagHDR = summary(lagHist[o]), encode(lagHist[o])
+			allSvc.Merge(svcHist[o])
+			allLag.Merge(lagHist[o])
+		}
 	}
 	r.Ops = ops
 	r.LatencyMS = histogram.Summarize(all)
+	if open {
+		r.ServiceMS, r.LagMS = summary(allSvc), summary(allLag)
+		if secs > 0 {
+			r.OfferedTPS = round(offered/secs, 2)
+		}
+	}
 	return r, nil
 }

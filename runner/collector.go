@@ -183,8 +183,14 @@ func (c *collector) stop(status string, wait func()) {
 			c.unfinished = append(c.unfinished, c.stopAt.Sub(s.unfinished))
 		}
 		if o, ok := s.sched.(*openSchedule); ok {
-			c.unstarted += o.unstarted(c.stopAt)
-			if !s.abandoned.IsZero() && s.abandoned.Before(c.stopAt) {
+			// The arrivals the run had: those before it stopped, and
+			// never one at or after the measured phase's end.
+			end := c.stopAt
+			if c.b.end.Before(end) {
+				end = c.b.end
+			}
+			c.unstarted += o.unstarted(end)
+			if !s.abandoned.IsZero() && s.abandoned.Before(end) {
 				c.unstarted++
 			}
 		}

@@ -66,6 +66,10 @@ func TestRateAccuracy(t *testing.T) {
 			if math.Abs(float64(run.Transactions)-2000) > 20 || run.Errors != 0 {
 				t.Errorf("%d transactions, %d errors at 400/s for 5 s, want 2000 ± 1%% and none", run.Transactions, run.Errors)
 			}
+			// The arrival at 5 s is the next run's, not this one's.
+			if run.Unstarted != 0 {
+				t.Errorf("%d arrivals unstarted at the end, want none", run.Unstarted)
+			}
 			if run.Open == nil || run.Open.Arrival != runner.ArrivalUniform || run.Open.RateTPS != 400 || run.OfferedTPS != 400 {
 				t.Errorf("open %+v offered %v, want uniform at 400/s", run.Open, run.OfferedTPS)
 			}

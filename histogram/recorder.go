@@ -73,40 +73,38 @@ type Frame struct {
 // records more than the buffer holds in one interval.
 type series struct {
 	vals  []uint64
-	hists []*hdr.Histogram // per op; nil until vals first overflows
+	hists []*hdr.Histogram // per op; each nil until vals first overflows
 }
 
 // newFrame returns an empty frame; its buffers are allocated by the first
 // recording into them.
 func newFrame(ops int) *Frame {
-	return &Frame{lat: series{hists: make([]*hdr.Histogram, ops)}, counts: make([]Counts, ops)}
+	return &Frame{lat: newSeries(ops), svc: newSeries(ops), lag: newSeries(ops), counts: make([]Counts, ops)}
 }
+
+// newSeries returns an empty series of ops ops.
+func newSeries(ops int) series { return series{hists: make([]*hdr.Histogram, ops)} }
 
 // record adds one value of op (µs): straight into op's histogram once
 // the series has one (a worker that records many per interval), into the
-// buffer until then. ops is the number of ops.
-func (s *series) record(op int, us int64, ops int) {
-	if s.hists != nil {
-		if h := s.hists[op]; h != nil {
-			_ = h.RecordValue(us) // cannot fail: us is clamped to range
-			return
-		}
+// buffer until then.
+func (s *series) record(op int, us int64) {
+	if h := s.hists[op]; h != nil {
+		_ = h.RecordValue(us) // cannot fail: us is clamped to range
+		return
 	}
 	if len(s.vals) == cap(s.vals) {
 		if s.vals == nil {
 			s.vals = make([]uint64, 0, frameValues)
 		} else {
-			s.spill(ops)
+			s.spill()
 		}
 	}
 	s.vals = append(s.vals, uint64(op)<<48|uint64(us))
 }
 
 // spill moves the buffered values into the per-op histograms.
-func (s *series) spill(ops int) {
-	if s.hists == nil {
-		s.hists = make([]*hdr.Histogram, ops)
-	}
+func (s *series) spill() {
 	for _, v := range s.vals {
 		op := int(v >> 48)
 		if s.hists[op] == nil {
@@ -206,7 +204,7 @@ func (r *Recorder) Success(op int, d time.Duration, q Queries) {
 	us := Micros(d)
 	r.mu.Lock()
 	f := r.frame()
-	f.lat.record(op, us, r.ops)
+	f.lat.record(op, us)
 	f.queries.Add(q)
 	r.mu.Unlock()
 }
@@ -217,7 +215,7 @@ func (r *Recorder) Rollback(op int, d time.Duration, q Queries) {
 	us := Micros(d)
 	r.mu.Lock()
 	f := r.frame()
-	f.lat.record(op, us, r.ops)
+	f.lat.record(op, us)
 	f.counts[op].Rollbacks++
 	f.queries.Add(q)
 	r.mu.Unlock()
@@ -240,9 +238,9 @@ func (r *Recorder) Open(op int, a Arrival, q Queries) {
 	lat, svc, lag := Micros(a.Latency), Micros(a.Service), Micros(a.Lag)
 	r.mu.Lock()
 	f := r.frame()
-	f.lat.record(op, lat, r.ops)
-	f.svc.record(op, svc, r.ops)
-	f.lag.record(op, lag, r.ops)
+	f.lat.record(op, lat)
+	f.svc.record(op, svc)
+	f.lag.record(op, lag)
 	if a.Rollback {
 		f.counts[op].Rollbacks++
 	}

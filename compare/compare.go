@@ -19,6 +19,7 @@
 package compare
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -151,11 +152,38 @@ type Column struct {
 	Files []string
 }
 
-// Row is one thread count.
+// Row is one thread count, or one arrival rate (with its threads) for
+// runs of the open model.
 type Row struct {
 	Threads int
+	// Rate is the runs' arrival rate (result.Open's rate_tps), 0 for
+	// runs of the closed model.
+	Rate    float64
 	Cells   []Cell   // by column
 	Changes []Change // by column; the baseline's is empty
+}
+
+// rowKey is what a row stands for: runs with the same threads and
+// arrival rate.
+type rowKey struct {
+	threads int
+	rate    float64
+}
+
+func keyOf(r *result.Run) rowKey {
+	k := rowKey{threads: r.Threads}
+	if r.Open != nil {
+		k.rate = r.Open.RateTPS
+	}
+	return k
+}
+
+// compareKeys orders rows by rate, then threads.
+func compareKeys(a, b rowKey) int {
+	if c := cmp.Compare(a.rate, b.rate); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.threads, b.threads)
 }
 
 // Cell is the measurements of one column at one thread count.
@@ -335,8 +363,8 @@ func build(inputs []Input, m metricSpec, opt Options) (*Table, error) {
 		t.Notes = append(t.Notes, what+" reported by only some of the files (other engines or versions) and not compared")
 	}
 
-	// Samples per (threads, column).
-	samples := map[int][][]float64{}
+	// Samples per (threads and rate, column).
+	samples := map[rowKey][][]float64{}
 	found := false
 	for c, ins := range colInputs {
 		for _, in := range ins {
@@ -354,10 +382,11 @@ func build(inputs []Input, m metricSpec, opt Options) (*Table, error) {
 					continue
 				}
 				found = true
-				if samples[r.Threads] == nil {
-					samples[r.Threads] = make([][]float64, len(t.Columns))
+				k := keyOf(r)
+				if samples[k] == nil {
+					samples[k] = make([][]float64, len(t.Columns))
 				}
-				samples[r.Threads][c] = append(samples[r.Threads][c], v)
+				samples[k][c] = append(samples[k][c], v)
 			}
 		}
 	}
@@ -374,10 +403,10 @@ func build(inputs []Input, m metricSpec, opt Options) (*Table, error) {
 	}
 	t.Metric = m.Metric
 
-	threads := slices.Sorted(maps.Keys(samples))
+	keys := slices.SortedFunc(maps.Keys(samples), compareKeys)
 	small := false
-	for _, n := range threads {
-		row := Row{Threads: n, Cells: make([]Cell, len(t.Columns)), Changes: make([]Change, len(t.Columns))}
+	for _, n := range keys {
+		row := Row{Threads: n.threads, Rate: n.rate, Cells: make([]Cell, len(t.Columns)), Changes: make([]Change, len(t.Columns))}
 		for c, vs := range samples[n] {
 			row.Cells[c] = summarize(vs)
 			if len(vs) > 1 && (math.IsInf(row.Cells[c].Lo, 0) || math.IsInf(row.Cells[c].Hi, 0)) {

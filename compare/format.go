@@ -83,7 +83,7 @@ func (t *Table) Cells() [][]string {
 		return line
 	}
 	for _, r := range t.Rows {
-		out = append(out, row(t.rowLabel(r), r, false))
+		out = append(out, row(t.RowLabel(r), r, false))
 	}
 	if len(t.Rows) > 1 {
 		out = append(out, row("average", t.Average, true))
@@ -102,10 +102,10 @@ func (t *Table) rated() bool {
 	return false
 }
 
-// rowLabel names a row: its threads, or in a table of arrival rates its
+// RowLabel names a row: its threads, or in a table of arrival rates its
 // rate ("200/s"), with its threads when the rows' threads differ
 // ("200/s, 8 threads").
-func (t *Table) rowLabel(r Row) string {
+func (t *Table) RowLabel(r Row) string {
 	if !t.rated() {
 		return strconv.Itoa(r.Threads)
 	}

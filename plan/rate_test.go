@@ -63,3 +63,19 @@ workloads:
 		}
 	}
 }
+
+// The compare tables' section names the arrival rates it swept.
+func TestRatesNote(t *testing.T) {
+	p := parse(t, `
+duration: 10s
+threads: [4]
+rate: [100, 400]
+targets:
+  - {label: pg, url: "postgres://bench@127.0.0.1/bench"}
+workloads:
+  - name: oltp_point_select
+`)
+	if got, want := plan.RatesNote(p.Workloads[0]), "; arrival rates 100, 400/s (poisson)"; got != want {
+		t.Errorf("note %q, want %q", got, want)
+	}
+}

@@ -59,6 +59,9 @@ type RunStart struct {
 	WarmupS   float64   `json:"warmup_s"`
 	// Ops are the run's op names, which the intervals' op indices refer to.
 	Ops []string `json:"ops"`
+	// Open is the run's arrival rate (Run.Open), absent in the closed
+	// model.
+	Open *Open `json:"open,omitempty"`
 }
 
 // Journal is an open journal. Its methods are called from one goroutine at
@@ -240,7 +243,7 @@ func DecodeJournal(b []byte, name string) (*File, error) {
 // the server summary (the caller derives it from the intervals' server
 // metrics). Its status is killed.
 func RebuildRun(s *RunStart, ivs []Interval) (*Run, error) {
-	r := &Run{Threads: s.Threads, StartedAt: s.StartedAt, WarmupS: s.WarmupS, Intervals: ivs,
+	r := &Run{Threads: s.Threads, StartedAt: s.StartedAt, WarmupS: s.WarmupS, Intervals: ivs, Open: s.Open,
 		Status: StatusKilled, Error: "dbarena was stopped during this run; its totals are those of the intervals it logged"}
 	if r.Intervals == nil {
 		r.Intervals = []Interval{}

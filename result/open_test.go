@@ -143,9 +143,12 @@ func TestRebuildOpen(t *testing.T) {
 		openTick{lat: []int64{100, 2_000_000}, svc: []int64{90, 1500}, late: 1, dropped: 2, offered: 100},
 		openTick{lat: []int64{150}, svc: []int64{140}, skipped: 3, offered: 50})
 	want := f.Runs[0]
-	r, err := RebuildRun(&RunStart{Threads: 4, StartedAt: t0, Ops: opNames}, slices.Clone(want.Intervals))
+	r, err := RebuildRun(&RunStart{Threads: 4, StartedAt: t0, Ops: opNames, Open: want.Open}, slices.Clone(want.Intervals))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if r.Open != want.Open {
+		t.Errorf("rebuilt open %+v, want the run's %+v", r.Open, want.Open)
 	}
 	if r.Late != 1 || r.Skipped != 3 || r.Dropped != 2 || r.OfferedTPS != 75 || *r.ServiceMS != *want.ServiceMS || *r.LagMS != *want.LagMS || r.Ops[0].ServiceHDR != want.Ops[0].ServiceHDR {
 		t.Errorf("rebuilt %+v, want the run's late, skipped, dropped, offered and histograms", r)

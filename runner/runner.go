@@ -1,7 +1,9 @@
 // Package runner owns the benchmark loop: it opens one connection per
 // worker (at the run's isolation level), calls Worker.Next whenever the
-// run's Scheduler says (Closed: back to back), times every transaction
-// from the instant the scheduler gives, classifies every error, replays
+// run's Scheduler says (Closed: back to back; Open: at an arrival rate,
+// schedule_rate.go), times every transaction from the instant the
+// scheduler gives (under an arrival rate, its intended start, with its
+// service time and lag apart), classifies every error, replays
 // retried transactions of Replayer workers by the run's retry policy,
 // replaces lost connections, cuts the warm-up at one instant, ends
 // intervals and the run at their scheduled instants and collects what
@@ -143,7 +145,7 @@ func (c Config) Validate() []error {
 	if b, m := c.Retry.Backoff, c.Retry.BackoffMax; b != nil && m != nil && *b > *m {
 		bad("retry-backoff", *b, fmt.Sprintf("must be between 0 and --retry-backoff-max (%v)", *m))
 	}
-	c.Rate.validate(c.Threads, c.Warmup, c.Duration, bad)
+	c.Rate.validate(c.Warmup, c.Duration, bad)
 	return errs
 }
 

@@ -84,7 +84,7 @@ func (r RateConfig) arrival() string {
 }
 
 // validate reports r's problems against a run of warm-up plus dur.
-func (r RateConfig) validate(threads int, warmup, dur time.Duration, bad func(flag string, v any, msg string)) {
+func (r RateConfig) validate(warmup, dur time.Duration, bad func(flag string, v any, msg string)) {
 	if r.TPS != nil && (*r.TPS < 0 || math.IsNaN(*r.TPS) || math.IsInf(*r.TPS, 0) || (*r.TPS == 0 && len(r.Stages) == 0)) {
 		if len(r.Stages) == 0 {
 			bad("rate", *r.TPS, "must be a positive number of transactions per second")
@@ -493,13 +493,20 @@ func (s *openSchedule) unstarted(end time.Time) int64 {
 }
 
 // describe returns the model as the result file records it.
-func (o *Open) describe() *result.Open {
-	d := &result.Open{Arrival: o.rc.arrival(), RateStages: FormatStages(o.rc.Stages),
-		LatencyLimitMS: float64(o.rc.LatencyLimit.Microseconds()) / 1000}
-	if o.rc.TPS != nil {
-		d.RateTPS = *o.rc.TPS
+func (o *Open) describe() *result.Open { return o.rc.Describe() }
+
+// Describe returns the arrival rate as the result file records it
+// (result.Run.Open); nil in the closed model.
+func (rc RateConfig) Describe() *result.Open {
+	if !rc.Open() {
+		return nil
 	}
-	if q := o.rc.MaxQueue; q != nil {
+	d := &result.Open{Arrival: rc.arrival(), RateStages: FormatStages(rc.Stages),
+		LatencyLimitMS: float64(rc.LatencyLimit.Microseconds()) / 1000}
+	if rc.TPS != nil {
+		d.RateTPS = *rc.TPS
+	}
+	if q := rc.MaxQueue; q != nil {
 		n := *q
 		d.MaxQueue = &n
 	}

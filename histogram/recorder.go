@@ -411,7 +411,18 @@ func (iv *Interval) Reset() {
 // frame holds (and of the histograms of the workers that filled their
 // buffers), never of the number of workers that recorded nothing.
 func (iv *Interval) Add(f *Frame) {
-	f.lat.drain(func(op int) *hdr.Histogram { return iv.Ops[op].Hist })
+	// The latencies straight into the ops' histograms, as the closed
+	// model needs nothing else.
+	for _, v := range f.lat.vals {
+		_ = iv.Ops[v>>48].Hist.RecordValue(int64(v & (1<<48 - 1)))
+	}
+	f.lat.vals = f.lat.vals[:0]
+	for i, h := range f.lat.hists {
+		if h != nil && h.TotalCount() > 0 {
+			iv.Ops[i].Hist.Merge(h)
+			h.Reset()
+		}
+	}
 	if !f.svc.empty() {
 		f.svc.drain(iv.service)
 		f.lag.drain(iv.lag)

@@ -66,9 +66,11 @@ func TestRateAccuracy(t *testing.T) {
 			if math.Abs(float64(run.Transactions)-2000) > 20 || run.Errors != 0 {
 				t.Errorf("%d transactions, %d errors at 400/s for 5 s, want 2000 ± 1%% and none", run.Transactions, run.Errors)
 			}
-			// The arrival at 5 s is the next run's, not this one's.
-			if run.Unstarted != 0 {
-				t.Errorf("%d arrivals unstarted at the end, want none", run.Unstarted)
+			// Every arrival of [0, 5 s) is accounted for: run, still
+			// running at the end, or not started by then; the arrival at
+			// 5 s is the next run's, not this one's.
+			if n := run.Transactions + run.Unfinished + run.Unstarted; n != 2000 {
+				t.Errorf("%d transactions + %d unfinished + %d unstarted = %d, want the 2000 arrivals", run.Transactions, run.Unfinished, run.Unstarted, n)
 			}
 			if run.Open == nil || run.Open.Arrival != runner.ArrivalUniform || run.Open.RateTPS != 400 || run.OfferedTPS != 400 {
 				t.Errorf("open %+v offered %v, want uniform at 400/s", run.Open, run.OfferedTPS)
@@ -131,6 +133,9 @@ func TestCoordinatedOmission(t *testing.T) {
 		hold, run.LatencyMS, *run.ServiceMS, *run.LagMS, run.Late, run.Unstarted)
 	if want := 7 * rate; math.Abs(float64(run.Transactions)-want) > want/100 || run.Errors != 0 {
 		t.Errorf("%d transactions, %d errors, want %v ± 1%% and none", run.Transactions, run.Errors, want)
+	}
+	if n := run.Transactions + run.Unfinished + run.Unstarted; n != 7*rate {
+		t.Errorf("%d transactions + %d unfinished + %d unstarted = %d, want all %v arrivals", run.Transactions, run.Unfinished, run.Unstarted, n, 7*rate)
 	}
 	// The first arrival after the lock was taken came at most one gap
 	// (1/rate) after it, and waited for the rest.

@@ -19,6 +19,7 @@
 package compare
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -164,14 +165,41 @@ type Column struct {
 	Files []string
 }
 
-// Row is one thread count.
+// Row is one thread count, or one arrival rate (with its threads) for
+// runs of the open model.
 type Row struct {
 	Threads int
+	// Rate is the runs' arrival rate (result.Open's rate_tps), 0 for
+	// runs of the closed model.
+	Rate    float64
 	Cells   []Cell   // by column
 	Changes []Change // by column; the baseline's is empty
 	// Beside holds, by column, the cells of Table.Beside in its order
 	// (nil without Beside); in the average row their means.
 	Beside [][]Cell
+}
+
+// rowKey is what a row stands for: runs with the same threads and
+// arrival rate.
+type rowKey struct {
+	threads int
+	rate    float64
+}
+
+func keyOf(r *result.Run) rowKey {
+	k := rowKey{threads: r.Threads}
+	if r.Open != nil {
+		k.rate = r.Open.RateTPS
+	}
+	return k
+}
+
+// compareKeys orders rows by rate, then threads.
+func compareKeys(a, b rowKey) int {
+	if c := cmp.Compare(a.rate, b.rate); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.threads, b.threads)
 }
 
 // Cell is the measurements of one column at one thread count.
@@ -402,10 +430,10 @@ func build(inputs []Input, m metricSpec, beside []metricSpec, opt Options) (*Tab
 		t.Notes = append(t.Notes, what+" reported by only some of the files (other engines or versions) and not compared")
 	}
 
-	// Samples per (threads, column), and of each figure beside per
-	// (threads, column, figure).
-	samples := map[int][][]float64{}
-	besides := map[int][][][]float64{}
+	// Samples per (threads and rate, column), and of each figure beside
+	// per (threads and rate, column, figure).
+	samples := map[rowKey][][]float64{}
+	besides := map[rowKey][][][]float64{}
 	besideFound := make([]bool, len(beside))
 	found := false
 	for c, ins := range colInputs {
@@ -424,23 +452,24 @@ func build(inputs []Input, m metricSpec, beside []metricSpec, opt Options) (*Tab
 					continue
 				}
 				found = true
-				if samples[r.Threads] == nil {
-					samples[r.Threads] = make([][]float64, len(t.Columns))
+				k := keyOf(r)
+				if samples[k] == nil {
+					samples[k] = make([][]float64, len(t.Columns))
 				}
-				samples[r.Threads][c] = append(samples[r.Threads][c], v)
+				samples[k][c] = append(samples[k][c], v)
 				if len(beside) == 0 {
 					continue
 				}
-				if besides[r.Threads] == nil {
-					besides[r.Threads] = make([][][]float64, len(t.Columns))
+				if besides[k] == nil {
+					besides[k] = make([][][]float64, len(t.Columns))
 				}
-				if besides[r.Threads][c] == nil {
-					besides[r.Threads][c] = make([][]float64, len(beside))
+				if besides[k][c] == nil {
+					besides[k][c] = make([][]float64, len(beside))
 				}
-				for k := range beside {
-					if v, ok := beside[k].value(r, ""); ok {
-						besides[r.Threads][c][k] = append(besides[r.Threads][c][k], v)
-						besideFound[k] = true
+				for b := range beside {
+					if v, ok := beside[b].value(r, ""); ok {
+						besides[k][c][b] = append(besides[k][c][b], v)
+						besideFound[b] = true
 					}
 				}
 			}
@@ -465,10 +494,10 @@ func build(inputs []Input, m metricSpec, beside []metricSpec, opt Options) (*Tab
 		}
 	}
 
-	threads := slices.Sorted(maps.Keys(samples))
+	keys := slices.SortedFunc(maps.Keys(samples), compareKeys)
 	small := false
-	for _, n := range threads {
-		row := Row{Threads: n, Cells: make([]Cell, len(t.Columns)), Changes: make([]Change, len(t.Columns))}
+	for _, n := range keys {
+		row := Row{Threads: n.threads, Rate: n.rate, Cells: make([]Cell, len(t.Columns)), Changes: make([]Change, len(t.Columns))}
 		for c, vs := range samples[n] {
 			row.Cells[c] = summarize(vs)
 			if len(vs) > 1 && (math.IsInf(row.Cells[c].Lo, 0) || math.IsInf(row.Cells[c].Hi, 0)) {

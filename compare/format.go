@@ -55,6 +55,9 @@ func (t *Table) Title() string {
 // Header is the table's column names.
 func (t *Table) Header() []string {
 	h := []string{"threads"}
+	if t.rated() {
+		h[0] = "rate"
+	}
 	for _, c := range t.Columns {
 		h = append(h, c.Label)
 		for _, m := range t.Beside {
@@ -93,12 +96,42 @@ func (t *Table) Cells() [][]string {
 		return line
 	}
 	for _, r := range t.Rows {
-		out = append(out, row(strconv.Itoa(r.Threads), r, false))
+		out = append(out, row(t.RowLabel(r), r, false))
 	}
 	if len(t.Rows) > 1 {
 		out = append(out, row("average", t.Average, true))
 	}
 	return out
+}
+
+// rated tells whether a row stands for an arrival rate: the table's
+// first column is then the rate, not the threads.
+func (t *Table) rated() bool {
+	for _, r := range t.Rows {
+		if r.Rate > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// RowLabel names a row: its threads, or in a table of arrival rates its
+// rate ("200/s"), with its threads when the rows' threads differ
+// ("200/s, 8 threads").
+func (t *Table) RowLabel(r Row) string {
+	if !t.rated() {
+		return strconv.Itoa(r.Threads)
+	}
+	s := "closed"
+	if r.Rate > 0 {
+		s = strconv.FormatFloat(r.Rate, 'g', -1, 64) + "/s"
+	}
+	for _, o := range t.Rows {
+		if o.Threads != r.Threads {
+			return fmt.Sprintf("%s, %d threads", s, r.Threads)
+		}
+	}
+	return s
 }
 
 func (t *Table) formatCell(c Cell, avg bool) string {

@@ -15,12 +15,17 @@ type Counts struct {
 	// Rollbacks are completed transactions the workload rolled back on
 	// purpose; they are in the histogram too.
 	Rollbacks int64
+	// Late are transactions run under an arrival rate that started later
+	// than their intended start by more than the runner's tolerance
+	// (Recorder.Open); they are in the histograms too.
+	Late int64
 }
 
 func (c *Counts) add(o Counts) {
 	c.Errors += o.Errors
 	c.Retries += o.Retries
 	c.Rollbacks += o.Rollbacks
+	c.Late += o.Late
 }
 
 // Queries counts statements: reads, writes and other (BEGIN, COMMIT …).
@@ -47,52 +52,94 @@ const frameValues = 1024
 // small buffer first, in a lazily allocated histogram per op once the
 // buffer fills), counters and statements. Recorder.Take hands it to the
 // collector, Interval.Add empties it into an interval, Recorder.Recycle
-// gives it back.
+// gives it back. Under an arrival rate it also holds each transaction's
+// service time and start lag (series of their own, empty in the closed
+// model) and the arrivals skipped and dropped.
 type Frame struct {
 	// epoch is the interval the frame records.
 	epoch int64
-	// vals holds op<<48 | µs of the latencies not yet in hists.
-	vals       []uint64
-	hists      []*hdr.Histogram // per op; nil until vals first overflows
-	counts     []Counts
-	queries    Queries
-	reconnects int64
+	// lat holds the latencies; svc and lag the service times and start
+	// lags of transactions run under an arrival rate.
+	lat, svc, lag series
+	counts        []Counts
+	queries       Queries
+	reconnects    int64
+	// skipped and dropped count arrivals that never started (Missed).
+	skipped, dropped int64
 }
 
-// newFrame returns an empty frame; its buffer is allocated by the first
-// recording into it.
+// series is one kind of value a frame records per op: op<<48 | µs in a
+// buffer, moved into per-op histograms (allocated lazily) once a worker
+// records more than the buffer holds in one interval.
+type series struct {
+	vals  []uint64
+	hists []*hdr.Histogram // per op; each nil until vals first overflows
+}
+
+// newFrame returns an empty frame; its buffers are allocated by the first
+// recording into them.
 func newFrame(ops int) *Frame {
-	return &Frame{hists: make([]*hdr.Histogram, ops), counts: make([]Counts, ops)}
+	return &Frame{lat: newSeries(ops), svc: newSeries(ops), lag: newSeries(ops), counts: make([]Counts, ops)}
 }
 
-// record adds one latency of op (µs): straight into op's histogram once
-// the frame has one (a worker that records many per interval), into the
+// newSeries returns an empty series of ops ops.
+func newSeries(ops int) series { return series{hists: make([]*hdr.Histogram, ops)} }
+
+// record adds one value of op (µs): straight into op's histogram once
+// the series has one (a worker that records many per interval), into the
 // buffer until then.
-func (f *Frame) record(op int, us int64) {
-	if h := f.hists[op]; h != nil {
+func (s *series) record(op int, us int64) {
+	if h := s.hists[op]; h != nil {
 		_ = h.RecordValue(us) // cannot fail: us is clamped to range
 		return
 	}
-	if len(f.vals) == cap(f.vals) {
-		if f.vals == nil {
-			f.vals = make([]uint64, 0, frameValues)
+	if len(s.vals) == cap(s.vals) {
+		if s.vals == nil {
+			s.vals = make([]uint64, 0, frameValues)
 		} else {
-			f.spill()
+			s.spill()
 		}
 	}
-	f.vals = append(f.vals, uint64(op)<<48|uint64(us))
+	s.vals = append(s.vals, uint64(op)<<48|uint64(us))
 }
 
-// spill moves the buffered latencies into the per-op histograms.
-func (f *Frame) spill() {
-	for _, v := range f.vals {
+// spill moves the buffered values into the per-op histograms.
+func (s *series) spill() {
+	for _, v := range s.vals {
 		op := int(v >> 48)
-		if f.hists[op] == nil {
-			f.hists[op] = New()
+		if s.hists[op] == nil {
+			s.hists[op] = New()
 		}
-		_ = f.hists[op].RecordValue(int64(v & (1<<48 - 1)))
+		_ = s.hists[op].RecordValue(int64(v & (1<<48 - 1)))
 	}
-	f.vals = f.vals[:0]
+	s.vals = s.vals[:0]
+}
+
+// empty tells whether the series holds no value.
+func (s *series) empty() bool {
+	if len(s.vals) > 0 {
+		return false
+	}
+	for _, h := range s.hists {
+		if h != nil && h.TotalCount() > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// drain empties the series into the per-op histograms get returns.
+func (s *series) drain(get func(op int) *hdr.Histogram) {
+	for _, v := range s.vals {
+		_ = get(int(v >> 48)).RecordValue(int64(v & (1<<48 - 1)))
+	}
+	s.vals = s.vals[:0]
+	for i, h := range s.hists {
+		if h != nil && h.TotalCount() > 0 {
+			get(i).Merge(h)
+			h.Reset()
+		}
+	}
 }
 
 // Recorder is one worker's view: what it recorded in the current interval
@@ -157,7 +204,7 @@ func (r *Recorder) Success(op int, d time.Duration, q Queries) {
 	us := Micros(d)
 	r.mu.Lock()
 	f := r.frame()
-	f.record(op, us)
+	f.lat.record(op, us)
 	f.queries.Add(q)
 	r.mu.Unlock()
 }
@@ -168,9 +215,51 @@ func (r *Recorder) Rollback(op int, d time.Duration, q Queries) {
 	us := Micros(d)
 	r.mu.Lock()
 	f := r.frame()
-	f.record(op, us)
+	f.lat.record(op, us)
 	f.counts[op].Rollbacks++
 	f.queries.Add(q)
+	r.mu.Unlock()
+}
+
+// Arrival is how one transaction run under an arrival rate went: its
+// latency from the intended start (what the latency histogram records),
+// its service time from the actual start, the lag between the two, and
+// whether it started late or was rolled back on purpose.
+type Arrival struct {
+	Latency, Service, Lag time.Duration
+	Late, Rollback        bool
+}
+
+// Open records one transaction of op that ran under an arrival rate and
+// ended well: a success, or a rollback when a.Rollback. Its latency goes
+// where Success puts it; its service time and lag into series of their
+// own.
+func (r *Recorder) Open(op int, a Arrival, q Queries) {
+	lat, svc, lag := Micros(a.Latency), Micros(a.Service), Micros(a.Lag)
+	r.mu.Lock()
+	f := r.frame()
+	f.lat.record(op, lat)
+	f.svc.record(op, svc)
+	f.lag.record(op, lag)
+	if a.Rollback {
+		f.counts[op].Rollbacks++
+	}
+	if a.Late {
+		f.counts[op].Late++
+	}
+	f.queries.Add(q)
+	r.mu.Unlock()
+}
+
+// Missed records arrivals that never started: skipped (too late to start
+// within the latency limit) and dropped (past the queue's bound, or still
+// waiting when the run ended). They belong to no op: the workload picks
+// a transaction's op when it runs it.
+func (r *Recorder) Missed(skipped, dropped int64) {
+	r.mu.Lock()
+	f := r.frame()
+	f.skipped += skipped
+	f.dropped += dropped
 	r.mu.Unlock()
 }
 
@@ -249,10 +338,13 @@ func (r *Recorder) Collect(iv *Interval) {
 	}
 }
 
-// OpInterval is one op's share of an interval.
+// OpInterval is one op's share of an interval. Service and Lag, the
+// service times and start lags of transactions run under an arrival
+// rate, are nil until the interval holds such a transaction.
 type OpInterval struct {
-	Hist   *hdr.Histogram
-	Counts Counts
+	Hist         *hdr.Histogram
+	Service, Lag *hdr.Histogram
+	Counts       Counts
 }
 
 // Interval is everything recorded by all workers between two ticks.
@@ -260,6 +352,34 @@ type Interval struct {
 	Ops        []OpInterval
 	Queries    Queries
 	Reconnects int64
+	// Skipped and Dropped count arrivals that never started.
+	Skipped, Dropped int64
+}
+
+// service and lag return op's histograms, allocated on first use.
+func (iv *Interval) service(op int) *hdr.Histogram {
+	if iv.Ops[op].Service == nil {
+		iv.Ops[op].Service = New()
+	}
+	return iv.Ops[op].Service
+}
+
+func (iv *Interval) lag(op int) *hdr.Histogram {
+	if iv.Ops[op].Lag == nil {
+		iv.Ops[op].Lag = New()
+	}
+	return iv.Ops[op].Lag
+}
+
+// Open tells whether iv holds transactions run under an arrival rate (or
+// arrivals that never started).
+func (iv *Interval) Open() bool {
+	for _, o := range iv.Ops {
+		if o.Service != nil {
+			return true
+		}
+	}
+	return iv.Skipped > 0 || iv.Dropped > 0
 }
 
 // NewInterval returns an empty interval for ops operations.
@@ -274,27 +394,42 @@ func NewInterval(ops int) *Interval {
 // Reset empties iv for reuse.
 func (iv *Interval) Reset() {
 	for i := range iv.Ops {
-		iv.Ops[i].Hist.Reset()
-		iv.Ops[i].Counts = Counts{}
+		o := &iv.Ops[i]
+		o.Hist.Reset()
+		if o.Service != nil {
+			o.Service.Reset()
+			o.Lag.Reset()
+		}
+		o.Counts = Counts{}
 	}
 	iv.Queries = Queries{}
 	iv.Reconnects = 0
+	iv.Skipped, iv.Dropped = 0, 0
 }
 
 // Add empties a worker's frame into iv. Its cost is that of the values the
 // frame holds (and of the histograms of the workers that filled their
 // buffers), never of the number of workers that recorded nothing.
 func (iv *Interval) Add(f *Frame) {
-	for _, v := range f.vals {
+	// The latencies straight into the ops' histograms, as the closed
+	// model needs nothing else.
+	for _, v := range f.lat.vals {
 		_ = iv.Ops[v>>48].Hist.RecordValue(int64(v & (1<<48 - 1)))
 	}
-	f.vals = f.vals[:0]
-	for i, h := range f.hists {
+	f.lat.vals = f.lat.vals[:0]
+	for i, h := range f.lat.hists {
 		if h != nil && h.TotalCount() > 0 {
 			iv.Ops[i].Hist.Merge(h)
 			h.Reset()
 		}
 	}
+	if !f.svc.empty() {
+		f.svc.drain(iv.service)
+		f.lag.drain(iv.lag)
+	}
+	iv.Skipped += f.skipped
+	iv.Dropped += f.dropped
+	f.skipped, f.dropped = 0, 0
 	for i := range f.counts {
 		iv.Ops[i].Counts.add(f.counts[i])
 		f.counts[i] = Counts{}
@@ -309,10 +444,16 @@ func (iv *Interval) Add(f *Frame) {
 func (iv *Interval) Merge(o *Interval) {
 	for i := range iv.Ops {
 		iv.Ops[i].Hist.Merge(o.Ops[i].Hist)
+		if o.Ops[i].Service != nil {
+			iv.service(i).Merge(o.Ops[i].Service)
+			iv.lag(i).Merge(o.Ops[i].Lag)
+		}
 		iv.Ops[i].Counts.add(o.Ops[i].Counts)
 	}
 	iv.Queries.Add(o.Queries)
 	iv.Reconnects += o.Reconnects
+	iv.Skipped += o.Skipped
+	iv.Dropped += o.Dropped
 }
 
 // Transactions is the number of successful transactions of all ops.
@@ -350,6 +491,38 @@ func (iv *Interval) Rollbacks() int64 {
 		n += o.Counts.Rollbacks
 	}
 	return n
+}
+
+// Late is the number of transactions of all ops that started late.
+func (iv *Interval) Late() int64 {
+	var n int64
+	for _, o := range iv.Ops {
+		n += o.Counts.Late
+	}
+	return n
+}
+
+// AllService and AllLag merge every op's service times (start lags) into
+// one new histogram, empty in the closed model.
+func (iv *Interval) AllService() *hdr.Histogram {
+	h := New()
+	for _, o := range iv.Ops {
+		if o.Service != nil {
+			h.Merge(o.Service)
+		}
+	}
+	return h
+}
+
+// AllLag: see AllService.
+func (iv *Interval) AllLag() *hdr.Histogram {
+	h := New()
+	for _, o := range iv.Ops {
+		if o.Lag != nil {
+			h.Merge(o.Lag)
+		}
+	}
+	return h
 }
 
 // All merges every op's histogram into one new histogram.

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -100,6 +101,10 @@ type Workload struct {
 	// names, in the file's order; every other option has its default.
 	Options []Setting
 	Threads []int
+	// Rates are the arrival rates of a sweep of the open model (`rate:` a
+	// list): one cell per rate and thread count. Empty, the cells take
+	// Run's rate, if any.
+	Rates []float64
 	// Run holds the run options (runner.Options: duration, warmup,
 	// report_interval, max_errors, …): the entry's own, else the plan's,
 	// else runner.DefaultConfig's; its Threads and Seed are the cell's to
@@ -133,6 +138,9 @@ type Cell struct {
 	Target   Target
 	Workload Workload
 	Threads  int
+	// Rate is the cell's arrival rate when the workload sweeps rates
+	// (Workload.Rates), else nil.
+	Rate *float64
 	// Seed is the run's seed (the plan's).
 	Seed uint64
 	// Key is the prepared data this cell needs.
@@ -227,6 +235,8 @@ func runFields() []string {
 type runSettings struct {
 	threads    []int
 	hasThreads bool
+	// rates is `rate:` given as a list (a sweep of arrival rates).
+	rates []float64
 	// opts are the run options given, parsed already, in file order;
 	// given names every run option's field given, valid or not.
 	opts  []runValue
@@ -408,6 +418,10 @@ func (d *decoder) plan(body ast.Node, path string, opt Options) *Plan {
 				d.errorf(rw.node, rw.path+".threads", "required: give threads here or at the top level")
 			}
 		}
+		w.Rates = rw.rs.rates
+		if !contains(rw.rs.given, "rate") {
+			w.Rates = rs.rates // the entry's own rate, list or not, overrides the plan's
+		}
 		d.runConfig(rw, &rs, seen)
 		d.checkThresholds(rw, &rs, seen)
 		if w.Metric == "" {
@@ -515,22 +529,36 @@ func (d *decoder) plan(body ast.Node, path string, opt Options) *Plan {
 	ids := map[string]string{}
 	for _, t := range p.Targets {
 		for i, w := range p.Workloads {
+			rates := []*float64{nil}
+			if len(w.Rates) > 0 {
+				rates = make([]*float64, len(w.Rates))
+				for k := range w.Rates {
+					rates[k] = &w.Rates[k]
+				}
+			}
 			for _, n := range w.Threads {
-				c := Cell{
-					ID:       fmt.Sprintf("%s__%s__t%d", sanitize(t.Label), sanitize(w.Label), n),
-					Target:   t,
-					Workload: w,
-					Threads:  n,
-					Seed:     p.Seed,
-					Key:      PrepareKey{Target: t.Label, Workload: w.Name, Options: workloads[i].optionKey},
+				for _, rate := range rates {
+					c := Cell{
+						ID:       fmt.Sprintf("%s__%s__t%d", sanitize(t.Label), sanitize(w.Label), n),
+						Target:   t,
+						Workload: w,
+						Threads:  n,
+						Rate:     rate,
+						Seed:     p.Seed,
+						Key:      PrepareKey{Target: t.Label, Workload: w.Name, Options: workloads[i].optionKey},
+					}
+					what := fmt.Sprintf("target %q, workload %q, %d threads", t.Label, w.Label, n)
+					if rate != nil {
+						c.ID += "__r" + strconv.FormatFloat(*rate, 'g', -1, 64)
+						what += fmt.Sprintf(", %g/s", *rate)
+					}
+					if prev, dup := ids[c.ID]; dup {
+						d.errorf(body, "", "%s and %s have the same file name %s: make the labels differ in letters or digits", prev, what, c.ID)
+						continue
+					}
+					ids[c.ID] = what
+					p.Cells = append(p.Cells, c)
 				}
-				what := fmt.Sprintf("target %q, workload %q, %d threads", t.Label, w.Label, n)
-				if prev, dup := ids[c.ID]; dup {
-					d.errorf(body, "", "%s and %s have the same file name %s: make the labels differ in letters or digits", prev, what, c.ID)
-					continue
-				}
-				ids[c.ID] = what
-				p.Cells = append(p.Cells, c)
 			}
 		}
 	}
@@ -584,23 +612,66 @@ func (d *decoder) runSetting(rs *runSettings, f field, fp string) {
 		if len(items) == 0 {
 			d.errorf(f.value, fp, "empty: give at least one thread count")
 		}
-	default:
-		o, ok := runner.LookupOption(f.key)
-		if !ok {
-			return // not a run setting: the caller's field
+	case "rate":
+		if _, ok := d.resolve(f.value).(*ast.SequenceNode); !ok {
+			d.runOption(rs, f, fp) // one rate
+			return
 		}
+		// A sweep of arrival rates, one cell each, like threads.
 		rs.given = append(rs.given, f.key)
-		text, ok := d.optionText(o, f.value, fp)
-		if !ok {
-			return
+		items, _ := d.list(f.value, fp)
+		if len(items) == 0 {
+			d.errorf(f.value, fp, "empty: give at least one rate")
 		}
-		var scratch runner.Config
-		if err := o.Value(&scratch).Set(text); err != nil {
-			d.errorf(f.value, fp, "%v", err)
-			return
+		seen := map[float64]bool{}
+		for i, it := range items {
+			ip := fmt.Sprintf("%s[%d]", fp, i)
+			text, ok := d.scalar(it, ip)
+			if !ok {
+				continue
+			}
+			r, err := strconv.ParseFloat(text, 64)
+			switch {
+			case err != nil || math.IsNaN(r) || math.IsInf(r, 0):
+				d.errorf(it, ip, "%q: want a number of transactions per second", text)
+			case r <= 0:
+				d.errorf(it, ip, "%v: must be a positive number of transactions per second", r)
+			case seen[r]:
+				d.errorf(it, ip, "%v is in the list twice", r)
+			default:
+				seen[r] = true
+				rs.rates = append(rs.rates, r)
+			}
 		}
-		rs.opts = append(rs.opts, runValue{opt: o, text: text, node: f.value, path: fp})
+		if len(rs.rates) > 0 {
+			// The run options are checked with the first; each cell
+			// sets its own (Cell.Config).
+			o, _ := runner.LookupOption("rate")
+			rs.opts = append(rs.opts, runValue{opt: o, text: strconv.FormatFloat(rs.rates[0], 'g', -1, 64), node: f.value, path: fp})
+		}
+	default:
+		d.runOption(rs, f, fp)
 	}
+}
+
+// runOption decodes a run option (runner.Options) other than threads;
+// any other field is the caller's.
+func (d *decoder) runOption(rs *runSettings, f field, fp string) {
+	o, ok := runner.LookupOption(f.key)
+	if !ok {
+		return // not a run setting: the caller's field
+	}
+	rs.given = append(rs.given, f.key)
+	text, ok := d.optionText(o, f.value, fp)
+	if !ok {
+		return
+	}
+	var scratch runner.Config
+	if err := o.Value(&scratch).Set(text); err != nil {
+		d.errorf(f.value, fp, "%v", err)
+		return
+	}
+	rs.opts = append(rs.opts, runValue{opt: o, text: text, node: f.value, path: fp})
 }
 
 // optionText reads a run option's value as its flag takes it, with the
@@ -964,6 +1035,10 @@ func sanitize(s string) string {
 func (c Cell) Config() runner.Config {
 	cfg := c.Workload.Run
 	cfg.Threads, cfg.Seed = c.Threads, c.Seed
+	if c.Rate != nil {
+		r := *c.Rate
+		cfg.Rate.TPS = &r
+	}
 	return cfg
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/dbarena/dbarena/internal/markdown"
 	"github.com/dbarena/dbarena/report/htmlreport"
 	"github.com/dbarena/dbarena/result"
+	"github.com/dbarena/dbarena/runner"
 )
 
 // Report writes the end artifacts of p's results directory from the runs
@@ -165,7 +167,7 @@ func writeSectionHeading(b *bytes.Buffer, s *section) {
 	if s.w.Run.Isolation != "" {
 		what += " at isolation " + markdown.Escape(s.w.Run.Isolation)
 	}
-	fmt.Fprintf(b, "%s; %s measured after %s of warm-up; threads %s.\n\n", what, s.w.Run.Duration, s.w.Run.Warmup, joinInts(s.w.Threads))
+	fmt.Fprintf(b, "%s; %s measured after %s of warm-up; threads %s%s.\n\n", what, s.w.Run.Duration, s.w.Run.Warmup, joinInts(s.w.Threads), ratesNote(s.w))
 	for _, n := range s.notes {
 		b.WriteString("- " + markdown.Escape(n) + "\n")
 	}
@@ -273,4 +275,28 @@ func span(st *State) (first, last time.Time) {
 		}
 	}
 	return first, last
+}
+
+// ratesNote names a workload's arrival rates for its section's header:
+// "; arrival rates 100, 200/s (poisson)", or "" in the closed model.
+func ratesNote(w Workload) string {
+	rates := w.Rates
+	if len(rates) == 0 && w.Run.Rate.TPS != nil {
+		rates = []float64{*w.Run.Rate.TPS}
+	}
+	if len(rates) == 0 && len(w.Run.Rate.Stages) == 0 {
+		return ""
+	}
+	arrival := w.Run.Rate.Arrival
+	if arrival == "" {
+		arrival = runner.ArrivalPoisson
+	}
+	if len(w.Run.Rate.Stages) > 0 {
+		return fmt.Sprintf("; arrival rate stages %s (%s)", markdown.Escape(runner.FormatStages(w.Run.Rate.Stages)), arrival)
+	}
+	parts := make([]string, len(rates))
+	for i, r := range rates {
+		parts[i] = strconv.FormatFloat(r, 'g', -1, 64)
+	}
+	return fmt.Sprintf("; arrival rates %s/s (%s)", strings.Join(parts, ", "), arrival)
 }

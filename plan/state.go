@@ -132,7 +132,7 @@ func cellState(c Cell) CellState {
 		DurationS:       c.Workload.Run.Duration.Seconds(),
 		WarmupS:         c.Workload.Run.Warmup.Seconds(),
 		ReportIntervalS: c.Workload.Run.ReportInterval.Seconds(),
-		RunOptions:      runOptions(c.Workload.Run),
+		RunOptions:      runOptions(c.Config()), // the cell's rate, when it sweeps rates
 		PrepareKey:      c.Key.String(),
 	}
 }

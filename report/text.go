@@ -58,6 +58,9 @@ func Line(t runner.Tick) string {
 	if rb := iv.Rollbacks(); rb > 0 {
 		s += fmt.Sprintf(" rb/s: %.2f", rate(rb))
 	}
+	if iv.Open() {
+		s += openLine(t)
+	}
 	for _, m := range t.Metrics {
 		s += " " + m.Name + ": " + FormatMetric(m)
 	}
@@ -68,6 +71,23 @@ func Line(t runner.Tick) string {
 		s += " (warmup)"
 	}
 	return s
+}
+
+// openLine is the part of an interval's line under an arrival rate: the
+// rate offered (tps is the rate achieved), the transactions that started
+// late and the arrivals skipped and dropped, and the 95th percentile of
+// the service time (lat is from the intended start).
+func openLine(t runner.Tick) string {
+	iv := t.Interval
+	offered := 0.0
+	if t.Record != nil {
+		offered = t.Record.OfferedTPS
+	}
+	svc := 0.0
+	if iv.Transactions() > 0 {
+		svc = histogram.Percentile(iv.AllService(), 95)
+	}
+	return fmt.Sprintf(" offered: %.2f late: %d skipped: %d dropped: %d svc (ms,95%%): %.2f", offered, iv.Late(), iv.Skipped, iv.Dropped, svc)
 }
 
 // FormatMetric prints a workload metric's value: percentages with one
@@ -111,6 +131,9 @@ func Summary(w io.Writer, r *result.Run) {
 	if r.Rollbacks > 0 {
 		fmt.Fprintf(w, "    rollbacks (by design):               %-10d (%.2f per sec.)\n", r.Rollbacks, perSec(r.Rollbacks, r.DurationS))
 	}
+	if r.Open != nil {
+		openSummary(w, r)
+	}
 	fmt.Fprintf(w, "\nGeneral statistics:\n")
 	fmt.Fprintf(w, "    measured time:                       %.3fs (after %.3fs warm-up)\n", r.DurationS, r.WarmupS)
 	fmt.Fprintf(w, "    client CPU:                          %.3fs (%.2f µs/transaction, %.2f µs/query)\n", r.ClientCPUS, r.ClientCPUPerTxnUS, r.ClientCPUPerQueryUS)
@@ -128,10 +151,22 @@ func Summary(w io.Writer, r *result.Run) {
 		fmt.Fprintf(w, "\nWorkload metrics:\n")
 		MetricsTable(w, r.Metrics)
 	}
-	fmt.Fprintf(w, "\nLatency (ms):\n")
-	l := r.LatencyMS
-	fmt.Fprintf(w, "         min: %12.2f\n         avg: %12.2f\n         p50: %12.2f\n         p95: %12.2f\n         p99: %12.2f\n       p99.9: %12.2f\n         max: %12.2f\n",
-		l.Min, l.Mean, l.P50, l.P95, l.P99, l.P999, l.Max)
+	if r.Open != nil && r.ServiceMS != nil && r.LagMS != nil {
+		fmt.Fprintf(w, "\nLatency (ms):     from intended start   service time     start lag\n")
+		l, sv, lg := r.LatencyMS, *r.ServiceMS, *r.LagMS
+		for _, row := range []struct {
+			name    string
+			a, b, c float64
+		}{{"min", l.Min, sv.Min, lg.Min}, {"avg", l.Mean, sv.Mean, lg.Mean}, {"p50", l.P50, sv.P50, lg.P50}, {"p95", l.P95, sv.P95, lg.P95},
+			{"p99", l.P99, sv.P99, lg.P99}, {"p99.9", l.P999, sv.P999, lg.P999}, {"max", l.Max, sv.Max, lg.Max}} {
+			fmt.Fprintf(w, "%12s: %12.2f %23.2f %13.2f\n", row.name, row.a, row.b, row.c)
+		}
+	} else {
+		fmt.Fprintf(w, "\nLatency (ms):\n")
+		l := r.LatencyMS
+		fmt.Fprintf(w, "         min: %12.2f\n         avg: %12.2f\n         p50: %12.2f\n         p95: %12.2f\n         p99: %12.2f\n       p99.9: %12.2f\n         max: %12.2f\n",
+			l.Min, l.Mean, l.P50, l.P95, l.P99, l.P999, l.Max)
+	}
 	if len(r.Ops) > 0 {
 		fmt.Fprintf(w, "\nPer operation (latency in ms):\n")
 		OpsTable(w, r.Ops)
@@ -145,6 +180,45 @@ func Summary(w io.Writer, r *result.Run) {
 	if r.Error != "" {
 		fmt.Fprintf(w, "\nrun stopped: %s\n", r.Error)
 	}
+}
+
+// openSummary prints the arrival rate of a run of the open model: what
+// was offered against what was achieved, and the arrivals that started
+// late or never started.
+func openSummary(w io.Writer, r *result.Run) {
+	o := r.Open
+	model := fmt.Sprintf("%s arrivals", o.Arrival)
+	if o.RateStages != "" {
+		model += ", stages " + o.RateStages
+		if o.RateTPS > 0 {
+			model += fmt.Sprintf(" from %g/s", o.RateTPS)
+		}
+	} else {
+		model += fmt.Sprintf(" at %g/s", o.RateTPS)
+	}
+	fmt.Fprintf(w, "    arrival rate:                        %s\n", model)
+	fmt.Fprintf(w, "    offered:                             %.2f per sec. (achieved %.2f)\n", r.OfferedTPS, r.TPS)
+	fmt.Fprintf(w, "    late (started > %v after arrival): %-10d (%.2f%% of transactions)\n", runner.LateTolerance, r.Late, pct(r.Late, r.Transactions))
+	limit := ""
+	if o.LatencyLimitMS > 0 {
+		limit = fmt.Sprintf(" (--latency-limit %g ms)", o.LatencyLimitMS)
+	}
+	fmt.Fprintf(w, "    skipped:                             %d%s\n", r.Skipped, limit)
+	queue := " (queue unbounded)"
+	if o.MaxQueue != nil {
+		queue = fmt.Sprintf(" (--max-queue %d)", *o.MaxQueue)
+	}
+	fmt.Fprintf(w, "    dropped:                             %d%s\n", r.Dropped, queue)
+	if r.Unstarted > 0 {
+		fmt.Fprintf(w, "    unstarted at the end:                %d\n", r.Unstarted)
+	}
+}
+
+func pct(n, of int64) float64 {
+	if of == 0 {
+		return 0
+	}
+	return float64(n) * 100 / float64(of)
 }
 
 // hasServerMetrics tells whether ServerTable prints anything for m: a

@@ -59,6 +59,9 @@ type RunStart struct {
 	WarmupS   float64   `json:"warmup_s"`
 	// Ops are the run's op names, which the intervals' op indices refer to.
 	Ops []string `json:"ops"`
+	// Open is the run's arrival rate (Run.Open), absent in the closed
+	// model.
+	Open *Open `json:"open,omitempty"`
 }
 
 // Journal is an open journal. Its methods are called from one goroutine at
@@ -240,7 +243,7 @@ func DecodeJournal(b []byte, name string) (*File, error) {
 // the server summary (the caller derives it from the intervals' server
 // metrics). Its status is killed.
 func RebuildRun(s *RunStart, ivs []Interval) (*Run, error) {
-	r := &Run{Threads: s.Threads, StartedAt: s.StartedAt, WarmupS: s.WarmupS, Intervals: ivs,
+	r := &Run{Threads: s.Threads, StartedAt: s.StartedAt, WarmupS: s.WarmupS, Intervals: ivs, Open: s.Open,
 		Status: StatusKilled, Error: "dbarena was stopped during this run; its totals are those of the intervals it logged"}
 	if r.Intervals == nil {
 		r.Intervals = []Interval{}
@@ -251,7 +254,13 @@ func RebuildRun(s *RunStart, ivs []Interval) (*Run, error) {
 		ops[o].Name = name
 		opHist[o] = histogram.New()
 	}
-	var secs float64
+	var secs, offered float64
+	open := false
+	svcHist := make([]*hdr.Histogram, len(s.Ops))
+	lagHist := make([]*hdr.Histogram, len(s.Ops))
+	for o := range s.Ops {
+		svcHist[o], lagHist[o] = histogram.New(), histogram.New()
+	}
 	for k := range ivs {
 		iv := &ivs[k]
 		if msg := checkInterval(iv, len(s.Ops)); msg != "" {
@@ -267,10 +276,24 @@ func RebuildRun(s *RunStart, ivs []Interval) (*Run, error) {
 		r.Retries += iv.Retries
 		r.Reconnects += iv.Reconnects
 		r.Rollbacks += iv.Rollbacks
+		r.Late += iv.Late
+		r.Skipped += iv.Skipped
+		r.Dropped += iv.Dropped
+		offered += iv.OfferedTPS * iv.LengthS
+		open = open || iv.ServiceMS != nil
 		for _, op := range iv.Ops {
 			if err := mergeHDR(opHist[op.Op], op.HDR, op.Count); err != nil {
 				return nil, fmt.Errorf("intervals[%d]: op %d: %v", k, op.Op, err)
 			}
+			if op.ServiceHDR != "" || op.LagHDR != "" {
+				if err := mergeHDR(svcHist[op.Op], op.ServiceHDR, op.Count); err != nil {
+					return nil, fmt.Errorf("intervals[%d]: op %d: service_hdr: %v", k, op.Op, err)
+				}
+				if err := mergeHDR(lagHist[op.Op], op.LagHDR, op.Count); err != nil {
+					return nil, fmt.Errorf("intervals[%d]: op %d: lag_hdr: %v", k, op.Op, err)
+				}
+			}
+			ops[op.Op].Late += op.Late
 			o := &ops[op.Op]
 			o.Count += op.Count
 			o.Errors += op.Errors
@@ -280,14 +303,26 @@ func RebuildRun(s *RunStart, ivs []Interval) (*Run, error) {
 	}
 	r.DurationS = round(secs, 3)
 	r.setRates(secs, 0)
-	all := histogram.New()
+	all, allSvc, allLag := histogram.New(), histogram.New(), histogram.New()
 	for o := range ops {
 		h := opHist[o]
 		ops[o].LatencyMS = histogram.Summarize(h)
 		ops[o].HDR = encode(h)
 		all.Merge(h)
+		if open {
+			ops[o].ServiceMS, ops[o].ServiceHDR = summary(svcHist[o]), encode(svcHist[o])
+			ops[o].LagMS, ops[o].LagHDR = summary(lagHist[o]), encode(lagHist[o])
+			allSvc.Merge(svcHist[o])
+			allLag.Merge(lagHist[o])
+		}
 	}
 	r.Ops = ops
 	r.LatencyMS = histogram.Summarize(all)
+	if open {
+		r.ServiceMS, r.LagMS = summary(allSvc), summary(allLag)
+		if secs > 0 {
+			r.OfferedTPS = round(offered/secs, 2)
+		}
+	}
 	return r, nil
 }

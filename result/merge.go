@@ -197,6 +197,9 @@ func sameRun(base, f *File) *MergeError {
 		if !slices.EqualFunc(g.Ops, b.Ops, func(x, y Op) bool { return x.Name == y.Name }) {
 			return differ(field("ops"), opList(b.Ops), opList(g.Ops))
 		}
+		if !sameOpen(b.Open, g.Open) {
+			return differ(field("open"), openString(b.Open), openString(g.Open))
+		}
 	}
 	return nil
 }
@@ -231,6 +234,11 @@ func mergeRuns(runs []*Run, weights []float64, r int) (*Run, error) {
 		statuses = append(statuses, run.Status)
 		errs = append(errs, run.Error)
 		m.Unfinished += run.Unfinished
+		m.OfferedTPS += run.OfferedTPS
+		m.Late += run.Late
+		m.Skipped += run.Skipped
+		m.Dropped += run.Dropped
+		m.Unstarted += run.Unstarted
 		if e := run.UnfinishedMS; e != nil {
 			if m.UnfinishedMS == nil {
 				m.UnfinishedMS = &Elapsed{}
@@ -258,9 +266,15 @@ func mergeRuns(runs []*Run, weights []float64, r int) (*Run, error) {
 	m.setRates(durS, cpuS*1e6)
 	m.Status, m.Error = worst(statuses), joinErrors(errs)
 
-	all := histogram.New()
+	open := base.Open != nil
+	if open {
+		o := *base.Open
+		m.Open = &o
+		m.OfferedTPS = round(m.OfferedTPS, 2)
+	}
+	all, allSvc, allLag := histogram.New(), histogram.New(), histogram.New()
 	for o, op := range base.Ops {
-		h := histogram.New()
+		h, svc, lag := histogram.New(), histogram.New(), histogram.New()
 		mo := Op{Name: op.Name}
 		for i, run := range runs {
 			ro := run.Ops[o]
@@ -269,17 +283,40 @@ func mergeRuns(runs []*Run, weights []float64, r int) (*Run, error) {
 				e.Reason = err.Error()
 				return nil, e
 			}
+			if open {
+				for _, x := range []struct {
+					name string
+					h    *hdr.Histogram
+					s    string
+				}{{"service_hdr", svc, ro.ServiceHDR}, {"lag_hdr", lag, ro.LagHDR}} {
+					if err := mergeHDR(x.h, x.s, ro.Count); err != nil {
+						e := field(i, "ops[%d].%s", o, x.name)
+						e.Reason = err.Error()
+						return nil, e
+					}
+				}
+			}
 			mo.Count += ro.Count
 			mo.Errors += ro.Errors
 			mo.Retries += ro.Retries
 			mo.Rollbacks += ro.Rollbacks
+			mo.Late += ro.Late
 		}
 		mo.LatencyMS = histogram.Summarize(h)
 		mo.HDR = encode(h)
 		all.Merge(h)
+		if open {
+			mo.ServiceMS, mo.ServiceHDR = summary(svc), encode(svc)
+			mo.LagMS, mo.LagHDR = summary(lag), encode(lag)
+			allSvc.Merge(svc)
+			allLag.Merge(lag)
+		}
 		m.Ops = append(m.Ops, mo)
 	}
 	m.LatencyMS = histogram.Summarize(all)
+	if open {
+		m.ServiceMS, m.LagMS = summary(allSvc), summary(allLag)
+	}
 
 	servers := make([]map[string]float64, len(runs))
 	for i, run := range runs {
@@ -327,7 +364,10 @@ func mergeIntervals(runs []*Run, weights []float64, nops int, field func(int, st
 		parts := groups[k]
 		m := Interval{TS: parts[0].iv.TS}
 		hists := make([]*hdr.Histogram, nops)
+		svcs := make([]*hdr.Histogram, nops)
+		lags := make([]*hdr.Histogram, nops)
 		counts := make([]IntervalOp, nops)
+		open := false
 		var lengthS, n float64
 		servers := make([]map[string]float64, 0, len(parts))
 		ws := make([]float64, 0, len(parts))
@@ -343,6 +383,11 @@ func mergeIntervals(runs []*Run, weights []float64, nops int, field func(int, st
 			m.Retries += iv.Retries
 			m.Reconnects += iv.Reconnects
 			m.Rollbacks += iv.Rollbacks
+			m.OfferedTPS += iv.OfferedTPS
+			m.Late += iv.Late
+			m.Skipped += iv.Skipped
+			m.Dropped += iv.Dropped
+			open = open || iv.ServiceMS != nil
 			servers = append(servers, iv.Server)
 			for _, op := range iv.Ops {
 				if hists[op.Op] == nil {
@@ -353,17 +398,34 @@ func mergeIntervals(runs []*Run, weights []float64, nops int, field func(int, st
 					e.Reason = err.Error()
 					return nil, e
 				}
+				if op.ServiceHDR != "" || op.LagHDR != "" {
+					if svcs[op.Op] == nil {
+						svcs[op.Op], lags[op.Op] = histogram.New(), histogram.New()
+					}
+					for _, x := range []struct {
+						name string
+						h    *hdr.Histogram
+						s    string
+					}{{"service_hdr", svcs[op.Op], op.ServiceHDR}, {"lag_hdr", lags[op.Op], op.LagHDR}} {
+						if err := mergeHDR(x.h, x.s, op.Count); err != nil {
+							e := field(p.file, "intervals[%d].ops[op %d].%s", p.j, op.Op, x.name)
+							e.Reason = err.Error()
+							return nil, e
+						}
+					}
+				}
 				c := &counts[op.Op]
 				c.Count += op.Count
 				c.Errors += op.Errors
 				c.Retries += op.Retries
 				c.Rollbacks += op.Rollbacks
+				c.Late += op.Late
 			}
 		}
 		lengthS /= n
 		m.LengthS = round(lengthS, 6)
 		m.setRates(lengthS)
-		all := histogram.New()
+		all, allSvc, allLag := histogram.New(), histogram.New(), histogram.New()
 		for o, h := range hists {
 			c := counts[o]
 			if h == nil && c.Errors == 0 && c.Retries == 0 && c.Rollbacks == 0 {
@@ -374,17 +436,56 @@ func mergeIntervals(runs []*Run, weights []float64, nops int, field func(int, st
 				c.HDR = encode(h)
 				all.Merge(h)
 			}
+			if s := svcs[o]; s != nil && s.TotalCount() > 0 {
+				c.ServiceHDR, c.LagHDR = encode(s), encode(lags[o])
+				allSvc.Merge(s)
+				allLag.Merge(lags[o])
+			}
 			m.Ops = append(m.Ops, c)
 		}
 		m.LatencyMS = intervalLatency(all)
+		if open {
+			m.OfferedTPS = round(m.OfferedTPS, 2)
+			svc, lag := intervalLatency(allSvc), intervalLatency(allLag)
+			m.ServiceMS, m.LagMS = &svc, &lag
+		}
 		m.Server = meanMetrics(servers, ws)
 		out = append(out, m)
 	}
 	return out, nil
 }
 
+// sameOpen tells whether two runs had the same arrival rate (or none).
+func sameOpen(a, b *Open) bool {
+	return openString(a) == openString(b)
+}
+
+func openString(o *Open) string {
+	if o == nil {
+		return "no arrival rate"
+	}
+	s := fmt.Sprintf("%s arrivals at %g/s", o.Arrival, o.RateTPS)
+	if o.RateStages != "" {
+		s += ", stages " + o.RateStages
+	}
+	if o.LatencyLimitMS > 0 {
+		s += fmt.Sprintf(", latency limit %g ms", o.LatencyLimitMS)
+	}
+	if o.MaxQueue != nil {
+		s += fmt.Sprintf(", max queue %d", *o.MaxQueue)
+	}
+	return s
+}
+
 // checkInterval says what is wrong with a version-2 interval's ops, or "".
 func checkInterval(iv *Interval, nops int) string {
+	var late int64
+	for _, op := range iv.Ops {
+		late += op.Late
+	}
+	if late != iv.Late {
+		return fmt.Sprintf("the ops' late transactions (%d) do not add up to the interval's (%d)", late, iv.Late)
+	}
 	var n, errs, retries, rollbacks int64
 	for _, op := range iv.Ops {
 		if op.Op < 0 || op.Op >= nops {

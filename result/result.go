@@ -189,6 +189,28 @@ type Run struct {
 	// had been running then. Absent when none was.
 	Unfinished   int64    `json:"unfinished,omitempty"`
 	UnfinishedMS *Elapsed `json:"unfinished_ms,omitempty"`
+	// Open describes the arrival rate of a run of the open model; absent
+	// in the closed model, as are the fields below.
+	Open *Open `json:"open,omitempty"`
+	// OfferedTPS is the arrival rate over the measured phase (what was
+	// asked; TPS is what was achieved).
+	OfferedTPS float64 `json:"offered_tps,omitempty"`
+	// Late counts the transactions that started later than their
+	// intended start by more than a tolerance (runner.LateTolerance);
+	// Skipped the arrivals not started because they could not start
+	// within the latency limit; Dropped those that found the queue full;
+	// Unstarted those still waiting for a worker when the run ended.
+	Late      int64 `json:"late,omitempty"`
+	Skipped   int64 `json:"skipped,omitempty"`
+	Dropped   int64 `json:"dropped,omitempty"`
+	Unstarted int64 `json:"unstarted,omitempty"`
+	// ServiceMS summarises the service times (from the actual start to
+	// the end) of the successful transactions of all ops; LagMS how late
+	// they started (from the intended start to the actual one). Under an
+	// arrival rate LatencyMS runs from the intended start: it is the lag
+	// and the service time together.
+	ServiceMS *histogram.Latency `json:"service_ms,omitempty"`
+	LagMS     *histogram.Latency `json:"lag_ms,omitempty"`
 	// Warnings say what makes the run's figures doubtful (measured
 	// intervals without a transaction, a measured time more than one
 	// interval away from the one asked for, transactions left running
@@ -219,6 +241,20 @@ type Threshold struct {
 	Note string `json:"note,omitempty"`
 }
 
+// Open is the arrival rate a run of the open model was given.
+type Open struct {
+	// Arrival is "poisson" or "uniform".
+	Arrival string `json:"arrival"`
+	// RateTPS is --rate: the constant rate, or the rate the stages start
+	// from; RateStages is --rate-stages as given.
+	RateTPS    float64 `json:"rate_tps,omitempty"`
+	RateStages string  `json:"rate_stages,omitempty"`
+	// LatencyLimitMS is --latency-limit; MaxQueue --max-queue (absent:
+	// unbounded).
+	LatencyLimitMS float64 `json:"latency_limit_ms,omitempty"`
+	MaxQueue       *int    `json:"max_queue,omitempty"`
+}
+
 // Elapsed summarises how long the transactions still running at the end
 // of a run had been running, in ms: the median (nearest rank) and the
 // longest.
@@ -238,6 +274,14 @@ type Op struct {
 	// HDR is the op's latency histogram (microseconds) in HdrHistogram's
 	// compressed base64 V2 encoding, so runs can be merged exactly.
 	HDR string `json:"hdr"`
+	// Late, ServiceMS, ServiceHDR, LagMS and LagHDR are the op's share of
+	// the run's (Run.Late …), under an arrival rate only; the histograms
+	// hold Count values, encoded as HDR is.
+	Late       int64              `json:"late,omitempty"`
+	ServiceMS  *histogram.Latency `json:"service_ms,omitempty"`
+	ServiceHDR string             `json:"service_hdr,omitempty"`
+	LagMS      *histogram.Latency `json:"lag_ms,omitempty"`
+	LagHDR     string             `json:"lag_hdr,omitempty"`
 }
 
 // Interval is one reporting tick. TS is seconds since the run started
@@ -267,6 +311,15 @@ type Interval struct {
 	// Ops holds each op's share of the interval, for the ops that
 	// recorded anything in it (version 2; absent in version 1).
 	Ops []IntervalOp `json:"ops,omitempty"`
+	// Under an arrival rate: the mean rate offered over the interval,
+	// the late, skipped and dropped arrivals (Run.Late …) and the
+	// service times and start lags of all ops.
+	OfferedTPS float64          `json:"offered_tps,omitempty"`
+	Late       int64            `json:"late,omitempty"`
+	Skipped    int64            `json:"skipped,omitempty"`
+	Dropped    int64            `json:"dropped,omitempty"`
+	ServiceMS  *IntervalLatency `json:"service_ms,omitempty"`
+	LagMS      *IntervalLatency `json:"lag_ms,omitempty"`
 }
 
 // IntervalOp is one op's share of an interval: its counts and its latency
@@ -284,6 +337,11 @@ type IntervalOp struct {
 	// HDR is the op's latency histogram over the interval (microseconds)
 	// in the encoding of Op.HDR; absent when Count is 0.
 	HDR string `json:"hdr,omitempty"`
+	// Under an arrival rate: the op's late transactions, and its service
+	// times and start lags (Count values each).
+	Late       int64  `json:"late,omitempty"`
+	ServiceHDR string `json:"service_hdr,omitempty"`
+	LagHDR     string `json:"lag_hdr,omitempty"`
 }
 
 // Counter is a count kept by the database itself (TPC-C: the sum of

@@ -32,13 +32,22 @@ func IntervalOf(iv *histogram.Interval, elapsed, length time.Duration, warmup bo
 	}
 	out.setRates(length.Seconds())
 	out.LatencyMS = intervalLatency(iv.All())
+	open := iv.Open()
+	if open {
+		out.Late, out.Skipped, out.Dropped = iv.Late(), iv.Skipped, iv.Dropped
+		svc, lag := intervalLatency(iv.AllService()), intervalLatency(iv.AllLag())
+		out.ServiceMS, out.LagMS = &svc, &lag
+	}
 	for i, o := range iv.Ops {
-		op := IntervalOp{Op: i, Count: o.Hist.TotalCount(), Errors: o.Counts.Errors, Retries: o.Counts.Retries, Rollbacks: o.Counts.Rollbacks}
+		op := IntervalOp{Op: i, Count: o.Hist.TotalCount(), Errors: o.Counts.Errors, Retries: o.Counts.Retries, Rollbacks: o.Counts.Rollbacks, Late: o.Counts.Late}
 		if op.Count == 0 && op.Errors == 0 && op.Retries == 0 && op.Rollbacks == 0 {
 			continue
 		}
 		if op.Count > 0 {
 			op.HDR = encode(o.Hist)
+			if o.Service != nil && o.Service.TotalCount() > 0 {
+				op.ServiceHDR, op.LagHDR = encode(o.Service), encode(o.Lag)
+			}
 		}
 		out.Ops = append(out.Ops, op)
 	}
@@ -60,19 +69,40 @@ func (r *Run) Fill(total *histogram.Interval, ops []string, dur, cpu time.Durati
 	r.ClientCPUS = round(cpu.Seconds(), 3)
 	r.setRates(dur.Seconds(), float64(cpu.Microseconds()))
 	r.LatencyMS = histogram.Summarize(total.All())
+	open := total.Open()
+	if open {
+		r.Late, r.Skipped, r.Dropped = total.Late(), total.Skipped, total.Dropped
+		r.ServiceMS, r.LagMS = summary(total.AllService()), summary(total.AllLag())
+	}
 	r.Ops = make([]Op, len(ops))
 	for i, name := range ops {
-		h := total.Ops[i].Hist
+		o := &total.Ops[i]
+		h := o.Hist
 		r.Ops[i] = Op{
 			Name:      name,
 			Count:     h.TotalCount(),
-			Errors:    total.Ops[i].Counts.Errors,
-			Retries:   total.Ops[i].Counts.Retries,
-			Rollbacks: total.Ops[i].Counts.Rollbacks,
+			Errors:    o.Counts.Errors,
+			Retries:   o.Counts.Retries,
+			Rollbacks: o.Counts.Rollbacks,
 			LatencyMS: histogram.Summarize(h),
 			HDR:       encode(h),
 		}
+		if open {
+			r.Ops[i].Late = o.Counts.Late
+			svc, lag := o.Service, o.Lag
+			if svc == nil {
+				svc, lag = histogram.New(), histogram.New()
+			}
+			r.Ops[i].ServiceMS, r.Ops[i].ServiceHDR = summary(svc), encode(svc)
+			r.Ops[i].LagMS, r.Ops[i].LagHDR = summary(lag), encode(lag)
+		}
 	}
+}
+
+// summary is histogram.Summarize's, by pointer.
+func summary(h *hdr.Histogram) *histogram.Latency {
+	l := histogram.Summarize(h)
+	return &l
 }
 
 // setRates derives the run's rates from its counts: secs is the measured

@@ -88,8 +88,10 @@ type collector struct {
 	cpu      time.Duration // client CPU time of the measured phase
 	deadline *time.Timer
 	// unfinished are the elapsed times, at stopAt, of the transactions
-	// still in flight when the run stopped.
+	// still in flight when the run stopped; unstarted counts the
+	// arrivals intended before stopAt that no worker started.
 	unfinished []time.Duration
+	unstarted  int64
 
 	mu      sync.Mutex    // guards final and done
 	final   int64         // the last epoch, set by stop
@@ -127,6 +129,11 @@ func (c *collector) begin() {
 	r.closed = c.signal
 	r.cutCPU.Store(int64(cpuTime()))
 	r.edge.Store(c.b.at(0).UnixNano())
+	// The schedules count from the run's start.
+	for _, s := range r.workers {
+		s.sched = cfg.Scheduler.Worker(ScheduleEnv{ID: s.id, Threads: cfg.Threads, Seed: s.env.Seed, Start: start, Now: cfg.Now,
+			Stopped: r.stopCh, Missed: s.rec.Missed})
+	}
 	c.deadline = time.AfterFunc(c.b.end.Sub(cfg.Now()), func() { r.advance(cfg.Now()) })
 	go c.merge()
 }
@@ -174,6 +181,18 @@ func (c *collector) stop(status string, wait func()) {
 	for _, s := range r.workers {
 		if !s.unfinished.IsZero() && s.unfinished.Before(c.stopAt) {
 			c.unfinished = append(c.unfinished, c.stopAt.Sub(s.unfinished))
+		}
+		if o, ok := s.sched.(*openSchedule); ok {
+			// The arrivals the run had: those before it stopped, and
+			// never one at or after the measured phase's end.
+			end := c.stopAt
+			if c.b.end.Before(end) {
+				end = c.b.end
+			}
+			c.unstarted += o.unstarted(end)
+			if !s.abandoned.IsZero() && s.abandoned.Before(end) {
+				c.unstarted++
+			}
 		}
 	}
 	c.mu.Lock()
@@ -268,6 +287,12 @@ func (c *collector) finish(status string, runErr error) (*result.Run, error) {
 	if !inWarmup {
 		c.unfinishedSummary()
 	}
+	if r.open != nil {
+		res.Open = r.open.describe()
+		from := c.b.warmupEnd.Sub(c.b.start)
+		res.OfferedTPS = round2(r.open.Offered(from, from+dur))
+		res.Unstarted = c.unstarted
+	}
 	res.Warnings = c.warnings()
 	res.Status = status
 	if runErr != nil {
@@ -340,6 +365,9 @@ func (c *collector) report(length time.Duration, label time.Time, warmup bool) {
 	}
 	elapsed := label.Sub(c.b.start)
 	iv := intervalOf(tick, elapsed, length, warmup)
+	if r.open != nil {
+		iv.OfferedTPS = round2(r.open.Offered(elapsed-length, elapsed))
+	}
 	if len(srv) > 0 {
 		iv.Server = srv
 	}

@@ -55,6 +55,17 @@ func Options() []Option {
 			Value: func(c *Config) pflag.Value { return (*listValue)(&c.Thresholds) }},
 		{Flag: "abort-on-fail", Field: "abort_on_fail", Usage: "stop a run as soon as a threshold can no longer hold (an upper bound on a count such as errors, retries or transactions, or on the max latency, already crossed)",
 			Value: func(c *Config) pflag.Value { return (*boolValue)(&c.AbortOnFail) }},
+		// The arrival-rate (open) model: RateConfig.
+		{Flag: "rate", Field: "rate", Usage: "arrival rate in transactions per second across all workers: an open model, each transaction timed from its intended start; --threads caps how many run at once (default: none, workers back to back)",
+			Value: func(c *Config) pflag.Value { return &optFloatValue{p: &c.Rate.TPS} }},
+		{Flag: "rate-stages", Field: "rate_stages", Usage: "ramp the arrival rate linearly through stages duration:rate, e.g. 30s:100,2m:1000,30s:0, from --rate (default 0); they span --warmup plus --time, which must add up to them",
+			Value: func(c *Config) pflag.Value { return (*stagesValue)(&c.Rate.Stages) }},
+		{Flag: "arrival", Field: "arrival", Usage: "arrivals under --rate: poisson (random, the default) or uniform (evenly spaced)",
+			Value: func(c *Config) pflag.Value { return (*stringValue)(&c.Rate.Arrival) }},
+		{Flag: "latency-limit", Field: "latency_limit", Usage: "under --rate, skip (and count) a transaction that cannot start within this of its intended start, as pgbench -L does",
+			Value: func(c *Config) pflag.Value { return (*durationValue)(&c.Rate.LatencyLimit) }},
+		{Flag: "max-queue", Field: "max_queue", Usage: "under --rate, how many arrivals may wait for a busy worker, for the run (split evenly among the workers); later ones are dropped and counted (default: unbounded)",
+			Value: func(c *Config) pflag.Value { return &optIntValue{p: &c.Rate.MaxQueue} }},
 	}
 }
 
@@ -194,5 +205,38 @@ func (v *optDurationValue) Set(s string) error {
 	}
 	x := time.Duration(d)
 	*v.p = &x
+	return nil
+}
+
+// optFloatValue is a number that, unset (nil), means the option is off.
+type optFloatValue struct{ p **float64 }
+
+func (v *optFloatValue) Type() string { return "float" }
+func (v *optFloatValue) String() string {
+	if *v.p == nil {
+		return ""
+	}
+	return strconv.FormatFloat(**v.p, 'g', -1, 64)
+}
+func (v *optFloatValue) Set(s string) error {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return fmt.Errorf("%q: want a number", s)
+	}
+	*v.p = &f
+	return nil
+}
+
+// stagesValue is --rate-stages (ParseStages).
+type stagesValue []RateStage
+
+func (v *stagesValue) Type() string   { return "stages" }
+func (v *stagesValue) String() string { return FormatStages(*v) }
+func (v *stagesValue) Set(s string) error {
+	st, err := ParseStages(s)
+	if err != nil {
+		return err
+	}
+	*v = st
 	return nil
 }

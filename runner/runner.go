@@ -1,7 +1,9 @@
 // Package runner owns the benchmark loop: it opens one connection per
 // worker (at the run's isolation level), calls Worker.Next whenever the
-// run's Scheduler says (Closed: back to back), times every transaction
-// from the instant the scheduler gives, classifies every error, replays
+// run's Scheduler says (Closed: back to back; Open: at an arrival rate,
+// schedule_rate.go), times every transaction from the instant the
+// scheduler gives (under an arrival rate, its intended start, with its
+// service time and lag apart), classifies every error, replays
 // retried transactions of Replayer workers by the run's retry policy,
 // replaces lost connections, cuts the warm-up at one instant, ends
 // intervals and the run at their scheduled instants and collects what
@@ -63,8 +65,13 @@ type Config struct {
 	ServerDown func() bool
 	// Now is the clock (default time.Now).
 	Now func() time.Time
-	// Scheduler is the load model (default Closed).
+	// Scheduler is the load model (default Closed; Open when Rate is
+	// set, which takes precedence).
 	Scheduler Scheduler
+	// Rate, when set, runs the arrival-rate (open) model: transactions
+	// arrive at its rate, Threads workers start them (at most Threads at
+	// once), each timed from its intended start.
+	Rate RateConfig
 	// Isolation is the transaction isolation level the runner sets on
 	// every worker's connection (engine.ReadCommitted, RepeatableRead,
 	// Serializable); "" takes the workload's default
@@ -149,6 +156,7 @@ func (c Config) Validate() []error {
 	if c.AbortOnFail && len(c.Thresholds) == 0 {
 		bad("abort-on-fail", c.AbortOnFail, "needs at least one --threshold")
 	}
+	c.Rate.validate(c.Warmup, c.Duration, bad)
 	return errs
 }
 
@@ -230,6 +238,11 @@ func Run(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config
 	if err != nil {
 		return nil, err
 	}
+	var open *Open
+	if cfg.Rate.Open() {
+		open = NewOpen(cfg.Rate)
+		cfg.Scheduler = open
+	}
 	if cfg.Scheduler == nil {
 		cfg.Scheduler = Closed{}
 	}
@@ -275,10 +288,7 @@ func Run(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config
 	r := &run{
 		cfg: cfg, ops: ops, eng: eng, w: w, retryable: retryable,
 		workers: ws, fail: make(chan error, 1), stopCh: make(chan struct{}), epoch: epoch,
-		mon: mon,
-	}
-	for _, s := range ws {
-		s.sched = cfg.Scheduler.Worker(ScheduleEnv{ID: s.id, Threads: cfg.Threads, Now: cfg.Now, Stopped: r.stopCh})
+		mon: mon, open: open,
 	}
 	r.reporter, _ = w.(workload.Reporter)
 	r.policy = policy
@@ -312,8 +322,10 @@ type worker struct {
 	// sched says when the worker starts its next transaction.
 	sched WorkerSchedule
 	// unfinished is the start of the transaction the run stopped under,
-	// if any; read once the worker returned.
-	unfinished time.Time
+	// if any; abandoned the intended start of an arrival the worker took
+	// but did not start because the run stopped. Both are read once the
+	// worker returned.
+	unfinished, abandoned time.Time
 }
 
 func (s *worker) close() {
@@ -435,6 +447,8 @@ type run struct {
 	lastConnErr error
 	mon         *monitor // nil unless the workload is a CounterReader
 	reporter    workload.Reporter
+	// open is the arrival-rate model, nil in the closed model.
+	open *Open
 }
 
 // halt stops the run at instant at: no transaction starts after it. The
@@ -527,32 +541,40 @@ func (r *run) pause(ctx context.Context, d time.Duration) {
 }
 
 // loop is one worker's loop: a transaction whenever its schedule says,
-// timed from the instant the schedule gives.
+// timed from the instant the schedule gives. Under an arrival rate a
+// transaction that fails and is retried without a replay keeps its
+// arrival (carry): the retry is the same arrival's, timed from it.
 func (r *run) loop(ctx context.Context, s *worker) {
 	d := r.eng.Dialect()
+	var slot Slot
+	carry := false
 	for !r.stop.Load() {
-		if p, ok := s.w.(workload.Pacer); ok {
-			if r.pause(ctx, p.Pause()); r.stop.Load() {
+		if !carry {
+			if p, ok := s.w.(workload.Pacer); ok && r.open == nil {
+				if r.pause(ctx, p.Pause()); r.stop.Load() {
+					return
+				}
+			}
+			var ok bool
+			if slot, ok = s.sched.Start(ctx); !ok {
+				return
+			}
+			if slot.Began.UnixNano() >= r.edge.Load() && r.advance(slot.Began) {
+				s.abandoned = slot.Intended
 				return
 			}
 		}
-		start, ok := s.sched.Start(ctx)
-		if !ok {
-			return
-		}
-		if start.UnixNano() >= r.edge.Load() && r.advance(start) {
-			return
-		}
+		carry = false
 		op, err := s.w.Next(ctx)
-		now, stopped := r.finished(s, start)
+		now, stopped := r.finished(s, slot.Intended)
 		if stopped {
 			return
 		}
-		if r.recorded(s, op, err, start, now) {
+		if r.recorded(s, op, err, slot, now) {
 			continue
 		}
 		if ctx.Err() != nil {
-			s.unfinished = start // interrupted under this transaction
+			s.unfinished = slot.Intended // interrupted under this transaction
 			return
 		}
 		class := d.Classify(err)
@@ -571,10 +593,11 @@ func (r *run) loop(ctx context.Context, s *worker) {
 		if retried {
 			rp, ok := s.w.(workload.Replayer)
 			if !ok || r.policy.MaxRetries == 0 {
+				carry = r.open != nil
 				continue // a new transaction, new input
 			}
 			var stopped bool
-			if op, err, stopped = r.replay(ctx, s, rp, start); stopped {
+			if op, err, stopped = r.replay(ctx, s, rp, slot); stopped {
 				return
 			}
 			if err == nil {
@@ -607,16 +630,27 @@ func (r *run) lost(ctx context.Context, s *worker) bool {
 }
 
 // recorded records a transaction that ended well (committed, or rolled
-// back on purpose) with its latency from start to now, and tells whether
-// it did.
-func (r *run) recorded(s *worker, op int, err error, start, now time.Time) bool {
+// back on purpose) with its latency from the slot's intended start to
+// now (and, under an arrival rate, its service time from the slot's
+// actual start and its lag), and tells whether it did.
+func (r *run) recorded(s *worker, op int, err error, slot Slot, now time.Time) bool {
+	rollback := false
 	switch {
 	case err == nil:
-		s.rec.Success(op, now.Sub(start), s.q)
 	case errors.Is(err, workload.ErrRollback):
-		s.rec.Rollback(op, now.Sub(start), s.q)
+		rollback = true
 	default:
 		return false
+	}
+	switch {
+	case r.open != nil:
+		lag := slot.Began.Sub(slot.Intended)
+		s.rec.Open(op, histogram.Arrival{Latency: now.Sub(slot.Intended), Service: now.Sub(slot.Began), Lag: lag,
+			Late: lag > LateTolerance, Rollback: rollback}, s.q)
+	case rollback:
+		s.rec.Rollback(op, now.Sub(slot.Intended), s.q)
+	default:
+		s.rec.Success(op, now.Sub(slot.Intended), s.q)
 	}
 	s.q = workload.Queries{}
 	return true
@@ -627,7 +661,8 @@ func (r *run) recorded(s *worker, op int, err error, start, now time.Time) bool 
 // ends well (recorded from start, its first attempt), fails with an error
 // that is not retryable or for the MaxRetries-th time (returned, for the
 // caller to count as an error), or the run stops.
-func (r *run) replay(ctx context.Context, s *worker, rp workload.Replayer, start time.Time) (op int, err error, stopped bool) {
+func (r *run) replay(ctx context.Context, s *worker, rp workload.Replayer, slot Slot) (op int, err error, stopped bool) {
+	start := slot.Intended
 	d := r.eng.Dialect()
 	for attempt := 1; ; attempt++ {
 		if b := r.policy.Backoff(attempt); b > 0 {
@@ -642,7 +677,7 @@ func (r *run) replay(ctx context.Context, s *worker, rp workload.Replayer, start
 		if stopped {
 			return 0, nil, true
 		}
-		if r.recorded(s, op, err, start, now) {
+		if r.recorded(s, op, err, slot, now) {
 			return op, nil, false
 		}
 		if ctx.Err() != nil {

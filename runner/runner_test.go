@@ -475,11 +475,12 @@ type lateSchedule struct {
 	n   int
 }
 
-func (w *lateSchedule) Start(context.Context) (time.Time, bool) {
+func (w *lateSchedule) Start(context.Context) (runner.Slot, bool) {
 	if w.n++; w.n > w.s.limit {
-		return time.Time{}, false
+		return runner.Slot{}, false
 	}
-	return w.now().Add(-w.s.late), true
+	now := w.now()
+	return runner.Slot{Intended: now.Add(-w.s.late), Began: now}, true
 }
 
 // The scheduler decides whether and when each worker starts a transaction

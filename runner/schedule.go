@@ -22,22 +22,44 @@ type Scheduler interface {
 type ScheduleEnv struct {
 	// ID is the worker's number, 0-based; Threads the number of workers.
 	ID, Threads int
+	// Seed is the worker's seed (WorkerSeed): a schedule that draws
+	// arrivals draws them from a random source of its own seeded by it.
+	Seed uint64
+	// Start is the run's start, which an arrival schedule counts from.
+	Start time.Time
 	// Now is the run's clock.
 	Now func() time.Time
+	// Sleep waits d, or less when ctx ends or the run stops, and tells
+	// whether the run goes on; nil uses a timer of the schedule's own.
+	Sleep func(ctx context.Context, d time.Duration) bool
 	// Stopped is closed when the run stops: a schedule that waits must
 	// return then.
 	Stopped <-chan struct{}
+	// Missed counts arrivals that never started (skipped past the
+	// latency limit, dropped past the queue's bound) into the worker's
+	// recorder; nil counts them nowhere.
+	Missed func(skipped, dropped int64)
+}
+
+// Slot is when a worker starts a transaction.
+type Slot struct {
+	// Intended is the instant the transaction's latency runs from: its
+	// arrival under an arrival rate, its actual start in the closed
+	// model.
+	Intended time.Time
+	// Began is when the worker started it: its service time runs from
+	// there.
+	Began time.Time
 }
 
 // WorkerSchedule is one worker's schedule.
 type WorkerSchedule interface {
-	// Start returns when the worker may start its next transaction, with
-	// the instant the transaction's latency is measured from: the actual
-	// start in the closed model, the intended start under an arrival
-	// rate. ok is false when the run stopped (or ctx ended) while it
-	// waited. It is called once per transaction, on the hot path: it must
-	// not allocate.
-	Start(ctx context.Context) (at time.Time, ok bool)
+	// Start returns when the worker starts its next transaction: the
+	// instant its latency is measured from and the instant it began. ok
+	// is false when the run stopped (or ctx ended) while it waited. It
+	// is called once per transaction, on the hot path: it must not
+	// allocate.
+	Start(ctx context.Context) (slot Slot, ok bool)
 }
 
 // Closed is the closed model: every worker starts its next transaction as
@@ -50,4 +72,7 @@ func (Closed) Worker(env ScheduleEnv) WorkerSchedule { return closedSchedule{now
 
 type closedSchedule struct{ now func() time.Time }
 
-func (s closedSchedule) Start(context.Context) (time.Time, bool) { return s.now(), true }
+func (s closedSchedule) Start(context.Context) (Slot, bool) {
+	now := s.now()
+	return Slot{Intended: now, Began: now}, true
+}

@@ -29,13 +29,14 @@ func (s *Session) openJournal(out string, file *result.File) (*journal, error) {
 // observe returns the observer of run i: next's, after the interval is
 // logged (the first interval logs the run's start too).
 func (jl *journal) observe(i int, cfg runner.Config, next runner.Observer) runner.Observer {
-	return &journalObserver{jl: jl, run: i, warmup: cfg.Warmup.Seconds(), next: next}
+	return &journalObserver{jl: jl, run: i, warmup: cfg.Warmup.Seconds(), open: cfg.Rate.Describe(), next: next}
 }
 
 type journalObserver struct {
 	jl      *journal
 	run     int
 	warmup  float64
+	open    *result.Open // the run's arrival rate, nil in the closed model
 	started bool
 	next    runner.Observer
 }
@@ -47,7 +48,7 @@ func (o *journalObserver) OnTick(t runner.Tick) {
 		for k, op := range t.Ops {
 			ops[k] = op.Name
 		}
-		_ = o.jl.j.Start(o.run, result.RunStart{Threads: t.Threads, StartedAt: t.Started, WarmupS: o.warmup, Ops: ops})
+		_ = o.jl.j.Start(o.run, result.RunStart{Threads: t.Threads, StartedAt: t.Started, WarmupS: o.warmup, Ops: ops, Open: o.open})
 	}
 	if t.Record != nil {
 		// A write error is kept by the journal and reported at its close:

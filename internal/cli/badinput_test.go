@@ -46,6 +46,13 @@ func TestBadTargetInput(t *testing.T) {
 		{"password file missing, url has a password", []string{"run", "oltp_point_select", "--target", "postgres://u:hunter2@127.0.0.1:1/db", "--password-file", pwFile}, cli.ExitUsage, []string{"password-file", pwFile}},
 		{"report interval 0", []string{"run", "oltp_point_select", "--report-interval", "0", "--target", sq}, cli.ExitUsage, []string{"--report-interval 0s"}},
 		{"max errors with tolerate errors", []string{"run", "oltp_point_select", "--max-errors", "5", "--tolerate-errors", "--target", sq}, cli.ExitUsage, []string{"--max-errors 5", "--tolerate-errors"}},
+		{"rate not positive", []string{"run", "oltp_point_select", "--rate", "0", "--target", sq}, cli.ExitUsage, []string{"--rate 0", "positive"}},
+		{"rate not a number", []string{"run", "oltp_point_select", "--rate", "fast", "--target", sq}, cli.ExitUsage, []string{"--rate", "fast"}},
+		{"rate stages malformed", []string{"run", "oltp_point_select", "--rate-stages", "30s", "--target", sq}, cli.ExitUsage, []string{"--rate-stages", "30s"}},
+		{"rate stages against time", []string{"run", "oltp_point_select", "--rate-stages", "5s:100,5s:0", "--time", "20s", "--target", sq}, cli.ExitUsage, []string{"--rate-stages 5s:100,5s:0", "--time 20s", "give --time 10s"}},
+		{"arrival unknown", []string{"run", "oltp_point_select", "--rate", "10", "--arrival", "bursty", "--target", sq}, cli.ExitUsage, []string{"--arrival bursty", "poisson or uniform"}},
+		{"max queue without rate", []string{"run", "oltp_point_select", "--max-queue", "10", "--target", sq}, cli.ExitUsage, []string{"--max-queue 10", "needs --rate"}},
+		{"latency limit negative", []string{"run", "oltp_point_select", "--rate", "10", "--latency-limit", "-1s", "--target", sq}, cli.ExitUsage, []string{"--latency-limit -1s", "negative"}},
 		{"postgres database missing", []string{"run", "oltp_point_select", "--target", pgAt(pg.Host(), "no_such_db_x")}, cli.ExitTarget, []string{": database: ", "no_such_db_x", "does not exist"}},
 		{"mysql database missing", []string{"run", "oltp_point_select", "--target", myAt(my.Host(), "no_such_db_x")}, cli.ExitTarget, []string{": database: ", "no_such_db_x", "does not exist"}},
 	} {

@@ -48,6 +48,9 @@ func (l *liveMetrics) begin(target, workload, run string, cfg runner.Config) {
 		return
 	}
 	l.e.Begin(prom.Labels{Target: target, Workload: workload, Run: run}, cfg.Threads)
+	if cfg.Rate.TPS != nil {
+		l.e.SetRate(*cfg.Rate.TPS)
+	}
 }
 
 func (l *liveMetrics) end() {

@@ -27,6 +27,9 @@ type runFlags struct {
 	serverPID   int
 	noMonitor   bool
 	metricsAddr string
+	// timeSet tells whether --time was given: without it, --rate-stages
+	// set the run's length.
+	timeSet func() bool
 }
 
 func newRunCmd(st *State, m workload.Meta) *cobra.Command {
@@ -45,6 +48,7 @@ func newRunCmd(st *State, m workload.Meta) *cobra.Command {
 	tf.register(fs)
 	fs.Var(&rf.threads, "threads", "workers (one connection each); a list like 1,2,4,8 runs a sweep, one run per value")
 	runner.BindFlags(fs, &rf.cfg)
+	rf.timeSet = func() bool { return fs.Changed("time") }
 	fs.Uint64Var(&rf.cfg.Seed, "seed", rf.cfg.Seed, "seed of the workers' random choices")
 	fs.StringVar(&rf.out, "out", "", "write the result file (JSON) here; while the run goes on, its interval log is kept beside it (see recover)")
 	fs.IntVar(&rf.loadThreads, "load-threads", 4, "parallel loaders when the embedded default target is prepared on first use")
@@ -58,6 +62,9 @@ func newRunCmd(st *State, m workload.Meta) *cobra.Command {
 func (rf *runFlags) config(threads int, st *State) runner.Config {
 	cfg := rf.cfg
 	cfg.Threads, cfg.Now = threads, st.Now
+	if len(cfg.Rate.Stages) > 0 && rf.timeSet != nil && !rf.timeSet() {
+		cfg.Duration = cfg.Rate.StagesTotal() - cfg.Warmup // the stages span warm-up and measured phase
+	}
 	return cfg
 }
 
@@ -131,7 +138,7 @@ func runWorkload(ctx context.Context, st *State, w workload.Workload, tf *target
 	file, runErr := s.Measure(ctx, w, cfgs, session.Hooks{
 		Observer: live.observer(&report.Lines{W: st.Stdout}),
 		Before: func(cfg runner.Config) {
-			fmt.Fprintf(st.Stdout, "\nrunning %s on %s: %d threads, %s (warm-up %s)\n", w.Meta().Name, r.target, cfg.Threads, cfg.Duration, cfg.Warmup)
+			fmt.Fprintf(st.Stdout, "\nrunning %s on %s: %d threads, %s (warm-up %s)%s\n", w.Meta().Name, r.target, cfg.Threads, cfg.Duration, cfg.Warmup, rateHeader(cfg.Rate))
 			printNotes(st.Stdout, w)
 			live.begin(r.target.Label, w.Meta().Name, fmt.Sprintf("threads=%d", cfg.Threads), cfg)
 		},
@@ -161,6 +168,22 @@ func runWorkload(ctx context.Context, st *State, w workload.Workload, tf *target
 		runErr = threshold.Check(file)
 	}
 	return runErr
+}
+
+// rateHeader describes a run's arrival rate for its header line: "" in
+// the closed model.
+func rateHeader(rc runner.RateConfig) string {
+	if !rc.Open() {
+		return ""
+	}
+	arrival := rc.Arrival
+	if arrival == "" {
+		arrival = runner.ArrivalPoisson
+	}
+	if len(rc.Stages) > 0 {
+		return fmt.Sprintf(", %s arrivals, stages %s", arrival, runner.FormatStages(rc.Stages))
+	}
+	return fmt.Sprintf(", %s arrivals at %g/s", arrival, *rc.TPS)
 }
 
 // monitorProblems ends a run's output with the server monitor's

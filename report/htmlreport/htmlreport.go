@@ -301,10 +301,12 @@ func num(v float64) any {
 	return math.Round(v*1000) / 1000
 }
 
+// threadsAxis is the sweep charts' x axis: the rows' thread counts, or
+// their arrival rates (compare.Table.RowLabel).
 func threadsAxis(t *compare.Table) []string {
 	var xs []string
 	for _, r := range t.Rows {
-		xs = append(xs, strconv.Itoa(r.Threads))
+		xs = append(xs, t.RowLabel(r))
 	}
 	return xs
 }
@@ -428,7 +430,7 @@ func throughputChart(t *compare.Table) map[string]any {
 		// The labels' colours are in the page's legend above the charts.
 		"legend": map[string]any{"show": false},
 		"grid":   map[string]any{"top": 40, "left": 10, "right": 20, "bottom": 40, "containLabel": true},
-		"xAxis":  map[string]any{"type": "category", "name": "threads", "nameLocation": "middle", "nameGap": 28, "data": threadsAxis(t)},
+		"xAxis":  map[string]any{"type": "category", "name": t.Header()[0], "nameLocation": "middle", "nameGap": 28, "data": threadsAxis(t)},
 		"yAxis":  map[string]any{"type": "value", "name": axisName(t.Metric), "min": 0},
 		"series": series,
 	}
@@ -472,7 +474,7 @@ func latencyChart(ts []*compare.Table) map[string]any {
 		// legend above the charts: here they would need pages.
 		"legend": map[string]any{"show": false},
 		"grid":   map[string]any{"top": 40, "left": 10, "right": 20, "bottom": 40, "containLabel": true},
-		"xAxis":  map[string]any{"type": "category", "name": "threads", "nameLocation": "middle", "nameGap": 28, "data": threadsAxis(ts[0])},
+		"xAxis":  map[string]any{"type": "category", "name": ts[0].Header()[0], "nameLocation": "middle", "nameGap": 28, "data": threadsAxis(ts[0])},
 		"yAxis":  map[string]any{"type": "log", "name": "ms", "logBase": 10},
 		"series": series,
 	}

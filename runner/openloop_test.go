@@ -1,0 +1,176 @@
+package runner_test
+
+import (
+	"context"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/dbarena/dbarena/engine"
+	_ "github.com/dbarena/dbarena/engine/postgres"
+	_ "github.com/dbarena/dbarena/engine/sqlite"
+	"github.com/dbarena/dbarena/histogram"
+	"github.com/dbarena/dbarena/internal/testdb"
+	"github.com/dbarena/dbarena/result"
+	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/workload"
+)
+
+// pointSelect returns oltp_point_select on one table of 1,000 rows,
+// prepared on tg, with an admin connection of its own.
+func pointSelect(t *testing.T, tg engine.Target) (engine.Engine, workload.Workload, engine.SQLConn) {
+	t.Helper()
+	ctx := context.Background()
+	eng, err := engine.Open(ctx, tg, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	m, ok := workload.Lookup("oltp_point_select")
+	if !ok {
+		t.Fatal("oltp_point_select is not registered")
+	}
+	w := m.New()
+	if err := w.Flags().Parse([]string{"--tables", "1", "--table-size", "1000"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runner.Prepare(ctx, eng, w, runner.PrepareConfig{}); err != nil {
+		t.Fatal(err)
+	}
+	admin, err := engine.ConnectSQL(ctx, eng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Close() })
+	return eng, w, admin
+}
+
+func ratePtr(r float64) *float64 { return &r }
+
+// Evenly spaced arrivals at 400/s for 5 s complete 2,000 transactions
+// (± 1%) on SQLite and on PostgreSQL, each recorded with its service time
+// and lag, and the result says what was offered.
+func TestRateAccuracy(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		target func(testing.TB) engine.Target
+	}{{"engine=sqlite", testdb.SQLite}, {"engine=postgres", testdb.Postgres}} {
+		t.Run(c.name, func(t *testing.T) {
+			eng, w, _ := pointSelect(t, testdb.Isolated(t, c.target(t)))
+			cfg := runner.Config{Threads: 4, Duration: 5 * time.Second,
+				Rate: runner.RateConfig{TPS: ratePtr(400), Arrival: runner.ArrivalUniform}}
+			run, err := runner.Run(context.Background(), eng, w, cfg, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(float64(run.Transactions)-2000) > 20 || run.Errors != 0 {
+				t.Errorf("%d transactions, %d errors at 400/s for 5 s, want 2000 ± 1%% and none", run.Transactions, run.Errors)
+			}
+			// Every arrival of [0, 5 s) is accounted for: run, still
+			// running at the end, or not started by then; the arrival at
+			// 5 s is the next run's, not this one's.
+			if n := run.Transactions + run.Unfinished + run.Unstarted; n != 2000 {
+				t.Errorf("%d transactions + %d unfinished + %d unstarted = %d, want the 2000 arrivals", run.Transactions, run.Unfinished, run.Unstarted, n)
+			}
+			if run.Open == nil || run.Open.Arrival != runner.ArrivalUniform || run.Open.RateTPS != 400 || run.OfferedTPS != 400 {
+				t.Errorf("open %+v offered %v, want uniform at 400/s", run.Open, run.OfferedTPS)
+			}
+			if run.ServiceMS == nil || run.LagMS == nil || run.Ops[0].ServiceHDR == "" {
+				t.Fatalf("no service time or lag in the result: %+v", run)
+			}
+			if run.ServiceMS.Max > run.LatencyMS.Max || run.ServiceMS.P50 > run.LatencyMS.P50 {
+				t.Errorf("service time %+v above the latency from the intended start %+v", run.ServiceMS, run.LatencyMS)
+			}
+			var n, late int64
+			for _, iv := range run.Intervals {
+				n += iv.Transactions
+				late += iv.Late
+				if iv.OfferedTPS != 400 || iv.ServiceMS == nil {
+					t.Errorf("interval at %vs: offered %v, service %v, want 400/s and a service time", iv.TS, iv.OfferedTPS, iv.ServiceMS)
+				}
+			}
+			if n != run.Transactions || late != run.Late || run.Ops[0].Late != run.Late {
+				t.Errorf("intervals hold %d transactions, %d late; the run %d, %d (op %d)", n, late, run.Transactions, run.Late, run.Ops[0].Late)
+			}
+		})
+	}
+}
+
+// Coordinated omission: while another session holds an ACCESS EXCLUSIVE
+// lock on the workload's table for 2 s, arrivals go on at 200/s. Their
+// latency from the intended start shows the stall (the arrival right
+// after the lock was taken waits all of it), every arrival still runs
+// (rate × time ± 1%), and the service time shows it only for the few
+// transactions in flight when the lock was taken, at most one per worker.
+func TestCoordinatedOmission(t *testing.T) {
+	eng, w, admin := pointSelect(t, testdb.Isolated(t, testdb.Postgres(t)))
+	ctx := context.Background()
+	const threads, rate = 8, 200.0
+	stall := 2 * time.Second
+	held := make(chan time.Duration, 1)
+	time.AfterFunc(2*time.Second, func() {
+		if err := admin.Begin(ctx); err != nil {
+			t.Error(err)
+		}
+		if err := admin.Exec(ctx, "LOCK TABLE sbtest1 IN ACCESS EXCLUSIVE MODE"); err != nil {
+			t.Error(err)
+		}
+		locked := time.Now()
+		time.Sleep(stall)
+		if err := admin.Commit(ctx); err != nil {
+			t.Error(err)
+		}
+		held <- time.Since(locked)
+	})
+	cfg := runner.Config{Threads: threads, Duration: 7 * time.Second,
+		Rate: runner.RateConfig{TPS: ratePtr(rate), Arrival: runner.ArrivalUniform}}
+	run, err := runner.Run(ctx, eng, w, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hold := <-held
+	t.Logf("lock held %v; latency from the intended start %+v; service time %+v; lag %+v; %d late, %d unstarted",
+		hold, run.LatencyMS, *run.ServiceMS, *run.LagMS, run.Late, run.Unstarted)
+	if want := 7 * rate; math.Abs(float64(run.Transactions)-want) > want/100 || run.Errors != 0 {
+		t.Errorf("%d transactions, %d errors, want %v ± 1%% and none", run.Transactions, run.Errors, want)
+	}
+	if n := run.Transactions + run.Unfinished + run.Unstarted; n != 7*rate {
+		t.Errorf("%d transactions + %d unfinished + %d unstarted = %d, want all %v arrivals", run.Transactions, run.Unfinished, run.Unstarted, n, 7*rate)
+	}
+	// The first arrival after the lock was taken came at most one gap
+	// (1/rate) after it, and waited for the rest.
+	if min := (hold - time.Second/rate).Seconds() * 1000; run.LatencyMS.Max < min {
+		t.Errorf("max latency from the intended start %v ms, want at least %v ms (the lock's %v less one gap)", run.LatencyMS.Max, min, hold)
+	}
+	second := int64(time.Second / time.Microsecond)
+	slowLat, slowSvc := over(t, run.Ops[0].HDR, second), over(t, run.Ops[0].ServiceHDR, second)
+	// The arrivals of the stall's first second waited at least a second.
+	if slowLat < int64(rate*0.9) {
+		t.Errorf("%d transactions took over 1 s from their intended start, want at least %v (the stall's first second)", slowLat, rate*0.9)
+	}
+	if slowSvc > threads {
+		t.Errorf("%d service times over 1 s, want at most one per worker (%d): the stall belongs to the schedule, not the service", slowSvc, threads)
+	}
+	if run.Late < slowLat {
+		t.Errorf("%d late, want at least the %d that waited over 1 s", run.Late, slowLat)
+	}
+	if run.Status != result.StatusComplete {
+		t.Errorf("status %s", run.Status)
+	}
+}
+
+// over counts the values of the encoded histogram s from us on.
+func over(t *testing.T, s string, us int64) int64 {
+	t.Helper()
+	h, err := histogram.Decode(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	for _, b := range h.Distribution() {
+		if b.From >= us {
+			n += b.Count
+		}
+	}
+	return n
+}

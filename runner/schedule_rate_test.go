@@ -1,0 +1,347 @@
+package runner
+
+import (
+	"context"
+	"math"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/dbarena/dbarena/histogram"
+)
+
+var t0 = time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+
+func rate(r float64) *float64 { return &r }
+
+// arrivals returns every arrival of every worker's share before end,
+// sorted, as offsets from the start: the schedules' own generation, no
+// waiting.
+func arrivals(t *testing.T, rc RateConfig, threads int, end time.Duration) []time.Duration {
+	t.Helper()
+	o := NewOpen(rc)
+	var all []time.Duration
+	for id := range threads {
+		s := o.Worker(ScheduleEnv{ID: id, Threads: threads, Seed: WorkerSeed(1, id), Start: t0, Now: func() time.Time { return t0 }}).(*openSchedule)
+		for s.more && s.next.Before(t0.Add(end)) {
+			all = append(all, s.next.Sub(t0))
+			s.gen()
+		}
+	}
+	slices.Sort(all)
+	return all
+}
+
+// Poisson arrivals at 1,000/s shared by 8 workers: the count over 100 s,
+// the counts per 20 ms (mean and variance both 20, as a Poisson count's)
+// and the gaps (exponential: standard deviation equal to the mean) are
+// within 5 standard errors of what the process gives.
+func TestPoissonArrivals(t *testing.T) {
+	const r, secs, threads = 1000.0, 100, 8
+	all := arrivals(t, RateConfig{TPS: rate(r)}, threads, secs*time.Second)
+	n := float64(len(all))
+	if want := r * secs; math.Abs(n-want) > 5*math.Sqrt(want) {
+		t.Errorf("%v arrivals in %ds, want %v ± %.0f", n, secs, want, 5*math.Sqrt(want))
+	}
+	const win = 20 * time.Millisecond
+	counts := make([]float64, secs*time.Second/win)
+	for _, a := range all {
+		counts[a/win]++
+	}
+	mean, variance := meanVar(counts)
+	k := float64(len(counts))
+	lambda := r * win.Seconds()
+	if se := math.Sqrt(lambda / k); math.Abs(mean-lambda) > 5*se {
+		t.Errorf("mean count per %v %.3f, want %.0f ± %.3f", win, mean, lambda, 5*se)
+	}
+	// The sample variance of k Poisson counts has a standard error of
+	// about λ·sqrt(2/(k−1)) (plus the fourth cumulant's λ/k).
+	if se := math.Sqrt(2*lambda*lambda/(k-1) + lambda/k); math.Abs(variance-lambda) > 5*se {
+		t.Errorf("variance of the counts per %v %.3f, want %.0f ± %.3f (uniform arrivals would give 0)", win, variance, lambda, 5*se)
+	}
+	gaps := make([]float64, len(all)-1)
+	for i := range gaps {
+		gaps[i] = (all[i+1] - all[i]).Seconds()
+	}
+	gm, gv := meanVar(gaps)
+	if cv := math.Sqrt(gv) / gm; math.Abs(cv-1) > 0.05 {
+		t.Errorf("the gaps' coefficient of variation is %.3f, want 1 (exponential)", cv)
+	}
+}
+
+func meanVar(xs []float64) (mean, variance float64) {
+	for _, x := range xs {
+		mean += x
+	}
+	mean /= float64(len(xs))
+	for _, x := range xs {
+		variance += (x - mean) * (x - mean)
+	}
+	return mean, variance / float64(len(xs)-1)
+}
+
+// Uniform arrivals at 200/s shared by 3 workers: exactly 6,000 in 30 s,
+// 5 ms apart, the workers taking turns.
+func TestUniformArrivals(t *testing.T) {
+	all := arrivals(t, RateConfig{TPS: rate(200), Arrival: ArrivalUniform}, 3, 30*time.Second)
+	if len(all) != 6000 {
+		t.Fatalf("%d arrivals in 30 s at 200/s, want 6000", len(all))
+	}
+	for i, a := range all {
+		if want := time.Duration(i) * 5 * time.Millisecond; (a - want).Abs() > time.Microsecond {
+			t.Fatalf("arrival %d at %v, want %v", i, a, want)
+		}
+	}
+}
+
+// Stages ramp the rate linearly: 0 → 100/s over 10 s (500 arrivals),
+// → 1000/s over 20 s (11,000), → 0 over 10 s (5,000), and none after.
+func TestStagesRamp(t *testing.T) {
+	stages, err := ParseStages("10s:100,20s:1000,10:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := arrivals(t, RateConfig{Stages: stages, Arrival: ArrivalUniform}, 4, time.Hour)
+	count := func(from, to time.Duration) int {
+		n := 0
+		for _, a := range all {
+			if a >= from && a < to {
+				n++
+			}
+		}
+		return n
+	}
+	s := time.Second
+	for _, c := range []struct {
+		from, to time.Duration
+		want     int
+	}{{0, 10 * s, 500}, {10 * s, 30 * s, 11000}, {30 * s, 40 * s, 5000}, {40 * s, time.Hour, 0},
+		// Within a ramp, a second holds the rate at its middle.
+		{4 * s, 5 * s, 45}, {19 * s, 20 * s, 527}, {35 * s, 36 * s, 450}} {
+		if got := count(c.from, c.to); got < c.want-1 || got > c.want+1 {
+			t.Errorf("%d arrivals in [%v, %v), want %d ± 1", got, c.from, c.to, c.want)
+		}
+	}
+	o := NewOpen(RateConfig{Stages: stages})
+	for _, c := range []struct {
+		from, to time.Duration
+		want     float64
+	}{{0, 10 * s, 50}, {10 * s, 30 * s, 550}, {0, 40 * s, 412.5}} {
+		if got := o.Offered(c.from, c.to); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("offered rate over [%v, %v) %v, want %v", c.from, c.to, got, c.want)
+		}
+	}
+	// Poisson arrivals follow the same ramp, within 5 standard deviations.
+	pois := arrivals(t, RateConfig{Stages: stages}, 4, time.Hour)
+	if n := float64(len(pois)); math.Abs(n-16500) > 5*math.Sqrt(16500) {
+		t.Errorf("%v Poisson arrivals over the stages, want 16500 ± %.0f", n, 5*math.Sqrt(16500))
+	}
+	if pois[len(pois)-1] >= 40*s {
+		t.Errorf("a Poisson arrival at %v, after the stages", pois[len(pois)-1])
+	}
+}
+
+// rateClock is a clock that only Sleep moves.
+type rateClock struct{ now time.Time }
+
+func (c *rateClock) Now() time.Time { return c.now }
+func (c *rateClock) Sleep(_ context.Context, d time.Duration) bool {
+	if d == time.Duration(math.MaxInt64) {
+		return false
+	}
+	c.now = c.now.Add(max(d, 0))
+	return true
+}
+
+// openWorker returns a schedule of one worker at 100/s evenly spaced
+// (arrivals at 0, 10 ms, 20 ms …) on a fake clock, and the counts of the
+// arrivals it reported missed.
+func openWorker(rc RateConfig) (*openSchedule, *rateClock, *[2]int64) {
+	clock := &rateClock{now: t0}
+	rc.TPS, rc.Arrival = rate(100), ArrivalUniform
+	missed := new([2]int64)
+	s := NewOpen(rc).Worker(ScheduleEnv{Threads: 1, Start: t0, Now: clock.Now, Sleep: clock.Sleep,
+		Missed: func(sk, dr int64) { missed[0] += sk; missed[1] += dr }}).(*openSchedule)
+	return s, clock, missed
+}
+
+func ms(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+
+// A transaction that starts late is timed from its intended start: the
+// recorder gets the latency from the arrival, the service time from the
+// start and the lag between them, and counts it late.
+func TestLatencyFromIntendedStart(t *testing.T) {
+	s, clock, _ := openWorker(RateConfig{})
+	var epoch atomic.Int64
+	r := &run{open: NewOpen(RateConfig{TPS: rate(100)})}
+	w := &worker{rec: histogram.NewRecorderOn(1, &epoch)}
+	ctx := context.Background()
+
+	slot, ok := s.Start(ctx) // the arrival at 0, on time
+	if !ok || !slot.Intended.Equal(t0) || !slot.Began.Equal(t0) {
+		t.Fatalf("first slot %v, %v (%v), want both at the start", slot.Intended.Sub(t0), slot.Began.Sub(t0), ok)
+	}
+	clock.now = clock.now.Add(ms(35)) // the server takes 35 ms
+	r.recorded(w, 0, nil, slot, clock.now)
+	slot, _ = s.Start(ctx) // the arrival at 10 ms starts at 35 ms
+	if slot.Intended.Sub(t0) != ms(10) || slot.Began.Sub(t0) != ms(35) {
+		t.Fatalf("second slot intended %v began %v, want 10ms and 35ms", slot.Intended.Sub(t0), slot.Began.Sub(t0))
+	}
+	clock.now = clock.now.Add(ms(2))
+	r.recorded(w, 0, nil, slot, clock.now)
+	for _, want := range []time.Duration{20, 30} { // due already: no wait
+		if slot, _ = s.Start(ctx); slot.Intended.Sub(t0) != want*time.Millisecond || slot.Began.Sub(t0) != ms(37) {
+			t.Fatalf("slot intended %v began %v, want %v and 37ms", slot.Intended.Sub(t0), slot.Began.Sub(t0), want*time.Millisecond)
+		}
+		r.recorded(w, 0, nil, slot, clock.now.Add(ms(1)))
+	}
+	clock.now = clock.now.Add(ms(1))                         // 38 ms
+	if slot, _ = s.Start(ctx); clock.now.Sub(t0) != ms(40) { // waits for the arrival at 40 ms
+		t.Fatalf("the schedule woke at %v, want 40ms", clock.now.Sub(t0))
+	}
+	if slot.Intended.Sub(t0) != ms(40) || slot.Began.Sub(t0) != ms(40) {
+		t.Fatalf("slot intended %v began %v, want both 40ms", slot.Intended.Sub(t0), slot.Began.Sub(t0))
+	}
+
+	iv := histogram.NewInterval(1)
+	epoch.Add(1)
+	iv.Add(w.rec.Take(0))
+	op := iv.Ops[0]
+	// Latencies 35 ms (0 → 35), 27 ms (10 → 37), 18 ms (20 → 38), 8 ms
+	// (30 → 38): the time the second waited counts.
+	if op.Hist.TotalCount() != 4 || !op.Hist.ValuesAreEquivalent(op.Hist.Max(), 35000) || !op.Hist.ValuesAreEquivalent(op.Hist.Min(), 8000) ||
+		!op.Hist.ValuesAreEquivalent(op.Hist.ValueAtPercentile(50), 18000) {
+		t.Errorf("latency: %d values, min %d max %d median %d µs, want 4 from 8,000 to 35,000 µs, median 18,000", op.Hist.TotalCount(), op.Hist.Min(), op.Hist.Max(), op.Hist.ValueAtPercentile(50))
+	}
+	if !op.Service.ValuesAreEquivalent(op.Service.Max(), 35000) || !op.Service.ValuesAreEquivalent(op.Service.Min(), 1000) {
+		t.Errorf("service: min %d max %d µs, want 1,000 and 35,000", op.Service.Min(), op.Service.Max())
+	}
+	if !op.Lag.ValuesAreEquivalent(op.Lag.Max(), 25000) {
+		t.Errorf("lag max %d µs, want 25,000", op.Lag.Max())
+	}
+	if op.Counts.Late != 3 {
+		t.Errorf("%d late, want 3 (the arrivals at 10, 20 and 30 ms)", op.Counts.Late)
+	}
+}
+
+// With a bounded queue, the arrivals that come while the worker is busy
+// and find its queue full are dropped; with a latency limit, those that
+// cannot start within it are skipped. Both are counted, never run.
+func TestSkippedAndDropped(t *testing.T) {
+	ctx := context.Background()
+	t.Run("max-queue=2", func(t *testing.T) {
+		s, clock, missed := openWorker(RateConfig{MaxQueue: new(2)})
+		s.Start(ctx)                       // arrival 0
+		clock.now = clock.now.Add(ms(100)) // busy: 10 … 90 ms arrive, 2 wait, 7 are dropped; 100 ms comes as the worker is free
+		var got []time.Duration
+		for range 3 {
+			slot, _ := s.Start(ctx)
+			got = append(got, slot.Intended.Sub(t0))
+		}
+		if want := []time.Duration{ms(10), ms(20), ms(100)}; !slices.Equal(got, want) {
+			t.Errorf("started %v, want %v", got, want)
+		}
+		if *missed != [2]int64{0, 7} {
+			t.Errorf("skipped, dropped = %v, want 0, 7", *missed)
+		}
+	})
+	t.Run("max-queue=0", func(t *testing.T) {
+		s, clock, missed := openWorker(RateConfig{MaxQueue: new(0)})
+		s.Start(ctx)
+		clock.now = clock.now.Add(ms(25)) // 10 and 20 ms arrive while busy
+		if slot, _ := s.Start(ctx); slot.Intended.Sub(t0) != ms(30) {
+			t.Errorf("started %v, want the arrival at 30ms", slot.Intended.Sub(t0))
+		}
+		if *missed != [2]int64{0, 2} {
+			t.Errorf("skipped, dropped = %v, want 0, 2", *missed)
+		}
+	})
+	t.Run("latency-limit=15ms", func(t *testing.T) {
+		s, clock, missed := openWorker(RateConfig{LatencyLimit: ms(15)})
+		s.Start(ctx)
+		clock.now = clock.now.Add(ms(100)) // 10 … 80 ms are more than 15 ms late
+		var got []time.Duration
+		for range 2 {
+			slot, _ := s.Start(ctx)
+			got = append(got, slot.Intended.Sub(t0))
+		}
+		if want := []time.Duration{ms(90), ms(100)}; !slices.Equal(got, want) {
+			t.Errorf("started %v, want %v", got, want)
+		}
+		if *missed != [2]int64{8, 0} {
+			t.Errorf("skipped, dropped = %v, want 8, 0", *missed)
+		}
+	})
+	t.Run("unstarted", func(t *testing.T) {
+		s, clock, _ := openWorker(RateConfig{MaxQueue: new(3)})
+		s.Start(ctx)
+		clock.now = clock.now.Add(ms(45)) // 10 … 40 ms arrive: 3 wait, 1 dropped
+		s.admit(clock.now)
+		if n := s.unstarted(t0.Add(ms(100))); n != 3+5 {
+			t.Errorf("%d unstarted at 100 ms, want 8: 3 waiting and 50 … 90 ms", n)
+		}
+	})
+}
+
+// Every rate option's problem names its flag and value, before any work.
+func TestRateValidate(t *testing.T) {
+	stages, _ := ParseStages("30s:100,30s:0")
+	for _, c := range []struct {
+		name string
+		set  func(*Config)
+		want string
+	}{
+		{"rate 0", func(c *Config) { c.Rate.TPS = rate(0) }, "--rate 0: must be a positive"},
+		{"rate negative", func(c *Config) { c.Rate.TPS = rate(-5) }, "--rate -5: must be a positive"},
+		{"arrival", func(c *Config) { c.Rate.TPS, c.Rate.Arrival = rate(5), "bursty" }, "--arrival bursty: must be poisson or uniform"},
+		{"arrival closed", func(c *Config) { c.Rate.Arrival = "uniform" }, "--arrival uniform: needs --rate"},
+		{"latency-limit closed", func(c *Config) { c.Rate.LatencyLimit = time.Second }, "--latency-limit 1s: needs --rate"},
+		{"latency-limit negative", func(c *Config) { c.Rate.TPS, c.Rate.LatencyLimit = rate(5), -time.Second }, "--latency-limit -1s: must not be negative"},
+		{"max-queue closed", func(c *Config) { c.Rate.MaxQueue = new(4) }, "--max-queue 4: needs --rate"},
+		{"max-queue negative", func(c *Config) { c.Rate.TPS, c.Rate.MaxQueue = rate(5), new(-1) }, "--max-queue -1: must not be negative"},
+		{"stages vs time", func(c *Config) { c.Rate.Stages = stages }, "--rate-stages 30s:100,30s:0: the stages last 1m0s, but --warmup 0s + --time 10s = 10s: they must agree (give --time 1m0s)"},
+		{"stages all zero", func(c *Config) {
+			c.Rate.Stages, c.Duration = []RateStage{{Duration: time.Second}}, time.Second
+		}, "--rate-stages 1s:0: every rate is 0"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			c.set(&cfg)
+			errs := cfg.Validate()
+			if len(errs) != 1 || !strings.Contains(errs[0].Error(), c.want) {
+				t.Errorf("Validate() = %v, want one error with %q", errs, c.want)
+			}
+		})
+	}
+	ok := DefaultConfig()
+	ok.Rate = RateConfig{Stages: stages, TPS: rate(0), Arrival: ArrivalUniform, LatencyLimit: time.Second, MaxQueue: new(0)}
+	ok.Warmup, ok.Duration = 20*time.Second, 40*time.Second
+	if errs := ok.Validate(); len(errs) > 0 {
+		t.Errorf("Validate() = %v for a valid rate", errs)
+	}
+	for _, bad := range []string{"30s", "30s:x", "0s:10", "30s:-1", "x:10", ""} {
+		if _, err := ParseStages(bad); err == nil {
+			t.Errorf("ParseStages(%q) accepted", bad)
+		}
+	}
+}
+
+// The rate options are run options: flags and plan fields alike.
+func TestRateOptions(t *testing.T) {
+	cfg := DefaultConfig()
+	for field, v := range map[string]string{"rate": "250", "rate_stages": "10s:100,5s:0", "arrival": "uniform", "latency_limit": "50ms", "max_queue": "100"} {
+		o, ok := LookupOption(field)
+		if !ok {
+			t.Fatalf("no run option %q", field)
+		}
+		if err := o.Value(&cfg).Set(v); err != nil {
+			t.Fatalf("%s %s: %v", field, v, err)
+		}
+	}
+	r := cfg.Rate
+	if *r.TPS != 250 || FormatStages(r.Stages) != "10s:100,5s:0" || r.Arrival != "uniform" || r.LatencyLimit != ms(50) || *r.MaxQueue != 100 {
+		t.Errorf("rate options set %+v", r)
+	}
+}

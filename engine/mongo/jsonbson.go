@@ -15,13 +15,13 @@ import (
 // errExtJSON reports a value the transcoder leaves to
 // bson.UnmarshalExtJSON: one with a key that begins with '$', which
 // Extended JSON may read as a typed value ({"$oid": …}, {"$date": …}), or
-// one nested deeper than maxObjectDepth objects.
+// one nested deeper than maxDepth objects and arrays.
 var errExtJSON = errors.New("extended JSON")
 
-// maxObjectDepth is the deepest nesting of objects the transcoder
+// maxDepth is the deepest nesting of objects and arrays the transcoder
 // converts itself; bson.UnmarshalExtJSON, which handles deeper values,
-// refuses more than 200 levels.
-const maxObjectDepth = 100
+// refuses more than 200 levels of objects.
+const maxDepth = 100
 
 // jsonTranscoder turns JSON text into BSON the way bson.UnmarshalExtJSON
 // (relaxed) does for plain JSON, without its per-byte reader and token
@@ -31,8 +31,8 @@ const maxObjectDepth = 100
 // int32 when it fits, else an int64 when it fits, else a double, and a
 // number with a fraction or an exponent becomes a double. It is strict
 // RFC 8259 JSON: control characters in strings, bad \u escapes and text
-// after the value are errors. A value with a '$' key or deeply nested
-// objects reports errExtJSON.
+// after the value are errors. A value with a '$' key or nested deeper
+// than maxDepth reports errExtJSON.
 //
 // The zero value is ready; the buffer is reused between values, so a
 // jsonTranscoder is not safe for concurrent use.
@@ -125,7 +125,7 @@ func (d *jsonTranscoder) literal(word string) error {
 }
 
 func (d *jsonTranscoder) object(out []byte) ([]byte, error) {
-	if d.depth++; d.depth > maxObjectDepth {
+	if d.depth++; d.depth > maxDepth {
 		return out, errExtJSON
 	}
 	d.pos++ // {
@@ -165,7 +165,9 @@ func (d *jsonTranscoder) object(out []byte) ([]byte, error) {
 }
 
 func (d *jsonTranscoder) array(out []byte) ([]byte, error) {
-	d.depth++
+	if d.depth++; d.depth > maxDepth {
+		return out, errExtJSON
+	}
 	d.pos++ // [
 	start, out := bsoncore.ReserveLength(out)
 	d.space()

@@ -1,6 +1,7 @@
 package mongo
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -254,6 +255,9 @@ func (d *jsonTranscoder) unquote(out []byte) ([]byte, error) {
 		// Copy the run of plain bytes up to the next quote, backslash or
 		// control character.
 		run := pos
+		for pos+8 <= len(in) && !special8(binary.LittleEndian.Uint64(in[pos:])) {
+			pos += 8
+		}
 		for pos < len(in) {
 			c := in[pos]
 			if c == '"' || c == '\\' || c < 0x20 {
@@ -280,6 +284,20 @@ func (d *jsonTranscoder) unquote(out []byte) ([]byte, error) {
 			return out, d.fail("control character in a string")
 		}
 	}
+}
+
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// special8 reports whether one of the 8 bytes of x ends a run of plain
+// string bytes: a quote, a backslash or a control character. (A byte
+// below n sets its high bit in (x - n·ones) &^ x; a byte equal to c is a
+// zero byte of x ^ c·ones.)
+func special8(x uint64) bool {
+	q, bs := x^('"'*ones), x^('\\'*ones)
+	return ((x-0x20*ones)&^x|(q-ones)&^q|(bs-ones)&^bs)&highs != 0
 }
 
 // escape appends the character of the escape sequence at d.pos.

@@ -207,6 +207,40 @@ func TestTranscoderLeavesExtendedJSON(t *testing.T) {
 	}
 }
 
+func TestSpecial8(t *testing.T) {
+	naive := func(x uint64) bool {
+		for range 8 {
+			if c := byte(x); c == '"' || c == '\\' || c < 0x20 {
+				return true
+			}
+			x >>= 8
+		}
+		return false
+	}
+	check := func(x uint64) {
+		if got := special8(x); got != naive(x) {
+			t.Fatalf("special8(%#016x) = %v", x, got)
+		}
+	}
+	for c := range 256 {
+		for i := range 8 {
+			for _, fill := range []uint64{'a' * ones, 0xff * ones, 0x80 * ones, 0x20 * ones, 0x21 * ones, '#' * ones, ']' * ones} {
+				check(fill&^(0xff<<(8*i)) | uint64(c)<<(8*i))
+			}
+		}
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 1_000_000 {
+		check(r.Uint64())
+		// Bytes near the special ones.
+		var x uint64
+		for i := range 8 {
+			x |= uint64("\x00\x1f\x20\x21\"#\\]\x7f\x80\xffa"[r.IntN(12)]) << (8 * i)
+		}
+		check(x)
+	}
+}
+
 func TestTranscoderErrorOffset(t *testing.T) {
 	var tc jsonTranscoder
 	_, err := tc.document(`{"a": [1, 2, x]}`)
@@ -283,7 +317,7 @@ func genString(r *rand.Rand, b []byte, key bool) []byte {
 	}
 	pieces := []string{"a", "Z", "key", " ", "é", "日本", "🤖", `\"`, `\\`, `\/`, `\b`, `\f`, `\n`, `\r`, `\t`,
 		`\u0041`, `\u00e9`, `\u4E2D`, `\ud83e\udd16`, `\ud83e`, `\udd16`, `\ud83e\u0041`, `\u0001`, `\u001f`, "\x7f", "\xff", "$"}
-	for n := r.IntN(8); n > 0; n-- {
+	for n := r.IntN(20); n > 0; n-- {
 		p := pieces[r.IntN(len(pieces))]
 		if key && (p == "$" || p == "\xff") {
 			continue

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/dbarena/dbarena/workload/docolap"
 )
 
 // extJSONDocument is how a JSON column's value was converted before the
@@ -54,8 +56,9 @@ const githubEvent = `{
   "milestone": null
 }`
 
-// BenchmarkJSONColumn converts githubEvent the way BulkLoad did
-// (extjson: bson.UnmarshalExtJSON) and does (transcoder). docs/cpu-s
+// BenchmarkJSONColumn converts githubEvent, and the docolap workload's
+// events (MB/s from their mean size), the way BulkLoad did (extjson:
+// bson.UnmarshalExtJSON) and does (transcoder). docs/cpu-s
 // divides by the CPU time the process used instead of the elapsed time,
 // which is what one core does when others compete for the machine (run
 // with -cpu 1).
@@ -64,16 +67,36 @@ func BenchmarkJSONColumn(b *testing.B) {
 	if !json.Valid(data) {
 		b.Fatal("githubEvent is not valid JSON")
 	}
+	// The docolap workload's events, 1,000 of them in turn.
+	g := docolap.NewGenerator(1, 1000000)
+	events := make([][]byte, 1000)
+	var size int64
+	for i := range events {
+		events[i] = g.AppendEvent(nil, int64(i))
+		size += int64(len(events[i]))
+	}
 	var tc jsonTranscoder
+	var i int
 	for _, c := range []struct {
 		name    string
+		size    int64
 		convert func() error
 	}{
-		{"extjson", func() error { _, err := extJSONDocument(data); return err }},
-		{"transcoder", func() error { _, err := tc.document(data); return err }},
+		{"extjson", int64(len(data)), func() error { _, err := extJSONDocument(data); return err }},
+		{"transcoder", int64(len(data)), func() error { _, err := tc.document(data); return err }},
+		{"docolap/extjson", size / int64(len(events)), func() error {
+			i++
+			_, err := extJSONDocument(events[i%len(events)])
+			return err
+		}},
+		{"docolap/transcoder", size / int64(len(events)), func() error {
+			i++
+			_, err := tc.document(events[i%len(events)])
+			return err
+		}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			b.SetBytes(int64(len(data)))
+			b.SetBytes(c.size)
 			b.ReportAllocs()
 			cpu0 := cpuTime()
 			for b.Loop() {
@@ -204,6 +227,27 @@ func TestTranscoderLeavesExtendedJSON(t *testing.T) {
 	}
 	if _, _, err := tc.transcode([]byte(strings.Repeat("[", 100) + strings.Repeat("]", 100))); err != nil {
 		t.Errorf("100 nested arrays: %v", err)
+	}
+}
+
+// TestTranscoderDocolapEvents: the generated GitHub events of the
+// docolap workload transcode to the BSON its generator writes for them
+// (which its own test pins to bson.UnmarshalExtJSON's).
+func TestTranscoderDocolapEvents(t *testing.T) {
+	g := docolap.NewGenerator(9, 1000000)
+	var tc jsonTranscoder
+	for i := range int64(20000) {
+		js := g.AppendEvent(nil, i)
+		v, err := tc.document(json.RawMessage(js))
+		if err != nil {
+			t.Fatalf("event %d: %v", i, err)
+		}
+		if got, want := v.(bson.RawValue), g.AppendEventBSON(nil, i); got.Type != bson.TypeEmbeddedDocument || !bytes.Equal(got.Value, want) {
+			t.Fatalf("event %d: %s\n got %v\nwant %v", i, js, got, bson.Raw(want))
+		}
+		if i%20 == 0 {
+			sameAsExtJSON(t, &tc, js)
+		}
 	}
 }
 

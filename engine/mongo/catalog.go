@@ -144,8 +144,8 @@ func value(v any) any {
 
 // document parses a JSON value into BSON (a nested document, an array,
 // or a scalar); nil stays nil and other Go values pass unchanged. Plain
-// JSON goes through the transcoder; a value it leaves to Extended JSON
-// (a '$' key, deep nesting) goes through bson.UnmarshalExtJSON, which
+// JSON goes through the transcoder; a valid value it leaves to Extended
+// JSON (one with a '$' key) goes through bson.UnmarshalExtJSON, which
 // reads {"$oid": …} and the like as typed values.
 func (d *jsonTranscoder) document(v any) (any, error) {
 	var data []byte

@@ -13,16 +13,16 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
 
-// errExtJSON reports a value the transcoder leaves to
+// errExtJSON reports a valid JSON value the transcoder leaves to
 // bson.UnmarshalExtJSON: one with a key that begins with '$', which
-// Extended JSON may read as a typed value ({"$oid": …}, {"$date": …}), or
-// one nested deeper than maxDepth objects and arrays.
+// Extended JSON may read as a typed value ({"$oid": …}, {"$date": …}).
 var errExtJSON = errors.New("extended JSON")
 
 // maxDepth is the deepest nesting of objects and arrays the transcoder
-// converts itself; bson.UnmarshalExtJSON, which handles deeper values,
-// refuses more than 200 levels of objects.
-const maxDepth = 100
+// accepts. Nothing deeper could load: MongoDB stores at most 180 levels,
+// and bson.UnmarshalExtJSON refused 200 levels of objects (with the
+// document it was wrapped in).
+const maxDepth = 199
 
 // jsonTranscoder turns JSON text into BSON the way bson.UnmarshalExtJSON
 // (relaxed) does for plain JSON, without its per-byte reader and token
@@ -32,8 +32,8 @@ const maxDepth = 100
 // int32 when it fits, else an int64 when it fits, else a double, and a
 // number with a fraction or an exponent becomes a double. It is strict
 // RFC 8259 JSON: control characters in strings, bad \u escapes and text
-// after the value are errors. A value with a '$' key or nested deeper
-// than maxDepth reports errExtJSON.
+// after the value are errors, and so is nesting deeper than maxDepth. A
+// valid value with a '$' key reports errExtJSON.
 //
 // The zero value is ready; the buffer is reused between values, so a
 // jsonTranscoder is not safe for concurrent use.
@@ -42,6 +42,7 @@ type jsonTranscoder struct {
 	pos   int
 	out   []byte
 	depth int
+	ext   bool // a key begins with '$'
 }
 
 // syntaxError is a JSON syntax error at a byte offset of the value.
@@ -55,7 +56,7 @@ func (e *syntaxError) Error() string { return fmt.Sprintf("%s at byte %d", e.msg
 // transcode returns the BSON of one JSON value. The returned bytes are
 // the transcoder's buffer, valid until the next call.
 func (d *jsonTranscoder) transcode(data []byte) (bson.Type, []byte, error) {
-	d.in, d.pos, d.depth = data, 0, 0
+	d.in, d.pos, d.depth, d.ext = data, 0, 0, false
 	d.space()
 	out, t, err := d.value(d.out[:0])
 	d.out = out
@@ -65,6 +66,9 @@ func (d *jsonTranscoder) transcode(data []byte) (bson.Type, []byte, error) {
 	d.space()
 	if d.pos < len(d.in) {
 		return 0, nil, d.fail("text after the value")
+	}
+	if d.ext {
+		return 0, nil, errExtJSON
 	}
 	return t, out, nil
 }
@@ -127,7 +131,7 @@ func (d *jsonTranscoder) literal(word string) error {
 
 func (d *jsonTranscoder) object(out []byte) ([]byte, error) {
 	if d.depth++; d.depth > maxDepth {
-		return out, errExtJSON
+		return out, &syntaxError{msg: fmt.Sprintf("nested deeper than %d levels", maxDepth), off: d.pos}
 	}
 	d.pos++ // {
 	start, out := bsoncore.ReserveLength(out)
@@ -167,7 +171,7 @@ func (d *jsonTranscoder) object(out []byte) ([]byte, error) {
 
 func (d *jsonTranscoder) array(out []byte) ([]byte, error) {
 	if d.depth++; d.depth > maxDepth {
-		return out, errExtJSON
+		return out, &syntaxError{msg: fmt.Sprintf("nested deeper than %d levels", maxDepth), off: d.pos}
 	}
 	d.pos++ // [
 	start, out := bsoncore.ReserveLength(out)
@@ -226,7 +230,7 @@ func (d *jsonTranscoder) key(out []byte) ([]byte, error) {
 		return out, err
 	}
 	if len(out) > from && out[from] == '$' {
-		return out, errExtJSON
+		d.ext = true
 	}
 	for _, c := range out[from:] {
 		if c == 0 {

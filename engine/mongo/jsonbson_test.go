@@ -156,12 +156,11 @@ func TestTranscoderMatchesExtJSON(t *testing.T) {
 		`"Zoë 日本 🤖"`, "\"\xff\xfe\"", "\"a\xc3\"", `{"\u0000":1}`, `{"a\u0000b":1}`,
 		`{"$oid":"5f1d7c5e2b3c4d5e6f708192"}`, `{"a":{"$date":"2023-01-01T00:00:00Z"}}`, `{"\u0024numberLong":"5"}`,
 		`{"a":1,"$b":2}`, `[{"$numberInt":"7"}]`, `{"$x":1}`,
-		strings.Repeat(`{"a":`, 99) + `1` + strings.Repeat(`}`, 99),
-		strings.Repeat(`{"a":`, 100) + `1` + strings.Repeat(`}`, 100),
 		strings.Repeat(`{"a":`, 150) + `1` + strings.Repeat(`}`, 150),
 		strings.Repeat(`{"a":`, 199) + `1` + strings.Repeat(`}`, 199),
 		strings.Repeat(`{"a":`, 200) + `1` + strings.Repeat(`}`, 200),
-		strings.Repeat(`[`, 300) + `1` + strings.Repeat(`]`, 300),
+		strings.Repeat(`[`, 199) + `1` + strings.Repeat(`]`, 199),
+		strings.Repeat(`{"a":[`, 99) + `{}` + strings.Repeat(`]}`, 99),
 	} {
 		sameAsExtJSON(t, &tc, []byte(s))
 	}
@@ -205,17 +204,21 @@ func TestTranscoderRejectsInvalidJSON(t *testing.T) {
 	}
 }
 
-// TestTranscoderLeavesExtendedJSON: values Extended JSON may read as
-// typed values, and very deep ones, are left to bson.UnmarshalExtJSON.
+// TestTranscoderLeavesExtendedJSON: valid values Extended JSON may read
+// as typed values are left to bson.UnmarshalExtJSON; invalid ones are
+// errors all the same.
 func TestTranscoderLeavesExtendedJSON(t *testing.T) {
 	var tc jsonTranscoder
 	for _, s := range []string{
-		`{"$oid":"5f1d7c5e2b3c4d5e6f708192"}`, `[{"a":{"\u0024date":1}}]`, `{"a":1,"$b":2}`,
-		strings.Repeat("[", 101) + strings.Repeat("]", 101), strings.Repeat(`{"a":`, 101) + "1" + strings.Repeat("}", 101),
-		strings.Repeat("[", 1e6) + strings.Repeat("]", 1e6),
+		`{"$oid":"5f1d7c5e2b3c4d5e6f708192"}`, `[{"a":{"\u0024date":1}}]`, `{"a":1,"$b":2}`, `{"$x":1,"a":[1,2]}`,
 	} {
 		if _, _, err := tc.transcode([]byte(s)); !errors.Is(err, errExtJSON) {
-			t.Errorf("transcode(%.40s…) error = %v, want errExtJSON", s, err)
+			t.Errorf("transcode(%s) error = %v, want errExtJSON", s, err)
+		}
+	}
+	for _, s := range []string{`{"$oid":"5f1d7c5e2b3c4d5e6f708192"`, `{"$x":"\u4}2D"}`, `{"$x":1,"a":[1,2}`, `{"$x":1} 2`} {
+		if _, _, err := tc.transcode([]byte(s)); err == nil || errors.Is(err, errExtJSON) {
+			t.Errorf("transcode(%s) error = %v, want a syntax error", s, err)
 		}
 	}
 	v, err := tc.document(`{"a":{"$oid":"5f1d7c5e2b3c4d5e6f708192"}}`)
@@ -225,8 +228,24 @@ func TestTranscoderLeavesExtendedJSON(t *testing.T) {
 	if id := v.(bson.RawValue).Document().Lookup("a"); id.Type != bson.TypeObjectID {
 		t.Errorf("$oid read as %v, want an ObjectId", id.Type)
 	}
-	if _, _, err := tc.transcode([]byte(strings.Repeat("[", 100) + strings.Repeat("]", 100))); err != nil {
-		t.Errorf("100 nested arrays: %v", err)
+}
+
+// TestTranscoderDepth: nesting up to 199 levels, more than MongoDB
+// stores, converts; deeper is an error, not a deep recursion.
+func TestTranscoderDepth(t *testing.T) {
+	var tc jsonTranscoder
+	for _, n := range []int{199, 200, 1e6} {
+		for _, s := range []string{
+			strings.Repeat("[", n) + strings.Repeat("]", n),
+			strings.Repeat(`{"a":[`, n/2) + strings.Repeat("[]", n%2) + strings.Repeat(`]}`, n/2),
+		} {
+			_, err := tc.document(s)
+			if want := n <= 199; (err == nil) != want {
+				t.Errorf("%d levels: error %v", n, err)
+			} else if !want && !strings.Contains(err.Error(), "nested deeper than 199 levels") {
+				t.Errorf("%d levels: error %q", n, err)
+			}
+		}
 	}
 }
 
@@ -362,11 +381,7 @@ func genString(r *rand.Rand, b []byte, key bool) []byte {
 	pieces := []string{"a", "Z", "key", " ", "é", "日本", "🤖", `\"`, `\\`, `\/`, `\b`, `\f`, `\n`, `\r`, `\t`,
 		`\u0041`, `\u00e9`, `\u4E2D`, `\ud83e\udd16`, `\ud83e`, `\udd16`, `\ud83e\u0041`, `\u0001`, `\u001f`, "\x7f", "\xff", "$"}
 	for n := r.IntN(20); n > 0; n-- {
-		p := pieces[r.IntN(len(pieces))]
-		if key && (p == "$" || p == "\xff") {
-			continue
-		}
-		b = append(b, p...)
+		b = append(b, pieces[r.IntN(len(pieces))]...)
 	}
 	return append(b, '"')
 }

@@ -69,15 +69,18 @@ func (k catalog) CreateTable(ctx context.Context, t *schema.Table) error {
 
 // BulkLoad implements engine.Catalog: one unordered insertMany per
 // loadChunk documents, each row a document whose fields are the columns.
-// A one-column primary key is the document's _id (see Fields), a JSON column's value (json.RawMessage, []byte or a
-// string holding JSON) is parsed into a nested document, and a Decimal
-// column's number becomes a Decimal128 rounded to the column's scale.
+// A one-column primary key is the document's _id (see Fields), a JSON
+// column's value (json.RawMessage, []byte or a string holding JSON) is
+// parsed into a nested document (invalid JSON fails the load with an
+// error naming the collection, field and row), and a Decimal column's
+// number becomes a Decimal128 rounded to the column's scale.
 func (k catalog) BulkLoad(ctx context.Context, t *schema.Table, src engine.RowSource) (int64, error) {
 	table, columns, kinds := t.Name, Fields(t), t.Columns
 	coll := k.c.db.Collection(table)
 	opts := options.InsertMany().SetOrdered(false).SetBypassDocumentValidation(true)
 	docs := make([]any, 0, loadChunk)
 	var n int64
+	var tc jsonTranscoder
 	flush := func() error {
 		if len(docs) == 0 {
 			return nil
@@ -97,13 +100,14 @@ func (k catalog) BulkLoad(ctx context.Context, t *schema.Table, src engine.RowSo
 		if len(vals) != len(columns) {
 			return n, fmt.Errorf("collection %s: row has %d values for %d fields", table, len(vals), len(columns))
 		}
+		row := n + int64(len(docs)) + 1 // counted from 1, as the source gave it
 		doc := make(bson.D, len(columns))
 		for i, col := range columns {
 			v := value(vals[i])
 			switch kinds[i].Type {
 			case schema.JSON:
-				if v, err = document(v); err != nil {
-					return n, fmt.Errorf("collection %s field %s: %w", table, col, err)
+				if v, err = tc.document(v); err != nil {
+					return n, fmt.Errorf("collection %s field %s row %d: %w", table, col, row, err)
 				}
 			case schema.Decimal:
 				v = decimal(v, kinds[i].Scale)
@@ -139,8 +143,11 @@ func value(v any) any {
 }
 
 // document parses a JSON value into BSON (a nested document, an array,
-// or a scalar); nil stays nil and other Go values pass unchanged.
-func document(v any) (any, error) {
+// or a scalar); nil stays nil and other Go values pass unchanged. Plain
+// JSON goes through the transcoder; a valid value it leaves to Extended
+// JSON (one with a '$' key) goes through bson.UnmarshalExtJSON, which
+// reads {"$oid": …} and the like as typed values.
+func (d *jsonTranscoder) document(v any) (any, error) {
 	var data []byte
 	switch x := v.(type) {
 	case json.RawMessage:
@@ -151,6 +158,13 @@ func document(v any) (any, error) {
 		data = []byte(x)
 	default:
 		return v, nil
+	}
+	t, b, err := d.transcode(data)
+	switch {
+	case err == nil:
+		return bson.RawValue{Type: t, Value: slices.Clone(b)}, nil
+	case !errors.Is(err, errExtJSON):
+		return nil, fmt.Errorf("not a JSON document: %w", err)
 	}
 	var wrap struct {
 		V bson.RawValue `bson:"v"`

@@ -40,7 +40,8 @@ func TestDecimal(t *testing.T) {
 }
 
 func TestDocument(t *testing.T) {
-	v, err := document(json.RawMessage(`{"a": {"b": [1, "x"]}, "n": 2.5}`))
+	var tc jsonTranscoder
+	v, err := tc.document(json.RawMessage(`{"a": {"b": [1, "x"]}, "n": 2.5}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,10 +49,10 @@ func TestDocument(t *testing.T) {
 	if rv.Type != bson.TypeEmbeddedDocument || fmt.Sprint(rv.Document().Lookup("a", "b")) != `[{"$numberInt":"1"},"x"]` {
 		t.Errorf("document = %v", rv)
 	}
-	if _, err := document("{nope"); err == nil {
+	if _, err := tc.document("{nope"); err == nil {
 		t.Error("bad JSON accepted")
 	}
-	if v, err := document(nil); v != nil || err != nil {
+	if v, err := tc.document(nil); v != nil || err != nil {
 		t.Errorf("document(nil) = %v, %v", v, err)
 	}
 }

@@ -65,9 +65,11 @@ type Progress struct {
 	// plan's own estimate of what remains, preparing data and starting
 	// servers not included.
 	Left time.Duration
-	// Current is the run starting ("round 2/3 c1"); empty when the
-	// report is of a run that ended.
-	Current string
+	// Current is the run starting ("round 2/3 c1"), and CurrentTime its
+	// warm-up and measurement; empty when the report is of a run that
+	// ended.
+	Current     string
+	CurrentTime time.Duration
 }
 
 // ErrInterrupted is returned when the context was canceled: the runs done
@@ -198,10 +200,12 @@ func (r *execution) run(ctx context.Context) error {
 	for _, i := range todo {
 		prog.Left += r.cells[r.st.Runs[i].Cell].runTime()
 	}
-	tell := func(current string) {
+	tell := func(current string, c Cell) {
 		if r.o.Progress != nil {
 			p := prog
-			p.Current = current
+			if current != "" {
+				p.Current, p.CurrentTime = current, c.runTime()
+			}
 			r.o.Progress(p)
 		}
 	}
@@ -212,7 +216,7 @@ func (r *execution) run(ctx context.Context) error {
 		rs := &r.st.Runs[i]
 		c := r.cells[rs.Cell]
 		prefix := fmt.Sprintf("[%d/%d] round %d/%d %s", n+1, len(todo), rs.Rep, r.p.Repetitions, c.ID)
-		tell(fmt.Sprintf("round %d/%d %s", rs.Rep, r.p.Repetitions, c.ID))
+		tell(fmt.Sprintf("round %d/%d %s", rs.Rep, r.p.Repetitions, c.ID), c)
 		if !r.prepared[c.Key] && r.broken[c.Key] == nil {
 			r.logf("%s: preparing %s", prefix, c.Key)
 			if err := r.ex.Prepare(ctx, c); err != nil {
@@ -235,7 +239,7 @@ func (r *execution) run(ctx context.Context) error {
 				return err
 			}
 			prog.Ended, prog.Failed, prog.Left = prog.Ended+1, prog.Failed+1, prog.Left-c.runTime()
-			tell("")
+			tell("", c)
 			continue
 		}
 		if stop, err := r.runOne(ctx, c, rs, prefix); stop {
@@ -245,7 +249,7 @@ func (r *execution) run(ctx context.Context) error {
 		if rs.Status == RunFailed {
 			prog.Failed++
 		}
-		tell("")
+		tell("", c)
 		if last[c.Key] == i && r.prepared[c.Key] {
 			r.release(ctx, c.Key)
 			if err := r.save(); err != nil {

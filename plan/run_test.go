@@ -731,7 +731,7 @@ func TestRunProgress(t *testing.T) {
 	}
 	for i := 0; i < 12; i++ {
 		start, end := got[2*i], got[2*i+1]
-		if start.Ended != i || end.Ended != i+1 || end.Current != "" || start.Current == "" ||
+		if start.Ended != i || end.Ended != i+1 || end.Current != "" || start.Current == "" || start.CurrentTime != 11*time.Second || end.CurrentTime != 0 ||
 			end.Left != time.Duration(11-i)*11*time.Second || end.Total != 12 {
 			t.Errorf("run %d: start %+v, end %+v", i+1, start, end)
 		}

@@ -155,11 +155,9 @@ func startCheck(st *State, what string) *checkProgress {
 	case st.Quiet:
 	case st.Terminal:
 		p.bars = newBars(st)
-		p.bar = p.bars.New(0, mpb.SpinnerStyle(),
-			mpb.BarFillerOnComplete(""),
-			mpb.PrependDecorators(decor.Name("checking "+what+" ")),
-			mpb.AppendDecorators(decor.Any(func(decor.Statistics) string {
-				return st.Now().Sub(p.start).Round(time.Second).String()
+		p.bar = p.bars.New(0, mpb.NopStyle(),
+			mpb.PrependDecorators(decor.Spinner(nil), decor.Any(func(decor.Statistics) string {
+				return " checking " + what + " " + st.Now().Sub(p.start).Round(time.Second).String()
 			})),
 			mpb.BarRemoveOnComplete(),
 		)
@@ -193,6 +191,8 @@ type planProgress struct {
 	bar  *mpb.Bar
 	mu   sync.Mutex
 	last plan.Progress
+	// started is when the last report's current run started.
+	started time.Time
 }
 
 func newPlanProgress(st *State, name string) *planProgress {
@@ -228,7 +228,7 @@ func (p *planProgress) update(pr plan.Progress) {
 	case p.st.Quiet:
 	case p.st.Terminal:
 		p.mu.Lock()
-		p.last = pr
+		p.last, p.started = pr, p.st.Now()
 		p.mu.Unlock()
 		if p.bar == nil {
 			p.bars = newBars(p.st)
@@ -242,7 +242,11 @@ func (p *planProgress) update(pr plan.Progress) {
 		}
 	default:
 		if pr.Current == "" {
-			fmt.Fprintf(p.st.Stdout, "progress: %s, ETA %s\n", planCounts(pr), pr.Left)
+			line := "progress: " + planCounts(pr)
+			if pr.Ended < pr.Total {
+				line += ", ETA " + pr.Left.Round(time.Second).String()
+			}
+			fmt.Fprintln(p.st.Stdout, line)
 		}
 	}
 }
@@ -253,14 +257,21 @@ func (p *planProgress) counts() string {
 	return "plan " + p.name + ": " + planCounts(p.last)
 }
 
+// eta is "round 2/3 c1, ETA 4m10s": the run going on and the time left,
+// which counts down during a run by as much as the run takes; nothing
+// once every run ended.
 func (p *planProgress) eta() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	s := "ETA " + p.last.Left.String()
-	if p.last.Current != "" {
-		s = p.last.Current + ", " + s
+	if p.last.Ended == p.last.Total {
+		return ""
 	}
-	return s
+	left := p.last.Left
+	if p.last.Current == "" {
+		return "ETA " + left.Round(time.Second).String()
+	}
+	left -= min(p.st.Now().Sub(p.started), p.last.CurrentTime)
+	return p.last.Current + ", ETA " + left.Round(time.Second).String()
 }
 
 // planCounts is "3/12 runs, 1 failed".

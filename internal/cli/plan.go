@@ -65,7 +65,7 @@ func newPlanCmd(st *State) *cobra.Command {
 			defer live.close()
 			st := quietly(st, quiet)
 			pp := newPlanProgress(st, p.Name)
-			ex := &planExecutor{st: st, out: pp.log(), connectTimeout: time.Duration(connectTimeout), loadThreads: loadThreads,
+			ex := &planExecutor{st: st, out: pp.log(), progress: pp, connectTimeout: time.Duration(connectTimeout), loadThreads: loadThreads,
 				targets: map[string]*planTarget{}, keys: map[plan.PrepareKey]string{}, live: live}
 			defer ex.closeAll()
 			if !st.Quiet {
@@ -158,8 +158,10 @@ func loadPlan(st *State, path string) (*plan.Plan, error) {
 // last prepare key is released, one result file per run.
 type planExecutor struct {
 	st *State
-	// out is where each run's line goes: the plan's log.
+	// out is where each run's line goes: the plan's log; progress is
+	// told when a run's measurement starts.
 	out            io.Writer
+	progress       *planProgress
 	connectTimeout time.Duration
 	loadThreads    int
 	targets        map[string]*planTarget // by label
@@ -258,6 +260,9 @@ func (ex *planExecutor) Run(ctx context.Context, c plan.Cell, rep int) (*result.
 	}
 	cfg := c.Config()
 	cfg.Now = ex.st.Now
+	if ex.progress != nil {
+		ex.progress.measuring()
+	}
 	file, err := pt.s.Measure(ctx, w, []runner.Config{cfg}, session.Hooks{
 		Observer: ex.live.observer(nil),
 		Before: func(cfg runner.Config) {

@@ -257,6 +257,14 @@ func (p *planProgress) counts() string {
 	return "plan " + p.name + ": " + planCounts(p.last)
 }
 
+// measuring says the current run's measurement (its warm-up first)
+// starts now, its data prepared: the ETA counts down from here.
+func (p *planProgress) measuring() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.started = p.st.Now()
+}
+
 // eta is "round 2/3 c1, ETA 4m10s": the run going on and the time left,
 // which counts down during a run by as much as the run takes; nothing
 // once every run ended.

@@ -271,6 +271,15 @@ func TestPlanETA(t *testing.T) {
 			t.Errorf("after %s: %q, want %q", tc.after, got, tc.want)
 		}
 	}
+	// A run whose data took 2 minutes to prepare counts down from the
+	// start of its measurement.
+	start = start.Add(2 * time.Minute)
+	now = start
+	p.measuring()
+	now = start.Add(10 * time.Second)
+	if got := p.eta(); got != "round 2/3 c1, ETA 1m50s" {
+		t.Errorf("after preparing: %q", got)
+	}
 	p.last = plan.Progress{Ended: 2, Total: 3, Left: time.Minute}
 	if got := p.eta(); got != "ETA 1m0s" {
 		t.Errorf("between runs: %q", got)

@@ -104,9 +104,15 @@ func (p *loadProgress) finish(ok bool) {
 	if p.bar == nil {
 		return
 	}
-	if ok {
+	p.mu.Lock()
+	last := p.last
+	p.mu.Unlock()
+	switch {
+	case ok && last.TotalBatches > 0 && last.Batches == last.TotalBatches:
+		p.bar.SetCurrent(int64(last.Batches)) // completes it
+	case ok:
 		p.bar.SetTotal(-1, true)
-	} else {
+	default:
 		p.bar.Abort(false)
 	}
 	p.bars.Wait()
@@ -297,10 +303,10 @@ func (p *planProgress) finish() {
 		return
 	}
 	p.mu.Lock()
-	all := p.last.Ended == p.last.Total
+	last := p.last
 	p.mu.Unlock()
-	if all {
-		p.bar.SetTotal(-1, true)
+	if last.Total > 0 && last.Ended == last.Total {
+		p.bar.SetCurrent(int64(last.Total)) // completes it
 	} else {
 		p.bar.Abort(false)
 	}

@@ -123,6 +123,19 @@ func TestLoadProgressTerminal(t *testing.T) {
 	}
 }
 
+// A load that ends before the first report draws a full bar all the same.
+func TestLoadProgressTerminalOneReport(t *testing.T) {
+	st, out := progressState(true, false)
+	p := newLoadProgress(st)
+	lps := loadReports()
+	p.update(lps[len(lps)-1])
+	p.finish(true)
+	frame := lastFrame(out.String())
+	if !regexp.MustCompile(`^40/40 batches, 10/10 warehouses \[=+\]\s+100 % 40000 rows, 3077 rows/s\n$`).MatchString(frame) {
+		t.Errorf("last frame %q", frame)
+	}
+}
+
 // A prepare that fails leaves the bar where it was.
 func TestLoadProgressTerminalAborted(t *testing.T) {
 	st, out := progressState(true, false)

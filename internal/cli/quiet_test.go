@@ -1,12 +1,16 @@
 package cli_test
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/dbarena/dbarena/internal/cli"
 )
 
 // prepare and check show their progress in plain lines when not on a
@@ -69,5 +73,35 @@ func TestPlanProgressLines(t *testing.T) {
 	o = dbarena(t, context.Background(), nil, "plan", "run", file, "-o", filepath.Join(dir, "quiet"), "--quiet")
 	if want := "plan lines: 2 runs done, 0 failed; results in " + filepath.Join(dir, "quiet") + "\n"; o.code != 0 || o.stdout != want {
 		t.Errorf("--quiet: exit %d, stdout %q, want %q; stderr %s", o.code, o.stdout, want, o.stderr)
+	}
+}
+
+// On a terminal, prepare's bar ends with every batch in, between its
+// first line and its summary; check's spinner is gone at the end.
+func TestPrepareCheckOnTerminal(t *testing.T) {
+	u := sqliteURL(t)
+	home := t.TempDir()
+	term := func(args ...string) (int, string, string) {
+		var out, errb bytes.Buffer
+		st := &cli.State{Stdout: &out, Stderr: &errb, Terminal: true, Now: time.Now, Version: "test", Commit: "none",
+			Getenv: func(k string) string {
+				if k == "DBARENA_HOME" {
+					return home
+				}
+				return ""
+			}}
+		code := cli.Main(context.Background(), st, args)
+		return code, out.String(), errb.String()
+	}
+	code, out, errs := term("prepare", "oltp_read_only", "--tables", "2", "--table-size", "500", "--target", u)
+	if code != 0 {
+		t.Fatalf("prepare: exit %d: %s", code, errs)
+	}
+	if !regexp.MustCompile(`(?s)^preparing oltp_read_only on \S+ with 4 loaders\n(.*(\n|\x1b\[J))?(\d+)/(\d+) batches \[=+\]\s+100 % 1000 rows, \d+ rows/s *\nprepared 2 tables, 1000 rows`).MatchString(out) {
+		t.Errorf("prepare on a terminal:\n%q", out)
+	}
+	code, out, errs = term("check", "oltp_read_only", "--tables", "2", "--table-size", "500", "--target", u)
+	if code != 0 || !regexp.MustCompile(`\x1b\[Jchecked in \S+\ncheck oltp_read_only on \S+: ok\n$`).MatchString(out) {
+		t.Errorf("check on a terminal: exit %d:\n%q\n%s", code, out, errs)
 	}
 }

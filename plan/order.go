@@ -45,7 +45,10 @@ func appendRound(out []Step, cells int, seed uint64, round int) []Step {
 func (p *Plan) Estimate() time.Duration {
 	var d time.Duration
 	for _, c := range p.Cells {
-		d += time.Duration(p.Repetitions) * (c.Workload.Run.Warmup + c.Workload.Run.Duration)
+		d += time.Duration(p.Repetitions) * c.runTime()
 	}
 	return d
 }
+
+// runTime is one repetition of c: its warm-up and measured phase.
+func (c Cell) runTime() time.Duration { return c.Workload.Run.Warmup + c.Workload.Run.Duration }

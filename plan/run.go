@@ -51,6 +51,25 @@ type RunOptions struct {
 	Log io.Writer
 	// Tool is the dbarena version, shown in the HTML report.
 	Tool string
+	// Progress, when set, is told where the plan stands when a run
+	// starts and when it ends (done or failed), on Run's goroutine.
+	Progress func(Progress)
+}
+
+// Progress is where a plan's Run stands. Its counts are of the runs this
+// Run does (a resumed plan's earlier runs are not among them).
+type Progress struct {
+	// Ended of Total runs ended; Failed of them failed.
+	Ended, Failed, Total int
+	// Left is the warm-up and measurement of the runs not ended: the
+	// plan's own estimate of what remains, preparing data and starting
+	// servers not included.
+	Left time.Duration
+	// Current is the run starting ("round 2/3 c1"), and CurrentTime its
+	// warm-up and measurement; empty when the report is of a run that
+	// ended.
+	Current     string
+	CurrentTime time.Duration
 }
 
 // ErrInterrupted is returned when the context was canceled: the runs done
@@ -177,6 +196,19 @@ func (r *execution) run(ctx context.Context) error {
 	if err := r.save(); err != nil {
 		return err
 	}
+	prog := Progress{Total: len(todo)}
+	for _, i := range todo {
+		prog.Left += r.cells[r.st.Runs[i].Cell].runTime()
+	}
+	tell := func(current string, c Cell) {
+		if r.o.Progress != nil {
+			p := prog
+			if current != "" {
+				p.Current, p.CurrentTime = current, c.runTime()
+			}
+			r.o.Progress(p)
+		}
+	}
 	for n, i := range todo {
 		if ctx.Err() != nil {
 			return r.interrupted(ctx)
@@ -184,6 +216,7 @@ func (r *execution) run(ctx context.Context) error {
 		rs := &r.st.Runs[i]
 		c := r.cells[rs.Cell]
 		prefix := fmt.Sprintf("[%d/%d] round %d/%d %s", n+1, len(todo), rs.Rep, r.p.Repetitions, c.ID)
+		tell(fmt.Sprintf("round %d/%d %s", rs.Rep, r.p.Repetitions, c.ID), c)
 		if !r.prepared[c.Key] && r.broken[c.Key] == nil {
 			r.logf("%s: preparing %s", prefix, c.Key)
 			if err := r.ex.Prepare(ctx, c); err != nil {
@@ -205,11 +238,18 @@ func (r *execution) run(ctx context.Context) error {
 			if err := r.save(); err != nil {
 				return err
 			}
+			prog.Ended, prog.Failed, prog.Left = prog.Ended+1, prog.Failed+1, prog.Left-c.runTime()
+			tell("", c)
 			continue
 		}
 		if stop, err := r.runOne(ctx, c, rs, prefix); stop {
 			return err
 		}
+		prog.Ended, prog.Left = prog.Ended+1, prog.Left-c.runTime()
+		if rs.Status == RunFailed {
+			prog.Failed++
+		}
+		tell("", c)
 		if last[c.Key] == i && r.prepared[c.Key] {
 			r.release(ctx, c.Key)
 			if err := r.save(); err != nil {

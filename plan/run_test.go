@@ -709,3 +709,43 @@ func TestStudyTables(t *testing.T) {
 		})
 	}
 }
+
+// TestRunProgress: Run tells its Progress when each run starts and ends,
+// with the runs ended, failed and the warm-up and measurement left; a
+// resumed plan counts only the runs it does.
+func TestRunProgress(t *testing.T) {
+	tmp := t.TempDir()
+	p := writePlan(t, tmp, experiment) // 12 runs of 1s + 10s
+	ex := &fake{prepareFail: map[string]error{"remote": errors.New("no server")}}
+	var got []plan.Progress
+	_, err := plan.Run(context.Background(), p, ex, plan.RunOptions{Now: clock(), Progress: func(pr plan.Progress) { got = append(got, pr) }})
+	if !errors.Is(err, plan.ErrRunsFailed) {
+		t.Fatal(err)
+	}
+	if len(got) != 24 {
+		t.Fatalf("%d reports, want 2 per run: %+v", len(got), got)
+	}
+	first := got[0]
+	if first.Ended != 0 || first.Failed != 0 || first.Total != 12 || first.Left != 132*time.Second || !strings.HasPrefix(first.Current, "round 1/2 ") {
+		t.Errorf("first report %+v", first)
+	}
+	for i := 0; i < 12; i++ {
+		start, end := got[2*i], got[2*i+1]
+		if start.Ended != i || end.Ended != i+1 || end.Current != "" || start.Current == "" || start.CurrentTime != 11*time.Second || end.CurrentTime != 0 ||
+			end.Left != time.Duration(11-i)*11*time.Second || end.Total != 12 {
+			t.Errorf("run %d: start %+v, end %+v", i+1, start, end)
+		}
+	}
+	if last := got[23]; last.Failed != 4 || last.Left != 0 {
+		t.Errorf("last report %+v, want the 4 runs of the target that did not prepare failed", last)
+	}
+
+	// Resumed: the 4 failed runs are all there is to do.
+	got = nil
+	if _, err := plan.Run(context.Background(), p, &fake{}, plan.RunOptions{Now: clock(), Progress: func(pr plan.Progress) { got = append(got, pr) }}); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 8 || got[0].Total != 4 || got[0].Left != 44*time.Second || got[7].Ended != 4 || got[7].Failed != 0 {
+		t.Errorf("resumed reports %+v", got)
+	}
+}

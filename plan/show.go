@@ -33,7 +33,7 @@ func Show(w io.Writer, p *Plan, opt RunOptions) error {
 			if r.Status != RunDone {
 				for _, c := range p.Cells {
 					if c.ID == r.Cell {
-						left += c.Workload.Run.Warmup + c.Workload.Run.Duration
+						left += c.runTime()
 					}
 				}
 			}

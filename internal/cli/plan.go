@@ -37,6 +37,7 @@ func newPlanCmd(st *State) *cobra.Command {
 	var connectTimeout = seconds(10 * time.Second)
 	var loadThreads int
 	var metricsAddr string
+	var quiet bool
 	run := &cobra.Command{
 		Use:   "run PLAN.yaml",
 		Short: "Run a plan's cells in interleaved, seeded rounds; resumes a half-finished results directory",
@@ -62,18 +63,28 @@ func newPlanCmd(st *State) *cobra.Command {
 				return err
 			}
 			defer live.close()
-			ex := &planExecutor{st: st, connectTimeout: time.Duration(connectTimeout), loadThreads: loadThreads,
+			st := quietly(st, quiet)
+			pp := newPlanProgress(st, p.Name)
+			ex := &planExecutor{st: st, out: pp.log(), progress: pp, connectTimeout: time.Duration(connectTimeout), loadThreads: loadThreads,
 				targets: map[string]*planTarget{}, keys: map[plan.PrepareKey]string{}, live: live}
 			defer ex.closeAll()
-			fmt.Fprintf(st.Stdout, "plan %s: %d cells × %d repetitions, about %s of measurement\n",
-				p.Name, len(p.Cells), p.Repetitions, p.Estimate().Round(time.Second))
-			state, err := plan.Run(cmd.Context(), p, ex, plan.RunOptions{Dir: dir, NoRetryFailed: noRetry, Now: st.Now, Log: st.Stdout,
-				Tool: "dbarena " + st.Version})
+			if !st.Quiet {
+				fmt.Fprintf(st.Stdout, "plan %s: %d cells × %d repetitions, about %s of measurement\n",
+					p.Name, len(p.Cells), p.Repetitions, p.Estimate().Round(time.Second))
+			}
+			state, err := plan.Run(cmd.Context(), p, ex, plan.RunOptions{Dir: dir, NoRetryFailed: noRetry, Now: st.Now, Log: pp.log(),
+				Tool: "dbarena " + st.Version, Progress: pp.update})
+			pp.finish()
+			resDir := dir
+			if resDir == "" {
+				resDir = plan.DefaultDir(p)
+			}
+			if st.Quiet && state != nil && (err == nil || errors.Is(err, plan.ErrRunsFailed)) {
+				// The plan's log, which ends with this, went nowhere.
+				done, failed, _ := state.Counts()
+				fmt.Fprintf(st.Stdout, "plan %s: %d runs done, %d failed; results in %s\n", p.Name, done, failed, resDir)
+			}
 			if err == nil {
-				resDir := dir
-				if resDir == "" {
-					resDir = plan.DefaultDir(p)
-				}
 				err = planThresholds(state, resDir)
 			}
 			return err
@@ -84,6 +95,7 @@ func newPlanCmd(st *State) *cobra.Command {
 	run.Flags().Var(&connectTimeout, "connect-timeout", "give up connecting after this long")
 	run.Flags().IntVar(&loadThreads, "load-threads", 4, "parallel loaders when a target is prepared")
 	addMetricsAddr(run.Flags(), &metricsAddr)
+	addQuiet(run.Flags(), &quiet)
 	show := &cobra.Command{
 		Use:   "show PLAN.yaml",
 		Short: "Print a plan's cells, their order and which runs are done",
@@ -145,7 +157,11 @@ func loadPlan(st *State, path string) (*plan.Plan, error) {
 // monitor) per target, shared by the target's workloads and kept until its
 // last prepare key is released, one result file per run.
 type planExecutor struct {
-	st             *State
+	st *State
+	// out is where each run's line goes: the plan's log; progress is
+	// told when a run's measurement starts.
+	out            io.Writer
+	progress       *planProgress
 	connectTimeout time.Duration
 	loadThreads    int
 	targets        map[string]*planTarget // by label
@@ -173,7 +189,7 @@ func (ex *planExecutor) open(ctx context.Context, c plan.Cell) (*planTarget, err
 	}
 	r.target.Label = c.Target.Label
 	// Every target of a plan is prepared when its data is missing.
-	s, err := openSession(ctx, ex.st, r, io.Discard, ex.loadThreads, true, false, 0)
+	s, err := openSession(ctx, ex.quiet(), r, io.Discard, ex.loadThreads, true, false, 0)
 	if err != nil {
 		_ = r.engine.Close()
 		return nil, err
@@ -186,7 +202,7 @@ func (ex *planExecutor) open(ctx context.Context, c plan.Cell) (*planTarget, err
 // quiet is the CLI state with progress lines kept out of the plan's log.
 func (ex *planExecutor) quiet() *State {
 	q := *ex.st
-	q.Stdout = io.Discard
+	q.Stdout, q.Quiet = io.Discard, true
 	return &q
 }
 
@@ -244,6 +260,9 @@ func (ex *planExecutor) Run(ctx context.Context, c plan.Cell, rep int) (*result.
 	}
 	cfg := c.Config()
 	cfg.Now = ex.st.Now
+	if ex.progress != nil {
+		ex.progress.measuring()
+	}
 	file, err := pt.s.Measure(ctx, w, []runner.Config{cfg}, session.Hooks{
 		Observer: ex.live.observer(nil),
 		Before: func(cfg runner.Config) {
@@ -251,9 +270,9 @@ func (ex *planExecutor) Run(ctx context.Context, c plan.Cell, rep int) (*result.
 		},
 		After: func(run *result.Run) {
 			ex.live.end()
-			fmt.Fprintf(ex.st.Stdout, "    %s\n", planLine(run))
+			fmt.Fprintf(ex.out, "    %s\n", planLine(run))
 			if failed := threshold.Failed(run); len(failed) > 0 {
-				fmt.Fprintf(ex.st.Stdout, "    thresholds failed: %s\n", strings.Join(failed, ", "))
+				fmt.Fprintf(ex.out, "    thresholds failed: %s\n", strings.Join(failed, ", "))
 			}
 		},
 	})

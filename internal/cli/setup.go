@@ -19,6 +19,7 @@ func newPrepareCmd(st *State, m workload.Meta) *cobra.Command {
 	w := m.New()
 	var tf targetFlags
 	var loadThreads int
+	var quiet bool
 	cmd := &cobra.Command{
 		Use:   m.Name,
 		Short: m.Description,
@@ -36,20 +37,23 @@ func newPrepareCmd(st *State, m workload.Meta) *cobra.Command {
 				return err
 			}
 			defer r.engine.Close()
-			return prepare(cmd.Context(), st, r, w, loadThreads)
+			return prepare(cmd.Context(), quietly(st, quiet), r, w, loadThreads)
 		},
 	}
 	tf.register(cmd.Flags())
 	cmd.Flags().IntVar(&loadThreads, "load-threads", 4, "parallel loaders, each with its own connection")
+	addQuiet(cmd.Flags(), &quiet)
 	cmd.Flags().AddFlagSet(w.Flags())
 	return cmd
 }
 
 // prepare loads w into r and prints progress and a summary.
 func prepare(ctx context.Context, st *State, r *resolved, w workload.Workload, loadThreads int) error {
-	fmt.Fprintf(st.Stdout, "preparing %s on %s with %d loaders\n", w.Meta().Name, r.target, loadThreads)
+	if !st.Quiet {
+		fmt.Fprintf(st.Stdout, "preparing %s on %s with %d loaders\n", w.Meta().Name, r.target, loadThreads)
+	}
 	printNotes(st.Stdout, w)
-	pb := &progress{w: st.Stdout, terminal: st.Terminal}
+	pb := newLoadProgress(st)
 	// Loading allocates short-lived rows at a high rate over a small live
 	// heap; a higher GC target trades a few MB for much less collection.
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
@@ -58,7 +62,7 @@ func prepare(ctx context.Context, st *State, r *resolved, w workload.Workload, l
 		Progress:    pb.update,
 		Now:         st.Now,
 	})
-	pb.finish()
+	pb.finish(err == nil)
 	if err != nil {
 		return err
 	}
@@ -151,61 +155,10 @@ func humanBytes(n int64) string {
 	return fmt.Sprintf("%.1f %s", v, units[u])
 }
 
-// progress draws a one-line bar on a terminal and plain lines otherwise.
-type progress struct {
-	w        io.Writer
-	terminal bool
-	drawn    bool
-	lastLine time.Duration
-	// lastBatches is the batch count of the last plain line.
-	lastBatches int
-}
-
-func (p *progress) update(lp runner.LoadProgress) {
-	frac := 0.0
-	if lp.TotalBatches > 0 {
-		frac = float64(lp.Batches) / float64(lp.TotalBatches)
-	}
-	rate := 0.0
-	if s := lp.Elapsed.Seconds(); s > 0 {
-		rate = float64(lp.Rows) / s
-	}
-	eta := "?"
-	if frac > 0 {
-		eta = (time.Duration(float64(lp.Elapsed)/frac) - lp.Elapsed).Round(time.Second).String()
-	}
-	if p.terminal {
-		const width = 30
-		n := int(frac * width)
-		fmt.Fprintf(p.w, "\r[%s%s] %3.0f%%%s %d rows %.0f rows/s ETA %s   ",
-			strings.Repeat("#", n), strings.Repeat(".", width-n), frac*100, units(lp), lp.Rows, rate, eta)
-		p.drawn = true
-		return
-	}
-	// Plain lines: every 5 s and at the end, for logs.
-	if (lp.Done && lp.Batches != p.lastBatches) || lp.Elapsed-p.lastLine >= 5*time.Second {
-		p.lastLine, p.lastBatches = lp.Elapsed, lp.Batches
-		fmt.Fprintf(p.w, "loaded %d/%d batches%s, %d rows, %.0f rows/s\n", lp.Batches, lp.TotalBatches, units(lp), lp.Rows, rate)
-	}
-}
-
-// units is ", 3/10 warehouses" for workloads that load in units.
-func units(lp runner.LoadProgress) string {
-	if lp.Unit == "" {
-		return ""
-	}
-	return fmt.Sprintf(", %d/%d %s", lp.UnitsDone, lp.Units, lp.Unit)
-}
-
-func (p *progress) finish() {
-	if p.drawn {
-		fmt.Fprintln(p.w)
-	}
-}
-
 func newCheckCmd(st *State, m workload.Meta) *cobra.Command {
 	w := m.New()
 	var tf targetFlags
+	var quiet bool
 	cmd := &cobra.Command{
 		Use:   m.Name,
 		Short: m.Description,
@@ -219,7 +172,9 @@ func newCheckCmd(st *State, m workload.Meta) *cobra.Command {
 				return err
 			}
 			defer r.engine.Close()
+			pc := startCheck(quietly(st, quiet), fmt.Sprintf("%s on %s", w.Meta().Name, r.target))
 			problems, err := runner.Check(cmd.Context(), r.engine, w)
+			pc.finish(err == nil)
 			if err != nil {
 				if cmd.Context().Err() != nil {
 					err = fmt.Errorf("check %s on %s: %w (check only reads: nothing to roll back)", w.Meta().Name, r.target, err)
@@ -237,6 +192,7 @@ func newCheckCmd(st *State, m workload.Meta) *cobra.Command {
 		},
 	}
 	tf.register(cmd.Flags())
+	addQuiet(cmd.Flags(), &quiet)
 	cmd.Flags().AddFlagSet(w.Flags())
 	return cmd
 }

@@ -21,6 +21,9 @@ type State struct {
 	Now func() time.Time
 	// Terminal says whether Stdout is a terminal (progress bars) .
 	Terminal bool
+	// Quiet leaves progress out of Stdout: errors and a command's
+	// summary only. Commands with progress set it from their --quiet.
+	Quiet bool
 	// Version and Commit identify the build.
 	Version, Commit string
 }

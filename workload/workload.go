@@ -137,6 +137,28 @@ type Checker interface {
 	Check(ctx context.Context, c engine.Conn) ([]Problem, error)
 }
 
+// CheckProgress is told, by a Checker that checks its invariants one
+// after the other, each time one is done: done of total, and the name of
+// the one done. It is called on the Checker's goroutine.
+type CheckProgress func(done, total int, name string)
+
+type checkProgressKey struct{}
+
+// WithCheckProgress returns ctx carrying p, for the Checker that Check is
+// called with ctx to report its progress.
+func WithCheckProgress(ctx context.Context, p CheckProgress) context.Context {
+	return context.WithValue(ctx, checkProgressKey{}, p)
+}
+
+// ReportCheck tells the CheckProgress ctx carries, if any, that check
+// done of total (named name) is done. Checkers call it after each of
+// their invariants.
+func ReportCheck(ctx context.Context, done, total int, name string) {
+	if p, ok := ctx.Value(checkProgressKey{}).(CheckProgress); ok && p != nil {
+		p(done, total, name)
+	}
+}
+
 // Problem is one violated invariant found by Check.
 type Problem struct {
 	Check  string // short name of the invariant

@@ -143,27 +143,58 @@ func units(lp runner.LoadProgress) string {
 	return fmt.Sprintf(", %d/%d %s", lp.UnitsDone, lp.Units, lp.Unit)
 }
 
-// checkProgress shows that a check is running: a workload's Checker does
-// not say how far it is, so there is no percentage, only a spinner with
-// the time so far on a terminal (removed at the end) and, on any
-// output, one line when it ends.
+// checkProgress shows that a check is running: a spinner with the time
+// so far on a terminal (removed at the end) and, on any output, one line
+// when it ends. A Checker that reports its checks one by one
+// (workload.ReportCheck) adds how many are done of how many, and the last
+// one done: on the spinner's line, and on plain lines at most every 5 s.
 type checkProgress struct {
 	st    *State
 	start time.Time
 	bars  *mpb.Progress
 	bar   *mpb.Bar
+
+	mu          sync.Mutex
+	done, total int
+	last        string
+	lastLine    time.Time
+}
+
+// report is the workload.CheckProgress of the check.
+func (p *checkProgress) report(done, total int, name string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done, p.total, p.last = done, total, name
+	if p.st.Quiet || p.st.Terminal {
+		return
+	}
+	if now := p.st.Now(); now.Sub(p.lastLine) >= 5*time.Second {
+		p.lastLine = now
+		fmt.Fprintf(p.st.Stdout, "checked %d/%d: %s\n", done, total, name)
+	}
+}
+
+// counts is ": 3/12 checks done (the last: …)" once the Checker reported.
+func (p *checkProgress) counts() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.total == 0 {
+		return ""
+	}
+	return fmt.Sprintf(": %d/%d checks done (the last: %s)", p.done, p.total, p.last)
 }
 
 // startCheck shows what is being checked ("tpcc on sqlite:///t.db").
 func startCheck(st *State, what string) *checkProgress {
 	p := &checkProgress{st: st, start: st.Now()}
+	p.lastLine = p.start
 	switch {
 	case st.Quiet:
 	case st.Terminal:
 		p.bars = newBars(st)
 		p.bar = p.bars.New(0, mpb.NopStyle(),
 			mpb.PrependDecorators(decor.Spinner(nil), decor.Any(func(decor.Statistics) string {
-				return " checking " + what + " " + st.Now().Sub(p.start).Round(time.Second).String()
+				return " checking " + what + " " + st.Now().Sub(p.start).Round(time.Second).String() + p.counts()
 			})),
 			mpb.BarRemoveOnComplete(),
 		)

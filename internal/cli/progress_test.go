@@ -194,6 +194,31 @@ func TestCheckProgress(t *testing.T) {
 	}
 }
 
+// A Checker that reports its checks one by one adds a plain line at most
+// every 5 s; --quiet prints none.
+func TestCheckProgressCounts(t *testing.T) {
+	st, out := progressState(false, false) // the clock moves 1.7 s a read
+	p := startCheck(st, "tpce on sqlite:///t.db")
+	for i, name := range []string{"a", "b", "c", "d"} {
+		p.report(i+1, 4, name)
+	}
+	p.finish(true)
+	if got, want := out.String(), "checking tpce on sqlite:///t.db\nchecked 3/4: c\nchecked in 8.5s\n"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got := p.counts(); got != ": 4/4 checks done (the last: d)" {
+		t.Errorf("counts %q", got)
+	}
+	st, out = progressState(false, true)
+	p = startCheck(st, "tpce on sqlite:///t.db")
+	p.report(1, 4, "a")
+	p.report(4, 4, "d")
+	p.finish(true)
+	if out.String() != "" {
+		t.Errorf("quiet: %q", out.String())
+	}
+}
+
 // planReports is a plan of 3 runs of 1m each, the second failing, as
 // plan.Run reports it, with the plan's log lines between.
 func drivePlan(p *planProgress) {

@@ -173,7 +173,7 @@ func newCheckCmd(st *State, m workload.Meta) *cobra.Command {
 			}
 			defer r.engine.Close()
 			pc := startCheck(quietly(st, quiet), fmt.Sprintf("%s on %s", w.Meta().Name, r.target))
-			problems, err := runner.Check(cmd.Context(), r.engine, w)
+			problems, err := runner.Check(workload.WithCheckProgress(cmd.Context(), pc.report), r.engine, w)
 			pc.finish(err == nil)
 			if err != nil {
 				if cmd.Context().Err() != nil {

@@ -208,9 +208,14 @@ func TestCheck(t *testing.T) {
 				t.Fatalf("prepare: %v", err)
 			}
 			t.Logf("prepared %d rows in %s", stats.Rows, stats.Duration)
-			problems, err := runner.Check(ctx, e, w)
+			var done, total int
+			progress := workload.WithCheckProgress(ctx, func(d, n int, _ string) { done, total = d, n })
+			problems, err := runner.Check(progress, e, w)
 			if err != nil || len(problems) > 0 {
 				t.Fatalf("check after prepare: %v %v", problems, err)
+			}
+			if done == 0 || done != total {
+				t.Errorf("check reported %d of %d checks done", done, total)
 			}
 			c := enginetest.Connect(t, e)
 			t.Run("trade_request_has_its_key", func(t *testing.T) {

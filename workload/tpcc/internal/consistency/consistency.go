@@ -60,6 +60,13 @@ func Check(ctx context.Context, c engine.SQLConn) ([]workload.Problem, error) {
 // CheckWith is Check with options; with Fresh it checks condition 11 too.
 func CheckWith(ctx context.Context, c engine.SQLConn, opts Options) ([]workload.Problem, error) {
 	var problems []workload.Problem
+	total := 0
+	for i := range conditions {
+		if !conditions[i].freshOnly || opts.Fresh {
+			total++
+		}
+	}
+	done := 0
 	for i := range conditions {
 		cd := &conditions[i]
 		if cd.freshOnly && !opts.Fresh {
@@ -72,6 +79,8 @@ func CheckWith(ctx context.Context, c engine.SQLConn, opts Options) ([]workload.
 		if p != nil {
 			problems = append(problems, *p)
 		}
+		done++
+		workload.ReportCheck(ctx, done, total, cd.Check())
 	}
 	return problems, nil
 }

@@ -114,7 +114,9 @@ func Check(ctx context.Context, c engine.SQLConn, cfg Config) ([]workload.Proble
 	if err != nil {
 		return problems, err
 	}
-	for _, r := range rules(fresh) {
+	rs := rules(fresh)
+	workload.ReportCheck(ctx, 1, len(rs)+1, "row counts")
+	for i, r := range rs {
 		p, err := r.check(ctx, c)
 		if err != nil {
 			return problems, err
@@ -122,6 +124,7 @@ func Check(ctx context.Context, c engine.SQLConn, cfg Config) ([]workload.Proble
 		if p != nil {
 			problems = append(problems, *p)
 		}
+		workload.ReportCheck(ctx, i+2, len(rs)+1, r.name)
 	}
 	return problems, nil
 }

@@ -213,10 +213,13 @@ const (
 	MaxDelay  = 5 * time.Second
 	// FeedEntries is the number of ticker entries of a Market-Feed.
 	FeedEntries = 20
-	// triggerStep is the step of the search for a limit's crossing; the
-	// price moves at most 2.3 cents a second, so a step this short sees
-	// every cent it passes.
+	// triggerStep is the shortest step of the search for a limit's
+	// crossing: the price (1,000 cents up and down in 900 s) holds each
+	// cent it passes for at least 0.45 s, so a step this short sees it.
 	triggerStep = 100 * time.Millisecond
+	// maxSlope bounds the price's speed in cents a second (2.22), with a
+	// margin.
+	maxSlope = 2.5
 	// pricePeriod is the price's period: within it, the price takes
 	// every value it ever takes.
 	pricePeriod = 900 * time.Second
@@ -323,13 +326,18 @@ func (e *MEE) Release(orders []Order, now time.Time) {
 // it already does); ok is false when it never does (a limit outside the
 // prices' range). o must be a limit or stop-loss order.
 func TriggerTime(m *gen.Model, o Order, from time.Time) (t time.Time, ok bool) {
-	if o.triggered(m.Price(o.Security, from)) {
+	p := m.Price(o.Security, from)
+	if o.triggered(p) {
 		return from, true
 	}
 	lo := from // the price does not reach the limit at lo
-	for step := triggerStep; step <= pricePeriod+triggerStep; step += triggerStep {
-		hi := from.Add(step)
-		if !o.triggered(m.Price(o.Security, hi)) {
+	for lo.Sub(from) <= pricePeriod+triggerStep {
+		// The price moves at most maxSlope cents a second and is rounded
+		// to the cent: d cents from the limit, it cannot reach it for
+		// (d-1)/maxSlope seconds.
+		d := max(p-o.Limit, o.Limit-p)
+		hi := lo.Add(max(triggerStep, time.Duration(float64(d-1)/maxSlope*float64(time.Second))))
+		if p = m.Price(o.Security, hi); !o.triggered(p) {
 			lo = hi
 			continue
 		}

@@ -116,7 +116,13 @@ func limitOrders(r *gen.Rand, n int) []Order {
 func TestTriggerTime(t *testing.T) {
 	m := testModel()
 	r := gen.NewRand(4, 4, 4)
-	for i, o := range limitOrders(r, 80) {
+	orders := limitOrders(r, 200)
+	// The extremes: the price touches $30.00 and $20.00 once a period.
+	for s := range int64(10) {
+		orders = append(orders, Order{Security: s, Type: LimitSell, Limit: 3000}, Order{Security: s, Type: LimitBuy, Limit: 2000},
+			Order{Security: s, Type: StopLoss, Limit: 2001}, Order{Security: s, Type: LimitSell, Limit: 2999})
+	}
+	for i, o := range orders {
 		from := t0.Add(time.Duration(r.Int64Range(0, int64(time.Hour))))
 		at, ok := TriggerTime(m, o, from)
 		if !ok {

@@ -128,6 +128,11 @@ func TestKindString(t *testing.T) {
 
 func TestEnvTables(t *testing.T) {
 	e := testEnv(t, 1)
+	// The largest ca_id is an account, the last of the last customer.
+	validAccount(t, e, e.maxAcctID)
+	if first, n := e.m.Accounts(e.cfg.Customers); e.maxAcctID != first+int64(n)-1 {
+		t.Errorf("max account %d, the last customer's are %d … %d", e.maxAcctID, first, first+int64(n)-1)
+	}
 	if n := len(e.SectorNames()); n != 12 {
 		t.Errorf("%d sectors, want 12", n)
 	}
@@ -358,13 +363,16 @@ func TestMarketWatch(t *testing.T) {
 			t.Fatalf("start day %v has no daily_market rows", in.StartDay)
 		}
 		weekdays[int(in.StartDay.Weekday())-1]++
-		weeksBack := (len(e.days)-1)/5 - i/5
-		minWeek, maxWeek = min(minWeek, weeksBack), max(maxWeek, weeksBack)
+		week := i / 5
+		minWeek, maxWeek = min(minWeek, week), max(maxWeek, week)
+		if i%5 != int(in.StartDay.Weekday())-1 {
+			t.Fatalf("day %d of daily_market is a %v", i, in.StartDay.Weekday())
+		}
 	}
 	checkChi(t, "sources", sources, []float64{0.6, 0.35, 0.05})
 	checkChi(t, "weekdays", weekdays, []float64{0.2, 0.07, 0.06, 0.07, 0.6})
 	if minWeek < 5 || maxWeek > 260 {
-		t.Errorf("start days %d … %d weeks back, want 5 … 260", minWeek, maxWeek)
+		t.Errorf("start days in weeks %d … %d of daily_market, want 5 … 260", minWeek, maxWeek)
 	}
 	// The industry window covers every company when there are fewer.
 	small := testEnv(t, 2)
@@ -467,6 +475,9 @@ func TestTradeLookup(t *testing.T) {
 		case 3:
 			validSymbol(t, e, in.Symbol)
 			checkWindow(t, e, in.StartTradeDTS, in.EndTradeDTS, BackoffFrame3)
+			if in.MaxAcctID != e.maxAcctID {
+				t.Fatalf("frame 3: max account %d, want %d", in.MaxAcctID, e.maxAcctID)
+			}
 		case 4:
 			validAccount(t, e, in.AcctID)
 			checkWindow(t, e, in.StartTradeDTS, time.Time{}, BackoffFrame4)
@@ -514,6 +525,9 @@ func TestTradeUpdate(t *testing.T) {
 		case 3:
 			validSymbol(t, e, in.Symbol)
 			checkWindow(t, e, in.StartTradeDTS, in.EndTradeDTS, BackoffFrame3)
+			if in.MaxAcctID != e.maxAcctID {
+				t.Fatalf("frame 3: max account %d, want %d", in.MaxAcctID, e.maxAcctID)
+			}
 		}
 	}
 	checkChi(t, "frames", frames, []float64{0.33, 0.33, 0.34})
@@ -594,11 +608,10 @@ func TestTradeOrder(t *testing.T) {
 	}
 	checkChi(t, "quantities", []int{qtys[100], qtys[200], qtys[400], qtys[800]}, []float64{0.25, 0.25, 0.25, 0.25})
 	checkShare(t, "by symbol", bySymbol, draws, 0.6)
-	// The owner executes 90%, and the other 10% when the account permits
-	// nobody else (60% of accounts).
-	checkShare(t, "owner executes", owner, draws, 0.9+0.1*0.6)
+	checkShare(t, "owner executes", owner, draws, 0.9)
 	checkShare(t, "LIFO", lifo, draws, 0.35)
-	checkShare(t, "margin buys", margin, buys, 0.08)
+	checkShare(t, "margin buys", margin, buys, 0.16)
+	checkShare(t, "margin orders", margin, draws, 0.08)
 	checkShare(t, "rollbacks", rollbacks, draws, 1.0/RollbackOneIn)
 	// $20.00 … $30.00 by the dollar, the last bucket with $30.00 too.
 	shares := slices.Repeat([]float64{100.0 / 1001}, 10)

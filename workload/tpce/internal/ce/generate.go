@@ -49,6 +49,8 @@ type Env struct {
 	perLU       int64
 	initialSpan time.Duration
 	windowEnd   time.Time
+	// maxAcctID is the largest ca_id.
+	maxAcctID int64
 }
 
 // ErrTable is returned by NewEnv when a fixed table's rows cannot be
@@ -77,6 +79,8 @@ func NewEnv(m *gen.Model) (*Env, error) {
 	e.perLU = cfg.InitialTrades()
 	e.initialSpan = time.Duration(cfg.ITD) * gen.TradingDay
 	e.windowEnd = cfg.InitialTradesEnd().Add(WindowEndDelay)
+	first, n := m.Accounts(cfg.Customers)
+	e.maxAcctID = first + int64(n) - 1
 	return e, nil
 }
 
@@ -255,8 +259,8 @@ var watchWeekdays = [5]int{20, 7, 6, 7, 60}
 // MarketWatch draws Market-Watch's input: the watch list of a customer
 // (60%), the holdings of an account (35%) or the companies of an
 // industry within a window of IndustryWindow co_ids (5%); the start day
-// is NURand(0, 255, 255, 0)+5 weeks before daily_market's last week, on
-// a weekday drawn from watchWeekdays.
+// is on a weekday drawn from watchWeekdays of the week NURand(0, 255,
+// 255, 0)+5 after daily_market's first (so weeks 5 … 260 of its 261).
 func (g *Generator) MarketWatch(r *gen.Rand) MarketWatch {
 	var in MarketWatch
 	switch x := r.Intn(100); {
@@ -277,8 +281,7 @@ func (g *Generator) MarketWatch(r *gen.Rand) MarketWatch {
 		x -= watchWeekdays[wd]
 		wd++
 	}
-	lastWeek := len(g.env.days)/5 - 1
-	in.StartDay = g.env.days[(lastWeek-week)*5+wd]
+	in.StartDay = g.env.days[week*5+wd]
 	return in
 }
 
@@ -337,6 +340,7 @@ func (g *Generator) TradeLookup(r *gen.Rand) TradeLookup {
 		in.Symbol = gen.Symbol(g.security(r))
 		in.StartTradeDTS = g.startTime(r, BackoffFrame3)
 		in.EndTradeDTS, in.MaxTrades = g.env.windowEnd, MaxTrades
+		in.MaxAcctID = g.env.maxAcctID
 	default:
 		in.Frame = 4
 		_, in.AcctID = g.account(r)
@@ -363,6 +367,7 @@ func (g *Generator) TradeUpdate(r *gen.Rand) TradeUpdate {
 		in.Symbol = gen.Symbol(g.security(r))
 		in.StartTradeDTS = g.startTime(r, BackoffFrame3)
 		in.EndTradeDTS, in.MaxTrades = g.env.windowEnd, MaxTrades
+		in.MaxAcctID = g.env.maxAcctID
 	}
 	return in
 }
@@ -374,6 +379,16 @@ var orderTypes = [...]struct {
 	weight int
 }{{TypeMarketBuy, 30}, {TypeMarketSell, 30}, {TypeLimitBuy, 20}, {TypeLimitSell, 10}, {TypeStopLoss, 10}}
 
+// ownerOfShared is the percentage of the orders on an account with
+// other permitted people that its owner places: (90-60)/(100-60), so
+// that the owner places 90% of all orders, 60% of accounts permitting
+// no one else (gen's account_permission).
+const ownerOfShared = 75
+
+// MarginOfBuys is the percentage of buy orders on margin: 8% of all
+// orders, buys being half of them.
+const MarginOfBuys = 16
+
 // RollbackOneIn is the odds of a Trade-Order rolling back on purpose: 1
 // in RollbackOneIn.
 const RollbackOneIn = 101
@@ -382,8 +397,8 @@ const RollbackOneIn = 101
 // security of the account's basket named by symbol (60%) or by company
 // name and issue (40%), the owner executing (90%) or else a person the
 // account permits, a quantity of 100, 200, 400 or 800, a price of $20
-// to $30, the type by orderTypes' weights, margin on 8% of buys, LIFO on
-// 35% and a rollback 1 in RollbackOneIn.
+// to $30, the type by orderTypes' weights, margin on MarginOfBuys% of
+// buys (8% of orders), LIFO on 35% and a rollback 1 in RollbackOneIn.
 func (g *Generator) TradeOrder(r *gen.Rand) TradeOrder {
 	m := g.env.m
 	cid, ca := g.account(r)
@@ -391,10 +406,9 @@ func (g *Generator) TradeOrder(r *gen.Rand) TradeOrder {
 	g.buf = basket
 	s := basket[r.Intn(len(basket))]
 	in := TradeOrder{AcctID: ca, Security: s}
-	in.ExecIsOwner = r.Percent(90)
-	if !in.ExecIsOwner && m.Permissions(ca) == 1 {
-		in.ExecIsOwner = true // nobody else may trade the account
-	}
+	// The owner executes 90% of orders: all of those on accounts no one
+	// else may trade (60% of accounts), ownerOfShared% of the others.
+	in.ExecIsOwner = m.Permissions(ca) == 1 || r.Percent(ownerOfShared)
 	in.ExecFirstName, in.ExecLastName = m.Executor(ca, in.ExecIsOwner)
 	if in.ExecIsOwner {
 		in.ExecTaxID = m.CustomerTaxID(cid)
@@ -416,7 +430,7 @@ func (g *Generator) TradeOrder(r *gen.Rand) TradeOrder {
 		x -= t.weight
 	}
 	in.IsLIFO = r.Percent(35)
-	in.TypeIsMargin = in.IsBuy() && r.Percent(8)
+	in.TypeIsMargin = in.IsBuy() && r.Percent(MarginOfBuys)
 	in.RollItBack = r.Intn(RollbackOneIn) == 0
 	return in
 }

@@ -84,12 +84,14 @@ type SecurityDetail struct {
 // other fields are set.
 //   - Frame 1: TradeIDs (20 distinct ids of initial trades).
 //   - Frame 2: AcctID, StartTradeDTS, EndTradeDTS and MaxTrades.
-//   - Frame 3: Symbol, StartTradeDTS, EndTradeDTS and MaxTrades.
+//   - Frame 3: Symbol, StartTradeDTS, EndTradeDTS, MaxTrades and
+//     MaxAcctID (the largest ca_id).
 //   - Frame 4: AcctID and StartTradeDTS.
 type TradeLookup struct {
 	Frame         int
 	TradeIDs      []int64
 	AcctID        int64
+	MaxAcctID     int64
 	Symbol        string
 	StartTradeDTS time.Time
 	EndTradeDTS   time.Time
@@ -103,6 +105,7 @@ type TradeUpdate struct {
 	Frame         int
 	TradeIDs      []int64
 	AcctID        int64
+	MaxAcctID     int64
 	Symbol        string
 	StartTradeDTS time.Time
 	EndTradeDTS   time.Time
@@ -129,7 +132,9 @@ type TradeOrder struct {
 	ExecFirstName string
 	ExecLastName  string
 	ExecIsOwner   bool
-	// ExecTaxID is the owner's c_tax_id when ExecIsOwner, else "".
+	// ExecTaxID is the owner's c_tax_id when ExecIsOwner, else "" (gen
+	// does not export the other people's ap_tax_id: frame 2 matches
+	// account_permission on the names).
 	ExecTaxID string
 	Symbol    string
 	CoName    string

@@ -30,18 +30,26 @@ const (
 	KindTradeOrder
 	KindTradeStatus
 	KindTradeUpdate
-	// Kinds is the number of kinds.
+	// Kinds is the number of kinds the deck deals.
 	Kinds = int(KindTradeUpdate) + 1
 )
 
-var kindNames = [Kinds]string{
+// The transactions the driver starts itself, not dealt: Data-Maintenance
+// on a timer and Trade-Cleanup once, at the start.
+const (
+	KindDataMaintenance = Kind(Kinds) + iota
+	KindTradeCleanup
+)
+
+var kindNames = [...]string{
 	"Broker-Volume", "Customer-Position", "Market-Watch", "Security-Detail",
 	"Trade-Lookup", "Trade-Order", "Trade-Status", "Trade-Update",
+	"Data-Maintenance", "Trade-Cleanup",
 }
 
 // String is the specification's name of k ("Trade-Order").
 func (k Kind) String() string {
-	if int(k) < Kinds {
+	if int(k) < len(kindNames) {
 		return kindNames[k]
 	}
 	return "unknown"

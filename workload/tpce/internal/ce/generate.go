@@ -51,6 +51,8 @@ type Env struct {
 	windowEnd   time.Time
 	// maxAcctID is the largest ca_id.
 	maxAcctID int64
+	// taxrates are the tx_id values.
+	taxrates []string
 }
 
 // ErrTable is returned by NewEnv when a fixed table's rows cannot be
@@ -69,6 +71,9 @@ func NewEnv(m *gen.Model) (*Env, error) {
 		return nil, err
 	}
 	if e.industries, err = column[string](m, schema.Industry, 1, -1); err != nil {
+		return nil, err
+	}
+	if e.taxrates, err = column[string](m, schema.Taxrate, 0, -1); err != nil {
 		return nil, err
 	}
 	// The first security's daily_market rows carry every date.

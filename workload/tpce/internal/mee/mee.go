@@ -28,6 +28,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/dbarena/dbarena/workload/tpce/internal/ce"
 	"github.com/dbarena/dbarena/workload/tpce/internal/gen"
 )
 
@@ -465,4 +466,10 @@ func (e *MEE) Stats() Stats {
 	s := e.stats
 	s.Timers, s.Triggered, s.Ticker, s.Ready = len(e.timers), len(e.triggered), len(e.entries), len(e.ready)
 	return s
+}
+
+// FromTradeOrder is the order of the trade tradeID a Trade-Order with
+// input in committed.
+func FromTradeOrder(tradeID int64, in ce.TradeOrder) Order {
+	return Order{TradeID: tradeID, Security: in.Security, Type: TradeType(in.TradeTypeID), Qty: in.TradeQty, Limit: in.RequestedPrice}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbarena/dbarena/workload/tpce/internal/ce"
 	"github.com/dbarena/dbarena/workload/tpce/internal/gen"
 )
 
@@ -569,4 +570,31 @@ func TestUnknownTypePanics(t *testing.T) {
 		}
 	}()
 	New(testModel(), gen.NewRand(1, 1, 1)).Submit(Order{Type: "XXX"}, t0)
+}
+
+func TestFromTradeOrder(t *testing.T) {
+	m := testModel()
+	env, err := ce.NewEnv(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := env.NewGenerator(-1)
+	r := gen.NewRand(1, 1, 1)
+	e := New(m, gen.NewRand(2, 2, 2))
+	types := map[TradeType]bool{}
+	for i := range 2000 {
+		in := g.TradeOrder(r)
+		o := FromTradeOrder(int64(i+1), in)
+		if o.TradeID != int64(i+1) || o.Security != in.Security || o.Qty != in.TradeQty || o.Limit != in.RequestedPrice || string(o.Type) != in.TradeTypeID {
+			t.Fatalf("%+v from %+v", o, in)
+		}
+		if o.Type.market() != in.IsMarket() || o.Type.sell() == in.IsBuy() {
+			t.Fatalf("%s: market %v, sell %v", o.Type, o.Type.market(), o.Type.sell())
+		}
+		types[o.Type] = true
+		e.Submit(o, t0) // every type the customer emulator deals is known
+	}
+	if len(types) != 5 {
+		t.Errorf("types %v", types)
+	}
 }

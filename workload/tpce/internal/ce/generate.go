@@ -168,7 +168,10 @@ type Generator struct {
 }
 
 // NewGenerator returns a worker's generator. Its customers come from
-// Load Unit lu, or from every Load Unit uniformly when lu is negative.
+// Load Unit lu (0-based), or from every Load Unit uniformly when lu is
+// negative or not a Load Unit of the database. Trade-Lookup's and
+// Trade-Update's trade ids and symbols, and Broker-Volume's brokers, come
+// from the whole database either way.
 func (e *Env) NewGenerator(lu int) *Generator {
 	if lu >= e.cfg.LoadUnits() {
 		lu = -1

@@ -598,3 +598,48 @@ func TestFromTradeOrder(t *testing.T) {
 		t.Errorf("types %v", types)
 	}
 }
+
+// TestMixRatios drives an emulator with the customer emulator's mix on a
+// fake clock: every Trade-Order not rolled back becomes one Trade-Result
+// (about 100 of every 101), and the Market-Feeds are a tenth of the
+// Trade-Results.
+func TestMixRatios(t *testing.T) {
+	m := testModel()
+	env, err := ce.NewEnv(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := env.NewGenerator(-1)
+	r := gen.NewRand(4, 4, 4)
+	e := New(m, gen.NewRand(5, 5, 5))
+	k := &market{pending: map[int64]Order{}}
+	var orders []Order
+	tos := 0
+	for range 20 * ce.DeckSize {
+		if in, ok := g.Next(r).(ce.TradeOrder); ok {
+			tos++
+			if !in.RollItBack {
+				orders = append(orders, FromTradeOrder(int64(len(orders)+1), in))
+			}
+		}
+	}
+	if tos != 20*ce.Cards[ce.KindTradeOrder] {
+		t.Fatalf("%d Trade-Orders in 20 decks", tos)
+	}
+	feeds := 0
+	trs := runWorker(t, e, k, orders, t0, 50*time.Millisecond, func(w Work, flushed bool) {
+		if w.Kind == WorkMarketFeed && !flushed {
+			feeds++
+		}
+	})
+	if len(trs) != len(orders) {
+		t.Fatalf("%d Trade-Results for %d Trade-Orders committed", len(trs), len(orders))
+	}
+	if want := 2 * len(trs) / FeedEntries; feeds < want-1 || feeds > want {
+		t.Errorf("%d Market-Feeds for %d Trade-Results, want %d", feeds, len(trs), want)
+	}
+	t.Logf("%d Trade-Orders, %d committed, %d Trade-Results, %d Market-Feeds", tos, len(orders), len(trs), feeds)
+	if ratio := float64(len(trs)) / float64(tos); ratio < 0.97 || ratio > 1 {
+		t.Errorf("Trade-Results / Trade-Orders = %.3f, want about 100/101", ratio)
+	}
+}

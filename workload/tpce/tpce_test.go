@@ -260,7 +260,7 @@ var golden = map[string]struct {
 	"account_permission": {"e0e0d92b3930d863", 7066},
 	"watch_list":         {"6c2065d4ebc04fee", 1000},
 	"watch_item":         {"98aaebc04c8df3f3", 101083},
-	"trade":              {"4bce1e928808c8be", 57600},
+	"trade":              {"449294c358f7664b", 57600},
 	"trade_history":      {"f9947e2020c0404d", 138277},
 	"trade_request":      {"e3b0c44298fc1c14", 0},
 	"settlement":         {"730b2a9186b01aa6", 57600},

@@ -15,7 +15,7 @@ var goldenTrades = map[string]struct {
 	rows int64
 }{
 	"broker":           {0x9a77a380f74a9a37, 10},
-	"trade":            {0x62a3792e468907dc, 57600},
+	"trade":            {0x3f6c56ff9eacc186, 57600},
 	"trade_history":    {0x6c22900ee40f0c08, 138245},
 	"trade_request":    {0xcbf29ce484222325, 0},
 	"settlement":       {0xcf11f1cd086034b1, 57600},

@@ -23,8 +23,9 @@ func (m *Model) Executor(caID int64, owner bool) (first, last string) {
 }
 
 // ExecName is the t_exec_name of a trade of account caID, "First Last"
-// of Executor(caID, owner): the owner executes 90% of the trades, the
-// other person 10%.
+// of Executor(caID, owner): on an account that permits another person,
+// the owner executes 75% of its trades and that person 25% (the owner 90%
+// of all trades).
 func (m *Model) ExecName(caID int64, owner bool) string {
 	first, last := m.Executor(caID, owner)
 	return first + " " + last

@@ -67,6 +67,9 @@ var runLabels = []string{"target", "workload", "run"}
 // opCounts are an op's counts in one phase.
 type opCounts struct {
 	transactions, errors, retries, rollbacks int64
+	// late are transactions of an arrival-rate run that started after
+	// their intended start (the result file's late).
+	late int64
 }
 
 // phaseState is what a run counted in one phase (warmup, measured).
@@ -82,6 +85,9 @@ type phaseState struct {
 	sumS                  []float64  // per op: sum of latencies, s
 	reconnects            int64
 	reads, writes, others int64
+	// skipped and dropped are arrivals of an arrival-rate run that never
+	// started (--latency-limit, --max-queue).
+	skipped, dropped int64
 }
 
 // fill computes buckets and sums from the histograms.
@@ -248,12 +254,15 @@ func (e *Exporter) OnTick(t runner.Tick) {
 		c.errors += o.Counts.Errors
 		c.retries += o.Counts.Retries
 		c.rollbacks += o.Counts.Rollbacks
+		c.late += o.Counts.Late
 		if o.Hist.TotalCount() > 0 && p.hists != nil {
 			p.hists[i].Merge(o.Hist)
 			p.dirty = true
 		}
 	}
 	p.reconnects += iv.Reconnects
+	p.skipped += iv.Skipped
+	p.dropped += iv.Dropped
 	p.reads += iv.Queries.Reads
 	p.writes += iv.Queries.Writes
 	p.others += iv.Queries.Other
@@ -330,6 +339,9 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 				e.counter(ch, "errors_total", "transactions that failed for good, after any retries, as the result file's errors", o.errors, opl)
 				e.counter(ch, "retries_total", "attempts that failed with a retryable error (serialization failure, deadlock …) and were run again", o.retries, opl)
 				e.counter(ch, "rollbacks_total", "transactions the workload rolled back by design", o.rollbacks, opl)
+				if r.rate > 0 {
+					e.counter(ch, "late_total", "transactions of an arrival-rate run that started more than 1 ms after their intended start, as the result file's late", o.late, opl)
+				}
 				buckets := map[float64]uint64{}
 				var cum uint64
 				for k, b := range Buckets {
@@ -341,6 +353,10 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 			}
 			pl := append(slices.Clone(lv), phaseNames[ph])
 			e.counter(ch, "reconnects_total", "connections re-opened after a lost one", p.reconnects, pl)
+			if r.rate > 0 {
+				e.counter(ch, "skipped_total", "arrivals of an arrival-rate run not run because they could not start within --latency-limit", p.skipped, pl)
+				e.counter(ch, "dropped_total", "arrivals of an arrival-rate run dropped because their worker's share of --max-queue was full", p.dropped, pl)
+			}
 			for _, q := range []struct {
 				kind string
 				n    int64

@@ -92,6 +92,8 @@ func interval(lat0, lat1 []int64, errs int64) *histogram.Interval {
 	iv.Ops[0].Counts.Rollbacks = 1
 	iv.Queries = histogram.Queries{Reads: 10, Writes: 4, Other: 2}
 	iv.Reconnects = 1
+	iv.Ops[0].Counts.Late = 3
+	iv.Skipped, iv.Dropped = 1, 2
 	return iv
 }
 
@@ -151,6 +153,10 @@ func TestExporter(t *testing.T) {
 		{"dbarena_latency_seconds", measured("op", "new_order"), 4},
 		{"dbarena_threads", run, 4},
 		{"dbarena_rate", run, 250},
+		{"dbarena_late_total", measured("op", "new_order"), 6},
+		{"dbarena_late_total", measured("op", "payment"), 0},
+		{"dbarena_skipped_total", measured(), 2},
+		{"dbarena_dropped_total", measured(), 4},
 		{"dbarena_elapsed_seconds", run, 3},
 		{"dbarena_warmup", run, 0},
 		{"dbarena_server_cpu_pct", run, 42},

@@ -344,7 +344,7 @@ func writeMDRow(b *strings.Builder, cells []string) {
 
 // WriteCSV writes the tables in long form, one line per (threads, column),
 // for spreadsheets and pivot tables: workload, metric, unit, threads,
-// label, baseline (the column the change is against), n, median, ci_low,
+// rate_tps (the arrival rate of an open-model row, else empty), label, baseline (the column the change is against), n, median, ci_low,
 // ci_high, vs_baseline_pct (the change by the convention in change),
 // p_value, significant, change; then, with Options.Columns, one field
 // per figure beside the columns, named by the figure (export's column:
@@ -353,7 +353,7 @@ func writeMDRow(b *strings.Builder, cells []string) {
 // applicable".
 func WriteCSV(w io.Writer, tables []*Table) error {
 	cw := csv.NewWriter(w)
-	header := []string{"workload", "metric", "unit", "op", "threads", "label", "baseline", "n", "median", "ci_low", "ci_high", "vs_baseline_pct", "p_value", "significant", "change"}
+	header := []string{"workload", "metric", "unit", "op", "threads", "rate_tps", "label", "baseline", "n", "median", "ci_low", "ci_high", "vs_baseline_pct", "p_value", "significant", "change"}
 	// Every table has the same figures beside (Options.Columns).
 	var beside []Metric
 	if len(tables) > 0 {
@@ -384,17 +384,21 @@ func WriteCSV(w io.Writer, tables []*Table) error {
 				if i := t.Ref(c); i >= 0 {
 					ref = t.Columns[i].Label
 				}
-				rec := []string{t.Workload, t.Metric.Name, unit, t.Op, strconv.Itoa(r.Threads), t.Columns[c].Label,
+				rate := ""
+				if r.Rate > 0 {
+					rate = num(r.Rate)
+				}
+				rec := []string{t.Workload, t.Metric.Name, unit, t.Op, strconv.Itoa(r.Threads), rate, t.Columns[c].Label,
 					ref, strconv.Itoa(cell.N()), num(cell.Center), "", "", "", "", "", t.Change}
 				if cell.N() > 1 {
-					rec[9], rec[10] = num(cell.Lo), num(cell.Hi)
+					rec[10], rec[11] = num(cell.Lo), num(cell.Hi)
 				}
 				if ch.Present {
-					rec[11] = num(ch.Pct)
+					rec[12] = num(ch.Pct)
 				}
 				if ch.Tested {
-					rec[12] = num(ch.P)
-					rec[13] = strconv.FormatBool(ch.Significant)
+					rec[13] = num(ch.P)
+					rec[14] = strconv.FormatBool(ch.Significant)
 				}
 				for k := range beside {
 					v := ""

@@ -2,6 +2,7 @@ package compare_test
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/dbarena/dbarena/compare"
@@ -48,5 +49,14 @@ func TestRowsByRate(t *testing.T) {
 	}
 	if want := []string{"100/s", "200/s", "400/s", "average"}; !slices.Equal(labels, want) {
 		t.Errorf("rows named %v, want %v", labels, want)
+	}
+	// The CSV names each line's rate next to its threads.
+	var csv strings.Builder
+	if err := compare.WriteCSV(&csv, []*compare.Table{tb}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(csv.String(), "\n")
+	if !strings.HasPrefix(lines[0], "workload,metric,unit,op,threads,rate_tps,label,") || !strings.Contains(lines[1], ",8,100,A,") {
+		t.Errorf("CSV:\n%s", csv.String())
 	}
 }

@@ -605,7 +605,7 @@ func (p *scriptParser) meta(off int) (int, error) {
 	case "shell", "setshell":
 		cmd.Kind = ShellCommand
 		if !p.opts.AllowShell {
-			return 0, errAt(off, "\\%s runs a command on the client and is refused unless allowed (--allow-shell)", name)
+			return 0, errAt(off, "\\%s runs a command on the client and is refused unless shell commands are allowed", name)
 		}
 		if name == "setshell" {
 			cmd.Kind = SetShellCommand

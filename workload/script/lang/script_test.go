@@ -197,7 +197,7 @@ func TestParseErrorsNameFileLineColumn(t *testing.T) {
 		{src: "\\endpipeline", want: "\\endpipeline outside a pipeline"},
 		{src: "\\syncpipeline", want: "\\syncpipeline outside a pipeline"},
 		{src: "\\startpipeline\nSELECT 1;", want: "test.sql:1:1: \\startpipeline without \\endpipeline"},
-		{src: "\\shell ls", want: "test.sql:1:1: \\shell runs a command on the client and is refused unless allowed (--allow-shell)"},
+		{src: "\\shell ls", want: "test.sql:1:1: \\shell runs a command on the client and is refused unless shell commands are allowed"},
 		{src: "\\setshell x echo 1", want: "\\setshell runs a command on the client"},
 		{src: "\\setshell x", opts: ParseOptions{AllowShell: true}, want: "missing command"},
 		{src: "\\shell", opts: ParseOptions{AllowShell: true}, want: "missing command"},

@@ -23,8 +23,9 @@
 // Queries refer to variables as :name (Query.Refs); a workload binds them
 // as parameters (Query.Parameterize) or writes their text into the query
 // (Query.Interpolate), as pgbench's extended and simple protocols do.
-// Unlike pgbench, a :name inside a quoted string or comment is not a
-// reference. Errors are *SyntaxError values naming the file, line and
+// A :name in a quoted string is replaced by the simple protocol only, as
+// pgbench does; unlike pgbench, a :name in a comment, a quoted identifier
+// or a dollar-quoted string is never a reference. Errors are *SyntaxError values naming the file, line and
 // column, with the line and a caret under the column. Conditional blocks
 // are checked when parsed, and so are pipelines (balanced, not nested).
 //

@@ -211,3 +211,6 @@ func HashMurmur2(v, seed int64) int64 {
 	h ^= h >> r
 	return int64(h)
 }
+
+// Int63n returns a uniform integer in [0, n); n must be positive.
+func (r *Rand) Int63n(n int64) int64 { return int64(r.Uint64Range(0, uint64(n-1))) }

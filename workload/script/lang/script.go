@@ -126,15 +126,18 @@ type Query struct {
 	// the comments before it.
 	Text string
 	// Refs are the :name references in Text, in order; references are
-	// recognised outside quoted strings, quoted identifiers, dollar
-	// quotes and comments (a :: cast is none).
+	// recognised outside quoted identifiers, dollar quotes and comments
+	// (a :: cast is none), in quoted strings too but marked so.
 	Refs []Ref
 }
 
 // Ref is a :name reference in a query: Text[Start:End] is ":name".
+// InString marks one inside a quoted string ('… :name …'), which the
+// simple protocol replaces, as pgbench's, and parameters do not.
 type Ref struct {
 	Name       string
 	Start, End int
+	InString   bool
 }
 
 // Interpolate returns the query with each reference replaced by the text
@@ -159,16 +162,19 @@ func (q Query) Interpolate(lookup func(name string) (string, bool)) string {
 	return b.String()
 }
 
-// Parameterize returns the query with its i-th reference (from 1)
-// replaced by placeholder(i), and the names the parameters take their
-// values from, in order.
+// Parameterize returns the query with its i-th reference outside quoted
+// strings (from 1) replaced by placeholder(i), and the names the
+// parameters take their values from, in order.
 func (q Query) Parameterize(placeholder func(i int) string) (string, []string) {
 	var b strings.Builder
 	names := make([]string, 0, len(q.Refs))
 	last := 0
-	for i, r := range q.Refs {
+	for _, r := range q.Refs {
+		if r.InString {
+			continue
+		}
 		b.WriteString(q.Text[last:r.Start])
-		b.WriteString(placeholder(i + 1))
+		b.WriteString(placeholder(len(names) + 1))
 		names = append(names, r.Name)
 		last = r.End
 	}
@@ -291,7 +297,7 @@ func (p *scriptParser) endQuery(off int) {
 	text := strings.TrimRight(p.src[p.qStart:off], " \t\r\n\f\v")
 	refs := make([]Ref, len(p.refs))
 	for i, r := range p.refs {
-		refs[i] = Ref{Name: r.Name, Start: r.Start - p.qStart, End: r.End - p.qStart}
+		refs[i] = Ref{Name: r.Name, Start: r.Start - p.qStart, End: r.End - p.qStart, InString: r.InString}
 	}
 	p.queries = append(p.queries, Query{Text: text, Refs: refs})
 	p.qStart, p.refs = -1, nil
@@ -354,6 +360,9 @@ func (p *scriptParser) parse() error {
 			end, ok := closeQuote(src, i, c, escapes)
 			if !ok {
 				return p.errAt(i, "", "unterminated quoted %s", map[byte]string{'\'': "string", '"': "identifier", '`': "identifier"}[c])
+			}
+			if c == '\'' {
+				p.stringRefs(i, end)
 			}
 			i = end
 		case c == '$' && (i == 0 || !isWordByte(src[i-1])) && dollarTag(src[i:]) != "":
@@ -424,6 +433,31 @@ func (p *scriptParser) parse() error {
 		return &SyntaxError{Pos: c.Pos, Command: "startpipeline", Msg: "\\startpipeline without \\endpipeline", Source: c.Source}
 	}
 	return nil
+}
+
+// stringRefs records the :name references inside the quoted string
+// src[from:to], which only the simple protocol replaces, as pgbench's.
+func (p *scriptParser) stringRefs(from, to int) {
+	src := p.src
+	for j := from + 1; j < to-1; j++ {
+		if src[j] != ':' {
+			continue
+		}
+		if src[j+1] == ':' {
+			for j+1 < to && src[j+1] == ':' {
+				j++
+			}
+			continue
+		}
+		k := j + 1
+		for k < to-1 && isWordByte(src[k]) && src[k] != '\'' {
+			k++
+		}
+		if k > j+1 {
+			p.refs = append(p.refs, Ref{Name: src[j+1 : k], Start: j, End: k, InString: true})
+			j = k - 1
+		}
+	}
 }
 
 // closeQuote returns the offset after the quote that closes the one at

@@ -60,12 +60,17 @@ func TestParseVariableReferences(t *testing.T) {
 	for _, r := range q.Refs {
 		names = append(names, r.Name+"="+q.Text[r.Start:r.End])
 	}
-	if got, want := strings.Join(names, " "), "a=:a c_1=:c_1 a=:a"; got != want {
+	if got, want := strings.Join(names, " "), "a=:a b=:b c_1=:c_1 a=:a"; got != want {
 		t.Errorf("refs %q, want %q", got, want)
 	}
 	vars := map[string]string{"a": "5", "c_1": "x'y"}
 	got := q.Interpolate(func(n string) (string, bool) { v, ok := vars[n]; return v, ok })
 	if want := `SELECT 5, ':b', x::int, x'y + :"d" FROM t WHERE y = 5`; got != want {
+		t.Errorf("Interpolate = %q, want %q", got, want)
+	}
+	vars["b"] = "bee"
+	got = q.Interpolate(func(n string) (string, bool) { v, ok := vars[n]; return v, ok })
+	if want := `SELECT 5, 'bee', x::int, x'y + :"d" FROM t WHERE y = 5`; got != want {
 		t.Errorf("Interpolate = %q, want %q", got, want)
 	}
 	text, params := q.Parameterize(func(i int) string { return fmt.Sprintf("$%d", i) })

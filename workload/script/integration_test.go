@@ -1,0 +1,219 @@
+package script_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbarena/dbarena/engine"
+	_ "github.com/dbarena/dbarena/engine/all"
+	"github.com/dbarena/dbarena/engine/all/enginetest"
+	"github.com/dbarena/dbarena/internal/testdb"
+	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/workload"
+	"github.com/dbarena/dbarena/workload/script"
+)
+
+// pgbenchTables creates pgbench's four tables at scale 1 as pgbench -i
+// does (1 branch, 10 tellers, 100,000 accounts, no history).
+func pgbenchTables(t *testing.T, c engine.SQLConn) {
+	t.Helper()
+	for _, s := range []string{
+		"CREATE TABLE pgbench_branches (bid int NOT NULL PRIMARY KEY, bbalance int, filler char(88))",
+		"CREATE TABLE pgbench_tellers (tid int NOT NULL PRIMARY KEY, bid int, tbalance int, filler char(84))",
+		"CREATE TABLE pgbench_accounts (aid int NOT NULL PRIMARY KEY, bid int, abalance int, filler char(84))",
+		"CREATE TABLE pgbench_history (tid int, bid int, aid int, delta int, mtime timestamp, filler char(22))",
+		"INSERT INTO pgbench_branches (bid, bbalance) VALUES (1, 0)",
+		"INSERT INTO pgbench_tellers (tid, bid, tbalance) SELECT t, 1, 0 FROM generate_series(1, 10) t",
+		"INSERT INTO pgbench_accounts (aid, bid, abalance, filler) SELECT a, 1, 0, '' FROM generate_series(1, 100000) a",
+	} {
+		if err := c.Exec(context.Background(), s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+}
+
+// tpcbSums returns Σ abalance, Σ bbalance, Σ tbalance, Σ history delta
+// and the number of history rows.
+func tpcbSums(t *testing.T, c engine.SQLConn) [5]int64 {
+	t.Helper()
+	var s [5]int64
+	err := c.QueryRow(context.Background(), `SELECT
+		(SELECT COALESCE(SUM(abalance), 0) FROM pgbench_accounts),
+		(SELECT COALESCE(SUM(bbalance), 0) FROM pgbench_branches),
+		(SELECT COALESCE(SUM(tbalance), 0) FROM pgbench_tellers),
+		(SELECT COALESCE(SUM(delta), 0) FROM pgbench_history),
+		(SELECT COUNT(*) FROM pgbench_history)`, nil, &s[0], &s[1], &s[2], &s[3], &s[4])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func parse(t *testing.T, args ...string) *script.Script {
+	t.Helper()
+	w := script.New()
+	if err := w.Flags().Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	if errs := w.Validate(); len(errs) > 0 {
+		t.Fatalf("%v", errs)
+	}
+	return w
+}
+
+// TestTPCBLikeOnPostgres runs pgbench's built-in tpcb-like, and the same
+// text saved as a file, with 8 clients under each protocol; afterwards
+// the balances of accounts, tellers and branches and the history's deltas
+// add up to the same sum.
+func TestTPCBLikeOnPostgres(t *testing.T) {
+	ctx := context.Background()
+	e := enginetest.Open(t, testdb.Isolated(t, testdb.Postgres(t)))
+	c := enginetest.Connect(t, e)
+	pgbenchTables(t, c)
+	text, _ := script.Builtin("tpcb-like")
+	file := filepath.Join(t.TempDir(), "tpcb.sql")
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	total := int64(0)
+	for _, args := range [][]string{
+		{"--builtin", "tpcb-like"},
+		{"--file", file, "--protocol", "extended"},
+		{"--file", file + "@3", "--builtin", "select-only@1", "--protocol", "prepared"},
+	} {
+		w := parse(t, args...)
+		res, err := runner.Run(ctx, e, w, runner.Config{Threads: 8, Duration: 2 * time.Second, Seed: 5}, nil)
+		if err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		var n int64
+		for _, op := range res.Ops {
+			n += op.Count
+		}
+		t.Logf("%v: %d transactions, %d errors, %d retries", args, n, res.Errors, res.Retries)
+		if n == 0 || res.Errors != 0 {
+			t.Errorf("%v: %d transactions, %d errors", args, n, res.Errors)
+		}
+		if len(args) > 4 && (res.Ops[0].Count == 0 || res.Ops[1].Count == 0) {
+			t.Errorf("%v: the weighted scripts ran %d and %d times", args, res.Ops[0].Count, res.Ops[1].Count)
+		}
+		total += res.Ops[0].Count
+	}
+	s := tpcbSums(t, c)
+	if s[0] != s[1] || s[1] != s[2] || s[2] != s[3] {
+		t.Errorf("Σ abalance %d, Σ bbalance %d, Σ tbalance %d, Σ delta %d: not equal", s[0], s[1], s[2], s[3])
+	}
+	if s[4] < total {
+		t.Errorf("%d history rows after at least %d measured tpcb-like transactions", s[4], total)
+	}
+}
+
+// TestScriptCommandsOnPostgres runs a script of every supported command
+// on one client under each protocol and checks what it wrote.
+func TestScriptCommandsOnPostgres(t *testing.T) {
+	ctx := context.Background()
+	e := enginetest.Open(t, testdb.Isolated(t, testdb.Postgres(t)))
+	c := enginetest.Connect(t, e)
+	if err := c.Exec(ctx, "CREATE TABLE out (client int, step int, v bigint, d double precision, s text)"); err != nil {
+		t.Fatal(err)
+	}
+	src := `\set n :start + 1
+\if :n > 100
+INSERT INTO out VALUES (:client_id, 0, 0, 0, 'wrong branch');
+\elif :n = 11
+\set v hash_fnv1a(10, 5432)
+\sleep 0 ms
+INSERT INTO out (client, step, v, d, s)
+  VALUES (:client_id, 1, :v, 1.0 / 4, ':word');
+\else
+INSERT INTO out VALUES (:client_id, 0, 0, 0, 'wrong branch');
+\endif
+INSERT INTO out (client, step, v, d) VALUES (:client_id, 2, :scale * 1000 + :n, :half)
+`
+	file := filepath.Join(t.TempDir(), "steps.sql")
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c2 := range []struct{ protocol, word string }{
+		// The simple protocol writes variables into quoted strings too, as
+		// pgbench's; parameters cannot be there.
+		{"simple", "abc"}, {"extended", ":word"}, {"prepared", ":word"},
+	} {
+		t.Run(c2.protocol, func(t *testing.T) {
+			if err := c.Exec(ctx, "DELETE FROM out"); err != nil {
+				t.Fatal(err)
+			}
+			w := parse(t, "--file", file, "-D", "start=10", "-D", "word=abc", "-D", "half=0.5", "--scale", "3", "--protocol", c2.protocol)
+			q := &workload.Queries{}
+			k, err := w.NewWorker(ctx, enginetest.Connect(t, e), workload.WorkerEnv{ID: 4, Seed: 1, Queries: q})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i < 2; i++ {
+				if op, err := k.Next(ctx); op != 0 || err != nil {
+					t.Fatalf("Next = %d, %v", op, err)
+				}
+			}
+			var rows []string
+			err = c.QueryRows(ctx, "SELECT client || ' ' || step || ' ' || v || ' ' || COALESCE(d::text, '-') || ' ' || COALESCE(s, '-') FROM out ORDER BY step", nil, func(r []any) error {
+				rows = append(rows, r[0].(string))
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			row1 := "4 1 -7793829335365542153 0.25 " + c2.word
+			want := []string{row1, row1, "4 2 3011 0.5 -", "4 2 3011 0.5 -"}
+			if strings.Join(rows, "\n") != strings.Join(want, "\n") {
+				t.Errorf("rows:\n%s\nwant:\n%s", strings.Join(rows, "\n"), strings.Join(want, "\n"))
+			}
+			if *q != (workload.Queries{Writes: 4}) {
+				t.Errorf("queries counted %+v, want 4 writes", *q)
+			}
+		})
+	}
+}
+
+// TestRuntimeErrorsNameTheCommand: a division by zero, an undefined
+// variable and a failed query each fail their transaction with an error
+// naming the script, command and position; the SQL error stays
+// classifiable.
+func TestRuntimeErrorsNameTheCommand(t *testing.T) {
+	ctx := context.Background()
+	e := enginetest.Open(t, testdb.Isolated(t, testdb.Postgres(t)))
+	dir := t.TempDir()
+	for _, c := range []struct {
+		src, protocol, want string
+	}{
+		{"SELECT 1;\n\\set x 1 / 0\n", "simple", "script div.sql, command 1 (set at " + dir + "/div.sql:2:1): division by zero"},
+		{"SELECT :nope;\n", "extended", "script div.sql, command 0 (sql at " + dir + "/div.sql:1:1): undefined variable \"nope\""},
+		{"BEGIN;\nSELECT * FROM no_such_table;\nEND;\n", "prepared", "command 1 (sql at " + dir + "/div.sql:2:1)"},
+	} {
+		file := filepath.Join(dir, "div.sql")
+		if err := os.WriteFile(file, []byte(c.src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		w := parse(t, "--file", file, "--protocol", c.protocol)
+		conn := enginetest.Connect(t, e)
+		k, err := w.NewWorker(ctx, conn, workload.WorkerEnv{Queries: &workload.Queries{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = k.Next(ctx)
+		var ce *script.CommandError
+		if !errors.As(err, &ce) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want a CommandError containing %q", c.src, err, c.want)
+		}
+		if strings.Contains(c.src, "no_such_table") {
+			// The failed transaction was rolled back: the connection works.
+			if err := conn.Exec(ctx, "SELECT 1"); err != nil {
+				t.Errorf("after the failed script: %v", err)
+			}
+		}
+	}
+}

@@ -1,0 +1,229 @@
+package script
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/spf13/pflag"
+
+	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/workload"
+	"github.com/dbarena/dbarena/workload/script/lang"
+)
+
+func init() { workload.Register(meta()) }
+
+func meta() workload.Meta {
+	return workload.Meta{
+		Name:        "script",
+		Description: "pgbench-compatible scripts (--file, --builtin tpcb-like|simple-update|select-only): SQL, \\set expressions, \\sleep, \\if",
+		Version:     "1",
+		New:         func() workload.Workload { return New() },
+	}
+}
+
+// Protocols are the values of --protocol, pgbench's -M.
+const (
+	ProtocolSimple   = "simple"
+	ProtocolExtended = "extended"
+	ProtocolPrepared = "prepared"
+)
+
+// The optional abilities of Script.
+var (
+	_ workload.Validator = (*Script)(nil)
+	_ workload.Replayer  = (*worker)(nil)
+)
+
+// Script is the workload: scripts picked by weight for every
+// transaction. Its options are set through Flags.
+type Script struct {
+	fs       *pflag.FlagSet
+	files    []string
+	builtins []string
+	defines  []string
+	protocol string
+	scale    int64
+	seed     uint64
+
+	// debug receives the output of debug(): standard error.
+	debug io.Writer
+
+	mu     sync.Mutex
+	loaded []weighted // parsed by load
+}
+
+type weighted struct {
+	name   string
+	script *lang.Script
+	weight int64
+}
+
+// New returns the workload with default options: no script yet.
+func New() *Script {
+	w := &Script{fs: pflag.NewFlagSet("script", pflag.ContinueOnError), debug: os.Stderr}
+	fs := w.fs
+	fs.StringArrayVar(&w.files, "file", nil, "a script file, optionally with a weight (path@weight, default 1); repeatable, as pgbench's -f")
+	fs.StringArrayVar(&w.builtins, "builtin", nil, "a built-in script (tpcb-like, simple-update, select-only), optionally with a weight (name@weight); repeatable, as pgbench's -b")
+	fs.StringArrayVarP(&w.defines, "define", "D", nil, "a variable every client starts with (name=value); repeatable, as pgbench's -D")
+	fs.StringVar(&w.protocol, "protocol", ProtocolSimple, "how queries are sent, as pgbench's -M: simple (variables written into the query text), extended (variables bound as parameters) or prepared (prepared statements, parameters bound)")
+	fs.Int64Var(&w.scale, "scale", 1, "the value of :scale (pgbench's -s)")
+	fs.Uint64Var(&w.seed, "random-seed", 0, "the value of :random_seed; :default_seed, the seed of hash() and permute() without one, derives from it (the clients' random functions are seeded from the run's --seed)")
+	return w
+}
+
+// Meta returns the registration record.
+func (w *Script) Meta() workload.Meta { return meta() }
+
+// Flags returns the options.
+func (w *Script) Flags() *pflag.FlagSet { return w.fs }
+
+// Tables are none: a script works on tables of its own.
+func (w *Script) Tables(engine.Dialect) []workload.Table { return nil }
+
+// Ops are the scripts, in the order of the options (--file, then
+// --builtin), named by file name or built-in name.
+func (w *Script) Ops() []workload.Op {
+	var ops []workload.Op
+	seen := map[string]int{}
+	add := func(name string) {
+		seen[name]++
+		if n := seen[name]; n > 1 {
+			name = fmt.Sprintf("%s#%d", name, n)
+		}
+		ops = append(ops, workload.Op{Name: name})
+	}
+	for _, f := range w.files {
+		p, _, _ := splitWeight(f)
+		add(filepath.Base(p))
+	}
+	for _, b := range w.builtins {
+		n, _, _ := splitWeight(b)
+		add(n)
+	}
+	return ops
+}
+
+// splitWeight splits "x@weight" at its last @; the weight is 1 without
+// one.
+func splitWeight(s string) (name string, weight int64, err error) {
+	i := strings.LastIndexByte(s, '@')
+	if i < 0 {
+		return s, 1, nil
+	}
+	weight, err = strconv.ParseInt(s[i+1:], 10, 64)
+	if err != nil || weight < 0 || weight > 1<<30 {
+		return s[:i], 0, fmt.Errorf("weight %q must be an integer from 0 to %d", s[i+1:], 1<<30)
+	}
+	return s[:i], weight, nil
+}
+
+// Validate reads and parses every script and reports every problem at
+// once, each naming its option and value.
+func (w *Script) Validate() []error {
+	_, errs := w.load()
+	return errs
+}
+
+// load parses the scripts once.
+func (w *Script) load() ([]weighted, []error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.loaded != nil {
+		return w.loaded, nil
+	}
+	var errs []error
+	bad := func(flag, value string, err error) {
+		errs = append(errs, &workload.OptionError{Flag: flag, Value: value, Err: err.Error()})
+	}
+	var scripts []weighted
+	ops := w.Ops()
+	total := int64(0)
+	add := func(flag, value, name, src string, weight int64) {
+		s, err := lang.Parse(name, src, lang.ParseOptions{})
+		if err != nil {
+			bad(flag, value, err)
+			return
+		}
+		if err := w.supported(s); err != nil {
+			bad(flag, value, err)
+			return
+		}
+		scripts = append(scripts, weighted{name: ops[len(scripts)].Name, script: s, weight: weight})
+		total += weight
+	}
+	for _, f := range w.files {
+		path, weight, err := splitWeight(f)
+		if err != nil {
+			bad("file", f, err)
+			continue
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			bad("file", f, err)
+			continue
+		}
+		add("file", f, path, string(src), weight)
+	}
+	for _, b := range w.builtins {
+		name, weight, err := splitWeight(b)
+		if err != nil {
+			bad("builtin", b, err)
+			continue
+		}
+		src, ok := Builtin(name)
+		if !ok {
+			bad("builtin", b, fmt.Errorf("no such built-in script; the built-in scripts are %s", strings.Join(BuiltinNames(), ", ")))
+			continue
+		}
+		add("builtin", b, name, src, weight)
+	}
+	if len(w.files)+len(w.builtins) == 0 {
+		errs = append(errs, &workload.OptionError{Flag: "file", Value: "", Err: "no script: give --file or --builtin"})
+	} else if len(errs) == 0 && total == 0 {
+		errs = append(errs, &workload.OptionError{Flag: "file", Value: "", Err: "the scripts' weights add up to 0"})
+	}
+	for _, d := range w.defines {
+		name, _, ok := strings.Cut(d, "=")
+		if !ok || name == "" {
+			bad("define", d, errors.New("must be name=value"))
+		}
+	}
+	switch w.protocol {
+	case ProtocolSimple, ProtocolExtended, ProtocolPrepared:
+	default:
+		bad("protocol", w.protocol, errors.New("must be simple, extended or prepared"))
+	}
+	if w.scale < 1 {
+		bad("scale", strconv.FormatInt(w.scale, 10), errors.New("must be at least 1"))
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	w.loaded = scripts
+	return scripts, nil
+}
+
+// supported refuses what the workload does not run yet: the results of
+// queries (\gset, \aset), pipelines and, under extended or prepared,
+// compound queries (\;), which one statement cannot hold.
+func (w *Script) supported(s *lang.Script) error {
+	for _, c := range s.Commands {
+		at := fmt.Sprintf("%s: ", c.Pos)
+		switch {
+		case c.Kind == lang.SQLCommand && c.Result != lang.ResultNone:
+			return errors.New(at + "storing a query's result in variables (\\gset, \\aset) is not supported yet")
+		case c.Kind == lang.StartPipelineCommand:
+			return errors.New(at + "pipelines (\\startpipeline) are not supported yet")
+		case c.Kind == lang.SQLCommand && len(c.Queries) > 1 && w.protocol != ProtocolSimple:
+			return fmt.Errorf("%scompound queries (\\;) need --protocol simple, not %s", at, w.protocol)
+		}
+	}
+	return nil
+}

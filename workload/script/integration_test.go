@@ -3,6 +3,7 @@ package script_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -215,5 +216,53 @@ func TestRuntimeErrorsNameTheCommand(t *testing.T) {
 				t.Errorf("after the failed script: %v", err)
 			}
 		}
+	}
+}
+
+// TestReplayDrawsTheSameValues: a replayed transaction draws what its
+// first attempt drew; the next transaction draws anew. debug() prints
+// pgbench's line.
+func TestReplayDrawsTheSameValues(t *testing.T) {
+	ctx := context.Background()
+	e := enginetest.Open(t, testdb.SQLite(t))
+	c := enginetest.Connect(t, e)
+	if err := c.Exec(ctx, "CREATE TABLE drawn (a bigint, g bigint)"); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "draw.sql")
+	src := "\\set a random(1, 1000000000)\n\\set g debug(random_gaussian(1, 1000000000, 2.5))\nINSERT INTO drawn VALUES (:a, :g);\n"
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w := parse(t, "--file", file+"@2", "--builtin", "select-only@0", "--protocol", "prepared")
+	var debug strings.Builder
+	script.SetDebugOutput(w, &debug)
+	k, err := w.NewWorker(ctx, c, workload.WorkerEnv{Seed: 9, Queries: &workload.Queries{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := k.Next(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if op, err := k.(workload.Replayer).Replay(ctx); op != 0 || err != nil {
+		t.Fatalf("Replay = %d, %v", op, err)
+	}
+	if _, err := k.Next(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var rows [][2]int64
+	err = c.QueryRows(ctx, "SELECT a, g FROM drawn ORDER BY rowid", nil, func(r []any) error {
+		rows = append(rows, [2]int64{r[0].(int64), r[1].(int64)})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 3 || rows[0] != rows[1] || rows[2] == rows[0] {
+		t.Errorf("rows %v: want the first two equal, the third different", rows)
+	}
+	lines := strings.Split(strings.TrimSpace(debug.String()), "\n")
+	if len(lines) != 3 || lines[0] != fmt.Sprintf("debug(script=0,command=1): int %d", rows[0][1]) || lines[0] != lines[1] {
+		t.Errorf("debug output %q", lines)
 	}
 }

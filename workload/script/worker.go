@@ -55,6 +55,7 @@ type worker struct {
 	// its start, for Replay.
 	current int
 	start   lang.Rand
+	pc      int // the command running
 }
 
 // Next picks a script by weight and runs it.
@@ -88,7 +89,7 @@ func (k *worker) Rand() *lang.Rand { return k.rand }
 // Debug prints debug()'s argument where the workload's debug output
 // goes (standard error, as pgbench's).
 func (k *worker) Debug(v lang.Value) {
-	fmt.Fprintf(k.w.debug, "debug(script=%d): %s\n", k.current, v.Debug())
+	fmt.Fprintf(k.w.debug, "debug(script=%d,command=%d): %s\n", k.current, k.pc, v.Debug())
 }
 
 // CommandError is a failed command of a script: where it is and why.
@@ -114,6 +115,7 @@ func (k *worker) run(ctx context.Context) error {
 	cmds := s.script.Commands
 	for pc := 0; pc < len(cmds); {
 		c := cmds[pc]
+		k.pc = pc
 		next, err := k.exec(ctx, cmds, pc)
 		if err != nil {
 			// ROLLBACK outside a transaction is harmless (a warning or an

@@ -1,0 +1,51 @@
+// Package script is the workload "script": pgbench scripts, run as
+// pgbench runs them, on every SQL engine. The language is package
+// workload/script/lang; this package picks a script per transaction and
+// runs its commands through an engine.SQLConn.
+//
+// # Options
+//
+//	--file path[@weight]      a script file (repeatable; weight 1 by default)
+//	--builtin name[@weight]   tpcb-like, simple-update or select-only
+//	-D, --define name=value   a variable every client starts with
+//	--protocol simple|extended|prepared
+//	--scale N                 :scale (default 1)
+//	--random-seed N           :random_seed; :default_seed derives from it
+//
+// Every script is one operation (Ops), named by its file's base name or
+// its built-in name; a transaction draws one by weight from the client's
+// generator, as pgbench does. The built-in scripts are pgbench's, on
+// pgbench's four tables, which the workload does not create: Tables is
+// empty.
+//
+// # Clients
+//
+// Each worker is a client with its own variables: the -D ones, then
+// :client_id (the worker's number from 0), :scale, :random_seed and
+// :default_seed. Its random generator is seeded from the run's seed and
+// its number (workload.WorkerEnv.Seed), so a run's draws are
+// reproducible.
+//
+// SQL commands go by --protocol: simple writes each variable's text into
+// the query (also inside quoted strings, as pgbench) and sends it
+// through SQLConn.Exec; extended binds the variables as parameters
+// (SQLConn.QueryRows); prepared prepares each query on first use
+// (SQLConn.Prepare) and binds them. A parameter is the variable's value
+// typed (integer, double, boolean, NULL) when its text reads as one, its
+// text otherwise. Queries are counted as reads, writes or other by their
+// first word. \set evaluates its expression, \if/\elif/\else/\endif pick
+// a branch by pgbench's truth of values, \sleep waits (inside the
+// transaction's latency, as pgbench's) and debug() writes to standard
+// error.
+//
+// A failed command fails its transaction with a *CommandError naming
+// the script, the command and its position, wrapping the cause (a
+// database error stays classifiable); the worker rolls back whatever the
+// script left open. A serialization failure or deadlock is replayed
+// (workload.Replayer) from the generator's state at the transaction's
+// start, so the replay draws the same values, as pgbench's retries.
+//
+// Not yet: \gset and \aset (SQLConn gives no column names), pipelines,
+// \shell and \setshell, which are refused by Validate; pgbench's
+// per-command statistics; creating pgbench's tables.
+package script

@@ -11,6 +11,7 @@
 //	--protocol simple|extended|prepared
 //	--scale N                 :scale (default 1)
 //	--random-seed N           :random_seed; :default_seed derives from it
+//	--allow-shell             allow \shell and \setshell
 //
 // Every script is one operation (Ops), named by its file's base name or
 // its built-in name; a transaction draws one by weight from the client's
@@ -36,7 +37,10 @@
 // first word. \set evaluates its expression, \if/\elif/\else/\endif pick
 // a branch by pgbench's truth of values, \sleep waits (inside the
 // transaction's latency, as pgbench's) and debug() writes to standard
-// error.
+// error. With --allow-shell, \shell runs its words joined by spaces
+// through /bin/sh (a :name word is the variable's text, a ::word loses
+// one colon) and fails when the command does; \setshell stores the
+// command's output, which must be an integer.
 //
 // A failed command fails its transaction with a *CommandError naming
 // the script, the command and its position, wrapping the cause (a
@@ -45,7 +49,7 @@
 // (workload.Replayer) from the generator's state at the transaction's
 // start, so the replay draws the same values, as pgbench's retries.
 //
-// Not yet: \gset and \aset (SQLConn gives no column names), pipelines,
-// \shell and \setshell, which are refused by Validate; pgbench's
-// per-command statistics; creating pgbench's tables.
+// Not yet: \gset and \aset (SQLConn gives no column names) and
+// pipelines, which Validate refuses; pgbench's per-command statistics;
+// creating pgbench's tables.
 package script

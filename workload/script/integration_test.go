@@ -266,3 +266,55 @@ func TestReplayDrawsTheSameValues(t *testing.T) {
 		t.Errorf("debug output %q", lines)
 	}
 }
+
+// TestShellCommands: with --allow-shell, \setshell stores a command's
+// integer output and \shell runs a command, failing its transaction when
+// the command fails.
+func TestShellCommands(t *testing.T) {
+	ctx := context.Background()
+	e := enginetest.Open(t, testdb.SQLite(t))
+	c := enginetest.Connect(t, e)
+	if err := c.Exec(ctx, "CREATE TABLE sh (m bigint)"); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, s := range []struct {
+		src, want string
+	}{
+		{"\\setshell n expr 41 + :x\n\\set m :n * 100 + 12\n\\shell test ::x = :colon\nINSERT INTO sh VALUES (:m);\n", ""},
+		{"\\setshell n echo forty-one\n", `shell command "echo forty-one" must return an integer (not "forty-one")`},
+		{"\\shell exit 3\n", `shell command "exit 3" failed: exit status 3`},
+		{"\\shell echo :nope\n", `undefined variable "nope"`},
+	} {
+		file := filepath.Join(dir, "sh.sql")
+		if err := os.WriteFile(file, []byte(s.src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		w := script.New()
+		if err := w.Flags().Parse([]string{"--file", file}); err != nil {
+			t.Fatal(err)
+		}
+		if errs := w.Validate(); len(errs) != 1 || !strings.Contains(errs[0].Error(), "\\setshell runs a command") && !strings.Contains(errs[0].Error(), "\\shell runs a command") {
+			t.Errorf("without --allow-shell: %v", errs)
+		}
+		w = parse(t, "--file", file, "--allow-shell", "-D", "x=1", "-D", "colon=:x")
+		k, err := w.NewWorker(ctx, c, workload.WorkerEnv{Queries: &workload.Queries{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = k.Next(ctx)
+		if s.want == "" {
+			if err != nil {
+				t.Fatalf("%q: %v", s.src, err)
+			}
+			var m int64
+			if err := c.QueryRow(ctx, "SELECT m FROM sh", nil, &m); err != nil || m != 4212 {
+				t.Errorf("inserted %d, %v; want 4212", m, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), s.want) {
+			t.Errorf("%q: error %v, want %q", s.src, err, s.want)
+		}
+	}
+}

@@ -22,7 +22,7 @@ func init() { workload.Register(meta()) }
 func meta() workload.Meta {
 	return workload.Meta{
 		Name:        "script",
-		Description: "pgbench-compatible scripts (--file, --builtin tpcb-like|simple-update|select-only): SQL, \\set expressions, \\sleep, \\if",
+		Description: "pgbench-compatible scripts (--file, --builtin tpcb-like|simple-update|select-only): SQL, \\set expressions, \\sleep, \\if, \\shell",
 		Version:     "1",
 		New:         func() workload.Workload { return New() },
 	}
@@ -51,6 +51,7 @@ type Script struct {
 	protocol string
 	scale    int64
 	seed     uint64
+	shell    bool
 
 	// debug receives the output of debug(): standard error.
 	debug io.Writer
@@ -74,6 +75,7 @@ func New() *Script {
 	fs.StringArrayVarP(&w.defines, "define", "D", nil, "a variable every client starts with (name=value); repeatable, as pgbench's -D")
 	fs.StringVar(&w.protocol, "protocol", ProtocolSimple, "how queries are sent, as pgbench's -M: simple (variables written into the query text), extended (variables bound as parameters) or prepared (prepared statements, parameters bound)")
 	fs.Int64Var(&w.scale, "scale", 1, "the value of :scale (pgbench's -s)")
+	fs.BoolVar(&w.shell, "allow-shell", false, "allow \\shell and \\setshell, which run commands on this machine through /bin/sh")
 	fs.Uint64Var(&w.seed, "random-seed", 0, "the value of :random_seed; :default_seed, the seed of hash() and permute() without one, derives from it (the clients' random functions are seeded from the run's --seed)")
 	return w
 }
@@ -146,7 +148,7 @@ func (w *Script) load() ([]weighted, []error) {
 	ops := w.Ops()
 	total := int64(0)
 	add := func(flag, value, name, src string, weight int64) {
-		s, err := lang.Parse(name, src, lang.ParseOptions{})
+		s, err := lang.Parse(name, src, lang.ParseOptions{AllowShell: w.shell})
 		if err != nil {
 			bad(flag, value, err)
 			return

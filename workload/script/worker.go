@@ -3,6 +3,8 @@ package script
 import (
 	"context"
 	"fmt"
+	"os/exec"
+	"strconv"
 	"strings"
 	"time"
 
@@ -163,6 +165,8 @@ func (k *worker) exec(ctx context.Context, cmds []*lang.Command, pc int) (int, e
 		return c.End + 1, nil
 	case lang.EndifCommand:
 		return pc + 1, nil
+	case lang.ShellCommand, lang.SetShellCommand:
+		return pc + 1, k.shell(ctx, c)
 	}
 	return 0, fmt.Errorf("%s is not supported", c.Kind)
 }
@@ -212,6 +216,48 @@ func (k *worker) sleepFor(c *lang.Command) (time.Duration, error) {
 		}
 	}
 	return time.Duration(n) * c.Unit, nil
+}
+
+// shell runs \shell's or \setshell's command as pgbench does: its
+// words joined by spaces (a :name word replaced by the variable's text, a
+// word starting with :: losing one colon) through /bin/sh. \shell fails
+// when the command does; \setshell stores its output, which must be an
+// integer, in its variable.
+func (k *worker) shell(ctx context.Context, c *lang.Command) error {
+	words := make([]string, len(c.Args))
+	for i, a := range c.Args {
+		switch {
+		case a.Var != "":
+			v, ok := k.vars.Text(a.Var)
+			if !ok {
+				return fmt.Errorf("undefined variable \"%s\"", a.Var)
+			}
+			words[i] = v
+		case strings.HasPrefix(a.Text, "::"):
+			words[i] = a.Text[1:]
+		default:
+			words[i] = a.Text
+		}
+	}
+	line := strings.Join(words, " ")
+	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", line)
+	if c.Kind == lang.ShellCommand {
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("shell command %q failed: %w", line, err)
+		}
+		return nil
+	}
+	out, err := cmd.Output()
+	if err != nil {
+		return fmt.Errorf("shell command %q failed: %w", line, err)
+	}
+	text := strings.TrimSpace(string(out))
+	n, err := strconv.ParseInt(text, 10, 64)
+	if err != nil {
+		return fmt.Errorf("shell command %q must return an integer (not %q)", line, text)
+	}
+	k.vars.Set(c.Var, lang.Int(n))
+	return nil
 }
 
 // sql runs an SQL command by the workload's protocol.

@@ -33,7 +33,13 @@
 // (SQLConn.QueryRows); prepared prepares each query on first use
 // (SQLConn.Prepare) and binds them. A parameter is the variable's value
 // typed (integer, double, boolean, NULL) when its text reads as one, its
-// text otherwise. Queries are counted as reads, writes or other by their
+// text otherwise. (pgbench binds every parameter as text; PostgreSQL's
+// driver encodes prepared statements' integers in binary, from typed
+// values only. So a variable that reads as a number cannot be bound to a
+// text column on PostgreSQL under extended or prepared: write it ':x',
+// in quotes, under --protocol simple.) A ? in a query is taken for a
+// placeholder under extended and prepared, by the engines' rebinding
+// (PostgreSQL's jsonb ? operator needs --protocol simple). Queries are counted as reads, writes or other by their
 // first word. \set evaluates its expression, \if/\elif/\else/\endif pick
 // a branch by pgbench's truth of values, \sleep waits (inside the
 // transaction's latency, as pgbench's) and debug() writes to standard

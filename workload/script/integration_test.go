@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -67,8 +68,8 @@ func parse(t *testing.T, args ...string) *script.Script {
 	return w
 }
 
-// TestTPCBLikeOnPostgres runs pgbench's built-in tpcb-like, and the same
-// text saved as a file, with 8 clients under each protocol; afterwards
+// TestTPCBLikeOnPostgres runs the built-in tpcb-like, and pgbench's own
+// text of it saved as a file, with 8 clients under each protocol; afterwards
 // the balances of accounts, tellers and branches and the history's deltas
 // add up to the same sum.
 func TestTPCBLikeOnPostgres(t *testing.T) {
@@ -76,9 +77,16 @@ func TestTPCBLikeOnPostgres(t *testing.T) {
 	e := enginetest.Open(t, testdb.Isolated(t, testdb.Postgres(t)))
 	c := enginetest.Connect(t, e)
 	pgbenchTables(t, c)
-	text, _ := script.Builtin("tpcb-like")
+	// pgbench's own text of its built-in script, saved as a file.
+	text, err := exec.Command(pgbenchPath(t), "--show-script=tpcb-like").CombinedOutput()
+	if err != nil {
+		t.Fatalf("pgbench --show-script=tpcb-like: %v\n%s", err, text)
+	}
+	if builtin, _ := script.Builtin("tpcb-like"); !strings.HasSuffix(string(text), builtin+"\n") {
+		t.Errorf("the built-in tpcb-like is not pgbench's:\n%s\npgbench's:\n%s", builtin, text)
+	}
 	file := filepath.Join(t.TempDir(), "tpcb.sql")
-	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+	if err := os.WriteFile(file, text, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	total := int64(0)
@@ -315,6 +323,131 @@ func TestShellCommands(t *testing.T) {
 		}
 		if err == nil || !strings.Contains(err.Error(), s.want) {
 			t.Errorf("%q: error %v, want %q", s.src, err, s.want)
+		}
+	}
+}
+
+// pgbenchPath finds pgbench, which some tests compare with; they fail
+// without it.
+func pgbenchPath(t *testing.T) string {
+	t.Helper()
+	p, err := exec.LookPath("pgbench")
+	if err != nil {
+		t.Fatalf("this test compares with pgbench, which is not on the PATH: %v", err)
+	}
+	return p
+}
+
+// TestInitPgbench prepares pgbench's tables with --init pgbench on every
+// SQL engine, runs tpcb-like on them (on MariaDB with COMMIT for END,
+// which MariaDB lacks), and checks the tpcb invariant; a broken balance
+// is found. On PostgreSQL the tables have the rows and columns pgbench -i
+// makes.
+func TestInitPgbench(t *testing.T) {
+	for _, db := range []struct {
+		name    string
+		target  func(t *testing.T) engine.Target
+		threads int
+	}{
+		{"postgres", func(t *testing.T) engine.Target { return testdb.Isolated(t, testdb.Postgres(t)) }, 8},
+		{"mysql", func(t *testing.T) engine.Target { return testdb.Isolated(t, testdb.MySQL(t)) }, 8},
+		{"sqlite", func(t *testing.T) engine.Target { return testdb.SQLite(t) }, 1},
+	} {
+		t.Run(db.name, func(t *testing.T) {
+			ctx := context.Background()
+			target := db.target(t)
+			e := enginetest.Open(t, target)
+			w := parse(t, "--init", "pgbench", "--scale", "2")
+			if _, err := runner.Prepare(ctx, e, w, runner.PrepareConfig{LoadThreads: 2}); err != nil {
+				t.Fatalf("prepare: %v", err)
+			}
+			c := enginetest.Connect(t, e)
+			if probs, err := w.Check(ctx, c); err != nil || len(probs) > 0 {
+				t.Fatalf("check after prepare: %v %v", probs, err)
+			}
+			text, _ := script.Builtin("tpcb-like")
+			if db.name == "mysql" {
+				text = strings.Replace(text, "END;", "COMMIT;", 1)
+			}
+			file := filepath.Join(t.TempDir(), "tpcb.sql")
+			if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			run := parse(t, "--init", "pgbench", "--scale", "2", "--file", file, "--protocol", "prepared")
+			if err := runner.VerifyPrepared(ctx, c, e.Dialect(), run); err != nil {
+				t.Fatalf("verify: %v", err)
+			}
+			res, err := runner.Run(ctx, e, run, runner.Config{Threads: db.threads, Duration: 2 * time.Second, Seed: 1}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%d transactions, %d errors, %d retries", res.Ops[0].Count, res.Errors, res.Retries)
+			if res.Ops[0].Count == 0 || res.Errors != 0 {
+				t.Errorf("%d transactions, %d errors", res.Ops[0].Count, res.Errors)
+			}
+			if probs, err := run.Check(ctx, c); err != nil || len(probs) > 0 {
+				t.Errorf("check after the run: %v %v", probs, err)
+			}
+			if err := c.Exec(ctx, "UPDATE pgbench_tellers SET tbalance = tbalance + 1 WHERE tid = 3"); err != nil {
+				t.Fatal(err)
+			}
+			probs, err := run.Check(ctx, c)
+			if err != nil || len(probs) != 1 || probs[0].Check != "tpcb balances" {
+				t.Errorf("check after breaking a balance: %v %v", probs, err)
+			}
+			if db.name == "postgres" {
+				comparePgbenchInit(t, ctx, target, c)
+			}
+		})
+	}
+}
+
+// comparePgbenchInit runs pgbench -i at the same scale in a schema of its
+// own and compares its tables with the prepared ones: columns and types,
+// row counts, and the rows but for the balances the run changed.
+func comparePgbenchInit(t *testing.T, ctx context.Context, target engine.Target, c engine.SQLConn) {
+	t.Helper()
+	mine := target.URL.Query().Get("search_path")
+	theirs := mine + "_pgbench"
+	if err := c.Exec(ctx, "CREATE SCHEMA "+theirs); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := c.Exec(ctx, "DROP SCHEMA "+theirs+" CASCADE"); err != nil {
+			t.Error(err)
+		}
+	}()
+	u := target.URL
+	cmd := exec.CommandContext(ctx, pgbenchPath(t), "-i", "-q", "-s", "2", "-h", u.Hostname(), "-p", u.Port(),
+		"-U", target.Username(), strings.TrimPrefix(u.Path, "/"))
+	cmd.Env = append(os.Environ(), "PGPASSWORD="+target.Password.Reveal(), "PGOPTIONS=-c search_path="+theirs)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("pgbench -i: %v\n%s", err, out)
+	}
+	columns := func(schema string) string {
+		var cols []string
+		err := c.QueryRows(ctx, "SELECT table_name || '.' || column_name || ' ' || data_type || ' ' || COALESCE(character_maximum_length, 0) || ' ' || is_nullable FROM information_schema.columns WHERE table_schema = ? AND table_name LIKE 'pgbench%' ORDER BY table_name, ordinal_position", []any{schema}, func(r []any) error {
+			cols = append(cols, r[0].(string))
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(cols, "\n")
+	}
+	if a, b := columns(mine), columns(theirs); a != b {
+		t.Errorf("columns:\n%s\npgbench -i:\n%s", a, b)
+	}
+	for _, q := range []string{
+		"SELECT COUNT(*) FROM (SELECT aid, bid, filler FROM %[1]s.pgbench_accounts EXCEPT SELECT aid, bid, filler FROM %[2]s.pgbench_accounts) d",
+		"SELECT COUNT(*) FROM (SELECT tid, bid, filler FROM %[1]s.pgbench_tellers EXCEPT SELECT tid, bid, filler FROM %[2]s.pgbench_tellers) d",
+		"SELECT COUNT(*) FROM (SELECT bid, filler FROM %[1]s.pgbench_branches EXCEPT SELECT bid, filler FROM %[2]s.pgbench_branches) d",
+		"SELECT (SELECT COUNT(*) FROM %[1]s.pgbench_accounts) - (SELECT COUNT(*) FROM %[2]s.pgbench_accounts)",
+		"SELECT (SELECT COUNT(*) FROM %[1]s.pgbench_tellers) - (SELECT COUNT(*) FROM %[2]s.pgbench_tellers)",
+	} {
+		var n int64
+		if err := c.QueryRow(ctx, fmt.Sprintf(q, mine, theirs), nil, &n); err != nil || n != 0 {
+			t.Errorf("%s = %d, %v; want 0", fmt.Sprintf(q, mine, theirs), n, err)
 		}
 	}
 }

@@ -12,7 +12,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/workload"
 	"github.com/dbarena/dbarena/workload/script/lang"
 )
@@ -52,6 +51,7 @@ type Script struct {
 	scale    int64
 	seed     uint64
 	shell    bool
+	init     string
 
 	// debug receives the output of debug(): standard error.
 	debug io.Writer
@@ -71,10 +71,11 @@ func New() *Script {
 	w := &Script{fs: pflag.NewFlagSet("script", pflag.ContinueOnError), debug: os.Stderr}
 	fs := w.fs
 	fs.StringArrayVar(&w.files, "file", nil, "a script file, optionally with a weight (path@weight, default 1); repeatable, as pgbench's -f")
-	fs.StringArrayVar(&w.builtins, "builtin", nil, "a built-in script (tpcb-like, simple-update, select-only), optionally with a weight (name@weight); repeatable, as pgbench's -b")
+	fs.StringArrayVar(&w.builtins, "builtin", nil, "a built-in script (tpcb-like, simple-update, select-only), optionally with a weight (name@weight); repeatable, as pgbench's -b; without --file or --builtin, tpcb-like")
 	fs.StringArrayVarP(&w.defines, "define", "D", nil, "a variable every client starts with (name=value); repeatable, as pgbench's -D")
 	fs.StringVar(&w.protocol, "protocol", ProtocolSimple, "how queries are sent, as pgbench's -M: simple (variables written into the query text), extended (variables bound as parameters) or prepared (prepared statements, parameters bound)")
 	fs.Int64Var(&w.scale, "scale", 1, "the value of :scale (pgbench's -s)")
+	fs.StringVar(&w.init, "init", "", "pgbench: make pgbench's four tables the workload's, which prepare creates and loads as pgbench -i does at --scale, check verifies (the tpcb invariant) and cleanup drops; without it the scripts' tables are their own")
 	fs.BoolVar(&w.shell, "allow-shell", false, "allow \\shell and \\setshell, which run commands on this machine through /bin/sh")
 	fs.Uint64Var(&w.seed, "random-seed", 0, "the value of :random_seed; :default_seed, the seed of hash() and permute() without one, derives from it (the clients' random functions are seeded from the run's --seed)")
 	return w
@@ -85,9 +86,6 @@ func (w *Script) Meta() workload.Meta { return meta() }
 
 // Flags returns the options.
 func (w *Script) Flags() *pflag.FlagSet { return w.fs }
-
-// Tables are none: a script works on tables of its own.
-func (w *Script) Tables(engine.Dialect) []workload.Table { return nil }
 
 // Ops are the scripts, in the order of the options (--file, then
 // --builtin), named by file name or built-in name.
@@ -105,11 +103,20 @@ func (w *Script) Ops() []workload.Op {
 		p, _, _ := splitWeight(f)
 		add(filepath.Base(p))
 	}
-	for _, b := range w.builtins {
+	for _, b := range w.builtinList() {
 		n, _, _ := splitWeight(b)
 		add(n)
 	}
 	return ops
+}
+
+// builtinList is --builtin, or tpcb-like when no script is given, as
+// pgbench runs.
+func (w *Script) builtinList() []string {
+	if len(w.files) == 0 && len(w.builtins) == 0 {
+		return []string{"tpcb-like"}
+	}
+	return w.builtins
 }
 
 // splitWeight splits "x@weight" at its last @; the weight is 1 without
@@ -173,7 +180,7 @@ func (w *Script) load() ([]weighted, []error) {
 		}
 		add("file", f, path, string(src), weight)
 	}
-	for _, b := range w.builtins {
+	for _, b := range w.builtinList() {
 		name, weight, err := splitWeight(b)
 		if err != nil {
 			bad("builtin", b, err)
@@ -186,9 +193,7 @@ func (w *Script) load() ([]weighted, []error) {
 		}
 		add("builtin", b, name, src, weight)
 	}
-	if len(w.files)+len(w.builtins) == 0 {
-		errs = append(errs, &workload.OptionError{Flag: "file", Value: "", Err: "no script: give --file or --builtin"})
-	} else if len(errs) == 0 && total == 0 {
+	if len(errs) == 0 && total == 0 {
 		errs = append(errs, &workload.OptionError{Flag: "file", Value: "", Err: "the scripts' weights add up to 0"})
 	}
 	for _, d := range w.defines {
@@ -201,6 +206,9 @@ func (w *Script) load() ([]weighted, []error) {
 	case ProtocolSimple, ProtocolExtended, ProtocolPrepared:
 	default:
 		bad("protocol", w.protocol, errors.New("must be simple, extended or prepared"))
+	}
+	if w.init != "" && w.init != InitPgbench {
+		bad("init", w.init, errors.New("must be pgbench or empty"))
 	}
 	if w.scale < 1 {
 		bad("scale", strconv.FormatInt(w.scale, 10), errors.New("must be at least 1"))

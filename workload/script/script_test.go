@@ -34,6 +34,10 @@ func TestOpsNameTheScripts(t *testing.T) {
 	if got := strings.Join(names, " "); got != "x.sql x.sql#2 select-only" {
 		t.Errorf("ops %q", got)
 	}
+	// Without a script, pgbench's default: tpcb-like.
+	if ops := script.New().Ops(); len(ops) != 1 || ops[0].Name != "tpcb-like" {
+		t.Errorf("default ops %v", ops)
+	}
 }
 
 func TestValidateReportsEveryProblem(t *testing.T) {
@@ -55,7 +59,7 @@ func TestValidateReportsEveryProblem(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{nil, []string{"--file : no script: give --file or --builtin"}},
+		{[]string{"--init", "pgbench2"}, []string{"--init pgbench2: must be pgbench or empty"}},
 		{[]string{"--file", good + "@x"}, []string{"--file " + good + "@x: weight \"x\" must be an integer from 0 to 1073741824"}},
 		{[]string{"--file", good + "@0"}, []string{"the scripts' weights add up to 0"}},
 		{[]string{"--file", filepath.Join(dir, "missing.sql")}, []string{"missing.sql: no such file or directory"}},

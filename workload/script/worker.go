@@ -34,11 +34,18 @@ func (w *Script) NewWorker(ctx context.Context, conn engine.Conn, env workload.W
 		name, value, _ := strings.Cut(d, "=")
 		k.vars.SetText(name, value)
 	}
+	// As pgbench: -D cannot change :client_id but may give :scale,
+	// :random_seed and :default_seed, whose default seed is the same for
+	// every client.
 	k.vars.Set("client_id", lang.Int(int64(env.ID)))
-	k.vars.Set("scale", lang.Int(w.scale))
-	k.vars.Set("random_seed", lang.Int(int64(w.seed)))
-	// The same default seed for every client, as pgbench's.
-	k.vars.Set("default_seed", lang.Int(int64(lang.NewRand(w.seed).Uint64())))
+	for _, v := range []struct {
+		name  string
+		value int64
+	}{{"scale", w.scale}, {"random_seed", int64(w.seed)}, {"default_seed", int64(lang.NewRand(w.seed).Uint64())}} {
+		if _, ok := k.vars.Text(v.name); !ok {
+			k.vars.Set(v.name, lang.Int(v.value))
+		}
+	}
 	return k, nil
 }
 

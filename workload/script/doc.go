@@ -12,12 +12,22 @@
 //	--scale N                 :scale (default 1)
 //	--random-seed N           :random_seed; :default_seed derives from it
 //	--allow-shell             allow \shell and \setshell
+//	--init pgbench            pgbench's four tables are the workload's
 //
 // Every script is one operation (Ops), named by its file's base name or
 // its built-in name; a transaction draws one by weight from the client's
-// generator, as pgbench does. The built-in scripts are pgbench's, on
-// pgbench's four tables, which the workload does not create: Tables is
-// empty.
+// generator, as pgbench does. Without --file or --builtin the script is
+// tpcb-like, as pgbench's default. The built-in scripts are pgbench's
+// text, on pgbench's four tables.
+//
+// Without --init a script's tables are its own: Tables is empty, and
+// prepare, check and cleanup have nothing to do. With --init pgbench the
+// workload declares pgbench's tables as pgbench -i creates them (columns,
+// types, NULLs, primary keys; aid a bigint from scale 20,000), their rows
+// are pgbench -i's at --scale (--init and --scale define the data), and
+// Check verifies the tpcb invariant: the sums of the accounts', tellers'
+// and branches' balances equal the history's deltas, and the accounts,
+// tellers and branches number 100,000, 10 and 1 per unit of scale.
 //
 // # Clients
 //
@@ -56,6 +66,5 @@
 // start, so the replay draws the same values, as pgbench's retries.
 //
 // Not yet: \gset and \aset (SQLConn gives no column names) and
-// pipelines, which Validate refuses; pgbench's per-command statistics;
-// creating pgbench's tables.
+// pipelines, which Validate refuses; pgbench's per-command statistics.
 package script

@@ -333,16 +333,26 @@ func (k *worker) arg(name string) (any, error) {
 // SHOW) a read; INSERT, UPDATE, DELETE, MERGE, REPLACE, COPY a write; the
 // rest (BEGIN, END, SET, …) other.
 func count(q *workload.Queries, text string) {
-	word := strings.ToUpper(strings.TrimLeft(text, " \t\r\n("))
-	if i := strings.IndexFunc(word, func(r rune) bool { return !(r >= 'A' && r <= 'Z') }); i >= 0 {
-		word = word[:i]
+	i := 0
+	for i < len(text) && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n' || text[i] == '(') {
+		i++
 	}
-	switch word {
-	case "SELECT", "WITH", "VALUES", "TABLE", "SHOW":
-		q.Reads++
-	case "INSERT", "UPDATE", "DELETE", "MERGE", "REPLACE", "COPY":
-		q.Writes++
-	default:
-		q.Other++
+	j := i
+	for j < len(text) && (text[j] >= 'a' && text[j] <= 'z' || text[j] >= 'A' && text[j] <= 'Z') {
+		j++
 	}
+	word := text[i:j]
+	for _, w := range []string{"SELECT", "WITH", "VALUES", "TABLE", "SHOW"} {
+		if strings.EqualFold(word, w) {
+			q.Reads++
+			return
+		}
+	}
+	for _, w := range []string{"INSERT", "UPDATE", "DELETE", "MERGE", "REPLACE", "COPY"} {
+		if strings.EqualFold(word, w) {
+			q.Writes++
+			return
+		}
+	}
+	q.Other++
 }

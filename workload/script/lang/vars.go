@@ -25,6 +25,10 @@ func (vs *Vars) SetText(name, text string) {
 
 // Set sets name to v.
 func (vs *Vars) Set(name string, v Value) {
+	if x, ok := vs.m[name]; ok {
+		*x = variable{value: v, parsed: true}
+		return
+	}
 	vs.m[name] = &variable{value: v, parsed: true}
 }
 

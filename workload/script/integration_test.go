@@ -451,3 +451,31 @@ func comparePgbenchInit(t *testing.T, ctx context.Context, target engine.Target,
 		}
 	}
 }
+
+// TestSerializationFailuresAreReplayed runs tpcb-like under SERIALIZABLE
+// on PostgreSQL, where concurrent transactions on one branch fail to
+// serialize: the failures are replayed (counted as retries, not errors)
+// and the tpcb invariant holds afterwards.
+func TestSerializationFailuresAreReplayed(t *testing.T) {
+	ctx := context.Background()
+	e := enginetest.Open(t, testdb.Isolated(t, testdb.Postgres(t)))
+	w := parse(t, "--init", "pgbench", "--protocol", "prepared")
+	if _, err := runner.Prepare(ctx, e, w, runner.PrepareConfig{LoadThreads: 2}); err != nil {
+		t.Fatalf("prepare: %v", err)
+	}
+	// Eight clients on one branch row: a transaction may fail many times
+	// before it commits.
+	maxRetries := 1000
+	res, err := runner.Run(ctx, e, w, runner.Config{Threads: 8, Duration: 2 * time.Second, Seed: 4,
+		Isolation: engine.Serializable, Retry: runner.RetryOverride{MaxRetries: &maxRetries}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d transactions, %d retries, %d errors", res.Ops[0].Count, res.Retries, res.Errors)
+	if res.Ops[0].Count == 0 || res.Retries == 0 || res.Errors != 0 {
+		t.Errorf("%d transactions, %d retries, %d errors: want transactions and retries, no error", res.Ops[0].Count, res.Retries, res.Errors)
+	}
+	if probs, err := w.Check(ctx, enginetest.Connect(t, e)); err != nil || len(probs) > 0 {
+		t.Errorf("check: %v %v", probs, err)
+	}
+}

@@ -23,7 +23,8 @@
 // Queries refer to variables as :name (Query.Refs); a workload binds them
 // as parameters (Query.Parameterize) or writes their text into the query
 // (Query.Interpolate), as pgbench's extended and simple protocols do.
-// A :name in a quoted string is replaced by the simple protocol only, as
+// psql's :'name' and :"name" are not pgbench's and are no references. A
+// :name in a quoted string is replaced by the simple protocol only, as
 // pgbench does; unlike pgbench, a :name in a comment, a quoted identifier
 // or a dollar-quoted string is never a reference. Errors are *SyntaxError values naming the file, line and
 // column, with the line and a caret under the column. Conditional blocks

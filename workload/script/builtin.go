@@ -1,5 +1,10 @@
 package script
 
+import (
+	"fmt"
+	"strings"
+)
+
 // builtins are pgbench's built-in scripts, as its documentation gives
 // them ("What Is the “Transaction” Actually Performed in pgbench?").
 var builtins = map[string]string{
@@ -38,4 +43,25 @@ func BuiltinNames() []string { return []string{"tpcb-like", "simple-update", "se
 func Builtin(name string) (string, bool) {
 	s, ok := builtins[name]
 	return s, ok
+}
+
+// findBuiltin resolves a built-in script's name as pgbench's -b does: a
+// name or a prefix of exactly one name ("tpcb", "select").
+func findBuiltin(prefix string) (string, error) {
+	var found []string
+	for _, n := range BuiltinNames() {
+		if n == prefix {
+			return n, nil
+		}
+		if prefix != "" && strings.HasPrefix(n, prefix) {
+			found = append(found, n)
+		}
+	}
+	switch len(found) {
+	case 1:
+		return found[0], nil
+	case 0:
+		return "", fmt.Errorf("no such built-in script; the built-in scripts are %s", strings.Join(BuiltinNames(), ", "))
+	}
+	return "", fmt.Errorf("ambiguous: the built-in scripts %s start with %q", strings.Join(found, " and "), prefix)
 }

@@ -71,7 +71,7 @@ func New() *Script {
 	w := &Script{fs: pflag.NewFlagSet("script", pflag.ContinueOnError), debug: os.Stderr}
 	fs := w.fs
 	fs.StringArrayVar(&w.files, "file", nil, "a script file, optionally with a weight (path@weight, default 1); repeatable, as pgbench's -f")
-	fs.StringArrayVar(&w.builtins, "builtin", nil, "a built-in script (tpcb-like, simple-update, select-only), optionally with a weight (name@weight); repeatable, as pgbench's -b; without --file or --builtin, tpcb-like")
+	fs.StringArrayVar(&w.builtins, "builtin", nil, "a built-in script (tpcb-like, simple-update, select-only, or a prefix of one), optionally with a weight (name@weight); repeatable, as pgbench's -b; without --file or --builtin, tpcb-like")
 	fs.StringArrayVarP(&w.defines, "define", "D", nil, "a variable every client starts with (name=value); repeatable, as pgbench's -D")
 	fs.StringVar(&w.protocol, "protocol", ProtocolSimple, "how queries are sent, as pgbench's -M: simple (variables written into the query text), extended (variables bound as parameters) or prepared (prepared statements, parameters bound)")
 	fs.Int64Var(&w.scale, "scale", 1, "the value of :scale (pgbench's -s)")
@@ -105,6 +105,9 @@ func (w *Script) Ops() []workload.Op {
 	}
 	for _, b := range w.builtinList() {
 		n, _, _ := splitWeight(b)
+		if full, err := findBuiltin(n); err == nil {
+			n = full
+		}
 		add(n)
 	}
 	return ops
@@ -186,11 +189,12 @@ func (w *Script) load() ([]weighted, []error) {
 			bad("builtin", b, err)
 			continue
 		}
-		src, ok := Builtin(name)
-		if !ok {
-			bad("builtin", b, fmt.Errorf("no such built-in script; the built-in scripts are %s", strings.Join(BuiltinNames(), ", ")))
+		name, err = findBuiltin(name)
+		if err != nil {
+			bad("builtin", b, err)
 			continue
 		}
+		src, _ := Builtin(name)
 		add("builtin", b, name, src, weight)
 	}
 	if len(errs) == 0 && total == 0 {

@@ -24,7 +24,7 @@ func TestBuiltinsParse(t *testing.T) {
 
 func TestOpsNameTheScripts(t *testing.T) {
 	w := script.New()
-	if err := w.Flags().Parse([]string{"--file", "a/x.sql@2", "--file", "b/x.sql", "--builtin", "select-only@5"}); err != nil {
+	if err := w.Flags().Parse([]string{"--file", "a/x.sql@2", "--file", "b/x.sql", "--builtin", "sel@5"}); err != nil {
 		t.Fatal(err)
 	}
 	var names []string
@@ -63,7 +63,8 @@ func TestValidateReportsEveryProblem(t *testing.T) {
 		{[]string{"--file", good + "@x"}, []string{"--file " + good + "@x: weight \"x\" must be an integer from 0 to 1073741824"}},
 		{[]string{"--file", good + "@0"}, []string{"the scripts' weights add up to 0"}},
 		{[]string{"--file", filepath.Join(dir, "missing.sql")}, []string{"missing.sql: no such file or directory"}},
-		{[]string{"--builtin", "tpcb"}, []string{"--builtin tpcb: no such built-in script; the built-in scripts are tpcb-like, simple-update, select-only"}},
+		{[]string{"--builtin", "tpcc"}, []string{"--builtin tpcc: no such built-in script; the built-in scripts are tpcb-like, simple-update, select-only"}},
+		{[]string{"--builtin", "s@2"}, []string{"--builtin s@2: ambiguous: the built-in scripts simple-update and select-only start with \"s\""}},
 		{[]string{"--file", bad}, []string{"bad.sql:2:11: syntax error in command \"set\""}},
 		{[]string{"--file", gset}, []string{"gset.sql:1:1: storing a query's result in variables (\\gset, \\aset) is not supported yet"}},
 		{[]string{"--file", pipe}, []string{"pipe.sql:1:1: pipelines (\\startpipeline) are not supported yet"}},

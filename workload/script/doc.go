@@ -37,7 +37,13 @@
 // its number (workload.WorkerEnv.Seed), so a run's draws are
 // reproducible.
 //
-// SQL commands go by --protocol: simple writes each variable's text into
+// A command that only begins, commits or rolls back a transaction
+// (BEGIN, START TRANSACTION, COMMIT, END, ROLLBACK, ABORT, with WORK or
+// TRANSACTION) is the engine's Begin, Commit or Rollback: SQLite's BEGIN
+// IMMEDIATE, which lets concurrent clients write without deadlocking,
+// MariaDB's COMMIT for PostgreSQL's END, and on PostgreSQL a COMMIT the
+// server answers with ROLLBACK fails the transaction. Other SQL commands
+// go by --protocol: simple writes each variable's text into
 // the query (also inside quoted strings, as pgbench) and sends it
 // through SQLConn.Exec; extended binds the variables as parameters
 // (SQLConn.QueryRows); prepared prepares each query on first use

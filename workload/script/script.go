@@ -64,6 +64,46 @@ type weighted struct {
 	name   string
 	script *lang.Script
 	weight int64
+	// tx holds the commands that are a transaction's control, which the
+	// worker runs as the engine's Begin, Commit and Rollback.
+	tx map[*lang.Command]txControl
+}
+
+// txControl is what a transaction-control command does.
+type txControl uint8
+
+const (
+	txNone txControl = iota
+	txBegin
+	txCommit
+	txRollback
+)
+
+// txControls maps the statements that begin, commit or roll back a
+// transaction (PostgreSQL's END and ABORT too) to the engine's own
+// Begin, Commit and Rollback: BEGIN IMMEDIATE on SQLite, COMMIT on
+// MariaDB for pgbench's END, and a COMMIT that PostgreSQL answers with
+// ROLLBACK is an error.
+var txControls = map[string]txControl{
+	"BEGIN": txBegin, "BEGIN WORK": txBegin, "BEGIN TRANSACTION": txBegin, "START TRANSACTION": txBegin,
+	"COMMIT": txCommit, "COMMIT WORK": txCommit, "COMMIT TRANSACTION": txCommit,
+	"END": txCommit, "END WORK": txCommit, "END TRANSACTION": txCommit,
+	"ROLLBACK": txRollback, "ROLLBACK WORK": txRollback, "ROLLBACK TRANSACTION": txRollback, "ABORT": txRollback,
+}
+
+// transactionControls finds s's transaction-control commands: SQL
+// commands of one query that is one of txControls.
+func transactionControls(s *lang.Script) map[*lang.Command]txControl {
+	m := map[*lang.Command]txControl{}
+	for _, c := range s.Commands {
+		if c.Kind != lang.SQLCommand || len(c.Queries) != 1 || len(c.Queries[0].Refs) > 0 || c.Result != lang.ResultNone {
+			continue
+		}
+		if k := txControls[strings.Join(strings.Fields(strings.ToUpper(c.Queries[0].Text)), " ")]; k != txNone {
+			m[c] = k
+		}
+	}
+	return m
 }
 
 // New returns the workload with default options: no script yet.
@@ -167,7 +207,7 @@ func (w *Script) load() ([]weighted, []error) {
 			bad(flag, value, err)
 			return
 		}
-		scripts = append(scripts, weighted{name: ops[len(scripts)].Name, script: s, weight: weight})
+		scripts = append(scripts, weighted{name: ops[len(scripts)].Name, script: s, weight: weight, tx: transactionControls(s)})
 		total += weight
 	}
 	for _, f := range w.files {

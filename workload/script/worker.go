@@ -142,6 +142,17 @@ func (k *worker) exec(ctx context.Context, cmds []*lang.Command, pc int) (int, e
 	c := cmds[pc]
 	switch c.Kind {
 	case lang.SQLCommand:
+		switch k.scripts[k.current].tx[c] {
+		case txBegin:
+			k.q.Other++
+			return pc + 1, k.c.Begin(ctx)
+		case txCommit:
+			k.q.Other++
+			return pc + 1, k.c.Commit(ctx)
+		case txRollback:
+			k.q.Other++
+			return pc + 1, k.c.Rollback(ctx)
+		}
 		return pc + 1, k.sql(ctx, c)
 	case lang.SetCommand:
 		v, err := lang.Eval(c.Expr, k)

@@ -21,6 +21,8 @@ import (
 	_ "github.com/dbarena/dbarena/workload/oltp"
 	// Funds transfers, from the MySQL/PostgreSQL payments study.
 	_ "github.com/dbarena/dbarena/workload/payments"
+	// pgbench-compatible scripts: user-written or pgbench's built-in ones.
+	_ "github.com/dbarena/dbarena/workload/script"
 	// TPC-C-like order processing, HammerDB TPROC-C style.
 	_ "github.com/dbarena/dbarena/workload/tpcc"
 	// TPC-E-like brokerage (its data and checks so far).

@@ -1,0 +1,76 @@
+// Package script is the workload "script": pgbench scripts, run as
+// pgbench runs them, on every SQL engine. The language is package
+// workload/script/lang; this package picks a script per transaction and
+// runs its commands through an engine.SQLConn.
+//
+// # Options
+//
+//	--file path[@weight]      a script file (repeatable; weight 1 by default)
+//	--builtin name[@weight]   tpcb-like, simple-update or select-only
+//	-D, --define name=value   a variable every client starts with
+//	--protocol simple|extended|prepared
+//	--scale N                 :scale (default 1)
+//	--random-seed N           :random_seed; :default_seed derives from it
+//	--allow-shell             allow \shell and \setshell
+//	--init pgbench            pgbench's four tables are the workload's
+//
+// Every script is one operation (Ops), named by its file's base name or
+// its built-in name; a transaction draws one by weight from the client's
+// generator, as pgbench does. Without --file or --builtin the script is
+// tpcb-like, as pgbench's default. The built-in scripts are pgbench's
+// text, on pgbench's four tables.
+//
+// Without --init a script's tables are its own: Tables is empty, and
+// prepare, check and cleanup have nothing to do. With --init pgbench the
+// workload declares pgbench's tables as pgbench -i creates them (columns,
+// types, NULLs, primary keys; aid a bigint from scale 20,000), their rows
+// are pgbench -i's at --scale (--init and --scale define the data), and
+// Check verifies the tpcb invariant: the sums of the accounts', tellers'
+// and branches' balances equal the history's deltas, and the accounts,
+// tellers and branches number 100,000, 10 and 1 per unit of scale.
+//
+// # Clients
+//
+// Each worker is a client with its own variables: the -D ones, then
+// :client_id (the worker's number from 0), :scale, :random_seed and
+// :default_seed. Its random generator is seeded from the run's seed and
+// its number (workload.WorkerEnv.Seed), so a run's draws are
+// reproducible.
+//
+// A command that only begins, commits or rolls back a transaction
+// (BEGIN, START TRANSACTION, COMMIT, END, ROLLBACK, ABORT, with WORK or
+// TRANSACTION) is the engine's Begin, Commit or Rollback: SQLite's BEGIN
+// IMMEDIATE, which lets concurrent clients write without deadlocking,
+// MariaDB's COMMIT for PostgreSQL's END, and on PostgreSQL a COMMIT the
+// server answers with ROLLBACK fails the transaction. Other SQL commands
+// go by --protocol: simple writes each variable's text into
+// the query (also inside quoted strings, as pgbench) and sends it
+// through SQLConn.Exec; extended binds the variables as parameters
+// (SQLConn.QueryRows); prepared prepares each query on first use
+// (SQLConn.Prepare) and binds them. A parameter is the variable's value
+// typed (integer, double, boolean, NULL) when its text reads as one, its
+// text otherwise. (pgbench binds every parameter as text; PostgreSQL's
+// driver encodes prepared statements' integers in binary, from typed
+// values only. So a variable that reads as a number cannot be bound to a
+// text column on PostgreSQL under extended or prepared: write it ':x',
+// in quotes, under --protocol simple.) A ? in a query is taken for a
+// placeholder under extended and prepared, by the engines' rebinding
+// (PostgreSQL's jsonb ? operator needs --protocol simple). Queries are counted as reads, writes or other by their
+// first word. \set evaluates its expression, \if/\elif/\else/\endif pick
+// a branch by pgbench's truth of values, \sleep waits (inside the
+// transaction's latency, as pgbench's) and debug() writes to standard
+// error. With --allow-shell, \shell runs its words joined by spaces
+// through /bin/sh (a :name word is the variable's text, a ::word loses
+// one colon) and fails when the command does; \setshell stores the
+// command's output, which must be an integer.
+//
+// A failed command fails its transaction with a *CommandError naming
+// the script, the command and its position, wrapping the cause (a
+// database error stays classifiable); the worker rolls back whatever the
+// script left open. A serialization failure or deadlock is replayed
+// (workload.Replayer) from the generator's state at the transaction's
+// start, so the replay draws the same values, as pgbench's retries.
+//
+// Not yet: \gset and \aset (SQLConn gives no column names) and
+// pipelines, which Validate refuses; pgbench's per-command statistics.
+package script

@@ -1,0 +1,283 @@
+package script
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/spf13/pflag"
+
+	"github.com/dbarena/dbarena/workload"
+	"github.com/dbarena/dbarena/workload/script/lang"
+)
+
+func init() { workload.Register(meta()) }
+
+func meta() workload.Meta {
+	return workload.Meta{
+		Name:        "script",
+		Description: "pgbench-compatible scripts (--file, --builtin tpcb-like|simple-update|select-only): SQL, \\set expressions, \\sleep, \\if, \\shell",
+		Version:     "1",
+		New:         func() workload.Workload { return New() },
+	}
+}
+
+// Protocols are the values of --protocol, pgbench's -M.
+const (
+	ProtocolSimple   = "simple"
+	ProtocolExtended = "extended"
+	ProtocolPrepared = "prepared"
+)
+
+// The optional abilities of Script.
+var (
+	_ workload.Validator = (*Script)(nil)
+	_ workload.Replayer  = (*worker)(nil)
+)
+
+// Script is the workload: scripts picked by weight for every
+// transaction. Its options are set through Flags.
+type Script struct {
+	fs       *pflag.FlagSet
+	files    []string
+	builtins []string
+	defines  []string
+	protocol string
+	scale    int64
+	seed     uint64
+	shell    bool
+	init     string
+
+	// debug receives the output of debug(): standard error.
+	debug io.Writer
+
+	mu     sync.Mutex
+	loaded []weighted // parsed by load
+}
+
+type weighted struct {
+	name   string
+	script *lang.Script
+	weight int64
+	// tx holds the commands that are a transaction's control, which the
+	// worker runs as the engine's Begin, Commit and Rollback.
+	tx map[*lang.Command]txControl
+}
+
+// txControl is what a transaction-control command does.
+type txControl uint8
+
+const (
+	txNone txControl = iota
+	txBegin
+	txCommit
+	txRollback
+)
+
+// txControls maps the statements that begin, commit or roll back a
+// transaction (PostgreSQL's END and ABORT too) to the engine's own
+// Begin, Commit and Rollback: BEGIN IMMEDIATE on SQLite, COMMIT on
+// MariaDB for pgbench's END, and a COMMIT that PostgreSQL answers with
+// ROLLBACK is an error.
+var txControls = map[string]txControl{
+	"BEGIN": txBegin, "BEGIN WORK": txBegin, "BEGIN TRANSACTION": txBegin, "START TRANSACTION": txBegin,
+	"COMMIT": txCommit, "COMMIT WORK": txCommit, "COMMIT TRANSACTION": txCommit,
+	"END": txCommit, "END WORK": txCommit, "END TRANSACTION": txCommit,
+	"ROLLBACK": txRollback, "ROLLBACK WORK": txRollback, "ROLLBACK TRANSACTION": txRollback, "ABORT": txRollback,
+}
+
+// transactionControls finds s's transaction-control commands: SQL
+// commands of one query that is one of txControls.
+func transactionControls(s *lang.Script) map[*lang.Command]txControl {
+	m := map[*lang.Command]txControl{}
+	for _, c := range s.Commands {
+		if c.Kind != lang.SQLCommand || len(c.Queries) != 1 || len(c.Queries[0].Refs) > 0 || c.Result != lang.ResultNone {
+			continue
+		}
+		if k := txControls[strings.Join(strings.Fields(strings.ToUpper(c.Queries[0].Text)), " ")]; k != txNone {
+			m[c] = k
+		}
+	}
+	return m
+}
+
+// New returns the workload with default options: no script yet.
+func New() *Script {
+	w := &Script{fs: pflag.NewFlagSet("script", pflag.ContinueOnError), debug: os.Stderr}
+	fs := w.fs
+	fs.StringArrayVar(&w.files, "file", nil, "a script file, optionally with a weight (path@weight, default 1); repeatable, as pgbench's -f")
+	fs.StringArrayVar(&w.builtins, "builtin", nil, "a built-in script (tpcb-like, simple-update, select-only, or a prefix of one), optionally with a weight (name@weight); repeatable, as pgbench's -b; without --file or --builtin, tpcb-like")
+	fs.StringArrayVarP(&w.defines, "define", "D", nil, "a variable every client starts with (name=value); repeatable, as pgbench's -D")
+	fs.StringVar(&w.protocol, "protocol", ProtocolSimple, "how queries are sent, as pgbench's -M: simple (variables written into the query text), extended (variables bound as parameters) or prepared (prepared statements, parameters bound)")
+	fs.Int64Var(&w.scale, "scale", 1, "the value of :scale (pgbench's -s)")
+	fs.StringVar(&w.init, "init", "", "pgbench: make pgbench's four tables the workload's, which prepare creates and loads as pgbench -i does at --scale, check verifies (the tpcb invariant) and cleanup drops; without it the scripts' tables are their own")
+	fs.BoolVar(&w.shell, "allow-shell", false, "allow \\shell and \\setshell, which run commands on this machine through /bin/sh")
+	fs.Uint64Var(&w.seed, "random-seed", 0, "the value of :random_seed; :default_seed, the seed of hash() and permute() without one, derives from it (the clients' random functions are seeded from the run's --seed)")
+	return w
+}
+
+// Meta returns the registration record.
+func (w *Script) Meta() workload.Meta { return meta() }
+
+// Flags returns the options.
+func (w *Script) Flags() *pflag.FlagSet { return w.fs }
+
+// Ops are the scripts, in the order of the options (--file, then
+// --builtin), named by file name or built-in name.
+func (w *Script) Ops() []workload.Op {
+	var ops []workload.Op
+	seen := map[string]int{}
+	add := func(name string) {
+		seen[name]++
+		if n := seen[name]; n > 1 {
+			name = fmt.Sprintf("%s#%d", name, n)
+		}
+		ops = append(ops, workload.Op{Name: name})
+	}
+	for _, f := range w.files {
+		p, _, _ := splitWeight(f)
+		add(filepath.Base(p))
+	}
+	for _, b := range w.builtinList() {
+		n, _, _ := splitWeight(b)
+		if full, err := findBuiltin(n); err == nil {
+			n = full
+		}
+		add(n)
+	}
+	return ops
+}
+
+// builtinList is --builtin, or tpcb-like when no script is given, as
+// pgbench runs.
+func (w *Script) builtinList() []string {
+	if len(w.files) == 0 && len(w.builtins) == 0 {
+		return []string{"tpcb-like"}
+	}
+	return w.builtins
+}
+
+// splitWeight splits "x@weight" at its last @; the weight is 1 without
+// one.
+func splitWeight(s string) (name string, weight int64, err error) {
+	i := strings.LastIndexByte(s, '@')
+	if i < 0 {
+		return s, 1, nil
+	}
+	weight, err = strconv.ParseInt(s[i+1:], 10, 64)
+	if err != nil || weight < 0 || weight > 1<<30 {
+		return s[:i], 0, fmt.Errorf("weight %q must be an integer from 0 to %d", s[i+1:], 1<<30)
+	}
+	return s[:i], weight, nil
+}
+
+// Validate reads and parses every script and reports every problem at
+// once, each naming its option and value.
+func (w *Script) Validate() []error {
+	_, errs := w.load()
+	return errs
+}
+
+// load parses the scripts once.
+func (w *Script) load() ([]weighted, []error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.loaded != nil {
+		return w.loaded, nil
+	}
+	var errs []error
+	bad := func(flag, value string, err error) {
+		errs = append(errs, &workload.OptionError{Flag: flag, Value: value, Err: err.Error()})
+	}
+	var scripts []weighted
+	ops := w.Ops()
+	total := int64(0)
+	add := func(flag, value, name, src string, weight int64) {
+		s, err := lang.Parse(name, src, lang.ParseOptions{AllowShell: w.shell})
+		if err != nil {
+			bad(flag, value, err)
+			return
+		}
+		if err := w.supported(s); err != nil {
+			bad(flag, value, err)
+			return
+		}
+		scripts = append(scripts, weighted{name: ops[len(scripts)].Name, script: s, weight: weight, tx: transactionControls(s)})
+		total += weight
+	}
+	for _, f := range w.files {
+		path, weight, err := splitWeight(f)
+		if err != nil {
+			bad("file", f, err)
+			continue
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			bad("file", f, err)
+			continue
+		}
+		add("file", f, path, string(src), weight)
+	}
+	for _, b := range w.builtinList() {
+		name, weight, err := splitWeight(b)
+		if err != nil {
+			bad("builtin", b, err)
+			continue
+		}
+		name, err = findBuiltin(name)
+		if err != nil {
+			bad("builtin", b, err)
+			continue
+		}
+		src, _ := Builtin(name)
+		add("builtin", b, name, src, weight)
+	}
+	if len(errs) == 0 && total == 0 {
+		errs = append(errs, &workload.OptionError{Flag: "file", Value: "", Err: "the scripts' weights add up to 0"})
+	}
+	for _, d := range w.defines {
+		name, _, ok := strings.Cut(d, "=")
+		if !ok || name == "" {
+			bad("define", d, errors.New("must be name=value"))
+		}
+	}
+	switch w.protocol {
+	case ProtocolSimple, ProtocolExtended, ProtocolPrepared:
+	default:
+		bad("protocol", w.protocol, errors.New("must be simple, extended or prepared"))
+	}
+	if w.init != "" && w.init != InitPgbench {
+		bad("init", w.init, errors.New("must be pgbench or empty"))
+	}
+	if w.scale < 1 {
+		bad("scale", strconv.FormatInt(w.scale, 10), errors.New("must be at least 1"))
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	w.loaded = scripts
+	return scripts, nil
+}
+
+// supported refuses what the workload does not run yet: the results of
+// queries (\gset, \aset), pipelines and, under extended or prepared,
+// compound queries (\;), which one statement cannot hold.
+func (w *Script) supported(s *lang.Script) error {
+	for _, c := range s.Commands {
+		at := fmt.Sprintf("%s: ", c.Pos)
+		switch {
+		case c.Kind == lang.SQLCommand && c.Result != lang.ResultNone:
+			return errors.New(at + "storing a query's result in variables (\\gset, \\aset) is not supported yet")
+		case c.Kind == lang.StartPipelineCommand:
+			return errors.New(at + "pipelines (\\startpipeline) are not supported yet")
+		case c.Kind == lang.SQLCommand && len(c.Queries) > 1 && w.protocol != ProtocolSimple:
+			return fmt.Errorf("%scompound queries (\\;) need --protocol simple, not %s", at, w.protocol)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,369 @@
+package script
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/workload"
+	"github.com/dbarena/dbarena/workload/script/lang"
+)
+
+// NewWorker returns a client: its variables (the -D ones and the
+// automatic :client_id, :scale, :random_seed and :default_seed), its
+// random generator, seeded from env.Seed, and its connection.
+func (w *Script) NewWorker(ctx context.Context, conn engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
+	c, err := engine.SQL(conn)
+	if err != nil {
+		return nil, err
+	}
+	scripts, errs := w.load()
+	if len(errs) > 0 {
+		return nil, errs[0]
+	}
+	k := &worker{w: w, c: c, scripts: scripts, q: env.Queries, rand: lang.NewRand(env.Seed),
+		vars: lang.NewVars(), stmts: map[*lang.Query]engine.Stmt{}}
+	for _, s := range scripts {
+		k.total += s.weight
+	}
+	for _, d := range w.defines {
+		name, value, _ := strings.Cut(d, "=")
+		k.vars.SetText(name, value)
+	}
+	// As pgbench: -D cannot change :client_id but may give :scale,
+	// :random_seed and :default_seed, whose default seed is the same for
+	// every client.
+	k.vars.Set("client_id", lang.Int(int64(env.ID)))
+	for _, v := range []struct {
+		name  string
+		value int64
+	}{{"scale", w.scale}, {"random_seed", int64(w.seed)}, {"default_seed", int64(lang.NewRand(w.seed).Uint64())}} {
+		if _, ok := k.vars.Text(v.name); !ok {
+			k.vars.Set(v.name, lang.Int(v.value))
+		}
+	}
+	return k, nil
+}
+
+// worker is one client. It is used by one goroutine.
+type worker struct {
+	w       *Script
+	c       engine.SQLConn
+	scripts []weighted
+	total   int64
+	q       *workload.Queries
+	rand    *lang.Rand
+	vars    *lang.Vars
+	stmts   map[*lang.Query]engine.Stmt
+
+	// The current transaction: its script and the generator's state at
+	// its start, for Replay.
+	current int
+	start   lang.Rand
+	pc      int // the command running
+}
+
+// Next picks a script by weight and runs it.
+func (k *worker) Next(ctx context.Context) (int, error) {
+	r := k.rand.Int63n(k.total)
+	k.current = 0
+	for i, s := range k.scripts {
+		if r < s.weight {
+			k.current = i
+			break
+		}
+		r -= s.weight
+	}
+	k.start = *k.rand
+	return k.current, k.run(ctx)
+}
+
+// Replay runs the current transaction again with the same random draws,
+// as pgbench's retries do.
+func (k *worker) Replay(ctx context.Context) (int, error) {
+	*k.rand = k.start
+	return k.current, k.run(ctx)
+}
+
+// Variable, Rand and Debug make the worker the expressions' environment.
+func (k *worker) Variable(name string) (lang.Value, bool, error) { return k.vars.Value(name) }
+
+// Rand is the client's generator.
+func (k *worker) Rand() *lang.Rand { return k.rand }
+
+// Debug prints debug()'s argument where the workload's debug output
+// goes (standard error, as pgbench's).
+func (k *worker) Debug(v lang.Value) {
+	fmt.Fprintf(k.w.debug, "debug(script=%d,command=%d): %s\n", k.current, k.pc, v.Debug())
+}
+
+// CommandError is a failed command of a script: where it is and why.
+type CommandError struct {
+	Script  string
+	Command int // index among the script's commands, from 0
+	Pos     lang.Pos
+	Kind    lang.CommandKind
+	Err     error
+}
+
+func (e *CommandError) Error() string {
+	return fmt.Sprintf("script %s, command %d (%s at %s): %v", e.Script, e.Command, e.Kind, e.Pos, e.Err)
+}
+
+// Unwrap returns the cause, a database error for an SQL command.
+func (e *CommandError) Unwrap() error { return e.Err }
+
+// run runs the current script. On an error it rolls back whatever
+// transaction the script left open.
+func (k *worker) run(ctx context.Context) error {
+	s := k.scripts[k.current]
+	cmds := s.script.Commands
+	for pc := 0; pc < len(cmds); {
+		c := cmds[pc]
+		k.pc = pc
+		next, err := k.exec(ctx, cmds, pc)
+		if err != nil {
+			// ROLLBACK outside a transaction is harmless (a warning or an
+			// error ignored here).
+			_ = k.c.Rollback(context.WithoutCancel(ctx))
+			return &CommandError{Script: s.name, Command: pc, Pos: c.Pos, Kind: c.Kind, Err: err}
+		}
+		pc = next
+	}
+	return nil
+}
+
+// exec runs command pc and returns the index of the next one.
+func (k *worker) exec(ctx context.Context, cmds []*lang.Command, pc int) (int, error) {
+	c := cmds[pc]
+	switch c.Kind {
+	case lang.SQLCommand:
+		switch k.scripts[k.current].tx[c] {
+		case txBegin:
+			k.q.Other++
+			return pc + 1, k.c.Begin(ctx)
+		case txCommit:
+			k.q.Other++
+			return pc + 1, k.c.Commit(ctx)
+		case txRollback:
+			k.q.Other++
+			return pc + 1, k.c.Rollback(ctx)
+		}
+		return pc + 1, k.sql(ctx, c)
+	case lang.SetCommand:
+		v, err := lang.Eval(c.Expr, k)
+		if err != nil {
+			return 0, err
+		}
+		k.vars.Set(c.Var, v)
+		return pc + 1, nil
+	case lang.SleepCommand:
+		d, err := k.sleepFor(c)
+		if err != nil {
+			return 0, err
+		}
+		if d > 0 {
+			t := time.NewTimer(d)
+			defer t.Stop()
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				return 0, ctx.Err()
+			}
+		}
+		return pc + 1, nil
+	case lang.IfCommand:
+		return k.branch(cmds, pc)
+	case lang.ElifCommand, lang.ElseCommand:
+		// Reached from a branch that ran: the block is done.
+		return c.End + 1, nil
+	case lang.EndifCommand:
+		return pc + 1, nil
+	case lang.ShellCommand, lang.SetShellCommand:
+		return pc + 1, k.shell(ctx, c)
+	}
+	return 0, fmt.Errorf("%s is not supported", c.Kind)
+}
+
+// branch evaluates the conditions of the block whose \if is at pc and
+// returns the first command of the branch to run, or the command after
+// the block.
+func (k *worker) branch(cmds []*lang.Command, pc int) (int, error) {
+	for {
+		c := cmds[pc]
+		switch c.Kind {
+		case lang.IfCommand, lang.ElifCommand:
+			v, err := lang.Eval(c.Expr, k)
+			if err != nil {
+				return 0, err
+			}
+			if v.Truth() {
+				return pc + 1, nil
+			}
+			pc = c.Next
+		default: // \else or \endif
+			return pc + 1, nil
+		}
+	}
+}
+
+func (k *worker) sleepFor(c *lang.Command) (time.Duration, error) {
+	var n int64
+	if c.Sleep.Var != "" {
+		v, ok, err := k.vars.Value(c.Sleep.Var)
+		switch {
+		case err != nil:
+			return 0, fmt.Errorf("\\sleep: variable \"%s\": %w", c.Sleep.Var, err)
+		case !ok:
+			return 0, fmt.Errorf("\\sleep: undefined variable \"%s\"", c.Sleep.Var)
+		}
+		if n, err = v.AsInt(); err != nil {
+			return 0, fmt.Errorf("\\sleep: variable \"%s\": %w", c.Sleep.Var, err)
+		}
+	} else {
+		v, err := lang.ParseValue(c.Sleep.Text)
+		if err == nil {
+			n, err = v.AsInt()
+		}
+		if err != nil {
+			return 0, fmt.Errorf("\\sleep: %w", err)
+		}
+	}
+	return time.Duration(n) * c.Unit, nil
+}
+
+// shell runs \shell's or \setshell's command as pgbench does: its
+// words joined by spaces (a :name word replaced by the variable's text, a
+// word starting with :: losing one colon) through /bin/sh. \shell fails
+// when the command does; \setshell stores its output, which must be an
+// integer, in its variable.
+func (k *worker) shell(ctx context.Context, c *lang.Command) error {
+	words := make([]string, len(c.Args))
+	for i, a := range c.Args {
+		switch {
+		case a.Var != "":
+			v, ok := k.vars.Text(a.Var)
+			if !ok {
+				return fmt.Errorf("undefined variable \"%s\"", a.Var)
+			}
+			words[i] = v
+		case strings.HasPrefix(a.Text, "::"):
+			words[i] = a.Text[1:]
+		default:
+			words[i] = a.Text
+		}
+	}
+	line := strings.Join(words, " ")
+	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", line)
+	if c.Kind == lang.ShellCommand {
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("shell command %q failed: %w", line, err)
+		}
+		return nil
+	}
+	out, err := cmd.Output()
+	if err != nil {
+		return fmt.Errorf("shell command %q failed: %w", line, err)
+	}
+	text := strings.TrimSpace(string(out))
+	n, err := strconv.ParseInt(text, 10, 64)
+	if err != nil {
+		return fmt.Errorf("shell command %q must return an integer (not %q)", line, text)
+	}
+	k.vars.Set(c.Var, lang.Int(n))
+	return nil
+}
+
+// sql runs an SQL command by the workload's protocol.
+func (k *worker) sql(ctx context.Context, c *lang.Command) error {
+	for i := range c.Queries {
+		count(k.q, c.Queries[i].Text)
+	}
+	if k.w.protocol == ProtocolSimple {
+		parts := make([]string, len(c.Queries))
+		for i, q := range c.Queries {
+			parts[i] = q.Interpolate(k.vars.Text)
+		}
+		return k.c.Exec(ctx, strings.Join(parts, ";\n"))
+	}
+	q := &c.Queries[0]
+	text, names := q.Parameterize(func(int) string { return "?" })
+	args := make([]any, len(names))
+	for i, n := range names {
+		a, err := k.arg(n)
+		if err != nil {
+			return err
+		}
+		args[i] = a
+	}
+	if k.w.protocol == ProtocolExtended {
+		return k.c.QueryRows(ctx, text, args, func([]any) error { return nil })
+	}
+	st, ok := k.stmts[q]
+	if !ok {
+		var err error
+		if st, err = k.c.Prepare(ctx, text); err != nil {
+			return err
+		}
+		k.stmts[q] = st
+	}
+	_, err := st.Query(ctx, args...)
+	return err
+}
+
+// arg is a variable as a query's parameter: its value typed (an integer,
+// a double, a boolean or NULL) when it reads as one, its text otherwise.
+func (k *worker) arg(name string) (any, error) {
+	v, ok, err := k.vars.Value(name)
+	if !ok {
+		return nil, fmt.Errorf("undefined variable \"%s\"", name)
+	}
+	if err != nil {
+		t, _ := k.vars.Text(name)
+		return t, nil
+	}
+	switch v.Kind() {
+	case lang.KindInt:
+		i, _ := v.AsInt()
+		return i, nil
+	case lang.KindDouble:
+		f, _ := v.AsDouble()
+		return f, nil
+	case lang.KindBool:
+		b, _ := v.AsBool()
+		return b, nil
+	}
+	return nil, nil
+}
+
+// count counts a query as sysbench does: SELECT (and WITH, VALUES, TABLE,
+// SHOW) a read; INSERT, UPDATE, DELETE, MERGE, REPLACE, COPY a write; the
+// rest (BEGIN, END, SET, …) other.
+func count(q *workload.Queries, text string) {
+	i := 0
+	for i < len(text) && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n' || text[i] == '(') {
+		i++
+	}
+	j := i
+	for j < len(text) && (text[j] >= 'a' && text[j] <= 'z' || text[j] >= 'A' && text[j] <= 'Z') {
+		j++
+	}
+	word := text[i:j]
+	for _, w := range []string{"SELECT", "WITH", "VALUES", "TABLE", "SHOW"} {
+		if strings.EqualFold(word, w) {
+			q.Reads++
+			return
+		}
+	}
+	for _, w := range []string{"INSERT", "UPDATE", "DELETE", "MERGE", "REPLACE", "COPY"} {
+		if strings.EqualFold(word, w) {
+			q.Writes++
+			return
+		}
+	}
+	q.Other++
+}

@@ -2,6 +2,7 @@ package txn_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	_ "github.com/dbarena/dbarena/engine/sqlite"
 	"github.com/dbarena/dbarena/internal/testdb"
 	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/workload"
 	"github.com/dbarena/dbarena/workload/tpce"
 	"github.com/dbarena/dbarena/workload/tpce/internal/txn"
 )
@@ -259,7 +261,7 @@ func readOnly(t *testing.T, v *env) {
 	})
 	t.Run("market_watch", func(t *testing.T) {
 		v.t = t
-		day := v.ts("SELECT MAX(dm_date) FROM daily_market").AddDate(0, 0, -30)
+		day := v.ts("SELECT dm_date FROM daily_market ORDER BY dm_date DESC LIMIT 1").AddDate(0, 0, -30)
 		for day.Weekday() == time.Saturday || day.Weekday() == time.Sunday {
 			day = day.AddDate(0, 0, -1)
 		}
@@ -366,4 +368,208 @@ func readOnly(t *testing.T, v *env) {
 	})
 }
 
-func writes(t *testing.T, v *env) {}
+// account is what a test reads of an account before and after a trade.
+type account struct {
+	hsQty, lotQty, lots, brokerTrades int64
+	bal, brokerComm                   float64
+}
+
+func (v *env) account(acct int64, symb string) account {
+	v.t.Helper()
+	var a account
+	if v.int("SELECT COUNT(*) FROM holding_summary WHERE hs_ca_id = ? AND hs_s_symb = ?", acct, symb) > 0 {
+		a.hsQty = v.int("SELECT hs_qty FROM holding_summary WHERE hs_ca_id = ? AND hs_s_symb = ?", acct, symb)
+	}
+	a.lots = v.int("SELECT COUNT(*) FROM holding WHERE h_ca_id = ? AND h_s_symb = ?", acct, symb)
+	a.lotQty = v.int("SELECT COALESCE(SUM(h_qty), 0) FROM holding WHERE h_ca_id = ? AND h_s_symb = ?", acct, symb)
+	a.bal = v.float("SELECT ca_bal FROM customer_account WHERE ca_id = ?", acct)
+	a.brokerTrades = v.int("SELECT b_num_trades FROM broker, customer_account WHERE ca_id = ? AND b_id = ca_b_id", acct)
+	a.brokerComm = v.float("SELECT b_comm_total FROM broker, customer_account WHERE ca_id = ? AND b_id = ca_b_id", acct)
+	return a
+}
+
+// owner is the order input of an account's owner.
+func (v *env) owner(acct int64) txn.TradeOrderInput {
+	in := txn.TradeOrderInput{AcctID: acct}
+	cust := v.int("SELECT ca_c_id FROM customer_account WHERE ca_id = ?", acct)
+	in.ExecFName = v.str("SELECT c_f_name FROM customer WHERE c_id = ?", cust)
+	in.ExecLName = v.str("SELECT c_l_name FROM customer WHERE c_id = ?", cust)
+	in.ExecTaxID = v.str("SELECT c_tax_id FROM customer WHERE c_id = ?", cust)
+	return in
+}
+
+func writes(t *testing.T, v *env) {
+	ctx := context.Background()
+	v.t = t
+	maxInitial := v.int("SELECT MAX(t_id) FROM trade")
+	acct := v.int("SELECT MIN(hs_ca_id) FROM holding_summary WHERE hs_qty > 0")
+	symb := v.str("SELECT MIN(hs_s_symb) FROM holding_summary WHERE hs_ca_id = ? AND hs_qty > 0", acct)
+	taxSt := v.int("SELECT ca_tax_st FROM customer_account WHERE ca_id = ?", acct)
+	trades := v.int("SELECT COUNT(*) FROM trade")
+
+	// trade places an order, has the market execute it at price and
+	// checks what the result moved.
+	trade := func(t *testing.T, in txn.TradeOrderInput, price float64) (*txn.TradeOrderOutput, *txn.TradeResultOutput) {
+		v.t = t
+		before := v.account(acct, symb)
+		o, err := v.cl.TradeOrder(ctx, in)
+		if err != nil {
+			t.Fatalf("trade-order: %v", err)
+		}
+		if o.TradeID <= maxInitial || o.Status != txn.StatusSubmitted {
+			t.Fatalf("order %+v", o)
+		}
+		r, err := v.cl.TradeResult(ctx, txn.TradeResultInput{TradeID: o.TradeID, TradePrice: price})
+		if err != nil {
+			t.Fatalf("trade-result: %v", err)
+		}
+		after := v.account(acct, symb)
+		q := in.TradeQty
+		if o.IsSell {
+			q = -q
+		}
+		if after.hsQty != before.hsQty+q || after.lotQty != after.hsQty {
+			t.Errorf("hs_qty %d → %d, lots %d, trade of %d", before.hsQty, after.hsQty, after.lotQty, q)
+		}
+		if after.brokerTrades != before.brokerTrades+1 || !near(after.brokerComm, before.brokerComm+r.CommAmount) {
+			t.Errorf("broker %d, %.2f → %d, %.2f; commission %.2f", before.brokerTrades, before.brokerComm, after.brokerTrades, after.brokerComm, r.CommAmount)
+		}
+		value := float64(in.TradeQty) * price
+		want := -(value + o.ChargeAmount + r.CommAmount)
+		if o.IsSell {
+			want = value - o.ChargeAmount - r.CommAmount
+			if taxSt == 1 {
+				want -= r.TaxAmount
+			}
+		}
+		if !near(r.SettleAmt, want) || !near(v.float("SELECT se_amt FROM settlement WHERE se_t_id = ?", o.TradeID), want) {
+			t.Errorf("settlement %.2f, want %.2f", r.SettleAmt, want)
+		}
+		if !near(after.bal, before.bal+want) || !near(r.AcctBal, after.bal) {
+			t.Errorf("ca_bal %.2f → %.2f (returned %.2f), settlement %.2f", before.bal, after.bal, r.AcctBal, want)
+		}
+		if got := v.str("SELECT t_st_id FROM trade WHERE t_id = ?", o.TradeID); got != txn.StatusCompleted {
+			t.Errorf("trade status %s", got)
+		}
+		v.check()
+		return o, r
+	}
+	t.Run("trade_order_result_buy", func(t *testing.T) {
+		in := v.owner(acct)
+		in.Symbol, in.TradeTypeID, in.TradeQty, in.IsLIFO = symb, txn.TypeMarketBuy, 200, true
+		before := v.account(acct, symb)
+		o, _ := trade(t, in, 25)
+		after := v.account(acct, symb)
+		if after.lots != before.lots+1 || v.int("SELECT h_qty FROM holding WHERE h_t_id = ?", o.TradeID) != 200 {
+			t.Errorf("lots %d → %d; want a new lot of 200", before.lots, after.lots)
+		}
+	})
+	t.Run("trade_order_result_sell_short", func(t *testing.T) {
+		in := v.owner(acct)
+		before := v.account(acct, symb)
+		in.CoName = v.str("SELECT co_name FROM company, security WHERE s_symb = ? AND co_id = s_co_id", symb)
+		in.Issue = v.str("SELECT s_issue FROM security WHERE s_symb = ?", symb)
+		in.TradeTypeID, in.TradeQty = txn.TypeMarketSell, before.hsQty+100
+		o, _ := trade(t, in, 26)
+		after := v.account(acct, symb)
+		if after.lots != 1 || after.hsQty != -100 || v.int("SELECT h_qty FROM holding WHERE h_t_id = ?", o.TradeID) != -100 {
+			t.Errorf("after selling all and 100 more: %d lots, hs_qty %d", after.lots, after.hsQty)
+		}
+		if n := v.int("SELECT COUNT(*) FROM holding_history WHERE hh_t_id = ?", o.TradeID); n != before.lots+1 {
+			t.Errorf("%d holding_history rows, want %d", n, before.lots+1)
+		}
+	})
+	t.Run("limit_order_market_feed", func(t *testing.T) {
+		v.t = t
+		in := v.owner(acct)
+		in.Symbol, in.TradeTypeID, in.TradeQty, in.RequestedPrice = symb, txn.TypeLimitBuy, 100, 29.5
+		o, err := v.cl.TradeOrder(ctx, in)
+		if err != nil || o.Status != txn.StatusPending || v.int("SELECT COUNT(*) FROM trade_request WHERE tr_t_id = ?", o.TradeID) != 1 {
+			t.Fatalf("limit order %+v: %v", o, err)
+		}
+		hits, err := v.cl.MarketFeed(ctx, txn.MarketFeedInput{Entries: []txn.TickerEntry{{Symbol: symb, PriceQuote: 30, TradeQty: 100}}})
+		if err != nil || len(hits) != 0 {
+			t.Fatalf("price above the limit triggered %v: %v", hits, err)
+		}
+		hits, err = v.cl.MarketFeed(ctx, txn.MarketFeedInput{Entries: []txn.TickerEntry{{Symbol: symb, PriceQuote: 29, TradeQty: 100}}})
+		if err != nil || len(hits) != 1 || hits[0].TradeID != o.TradeID {
+			t.Fatalf("triggered %v, want trade %d: %v", hits, o.TradeID, err)
+		}
+		if v.int("SELECT COUNT(*) FROM trade_request") != 0 || v.str("SELECT t_st_id FROM trade WHERE t_id = ?", o.TradeID) != txn.StatusSubmitted {
+			t.Fatal("the triggered order is still pending")
+		}
+		if v.float("SELECT lt_price FROM last_trade WHERE lt_s_symb = ?", symb) != 29 {
+			t.Error("last_trade not updated")
+		}
+		if _, err := v.cl.TradeResult(ctx, txn.TradeResultInput{TradeID: o.TradeID, TradePrice: 29}); err != nil {
+			t.Fatal(err)
+		}
+		v.check()
+	})
+	t.Run("intended_rollback", func(t *testing.T) {
+		v.t = t
+		n := v.int("SELECT COUNT(*) FROM trade")
+		in := v.owner(acct)
+		in.Symbol, in.TradeTypeID, in.TradeQty, in.RequestedPrice, in.RollItBack = symb, txn.TypeLimitSell, 400, 21, true
+		o, err := v.cl.TradeOrder(ctx, in)
+		if !errors.Is(err, workload.ErrRollback) {
+			t.Fatalf("rollback: %v", err)
+		}
+		if v.int("SELECT COUNT(*) FROM trade") != n || v.int("SELECT COUNT(*) FROM trade_request") != 0 ||
+			v.int("SELECT COUNT(*) FROM trade_history WHERE th_t_id = ?", o.TradeID) != 0 {
+			t.Error("the rolled back order left rows")
+		}
+		in.RollItBack = false
+		in.ExecFName, in.ExecTaxID = "Nobody", "000-00-0000"
+		if _, err := v.cl.TradeOrder(ctx, in); !errors.Is(err, txn.ErrNoPermission) {
+			t.Errorf("a stranger's order: %v", err)
+		}
+		if v.int("SELECT COUNT(*) FROM trade") != n {
+			t.Error("the refused order left rows")
+		}
+	})
+	t.Run("trade_update", func(t *testing.T) {
+		v.t = t
+		id := v.int("SELECT MIN(t_id) FROM trade")
+		name := v.str("SELECT t_exec_name FROM trade WHERE t_id = ?", id)
+		out, err := v.cl.TradeUpdate(ctx, txn.TradeUpdateInput{TradeLookupInput: txn.TradeLookupInput{Frame: 1, TradeIDs: []int64{id}}, MaxUpdates: 1})
+		if err != nil || out.Updated != 1 {
+			t.Fatalf("frame 1: %+v %v", out, err)
+		}
+		if got := v.str("SELECT t_exec_name FROM trade WHERE t_id = ?", id); got == name || got != out.Trades[0].ExecName {
+			t.Errorf("exec name %q → %q", name, got)
+		}
+		from, to := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC)
+		acctOf := v.int("SELECT t_ca_id FROM trade WHERE t_id = ?", id)
+		out, err = v.cl.TradeUpdate(ctx, txn.TradeUpdateInput{TradeLookupInput: txn.TradeLookupInput{Frame: 2, AcctID: acctOf, StartTradeDts: from, EndTradeDts: to}, MaxUpdates: 20})
+		if err != nil || out.Updated == 0 {
+			t.Errorf("frame 2: %+v %v", out, err)
+		}
+		out, err = v.cl.TradeUpdate(ctx, txn.TradeUpdateInput{TradeLookupInput: txn.TradeLookupInput{Frame: 3, Symbol: symb, StartTradeDts: from, EndTradeDts: to}, MaxUpdates: 20})
+		if err != nil {
+			t.Errorf("frame 3: %+v %v", out, err)
+		}
+		v.check()
+	})
+	t.Run("trade_cleanup", func(t *testing.T) {
+		v.t = t
+		in := v.owner(acct)
+		in.Symbol, in.TradeTypeID, in.TradeQty, in.RequestedPrice = symb, txn.TypeStopLoss, 100, 20.5
+		o, err := v.cl.TradeOrder(ctx, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := v.cl.TradeCleanup(ctx, txn.TradeCleanupInput{StartTradeID: maxInitial + 1})
+		if err != nil || n != 1 {
+			t.Fatalf("canceled %d: %v", n, err)
+		}
+		if v.int("SELECT COUNT(*) FROM trade_request") != 0 || v.str("SELECT t_st_id FROM trade WHERE t_id = ?", o.TradeID) != txn.StatusCanceled {
+			t.Error("the pending order is not canceled")
+		}
+		v.check()
+	})
+	v.t = t
+	if got := v.int("SELECT COUNT(*) FROM trade"); got != trades+4 {
+		t.Errorf("%d trades, want %d + 4", got, trades)
+	}
+}

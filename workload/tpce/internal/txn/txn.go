@@ -81,7 +81,7 @@ type Client struct {
 // IDSource says where the client's new trade ids come from: "sequence"
 // or "max+1".
 func (c *Client) IDSource() string {
-	if strings.Contains(c.nextID, "trade") {
+	if c.nextID == maxPlusOne {
 		return "max+1"
 	}
 	return "sequence"

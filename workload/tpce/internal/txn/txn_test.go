@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -72,7 +73,10 @@ func forEach(t *testing.T, fn func(t *testing.T, v *env)) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Logf("trade ids: %s", cl.IDSource())
+			// Trade ids come from a sequence where the server has them.
+			if want := map[bool]string{true: "max+1", false: "sequence"}[db.name == "sqlite"]; cl.IDSource() != want {
+				t.Errorf("trade ids from %s, want %s", cl.IDSource(), want)
+			}
 			fn(t, &env{t: t, w: w, e: e, cl: cl, c: c})
 		})
 	}
@@ -137,6 +141,7 @@ func TestTransactions(t *testing.T) {
 	forEach(t, func(t *testing.T, v *env) {
 		t.Run("read_only", func(t *testing.T) { readOnly(t, v) })
 		t.Run("writes", func(t *testing.T) { writes(t, v) })
+		t.Run("data_maintenance", func(t *testing.T) { maintenance(t, v) })
 		v.t = t
 		v.check()
 	})
@@ -572,4 +577,36 @@ func writes(t *testing.T, v *env) {
 	if got := v.int("SELECT COUNT(*) FROM trade"); got != trades+4 {
 		t.Errorf("%d trades, want %d + 4", got, trades)
 	}
+}
+
+func maintenance(t *testing.T, v *env) {
+	ctx := context.Background()
+	v.t = t
+	cust := v.int("SELECT MIN(c_id) FROM customer WHERE c_email_2 IS NOT NULL")
+	in := txn.DataMaintenanceInput{
+		AcctID: v.int("SELECT MIN(ca_id) FROM customer_account WHERE ca_c_id = ?", cust), CID: cust, CoID: 3,
+		TxID: "US2", Symbol: v.str("SELECT MIN(s_symb) FROM security"), DayOfMonth: 15, VolIncr: 7,
+	}
+	sp := v.str("SELECT co_sp_rate FROM company WHERE co_id = 3")
+	vol := v.int("SELECT SUM(dm_vol) FROM daily_market WHERE dm_s_symb = ?", in.Symbol)
+	for _, table := range txn.MaintainedTables {
+		in.TableName = table
+		n, err := v.cl.DataMaintenance(ctx, in)
+		if err != nil || n == 0 {
+			t.Errorf("%s: %d rows changed, %v", table, n, err)
+		}
+	}
+	if got := v.str("SELECT co_sp_rate FROM company WHERE co_id = 3"); got == sp {
+		t.Errorf("co_sp_rate still %q", got)
+	}
+	if got := v.int("SELECT SUM(dm_vol) FROM daily_market WHERE dm_s_symb = ?", in.Symbol); got <= vol || (got-vol)%7 != 0 {
+		t.Errorf("dm_vol sum %d → %d, want a multiple of 7 more", vol, got)
+	}
+	if _, err := v.cl.DataMaintenance(ctx, txn.DataMaintenanceInput{TableName: "broker"}); err == nil || !strings.Contains(err.Error(), `"broker"`) {
+		t.Errorf("an unknown table: %v", err)
+	}
+	if _, err := v.cl.SecurityDetail(ctx, txn.SecurityDetailInput{Symbol: in.Symbol, MaxRowsToReturn: 21}); err == nil {
+		t.Error("security-detail of 21 rows accepted")
+	}
+	v.check()
 }

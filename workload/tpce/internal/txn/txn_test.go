@@ -142,6 +142,7 @@ func TestTransactions(t *testing.T) {
 		t.Run("read_only", func(t *testing.T) { readOnly(t, v) })
 		t.Run("writes", func(t *testing.T) { writes(t, v) })
 		t.Run("data_maintenance", func(t *testing.T) { maintenance(t, v) })
+		t.Run("install_uninstall", func(t *testing.T) { install(t, v) })
 		v.t = t
 		v.check()
 	})
@@ -153,9 +154,13 @@ func readOnly(t *testing.T, v *env) {
 	t.Run("trade_status", func(t *testing.T) {
 		v.t = t
 		acct := v.int("SELECT t_ca_id FROM trade GROUP BY t_ca_id HAVING COUNT(*) >= 50 ORDER BY t_ca_id LIMIT 1")
+		before := v.cl.Queries
 		out, err := v.cl.TradeStatus(ctx, txn.TradeStatusInput{AcctID: acct})
 		if err != nil {
 			t.Fatal(err)
+		}
+		if q := v.cl.Queries; q.Reads-before.Reads != 2 || q.Writes != before.Writes || q.Other-before.Other != 2 {
+			t.Errorf("queries counted %+v → %+v, want 2 reads and BEGIN, COMMIT", before, q)
 		}
 		if len(out.Trades) != 50 {
 			t.Fatalf("%d trades, want 50", len(out.Trades))
@@ -609,4 +614,27 @@ func maintenance(t *testing.T, v *env) {
 		t.Error("security-detail of 21 rows accepted")
 	}
 	v.check()
+}
+
+// install checks that Install is idempotent and that the ids it numbers
+// follow the trades, and that Uninstall drops only what Install made.
+func install(t *testing.T, v *env) {
+	ctx := context.Background()
+	v.t = t
+	if err := txn.Install(ctx, v.c); err != nil {
+		t.Fatalf("second install: %v", err)
+	}
+	if err := txn.Uninstall(ctx, v.c); err != nil {
+		t.Fatalf("uninstall: %v", err)
+	}
+	cl, err := txn.New(ctx, v.c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cl.IDSource() != "max+1" {
+		t.Errorf("after uninstall, trade ids from %s", cl.IDSource())
+	}
+	if err := txn.Uninstall(ctx, v.c); err != nil {
+		t.Errorf("uninstall of nothing: %v", err)
+	}
 }

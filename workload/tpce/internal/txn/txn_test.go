@@ -458,6 +458,13 @@ func writes(t *testing.T, v *env) {
 		if !near(after.bal, before.bal+want) || !near(r.AcctBal, after.bal) {
 			t.Errorf("ca_bal %.2f → %.2f (returned %.2f), settlement %.2f", before.bal, after.bal, r.AcctBal, want)
 		}
+		if rate := v.float("SELECT SUM(tx_rate) FROM taxrate, customer_taxrate, customer_account WHERE ca_id = ? AND cx_c_id = ca_c_id AND tx_id = cx_tx_id", acct); (taxSt == 1 || taxSt == 2) && r.SellValue > r.BuyValue {
+			if want := math.Round((r.SellValue-r.BuyValue)*rate*100) / 100; !near(r.TaxAmount, want) || !near(v.float("SELECT t_tax FROM trade WHERE t_id = ?", o.TradeID), want) {
+				t.Errorf("tax %.2f, want %.2f", r.TaxAmount, want)
+			}
+		} else if r.TaxAmount != 0 {
+			t.Errorf("tax %.2f without a taxable gain", r.TaxAmount)
+		}
 		if got := v.str("SELECT t_st_id FROM trade WHERE t_id = ?", o.TradeID); got != txn.StatusCompleted {
 			t.Errorf("trade status %s", got)
 		}
@@ -480,7 +487,11 @@ func writes(t *testing.T, v *env) {
 		in.CoName = v.str("SELECT co_name FROM company, security WHERE s_symb = ? AND co_id = s_co_id", symb)
 		in.Issue = v.str("SELECT s_issue FROM security WHERE s_symb = ?", symb)
 		in.TradeTypeID, in.TradeQty = txn.TypeMarketSell, before.hsQty+100
-		o, _ := trade(t, in, 26)
+		cost := v.float("SELECT SUM(h_qty * h_price) FROM holding WHERE h_ca_id = ? AND h_s_symb = ?", acct, symb)
+		o, r := trade(t, in, 26)
+		if !near(r.BuyValue, cost) || !near(r.SellValue, float64(in.TradeQty)*26) {
+			t.Errorf("buy value %.2f, sell value %.2f; want the lots' cost %.2f and %.2f", r.BuyValue, r.SellValue, cost, float64(in.TradeQty)*26)
+		}
 		after := v.account(acct, symb)
 		if after.lots != 1 || after.hsQty != -100 || v.int("SELECT h_qty FROM holding WHERE h_t_id = ?", o.TradeID) != -100 {
 			t.Errorf("after selling all and 100 more: %d lots, hs_qty %d", after.lots, after.hsQty)
@@ -511,8 +522,18 @@ func writes(t *testing.T, v *env) {
 		if v.float("SELECT lt_price FROM last_trade WHERE lt_s_symb = ?", symb) != 29 {
 			t.Error("last_trade not updated")
 		}
+		// The buy covers the account's short lot of 100: the lot and the
+		// summary go.
+		short := v.int("SELECT h_t_id FROM holding WHERE h_ca_id = ? AND h_s_symb = ?", acct, symb)
 		if _, err := v.cl.TradeResult(ctx, txn.TradeResultInput{TradeID: o.TradeID, TradePrice: 29}); err != nil {
 			t.Fatal(err)
+		}
+		if a := v.account(acct, symb); a.hsQty != 0 || a.lots != 0 || v.int("SELECT COUNT(*) FROM holding_summary WHERE hs_ca_id = ? AND hs_s_symb = ?", acct, symb) != 0 {
+			t.Errorf("after covering the short lot: %+v", a)
+		}
+		if v.int("SELECT hh_before_qty FROM holding_history WHERE hh_h_t_id = ? AND hh_t_id = ?", short, o.TradeID) != -100 ||
+			v.int("SELECT hh_after_qty FROM holding_history WHERE hh_h_t_id = ? AND hh_t_id = ?", short, o.TradeID) != 0 {
+			t.Error("the covered lot's history is not -100 → 0")
 		}
 		v.check()
 	})

@@ -48,17 +48,34 @@ WHERE ca_id = ? AND c_id = ca_c_id AND b_id = ca_b_id`
 // customer and broker (frame 1).
 func (c *Client) TradeStatus(ctx context.Context, in TradeStatusInput) (*TradeStatusOutput, error) {
 	out := &TradeStatusOutput{}
-	err := c.inTx(ctx, func() error {
-		var r StatusTrade
-		_, err := c.each(ctx, tsTrades, []any{in.AcctID},
-			[]any{&r.TradeID, &r.Dts, &r.Status, &r.Type, &r.Symbol, &r.Qty, &r.ExecName, &r.Charge, &r.SecName, &r.Exchange},
-			func() error { out.Trades = append(out.Trades, r); return nil })
-		if err != nil {
-			return err
-		}
-		return c.must(ctx, "customer_account", tsNames, []any{in.AcctID}, &out.CustLName, &out.CustFName, &out.BrokerName)
-	})
-	return out, err
+	trades, err := c.stmt(ctx, tsTrades)
+	if err != nil {
+		return nil, err
+	}
+	names, err := c.stmt(ctx, tsNames)
+	if err != nil {
+		return nil, err
+	}
+	var r StatusTrade
+	c.b.Reset()
+	c.b.Begin()
+	c.b.QueryEach(trades, []any{in.AcctID},
+		[]any{&r.TradeID, &r.Dts, &r.Status, &r.Type, &r.Symbol, &r.Qty, &r.ExecName, &r.Charge, &r.SecName, &r.Exchange},
+		func() error { out.Trades = append(out.Trades, r); return nil })
+	c.b.QueryRow(names, []any{in.AcctID}, &out.CustLName, &out.CustFName, &out.BrokerName)
+	c.b.Commit()
+	if err := c.send(ctx); err != nil {
+		return out, notFound(err, "customer_account", in.AcctID)
+	}
+	return out, nil
+}
+
+// notFound turns ErrNoRows into ErrNotFound naming what was missing.
+func notFound(err error, what string, key any) error {
+	if errors.Is(err, engine.ErrNoRows) {
+		return fmt.Errorf("%w: %s %v", ErrNotFound, what, key)
+	}
+	return err
 }
 
 // CustomerPositionInput is Customer-Position's input: the customer by id,
@@ -203,21 +220,33 @@ func (c *Client) MarketWatch(ctx context.Context, in MarketWatchInput) (*MarketW
 		if _, err := c.each(ctx, q, args, []any{&s}, func() error { symbols = append(symbols, s); return nil }); err != nil {
 			return err
 		}
-		var oldCap, newCap float64
+		type price struct {
+			price, closing float64
+			numOut         int64
+			ok             bool
+		}
+		prices := make([]price, len(symbols))
+		st, err := c.stmt(ctx, mwPrice)
+		if err != nil {
+			return err
+		}
 		day := in.StartDay.UTC()
-		for _, sym := range symbols {
-			var price, closing float64
-			var numOut int64
-			err := c.row(ctx, mwPrice, []any{sym, day}, &price, &numOut, &closing)
-			if errors.Is(err, engine.ErrNoRows) {
-				continue
-			}
-			if err != nil {
-				return err
+		c.b.Reset()
+		for i, sym := range symbols {
+			p := &prices[i]
+			c.b.QueryEach(st, []any{sym, day}, []any{&p.price, &p.numOut, &p.closing}, func() error { p.ok = true; return nil })
+		}
+		if err := c.send(ctx); err != nil {
+			return err
+		}
+		var oldCap, newCap float64
+		for _, p := range prices {
+			if !p.ok {
+				continue // no close on the start day
 			}
 			out.Symbols++
-			newCap += float64(numOut) * price
-			oldCap += float64(numOut) * closing
+			newCap += float64(p.numOut) * p.price
+			oldCap += float64(p.numOut) * p.closing
 		}
 		if oldCap != 0 {
 			out.PctChange = 100 * (newCap/oldCap - 1)
@@ -319,32 +348,30 @@ func (c *Client) SecurityDetail(ctx context.Context, in SecurityDetailInput) (*S
 			return err
 		}
 		o.CoAddress, o.ExAddress = coAd.String, exAd.String
-		var name, ind string
-		if _, err := c.each(ctx, sdCompetitors, []any{o.CoID}, []any{&name, &ind},
-			func() error { o.Competitors = append(o.Competitors, name+" ("+ind+")"); return nil }); err != nil {
-			return err
+		var stmts [6]engine.Stmt
+		for i, q := range []string{sdCompetitors, sdFinancial, fmt.Sprintf(sdDays, in.MaxRowsToReturn), sdLast, sdNewsLOB, sdNews} {
+			var err error
+			if stmts[i], err = c.stmt(ctx, q); err != nil {
+				return err
+			}
 		}
+		c.b.Reset()
+		var name, ind string
+		c.b.QueryEach(stmts[0], []any{o.CoID}, []any{&name, &ind},
+			func() error { o.Competitors = append(o.Competitors, name+" ("+ind+")"); return nil })
 		var f FinRow
-		if _, err := c.each(ctx, sdFinancial, []any{o.CoID},
+		c.b.QueryEach(stmts[1], []any{o.CoID},
 			[]any{&f.Year, &f.Qtr, &f.QtrStart, &f.Revenue, &f.NetEarn, &f.BasicEPS, &f.DilutEPS, &f.Margin,
 				&f.Inventory, &f.Assets, &f.Liability, &f.OutBasic, &f.OutDilut},
-			func() error { o.Financials = append(o.Financials, f); return nil }); err != nil {
-			return err
-		}
+			func() error { o.Financials = append(o.Financials, f); return nil })
 		var d DayRow
-		if _, err := c.each(ctx, fmt.Sprintf(sdDays, in.MaxRowsToReturn), []any{in.Symbol, in.StartDay.UTC()},
-			[]any{&d.Date, &d.Close, &d.High, &d.Low, &d.Vol},
-			func() error { o.Days = append(o.Days, d); return nil }); err != nil {
-			return err
-		}
-		if err := c.must(ctx, "last_trade", sdLast, []any{in.Symbol}, &o.LastPrice, &o.OpenPrice, &o.LastVol); err != nil {
-			return err
-		}
+		c.b.QueryEach(stmts[2], []any{in.Symbol, in.StartDay.UTC()}, []any{&d.Date, &d.Close, &d.High, &d.Low, &d.Vol},
+			func() error { o.Days = append(o.Days, d); return nil })
+		last := c.b.QueryEach(stmts[3], []any{in.Symbol}, []any{&o.LastPrice, &o.OpenPrice, &o.LastVol}, func() error { return nil })
 		var n NewsRow
 		var author sql.NullString
-		var err error
 		if in.AccessLOBFlag {
-			_, err = c.each(ctx, sdNewsLOB, []any{o.CoID}, []any{&n.Item, &n.Dts, &n.Source, &author},
+			c.b.QueryEach(stmts[4], []any{o.CoID}, []any{&n.Item, &n.Dts, &n.Source, &author},
 				func() error {
 					r := n
 					r.Item = append([]byte(nil), n.Item...)
@@ -353,10 +380,16 @@ func (c *Client) SecurityDetail(ctx context.Context, in SecurityDetailInput) (*S
 					return nil
 				})
 		} else {
-			_, err = c.each(ctx, sdNews, []any{o.CoID}, []any{&n.Dts, &n.Source, &author, &n.Headline, &n.Summary},
+			c.b.QueryEach(stmts[5], []any{o.CoID}, []any{&n.Dts, &n.Source, &author, &n.Headline, &n.Summary},
 				func() error { r := n; r.Author = author.String; o.News = append(o.News, r); return nil })
 		}
-		return err
+		if err := c.send(ctx); err != nil {
+			return err
+		}
+		if c.b.RowsAffected(last) != 1 {
+			return fmt.Errorf("%w: last_trade %s", ErrNotFound, in.Symbol)
+		}
+		return nil
 	})
 	return o, err
 }

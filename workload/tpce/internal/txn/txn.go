@@ -73,6 +73,12 @@ type Client struct {
 	// Queries counts the statements sent: reads, writes and the others
 	// (BEGIN, COMMIT, ROLLBACK).
 	Queries workload.Queries
+	// Pipeline sends the statements of Trade-Status, Market-Watch and
+	// Security-Detail that do not depend on each other's results in one
+	// batch, in one round trip where the engine can pipeline
+	// (engine.Batch); without it they are sent one after the other.
+	Pipeline bool
+	b        engine.Batch
 	// Now is the clock of the timestamps the transactions write (UTC,
 	// truncated to microseconds); time.Now by default.
 	Now func() time.Time
@@ -198,6 +204,35 @@ func (c *Client) exec(ctx context.Context, q string, args ...any) (int64, error)
 	}
 	c.Queries.Writes++
 	return st.Exec(ctx, args...)
+}
+
+// send sends c.b (see Pipeline) and counts its statements; a batch that
+// fails is rolled back when it began a transaction.
+func (c *Client) send(ctx context.Context) error {
+	began := false
+	for i := 0; i < c.b.Len(); i++ {
+		switch c.b.Item(i).Op {
+		case engine.BatchBegin:
+			began = true
+			c.Queries.Other++
+		case engine.BatchCommit:
+			c.Queries.Other++
+		case engine.BatchExec:
+			c.Queries.Writes++
+		default:
+			c.Queries.Reads++
+		}
+	}
+	var err error
+	if c.Pipeline {
+		err = c.b.Send(ctx, c.c)
+	} else {
+		err = engine.RunBatch(ctx, c.c, &c.b)
+	}
+	if err != nil && began {
+		return c.rollback(ctx, err)
+	}
+	return err
 }
 
 func (c *Client) begin(ctx context.Context) error {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -140,6 +141,7 @@ func near(a, b float64) bool { return math.Abs(a-b) < 0.005 }
 func TestTransactions(t *testing.T) {
 	forEach(t, func(t *testing.T, v *env) {
 		t.Run("read_only", func(t *testing.T) { readOnly(t, v) })
+		t.Run("pipelined", func(t *testing.T) { pipelined(t, v) })
 		t.Run("writes", func(t *testing.T) { writes(t, v) })
 		t.Run("data_maintenance", func(t *testing.T) { maintenance(t, v) })
 		t.Run("install_uninstall", func(t *testing.T) { install(t, v) })
@@ -657,5 +659,58 @@ func install(t *testing.T, v *env) {
 	}
 	if err := txn.Uninstall(ctx, v.c); err != nil {
 		t.Errorf("uninstall of nothing: %v", err)
+	}
+}
+
+// pipelined checks that the transactions that batch their independent
+// statements return the same as when they send them one by one.
+func pipelined(t *testing.T, v *env) {
+	ctx := context.Background()
+	v.t = t
+	p, err := txn.New(ctx, enginetest.Connect(t, v.e))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Pipeline = true
+	same := func(what string, a, b any, errA, errB error) {
+		t.Helper()
+		if errA != nil || errB != nil {
+			t.Fatalf("%s: %v, pipelined: %v", what, errA, errB)
+		}
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("%s: %+v, pipelined %+v", what, a, b)
+		}
+	}
+	acct := v.int("SELECT MIN(hs_ca_id) FROM holding_summary")
+	a, errA := v.cl.TradeStatus(ctx, txn.TradeStatusInput{AcctID: acct})
+	b, errB := p.TradeStatus(ctx, txn.TradeStatusInput{AcctID: acct})
+	same("trade-status", a, b, errA, errB)
+	symb := v.str("SELECT MAX(s_symb) FROM security")
+	day := v.ts("SELECT dm_date FROM daily_market WHERE dm_s_symb = ? ORDER BY dm_date LIMIT 1", symb).AddDate(0, 0, 100)
+	for _, lob := range []bool{false, true} {
+		in := txn.SecurityDetailInput{Symbol: symb, MaxRowsToReturn: 5, StartDay: day, AccessLOBFlag: lob}
+		a, errA := v.cl.SecurityDetail(ctx, in)
+		b, errB := p.SecurityDetail(ctx, in)
+		same("security-detail", a, b, errA, errB)
+	}
+	if _, err := p.SecurityDetail(ctx, txn.SecurityDetailInput{Symbol: "NOSUCH", MaxRowsToReturn: 5, StartDay: day}); !errors.Is(err, txn.ErrNotFound) {
+		t.Errorf("security-detail of an unknown symbol: %v", err)
+	}
+	if _, err := p.TradeStatus(ctx, txn.TradeStatusInput{AcctID: -1}); !errors.Is(err, txn.ErrNotFound) {
+		t.Errorf("trade-status of an unknown account: %v", err)
+	}
+	ind := v.str("SELECT MAX(in_name) FROM industry, company WHERE co_in_id = in_id")
+	for _, in := range []txn.MarketWatchInput{{CustID: 11}, {AcctID: acct}, {IndustryName: ind, StartingCoID: 1, EndingCoID: 500}} {
+		in.StartDay = day
+		a, errA := v.cl.MarketWatch(ctx, in)
+		b, errB := p.MarketWatch(ctx, in)
+		same(fmt.Sprintf("market-watch %+v", in), a, b, errA, errB)
+		if a != nil && a.Symbols == 0 {
+			t.Errorf("market-watch %+v priced no symbol", in)
+		}
+	}
+	// The client still works after the failed batches.
+	if _, err := p.TradeStatus(ctx, txn.TradeStatusInput{AcctID: acct}); err != nil {
+		t.Errorf("after failures: %v", err)
 	}
 }

@@ -48,6 +48,8 @@ type env struct {
 	e  engine.Engine
 	cl *txn.Client
 	c  engine.SQLConn // the tests' own queries
+	cc engine.SQLConn // the client's connection
+	db string         // the engine's test name
 }
 
 // forEach prepares every engine's database (in parallel) and runs fn on
@@ -78,7 +80,7 @@ func forEach(t *testing.T, fn func(t *testing.T, v *env)) {
 			if want := map[bool]string{true: "max+1", false: "sequence"}[db.name == "sqlite"]; cl.IDSource() != want {
 				t.Errorf("trade ids from %s, want %s", cl.IDSource(), want)
 			}
-			fn(t, &env{t: t, w: w, e: e, cl: cl, c: c})
+			fn(t, &env{t: t, w: w, e: e, cl: cl, c: c, cc: cc, db: db.name})
 		})
 	}
 }
@@ -144,6 +146,7 @@ func TestTransactions(t *testing.T) {
 		t.Run("pipelined", func(t *testing.T) { pipelined(t, v) })
 		t.Run("writes", func(t *testing.T) { writes(t, v) })
 		t.Run("data_maintenance", func(t *testing.T) { maintenance(t, v) })
+		t.Run("parameter_types", func(t *testing.T) { paramTypes(t, v) })
 		t.Run("install_uninstall", func(t *testing.T) { install(t, v) })
 		v.t = t
 		v.check()
@@ -712,5 +715,29 @@ func pipelined(t *testing.T, v *env) {
 	// The client still works after the failed batches.
 	if _, err := p.TradeStatus(ctx, txn.TradeStatusInput{AcctID: acct}); err != nil {
 		t.Errorf("after failures: %v", err)
+	}
+}
+
+// paramTypes checks on PostgreSQL that no statement the client prepared
+// takes a CHAR (bpchar) parameter, which would make the server cast the
+// VARCHAR column it is compared with and scan the table instead of using
+// its index, and that the symbols and names are VARCHAR parameters.
+func paramTypes(t *testing.T, v *env) {
+	if v.db != "postgres" {
+		t.Skip("parameter types are PostgreSQL's")
+	}
+	ctx := context.Background()
+	count := func(q string) int64 {
+		var n int64
+		if err := v.cc.QueryRow(ctx, q, nil, &n); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		return n
+	}
+	all := count("SELECT COUNT(*) FROM pg_prepared_statements")
+	char := count("SELECT COUNT(*) FROM pg_prepared_statements WHERE 'bpchar'::regtype = ANY(parameter_types)")
+	varchar := count("SELECT COUNT(*) FROM pg_prepared_statements WHERE 'varchar'::regtype = ANY(parameter_types)")
+	if all < 50 || char != 0 || varchar < 10 {
+		t.Errorf("%d prepared statements, %d with a CHAR parameter, %d with a VARCHAR one", all, char, varchar)
 	}
 }

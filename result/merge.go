@@ -197,6 +197,9 @@ func sameRun(base, f *File) *MergeError {
 		if !slices.EqualFunc(g.Ops, b.Ops, func(x, y Op) bool { return x.Name == y.Name }) {
 			return differ(field("ops"), opList(b.Ops), opList(g.Ops))
 		}
+		if err := sameTries(field("tries"), b.Tries, g.Tries); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -293,6 +296,7 @@ func mergeRuns(runs []*Run, weights []float64, r int) (*Run, error) {
 		return nil, err
 	}
 	m.Intervals = ivs
+	m.Tries = mergeTries(runs)
 	return m, nil
 }
 

@@ -28,7 +28,7 @@ type Option struct {
 // The thread count is not among them: `dbarena run --threads` and a
 // plan's threads take lists, one run per value (see Config.Threads).
 func Options() []Option {
-	return []Option{
+	return append([]Option{
 		{Flag: "time", Field: "duration", Usage: "measured duration of each run (60s, 5m or plain seconds)",
 			Value: func(c *Config) pflag.Value { return (*durationValue)(&c.Duration) }},
 		{Flag: "warmup", Field: "warmup", Usage: "warm-up before each run, discarded",
@@ -55,7 +55,7 @@ func Options() []Option {
 			Value: func(c *Config) pflag.Value { return (*listValue)(&c.Thresholds) }},
 		{Flag: "abort-on-fail", Field: "abort_on_fail", Usage: "stop a run as soon as a threshold can no longer hold (an upper bound on a count such as errors, retries or transactions, or on the max latency, already crossed)",
 			Value: func(c *Config) pflag.Value { return (*boolValue)(&c.AbortOnFail) }},
-	}
+	}, analyticOptions()...)
 }
 
 // LookupOption finds a run option by its plan field name.

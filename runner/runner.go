@@ -86,6 +86,9 @@ type Config struct {
 	// as one of them can no longer hold.
 	Thresholds  []string
 	AbortOnFail bool
+
+	// Analytic selects the analytic timing model instead (tries.go).
+	Analytic
 }
 
 // Sampler samples a server's metrics for a run: Start takes the baseline
@@ -149,6 +152,7 @@ func (c Config) Validate() []error {
 	if c.AbortOnFail && len(c.Thresholds) == 0 {
 		bad("abort-on-fail", c.AbortOnFail, "needs at least one --threshold")
 	}
+	errs = append(errs, c.validateAnalytic()...)
 	return errs
 }
 
@@ -229,6 +233,9 @@ func Run(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config
 	w, err := workload.ForFamily(w, eng.Dialect())
 	if err != nil {
 		return nil, err
+	}
+	if cfg.Tries != nil {
+		return runTries(ctx, eng, w, cfg, obs)
 	}
 	if cfg.Scheduler == nil {
 		cfg.Scheduler = Closed{}

@@ -235,7 +235,7 @@ func Run(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config
 		return nil, err
 	}
 	if cfg.Tries != nil {
-		return runTries(ctx, eng, w, cfg, obs)
+		return runTries(ctx, eng, w, cfg)
 	}
 	if cfg.Scheduler == nil {
 		cfg.Scheduler = Closed{}

@@ -37,20 +37,17 @@ type Analytic struct {
 	// returns the try's label (result.LabelCold, LabelColdCacheKept).
 	// Without it the first try is result.LabelLukewarm.
 	Cold func(ctx context.Context) (label string, err error)
+	// OnTry, when set, is told about each try as it ends, on the run's
+	// goroutine (live output).
+	OnTry func(TryEvent)
 }
 
-// TryEvent is what a TryObserver is told after each try.
+// TryEvent is what Analytic.OnTry is told after each try.
 type TryEvent struct {
 	Query string
 	// N counts the query's tries from 1; Of is their number.
 	N, Of int
 	Try   result.Try
-}
-
-// TryObserver is an Observer that is also told about each try of a run
-// in the analytic timing model, as it ends (on the run's goroutine).
-type TryObserver interface {
-	OnTry(TryEvent)
 }
 
 // analyticOptions are the timing model's run options (see Options).
@@ -92,7 +89,7 @@ func (c Config) validateAnalytic() []error {
 
 // runTries is Run in the analytic timing model, cfg validated and w the
 // implementation for eng's family.
-func runTries(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config, obs Observer) (*result.Run, error) {
+func runTries(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config) (*result.Run, error) {
 	a, ok := w.(workload.Answerer)
 	if !ok {
 		return nil, &workload.OptionError{Flag: "tries", Value: strconv.Itoa(*cfg.Tries), Err: "the workload's operations are not queries with answers that the analytic timing model can time"}
@@ -112,7 +109,6 @@ func runTries(ctx context.Context, eng engine.Engine, w workload.Workload, cfg C
 			return nil, fmt.Errorf("the workload's query %q is none of its ops", q)
 		}
 	}
-	tobs, _ := obs.(TryObserver)
 
 	t := &tryRun{eng: eng, a: a, cfg: cfg}
 	defer t.close()
@@ -172,8 +168,8 @@ func runTries(ctx context.Context, eng engine.Engine, w workload.Workload, cfg C
 				total.Ops[op].Counts.Errors++
 			}
 			qt.Tries = append(qt.Tries, try)
-			if tobs != nil {
-				tobs.OnTry(TryEvent{Query: q, N: n, Of: *cfg.Tries, Try: try})
+			if cfg.OnTry != nil {
+				cfg.OnTry(TryEvent{Query: q, N: n, Of: *cfg.Tries, Try: try})
 			}
 		}
 	}

@@ -67,10 +67,7 @@ func (a *answers) Answer(ctx context.Context, c engine.Conn, q string) ([][]stri
 	return [][]string{{q, "1"}, {"z", "2"}}, nil
 }
 
-type tryLog struct {
-	ticks
-	tries []runner.TryEvent
-}
+type tryLog struct{ tries []runner.TryEvent }
 
 func (o *tryLog) OnTry(e runner.TryEvent) { o.tries = append(o.tries, e) }
 
@@ -100,7 +97,9 @@ func TestTriesProtocol(t *testing.T) {
 		"B": {time.Second, -1, 4 * time.Second},
 	}}
 	obs := &tryLog{}
-	run, err := runner.Run(context.Background(), eng, a, triesConfig(clock, 3), obs)
+	cfg := triesConfig(clock, 3)
+	cfg.OnTry = obs.OnTry
+	run, err := runner.Run(context.Background(), eng, a, cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -251,6 +251,7 @@ func (s *Session) Run(ctx context.Context, w workload.Workload, cfg runner.Confi
 		}
 	}
 	run, err := runner.Run(ctx, s.opt.Engine, w, cfg, obs)
+	scrubTries(run, s.opt.Scrub)
 	if run != nil && len(ts) > 0 {
 		run.Thresholds = threshold.Evaluate(ts, run)
 		var ae *threshold.AbortError

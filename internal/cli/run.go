@@ -58,6 +58,9 @@ func newRunCmd(st *State, m workload.Meta) *cobra.Command {
 func (rf *runFlags) config(threads int, st *State) runner.Config {
 	cfg := rf.cfg
 	cfg.Threads, cfg.Now = threads, st.Now
+	if cfg.Tries != nil {
+		cfg.OnTry = func(e runner.TryEvent) { fmt.Fprintln(st.Stdout, report.TryLine(e)) }
+	}
 	return cfg
 }
 
@@ -125,12 +128,20 @@ func runWorkload(ctx context.Context, st *State, w workload.Workload, tf *target
 	file, runErr := s.Measure(ctx, w, cfgs, session.Hooks{
 		Observer: live.observer(&report.Lines{W: st.Stdout}),
 		Before: func(cfg runner.Config) {
-			fmt.Fprintf(st.Stdout, "\nrunning %s on %s: %d threads, %s (warm-up %s)\n", w.Meta().Name, r.target, cfg.Threads, cfg.Duration, cfg.Warmup)
+			if cfg.Tries != nil {
+				fmt.Fprintf(st.Stdout, "\nrunning %s on %s: each query %d times on one connection\n", w.Meta().Name, r.target, *cfg.Tries)
+			} else {
+				fmt.Fprintf(st.Stdout, "\nrunning %s on %s: %d threads, %s (warm-up %s)\n", w.Meta().Name, r.target, cfg.Threads, cfg.Duration, cfg.Warmup)
+			}
 			live.begin(r.target.Label, w.Meta().Name, fmt.Sprintf("threads=%d", cfg.Threads), cfg)
 		},
 		After: func(run *result.Run) {
 			live.end()
-			report.Summary(st.Stdout, run)
+			if run.Tries != nil {
+				report.Tries(st.Stdout, run)
+			} else {
+				report.Summary(st.Stdout, run)
+			}
 			report.Thresholds(st.Stdout, run)
 		},
 		Out: rf.out,

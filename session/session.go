@@ -241,6 +241,9 @@ func (s *Session) Run(ctx context.Context, w workload.Workload, cfg runner.Confi
 	if m := s.opt.Managed; m != nil && cfg.ServerDown == nil {
 		cfg.ServerDown = func() bool { return !m.Alive() }
 	}
+	if cfg.Tries != nil && cfg.Cold == nil {
+		cfg.Cold = s.coldHook()
+	}
 	ts, errs := threshold.ParseAll(cfg.Thresholds, threshold.ContextOf(w))
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)

@@ -3,6 +3,7 @@ package runner_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dbarena/dbarena/engine"
+	_ "github.com/dbarena/dbarena/engine/postgres"
+	"github.com/dbarena/dbarena/internal/testdb"
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/workload"
@@ -247,5 +250,59 @@ func TestTriesOptionsRejected(t *testing.T) {
 	_, err := runner.Run(context.Background(), open(t), &probe{}, c, nil)
 	if err == nil || !strings.HasPrefix(err.Error(), "--tries 1: the workload's operations are not queries") {
 		t.Errorf("tries on a workload without answers: %v", err)
+	}
+}
+
+// sleeper is a workload of two queries on PostgreSQL: "sleep" runs
+// pg_sleep for a second, "one" selects a row.
+type sleeper struct{ answers }
+
+func (s *sleeper) AnswerOps() ([]string, error) { return []string{"sleep", "one"}, nil }
+func (s *sleeper) Ops() []workload.Op          { return []workload.Op{{Name: "sleep"}, {Name: "one"}} }
+func (s *sleeper) Answer(ctx context.Context, c engine.Conn, q string) ([][]string, error) {
+	sc, err := engine.SQL(c)
+	if err != nil {
+		return nil, err
+	}
+	text := "SELECT 1"
+	if q == "sleep" {
+		text = "SELECT pg_sleep(1)::text"
+	}
+	var rows [][]string
+	err = sc.QueryRows(ctx, text, nil, func(vals []any) error {
+		rows = append(rows, []string{fmt.Sprint(vals[0])})
+		return nil
+	})
+	return rows, err
+}
+
+// On PostgreSQL, a query that sleeps past --query-timeout is cancelled and
+// recorded as failed, every try of it, and the query after it runs.
+func TestTriesQueryTimeoutPostgres(t *testing.T) {
+	ctx := context.Background()
+	eng, err := engine.Open(ctx, testdb.Postgres(t), engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	cfg := runner.DefaultConfig()
+	tries := 2
+	cfg.Tries, cfg.QueryTimeout = &tries, 100*time.Millisecond
+	run, err := runner.Run(ctx, eng, &sleeper{}, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, tr := range run.Tries.Queries[0].Tries {
+		if tr.S != nil || !strings.Contains(tr.Error, "query sleep timed out after 100ms") {
+			t.Errorf("sleep try %d: %v s, error %q: want null, timed out", i+1, secondsOf(tr), tr.Error)
+		}
+	}
+	for i, tr := range run.Tries.Queries[1].Tries {
+		if tr.S == nil || tr.Rows != 1 {
+			t.Errorf("one try %d: %+v", i+1, tr)
+		}
+	}
+	if run.Ops[0].Errors != 2 || run.Ops[0].Count != 0 || run.Status != result.StatusComplete {
+		t.Errorf("ops %+v, status %s", run.Ops, run.Status)
 	}
 }

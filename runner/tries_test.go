@@ -258,7 +258,7 @@ func TestTriesOptionsRejected(t *testing.T) {
 type sleeper struct{ answers }
 
 func (s *sleeper) AnswerOps() ([]string, error) { return []string{"sleep", "one"}, nil }
-func (s *sleeper) Ops() []workload.Op          { return []workload.Op{{Name: "sleep"}, {Name: "one"}} }
+func (s *sleeper) Ops() []workload.Op           { return []workload.Op{{Name: "sleep"}, {Name: "one"}} }
 func (s *sleeper) Answer(ctx context.Context, c engine.Conn, q string) ([][]string, error) {
 	sc, err := engine.SQL(c)
 	if err != nil {

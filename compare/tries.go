@@ -358,9 +358,9 @@ func formatSeconds(v float64) string {
 	return strconv.FormatFloat(v, 'f', 4, 64)
 }
 
-// firstTriesNote says how each column's first tries ran, when that is
+// FirstTriesNote says how each column's first tries ran, when that is
 // not cold everywhere.
-func (t *TriesTable) firstTriesNote() string {
+func (t *TriesTable) FirstTriesNote() string {
 	var parts []string
 	allCold := true
 	for c, f := range t.FirstTries {
@@ -415,7 +415,7 @@ func WriteTriesText(w io.Writer, tables []*TriesTable) error {
 				b.WriteString("  " + d.Name + "  " + strings.Join(parts, " | ") + "\n")
 			}
 		}
-		if n := t.firstTriesNote(); n != "" {
+		if n := t.FirstTriesNote(); n != "" {
 			b.WriteString("note: " + n + "\n")
 		}
 		for _, n := range t.Notes {
@@ -458,7 +458,7 @@ func WriteTriesMarkdown(w io.Writer, tables []*TriesTable) error {
 			}
 		}
 		notes := t.Notes
-		if n := t.firstTriesNote(); n != "" {
+		if n := t.FirstTriesNote(); n != "" {
 			notes = append([]string{n}, notes...)
 		}
 		if len(notes) > 0 {

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/dbarena/dbarena/compare"
 	"github.com/dbarena/dbarena/internal/markdown"
+	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/runner"
 )
 
@@ -69,4 +72,27 @@ func (d *decoder) checkTriesThreads(rw *rawWorkload, cfg runner.Config) {
 			return
 		}
 	}
+}
+
+// triesLine is a run's tries in one line: each query's cold and hot
+// seconds ("A 0.170/0.002 s"), and the failed tries.
+func triesLine(t *result.Tries) string {
+	var parts []string
+	failed := 0
+	for _, q := range t.Queries {
+		parts = append(parts, fmt.Sprintf("%s %s/%s", q.Name, triesSeconds(q.Cold()), triesSeconds(q.Hot())))
+		failed += q.Errors()
+	}
+	s := "cold/hot s " + strings.Join(parts, ", ")
+	if failed > 0 {
+		s += fmt.Sprintf(", %d tries failed", failed)
+	}
+	return s
+}
+
+func triesSeconds(v *float64) string {
+	if v == nil {
+		return "null"
+	}
+	return strconv.FormatFloat(*v, 'f', 3, 64)
 }

@@ -291,6 +291,9 @@ func planThresholds(st *plan.State, dir string) error {
 
 // planLine is a run's one-line summary in the plan's log.
 func planLine(r *result.Run) string {
+	if r.Tries != nil {
+		return r.Status + ": " + triesSummary(r.Tries)
+	}
 	s := fmt.Sprintf("%s: tps %.2f qps %.2f p95 %.2f ms, errors %d, retries %d", r.Status, r.TPS, r.QPS, r.LatencyMS.P95, r.Errors, r.Retries)
 	for _, m := range r.Metrics {
 		s += ", " + m.Name + " " + report.FormatMetric(m)

@@ -1,9 +1,13 @@
 package cli
 
 import (
+	"fmt"
 	"io"
+	"strings"
 
 	"github.com/dbarena/dbarena/compare"
+	"github.com/dbarena/dbarena/report"
+	"github.com/dbarena/dbarena/result"
 )
 
 // compareTries writes the comparison of the inputs that hold runs of the
@@ -30,4 +34,20 @@ func compareTries(w io.Writer, inputs []compare.Input, baseline, format string) 
 		_, err = io.WriteString(w, "\n")
 	}
 	return rest, err
+}
+
+// triesSummary is a run's tries in one line of a plan's log: each
+// query's cold and hot seconds, and the tries that failed.
+func triesSummary(t *result.Tries) string {
+	var parts []string
+	failed := 0
+	for _, q := range t.Queries {
+		parts = append(parts, fmt.Sprintf("%s %s/%s", q.Name, report.Seconds(q.Cold()), report.Seconds(q.Hot())))
+		failed += q.Errors()
+	}
+	s := "cold/hot " + strings.Join(parts, ", ")
+	if failed > 0 {
+		s += fmt.Sprintf("; %d tries failed", failed)
+	}
+	return s
 }

@@ -87,13 +87,27 @@ func (c Config) validateAnalytic() []error {
 	return errs
 }
 
+// CheckAnalytic refuses the analytic timing model (cfg.Tries) for a
+// workload whose operations are not queries it can time (not a
+// workload.Answerer), naming --tries; the CLI calls it before any work,
+// Run again.
+func CheckAnalytic(w workload.Workload, cfg Config) error {
+	if cfg.Tries == nil {
+		return nil
+	}
+	if _, ok := w.(workload.Answerer); !ok {
+		return &workload.OptionError{Flag: "tries", Value: strconv.Itoa(*cfg.Tries), Err: "the workload's operations are not queries with answers that the analytic timing model can time"}
+	}
+	return nil
+}
+
 // runTries is Run in the analytic timing model, cfg validated and w the
 // implementation for eng's family.
 func runTries(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config) (*result.Run, error) {
-	a, ok := w.(workload.Answerer)
-	if !ok {
-		return nil, &workload.OptionError{Flag: "tries", Value: strconv.Itoa(*cfg.Tries), Err: "the workload's operations are not queries with answers that the analytic timing model can time"}
+	if err := CheckAnalytic(w, cfg); err != nil {
+		return nil, err
 	}
+	a := w.(workload.Answerer)
 	queries, err := a.AnswerOps()
 	if err != nil {
 		return nil, err

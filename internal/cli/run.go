@@ -100,6 +100,9 @@ func (rf *runFlags) validate(st *State) []error {
 func runWorkload(ctx context.Context, st *State, w workload.Workload, tf *targetFlags, rf *runFlags) error {
 	errs := append(validateWorkload(w), rf.validate(st)...)
 	errs = append(errs, checkThresholds(w, rf.cfg)...)
+	if err := runner.CheckAnalytic(w, rf.cfg); err != nil {
+		errs = append(errs, err)
+	}
 	if err := usage(errs); err != nil {
 		return err
 	}

@@ -306,3 +306,25 @@ func TestTriesQueryTimeoutPostgres(t *testing.T) {
 		t.Errorf("ops %+v, status %s", run.Ops, run.Status)
 	}
 }
+
+// Ctrl-C during a try ends the run as interrupted with the tries done so
+// far; the try it cut short is not recorded as failed.
+func TestTriesInterrupted(t *testing.T) {
+	eng := open(t)
+	clock := &fakeClock{now: time.Now()}
+	a := &answers{clock: clock, order: []string{"A", "sleep"}, tries: map[string]int{}, times: map[string][]time.Duration{"A": {time.Second, time.Second}}}
+	ctx, cancel := context.WithCancel(context.Background())
+	cfg := triesConfig(clock, 2)
+	cfg.OnTry = func(e runner.TryEvent) {
+		if e.Query == "A" && e.N == 2 {
+			cancel() // the next query, sleep, waits until this ends it
+		}
+	}
+	run, err := runner.Run(ctx, eng, a, cfg, nil)
+	if !errors.Is(err, runner.ErrInterrupted) || run == nil || run.Status != result.StatusInterrupted {
+		t.Fatalf("run %v, err %v: want interrupted", run, err)
+	}
+	if len(run.Tries.Queries) != 2 || len(run.Tries.Queries[0].Tries) != 2 || len(run.Tries.Queries[1].Tries) != 0 {
+		t.Errorf("tries kept: %+v", run.Tries.Queries)
+	}
+}

@@ -96,3 +96,15 @@ func triesSeconds(v *float64) string {
 	}
 	return strconv.FormatFloat(*v, 'f', 3, 64)
 }
+
+// TriesCells counts the cells in the analytic timing model, which
+// Estimate leaves out: they run until each query has had its tries.
+func (p *Plan) TriesCells() int {
+	n := 0
+	for _, c := range p.Cells {
+		if c.Workload.Run.Tries != nil {
+			n++
+		}
+	}
+	return n
+}

@@ -29,8 +29,8 @@ func TestTriesInPlans(t *testing.T) {
 	if w.Run.Tries == nil || *w.Run.Tries != 3 || w.Run.QueryTimeout.String() != "1m0s" || len(w.Threads) != 1 || w.Threads[0] != 1 {
 		t.Errorf("run %+v, threads %v", w.Run.Analytic, w.Threads)
 	}
-	if p.Estimate() != 0 {
-		t.Errorf("estimate %s, want 0: tries run until done", p.Estimate())
+	if p.Estimate() != 0 || p.TriesCells() != 1 {
+		t.Errorf("estimate %s, %d cells of tries; want 0 and 1: tries run until done", p.Estimate(), p.TriesCells())
 	}
 	if errs := p.Cells[0].Config().Validate(); len(errs) > 0 {
 		t.Errorf("the cell's configuration: %v", errs)

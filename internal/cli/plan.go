@@ -65,8 +65,8 @@ func newPlanCmd(st *State) *cobra.Command {
 			ex := &planExecutor{st: st, connectTimeout: time.Duration(connectTimeout), loadThreads: loadThreads,
 				targets: map[string]*planTarget{}, keys: map[plan.PrepareKey]string{}, live: live}
 			defer ex.closeAll()
-			fmt.Fprintf(st.Stdout, "plan %s: %d cells × %d repetitions, about %s of measurement\n",
-				p.Name, len(p.Cells), p.Repetitions, p.Estimate().Round(time.Second))
+			fmt.Fprintf(st.Stdout, "plan %s: %d cells × %d repetitions, about %s of measurement%s\n",
+				p.Name, len(p.Cells), p.Repetitions, p.Estimate().Round(time.Second), triesEstimate(p))
 			state, err := plan.Run(cmd.Context(), p, ex, plan.RunOptions{Dir: dir, NoRetryFailed: noRetry, Now: st.Now, Log: st.Stdout,
 				Tool: "dbarena " + st.Version})
 			if err == nil {

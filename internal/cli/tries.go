@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/dbarena/dbarena/compare"
+	"github.com/dbarena/dbarena/plan"
 	"github.com/dbarena/dbarena/report"
 	"github.com/dbarena/dbarena/result"
 )
@@ -50,4 +51,17 @@ func triesSummary(t *result.Tries) string {
 		s += fmt.Sprintf("; %d tries failed", failed)
 	}
 	return s
+}
+
+// triesEstimate adds the cells of the analytic timing model to a plan's
+// estimate, which leaves them out.
+func triesEstimate(p *plan.Plan) string {
+	switch n := p.TriesCells(); n {
+	case 0:
+		return ""
+	case 1:
+		return ", and 1 cell of the analytic timing model, which runs until its tries are done"
+	default:
+		return fmt.Sprintf(", and %d cells of the analytic timing model, which run until their tries are done", n)
+	}
 }

@@ -69,6 +69,9 @@ func (e *MergeError) Unwrap() error { return ErrNotMergeable }
 //     the mean of the shards' values;
 //   - the workload's own metrics and database counters are left out: they
 //     are the workload's to compute;
+//   - a run of the analytic timing model keeps every shard's tries, one
+//     shard after the other (shards must have run the same number of
+//     tries of the same queries);
 //   - the header (tool, client, seed) is the first file's, and Shards lists
 //     every file's.
 //

@@ -35,9 +35,10 @@ type Table struct {
 }
 
 // Kinds are the tables Export can make.
-var Kinds = []string{"runs", "intervals", "ops"}
+var Kinds = []string{"runs", "intervals", "ops", "tries"}
 
-// Build makes the table of kind ("runs", "intervals" or "ops") from inputs.
+// Build makes the table of kind ("runs", "intervals", "ops" or "tries")
+// from inputs.
 func Build(kind string, inputs []Input) (*Table, error) {
 	switch kind {
 	case "runs":
@@ -46,6 +47,8 @@ func Build(kind string, inputs []Input) (*Table, error) {
 		return intervals(inputs), nil
 	case "ops":
 		return ops(inputs), nil
+	case "tries":
+		return tries(inputs), nil
 	}
 	return nil, fmt.Errorf("--table %q: want one of %s", kind, strings.Join(Kinds, ", "))
 }

@@ -41,10 +41,14 @@ func appendRound(out []Step, cells int, seed uint64, round int) []Step {
 
 // Estimate is the time the plan's runs take: warm-ups and measured
 // phases of every repetition of every cell. Preparing data and starting
-// servers come on top.
+// servers come on top, and so do the cells of the analytic timing model
+// (tries), which run until each query has had its tries.
 func (p *Plan) Estimate() time.Duration {
 	var d time.Duration
 	for _, c := range p.Cells {
+		if c.Workload.Run.Tries != nil {
+			continue // the analytic timing model runs until its tries are done
+		}
 		d += time.Duration(p.Repetitions) * c.runTime()
 	}
 	return d

@@ -414,7 +414,9 @@ func (d *decoder) plan(body ast.Node, path string, opt Options) *Plan {
 		w := &rw.w
 		if !rw.rs.hasThreads {
 			w.Threads = rs.threads
-			if !rs.hasThreads && rw.node != nil {
+			if !rs.hasThreads && triesGiven(&rs, &rw.rs) {
+				w.Threads = []int{1} // the timing model's one connection
+			} else if !rs.hasThreads && rw.node != nil {
 				d.errorf(rw.node, rw.path+".threads", "required: give threads here or at the top level")
 			}
 		}
@@ -709,7 +711,9 @@ func (d *decoder) runConfig(rw *rawWorkload, plan *runSettings, seen map[Problem
 			where[v.opt.Flag] = v
 		}
 	}
-	if !contains(plan.given, "duration") && !contains(rw.rs.given, "duration") && rw.node != nil {
+	// The analytic timing model (tries) runs until its tries are done:
+	// it needs no duration.
+	if cfg.Tries == nil && !contains(plan.given, "duration") && !contains(rw.rs.given, "duration") && rw.node != nil {
 		d.errorf(rw.node, rw.path+".duration", "required: give duration here or at the top level")
 	}
 	cfg.Threads = 1 // threads are checked where they are decoded
@@ -730,6 +734,10 @@ func (d *decoder) runConfig(rw *rawWorkload, plan *runSettings, seen map[Problem
 			d.probs = append(d.probs, p)
 		}
 	}
+	if cfg.Duration == 0 {
+		cfg.Duration = runner.DefaultConfig().Duration // unused by tries; valid
+	}
+	d.checkTriesThreads(rw, cfg)
 	rw.w.Run = cfg
 }
 

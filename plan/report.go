@@ -40,6 +40,10 @@ type section struct {
 	main, p95 []*compare.Table
 	mainErr   error
 	notes     []string
+	// tries is the table of a workload run in the analytic timing model
+	// (its run options' tries), in place of main and p95.
+	tries    []*compare.TriesTable
+	triesErr error
 }
 
 func report(p *Plan, st *State, o RunOptions) error {
@@ -80,7 +84,9 @@ func report(p *Plan, st *State, o RunOptions) error {
 				}
 			}
 		}
-		if len(s.inputs) > 0 {
+		if len(s.inputs) > 0 && w.Run.Tries != nil {
+			s.tries, s.triesErr = buildTriesTables(s.inputs, p, &s.notes)
+		} else if len(s.inputs) > 0 {
 			s.main, s.mainErr = buildTables(s.inputs, w.Metric, w.Columns, p, &s.notes)
 			if !strings.EqualFold(w.Metric, "p95") {
 				s.p95, _ = buildTables(s.inputs, "p95", nil, p, &s.notes)
@@ -167,7 +173,11 @@ func writeSectionHeading(b *bytes.Buffer, s *section) {
 	if s.w.Run.Isolation != "" {
 		what += " at isolation " + markdown.Escape(s.w.Run.Isolation)
 	}
-	fmt.Fprintf(b, "%s; %s measured after %s of warm-up; threads %s%s.\n\n", what, s.w.Run.Duration, s.w.Run.Warmup, joinInts(s.w.Threads), ratesNote(s.w))
+	if s.w.Run.Tries != nil {
+		fmt.Fprintf(b, "%s; %s.\n\n", what, triesHeading(s.w.Run))
+	} else {
+		fmt.Fprintf(b, "%s; %s measured after %s of warm-up; threads %s%s.\n\n", what, s.w.Run.Duration, s.w.Run.Warmup, joinInts(s.w.Threads), ratesNote(s.w))
+	}
 	for _, n := range s.notes {
 		b.WriteString("- " + markdown.Escape(n) + "\n")
 	}
@@ -186,6 +196,8 @@ func writeTables(b *bytes.Buffer, s *section, tables []*compare.Table, err error
 	case err != nil:
 		b.WriteString("_No table: " + markdown.Escape(err.Error()) + "_\n")
 		return false
+	case s.w.Run.Tries != nil:
+		return writeTriesTables(b, s)
 	}
 	compare.WriteMarkdown(b, tables)
 	return true

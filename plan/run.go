@@ -278,7 +278,11 @@ func (r *execution) run(ctx context.Context) error {
 // runOne runs one repetition and records it. stop is true when the plan
 // must stop (interrupted, or the directory cannot be written).
 func (r *execution) runOne(ctx context.Context, c Cell, rs *RunState, prefix string) (stop bool, err error) {
-	r.logf("%s: running %s on %s, %d threads, %s (warm-up %s)", prefix, c.Workload.Label, c.Target.Label, c.Threads, c.Workload.Run.Duration, c.Workload.Run.Warmup)
+	if c.Workload.Run.Tries != nil {
+		r.logf("%s: running %s on %s, %s", prefix, c.Workload.Label, c.Target.Label, triesHeading(c.Workload.Run))
+	} else {
+		r.logf("%s: running %s on %s, %d threads, %s (warm-up %s)", prefix, c.Workload.Label, c.Target.Label, c.Threads, c.Workload.Run.Duration, c.Workload.Run.Warmup)
+	}
 	start := r.o.Now().UTC()
 	prevStatus, prevStart := rs.Status, rs.StartedAt
 	rs.StartedAt, rs.FinishedAt = &start, nil
@@ -369,6 +373,9 @@ func (r *execution) logProblems(target string, m *result.Monitor) {
 // headline is ", 1234.5 tps" for the run of f at threads.
 func headline(f *result.File, threads int) string {
 	for _, run := range f.Runs {
+		if run.Tries != nil {
+			return ": " + triesLine(run.Tries)
+		}
 		if run.Threads == threads {
 			return fmt.Sprintf(": %.1f tps, p95 %.2f ms", run.TPS, run.LatencyMS.P95)
 		}

@@ -30,6 +30,12 @@ var studyPages = map[string]studyPage{
 		retries: true,
 		more:    []string{"tps counts booking transactions: the workload has no other", "% of committed"},
 	},
+	"docolap-study.yaml": {
+		title:   "docolap: seconds per query, 2 tries each on one connection; cold is the first try, hot the best of the others (lowest–highest of the tries in brackets); % speedup is (S−F)/S, S the slower, F the faster, named",
+		chart:   "Cold: seconds per query (the first try)",
+		headers: []string{"postgres cold", "mongodb cold", "cold % speedup", "postgres hot", "hot % speedup"},
+		more:    []string{"first tries: postgres cold; mongodb lukewarm"},
+	},
 	"knobs-edb.yaml": {
 		title:   "tpcc: NOPM (/min), higher is better; changes against the column before; average: means, and the change of the means; beside each column its server_cpu_pct, pg_checkpoints (medians of the runs)",
 		chart:   "NOPM (/min) vs threads",

@@ -69,6 +69,9 @@ func (e *MergeError) Unwrap() error { return ErrNotMergeable }
 //     the mean of the shards' values;
 //   - the workload's own metrics and database counters are left out: they
 //     are the workload's to compute;
+//   - a run of the analytic timing model keeps every shard's tries, one
+//     shard after the other (shards must have run the same number of
+//     tries of the same queries);
 //   - the header (tool, client, seed) is the first file's, and Shards lists
 //     every file's.
 //
@@ -200,6 +203,9 @@ func sameRun(base, f *File) *MergeError {
 		if !sameOpen(b.Open, g.Open) {
 			return differ(field("open"), openString(b.Open), openString(g.Open))
 		}
+		if err := sameTries(field("tries"), b.Tries, g.Tries); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -330,6 +336,7 @@ func mergeRuns(runs []*Run, weights []float64, r int) (*Run, error) {
 		return nil, err
 	}
 	m.Intervals = ivs
+	m.Tries = mergeTries(runs)
 	return m, nil
 }
 

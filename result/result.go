@@ -219,8 +219,11 @@ type Run struct {
 	// Thresholds are the run's pass/fail criteria (--threshold) with what
 	// was observed, in the order given; absent when none was given.
 	Thresholds []Threshold `json:"thresholds,omitempty"`
-	Status     string      `json:"status"`
-	Error      string      `json:"error,omitempty"`
+	// Tries are the run's queries and every try of each, for a run in the
+	// analytic timing model (--tries); absent otherwise.
+	Tries  *Tries `json:"tries,omitempty"`
+	Status string `json:"status"`
+	Error  string `json:"error,omitempty"`
 }
 
 // Threshold is one pass/fail criterion of a run and its verdict (package

@@ -28,7 +28,7 @@ type Option struct {
 // The thread count is not among them: `dbarena run --threads` and a
 // plan's threads take lists, one run per value (see Config.Threads).
 func Options() []Option {
-	return []Option{
+	return append([]Option{
 		{Flag: "time", Field: "duration", Usage: "measured duration of each run (60s, 5m or plain seconds)",
 			Value: func(c *Config) pflag.Value { return (*durationValue)(&c.Duration) }},
 		{Flag: "warmup", Field: "warmup", Usage: "warm-up before each run, discarded",
@@ -66,7 +66,7 @@ func Options() []Option {
 			Value: func(c *Config) pflag.Value { return (*durationValue)(&c.Rate.LatencyLimit) }},
 		{Flag: "max-queue", Field: "max_queue", Usage: "under --rate, how many arrivals may wait for a busy worker, for the run (split evenly among the workers); later ones are dropped and counted (default: unbounded)",
 			Value: func(c *Config) pflag.Value { return &optIntValue{p: &c.Rate.MaxQueue} }},
-	}
+	}, analyticOptions()...)
 }
 
 // LookupOption finds a run option by its plan field name.

@@ -93,6 +93,9 @@ type Config struct {
 	// as one of them can no longer hold.
 	Thresholds  []string
 	AbortOnFail bool
+
+	// Analytic selects the analytic timing model instead (tries.go).
+	Analytic
 }
 
 // Sampler samples a server's metrics for a run: Start takes the baseline
@@ -157,6 +160,7 @@ func (c Config) Validate() []error {
 		bad("abort-on-fail", c.AbortOnFail, "needs at least one --threshold")
 	}
 	c.Rate.validate(c.Warmup, c.Duration, bad)
+	errs = append(errs, c.validateAnalytic()...)
 	return errs
 }
 
@@ -237,6 +241,9 @@ func Run(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config
 	w, err := workload.ForFamily(w, eng.Dialect())
 	if err != nil {
 		return nil, err
+	}
+	if cfg.Tries != nil {
+		return runTries(ctx, eng, w, cfg)
 	}
 	var open *Open
 	if cfg.Rate.Open() {

@@ -49,8 +49,11 @@ type record struct {
 	Port       int    `json:"port"`
 	PID        int    `json:"pid"`
 	StartTicks uint64 `json:"start_ticks,omitempty"`
-	User       string `json:"user"`
-	BinDir     string `json:"bin_dir"`
+	// Command is the program and arguments the server's process was
+	// started with, which Restart starts again.
+	Command []string `json:"command,omitempty"`
+	User    string   `json:"user"`
+	BinDir  string   `json:"bin_dir"`
 	// RunDir holds the server's own files (data directory, generated
 	// configuration); it is the state directory's run/ unless the user
 	// the server runs as cannot reach that.

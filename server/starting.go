@@ -172,6 +172,7 @@ func (st *Starting) Run(ctx context.Context, command func(port int) (prog string
 		if err != nil {
 			return nil, err
 		}
+		st.s.rec.Command = append([]string{prog}, args...)
 		return spawn(st.acct, st.s.rec.RunDir, st.s.LogFile(), st.Env(), prog, args...)
 	}
 	return st.s.run(ctx, st.spec, launch, ready)

@@ -241,6 +241,9 @@ func (s *Session) Run(ctx context.Context, w workload.Workload, cfg runner.Confi
 	if m := s.opt.Managed; m != nil && cfg.ServerDown == nil {
 		cfg.ServerDown = func() bool { return !m.Alive() }
 	}
+	if cfg.Tries != nil && cfg.Cold == nil {
+		cfg.Cold = s.coldHook()
+	}
 	ts, errs := threshold.ParseAll(cfg.Thresholds, threshold.ContextOf(w))
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
@@ -251,6 +254,7 @@ func (s *Session) Run(ctx context.Context, w workload.Workload, cfg runner.Confi
 		}
 	}
 	run, err := runner.Run(ctx, s.opt.Engine, w, cfg, obs)
+	scrubTries(run, s.opt.Scrub)
 	if run != nil && len(ts) > 0 {
 		run.Thresholds = threshold.Evaluate(ts, run)
 		var ae *threshold.AbortError

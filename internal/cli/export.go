@@ -14,7 +14,7 @@ import (
 func newExportCmd(st *State) *cobra.Command {
 	var format, table, output string
 	cmd := &cobra.Command{
-		Use:   "export [LABEL=]RESULT.json|DIR ... [--table runs|intervals|ops] [--format csv|md]",
+		Use:   "export [LABEL=]RESULT.json|DIR ... [--table runs|intervals|ops|tries] [--format csv|md]",
 		Short: "Write the runs, intervals or per-operation figures of result files as CSV or Markdown",
 		Long: `export flattens result files for spreadsheets and documents:
   --table runs       one line per run: every number of its summary (throughput, counts,
@@ -23,6 +23,9 @@ func newExportCmd(st *State) *cobra.Command {
   --table intervals  one line per reporting interval of every run (throughput, latency and
                      the server metrics over time)
   --table ops        one line per operation (transaction type) of every run
+  --table tries      one line per try of every query of the runs in the analytic
+                     timing model (--tries): its label, seconds (empty when it failed),
+                     error, rows and the hash of its answer
 Each line starts with the file, label, engine, workload and threads.
 ` + inputsHelp,
 		Args: cobra.MinimumNArgs(1),
@@ -64,7 +67,7 @@ Each line starts with the file, label, engine, workload and threads.
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&table, "table", "runs", "what one line is: runs, intervals or ops")
+	fs.StringVar(&table, "table", "runs", "what one line is: runs, intervals, ops or tries")
 	fs.StringVar(&format, "format", "csv", "csv or md (Markdown)")
 	fs.StringVarP(&output, "output", "o", "", "write to this file (complete or not at all) instead of standard output")
 	return cmd

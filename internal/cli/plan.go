@@ -69,8 +69,8 @@ func newPlanCmd(st *State) *cobra.Command {
 				targets: map[string]*planTarget{}, keys: map[plan.PrepareKey]string{}, live: live}
 			defer ex.closeAll()
 			if !st.Quiet {
-				fmt.Fprintf(st.Stdout, "plan %s: %d cells × %d repetitions, about %s of measurement\n",
-					p.Name, len(p.Cells), p.Repetitions, p.Estimate().Round(time.Second))
+				fmt.Fprintf(st.Stdout, "plan %s: %d cells × %d repetitions, about %s of measurement%s\n",
+					p.Name, len(p.Cells), p.Repetitions, p.Estimate().Round(time.Second), triesEstimate(p))
 			}
 			state, err := plan.Run(cmd.Context(), p, ex, plan.RunOptions{Dir: dir, NoRetryFailed: noRetry, Now: st.Now, Log: pp.log(),
 				Tool: "dbarena " + st.Version, Progress: pp.update})
@@ -310,6 +310,9 @@ func planThresholds(st *plan.State, dir string) error {
 
 // planLine is a run's one-line summary in the plan's log.
 func planLine(r *result.Run) string {
+	if r.Tries != nil {
+		return r.Status + ": " + triesSummary(r.Tries)
+	}
 	s := fmt.Sprintf("%s: tps %.2f qps %.2f p95 %.2f ms, errors %d, retries %d", r.Status, r.TPS, r.QPS, r.LatencyMS.P95, r.Errors, r.Retries)
 	for _, m := range r.Metrics {
 		s += ", " + m.Name + " " + report.FormatMetric(m)

@@ -65,6 +65,9 @@ func (rf *runFlags) config(threads int, st *State) runner.Config {
 	if len(cfg.Rate.Stages) > 0 && rf.timeSet != nil && !rf.timeSet() {
 		cfg.Duration = cfg.Rate.StagesTotal() - cfg.Warmup // the stages span warm-up and measured phase
 	}
+	if cfg.Tries != nil {
+		cfg.OnTry = func(e runner.TryEvent) { fmt.Fprintln(st.Stdout, report.TryLine(e)) }
+	}
 	return cfg
 }
 
@@ -109,6 +112,8 @@ func runWorkload(ctx context.Context, st *State, w workload.Workload, tf *target
 		// prepared on first use): there is nothing to measure.
 		name := w.Meta().Name
 		errs = append(errs, fmt.Errorf("%s has no transactions yet: only dbarena prepare, check and cleanup work for %s", name, name))
+	} else if err := runner.CheckAnalytic(w, rf.cfg); err != nil {
+		errs = append(errs, err)
 	}
 	if err := usage(errs); err != nil {
 		return err
@@ -138,13 +143,21 @@ func runWorkload(ctx context.Context, st *State, w workload.Workload, tf *target
 	file, runErr := s.Measure(ctx, w, cfgs, session.Hooks{
 		Observer: live.observer(&report.Lines{W: st.Stdout}),
 		Before: func(cfg runner.Config) {
-			fmt.Fprintf(st.Stdout, "\nrunning %s on %s: %d threads, %s (warm-up %s)%s\n", w.Meta().Name, r.target, cfg.Threads, cfg.Duration, cfg.Warmup, rateHeader(cfg.Rate))
+			if cfg.Tries != nil {
+				fmt.Fprintf(st.Stdout, "\nrunning %s on %s: each query %d times on one connection\n", w.Meta().Name, r.target, *cfg.Tries)
+			} else {
+				fmt.Fprintf(st.Stdout, "\nrunning %s on %s: %d threads, %s (warm-up %s)%s\n", w.Meta().Name, r.target, cfg.Threads, cfg.Duration, cfg.Warmup, rateHeader(cfg.Rate))
+			}
 			printNotes(st.Stdout, w)
 			live.begin(r.target.Label, w.Meta().Name, fmt.Sprintf("threads=%d", cfg.Threads), cfg)
 		},
 		After: func(run *result.Run) {
 			live.end()
-			report.Summary(st.Stdout, run)
+			if run.Tries != nil {
+				report.Tries(st.Stdout, run)
+			} else {
+				report.Summary(st.Stdout, run)
+			}
 			report.Thresholds(st.Stdout, run)
 		},
 		Out: rf.out,

@@ -161,6 +161,14 @@ func Write(w io.Writer, inputs []compare.Input, opt Options) error {
 		if !hasLabel(ins, baseline) {
 			baseline = ""
 		}
+		if tries, _ := compare.SplitTries(ins); len(tries) > 0 {
+			ws, charts, err := triesSection(tries, baseline, i)
+			if err != nil {
+				return err
+			}
+			p.Workloads, p.Charts = append(p.Workloads, ws), append(p.Charts, charts...)
+			continue
+		}
 		ts, err := compare.Build(ins, compare.Options{Metric: metric, Columns: columns, Change: opt.Change, Baseline: baseline, Force: true})
 		if err != nil {
 			return err

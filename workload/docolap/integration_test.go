@@ -93,8 +93,34 @@ func TestSameAnswersEverywhere(t *testing.T) {
 			if !slices.Equal(ops, []int{0, 1, 2, 3, 4}) {
 				t.Errorf("ops %v, want each query once in order", ops)
 			}
+
+			// The analytic timing model records each answer's rows and
+			// hash: the direct computation's, on every engine.
+			cfg := runner.DefaultConfig()
+			tries := 2
+			cfg.Tries = &tries
+			run, err := runner.Run(ctx, e, w, cfg, nil)
+			if err != nil {
+				t.Fatalf("tries: %v", err)
+			}
+			for _, q := range run.Tries.Queries {
+				rows, hash, differ, ok := q.Answer()
+				wantHash := workload.HashRows(asText(want[q.Name]))
+				if !ok || differ || rows != int64(len(want[q.Name])) || hash != wantHash {
+					t.Errorf("query %s: tries answered %d rows, hash %s (ok %v, tries differ %v); want %d rows, hash %s",
+						q.Name, rows, hash, ok, differ, len(want[q.Name]), wantHash)
+				}
+			}
 		})
 	}
+}
+
+func asText(rows []docolap.Row) [][]string {
+	out := make([][]string, len(rows))
+	for i, r := range rows {
+		out[i] = r
+	}
+	return out
 }
 
 func head(rows []docolap.Row) []docolap.Row { return rows[:min(len(rows), 5)] }

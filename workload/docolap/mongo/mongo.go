@@ -41,6 +41,7 @@ var (
 	_ workload.Validator    = (*Docolap)(nil)
 	_ docolap.Querier       = (*Docolap)(nil)
 	_ workload.DataOptioner = (*Docolap)(nil)
+	_ workload.Answerer     = (*Docolap)(nil)
 )
 
 // Docolap is the docolap workload's implementation for MongoDB, built on
@@ -132,6 +133,15 @@ func (w *Docolap) RunQuery(ctx context.Context, c engine.Conn, name string) ([]d
 		return nil, fmt.Errorf("query %s: %w", q.Name, err)
 	}
 	return out, nil
+}
+
+// AnswerOps implements workload.Answerer: --query's queries, in order.
+func (w *Docolap) AnswerOps() ([]string, error) { return w.Of.AnswerOps() }
+
+// Answer implements workload.Answerer: query op's rows on c, a MongoDB
+// connection.
+func (w *Docolap) Answer(ctx context.Context, c engine.Conn, op string) ([][]string, error) {
+	return docolap.AnswerWith(ctx, w, c, op)
 }
 
 // field is the document field of a path inside the event: the events are

@@ -1,0 +1,67 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/dbarena/dbarena/compare"
+	"github.com/dbarena/dbarena/plan"
+	"github.com/dbarena/dbarena/report"
+	"github.com/dbarena/dbarena/result"
+)
+
+// compareTries writes the comparison of the inputs that hold runs of the
+// analytic timing model (the study's table of queries) in format, and
+// returns the other inputs, for compare's usual tables.
+func compareTries(w io.Writer, inputs []compare.Input, baseline, format string) ([]compare.Input, error) {
+	tries, rest := compare.SplitTries(inputs)
+	if len(tries) == 0 {
+		return rest, nil
+	}
+	tables, err := compare.BuildTries(tries, baseline)
+	if err != nil {
+		return nil, &UsageError{err}
+	}
+	switch format {
+	case "md":
+		err = compare.WriteTriesMarkdown(w, tables)
+	case "csv":
+		err = compare.WriteTriesCSV(w, tables)
+	default:
+		err = compare.WriteTriesText(w, tables)
+	}
+	if err == nil && len(rest) > 0 {
+		_, err = io.WriteString(w, "\n")
+	}
+	return rest, err
+}
+
+// triesSummary is a run's tries in one line of a plan's log: each
+// query's cold and hot seconds, and the tries that failed.
+func triesSummary(t *result.Tries) string {
+	var parts []string
+	failed := 0
+	for _, q := range t.Queries {
+		parts = append(parts, fmt.Sprintf("%s %s/%s", q.Name, report.Seconds(q.Cold()), report.Seconds(q.Hot())))
+		failed += q.Errors()
+	}
+	s := "cold/hot " + strings.Join(parts, ", ")
+	if failed > 0 {
+		s += fmt.Sprintf("; %d tries failed", failed)
+	}
+	return s
+}
+
+// triesEstimate adds the cells of the analytic timing model to a plan's
+// estimate, which leaves them out.
+func triesEstimate(p *plan.Plan) string {
+	switch n := p.TriesCells(); n {
+	case 0:
+		return ""
+	case 1:
+		return ", and 1 cell of the analytic timing model, which runs until its tries are done"
+	default:
+		return fmt.Sprintf(", and %d cells of the analytic timing model, which run until their tries are done", n)
+	}
+}

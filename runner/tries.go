@@ -1,0 +1,256 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/histogram"
+	"github.com/dbarena/dbarena/result"
+	"github.com/dbarena/dbarena/workload"
+)
+
+// Analytic is the analytic timing model's part of a run's configuration
+// (ClickBench's rules, adapted): with Tries set, each of the workload's
+// queries (workload.Answerer) runs Tries times in a row on one
+// connection, nothing else running, and every try is kept in the run's
+// result.Tries. The first try of each query is cold when Cold is set
+// (the server restarted), else lukewarm; the others are hot, and the
+// query's hot time is the best of them. A try that fails or runs past
+// QueryTimeout is recorded without a time (null, never zero) and with
+// its error, and the run goes on. Duration, the closed loop's and the
+// arrival rate's settings do not apply.
+type Analytic struct {
+	// Tries, when set, selects the timing model: the number of tries of
+	// each query (--tries, at least 1).
+	Tries *int
+	// QueryTimeout limits one try (--query-timeout; 0: no limit).
+	QueryTimeout time.Duration
+	// Cold, when set, is called before the first try of each query, on no
+	// open connection: it makes the try cold (a managed server restarted,
+	// the operating system's page cache dropped where permitted) and
+	// returns the try's label (result.LabelCold, LabelColdCacheKept).
+	// Without it the first try is result.LabelLukewarm.
+	Cold func(ctx context.Context) (label string, err error)
+	// OnTry, when set, is told about each try as it ends, on the run's
+	// goroutine (live output).
+	OnTry func(TryEvent)
+}
+
+// TryEvent is what Analytic.OnTry is told after each try.
+type TryEvent struct {
+	Query string
+	// N counts the query's tries from 1; Of is their number.
+	N, Of int
+	Try   result.Try
+}
+
+// analyticOptions are the timing model's run options (see Options).
+func analyticOptions() []Option {
+	return []Option{
+		{Flag: "tries", Field: "tries", Usage: "the analytic timing model: run each of the workload's queries this many times in a row on one connection (the first try cold on a managed server, restarted, else lukewarm; hot is the best of the others), instead of the closed loop for --time",
+			Value: func(c *Config) pflag.Value { return &optIntValue{p: &c.Tries} }},
+		{Flag: "query-timeout", Field: "query_timeout", Usage: "with --tries: the longest one try may take; a try that takes longer is cancelled and recorded as failed (null), never as a time",
+			Value: func(c *Config) pflag.Value { return (*durationValue)(&c.QueryTimeout) }},
+	}
+}
+
+// validateAnalytic reports the problems with the timing model's options.
+func (c Config) validateAnalytic() []error {
+	var errs []error
+	bad := func(flag string, v any, msg string) {
+		errs = append(errs, &workload.OptionError{Flag: flag, Value: fmt.Sprint(v), Err: msg})
+	}
+	if c.QueryTimeout < 0 {
+		bad("query-timeout", c.QueryTimeout, "must not be negative")
+	}
+	if c.Tries == nil {
+		if c.QueryTimeout > 0 {
+			bad("query-timeout", c.QueryTimeout, "limits the tries of the analytic timing model: give --tries too")
+		}
+		return errs
+	}
+	if *c.Tries < 1 {
+		bad("tries", *c.Tries, "must be at least 1")
+	}
+	if c.Threads > 1 {
+		bad("threads", c.Threads, "the analytic timing model (--tries) runs its queries on one connection: give 1")
+	}
+	if c.Warmup > 0 {
+		bad("warmup", c.Warmup, "the analytic timing model (--tries) has no warm-up: its tries after the first are the warm ones")
+	}
+	if c.Rate.Open() {
+		bad("tries", *c.Tries, "the analytic timing model runs each query in turn on one connection: it takes no --rate or --rate-stages")
+	}
+	return errs
+}
+
+// CheckAnalytic refuses the analytic timing model (cfg.Tries) for a
+// workload whose operations are not queries it can time (not a
+// workload.Answerer), naming --tries; the CLI calls it before any work,
+// Run again.
+func CheckAnalytic(w workload.Workload, cfg Config) error {
+	if cfg.Tries == nil {
+		return nil
+	}
+	if _, ok := w.(workload.Answerer); !ok {
+		return &workload.OptionError{Flag: "tries", Value: strconv.Itoa(*cfg.Tries), Err: "the workload's operations are not queries with answers that the analytic timing model can time"}
+	}
+	return nil
+}
+
+// runTries is Run in the analytic timing model, cfg validated and w the
+// implementation for eng's family.
+func runTries(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config) (*result.Run, error) {
+	if err := CheckAnalytic(w, cfg); err != nil {
+		return nil, err
+	}
+	a := w.(workload.Answerer)
+	queries, err := a.AnswerOps()
+	if err != nil {
+		return nil, err
+	}
+	ops := w.Ops()
+	index := make(map[string]int, len(ops))
+	names := make([]string, len(ops))
+	for i, op := range ops {
+		index[op.Name], names[i] = i, op.Name
+	}
+	for _, q := range queries {
+		if _, ok := index[q]; !ok {
+			return nil, fmt.Errorf("the workload's query %q is none of its ops", q)
+		}
+	}
+
+	t := &tryRun{eng: eng, a: a, cfg: cfg}
+	defer t.close()
+	if cfg.Cold == nil {
+		if err := t.connect(ctx); err != nil {
+			return nil, err
+		}
+	}
+	start := cfg.Now()
+	cpu0 := cpuTime()
+	total := histogram.NewInterval(len(ops))
+	res := &result.Run{Threads: 1, StartedAt: start.UTC(), Status: result.StatusComplete,
+		Tries: &result.Tries{Count: *cfg.Tries, QueryTimeoutS: cfg.QueryTimeout.Seconds()}}
+	finish := func(runErr error) (*result.Run, error) {
+		elapsed := cfg.Now().Sub(start)
+		res.Fill(total, names, elapsed, cpuTime()-cpu0)
+		res.Intervals = []result.Interval{result.IntervalOf(total, elapsed, elapsed, false)}
+		switch {
+		case runErr == nil:
+		case errors.Is(runErr, ErrInterrupted):
+			res.Status = result.StatusInterrupted
+		default:
+			res.Status, res.Error = result.StatusFailed, runErr.Error()
+		}
+		return res, runErr
+	}
+
+	for _, q := range queries {
+		op := index[q]
+		res.Tries.Queries = append(res.Tries.Queries, result.QueryTries{Name: q})
+		qt := &res.Tries.Queries[len(res.Tries.Queries)-1]
+		label := result.LabelLukewarm
+		if cfg.Cold != nil {
+			t.close()
+			if label, err = cfg.Cold(ctx); err != nil {
+				if ctx.Err() != nil {
+					return finish(fmt.Errorf("%w: %w", ErrInterrupted, ctx.Err()))
+				}
+				return finish(fmt.Errorf("before query %s's first try: %w", q, err))
+			}
+			if err := t.connect(ctx); err != nil {
+				return finish(fmt.Errorf("before query %s's first try: %w", q, err))
+			}
+		}
+		for n := 1; n <= *cfg.Tries; n++ {
+			if n > 1 {
+				label = result.LabelHot
+			}
+			try, err := t.try(ctx, q, label)
+			if err != nil {
+				return finish(err)
+			}
+			if try.S != nil {
+				_ = total.Ops[op].Hist.RecordValue(max(1, int64(*try.S*1e6)))
+				total.Queries.Reads++
+			} else {
+				total.Ops[op].Counts.Errors++
+			}
+			qt.Tries = append(qt.Tries, try)
+			if cfg.OnTry != nil {
+				cfg.OnTry(TryEvent{Query: q, N: n, Of: *cfg.Tries, Try: try})
+			}
+		}
+	}
+	return finish(nil)
+}
+
+// tryRun holds the timing model's one connection.
+type tryRun struct {
+	eng engine.Engine
+	a   workload.Answerer
+	cfg Config
+	c   engine.Conn
+}
+
+func (t *tryRun) connect(ctx context.Context) error {
+	c, err := t.eng.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	t.c = c
+	return nil
+}
+
+func (t *tryRun) close() {
+	if t.c != nil {
+		t.c.Close()
+		t.c = nil
+	}
+}
+
+// try runs query q once and returns the try. A query that fails or runs
+// out of time is a try without a time; its connection, in an unknown
+// state, is replaced. The error is the run's: Ctrl-C, or no new
+// connection.
+func (t *tryRun) try(ctx context.Context, q, label string) (result.Try, error) {
+	try := result.Try{Label: label}
+	qctx, cancel := ctx, context.CancelFunc(func() {})
+	if t.cfg.QueryTimeout > 0 {
+		qctx, cancel = context.WithTimeout(ctx, t.cfg.QueryTimeout)
+	}
+	start := t.cfg.Now()
+	rows, err := t.a.Answer(qctx, t.c, q)
+	elapsed := t.cfg.Now().Sub(start)
+	timedOut := err != nil && ctx.Err() == nil && errors.Is(qctx.Err(), context.DeadlineExceeded)
+	cancel()
+	if ctx.Err() != nil {
+		return try, fmt.Errorf("%w: %w", ErrInterrupted, ctx.Err())
+	}
+	switch {
+	case timedOut:
+		try.Error = fmt.Sprintf("query %s timed out after %s (--query-timeout)", q, t.cfg.QueryTimeout)
+	case err != nil:
+		try.Error = err.Error()
+	default:
+		s := elapsed.Seconds()
+		try.S, try.Rows, try.Hash = &s, int64(len(rows)), workload.HashRows(rows)
+		return try, nil
+	}
+	t.close()
+	if err := t.connect(ctx); err != nil {
+		if ctx.Err() != nil {
+			return try, fmt.Errorf("%w: %w", ErrInterrupted, ctx.Err())
+		}
+		return try, fmt.Errorf("after query %s failed (%s): %w", q, try.Error, err)
+	}
+	return try, nil
+}

@@ -1,4 +1,4 @@
-package txn_test
+package tpce
 
 import (
 	"context"
@@ -12,39 +12,15 @@ import (
 
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/engine/all/enginetest"
-	_ "github.com/dbarena/dbarena/engine/mysql"
-	_ "github.com/dbarena/dbarena/engine/postgres"
-	_ "github.com/dbarena/dbarena/engine/sqlite"
-	"github.com/dbarena/dbarena/internal/testdb"
-	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/workload"
-	"github.com/dbarena/dbarena/workload/tpce"
 	"github.com/dbarena/dbarena/workload/tpce/internal/txn"
 )
-
-// The tests run against real databases from internal/testdb (a fresh
-// SQLite file, a fresh PostgreSQL schema, a fresh MariaDB database), each
-// prepared once by runner.Prepare with 1,000 customers, one initial
-// trade day and news items of 100 bytes, then used by every test of the
-// engine in turn (TestMain-free: the first test of an engine prepares
-// it).
-
-var testDBs = []struct {
-	name   string
-	target func(t *testing.T) engine.Target
-}{
-	{"sqlite", func(t *testing.T) engine.Target { return testdb.SQLite(t) }},
-	{"postgres", func(t *testing.T) engine.Target { return testdb.Isolated(t, testdb.Postgres(t)) }},
-	{"mysql", func(t *testing.T) engine.Target { return testdb.Isolated(t, testdb.MySQL(t)) }},
-}
-
-var testArgs = []string{"--customers", "1000", "--itd", "1", "--news-size", "100", "--seed-data", "5"}
 
 // env is one prepared database: the workload, a client and a second
 // connection for the tests' own queries.
 type env struct {
 	t  *testing.T
-	w  *tpce.TPCE
+	w  *TPCE
 	e  engine.Engine
 	cl *txn.Client
 	c  engine.SQLConn // the tests' own queries
@@ -52,37 +28,32 @@ type env struct {
 	db string         // the engine's test name
 }
 
-// forEach prepares every engine's database (in parallel) and runs fn on
-// each.
-func forEach(t *testing.T, fn func(t *testing.T, v *env)) {
-	for _, db := range testDBs {
-		t.Run(db.name, func(t *testing.T) {
-			t.Parallel()
-			ctx := context.Background()
-			e := enginetest.Open(t, db.target(t))
-			w := tpce.New()
-			if err := w.Flags().Parse(testArgs); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := runner.Prepare(ctx, e, w, runner.PrepareConfig{LoadThreads: 2}); err != nil {
-				t.Fatalf("prepare: %v", err)
-			}
-			c := enginetest.Connect(t, e)
-			if err := txn.Install(ctx, c); err != nil {
-				t.Fatalf("install: %v", err)
-			}
-			cc := enginetest.Connect(t, e)
-			cl, err := txn.New(ctx, cc)
-			if err != nil {
-				t.Fatal(err)
-			}
-			// Trade ids come from a sequence where the server has them.
-			if want := map[bool]string{true: "max+1", false: "sequence"}[db.name == "sqlite"]; cl.IDSource() != want {
-				t.Errorf("trade ids from %s, want %s", cl.IDSource(), want)
-			}
-			fn(t, &env{t: t, w: w, e: e, cl: cl, c: c, cc: cc, db: db.name})
-		})
+// transactions runs the transactions on e, prepared with w by
+// TestOnEveryEngine (named db), after its checks.
+func transactions(t *testing.T, db string, e engine.Engine, w *TPCE) {
+	ctx := context.Background()
+	c := enginetest.Connect(t, e)
+	if err := txn.Install(ctx, c); err != nil {
+		t.Fatalf("install: %v", err)
 	}
+	cc := enginetest.Connect(t, e)
+	cl, err := txn.New(ctx, cc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Trade ids come from a sequence where the server has them.
+	if want := map[bool]string{true: "max+1", false: "sequence"}[db == "sqlite"]; cl.IDSource() != want {
+		t.Errorf("trade ids from %s, want %s", cl.IDSource(), want)
+	}
+	v := &env{t: t, w: w, e: e, cl: cl, c: c, cc: cc, db: db}
+	t.Run("read_only", func(t *testing.T) { readOnly(t, v) })
+	t.Run("pipelined", func(t *testing.T) { pipelined(t, v) })
+	t.Run("writes", func(t *testing.T) { writes(t, v) })
+	t.Run("data_maintenance", func(t *testing.T) { maintenance(t, v) })
+	t.Run("parameter_types", func(t *testing.T) { paramTypes(t, v) })
+	t.Run("install_uninstall", func(t *testing.T) { install(t, v) })
+	v.t = t
+	v.check()
 }
 
 func (v *env) int(sql string, args ...any) int64 {
@@ -137,21 +108,6 @@ func (v *env) check() {
 }
 
 func near(a, b float64) bool { return math.Abs(a-b) < 0.005 }
-
-// TestTransactions runs every transaction on every engine against data
-// whose answers the tests' own queries give.
-func TestTransactions(t *testing.T) {
-	forEach(t, func(t *testing.T, v *env) {
-		t.Run("read_only", func(t *testing.T) { readOnly(t, v) })
-		t.Run("pipelined", func(t *testing.T) { pipelined(t, v) })
-		t.Run("writes", func(t *testing.T) { writes(t, v) })
-		t.Run("data_maintenance", func(t *testing.T) { maintenance(t, v) })
-		t.Run("parameter_types", func(t *testing.T) { paramTypes(t, v) })
-		t.Run("install_uninstall", func(t *testing.T) { install(t, v) })
-		v.t = t
-		v.check()
-	})
-}
 
 func readOnly(t *testing.T, v *env) {
 	ctx := context.Background()

@@ -49,7 +49,7 @@ func TestCompare(t *testing.T) {
 	}
 
 	o = dbarena(t, ctx, nil, "compare", "--format", "csv", "--baseline", "after", "before="+a, "after="+b)
-	if o.code != 0 || !strings.Contains(o.stdout, "oltp_point_select,tps,/s,,4,before,after,1,2000,,,5.263157895,,,vs-baseline\n") {
+	if o.code != 0 || !strings.Contains(o.stdout, "oltp_point_select,tps,/s,,4,,before,after,1,2000,,,5.263157895,,,vs-baseline\n") {
 		t.Errorf("csv: exit %d\n%s%s", o.code, o.stdout, o.stderr)
 	}
 

@@ -215,6 +215,32 @@ func formatNumber(v float64) string {
 	return strconv.FormatFloat(v, 'f', 3, 64)
 }
 
+// writeAligned writes rows (the header first) in columns: the first
+// left-aligned, the others right-aligned, two spaces apart.
+func writeAligned(b *strings.Builder, rows [][]string) {
+	widths := make([]int, len(rows[0]))
+	for _, r := range rows {
+		for j, s := range r {
+			widths[j] = max(widths[j], utf8.RuneCountInString(s))
+		}
+	}
+	for _, r := range rows {
+		var line strings.Builder
+		for j, s := range r {
+			pad := strings.Repeat(" ", widths[j]-utf8.RuneCountInString(s))
+			if j > 0 {
+				line.WriteString("  ")
+			}
+			if j == 0 {
+				line.WriteString(s + pad)
+			} else {
+				line.WriteString(pad + s)
+			}
+		}
+		b.WriteString(strings.TrimRight(line.String(), " ") + "\n")
+	}
+}
+
 // WriteText writes the tables aligned for a terminal: numbers right,
 // labels left.
 func WriteText(w io.Writer, tables []*Table) error {
@@ -224,28 +250,7 @@ func WriteText(w io.Writer, tables []*Table) error {
 			b.WriteString("\n")
 		}
 		b.WriteString(t.Title() + "\n\n")
-		rows := append([][]string{t.Header()}, t.Cells()...)
-		widths := make([]int, len(rows[0]))
-		for _, r := range rows {
-			for j, s := range r {
-				widths[j] = max(widths[j], utf8.RuneCountInString(s))
-			}
-		}
-		for _, r := range rows {
-			var line strings.Builder
-			for j, s := range r {
-				pad := strings.Repeat(" ", widths[j]-utf8.RuneCountInString(s))
-				if j > 0 {
-					line.WriteString("  ")
-				}
-				if j == 0 {
-					line.WriteString(s + pad)
-				} else {
-					line.WriteString(pad + s)
-				}
-			}
-			b.WriteString(strings.TrimRight(line.String(), " ") + "\n")
-		}
+		writeAligned(&b, append([][]string{t.Header()}, t.Cells()...))
 		writeDifferencesText(&b, t)
 		for _, n := range t.Notes {
 			b.WriteString("note: " + n + "\n")

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/dbarena/dbarena/internal/markdown"
 	"github.com/dbarena/dbarena/result"
@@ -383,28 +382,7 @@ func WriteTriesText(w io.Writer, tables []*TriesTable) error {
 			b.WriteString("\n")
 		}
 		b.WriteString(t.Title() + "\n\n")
-		rows := append([][]string{t.Header()}, t.Cells()...)
-		widths := make([]int, len(rows[0]))
-		for _, r := range rows {
-			for j, s := range r {
-				widths[j] = max(widths[j], utf8.RuneCountInString(s))
-			}
-		}
-		for _, r := range rows {
-			var line strings.Builder
-			for j, s := range r {
-				pad := strings.Repeat(" ", widths[j]-utf8.RuneCountInString(s))
-				if j > 0 {
-					line.WriteString("  ")
-				}
-				if j == 0 {
-					line.WriteString(s + pad)
-				} else {
-					line.WriteString(pad + s)
-				}
-			}
-			b.WriteString(strings.TrimRight(line.String(), " ") + "\n")
-		}
+		writeAligned(&b, append([][]string{t.Header()}, t.Cells()...))
 		if len(t.Differences) > 0 {
 			b.WriteString("\nDifferences between the columns:\n")
 			for _, d := range t.Differences {

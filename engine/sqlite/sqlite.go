@@ -259,8 +259,17 @@ func normalize(v any) any {
 	return fmt.Sprint(v)
 }
 
-// BulkLoad inserts src's rows with one prepared INSERT per row, all in one
-// transaction.
+// maxLoadVariables bounds the parameters of one INSERT of BulkLoad:
+// SQLite's SQLITE_MAX_VARIABLE_NUMBER is 32766 since 3.32, and a few
+// hundred rows per statement already amortise the per-statement cost.
+const maxLoadVariables = 4096
+
+// loadRows is how many rows one INSERT of BulkLoad carries for a table of
+// cols columns: as many as maxLoadVariables allows, at most 256.
+func loadRows(cols int) int { return max(1, min(256, maxLoadVariables/cols)) }
+
+// BulkLoad inserts src's rows with multi-row prepared INSERTs (loadRows
+// rows each, the last one shorter), all in one transaction.
 func (c *Conn) BulkLoad(ctx context.Context, table string, columns []string, src engine.RowSource) (n int64, err error) {
 	if len(columns) == 0 {
 		return 0, errors.New("sqlite: BulkLoad without columns")
@@ -270,11 +279,26 @@ func (c *Conn) BulkLoad(ctx context.Context, table string, columns []string, src
 	for i, col := range columns {
 		quoted[i] = d.QuoteIdent(col)
 	}
-	st, err := c.SQLConn().PrepareContext(ctx, "INSERT INTO "+d.QuoteIdent(table)+" ("+strings.Join(quoted, ", ")+") VALUES (?"+strings.Repeat(", ?", len(columns)-1)+")")
+	head := "INSERT INTO " + d.QuoteIdent(table) + " (" + strings.Join(quoted, ", ") + ") VALUES "
+	tuple := "(?" + strings.Repeat(", ?", len(columns)-1) + ")"
+	insert := func(rows int) string {
+		var b strings.Builder
+		b.Grow(len(head) + rows*(len(tuple)+2))
+		b.WriteString(head)
+		for i := range rows {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(tuple)
+		}
+		return b.String()
+	}
+	per := loadRows(len(columns))
+	full, err := c.SQLConn().PrepareContext(ctx, insert(per))
 	if err != nil {
 		return 0, engine.CtxErr(ctx, err)
 	}
-	defer st.Close()
+	defer full.Close()
 	// Writers serialise on the database file: a loader waits for the one
 	// loading before it, however long that batch takes, rather than
 	// failing after busy_timeout.
@@ -293,6 +317,27 @@ func (c *Conn) BulkLoad(ctx context.Context, table string, columns []string, src
 			n = 0
 		}
 	}()
+	args := make([]any, 0, per*len(columns))
+	flush := func() error {
+		if len(args) == 0 {
+			return nil
+		}
+		st := full
+		if rows := len(args) / len(columns); rows < per {
+			tail, err := c.SQLConn().PrepareContext(ctx, insert(rows))
+			if err != nil {
+				return engine.CtxErr(ctx, err)
+			}
+			defer tail.Close()
+			st = tail
+		}
+		if _, err := st.ExecContext(ctx, args...); err != nil {
+			return engine.CtxErr(ctx, err)
+		}
+		clear(args)
+		args = args[:0]
+		return nil
+	}
 	for src.Next() {
 		vals, err := src.Values()
 		if err != nil {
@@ -301,12 +346,18 @@ func (c *Conn) BulkLoad(ctx context.Context, table string, columns []string, src
 		if len(vals) != len(columns) {
 			return 0, fmt.Errorf("sqlite: BulkLoad: row has %d values for %d columns", len(vals), len(columns))
 		}
-		if _, err := st.ExecContext(ctx, vals...); err != nil {
-			return 0, engine.CtxErr(ctx, err)
-		}
+		args = append(args, vals...)
 		n++
+		if len(args) == cap(args) {
+			if err := flush(); err != nil {
+				return 0, err
+			}
+		}
 	}
 	if err := src.Err(); err != nil {
+		return 0, err
+	}
+	if err := flush(); err != nil {
 		return 0, err
 	}
 	if err := c.Commit(ctx); err != nil {

@@ -251,3 +251,58 @@ func TestServerInfoPragmas(t *testing.T) {
 		t.Errorf("version %q", info.Version)
 	}
 }
+
+// rows is an engine.RowSource over generated rows (id, id*id, "v<id>"),
+// failing at the row numbered bad (never when bad is 0).
+type rows struct {
+	n, i, bad int64
+	vals      []any
+}
+
+func (r *rows) Next() bool { r.i++; return r.i <= r.n }
+func (r *rows) Values() ([]any, error) {
+	if r.i == r.bad {
+		return []any{r.i, r.i * r.i}, nil // one value short
+	}
+	r.vals = append(r.vals[:0], r.i, r.i*r.i, fmt.Sprint("v", r.i))
+	return r.vals, nil
+}
+func (r *rows) Err() error { return nil }
+
+// BulkLoad sends up to 256 rows per INSERT: a count that is not a multiple
+// of the rows per statement loads every row once, in order and intact,
+// and a bad row rolls back the whole load.
+func TestBulkLoadRows(t *testing.T) {
+	ctx := context.Background()
+	e := open(t, "")
+	c := enginetest.Connect(t, e)
+	if err := c.Exec(ctx, "CREATE TABLE b (id INTEGER PRIMARY KEY, sq INTEGER, v TEXT)"); err != nil {
+		t.Fatal(err)
+	}
+	for _, total := range []int64{0, 1, 256, 257, 3001} {
+		if err := c.Exec(ctx, "DELETE FROM b"); err != nil {
+			t.Fatal(err)
+		}
+		n, err := c.BulkLoad(ctx, "b", []string{"id", "sq", "v"}, &rows{n: total})
+		if err != nil || n != total {
+			t.Fatalf("%d rows: BulkLoad = %d, %v", total, n, err)
+		}
+		var count, bad int64
+		if err := c.QueryRow(ctx, "SELECT count(*), coalesce(sum(sq <> id*id OR v <> 'v' || id), 0) FROM b", nil, &count, &bad); err != nil {
+			t.Fatal(err)
+		}
+		if count != total || bad != 0 {
+			t.Errorf("%d rows: table holds %d, %d of them wrong", total, count, bad)
+		}
+	}
+	if err := c.Exec(ctx, "DELETE FROM b"); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := c.BulkLoad(ctx, "b", []string{"id", "sq", "v"}, &rows{n: 3000, bad: 2000}); err == nil || n != 0 {
+		t.Fatalf("a short row: BulkLoad = %d, %v; want an error", n, err)
+	}
+	var count int64
+	if err := c.QueryRow(ctx, "SELECT count(*) FROM b", nil, &count); err != nil || count != 0 {
+		t.Errorf("after a failed load the table holds %d rows (%v), want none", count, err)
+	}
+}

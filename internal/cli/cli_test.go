@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/url"
 	"os"
@@ -64,14 +65,57 @@ func withPassword(tg engine.Target) string {
 	return u.String()
 }
 
-// tpccSQLite is a SQLite target prepared with one TPC-C warehouse.
+// tpccTemplate is one SQLite database prepared with one TPC-C warehouse,
+// made by the first test that asks for it; tpccSQLite gives each test a
+// copy.
+var tpccTemplate struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// TestMain removes tpccTemplate's database after the tests.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if tpccTemplate.dir != "" {
+		os.RemoveAll(tpccTemplate.dir)
+	}
+	os.Exit(code)
+}
+
+// tpccSQLite is a SQLite target prepared with one TPC-C warehouse: a copy
+// of tpccTemplate in the test's own directory.
 func tpccSQLite(t *testing.T) string {
 	t.Helper()
-	u := sqliteURL(t)
-	if o := dbarena(t, context.Background(), nil, "prepare", "tpcc", "--target", u); o.code != 0 {
-		t.Fatalf("prepare tpcc: exit %d: %s", o.code, o.stderr)
+	tpccTemplate.once.Do(func() {
+		dir, err := os.MkdirTemp("", "dbarena-cli-tpcc-")
+		if err != nil {
+			tpccTemplate.err = err
+			return
+		}
+		tpccTemplate.dir = dir
+		if o := dbarena(t, context.Background(), nil, "prepare", "tpcc", "--target", "sqlite://"+filepath.Join(dir, "t.db")); o.code != 0 {
+			tpccTemplate.err = fmt.Errorf("prepare tpcc: exit %d: %s", o.code, o.stderr)
+		}
+	})
+	if tpccTemplate.err != nil {
+		t.Fatal(tpccTemplate.err)
 	}
-	return u
+	dir := t.TempDir()
+	files, err := filepath.Glob(filepath.Join(tpccTemplate.dir, "t.db*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, filepath.Base(f)), b, 0o644)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return "sqlite://" + filepath.Join(dir, "t.db")
 }
 
 func TestBadInput(t *testing.T) {

@@ -98,22 +98,56 @@ func (s sqlRunner) str(q string, args ...any) string {
 
 func near(a, b float64) bool { return math.Abs(a-b) < 0.005 }
 
-// TestTransactions runs each transaction with chosen inputs, in client
-// mode and, where the engine has them, as stored procedures, and checks
-// its effect on the rows it touches.
-func TestTransactions(t *testing.T) {
+// TestOnEveryEngine prepares one warehouse per engine (with --fk where
+// the engine adds foreign keys) and, on that one database: runs each
+// transaction with chosen inputs, in client mode and, where the engine
+// has them, as stored procedures, checking its effect on the rows it
+// touches; then runs the workload through the runner in every mode,
+// followed by the consistency checks; then breaks the data and expects
+// the checks to name the broken condition; then cleans up.
+func TestOnEveryEngine(t *testing.T) {
 	for _, db := range testDBs {
-		for _, args := range modesOf(db) {
-			t.Run(db.name+"/"+strings.Join(args[1:], " "), func(t *testing.T) {
-				testTransactions(t, db, args...)
-			})
-		}
+		t.Run(db.name, func(t *testing.T) {
+			// With --fk where the engine has foreign keys: the
+			// transactions run under them.
+			var fk []string
+			if db.name != "sqlite" {
+				fk = []string{"--fk"}
+			}
+			e, w := preparedDB(t, db, fk...)
+			if fk != nil {
+				wantForeignKeys(t, db, enginetest.Connect(t, e))
+			}
+			for _, args := range modesOf(db) {
+				ok := t.Run("transactions "+strings.Join(args[1:], " "), func(t *testing.T) {
+					testTransactions(t, e, w, args...)
+				})
+				if !ok {
+					return
+				}
+			}
+			t.Run("run then check", func(t *testing.T) { testRunThenCheck(t, db, e, w) })
+		})
 	}
 }
 
-func testTransactions(t *testing.T, db testDB, args ...string) {
+// setModes sets w's mode options to args, the others to their defaults.
+func setModes(t *testing.T, w *TPCC, args ...string) {
+	t.Helper()
+	if err := w.Flags().Set("mode", ModeClient); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flags().Set("pipeline", "true"); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flags().Parse(args); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func testTransactions(t *testing.T, e engine.Engine, w *TPCC, args ...string) {
 	ctx := context.Background()
-	e, w := preparedDB(t, db, args...)
+	setModes(t, w, args...)
 	if err := w.Install(ctx, enginetest.Connect(t, e)); err != nil {
 		t.Fatal(err)
 	}
@@ -135,6 +169,7 @@ func testTransactions(t *testing.T, db testDB, args ...string) {
 			stockBefore[it] = q.int("SELECT s_quantity FROM stock WHERE s_w_id = 1 AND s_i_id = ?", it)
 		}
 		ytdBefore := q.int("SELECT s_ytd FROM stock WHERE s_w_id = 1 AND s_i_id = 77")
+		cntBefore := q.int("SELECT s_order_cnt FROM stock WHERE s_w_id = 1 AND s_i_id = 77")
 		in := &newOrderInput{dID: d, cID: c, allLocal: 1, entry: time.Now()}
 		for i, it := range items {
 			in.lines = append(in.lines, orderLine{iID: it, supplyWID: 1, qty: qtys[i]})
@@ -182,8 +217,8 @@ func testTransactions(t *testing.T, db testDB, args ...string) {
 		if got := q.int("SELECT s_ytd FROM stock WHERE s_w_id = 1 AND s_i_id = 77"); got != ytdBefore+11 {
 			t.Errorf("s_ytd %d, want %d", got, ytdBefore+11)
 		}
-		if got := q.int("SELECT s_order_cnt FROM stock WHERE s_w_id = 1 AND s_i_id = 77"); got != 2 {
-			t.Errorf("s_order_cnt %d, want 2", got)
+		if got := q.int("SELECT s_order_cnt FROM stock WHERE s_w_id = 1 AND s_i_id = 77"); got != cntBefore+2 {
+			t.Errorf("s_order_cnt %d, want %d", got, cntBefore+2)
 		}
 	})
 
@@ -216,6 +251,8 @@ func testTransactions(t *testing.T, db testDB, args ...string) {
 		// By id, a good-credit customer.
 		cID := q.int("SELECT MIN(c_id) FROM customer WHERE c_w_id = 1 AND c_d_id = 4 AND c_credit = 'GC'")
 		bal := q.float("SELECT c_balance FROM customer WHERE c_w_id = 1 AND c_d_id = 4 AND c_id = ?", cID)
+		payCnt := q.int("SELECT c_payment_cnt FROM customer WHERE c_w_id = 1 AND c_d_id = 4 AND c_id = ?", cID)
+		paid := q.int("SELECT COUNT(*) FROM history WHERE h_c_w_id = 1 AND h_c_d_id = 4 AND h_c_id = ? AND h_d_id = 2 AND h_amount > 123.44 AND h_amount < 123.46", cID)
 		in := &paymentInput{dID: 2, cWID: 1, cDID: 4, cID: cID, amount: 123.45, date: time.Now()}
 		if err := tm.paymentWith(ctx, in); err != nil {
 			t.Fatal(err)
@@ -229,10 +266,10 @@ func testTransactions(t *testing.T, db testDB, args ...string) {
 		if got := q.float("SELECT c_balance FROM customer WHERE c_w_id = 1 AND c_d_id = 4 AND c_id = ?", cID); !near(got, bal-123.45) {
 			t.Errorf("c_balance %.2f, want %.2f", got, bal-123.45)
 		}
-		if got := q.int("SELECT c_payment_cnt FROM customer WHERE c_w_id = 1 AND c_d_id = 4 AND c_id = ?", cID); got != 2 {
-			t.Errorf("c_payment_cnt %d, want 2", got)
+		if got := q.int("SELECT c_payment_cnt FROM customer WHERE c_w_id = 1 AND c_d_id = 4 AND c_id = ?", cID); got != payCnt+1 {
+			t.Errorf("c_payment_cnt %d, want %d", got, payCnt+1)
 		}
-		if got := q.int("SELECT COUNT(*) FROM history WHERE h_c_w_id = 1 AND h_c_d_id = 4 AND h_c_id = ? AND h_d_id = 2 AND h_amount > 123.44 AND h_amount < 123.46", cID); got != 1 {
+		if got := q.int("SELECT COUNT(*) FROM history WHERE h_c_w_id = 1 AND h_c_d_id = 4 AND h_c_id = ? AND h_d_id = 2 AND h_amount > 123.44 AND h_amount < 123.46", cID); got != paid+1 {
 			t.Errorf("%d history rows for the payment", got)
 		}
 		if got := q.int("SELECT COUNT(*) FROM history"); got != hist+1 {
@@ -343,79 +380,66 @@ func toString(v any) string {
 	return ""
 }
 
-// TestRunThenCheck runs the workload through the runner with several
-// terminals, then the consistency checks, then breaks the data and
-// expects the checks to name the broken condition.
-func TestRunThenCheck(t *testing.T) {
-	for _, db := range testDBs {
-		modes := []string{ModeClient}
-		if db.procedures {
-			modes = append(modes, ModeProcedure)
+// testRunThenCheck runs the workload through the runner with several
+// terminals in every mode, then the consistency checks, then breaks the
+// data and expects the checks to name the broken condition.
+func testRunThenCheck(t *testing.T, db testDB, e engine.Engine, w *TPCC) {
+	modes := []string{ModeClient}
+	if db.procedures {
+		modes = append(modes, ModeProcedure)
+	}
+	const threads = 4
+	ctx := context.Background()
+	setModes(t, w)
+	for _, mode := range modes {
+		if err := w.Flags().Set("mode", mode); err != nil {
+			t.Fatal(err)
 		}
-		t.Run(db.name, func(t *testing.T) {
-			const threads = 4
-			ctx := context.Background()
-			// With --fk where the engine has foreign keys: the
-			// transactions run under them.
-			var fk []string
-			if db.name != "sqlite" {
-				fk = []string{"--fk"}
-			}
-			e, w := preparedDB(t, db, fk...)
-			if fk != nil {
-				wantForeignKeys(t, db, enginetest.Connect(t, e))
-			}
-			for _, mode := range modes {
-				if err := w.Flags().Set("mode", mode); err != nil {
-					t.Fatal(err)
-				}
 
-				res, err := runner.Run(ctx, e, w, runner.Config{Threads: threads, Duration: 2 * time.Second, Seed: 9}, nil)
-				if err != nil {
-					t.Fatalf("%s: %v", mode, err)
-				}
-				if res.Transactions == 0 || res.Errors != 0 {
-					t.Fatalf("%s: %d transactions, %d errors", mode, res.Transactions, res.Errors)
-				}
-				if len(res.Counters) != 1 || res.Counters[0].End <= res.Counters[0].Start {
-					t.Errorf("%s: counters %+v", mode, res.Counters)
-				}
-				nopm, ok := metric(res.Metrics, MetricNOPM)
-				client, _ := metric(res.Metrics, MetricNOPMClient)
-				// The database counts what dbarena counted plus the
-				// New-Orders in flight when the phase ended: the runner
-				// reads the counters before the workers start and after
-				// they stop: at most one per worker. Both rates are
-				// rounded to 0.01 and the bound's duration to 1 ms, so a
-				// difference of exactly one New-Order per worker may
-				// come out up to 0.02 above the bound.
-				if d := nopm.Value - client.Value; !ok || nopm.Value <= 0 || d < -0.02 || d > threads*60/res.DurationS+0.02 {
-					t.Errorf("%s: NOPM %v, NO/min %v", mode, nopm.Value, client.Value)
-				}
-				c := enginetest.Connect(t, e)
-				if problems, err := w.Check(ctx, c); err != nil || len(problems) > 0 {
-					t.Fatalf("%s: check after the run: %v %v", mode, problems, err)
-				}
-			}
-			c := enginetest.Connect(t, e)
-			if err := c.Exec(ctx, "UPDATE district SET d_ytd = d_ytd + 1 WHERE d_w_id = 1 AND d_id = 2"); err != nil {
-				t.Fatal(err)
-			}
-			problems, err := w.Check(ctx, c)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var names []string
-			for _, p := range problems {
-				names = append(names, p.Check)
-			}
-			if got := strings.Join(names, "; "); !strings.Contains(got, "condition 1:") || !strings.Contains(got, "condition 9:") {
-				t.Errorf("after d_ytd + 1: problems %q, want conditions 1 and 9", got)
-			}
-			if _, err := runner.Cleanup(ctx, e, w); err != nil {
-				t.Errorf("cleanup: %v", err)
-			}
-		})
+		res, err := runner.Run(ctx, e, w, runner.Config{Threads: threads, Duration: 2 * time.Second, Seed: 9}, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", mode, err)
+		}
+		if res.Transactions == 0 || res.Errors != 0 {
+			t.Fatalf("%s: %d transactions, %d errors", mode, res.Transactions, res.Errors)
+		}
+		if len(res.Counters) != 1 || res.Counters[0].End <= res.Counters[0].Start {
+			t.Errorf("%s: counters %+v", mode, res.Counters)
+		}
+		nopm, ok := metric(res.Metrics, MetricNOPM)
+		client, _ := metric(res.Metrics, MetricNOPMClient)
+		// The database counts what dbarena counted plus the
+		// New-Orders in flight when the phase ended: the runner
+		// reads the counters before the workers start and after
+		// they stop: at most one per worker. Both rates are
+		// rounded to 0.01 and the bound's duration to 1 ms, so a
+		// difference of exactly one New-Order per worker may
+		// come out up to 0.02 above the bound.
+		if d := nopm.Value - client.Value; !ok || nopm.Value <= 0 || d < -0.02 || d > threads*60/res.DurationS+0.02 {
+			t.Errorf("%s: NOPM %v, NO/min %v", mode, nopm.Value, client.Value)
+		}
+		c := enginetest.Connect(t, e)
+		if problems, err := w.Check(ctx, c); err != nil || len(problems) > 0 {
+			t.Fatalf("%s: check after the run: %v %v", mode, problems, err)
+		}
+	}
+	c := enginetest.Connect(t, e)
+	if err := c.Exec(ctx, "UPDATE district SET d_ytd = d_ytd + 1 WHERE d_w_id = 1 AND d_id = 2"); err != nil {
+		t.Fatal(err)
+	}
+	problems, err := w.Check(ctx, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, p := range problems {
+		names = append(names, p.Check)
+	}
+	if got := strings.Join(names, "; "); !strings.Contains(got, "condition 1:") || !strings.Contains(got, "condition 9:") {
+		t.Errorf("after d_ytd + 1: problems %q, want conditions 1 and 9", got)
+	}
+	if _, err := runner.Cleanup(ctx, e, w); err != nil {
+		t.Errorf("cleanup: %v", err)
 	}
 }
 

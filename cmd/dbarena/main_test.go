@@ -18,16 +18,42 @@ import (
 	"github.com/dbarena/dbarena/result"
 )
 
-// buildBinary compiles dbarena once for the tests of this package.
+// binary is dbarena compiled once for the tests of this package.
+var binary struct {
+	once sync.Once
+	dir  string
+	path string
+	out  []byte
+	err  error
+}
+
+// TestMain removes the compiled binary after the tests.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binary.dir != "" {
+		os.RemoveAll(binary.dir)
+	}
+	os.Exit(code)
+}
+
+// buildBinary compiles dbarena once for the tests of this package and
+// returns its path.
 func buildBinary(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "dbarena")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	binary.once.Do(func() {
+		binary.dir, binary.err = os.MkdirTemp("", "dbarena-bin-")
+		if binary.err != nil {
+			return
+		}
+		binary.path = filepath.Join(binary.dir, "dbarena")
+		cmd := exec.Command("go", "build", "-o", binary.path, ".")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		binary.out, binary.err = cmd.CombinedOutput()
+	})
+	if binary.err != nil {
+		t.Fatalf("go build: %v\n%s", binary.err, binary.out)
 	}
-	return bin
+	return binary.path
 }
 
 // A real SIGINT (Ctrl-C) during a run: the process prints the summary,

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -308,13 +309,28 @@ func hashSourceErr(src engine.RowSource) ([]byte, error) {
 }
 
 func tableHashes(t testing.TB, m *Model, order func(n int) []int) map[string]string {
-	out := map[string]string{}
+	return combineHashes(luHashes(t, m, order))
+}
+
+// luHashes hashes the rows of every generated table, Load Unit by Load
+// Unit in the given order.
+func luHashes(t testing.TB, m *Model, order func(n int) []int) map[string][][]byte {
+	out := map[string][][]byte{}
 	for _, tb := range GeneratedTables() {
 		n := m.Batches(tb)
 		perLU := make([][]byte, n)
 		for _, lu := range order(n) {
 			perLU[lu] = hashSource(t, m.Rows(tb, lu))
 		}
+		out[tb] = perLU
+	}
+	return out
+}
+
+// combineHashes is one hash per table of its Load Units' hashes.
+func combineHashes(perTable map[string][][]byte) map[string]string {
+	out := map[string]string{}
+	for tb, perLU := range perTable {
 		var h []byte
 		for _, x := range perLU {
 			h = hashRows(h, [][]any{{x}})
@@ -324,21 +340,42 @@ func tableHashes(t testing.TB, m *Model, order func(n int) []int) map[string]str
 	return out
 }
 
+// forward3000 are luHashes of testConfig(3000) in forward order, computed
+// once for the tests that compare with them.
+var forward3000 struct {
+	once sync.Once
+	h    map[string][][]byte
+}
+
+func forwardHashes3000(t *testing.T) map[string][][]byte {
+	t.Helper()
+	forward3000.once.Do(func() {
+		forward3000.h = luHashes(t, NewModel(testConfig(3000)), forwardOrder)
+	})
+	if forward3000.h == nil {
+		t.Fatal("hashing the tables of 3000 customers failed")
+	}
+	return forward3000.h
+}
+
+// forwardOrder is 0, 1, …, n-1.
+func forwardOrder(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
 func TestDeterminism(t *testing.T) {
 	c := testConfig(3000)
-	forward := func(n int) []int {
-		out := make([]int, n)
-		for i := range out {
-			out[i] = i
-		}
-		return out
-	}
+	forward := forwardOrder
 	backward := func(n int) []int {
 		out := forward(n)
 		slices.Reverse(out)
 		return out
 	}
-	a := tableHashes(t, NewModel(c), forward)
+	a := combineHashes(forwardHashes3000(t))
 	b := tableHashes(t, NewModel(c), backward)
 	for tb, h := range a {
 		if b[tb] != h {
@@ -375,9 +412,10 @@ func TestConcurrentSources(t *testing.T) {
 	tables := []string{schema.Customer, schema.AccountPermission, schema.WatchItem, schema.Company,
 		schema.Security, schema.NewsItem, schema.Exchange, schema.ZipCode}
 	want := map[string][]byte{}
+	seq := forwardHashes3000(t)
 	for _, tb := range tables {
 		for lu := range m.Batches(tb) {
-			want[fmt.Sprint(tb, lu)] = hashSource(t, m.Rows(tb, lu))
+			want[fmt.Sprint(tb, lu)] = seq[tb][lu]
 		}
 	}
 	type result struct {
@@ -879,14 +917,7 @@ var goldenHashes = map[string]string{
 }
 
 func TestGoldenHashes(t *testing.T) {
-	forward := func(n int) []int {
-		out := make([]int, n)
-		for i := range out {
-			out[i] = i
-		}
-		return out
-	}
-	got := tableHashes(t, NewModel(testConfig(1000)), forward)
+	got := tableHashes(t, NewModel(testConfig(1000)), forwardOrder)
 	var lines []string
 	for _, tb := range GeneratedTables() {
 		lines = append(lines, fmt.Sprintf("\t%q: %q,", tb, got[tb]))

@@ -26,9 +26,9 @@ var goldenTrades = map[string]struct {
 }
 
 func TestTradeGolden(t *testing.T) {
-	m := NewModel(tradeConfig(2, 1))
+	hashes, rows := sequentialTradeHashes(t)
 	for _, table := range TradeTables {
-		h, n := tableHash(t, m, table, 1)
+		h, n := hashes[tradeKey{table, 1}], rows[tradeKey{table, 1}]
 		if g, ok := goldenTrades[table]; !ok || g.hash != h || g.rows != n {
 			t.Errorf("%s: hash 0x%016x rows %d, golden 0x%016x %d", table, h, n, g.hash, g.rows)
 		}
@@ -39,13 +39,10 @@ func TestTradeGolden(t *testing.T) {
 // (as loading does; run with -race) and compares them with the
 // sequential hashes.
 func TestTradeRowsParallel(t *testing.T) {
+	want, _ := sequentialTradeHashes(t)
 	m := NewModel(tradeConfig(2, 1))
-	type key struct {
-		table string
-		lu    int
-	}
 	var mu sync.Mutex
-	got := map[key]uint64{}
+	got := map[tradeKey]uint64{}
 	var wg sync.WaitGroup
 	for lu := range 2 {
 		for _, table := range TradeTables {
@@ -54,15 +51,15 @@ func TestTradeRowsParallel(t *testing.T) {
 				defer wg.Done()
 				h, _ := tableHash(t, m, table, lu)
 				mu.Lock()
-				got[key{table, lu}] = h
+				got[tradeKey{table, lu}] = h
 				mu.Unlock()
 			}()
 		}
 	}
 	wg.Wait()
 	for k, h := range got {
-		if want, _ := tableHash(t, m, k.table, k.lu); h != want {
-			t.Errorf("%s LU %d: parallel hash %x, sequential %x", k.table, k.lu, h, want)
+		if h != want[k] {
+			t.Errorf("%s LU %d: parallel hash %x, sequential %x", k.table, k.lu, h, want[k])
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"hash/fnv"
 	"math"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -170,33 +171,56 @@ func TestTradeCounts(t *testing.T) {
 		float64(counts[schema.HoldingSummary])/(AccountsPerCustomer*LoadUnit))
 }
 
+// tradeKey names the rows of one trade table of one Load Unit.
+type tradeKey struct {
+	table string
+	lu    int
+}
+
+// sequentialTrades are the hashes of every trade table of both Load Units
+// of tradeConfig(2, 1), generated one after the other by one Model in
+// forward order; computed once for the tests that compare with them.
+var sequentialTrades struct {
+	once   sync.Once
+	hashes map[tradeKey]uint64
+	rows   map[tradeKey]int64
+}
+
+func sequentialTradeHashes(t *testing.T) (map[tradeKey]uint64, map[tradeKey]int64) {
+	t.Helper()
+	sequentialTrades.once.Do(func() {
+		hashes, rows := map[tradeKey]uint64{}, map[tradeKey]int64{}
+		m := NewModel(tradeConfig(2, 1))
+		for lu := range 2 {
+			for _, table := range TradeTables {
+				hashes[tradeKey{table, lu}], rows[tradeKey{table, lu}] = tableHash(t, m, table, lu)
+			}
+		}
+		sequentialTrades.hashes, sequentialTrades.rows = hashes, rows
+	})
+	if sequentialTrades.hashes == nil {
+		t.Fatal("generating the sequential trade hashes failed")
+	}
+	return sequentialTrades.hashes, sequentialTrades.rows
+}
+
 func TestTradeDeterminism(t *testing.T) {
 	c := tradeConfig(2, 1)
-	type key struct {
-		table string
-		lu    int
-	}
-	first := map[key]uint64{}
-	m1 := NewModel(c)
-	for lu := range 2 {
-		for _, table := range TradeTables {
-			first[key{table, lu}], _ = tableHash(t, m1, table, lu)
-		}
-	}
+	first, _ := sequentialTradeHashes(t)
 	// Again, with another Model, Load Units in the other order and the
 	// tables in reverse.
 	m2 := NewModel(c)
 	for lu := 1; lu >= 0; lu-- {
 		for i := len(TradeTables) - 1; i >= 0; i-- {
 			table := TradeTables[i]
-			if h, _ := tableHash(t, m2, table, lu); h != first[key{table, lu}] {
-				t.Errorf("%s LU %d: hash %x, first %x", table, lu, h, first[key{table, lu}])
+			if h, _ := tableHash(t, m2, table, lu); h != first[tradeKey{table, lu}] {
+				t.Errorf("%s LU %d: hash %x, first %x", table, lu, h, first[tradeKey{table, lu}])
 			}
 		}
 	}
 	// Another seed gives other trades.
 	c.Seed++
-	if h, _ := tableHash(t, NewModel(c), schema.Trade, 0); h == first[key{schema.Trade, 0}] {
+	if h, _ := tableHash(t, NewModel(c), schema.Trade, 0); h == first[tradeKey{schema.Trade, 0}] {
 		t.Error("the seed does not change the trades")
 	}
 }

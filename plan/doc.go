@@ -28,6 +28,7 @@
 //	baseline: pg-sb=1GB          # the compare tables' baseline (default: the first target)
 //	change: vs-baseline          # or vs-better, vs-previous (compare --change)
 //	columns: [server_cpu_pct, host_iowait_pct, disk_iops]   # beside each target's metric (compare --columns)
+//	relative: true               # metric tables as multiples of the baseline at its lowest thread count (compare --relative)
 //	knobs:                       # a matrix over every managed target's settings
 //	  shared_buffers: [128MB, 1GB]
 //	knob_labels: {shared_buffers: sb}   # shorter names in the labels
@@ -46,6 +47,8 @@
 //	    threads: [16]            # threads and every run option above override the plan's
 //	    metric: NOPM             # what the compare tables show (default tps)
 //	    columns: [server_cpu_pct, pg_checkpoints]   # instead of the plan's
+//	    targets: [pg]            # only on these targets (labels as written above; default every target)
+//	    group: modes             # one table with the group's other entries: a column per target/entry
 //	  - name: oltp_read_write
 //	    label: rw-small          # needed when a workload appears twice
 //	    options: {tables: 4, table_size: 10000}

@@ -47,7 +47,11 @@ type Plan struct {
 	Baseline string
 	// Change is the compare tables' convention for a change
 	// (compare.Changes; empty: vs-baseline).
-	Change    string
+	Change string
+	// Relative divides the values of every metric table by the
+	// baseline's at its lowest thread count (compare --relative), as the
+	// studies that report relative throughput do.
+	Relative  bool
 	Targets   []Target
 	Workloads []Workload
 	// Cells are every (target, workload, threads), target by target in
@@ -117,6 +121,19 @@ type Workload struct {
 	// target's value (compare.Options.Columns: server_cpu_pct,
 	// host_iowait_pct, disk_iops …): the entry's own, else the plan's.
 	Columns []string
+	// Targets are the labels (as the file gives them, before knob
+	// expansion) of the targets the entry runs on; empty: every target.
+	Targets []string
+	// Group names the compare table the entry shares with the other
+	// entries of the same group: one column per target and entry
+	// ("pg/client-dbt5"), so entries that differ in options (modes,
+	// index sets) sit side by side; empty: the entry's own table.
+	Group string
+}
+
+// RunsOn tells whether the entry runs on t (see Targets).
+func (w Workload) RunsOn(t Target) bool {
+	return len(w.Targets) == 0 || slices.Contains(w.Targets, t.Base)
 }
 
 // Args are the workload's options as command-line flags
@@ -217,9 +234,9 @@ func Parse(path string, data []byte, opt Options) (*Plan, error) {
 // Known fields, in the order the documentation gives them; the run
 // options (runner.Options) follow threads.
 var (
-	planFields     = slices.Concat([]string{"name", "description", "seed", "repetitions", "threads"}, runFields(), []string{"baseline", "change", "columns", "knobs", "knob_labels", "targets", "workloads"})
+	planFields     = slices.Concat([]string{"name", "description", "seed", "repetitions", "threads"}, runFields(), []string{"baseline", "change", "relative", "columns", "knobs", "knob_labels", "targets", "workloads"})
 	targetFields   = []string{"label", "url", "password_file", "knobs"}
-	workloadFields = slices.Concat([]string{"name", "label", "options", "threads"}, runFields(), []string{"metric", "columns"})
+	workloadFields = slices.Concat([]string{"name", "label", "options", "threads"}, runFields(), []string{"metric", "columns", "targets", "group"})
 )
 
 // runFields are the plan fields of the run options.
@@ -291,6 +308,8 @@ type rawWorkload struct {
 	hasColumns, known      bool
 	own                    []string
 	node, labelN, metricN  ast.Node
+	targetsN               ast.Node
+	targetNodes            []ast.Node
 	path                   string
 	optionKey              string
 	hasLabel, hasOptionErr bool
@@ -348,6 +367,14 @@ func (d *decoder) plan(body ast.Node, path string, opt Options) *Plan {
 			}
 		case "columns":
 			columns = d.columns(f.value, fp)
+		case "relative":
+			if v, ok := d.scalar(f.value, fp); ok {
+				b, err := strconv.ParseBool(v)
+				if err != nil {
+					d.errorf(f.value, fp, "%q: want true or false", v)
+				}
+				p.Relative = b
+			}
 		case "knobs":
 			knobs = d.knobs(f.value, fp)
 		case "knob_labels":
@@ -511,6 +538,31 @@ func (d *decoder) plan(body ast.Node, path string, opt Options) *Plan {
 			p.Targets = append(p.Targets, t)
 		}
 	}
+	// Entries that run on some targets only name them as the file does.
+	bases := map[string]bool{}
+	var baseList []string
+	for _, rt := range targets {
+		if rt.label != "" && !bases[rt.label] {
+			bases[rt.label] = true
+			baseList = append(baseList, rt.label)
+		}
+	}
+	for _, rw := range workloads {
+		for i, l := range rw.w.Targets {
+			if !bases[l] && len(bases) > 0 {
+				d.errorf(rw.targetNodes[i], fmt.Sprintf("%s.targets[%d]", rw.path, i), "%q is not a target label (labels: %s)", l, strings.Join(baseList, ", "))
+			}
+		}
+	}
+	groups := map[string]string{}
+	for _, rw := range workloads {
+		if g := rw.w.Group; g != "" && rw.w.Name != "" {
+			if name, ok := groups[g]; ok && name != rw.w.Name {
+				d.errorf(rw.node, rw.path+".group", "group %q holds workload %s: one group's entries run the same workload (here %s) so their figures compare", g, name, rw.w.Name)
+			}
+			groups[g] = rw.w.Name
+		}
+	}
 	if p.Change == compare.ChangeVsPrevious && p.Baseline != "" {
 		d.errorf(changeN, "change", "vs-previous compares each target with the one before it: it takes no baseline (%q)", p.Baseline)
 	}
@@ -531,6 +583,9 @@ func (d *decoder) plan(body ast.Node, path string, opt Options) *Plan {
 	ids := map[string]string{}
 	for _, t := range p.Targets {
 		for i, w := range p.Workloads {
+			if !w.RunsOn(t) {
+				continue
+			}
 			rates := []*float64{nil}
 			if len(w.Rates) > 0 {
 				rates = make([]*float64, len(w.Rates))
@@ -896,6 +951,30 @@ func (d *decoder) workload(n ast.Node, wp string) rawWorkload {
 			opts, _ = d.mapping(f.value, fp)
 		case "columns":
 			rw.columns, rw.hasColumns = d.columns(f.value, fp), true
+		case "targets":
+			rw.targetsN = f.value
+			items, _ := d.list(f.value, fp)
+			for i, it := range items {
+				if l, ok := d.str(it, fmt.Sprintf("%s[%d]", fp, i)); ok {
+					if slices.Contains(rw.w.Targets, l) {
+						d.errorf(it, fmt.Sprintf("%s[%d]", fp, i), "%q is listed twice", l)
+						continue
+					}
+					rw.w.Targets = append(rw.w.Targets, l)
+					rw.targetNodes = append(rw.targetNodes, it)
+				}
+			}
+			if items != nil && len(items) == 0 {
+				d.errorf(f.value, fp, "empty: list the labels of the targets the entry runs on, or leave targets out")
+			}
+		case "group":
+			if s, ok := d.str(f.value, fp); ok {
+				if !labelRE.MatchString(s) {
+					d.errorf(f.value, fp, "%q: want letters, digits and ._+=,:-, starting with a letter or digit", s)
+					return
+				}
+				rw.w.Group = s
+			}
 		case "metric":
 			rw.metricN = f.value
 			if s, ok := d.str(f.value, fp); ok {

@@ -40,6 +40,9 @@ type section struct {
 	main, p95 []*compare.Table
 	mainErr   error
 	notes     []string
+	// group are the entries of a plan's group, in file order (w is the
+	// first); nil for an entry with a table of its own.
+	group []Workload
 	// tries is the table of a workload run in the analytic timing model
 	// (its run options' tries), in place of main and p95.
 	tries    []*compare.TriesTable
@@ -60,8 +63,21 @@ func report(p *Plan, st *State, o RunOptions) error {
 	}
 	var all []compare.Input
 	var sections []*section
+	groups := map[string]*section{}
 	for _, w := range p.Workloads {
 		s := &section{w: w}
+		if w.Group != "" {
+			if g, ok := groups[w.Group]; ok {
+				s = g
+			} else {
+				s.group = []Workload{}
+				groups[w.Group] = s
+				sections = append(sections, s)
+			}
+			s.group = append(s.group, w)
+		} else {
+			sections = append(sections, s)
+		}
 		for _, t := range p.Targets {
 			for _, c := range p.Cells {
 				if c.Target.Label != t.Label || c.Workload.Label != w.Label {
@@ -78,21 +94,26 @@ func report(p *Plan, st *State, o RunOptions) error {
 						continue
 					}
 					in := compare.Input{Label: t.Label, Path: name, File: f}
+					if s.group != nil {
+						in.Label = resultLabel(t.Label, w.Label, true)
+					}
 					s.inputs = append(s.inputs, in)
 					in.Label = resultLabel(t.Label, w.Label, names[w.Name] > 1)
 					all = append(all, in)
 				}
 			}
 		}
+	}
+	for _, s := range sections {
+		w := s.w
 		if len(s.inputs) > 0 && w.Run.Tries != nil {
 			s.tries, s.triesErr = buildTriesTables(s.inputs, p, &s.notes)
 		} else if len(s.inputs) > 0 {
-			s.main, s.mainErr = buildTables(s.inputs, w.Metric, w.Columns, p, &s.notes)
+			s.main, s.mainErr = buildTables(s.inputs, w.Metric, w.Columns, p, s, &s.notes)
 			if !strings.EqualFold(w.Metric, "p95") {
-				s.p95, _ = buildTables(s.inputs, "p95", nil, p, &s.notes)
+				s.p95, _ = buildTables(s.inputs, "p95", nil, p, s, &s.notes)
 			}
 		}
-		sections = append(sections, s)
 	}
 
 	var cmpMD bytes.Buffer
@@ -141,11 +162,26 @@ func report(p *Plan, st *State, o RunOptions) error {
 	return writeFileAtomic(filepath.Join(o.Dir, SummaryFile), sum.Bytes())
 }
 
-// buildTables is compare.Build for one workload entry, without a baseline
-// that has no runs (noted).
-func buildTables(inputs []compare.Input, metric string, columns []string, p *Plan, notes *[]string) ([]*compare.Table, error) {
+// buildTables is compare.Build for one section, without a baseline that
+// has no runs (noted). A group's baseline is the plan's baseline target
+// (else the first target) with the group's first entry; only its metric
+// table is relative under the plan's relative.
+func buildTables(inputs []compare.Input, metric string, columns []string, p *Plan, s *section, notes *[]string) ([]*compare.Table, error) {
 	baseline := p.Baseline
-	opt := compare.Options{Metric: metric, Columns: columns, Baseline: baseline, Change: p.Change}
+	if s.group != nil {
+		t := p.Baseline
+		if t == "" {
+			for _, tg := range p.Targets {
+				if s.w.RunsOn(tg) {
+					t = tg.Label
+					break
+				}
+			}
+		}
+		baseline = resultLabel(t, s.w.Label, true)
+	}
+	opt := compare.Options{Metric: metric, Columns: columns, Baseline: baseline, Change: p.Change,
+		Relative: p.Relative && strings.EqualFold(metric, s.w.Metric), Vary: s.varied()}
 	if baseline != "" && !slices.ContainsFunc(inputs, func(in compare.Input) bool { return in.Label == baseline }) {
 		opt.Baseline = ""
 		note := fmt.Sprintf("the baseline %s has no complete runs: the changes are against the first column", baseline)
@@ -165,18 +201,15 @@ func writeIntro(b *bytes.Buffer, p *Plan) {
 }
 
 func writeSectionHeading(b *bytes.Buffer, s *section) {
-	fmt.Fprintf(b, "\n## %s\n\n", markdown.Escape(s.w.Label))
-	what := "`" + s.w.Name + "`"
-	if len(s.w.Options) > 0 {
-		what += " with " + markdown.Escape(strings.Join(s.w.Args(), " "))
-	}
-	if s.w.Run.Isolation != "" {
-		what += " at isolation " + markdown.Escape(s.w.Run.Isolation)
-	}
-	if s.w.Run.Tries != nil {
-		fmt.Fprintf(b, "%s; %s.\n\n", what, triesHeading(s.w.Run))
+	fmt.Fprintf(b, "\n## %s\n\n", markdown.Escape(s.title()))
+	if s.group != nil {
+		b.WriteString("Columns are target/entry:\n\n")
+		for _, w := range s.group {
+			fmt.Fprintf(b, "- %s: %s.\n", markdown.Escape(w.Label), entryWhat(w))
+		}
+		b.WriteString("\n")
 	} else {
-		fmt.Fprintf(b, "%s; %s measured after %s of warm-up; threads %s%s.\n\n", what, s.w.Run.Duration, s.w.Run.Warmup, joinInts(s.w.Threads), ratesNote(s.w))
+		fmt.Fprintf(b, "%s.\n\n", entryWhat(s.w))
 	}
 	for _, n := range s.notes {
 		b.WriteString("- " + markdown.Escape(n) + "\n")
@@ -184,6 +217,62 @@ func writeSectionHeading(b *bytes.Buffer, s *section) {
 	if len(s.notes) > 0 {
 		b.WriteString("\n")
 	}
+}
+
+// varied are the options whose values differ between a group's entries
+// (an option some entries leave out counts): the comparison is about
+// them.
+func (s *section) varied() []string {
+	values := map[string]map[string]bool{}
+	for _, w := range s.group {
+		for _, o := range w.Options {
+			if values[o.Name] == nil {
+				values[o.Name] = map[string]bool{}
+			}
+			values[o.Name][o.Value] = true
+		}
+	}
+	var out []string
+	for name, vs := range values {
+		set := 0
+		for _, w := range s.group {
+			if slices.ContainsFunc(w.Options, func(o Setting) bool { return o.Name == name }) {
+				set++
+			}
+		}
+		if len(vs) > 1 || set < len(s.group) {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// title is the section's heading: its group, else its entry's label.
+func (s *section) title() string {
+	if s.group != nil {
+		return s.w.Group
+	}
+	return s.w.Label
+}
+
+// entryWhat says what an entry runs: its workload and options, isolation,
+// and how it is timed.
+func entryWhat(w Workload) string {
+	what := "`" + w.Name + "`"
+	if len(w.Options) > 0 {
+		what += " with " + markdown.Escape(strings.Join(w.Args(), " "))
+	}
+	if w.Run.Isolation != "" {
+		what += " at isolation " + markdown.Escape(w.Run.Isolation)
+	}
+	if len(w.Targets) > 0 {
+		what += " on " + markdown.Escape(strings.Join(w.Targets, ", "))
+	}
+	if w.Run.Tries != nil {
+		return fmt.Sprintf("%s; %s", what, triesHeading(w.Run))
+	}
+	return fmt.Sprintf("%s; %s measured after %s of warm-up; threads %s%s", what, w.Run.Duration, w.Run.Warmup, joinInts(w.Threads), ratesNote(w))
 }
 
 // writeTables writes the tables or why there are none, and tells whether

@@ -749,3 +749,95 @@ func TestRunProgress(t *testing.T) {
 		t.Errorf("resumed reports %+v", got)
 	}
 }
+
+// TestGroupsTargetsRelative: an entry's targets limit its cells; entries
+// of one group share one table, a column per target and entry, the
+// options they differ in listed; relative divides the group's metric by
+// the baseline's first row.
+func TestGroupsTargetsRelative(t *testing.T) {
+	tmp := t.TempDir()
+	src := `name: exp
+seed: 7
+duration: 10s
+warmup: 1s
+threads: [1, 2]
+relative: true
+baseline: remote
+targets:
+  - label: m
+    url: "managed:postgres"
+  - label: remote
+    url: "postgres://bench:s3cret@127.0.0.1/bench"
+workloads:
+  - name: oltp_point_select
+    label: one
+    group: sizes
+    options: {tables: 1, table_size: 100}
+  - name: oltp_point_select
+    label: two
+    group: sizes
+    targets: [m]
+    options: {tables: 2, table_size: 100}
+  - name: oltp_read_only
+    options: {tables: 1, table_size: 100}
+`
+	p := writePlan(t, tmp, src)
+	var cells []string
+	for _, c := range p.Cells {
+		cells = append(cells, c.ID)
+	}
+	if want := []string{"m__one__t1", "m__one__t2", "m__two__t1", "m__two__t2", "m__oltp_read_only__t1", "m__oltp_read_only__t2",
+		"remote__one__t1", "remote__one__t2", "remote__oltp_read_only__t1", "remote__oltp_read_only__t2"}; !slices.Equal(cells, want) {
+		t.Fatalf("cells %v\nwant  %v", cells, want)
+	}
+	if _, err := plan.Run(context.Background(), p, &fake{}, plan.RunOptions{Now: clock(), Tool: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	cmp := readFile(t, filepath.Join(tmp, "exp-results", plan.CompareFile))
+	sizes := cmp[strings.Index(cmp, "## sizes"):strings.Index(cmp, "## oltp\\_read\\_only")]
+	for _, want := range []string{"Columns are target/entry", "- one: `oltp_point_select` with --tables=1 --table-size=100;",
+		"- two: `oltp_point_select` with --tables=2 --table-size=100 on m;", "m/one", "m/two", "remote/one",
+		"values relative to remote/one at 1 threads (101.0 = 1.00x)", "option --tables"} {
+		if !strings.Contains(sizes, want) {
+			t.Errorf("the group's section lacks %q:\n%s", want, sizes)
+		}
+	}
+	if strings.Contains(cmp, "remote/two") {
+		t.Error("entry two ran on remote")
+	}
+	// A relative table's cells read as multiples of the baseline.
+	if !strings.Contains(sizes, "1.00x") || !strings.Contains(sizes, "1.99x") {
+		t.Errorf("the group's table is not relative:\n%s", sizes)
+	}
+	// An entry of its own keeps the target labels.
+	rest := cmp[strings.Index(cmp, "## oltp\\_read\\_only"):]
+	if !strings.Contains(rest, "| threads | m | remote |") {
+		t.Errorf("oltp_read_only's table lost the target columns:\n%s", rest)
+	}
+}
+
+// TestGroupsTargetsProblems: a target an entry names must exist, a group
+// holds one workload, and relative is a boolean.
+func TestGroupsTargetsProblems(t *testing.T) {
+	src := `duration: 10s
+threads: [1]
+relative: maybe
+targets:
+  - {label: pg, url: "postgres://bench@127.0.0.1/bench"}
+workloads:
+  - name: oltp_point_select
+    group: g
+    targets: [pg, nosuch]
+  - name: oltp_read_only
+    group: g
+    targets: []
+`
+	pe := problems(t, src, plan.Options{})
+	got := pe.Error()
+	for _, want := range []string{`relative: "maybe": want true or false`, `workloads[0].targets[1]: "nosuch" is not a target label (labels: pg)`,
+		`group "g" holds workload oltp_point_select`, "workloads[1].targets: empty"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("problems lack %q:\n%s", want, got)
+		}
+	}
+}

@@ -110,9 +110,13 @@ func showCompare(w io.Writer, p *Plan) {
 	if change == compare.ChangeVsBetter && p.Baseline != "" {
 		against = p.Baseline + ", the better column"
 	}
-	fmt.Fprintf(w, "\nCompare (change %s, against %s):\n", change, against)
+	relative := ""
+	if p.Relative {
+		relative = "; metrics relative to the baseline at its lowest thread count"
+	}
+	fmt.Fprintf(w, "\nCompare (change %s, against %s%s):\n", change, against, relative)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "  workload\tmetric\tbeside it")
+	fmt.Fprintln(tw, "  workload\tmetric\tbeside it\ttable")
 	for _, wl := range p.Workloads {
 		metric := wl.Metric
 		if metric == "" {
@@ -122,7 +126,11 @@ func showCompare(w io.Writer, p *Plan) {
 		if beside == "" {
 			beside = "-"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\n", wl.Label, metric, beside)
+		table := "its own"
+		if wl.Group != "" {
+			table = "group " + wl.Group
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", wl.Label, metric, beside, table)
 	}
 	tw.Flush()
 }

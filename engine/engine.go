@@ -103,6 +103,41 @@ type SQLConn interface {
 	Dialect() SQLDialect
 }
 
+// TextQuerier is implemented by SQLConns that hand a query's result as
+// the server writes it, with its columns' names: what a workload that
+// stores results by column name needs (the script workload's \gset and
+// \aset, which keep pgbench's text of each value). Every SQL engine's
+// connections implement it; it is not meant for the hot path of
+// workloads that know their columns.
+type TextQuerier interface {
+	// QueryText runs sql, with args bound to its '?' placeholders, and
+	// calls fn once per row of its result: result is 0, cols are the
+	// columns' names as the server gives them, row the values in their
+	// text form (the server's text for PostgreSQL, the driver's
+	// conversion to text elsewhere), nil for NULL. Without args, sql may
+	// hold several statements separated by semicolons where the engine
+	// runs them in one call (PostgreSQL's simple query protocol, which
+	// runs them as one implicit transaction): result then numbers the
+	// statement the row belongs to, from 0; statements without rows call
+	// fn for none. cols and row are reused between calls; an error from
+	// fn stops the reading and is returned.
+	QueryText(ctx context.Context, sql string, args []any, fn func(result int, cols []string, row [][]byte) error) error
+}
+
+// ErrNoTextQuery is returned by QueryText for a connection that is not
+// a TextQuerier.
+var ErrNoTextQuery = errors.New("the engine cannot return query results with their column names")
+
+// QueryText runs sql on c through its TextQuerier; a connection without
+// one gets an error wrapping ErrNoTextQuery naming its type.
+func QueryText(ctx context.Context, c SQLConn, sql string, args []any, fn func(result int, cols []string, row [][]byte) error) error {
+	tq, ok := c.(TextQuerier)
+	if !ok {
+		return fmt.Errorf("%w: %T", ErrNoTextQuery, c)
+	}
+	return tq.QueryText(ctx, sql, args, fn)
+}
+
 // ErrNotSQL is returned by SQL for a connection that does not speak SQL.
 var ErrNotSQL = errors.New("not an SQL engine")
 

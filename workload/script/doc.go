@@ -59,7 +59,18 @@
 // first word. \set evaluates its expression, \if/\elif/\else/\endif pick
 // a branch by pgbench's truth of values, \sleep waits (inside the
 // transaction's latency, as pgbench's) and debug() writes to standard
-// error. With --allow-shell, \shell runs its words joined by spaces
+// error. An SQL command ending in \gset or \aset stores its result in
+// variables as pgbench does, through engine.TextQuerier (every SQL
+// engine's connections): each column becomes the variable named by the
+// prefix and the column's name (which must be a valid variable name),
+// holding the value's text (a NULL is the empty text, as libpq gives it
+// to pgbench). \gset takes the one row of the command's last query and
+// fails the command when that query returns no row or several; \aset
+// takes every query's rows, the last row winning, and a query without
+// rows sets nothing. Under --protocol simple a compound command (\;) is
+// sent as one simple query, whose several results PostgreSQL returns;
+// under extended and prepared the query's parameters are bound (the
+// engines' statement caches prepare it). With --allow-shell, \shell runs its words joined by spaces
 // through /bin/sh (a :name word is the variable's text, a ::word loses
 // one colon) and fails when the command does; \setshell stores the
 // command's output, which must be an integer.
@@ -71,6 +82,6 @@
 // (workload.Replayer) from the generator's state at the transaction's
 // start, so the replay draws the same values, as pgbench's retries.
 //
-// Not yet: \gset and \aset (SQLConn gives no column names) and
-// pipelines, which Validate refuses; pgbench's per-command statistics.
+// Not yet: pipelines, which Validate refuses; pgbench's per-command
+// statistics.
 package script

@@ -264,15 +264,13 @@ func (w *Script) load() ([]weighted, []error) {
 	return scripts, nil
 }
 
-// supported refuses what the workload does not run yet: the results of
-// queries (\gset, \aset), pipelines and, under extended or prepared,
-// compound queries (\;), which one statement cannot hold.
+// supported refuses what the workload does not run yet: pipelines and,
+// under extended or prepared, compound queries (\;), which one statement
+// cannot hold.
 func (w *Script) supported(s *lang.Script) error {
 	for _, c := range s.Commands {
 		at := fmt.Sprintf("%s: ", c.Pos)
 		switch {
-		case c.Kind == lang.SQLCommand && c.Result != lang.ResultNone:
-			return errors.New(at + "storing a query's result in variables (\\gset, \\aset) is not supported yet")
 		case c.Kind == lang.StartPipelineCommand:
 			return errors.New(at + "pipelines (\\startpipeline) are not supported yet")
 		case c.Kind == lang.SQLCommand && len(c.Queries) > 1 && w.protocol != ProtocolSimple:

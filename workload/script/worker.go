@@ -27,8 +27,12 @@ func (w *Script) NewWorker(ctx context.Context, conn engine.Conn, env workload.W
 	}
 	k := &worker{w: w, c: c, scripts: scripts, q: env.Queries, rand: lang.NewRand(env.Seed),
 		vars: lang.NewVars(), stmts: map[*lang.Query]engine.Stmt{}}
+	k.res.fn = k.res.row
 	for _, s := range scripts {
 		k.total += s.weight
+		if _, ok := c.(engine.TextQuerier); !ok && storesResults(s.script) {
+			return nil, fmt.Errorf("script %s: \\gset and \\aset need query results with their column names: %w: %T", s.name, engine.ErrNoTextQuery, c)
+		}
 	}
 	for _, d := range w.defines {
 		name, value, _ := strings.Cut(d, "=")
@@ -59,6 +63,7 @@ type worker struct {
 	rand    *lang.Rand
 	vars    *lang.Vars
 	stmts   map[*lang.Query]engine.Stmt
+	res     results
 
 	// The current transaction: its script and the generator's state at
 	// its start, for Replay.
@@ -288,7 +293,11 @@ func (k *worker) sql(ctx context.Context, c *lang.Command) error {
 		for i, q := range c.Queries {
 			parts[i] = q.Interpolate(k.vars.Text)
 		}
-		return k.c.Exec(ctx, strings.Join(parts, ";\n"))
+		text := strings.Join(parts, ";\n")
+		if c.Result != lang.ResultNone {
+			return k.store(ctx, c, text, nil)
+		}
+		return k.c.Exec(ctx, text)
 	}
 	q := &c.Queries[0]
 	text, names := q.Parameterize(func(int) string { return "?" })
@@ -299,6 +308,9 @@ func (k *worker) sql(ctx context.Context, c *lang.Command) error {
 			return err
 		}
 		args[i] = a
+	}
+	if c.Result != lang.ResultNone {
+		return k.store(ctx, c, text, args)
 	}
 	if k.w.protocol == ProtocolExtended {
 		return k.c.QueryRows(ctx, text, args, func([]any) error { return nil })
@@ -366,4 +378,108 @@ func count(q *workload.Queries, text string) {
 		}
 	}
 	q.Other++
+}
+
+// store runs an SQL command that ends in \gset or \aset and stores its
+// result in variables as pgbench does, as text: \gset the one row the
+// last query must return (earlier queries' rows are ignored), \aset
+// every row of every query, the last row of each query winning, a query
+// without rows setting nothing. A column becomes the variable named
+// Prefix + its name, which must be a valid variable name; a NULL is the
+// empty text (pgbench stores what libpq gives for it). args are nil
+// under --protocol simple (text may then hold several queries), the
+// query's parameters otherwise (a prepared query goes through the same
+// call: the engines' statement caches prepare it).
+func (k *worker) store(ctx context.Context, c *lang.Command, text string, args []any) error {
+	k.res.cmd, k.res.rows = c, 0
+	k.res.last = len(c.Queries) - 1
+	k.res.pending = k.res.pending[:0]
+	if err := engine.QueryText(ctx, k.c, text, args, k.res.fn); err != nil {
+		return err
+	}
+	if c.Result == lang.ResultGset {
+		if k.res.rows != 1 {
+			return fmt.Errorf("\\gset: query %d: expected one row, got %d", k.res.last, k.res.rows)
+		}
+	}
+	for _, v := range k.res.pending {
+		k.vars.SetText(v.name, v.text)
+	}
+	return nil
+}
+
+// results is a worker's state while it reads a \gset's or \aset's
+// rows; fn, bound once, is what QueryText calls.
+type results struct {
+	cmd  *lang.Command
+	last int // the index of the command's last query
+	rows int // \gset: the rows of the last query
+	// pending are the values to store once the query succeeded (\gset)
+	// or the values read so far (\aset), by column.
+	pending []pendingVar
+	fn      func(result int, cols []string, row [][]byte) error
+}
+
+type pendingVar struct{ name, text string }
+
+func (r *results) row(result int, cols []string, row [][]byte) error {
+	c := r.cmd
+	if c.Result == lang.ResultGset {
+		if result != r.last {
+			return nil
+		}
+		if r.rows++; r.rows > 1 {
+			return nil
+		}
+	}
+	for i, col := range cols {
+		name := c.Prefix + col
+		if !validVar(name) {
+			return fmt.Errorf("\\%s: invalid variable name: \"%s\"", resultName(c.Result), name)
+		}
+		text := string(row[i])
+		found := false
+		for j := range r.pending {
+			if r.pending[j].name == name {
+				r.pending[j].text, found = text, true
+				break
+			}
+		}
+		if !found {
+			r.pending = append(r.pending, pendingVar{name, text})
+		}
+	}
+	return nil
+}
+
+func resultName(m lang.ResultMode) string {
+	if m == lang.ResultGset {
+		return "gset"
+	}
+	return "aset"
+}
+
+// validVar is pgbench's rule for a variable's name: letters, digits,
+// underscores and non-ASCII bytes, at least one.
+func validVar(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x80 && c != '_' && !(c >= '0' && c <= '9') && !(c >= 'a' && c <= 'z') && !(c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+// storesResults tells whether s has a \gset or \aset.
+func storesResults(s *lang.Script) bool {
+	for _, c := range s.Commands {
+		if c.Kind == lang.SQLCommand && c.Result != lang.ResultNone {
+			return true
+		}
+	}
+	return false
 }

@@ -56,7 +56,10 @@ func tpcbSums(t *testing.T, c engine.SQLConn) [5]int64 {
 	return s
 }
 
-func parse(t *testing.T, args ...string) *script.Script {
+func parse(t *testing.T, args ...string) *script.Script { return newScript(t, args...) }
+
+// newScript returns the workload with args parsed and validated.
+func newScript(t testing.TB, args ...string) *script.Script {
 	t.Helper()
 	w := script.New()
 	if err := w.Flags().Parse(args); err != nil {

@@ -82,6 +82,17 @@
 // (workload.Replayer) from the generator's state at the transaction's
 // start, so the replay draws the same values, as pgbench's retries.
 //
-// Not yet: pipelines, which Validate refuses; pgbench's per-command
-// statistics.
+// # Per-command statistics
+//
+// Every script's commands are its op's steps (workload.Op.Steps),
+// named "command N (line L)" with N counted from 0 and their first line
+// as text: the worker records each command it runs, with its latency
+// (a \sleep's wait included), or its failure, through WorkerEnv.Steps,
+// so the result file and the summary have pgbench -r's per-command
+// latencies and failures (a failure of a retried transaction counts
+// among the command's retries). A command a branch passes over is not
+// run, so not counted; the commands of a transaction that fails later
+// keep their latencies, as pgbench's.
+//
+// Not yet: pipelines, which Validate refuses.
 package script

@@ -476,6 +476,18 @@ func TestSerializationFailuresAreReplayed(t *testing.T) {
 	if res.Ops[0].Count == 0 || res.Retries == 0 || res.Errors != 0 {
 		t.Errorf("%d transactions, %d retries, %d errors: want transactions and retries, no error", res.Ops[0].Count, res.Retries, res.Errors)
 	}
+	// Every retried attempt failed at one command, counted among the
+	// retries of that command.
+	var retries int64
+	for _, st := range res.Ops[0].Steps {
+		retries += st.Retries
+		if st.Count < res.Ops[0].Count || st.Failures != 0 {
+			t.Errorf("%s: %d executions, %d failures; want at least %d executions and no failure", st.Name, st.Count, st.Failures, res.Ops[0].Count)
+		}
+	}
+	if retries != res.Retries {
+		t.Errorf("the commands' retries add up to %d, the run's are %d", retries, res.Retries)
+	}
 	if probs, err := w.Check(ctx, enginetest.Connect(t, e)); err != nil || len(probs) > 0 {
 		t.Errorf("check: %v %v", probs, err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/dbarena/dbarena/histogram"
 	"github.com/dbarena/dbarena/workload"
 	"github.com/dbarena/dbarena/workload/script/lang"
 )
@@ -128,8 +129,26 @@ func (w *Script) Meta() workload.Meta { return meta() }
 func (w *Script) Flags() *pflag.FlagSet { return w.fs }
 
 // Ops are the scripts, in the order of the options (--file, then
-// --builtin), named by file name or built-in name.
+// --builtin), named by file name or built-in name. Each script's
+// commands are its steps, named "command N (line L)" (N from 0, as
+// pgbench -r counts them), with their first line as text: the worker
+// records every command it runs, as pgbench -r. Scripts that do not
+// load (Validate reports why) have no steps.
 func (w *Script) Ops() []workload.Op {
+	ops := w.opNames()
+	if loaded, errs := w.load(); len(errs) == 0 {
+		for i, s := range loaded {
+			for j, c := range s.script.Commands {
+				ops[i].Steps = append(ops[i].Steps, workload.Step{Name: fmt.Sprintf("command %d (line %d)", j, c.Pos.Line), Text: c.Source})
+			}
+		}
+	}
+	return ops
+}
+
+// opNames are the ops' names: the scripts', a name given twice
+// numbered.
+func (w *Script) opNames() []workload.Op {
 	var ops []workload.Op
 	seen := map[string]int{}
 	add := func(name string) {
@@ -195,7 +214,7 @@ func (w *Script) load() ([]weighted, []error) {
 		errs = append(errs, &workload.OptionError{Flag: flag, Value: value, Err: err.Error()})
 	}
 	var scripts []weighted
-	ops := w.Ops()
+	ops := w.opNames()
 	total := int64(0)
 	add := func(flag, value, name, src string, weight int64) {
 		s, err := lang.Parse(name, src, lang.ParseOptions{AllowShell: w.shell})
@@ -236,6 +255,13 @@ func (w *Script) load() ([]weighted, []error) {
 		}
 		src, _ := Builtin(name)
 		add("builtin", b, name, src, weight)
+	}
+	ncmd := 0
+	for _, sc := range scripts {
+		ncmd += len(sc.script.Commands)
+	}
+	if ncmd > histogram.MaxSteps {
+		errs = append(errs, &workload.OptionError{Flag: "file", Value: "", Err: fmt.Sprintf("the scripts have %d commands in all, more than the %d whose statistics a run keeps", ncmd, histogram.MaxSteps)})
 	}
 	if len(errs) == 0 && total == 0 {
 		errs = append(errs, &workload.OptionError{Flag: "file", Value: "", Err: "the scripts' weights add up to 0"})

@@ -25,7 +25,7 @@ func (w *Script) NewWorker(ctx context.Context, conn engine.Conn, env workload.W
 	if len(errs) > 0 {
 		return nil, errs[0]
 	}
-	k := &worker{w: w, c: c, scripts: scripts, q: env.Queries, rand: lang.NewRand(env.Seed),
+	k := &worker{w: w, c: c, scripts: scripts, q: env.Queries, steps: env.Steps, rand: lang.NewRand(env.Seed),
 		vars: lang.NewVars(), stmts: map[*lang.Query]engine.Stmt{}}
 	k.res.fn = k.res.row
 	for _, s := range scripts {
@@ -60,6 +60,7 @@ type worker struct {
 	scripts []weighted
 	total   int64
 	q       *workload.Queries
+	steps   *workload.Steps // nil: no per-command statistics
 	rand    *lang.Rand
 	vars    *lang.Vars
 	stmts   map[*lang.Query]engine.Stmt
@@ -130,12 +131,20 @@ func (k *worker) run(ctx context.Context) error {
 	for pc := 0; pc < len(cmds); {
 		c := cmds[pc]
 		k.pc = pc
+		var start time.Time
+		if k.steps != nil {
+			start = time.Now()
+		}
 		next, err := k.exec(ctx, cmds, pc)
 		if err != nil {
+			k.steps.Failed(k.current, pc)
 			// ROLLBACK outside a transaction is harmless (a warning or an
 			// error ignored here).
 			_ = k.c.Rollback(context.WithoutCancel(ctx))
 			return &CommandError{Script: s.name, Command: pc, Pos: c.Pos, Kind: c.Kind, Err: err}
+		}
+		if k.steps != nil {
+			k.steps.Done(k.current, pc, time.Since(start))
 		}
 		pc = next
 	}

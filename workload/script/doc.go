@@ -94,5 +94,28 @@
 // run, so not counted; the commands of a transaction that fails later
 // keep their latencies, as pgbench's.
 //
-// Not yet: pipelines, which Validate refuses.
+// # Pipelines
+//
+// \startpipeline … \endpipeline run as pgbench's, on engines whose
+// connections send statements together (engine.Batcher: PostgreSQL):
+// the SQL commands in between are queued, each as its prepared
+// statement (prepared on first use, before the pipeline is sent) with
+// its parameters bound when it is queued, and \endpipeline sends them
+// in one engine.Batch, one round trip ended by one sync. \syncpipeline
+// sends what is queued so far the same way, so that a sync point ends
+// an implicit transaction where pgbench's does (the queue after it
+// waits for that round trip, where pgbench keeps sending). Meta-commands
+// (\set, \sleep, \if) run as they come. A statement that fails fails
+// the transaction with its own command's error (the server skips the
+// rest up to the sync); without BEGIN the statements up to a sync are one
+// implicit transaction, taken back together. Validate refuses a
+// pipeline under --protocol simple (pgbench refuses it at run time) and
+// \gset or \aset inside one (their rows are not read before the
+// pipeline ends); NewWorker refuses a script with a pipeline on an
+// engine without pipelines, naming where the pipeline starts. Behind
+// exec modes other than cache_statement (PgBouncer) the PostgreSQL
+// engine runs a batch one statement after the other. In the per-command
+// statistics a queued command's latency is its queueing, the round trip
+// is \syncpipeline's or \endpipeline's, and a failed statement counts
+// as its command's failure.
 package script

@@ -290,15 +290,26 @@ func (w *Script) load() ([]weighted, []error) {
 	return scripts, nil
 }
 
-// supported refuses what the workload does not run yet: pipelines and,
-// under extended or prepared, compound queries (\;), which one statement
-// cannot hold.
+// supported refuses what the workload cannot run: a pipeline under
+// --protocol simple (as pgbench), a \gset or \aset in a pipeline (its
+// rows are not there yet when the next command runs, as pgbench says)
+// and, under extended or prepared, compound queries (\;), which one
+// statement cannot hold.
 func (w *Script) supported(s *lang.Script) error {
+	inPipe := false
 	for _, c := range s.Commands {
 		at := fmt.Sprintf("%s: ", c.Pos)
+		switch c.Kind {
+		case lang.StartPipelineCommand:
+			inPipe = true
+		case lang.EndPipelineCommand:
+			inPipe = false
+		}
 		switch {
-		case c.Kind == lang.StartPipelineCommand:
-			return errors.New(at + "pipelines (\\startpipeline) are not supported yet")
+		case c.Kind == lang.StartPipelineCommand && w.protocol == ProtocolSimple:
+			return errors.New(at + "pipelines (\\startpipeline) cannot use the simple query protocol: give --protocol extended or prepared")
+		case inPipe && c.Kind == lang.SQLCommand && c.Result != lang.ResultNone:
+			return fmt.Errorf("%s\\%s cannot be used in a pipeline: the query's rows are not read before the pipeline ends", at, resultName(c.Result))
 		case c.Kind == lang.SQLCommand && len(c.Queries) > 1 && w.protocol != ProtocolSimple:
 			return fmt.Errorf("%scompound queries (\\;) need --protocol simple, not %s", at, w.protocol)
 		}

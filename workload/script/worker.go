@@ -2,6 +2,7 @@ package script
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os/exec"
 	"strconv"
@@ -30,6 +31,11 @@ func (w *Script) NewWorker(ctx context.Context, conn engine.Conn, env workload.W
 	k.res.fn = k.res.row
 	for _, s := range scripts {
 		k.total += s.weight
+		if p := pipelineAt(s.script); p != nil {
+			if _, ok := c.(engine.Batcher); !ok {
+				return nil, fmt.Errorf("%s: \\startpipeline: this engine has no pipelines (its connection, %T, sends no batch of statements); pipelines run on PostgreSQL", p.Pos, c)
+			}
+		}
 		if _, ok := c.(engine.TextQuerier); !ok && storesResults(s.script) {
 			return nil, fmt.Errorf("script %s: \\gset and \\aset need query results with their column names: %w: %T", s.name, engine.ErrNoTextQuery, c)
 		}
@@ -65,6 +71,12 @@ type worker struct {
 	vars    *lang.Vars
 	stmts   map[*lang.Query]engine.Stmt
 	res     results
+
+	// The pipeline (\startpipeline … \endpipeline) being queued: its
+	// statements, and the command each comes from.
+	inPipe    bool
+	batch     engine.Batch
+	batchCmds []int
 
 	// The current transaction: its script and the generator's state at
 	// its start, for Replay.
@@ -128,6 +140,7 @@ func (e *CommandError) Unwrap() error { return e.Err }
 func (k *worker) run(ctx context.Context) error {
 	s := k.scripts[k.current]
 	cmds := s.script.Commands
+	k.inPipe = false
 	for pc := 0; pc < len(cmds); {
 		c := cmds[pc]
 		k.pc = pc
@@ -137,6 +150,13 @@ func (k *worker) run(ctx context.Context) error {
 		}
 		next, err := k.exec(ctx, cmds, pc)
 		if err != nil {
+			var pe *pipelineError
+			if errors.As(err, &pe) {
+				// The failure is the queued command's.
+				pc, c, err = pe.cmd, cmds[pe.cmd], pe.err
+			}
+			k.inPipe = false
+			k.batch.Reset()
 			k.steps.Failed(k.current, pc)
 			// ROLLBACK outside a transaction is harmless (a warning or an
 			// error ignored here).
@@ -156,6 +176,9 @@ func (k *worker) exec(ctx context.Context, cmds []*lang.Command, pc int) (int, e
 	c := cmds[pc]
 	switch c.Kind {
 	case lang.SQLCommand:
+		if k.inPipe {
+			return pc + 1, k.queue(ctx, c, pc)
+		}
 		switch k.scripts[k.current].tx[c] {
 		case txBegin:
 			k.q.Other++
@@ -199,6 +222,17 @@ func (k *worker) exec(ctx context.Context, cmds []*lang.Command, pc int) (int, e
 		return pc + 1, nil
 	case lang.ShellCommand, lang.SetShellCommand:
 		return pc + 1, k.shell(ctx, c)
+	case lang.StartPipelineCommand:
+		k.inPipe = true
+		k.batch.Reset()
+		k.batchCmds = k.batchCmds[:0]
+		return pc + 1, nil
+	case lang.SyncPipelineCommand:
+		return pc + 1, k.flush(ctx)
+	case lang.EndPipelineCommand:
+		err := k.flush(ctx)
+		k.inPipe = false
+		return pc + 1, err
 	}
 	return 0, fmt.Errorf("%s is not supported", c.Kind)
 }
@@ -324,16 +358,99 @@ func (k *worker) sql(ctx context.Context, c *lang.Command) error {
 	if k.w.protocol == ProtocolExtended {
 		return k.c.QueryRows(ctx, text, args, func([]any) error { return nil })
 	}
-	st, ok := k.stmts[q]
-	if !ok {
-		var err error
-		if st, err = k.c.Prepare(ctx, text); err != nil {
+	st, err := k.prepare(ctx, q, text)
+	if err != nil {
+		return err
+	}
+	_, err = st.Query(ctx, args...)
+	return err
+}
+
+// prepare returns q's statement (text, with '?' placeholders), prepared
+// on its first use.
+func (k *worker) prepare(ctx context.Context, q *lang.Query, text string) (engine.Stmt, error) {
+	if st, ok := k.stmts[q]; ok {
+		return st, nil
+	}
+	st, err := k.c.Prepare(ctx, text)
+	if err != nil {
+		return nil, err
+	}
+	k.stmts[q] = st
+	return st, nil
+}
+
+// queue adds SQL command pc to the pipeline: a transaction's BEGIN or
+// COMMIT (END) as the batch's own, any other query as its prepared
+// statement (prepared on first use, before the pipeline is sent) with
+// its parameters bound now, as pgbench binds them when it queues.
+func (k *worker) queue(ctx context.Context, c *lang.Command, pc int) error {
+	q := &c.Queries[0]
+	count(k.q, q.Text)
+	switch k.scripts[k.current].tx[c] {
+	case txBegin:
+		k.batch.Begin()
+		k.batchCmds = append(k.batchCmds, pc)
+		return nil
+	case txCommit:
+		k.batch.Commit()
+		k.batchCmds = append(k.batchCmds, pc)
+		return nil
+	}
+	text, names := q.Parameterize(func(int) string { return "?" })
+	args := make([]any, len(names))
+	for i, n := range names {
+		a, err := k.arg(n)
+		if err != nil {
 			return err
 		}
-		k.stmts[q] = st
+		args[i] = a
 	}
-	_, err := st.Query(ctx, args...)
+	st, err := k.prepare(ctx, q, text)
+	if err != nil {
+		return err
+	}
+	k.batch.Query(st, args...)
+	k.batchCmds = append(k.batchCmds, pc)
+	return nil
+}
+
+// flush sends the queued statements together (\syncpipeline,
+// \endpipeline): one round trip ended by one sync on PostgreSQL. A
+// statement that fails fails the transaction as its command's error
+// (the server skips the rest of the batch).
+func (k *worker) flush(ctx context.Context) error {
+	if k.batch.Len() == 0 {
+		return nil
+	}
+	err := k.batch.Send(ctx, k.c)
+	k.batch.Reset()
+	var be *engine.BatchError
+	if errors.As(err, &be) && be.Index < len(k.batchCmds) {
+		err = &pipelineError{cmd: k.batchCmds[be.Index], err: be.Err}
+	}
+	k.batchCmds = k.batchCmds[:0]
 	return err
+}
+
+// pipelineError is the error of a command queued in a pipeline, which
+// its \syncpipeline or \endpipeline reports.
+type pipelineError struct {
+	cmd int
+	err error
+}
+
+func (e *pipelineError) Error() string { return e.err.Error() }
+func (e *pipelineError) Unwrap() error { return e.err }
+
+// pipelineAt returns s's first \startpipeline, or nil.
+func pipelineAt(s *lang.Script) *lang.Command {
+	for _, c := range s.Commands {
+		if c.Kind == lang.StartPipelineCommand {
+			return c
+		}
+	}
+	return nil
 }
 
 // arg is a variable as a query's parameter: its value typed (an integer,

@@ -22,7 +22,7 @@ func init() { workload.Register(meta()) }
 func meta() workload.Meta {
 	return workload.Meta{
 		Name:        "script",
-		Description: "pgbench-compatible scripts (--file, --builtin tpcb-like|simple-update|select-only): SQL, \\set expressions, \\sleep, \\if, \\shell",
+		Description: "pgbench-compatible scripts (--file, --builtin tpcb-like|simple-update|select-only): SQL, \\set expressions, \\sleep, \\if, \\gset, \\aset, pipelines, \\shell",
 		Version:     "1",
 		New:         func() workload.Workload { return New() },
 	}

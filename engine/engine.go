@@ -114,14 +114,20 @@ type TextQuerier interface {
 	// calls fn once per row of its result: result is 0, cols are the
 	// columns' names as the server gives them, row the values in their
 	// text form (the server's text for PostgreSQL, the driver's
-	// conversion to text elsewhere), nil for NULL. Without args, sql may
-	// hold several statements separated by semicolons where the engine
-	// runs them in one call (PostgreSQL's simple query protocol, which
-	// runs them as one implicit transaction): result then numbers the
-	// statement the row belongs to, from 0; statements without rows call
-	// fn for none. cols and row are reused between calls; an error from
-	// fn stops the reading and is returned.
+	// conversion to text elsewhere), nil for NULL. Without args (nil)
+	// and where MultiResults is true, sql may hold several statements
+	// separated by semicolons, run in one call (PostgreSQL's simple
+	// query protocol, which runs them as one implicit transaction):
+	// result then numbers the statement the row belongs to, from 0;
+	// statements without rows call fn for none. cols and row are reused
+	// between calls; an error from fn stops the reading and is returned.
 	QueryText(ctx context.Context, sql string, args []any, fn func(result int, cols []string, row [][]byte) error) error
+	// MultiResults tells whether QueryText returns the rows of each of
+	// several statements, numbered. Where it is false a caller sends
+	// statements one by one (SQLite's driver runs them all but returns
+	// the last one's rows; MySQL refuses several without the
+	// multiStatements parameter).
+	MultiResults() bool
 }
 
 // ErrNoTextQuery is returned by QueryText for a connection that is not

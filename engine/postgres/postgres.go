@@ -471,6 +471,10 @@ func (c *Conn) QueryText(ctx context.Context, sql string, args []any, fn func(re
 	return engine.CtxErr(ctx, rows.Err())
 }
 
+// MultiResults is true: the simple query protocol returns every
+// statement's result.
+func (c *Conn) MultiResults() bool { return true }
+
 // colNames returns the names of fds in a slice the Conn reuses.
 func (c *Conn) colNames(fds []pgconn.FieldDescription) []string {
 	c.cols = c.cols[:0]

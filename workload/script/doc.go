@@ -68,9 +68,11 @@
 // fails the command when that query returns no row or several; \aset
 // takes every query's rows, the last row winning, and a query without
 // rows sets nothing. Under --protocol simple a compound command (\;) is
-// sent as one simple query, whose several results PostgreSQL returns;
-// under extended and prepared the query's parameters are bound (the
-// engines' statement caches prepare it). With --allow-shell, \shell runs its words joined by spaces
+// sent as one simple query where the engine returns each query's rows
+// (engine.TextQuerier.MultiResults: PostgreSQL, where the compound is
+// one implicit transaction), its queries one by one elsewhere; under
+// extended and prepared the query's parameters are bound (the engines'
+// statement caches prepare it). With --allow-shell, \shell runs its words joined by spaces
 // through /bin/sh (a :name word is the variable's text, a ::word loses
 // one colon) and fails when the command does; \setshell stores the
 // command's output, which must be an integer.

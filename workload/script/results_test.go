@@ -79,6 +79,23 @@ INSERT INTO res VALUES (:x, :p_v, :p_id);
 					if err := c.QueryRow(ctx, "SELECT a, b, c FROM res", nil, &a, &b, &cc); err != nil || a != 11 || b != 20 || cc != 2 {
 						t.Errorf("stored (%d, %d, %d), %v; want (11, 20, 2)", a, b, cc, err)
 					}
+					if protocol == "simple" {
+						// A compound: \aset takes every query's rows,
+						// \gset the last query's one row, on every engine.
+						if err := c.Exec(ctx, "DELETE FROM res"); err != nil {
+							t.Fatal(err)
+						}
+						src := `SELECT 1 AS a, 7 AS b \; SELECT 2 AS a FROM t WHERE id > 100 \; SELECT 3 AS a \aset
+SELECT v AS g FROM t \; SELECT v AS g FROM t WHERE id = 2 \gset
+INSERT INTO res VALUES (:a, :b, :g);
+`
+						if err := runOnce(t, e, src); err != nil {
+							t.Fatal(err)
+						}
+						if err := c.QueryRow(ctx, "SELECT a, b, c FROM res", nil, &a, &b, &cc); err != nil || a != 3 || b != 7 || cc != 20 {
+							t.Errorf("compound stored (%d, %d, %d), %v; want (3, 7, 20)", a, b, cc, err)
+						}
+					}
 					for _, f := range []struct{ src, want string }{
 						{"SELECT v FROM t \\gset\n", "command 0 (sql at "},
 						{"SELECT v FROM t \\gset\n", `\gset: query 0: expected one row, got 2`},

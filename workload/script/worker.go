@@ -336,11 +336,10 @@ func (k *worker) sql(ctx context.Context, c *lang.Command) error {
 		for i, q := range c.Queries {
 			parts[i] = q.Interpolate(k.vars.Text)
 		}
-		text := strings.Join(parts, ";\n")
 		if c.Result != lang.ResultNone {
-			return k.store(ctx, c, text, nil)
+			return k.store(ctx, c, parts, nil)
 		}
-		return k.c.Exec(ctx, text)
+		return k.c.Exec(ctx, strings.Join(parts, ";\n"))
 	}
 	q := &c.Queries[0]
 	text, names := q.Parameterize(func(int) string { return "?" })
@@ -353,7 +352,7 @@ func (k *worker) sql(ctx context.Context, c *lang.Command) error {
 		args[i] = a
 	}
 	if c.Result != lang.ResultNone {
-		return k.store(ctx, c, text, args)
+		return k.store(ctx, c, []string{text}, args)
 	}
 	if k.w.protocol == ProtocolExtended {
 		return k.c.QueryRows(ctx, text, args, func([]any) error { return nil })
@@ -513,14 +512,24 @@ func count(q *workload.Queries, text string) {
 // without rows setting nothing. A column becomes the variable named
 // Prefix + its name, which must be a valid variable name; a NULL is the
 // empty text (pgbench stores what libpq gives for it). args are nil
-// under --protocol simple (text may then hold several queries), the
-// query's parameters otherwise (a prepared query goes through the same
-// call: the engines' statement caches prepare it).
-func (k *worker) store(ctx context.Context, c *lang.Command, text string, args []any) error {
-	k.res.cmd, k.res.rows = c, 0
+// under --protocol simple, where queries may be several (a compound),
+// sent as one text where the engine returns each one's rows
+// (TextQuerier.MultiResults: PostgreSQL), one by one elsewhere; under
+// extended and prepared, queries is one query and args its parameters
+// (a prepared query goes through the same call: the engines' statement
+// caches prepare it).
+func (k *worker) store(ctx context.Context, c *lang.Command, queries []string, args []any) error {
+	k.res.cmd, k.res.rows, k.res.offset = c, 0, 0
 	k.res.last = len(c.Queries) - 1
 	k.res.pending = k.res.pending[:0]
-	if err := engine.QueryText(ctx, k.c, text, args, k.res.fn); err != nil {
+	if tq, ok := k.c.(engine.TextQuerier); ok && len(queries) > 1 && !tq.MultiResults() {
+		for i, q := range queries {
+			k.res.offset = i
+			if err := tq.QueryText(ctx, q, nil, k.res.fn); err != nil {
+				return err
+			}
+		}
+	} else if err := engine.QueryText(ctx, k.c, strings.Join(queries, ";\n"), args, k.res.fn); err != nil {
 		return err
 	}
 	if c.Result == lang.ResultGset {
@@ -539,7 +548,10 @@ func (k *worker) store(ctx context.Context, c *lang.Command, text string, args [
 type results struct {
 	cmd  *lang.Command
 	last int // the index of the command's last query
-	rows int // \gset: the rows of the last query
+	// offset is the index of the query sent alone, added to the result
+	// numbers QueryText gives.
+	offset int
+	rows   int // \gset: the rows of the last query
 	// pending are the values to store once the query succeeded (\gset)
 	// or the values read so far (\aset), by column.
 	pending []pendingVar
@@ -550,6 +562,7 @@ type pendingVar struct{ name, text string }
 
 func (r *results) row(result int, cols []string, row [][]byte) error {
 	c := r.cmd
+	result += r.offset
 	if c.Result == lang.ResultGset {
 		if result != r.last {
 			return nil

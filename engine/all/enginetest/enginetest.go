@@ -42,7 +42,8 @@ type Config struct {
 	IsolationSQL string
 	Isolations   map[string]string
 	// MultiStatement is true when QueryText without arguments runs
-	// several statements separated by semicolons in one call.
+	// several statements separated by semicolons in one call and
+	// returns each one's rows (TextQuerier.MultiResults).
 	MultiStatement bool
 }
 
@@ -326,6 +327,9 @@ func Run(t *testing.T, tg engine.Target, cfg Config) {
 		// The connection is usable afterwards.
 		if got, _, err := collect(q, []any{40}); err != nil || len(got) != 1 {
 			t.Errorf("QueryText after errors = %v, %v", got, err)
+		}
+		if tq := c.(engine.TextQuerier); tq.MultiResults() != cfg.MultiStatement {
+			t.Errorf("MultiResults() = %v, want %v", tq.MultiResults(), cfg.MultiStatement)
 		}
 		if cfg.MultiStatement {
 			got, _, err := collect("SELECT 1 AS a; SELECT 2 AS b UNION ALL SELECT 3; SELECT 4 AS c WHERE false", nil)

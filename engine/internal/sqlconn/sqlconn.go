@@ -168,6 +168,11 @@ func (c *Conn) QueryText(ctx context.Context, query string, args []any, fn func(
 	return engine.CtxErr(ctx, rows.Err())
 }
 
+// MultiResults is false: database/sql drivers run several statements
+// their own way (SQLite's returns the last one's rows only), so callers
+// send them one by one.
+func (c *Conn) MultiResults() bool { return false }
+
 // appendText appends the text of a value database/sql scanned into an
 // any (a driver.Value) to b; never nil.
 func appendText(b []byte, v any) []byte {

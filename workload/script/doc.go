@@ -89,7 +89,8 @@
 // Every script's commands are its op's steps (workload.Op.Steps),
 // named "command N (line L)" with N counted from 0 and their first line
 // as text: the worker records each command it runs, with its latency
-// (a \sleep's wait included), or its failure, through WorkerEnv.Steps,
+// (from the previous command's end, one clock read per command; a
+// \sleep's wait included), or its failure, through WorkerEnv.Steps,
 // so the result file and the summary have pgbench -r's per-command
 // latencies and failures (a failure of a retried transaction counts
 // among the command's retries). A command a branch passes over is not

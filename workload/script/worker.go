@@ -141,13 +141,15 @@ func (k *worker) run(ctx context.Context) error {
 	s := k.scripts[k.current]
 	cmds := s.script.Commands
 	k.inPipe = false
+	// A command's latency runs from the previous one's end: one clock
+	// read per command.
+	var start time.Time
+	if k.steps != nil {
+		start = time.Now()
+	}
 	for pc := 0; pc < len(cmds); {
 		c := cmds[pc]
 		k.pc = pc
-		var start time.Time
-		if k.steps != nil {
-			start = time.Now()
-		}
 		next, err := k.exec(ctx, cmds, pc)
 		if err != nil {
 			var pe *pipelineError
@@ -164,7 +166,9 @@ func (k *worker) run(ctx context.Context) error {
 			return &CommandError{Script: s.name, Command: pc, Pos: c.Pos, Kind: c.Kind, Err: err}
 		}
 		if k.steps != nil {
-			k.steps.Done(k.current, pc, time.Since(start))
+			now := time.Now()
+			k.steps.Done(k.current, pc, now.Sub(start))
+			start = now
 		}
 		pc = next
 	}

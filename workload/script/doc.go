@@ -118,7 +118,7 @@
 // engine without pipelines, naming where the pipeline starts. Behind
 // exec modes other than cache_statement (PgBouncer) the PostgreSQL
 // engine runs a batch one statement after the other. In the per-command
-// statistics a queued command's latency is its queueing, the round trip
-// is \syncpipeline's or \endpipeline's, and a failed statement counts
-// as its command's failure.
+// statistics a queued command's latency is its queueing, and the round
+// trip and a failed statement are \syncpipeline's or \endpipeline's,
+// as in pgbench -r.
 package script

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/dbarena/dbarena/engine/all/enginetest"
+	"github.com/dbarena/dbarena/histogram"
 	"github.com/dbarena/dbarena/internal/testdb"
 	"github.com/dbarena/dbarena/workload"
 	"github.com/dbarena/dbarena/workload/script"
@@ -84,11 +85,23 @@ INSERT INTO log VALUES (3, 3);
 				t.Fatal(err)
 			}
 			w = parse(t, "--file", fails, "-D", "zero=0", "--protocol", protocol)
-			k, err = w.NewWorker(ctx, enginetest.Connect(t, e), workload.WorkerEnv{Seed: 1, Queries: &workload.Queries{}})
+			rec := histogram.NewRecorder(1)
+			env := workload.WorkerEnv{Seed: 1, Queries: &workload.Queries{}, Steps: rec.EnableSteps([]int{len(w.Ops()[0].Steps)})}
+			k, err = w.NewWorker(ctx, enginetest.Connect(t, e), env)
 			if err != nil {
 				t.Fatal(err)
 			}
 			_, err = k.Next(ctx)
+			rec.Failure(0, false, *env.Queries)
+			iv := histogram.NewInterval(1)
+			rec.Collect(iv)
+			// The queued commands ran (were queued); the failure is
+			// \endpipeline's, as pgbench -r counts it.
+			for i, want := range []struct{ count, failures int64 }{{1, 0}, {1, 0}, {1, 0}, {1, 0}, {1, 0}, {1, 0}, {0, 1}} {
+				if got := iv.Steps[i]; got.Hist.TotalCount() != want.count || got.Failures != want.failures {
+					t.Errorf("command %d: %d executions, %d failures; want %d, %d", i, got.Hist.TotalCount(), got.Failures, want.count, want.failures)
+				}
+			}
 			var ce *script.CommandError
 			if !errors.As(err, &ce) || ce.Command != 4 || ce.Pos.Line != 5 || !strings.Contains(err.Error(), "division by zero") {
 				t.Errorf("failed pipeline: %v; want the division by zero of command 4 at line 5", err)

@@ -152,14 +152,17 @@ func (k *worker) run(ctx context.Context) error {
 		k.pc = pc
 		next, err := k.exec(ctx, cmds, pc)
 		if err != nil {
+			// The statistics count the failure against the command that
+			// ran (a pipeline's \syncpipeline or \endpipeline, as pgbench
+			// -r's); the error names the queued command whose statement
+			// failed.
+			k.steps.Failed(k.current, pc)
 			var pe *pipelineError
 			if errors.As(err, &pe) {
-				// The failure is the queued command's.
 				pc, c, err = pe.cmd, cmds[pe.cmd], pe.err
 			}
 			k.inPipe = false
 			k.batch.Reset()
-			k.steps.Failed(k.current, pc)
 			// ROLLBACK outside a transaction is harmless (a warning or an
 			// error ignored here).
 			_ = k.c.Rollback(context.WithoutCancel(ctx))

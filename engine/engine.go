@@ -10,7 +10,9 @@
 // the hot path and offer the few non-hot helpers (DDL, single-row queries)
 // that workloads need; everything that differs between SQL dialects
 // (placeholders, column types) lives behind SQLDialect, so that workloads
-// never compare engine names. A document engine (engine/mongo) hands out
+// never compare engine names. Optional abilities are interfaces a Conn
+// may implement: Batcher (statements sent together), TextQuerier (rows
+// as text with their columns' names). A document engine (engine/mongo) hands out
 // connections of its own type, which workloads written for documents use
 // through the driver.
 //

@@ -72,10 +72,10 @@
 // (engine.TextQuerier.MultiResults: PostgreSQL, where the compound is
 // one implicit transaction), its queries one by one elsewhere; under
 // extended and prepared the query's parameters are bound (the engines'
-// statement caches prepare it). With --allow-shell, \shell runs its words joined by spaces
-// through /bin/sh (a :name word is the variable's text, a ::word loses
-// one colon) and fails when the command does; \setshell stores the
-// command's output, which must be an integer.
+// statement caches prepare it). With --allow-shell, \shell runs its
+// words joined by spaces through /bin/sh (a :name word is the variable's
+// text, a ::word loses one colon) and fails when the command does;
+// \setshell stores the command's output, which must be an integer.
 //
 // A failed command fails its transaction with a *CommandError naming
 // the script, the command and its position, wrapping the cause (a

@@ -137,3 +137,20 @@ func TestPipelinesRefusedWithoutThem(t *testing.T) {
 		})
 	}
 }
+
+// TestPipelineStateErrors: branches of \if that open a pipeline twice,
+// end one that is not open, or leave one open fail the transaction
+// with pgbench's words, naming the command.
+func TestPipelineStateErrors(t *testing.T) {
+	e := enginetest.Open(t, testdb.Isolated(t, testdb.Postgres(t)))
+	for _, c := range []struct{ src, want string }{
+		{"\\startpipeline\n\\if 1\n\\endpipeline\n\\endif\n\\if 0\n\\startpipeline\n\\endif\n\\endpipeline\n", "command 7 (endpipeline at "},
+		{"\\startpipeline\n\\if 1\n\\endpipeline\n\\endif\n\\if 0\n\\startpipeline\n\\endif\n\\endpipeline\n", "not in pipeline mode"},
+		{"\\if 1\n\\startpipeline\n\\endif\nSELECT 1;\n\\if 0\n\\endpipeline\n\\endif\n", "end of script reached with the pipeline open"},
+	} {
+		err := runOnce(t, e, c.src, "--protocol", "prepared")
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want an error containing %q", c.src, err, c.want)
+		}
+	}
+}

@@ -175,6 +175,15 @@ func (k *worker) run(ctx context.Context) error {
 		}
 		pc = next
 	}
+	if k.inPipe {
+		k.inPipe = false
+		k.batch.Reset()
+		_ = k.c.Rollback(context.WithoutCancel(ctx))
+		last := len(cmds) - 1
+		k.steps.Failed(k.current, last)
+		return &CommandError{Script: s.name, Command: last, Pos: cmds[last].Pos, Kind: cmds[last].Kind,
+			Err: errors.New("end of script reached with the pipeline open (an \\if skipped its \\endpipeline)")}
+	}
 	return nil
 }
 
@@ -230,13 +239,21 @@ func (k *worker) exec(ctx context.Context, cmds []*lang.Command, pc int) (int, e
 	case lang.ShellCommand, lang.SetShellCommand:
 		return pc + 1, k.shell(ctx, c)
 	case lang.StartPipelineCommand:
+		if k.inPipe {
+			return 0, errors.New("already in pipeline mode")
+		}
 		k.inPipe = true
 		k.batch.Reset()
 		k.batchCmds = k.batchCmds[:0]
 		return pc + 1, nil
-	case lang.SyncPipelineCommand:
-		return pc + 1, k.flush(ctx)
-	case lang.EndPipelineCommand:
+	case lang.SyncPipelineCommand, lang.EndPipelineCommand:
+		if !k.inPipe {
+			// A branch of an \if can leave the pipeline unopened.
+			return 0, errors.New("not in pipeline mode")
+		}
+		if c.Kind == lang.SyncPipelineCommand {
+			return pc + 1, k.flush(ctx)
+		}
 		err := k.flush(ctx)
 		k.inPipe = false
 		return pc + 1, err

@@ -115,7 +115,10 @@
 // pipeline under --protocol simple (pgbench refuses it at run time) and
 // \gset or \aset inside one (their rows are not read before the
 // pipeline ends); NewWorker refuses a script with a pipeline on an
-// engine without pipelines, naming where the pipeline starts. Behind
+// engine without pipelines, naming where the pipeline starts. A branch
+// of an \if that opens a pipeline twice, ends one that is not open or
+// leaves one open at the script's end fails the transaction, as
+// pgbench's does. Behind
 // exec modes other than cache_statement (PgBouncer) the PostgreSQL
 // engine runs a batch one statement after the other. In the per-command
 // statistics a queued command's latency is its queueing, and the round

@@ -76,6 +76,9 @@ type Frame struct {
 type series struct {
 	vals  []uint64
 	hists []*hdr.Histogram // per op; each nil until vals first overflows
+	// limit is how many values vals grows to before they spill into
+	// hists; 0 means frameValues.
+	limit int
 }
 
 // newFrame returns an empty frame; its buffers are allocated by the first
@@ -96,9 +99,12 @@ func (s *series) record(op int, us int64) {
 		return
 	}
 	if len(s.vals) == cap(s.vals) {
-		if s.vals == nil {
+		switch {
+		case s.vals == nil:
 			s.vals = make([]uint64, 0, frameValues)
-		} else {
+		case cap(s.vals) < s.limit:
+			s.vals = append(make([]uint64, 0, min(2*cap(s.vals), s.limit)), s.vals...)
+		default:
 			s.spill()
 		}
 	}

@@ -73,6 +73,13 @@ func (r *Recorder) EnableSteps(perOp []int) *Steps {
 	return s
 }
 
+// stepValues is how many step latencies a frame's buffer grows to
+// before they spill into a histogram per step: an op of many steps
+// would otherwise give every busy worker a histogram (188 KB) per step
+// and frame, where a buffer of 64 Ki values is 512 KB at most, and much
+// less at the rates of a transaction per round trip.
+const stepValues = 1 << 16
+
 // stepFrame is what a frame holds of steps: their latencies and their
 // failures and retries, by step.
 type stepFrame struct {
@@ -88,7 +95,9 @@ func (r *Recorder) takeSteps(f *Frame, retried bool) {
 		return
 	}
 	if f.steps == nil {
-		f.steps = &stepFrame{lat: newSeries(r.nsteps), failures: make([]int64, r.nsteps), retries: make([]int64, r.nsteps)}
+		lat := newSeries(r.nsteps)
+		lat.limit = stepValues
+		f.steps = &stepFrame{lat: lat, failures: make([]int64, r.nsteps), retries: make([]int64, r.nsteps)}
 	}
 	for _, v := range s.vals {
 		i := int(v >> 48 & stepMask)

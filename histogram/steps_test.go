@@ -27,7 +27,7 @@ func TestStepsFollowTheirTransaction(t *testing.T) {
 	s.Done(1, 0, time.Millisecond)
 	s.Failed(1, 2)
 	r.Failure(1, false, q)
-	for range 3000 { // more than a frame buffers
+	for range 70000 { // more than a frame buffers (stepValues)
 		s.Done(1, 2, 2*time.Millisecond)
 		r.Rollback(1, 2*time.Millisecond, q)
 	}
@@ -44,7 +44,7 @@ func TestStepsFollowTheirTransaction(t *testing.T) {
 	want := []struct {
 		count, failures, retries int64
 		maxMS                    float64
-	}{{1, 0, 0, 1}, {1, 0, 0, 3}, {2, 0, 0, 1}, {0, 0, 1, 0}, {3000, 1, 0, 2}}
+	}{{1, 0, 0, 1}, {1, 0, 0, 3}, {2, 0, 0, 1}, {0, 0, 1, 0}, {70000, 1, 0, 2}}
 	check := func(name string, iv *histogram.Interval, mult int64) {
 		t.Helper()
 		if len(iv.Steps) != len(want) {

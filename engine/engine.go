@@ -10,7 +10,9 @@
 // the hot path and offer the few non-hot helpers (DDL, single-row queries)
 // that workloads need; everything that differs between SQL dialects
 // (placeholders, column types) lives behind SQLDialect, so that workloads
-// never compare engine names. A document engine (engine/mongo) hands out
+// never compare engine names. Optional abilities are interfaces a Conn
+// may implement: Batcher (statements sent together), TextQuerier (rows
+// as text with their columns' names). A document engine (engine/mongo) hands out
 // connections of its own type, which workloads written for documents use
 // through the driver.
 //
@@ -101,6 +103,47 @@ type SQLConn interface {
 	BulkLoad(ctx context.Context, table string, columns []string, src RowSource) (int64, error)
 	// Dialect is the dialect of the engine this connection belongs to.
 	Dialect() SQLDialect
+}
+
+// TextQuerier is implemented by SQLConns that hand a query's result as
+// the server writes it, with its columns' names: what a workload that
+// stores results by column name needs (the script workload's \gset and
+// \aset, which keep pgbench's text of each value). Every SQL engine's
+// connections implement it; it is not meant for the hot path of
+// workloads that know their columns.
+type TextQuerier interface {
+	// QueryText runs sql, with args bound to its '?' placeholders, and
+	// calls fn once per row of its result: result is 0, cols are the
+	// columns' names as the server gives them, row the values in their
+	// text form (the server's text for PostgreSQL, the driver's
+	// conversion to text elsewhere), nil for NULL. Without args (nil)
+	// and where MultiResults is true, sql may hold several statements
+	// separated by semicolons, run in one call (PostgreSQL's simple
+	// query protocol, which runs them as one implicit transaction):
+	// result then numbers the statement the row belongs to, from 0;
+	// statements without rows call fn for none. cols and row are reused
+	// between calls; an error from fn stops the reading and is returned.
+	QueryText(ctx context.Context, sql string, args []any, fn func(result int, cols []string, row [][]byte) error) error
+	// MultiResults tells whether QueryText returns the rows of each of
+	// several statements, numbered. Where it is false a caller sends
+	// statements one by one (SQLite's driver runs them all but returns
+	// the last one's rows; MySQL refuses several without the
+	// multiStatements parameter).
+	MultiResults() bool
+}
+
+// ErrNoTextQuery is returned by QueryText for a connection that is not
+// a TextQuerier.
+var ErrNoTextQuery = errors.New("the engine cannot return query results with their column names")
+
+// QueryText runs sql on c through its TextQuerier; a connection without
+// one gets an error wrapping ErrNoTextQuery naming its type.
+func QueryText(ctx context.Context, c SQLConn, sql string, args []any, fn func(result int, cols []string, row [][]byte) error) error {
+	tq, ok := c.(TextQuerier)
+	if !ok {
+		return fmt.Errorf("%w: %T", ErrNoTextQuery, c)
+	}
+	return tq.QueryText(ctx, sql, args, fn)
 }
 
 // ErrNotSQL is returned by SQL for a connection that does not speak SQL.

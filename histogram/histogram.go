@@ -1,7 +1,9 @@
 // Package histogram records latencies in HDR histograms: one Recorder per
 // worker, with a Frame per reporting interval (a small buffer of values
 // until the worker records enough to need a histogram), taken and merged
-// by a single collector after each interval ends.
+// by a single collector after each interval ends. The steps of an op
+// reported on their own (a script's commands) wait in the worker's Steps
+// (Recorder.EnableSteps) until the transaction's outcome is recorded.
 //
 // All values are microseconds, from 1 µs to one hour, with three
 // significant digits. Percentiles are asked for in percent (99.9, not

@@ -66,6 +66,8 @@ type Frame struct {
 	reconnects    int64
 	// skipped and dropped count arrivals that never started (Missed).
 	skipped, dropped int64
+	// steps are the ops' steps (EnableSteps), nil until the first.
+	steps *stepFrame
 }
 
 // series is one kind of value a frame records per op: op<<48 | µs in a
@@ -74,6 +76,9 @@ type Frame struct {
 type series struct {
 	vals  []uint64
 	hists []*hdr.Histogram // per op; each nil until vals first overflows
+	// limit is how many values vals grows to before they spill into
+	// hists; 0 means frameValues.
+	limit int
 }
 
 // newFrame returns an empty frame; its buffers are allocated by the first
@@ -94,9 +99,12 @@ func (s *series) record(op int, us int64) {
 		return
 	}
 	if len(s.vals) == cap(s.vals) {
-		if s.vals == nil {
+		switch {
+		case s.vals == nil:
 			s.vals = make([]uint64, 0, frameValues)
-		} else {
+		case cap(s.vals) < s.limit:
+			s.vals = append(make([]uint64, 0, min(2*cap(s.vals), s.limit)), s.vals...)
+		default:
 			s.spill()
 		}
 	}
@@ -161,6 +169,9 @@ type Recorder struct {
 	free  []*Frame // frames recycled
 	epoch *atomic.Int64
 	ops   int
+	// steps, set by EnableSteps, wait for the transaction's outcome.
+	steps  *Steps
+	nsteps int
 }
 
 // NewRecorder returns a recorder for ops operations with an epoch of its
@@ -206,6 +217,7 @@ func (r *Recorder) Success(op int, d time.Duration, q Queries) {
 	f := r.frame()
 	f.lat.record(op, us)
 	f.queries.Add(q)
+	r.takeSteps(f, false)
 	r.mu.Unlock()
 }
 
@@ -218,6 +230,7 @@ func (r *Recorder) Rollback(op int, d time.Duration, q Queries) {
 	f.lat.record(op, us)
 	f.counts[op].Rollbacks++
 	f.queries.Add(q)
+	r.takeSteps(f, false)
 	r.mu.Unlock()
 }
 
@@ -248,6 +261,7 @@ func (r *Recorder) Open(op int, a Arrival, q Queries) {
 		f.counts[op].Late++
 	}
 	f.queries.Add(q)
+	r.takeSteps(f, false)
 	r.mu.Unlock()
 }
 
@@ -274,6 +288,7 @@ func (r *Recorder) Failure(op int, retried bool, q Queries) {
 		f.counts[op].Errors++
 	}
 	f.queries.Add(q)
+	r.takeSteps(f, retried)
 	r.mu.Unlock()
 }
 
@@ -282,7 +297,9 @@ func (r *Recorder) Failure(op int, retried bool, q Queries) {
 // the statements it sent are counted.
 func (r *Recorder) Lost(q Queries) {
 	r.mu.Lock()
-	r.frame().queries.Add(q)
+	f := r.frame()
+	f.queries.Add(q)
+	r.takeSteps(f, false)
 	r.mu.Unlock()
 }
 
@@ -349,7 +366,11 @@ type OpInterval struct {
 
 // Interval is everything recorded by all workers between two ticks.
 type Interval struct {
-	Ops        []OpInterval
+	Ops []OpInterval
+	// Steps are the ops' steps (Recorder.EnableSteps), in the order of
+	// the ops and of their steps; empty until a frame with steps is
+	// added.
+	Steps      []StepInterval
 	Queries    Queries
 	Reconnects int64
 	// Skipped and Dropped count arrivals that never started.
@@ -405,6 +426,7 @@ func (iv *Interval) Reset() {
 	iv.Queries = Queries{}
 	iv.Reconnects = 0
 	iv.Skipped, iv.Dropped = 0, 0
+	iv.resetSteps()
 }
 
 // Add empties a worker's frame into iv. Its cost is that of the values the
@@ -438,6 +460,9 @@ func (iv *Interval) Add(f *Frame) {
 	f.queries = Queries{}
 	iv.Reconnects += f.reconnects
 	f.reconnects = 0
+	if f.steps != nil {
+		iv.addSteps(f.steps)
+	}
 }
 
 // Merge adds o into iv.
@@ -454,6 +479,7 @@ func (iv *Interval) Merge(o *Interval) {
 	iv.Reconnects += o.Reconnects
 	iv.Skipped += o.Skipped
 	iv.Dropped += o.Dropped
+	iv.mergeSteps(o)
 }
 
 // Transactions is the number of successful transactions of all ops.

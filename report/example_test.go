@@ -127,6 +127,20 @@ func ExampleSummary_warnings() {
 	// warning: 300 transactions were still running at the end, the longest for 9.990s, longer than any that finished (max 2400.000 ms): the latencies understate the response time
 }
 
+// A script's commands, as pgbench -r lists them: each command's
+// executions, failures and retries, its latencies and its text.
+func ExampleStepsTable() {
+	report.StepsTable(os.Stdout, []result.Op{{Name: "a.sql", Steps: []result.Step{
+		{Name: "command 0 (line 1)", Text: `\set aid random(1, 100000 * :scale)`, Count: 1200, LatencyMS: histogram.Latency{Mean: 0.002, P95: 0.003, Max: 0.04}},
+		{Name: "command 1 (line 2)", Text: "SELECT abalance FROM pgbench_accounts WHERE aid = :aid;", Count: 1198, Failures: 2, Retries: 1,
+			LatencyMS: histogram.Latency{Mean: 0.41, P95: 0.9, Max: 3.2}},
+	}}, {Name: "oltp"}})
+	// Output:
+	// op     step                count  failures  retries  avg    p95    max    text
+	// a.sql  command 0 (line 1)  1200   0         0        0.002  0.003  0.040  \set aid random(1, 100000 * :scale)
+	// a.sql  command 1 (line 2)  1198   2         1        0.410  0.900  3.200  SELECT abalance FROM pgbench_accounts WHERE aid = :aid;
+}
+
 func ExampleSweepTable() {
 	report.SweepTable(os.Stdout, []result.Run{
 		{Threads: 1, TPS: 812.5, QPS: 16250, LatencyMS: histogram.Latency{P50: 1.2, P95: 1.5, P99: 2}, ClientCPUPerQueryUS: 9.5, Status: "complete"},

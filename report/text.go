@@ -171,6 +171,10 @@ func Summary(w io.Writer, r *result.Run) {
 		fmt.Fprintf(w, "\nPer operation (latency in ms):\n")
 		OpsTable(w, r.Ops)
 	}
+	if hasSteps(r.Ops) {
+		fmt.Fprintf(w, "\nPer step (latency in ms):\n")
+		StepsTable(w, r.Ops)
+	}
 	for _, warn := range r.Warnings {
 		fmt.Fprintf(w, "\nwarning: %s", warn)
 	}
@@ -297,6 +301,31 @@ func OpsTable(w io.Writer, ops []result.Op) {
 		}
 		fmt.Fprintf(tw, "%s%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t\n",
 			row, l.Min, l.Mean, l.P50, l.P95, l.P99, l.P999, l.Max)
+	}
+	tw.Flush()
+}
+
+func hasSteps(ops []result.Op) bool {
+	for _, o := range ops {
+		if len(o.Steps) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// StepsTable prints the steps of every op that has some (a script's
+// commands, as pgbench -r lists them): one line per step with its
+// executions, failures, retries, mean, p95 and max latency, and what it
+// runs.
+func StepsTable(w io.Writer, ops []result.Op) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "op\tstep\tcount\tfailures\tretries\tavg\tp95\tmax\ttext")
+	for _, o := range ops {
+		for _, s := range o.Steps {
+			l := s.LatencyMS
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%.3f\t%.3f\t%.3f\t%s\n", o.Name, s.Name, s.Count, s.Failures, s.Retries, l.Mean, l.P95, l.Max, s.Text)
+		}
 	}
 	tw.Flush()
 }

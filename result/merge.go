@@ -311,6 +311,11 @@ func mergeRuns(runs []*Run, weights []float64, r int) (*Run, error) {
 		mo.LatencyMS = histogram.Summarize(h)
 		mo.HDR = encode(h)
 		all.Merge(h)
+		steps, err := mergeSteps(runs, o, field)
+		if err != nil {
+			return nil, err
+		}
+		mo.Steps = steps
 		if open {
 			mo.ServiceMS, mo.ServiceHDR = summary(svc), encode(svc)
 			mo.LagMS, mo.LagHDR = summary(lag), encode(lag)
@@ -338,6 +343,46 @@ func mergeRuns(runs []*Run, weights []float64, r int) (*Run, error) {
 	m.Intervals = ivs
 	m.Tries = mergeTries(runs)
 	return m, nil
+}
+
+// mergeSteps merges the steps of op o of runs: counts added, histograms
+// merged. The runs must have the same steps (names and order).
+func mergeSteps(runs []*Run, o int, field func(int, string, ...any) *MergeError) ([]Step, error) {
+	base := runs[0].Ops[o].Steps
+	if len(base) == 0 {
+		for i, run := range runs[1:] {
+			if len(run.Ops[o].Steps) > 0 {
+				e := field(i+1, "ops[%d].steps", o)
+				e.Reason = fmt.Sprintf("%d steps, where file 1 has none", len(run.Ops[o].Steps))
+				return nil, e
+			}
+		}
+		return nil, nil
+	}
+	out := make([]Step, len(base))
+	for j, st := range base {
+		h := histogram.New()
+		m := Step{Name: st.Name, Text: st.Text}
+		for i, run := range runs {
+			rs := run.Ops[o].Steps
+			if len(rs) != len(base) || rs[j].Name != st.Name {
+				e := field(i, "ops[%d].steps", o)
+				e.Reason = fmt.Sprintf("the steps differ from file 1's (%d steps, %d here)", len(base), len(rs))
+				return nil, e
+			}
+			if err := mergeHDR(h, rs[j].HDR, rs[j].Count); err != nil {
+				e := field(i, "ops[%d].steps[%d].hdr", o, j)
+				e.Reason = err.Error()
+				return nil, e
+			}
+			m.Count += rs[j].Count
+			m.Failures += rs[j].Failures
+			m.Retries += rs[j].Retries
+		}
+		m.LatencyMS, m.HDR = histogram.Summarize(h), encode(h)
+		out[j] = m
+	}
+	return out, nil
 }
 
 // mergeIntervals aligns the runs' intervals by t_s and merges each group.

@@ -285,6 +285,24 @@ type Op struct {
 	ServiceHDR string             `json:"service_hdr,omitempty"`
 	LagMS      *histogram.Latency `json:"lag_ms,omitempty"`
 	LagHDR     string             `json:"lag_hdr,omitempty"`
+	// Steps are the op's steps, for workloads whose ops report their
+	// parts (a pgbench script's commands, as pgbench -r does).
+	Steps []Step `json:"steps,omitempty"`
+}
+
+// Step is one step of an op of the measured phase: the latencies of
+// its completed executions (Count of them, the HDR encoded as Op.HDR),
+// and its failures: those of transactions that failed (Failures) and of
+// those the runner retried (Retries). A step of a transaction that
+// failed later still counts its latency, as pgbench -r's do.
+type Step struct {
+	Name      string            `json:"name"`
+	Text      string            `json:"text,omitempty"`
+	Count     int64             `json:"count"`
+	Failures  int64             `json:"failures"`
+	Retries   int64             `json:"retries"`
+	LatencyMS histogram.Latency `json:"latency_ms"`
+	HDR       string            `json:"hdr"`
 }
 
 // Interval is one reporting tick. TS is seconds since the run started

@@ -99,6 +99,32 @@ func (r *Run) Fill(total *histogram.Interval, ops []string, dur, cpu time.Durati
 	}
 }
 
+// FillSteps fills the steps of r's ops (filled by Fill) from total's:
+// steps[i] names op i's steps, in order, as the recorders numbered them
+// (histogram.Recorder.EnableSteps). A step without executions has an
+// empty histogram.
+func (r *Run) FillSteps(total *histogram.Interval, steps [][]Step) {
+	n := 0
+	for i := range r.Ops {
+		if i >= len(steps) {
+			break
+		}
+		r.Ops[i].Steps = make([]Step, len(steps[i]))
+		for j, st := range steps[i] {
+			var h *hdr.Histogram
+			if n < len(total.Steps) {
+				t := total.Steps[n]
+				h, st.Failures, st.Retries = t.Hist, t.Failures, t.Retries
+			} else {
+				h = histogram.New()
+			}
+			st.Count, st.LatencyMS, st.HDR = h.TotalCount(), histogram.Summarize(h), encode(h)
+			r.Ops[i].Steps[j] = st
+			n++
+		}
+	}
+}
+
 // summary is histogram.Summarize's, by pointer.
 func summary(h *hdr.Histogram) *histogram.Latency {
 	l := histogram.Summarize(h)

@@ -349,11 +349,15 @@ func (s *worker) close() {
 func startWorkers(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config, nops int, isolation string, epoch *atomic.Int64) ([]*worker, error) {
 	ws := make([]*worker, cfg.Threads)
 	errs := make([]error, cfg.Threads)
+	steps := stepCounts(w.Ops())
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 16) // bound concurrent connection attempts
 	for i := range ws {
 		s := &worker{id: i, rec: histogram.NewRecorderOn(nops, epoch), isolation: isolation}
 		s.env = workload.WorkerEnv{ID: i, Seed: WorkerSeed(cfg.Seed, i), Queries: &s.q}
+		if steps != nil {
+			s.env.Steps = s.rec.EnableSteps(steps)
+		}
 		ws[i] = s
 		wg.Add(1)
 		go func() {
@@ -813,4 +817,28 @@ func fill(res *result.Run, total *histogram.Interval, ops []workload.Op, dur tim
 		names[i] = op.Name
 	}
 	res.Fill(total, names, dur, cpu)
+	if stepCounts(ops) != nil {
+		steps := make([][]result.Step, len(ops))
+		for i, op := range ops {
+			for _, st := range op.Steps {
+				steps[i] = append(steps[i], result.Step{Name: st.Name, Text: st.Text})
+			}
+		}
+		res.FillSteps(total, steps)
+	}
+}
+
+// stepCounts returns the number of steps of each op, or nil when no op
+// has any.
+func stepCounts(ops []workload.Op) []int {
+	n := make([]int, len(ops))
+	some := false
+	for i, op := range ops {
+		n[i] = len(op.Steps)
+		some = some || n[i] > 0
+	}
+	if !some {
+		return nil
+	}
+	return n
 }

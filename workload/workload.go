@@ -80,6 +80,19 @@ type Workload interface {
 // Op is one operation (transaction type) of a workload.
 type Op struct {
 	Name string
+	// Steps are the parts of the op whose latencies and failures are
+	// reported on their own (a pgbench script's commands, as pgbench -r
+	// reports them), in order; a worker records them through
+	// WorkerEnv.Steps. Most workloads have none.
+	Steps []Step
+}
+
+// Step names one step of an op for the result file and the summary.
+type Step struct {
+	// Name identifies the step within its op ("command 3 (line 7)").
+	Name string
+	// Text is what the step runs, as written (a command's first line).
+	Text string
 }
 
 // WorkerEnv is what the runner gives each worker.
@@ -92,7 +105,16 @@ type WorkerEnv struct {
 	// Queries is where the worker counts the statements it sends. Only the
 	// worker's goroutine touches it.
 	Queries *Queries
+	// Steps is where the worker records its ops' steps (Op.Steps):
+	// Steps.Done(op, step, latency) for a step that completed,
+	// Steps.Failed(op, step) for the step that failed its transaction.
+	// It is nil when no op has steps (a nil Steps records nothing). Only
+	// the worker's goroutine touches it.
+	Steps *Steps
 }
+
+// Steps records the steps of a worker's transactions (histogram.Steps).
+type Steps = histogram.Steps
 
 // Queries counts statements the way sysbench does: reads (SELECT),
 // writes (INSERT, UPDATE, DELETE) and other (BEGIN, COMMIT, …).

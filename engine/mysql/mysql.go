@@ -299,6 +299,7 @@ type Conn struct {
 }
 
 var _ engine.SQLConn = (*Conn)(nil)
+var _ engine.TextQuerier = (*Conn)(nil)
 
 type colKind int
 

@@ -25,12 +25,13 @@ func TestConformance(t *testing.T) {
 	for _, mode := range []string{"cache_statement", "exec", "simple_protocol"} {
 		t.Run("mode="+mode, func(t *testing.T) {
 			enginetest.Run(t, withParam(tg, "default_query_exec_mode", mode), enginetest.Config{
-				Table:        "conf_pg_" + mode,
-				Network:      mode == "cache_statement",
-				Deadlock:     true,
-				SleepSQL:     "SELECT pg_sleep(5)",
-				IsolationSQL: "SHOW transaction_isolation",
-				Isolations:   map[string]string{engine.ReadCommitted: "read committed", engine.RepeatableRead: "repeatable read", engine.Serializable: "serializable"},
+				Table:          "conf_pg_" + mode,
+				MultiStatement: true,
+				Network:        mode == "cache_statement",
+				Deadlock:       true,
+				SleepSQL:       "SELECT pg_sleep(5)",
+				IsolationSQL:   "SHOW transaction_isolation",
+				Isolations:     map[string]string{engine.ReadCommitted: "read committed", engine.RepeatableRead: "repeatable read", engine.Serializable: "serializable"},
 			})
 		})
 	}
@@ -46,6 +47,7 @@ func TestConformancePgBouncer(t *testing.T) {
 	}
 	enginetest.Run(t, tg, enginetest.Config{
 		Table:           "conf_pgbouncer",
+		MultiStatement:  true,
 		Network:         true,
 		LoginNoAuthCode: true,
 		Deadlock:        true,

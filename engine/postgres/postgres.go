@@ -283,6 +283,7 @@ type Conn struct {
 	fast  bool
 	nstmt int
 	row   []any
+	cols  []string // QueryText's column names, reused
 	// copyOIDs caches the column types of COPY targets.
 	copyOIDs map[string][]uint32
 
@@ -423,6 +424,64 @@ func (c *Conn) QueryRows(ctx context.Context, sql string, args []any, fn func(ro
 	}
 	rows.Close()
 	return engine.CtxErr(ctx, rows.Err())
+}
+
+var _ engine.TextQuerier = (*Conn)(nil)
+
+// QueryText runs sql and calls fn with every row of its results in text
+// form, with the columns' names. With args (even none, a non-nil slice)
+// it is one statement through the extended protocol in the connection's
+// exec mode, its results asked for in text; with nil args it goes
+// through the simple query protocol, which may run several statements.
+func (c *Conn) QueryText(ctx context.Context, sql string, args []any, fn func(result int, cols []string, row [][]byte) error) error {
+	if args == nil {
+		mrr := c.pg.Exec(c.watch(ctx), sql)
+		var ferr error
+		for n := 0; mrr.NextResult(); n++ {
+			rr := mrr.ResultReader()
+			if ferr == nil {
+				cols := c.colNames(rr.FieldDescriptions())
+				for rr.NextRow() {
+					if ferr = fn(n, cols, rr.Values()); ferr != nil {
+						break
+					}
+				}
+			}
+			_, _ = rr.Close()
+		}
+		if err := mrr.Close(); err != nil {
+			return engine.CtxErr(ctx, err)
+		}
+		return ferr
+	}
+	all := make([]any, 0, len(args)+1)
+	all = append(all, pgx.QueryResultFormats{pgx.TextFormatCode})
+	rows, err := c.conn.Query(c.watch(ctx), Rebind(sql), append(all, args...)...)
+	if err != nil {
+		return engine.CtxErr(ctx, err)
+	}
+	defer rows.Close()
+	cols := c.colNames(rows.FieldDescriptions())
+	for rows.Next() {
+		if err := fn(0, cols, rows.RawValues()); err != nil {
+			return err
+		}
+	}
+	rows.Close()
+	return engine.CtxErr(ctx, rows.Err())
+}
+
+// MultiResults is true: the simple query protocol returns every
+// statement's result.
+func (c *Conn) MultiResults() bool { return true }
+
+// colNames returns the names of fds in a slice the Conn reuses.
+func (c *Conn) colNames(fds []pgconn.FieldDescription) []string {
+	c.cols = c.cols[:0]
+	for _, f := range fds {
+		c.cols = append(c.cols, f.Name)
+	}
+	return c.cols
 }
 
 // normalize maps pgx's decoded values onto the types Conn.QueryRows promises.

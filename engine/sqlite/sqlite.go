@@ -240,6 +240,7 @@ type Conn struct {
 }
 
 var _ engine.SQLConn = (*Conn)(nil)
+var _ engine.TextQuerier = (*Conn)(nil)
 
 // normalizeColumn is the sqlconn.Normalizer of SQLite: the driver's types
 // decide, not the declared ones.

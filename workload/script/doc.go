@@ -59,10 +59,23 @@
 // first word. \set evaluates its expression, \if/\elif/\else/\endif pick
 // a branch by pgbench's truth of values, \sleep waits (inside the
 // transaction's latency, as pgbench's) and debug() writes to standard
-// error. With --allow-shell, \shell runs its words joined by spaces
-// through /bin/sh (a :name word is the variable's text, a ::word loses
-// one colon) and fails when the command does; \setshell stores the
-// command's output, which must be an integer.
+// error. An SQL command ending in \gset or \aset stores its result in
+// variables as pgbench does, through engine.TextQuerier (every SQL
+// engine's connections): each column becomes the variable named by the
+// prefix and the column's name (which must be a valid variable name),
+// holding the value's text (a NULL is the empty text, as libpq gives it
+// to pgbench). \gset takes the one row of the command's last query and
+// fails the command when that query returns no row or several; \aset
+// takes every query's rows, the last row winning, and a query without
+// rows sets nothing. Under --protocol simple a compound command (\;) is
+// sent as one simple query where the engine returns each query's rows
+// (engine.TextQuerier.MultiResults: PostgreSQL, where the compound is
+// one implicit transaction), its queries one by one elsewhere; under
+// extended and prepared the query's parameters are bound (the engines'
+// statement caches prepare it). With --allow-shell, \shell runs its
+// words joined by spaces through /bin/sh (a :name word is the variable's
+// text, a ::word loses one colon) and fails when the command does;
+// \setshell stores the command's output, which must be an integer.
 //
 // A failed command fails its transaction with a *CommandError naming
 // the script, the command and its position, wrapping the cause (a
@@ -71,6 +84,44 @@
 // (workload.Replayer) from the generator's state at the transaction's
 // start, so the replay draws the same values, as pgbench's retries.
 //
-// Not yet: \gset and \aset (SQLConn gives no column names) and
-// pipelines, which Validate refuses; pgbench's per-command statistics.
+// # Per-command statistics
+//
+// Every script's commands are its op's steps (workload.Op.Steps),
+// named "command N (line L)" with N counted from 0 and their first line
+// as text: the worker records each command it runs, with its latency
+// (from the previous command's end, one clock read per command; a
+// \sleep's wait included), or its failure, through WorkerEnv.Steps,
+// so the result file and the summary have pgbench -r's per-command
+// latencies and failures (a failure of a retried transaction counts
+// among the command's retries). A command a branch passes over is not
+// run, so not counted; the commands of a transaction that fails later
+// keep their latencies, as pgbench's.
+//
+// # Pipelines
+//
+// \startpipeline … \endpipeline run as pgbench's, on engines whose
+// connections send statements together (engine.Batcher: PostgreSQL):
+// the SQL commands in between are queued, each as its prepared
+// statement (prepared on first use, before the pipeline is sent) with
+// its parameters bound when it is queued, and \endpipeline sends them
+// in one engine.Batch, one round trip ended by one sync. \syncpipeline
+// sends what is queued so far the same way, so that a sync point ends
+// an implicit transaction where pgbench's does (the queue after it
+// waits for that round trip, where pgbench keeps sending). Meta-commands
+// (\set, \sleep, \if) run as they come. A statement that fails fails
+// the transaction with its own command's error (the server skips the
+// rest up to the sync); without BEGIN the statements up to a sync are one
+// implicit transaction, taken back together. Validate refuses a
+// pipeline under --protocol simple (pgbench refuses it at run time) and
+// \gset or \aset inside one (their rows are not read before the
+// pipeline ends); NewWorker refuses a script with a pipeline on an
+// engine without pipelines, naming where the pipeline starts. A branch
+// of an \if that opens a pipeline twice, ends one that is not open or
+// leaves one open at the script's end fails the transaction, as
+// pgbench's does. Behind
+// exec modes other than cache_statement (PgBouncer) the PostgreSQL
+// engine runs a batch one statement after the other. In the per-command
+// statistics a queued command's latency is its queueing, and the round
+// trip and a failed statement are \syncpipeline's or \endpipeline's,
+// as in pgbench -r.
 package script

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/dbarena/dbarena/histogram"
 	"github.com/dbarena/dbarena/workload"
 	"github.com/dbarena/dbarena/workload/script/lang"
 )
@@ -21,7 +22,7 @@ func init() { workload.Register(meta()) }
 func meta() workload.Meta {
 	return workload.Meta{
 		Name:        "script",
-		Description: "pgbench-compatible scripts (--file, --builtin tpcb-like|simple-update|select-only): SQL, \\set expressions, \\sleep, \\if, \\shell",
+		Description: "pgbench-compatible scripts (--file, --builtin tpcb-like|simple-update|select-only): SQL, \\set expressions, \\sleep, \\if, \\gset, \\aset, pipelines, \\shell",
 		Version:     "1",
 		New:         func() workload.Workload { return New() },
 	}
@@ -128,8 +129,26 @@ func (w *Script) Meta() workload.Meta { return meta() }
 func (w *Script) Flags() *pflag.FlagSet { return w.fs }
 
 // Ops are the scripts, in the order of the options (--file, then
-// --builtin), named by file name or built-in name.
+// --builtin), named by file name or built-in name. Each script's
+// commands are its steps, named "command N (line L)" (N from 0, as
+// pgbench -r counts them), with their first line as text: the worker
+// records every command it runs, as pgbench -r. Scripts that do not
+// load (Validate reports why) have no steps.
 func (w *Script) Ops() []workload.Op {
+	ops := w.opNames()
+	if loaded, errs := w.load(); len(errs) == 0 {
+		for i, s := range loaded {
+			for j, c := range s.script.Commands {
+				ops[i].Steps = append(ops[i].Steps, workload.Step{Name: fmt.Sprintf("command %d (line %d)", j, c.Pos.Line), Text: c.Source})
+			}
+		}
+	}
+	return ops
+}
+
+// opNames are the ops' names: the scripts', a name given twice
+// numbered.
+func (w *Script) opNames() []workload.Op {
 	var ops []workload.Op
 	seen := map[string]int{}
 	add := func(name string) {
@@ -195,7 +214,7 @@ func (w *Script) load() ([]weighted, []error) {
 		errs = append(errs, &workload.OptionError{Flag: flag, Value: value, Err: err.Error()})
 	}
 	var scripts []weighted
-	ops := w.Ops()
+	ops := w.opNames()
 	total := int64(0)
 	add := func(flag, value, name, src string, weight int64) {
 		s, err := lang.Parse(name, src, lang.ParseOptions{AllowShell: w.shell})
@@ -237,6 +256,13 @@ func (w *Script) load() ([]weighted, []error) {
 		src, _ := Builtin(name)
 		add("builtin", b, name, src, weight)
 	}
+	ncmd := 0
+	for _, sc := range scripts {
+		ncmd += len(sc.script.Commands)
+	}
+	if ncmd > histogram.MaxSteps {
+		errs = append(errs, &workload.OptionError{Flag: "file", Value: "", Err: fmt.Sprintf("the scripts have %d commands in all, more than the %d whose statistics a run keeps", ncmd, histogram.MaxSteps)})
+	}
 	if len(errs) == 0 && total == 0 {
 		errs = append(errs, &workload.OptionError{Flag: "file", Value: "", Err: "the scripts' weights add up to 0"})
 	}
@@ -264,17 +290,26 @@ func (w *Script) load() ([]weighted, []error) {
 	return scripts, nil
 }
 
-// supported refuses what the workload does not run yet: the results of
-// queries (\gset, \aset), pipelines and, under extended or prepared,
-// compound queries (\;), which one statement cannot hold.
+// supported refuses what the workload cannot run: a pipeline under
+// --protocol simple (as pgbench), a \gset or \aset in a pipeline (its
+// rows are not there yet when the next command runs, as pgbench says)
+// and, under extended or prepared, compound queries (\;), which one
+// statement cannot hold.
 func (w *Script) supported(s *lang.Script) error {
+	inPipe := false
 	for _, c := range s.Commands {
 		at := fmt.Sprintf("%s: ", c.Pos)
+		switch c.Kind {
+		case lang.StartPipelineCommand:
+			inPipe = true
+		case lang.EndPipelineCommand:
+			inPipe = false
+		}
 		switch {
-		case c.Kind == lang.SQLCommand && c.Result != lang.ResultNone:
-			return errors.New(at + "storing a query's result in variables (\\gset, \\aset) is not supported yet")
-		case c.Kind == lang.StartPipelineCommand:
-			return errors.New(at + "pipelines (\\startpipeline) are not supported yet")
+		case c.Kind == lang.StartPipelineCommand && w.protocol == ProtocolSimple:
+			return errors.New(at + "pipelines (\\startpipeline) cannot use the simple query protocol: give --protocol extended or prepared")
+		case inPipe && c.Kind == lang.SQLCommand && c.Result != lang.ResultNone:
+			return fmt.Errorf("%s\\%s cannot be used in a pipeline: the query's rows are not read before the pipeline ends", at, resultName(c.Result))
 		case c.Kind == lang.SQLCommand && len(c.Queries) > 1 && w.protocol != ProtocolSimple:
 			return fmt.Errorf("%scompound queries (\\;) need --protocol simple, not %s", at, w.protocol)
 		}

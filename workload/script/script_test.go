@@ -51,8 +51,8 @@ func TestValidateReportsEveryProblem(t *testing.T) {
 	}
 	good := write("good.sql", "SELECT 1;\n")
 	bad := write("bad.sql", "SELECT 1;\n\\set x 1 +\n")
-	gset := write("gset.sql", "SELECT 1 AS one \\gset\n")
 	pipe := write("pipe.sql", "\\startpipeline\nSELECT 1;\n\\endpipeline\n")
+	pipeGset := write("pipegset.sql", "\\startpipeline\nSELECT 1;\nSELECT 1 AS one \\gset\n\\endpipeline\n")
 	compound := write("compound.sql", "SELECT 1 \\; SELECT 2;\n")
 	shell := write("shell.sql", "\\shell true\n")
 	for _, c := range []struct {
@@ -66,8 +66,8 @@ func TestValidateReportsEveryProblem(t *testing.T) {
 		{[]string{"--builtin", "tpcc"}, []string{"--builtin tpcc: no such built-in script; the built-in scripts are tpcb-like, simple-update, select-only"}},
 		{[]string{"--builtin", "s@2"}, []string{"--builtin s@2: ambiguous: the built-in scripts simple-update and select-only start with \"s\""}},
 		{[]string{"--file", bad}, []string{"bad.sql:2:11: syntax error in command \"set\""}},
-		{[]string{"--file", gset}, []string{"gset.sql:1:1: storing a query's result in variables (\\gset, \\aset) is not supported yet"}},
-		{[]string{"--file", pipe}, []string{"pipe.sql:1:1: pipelines (\\startpipeline) are not supported yet"}},
+		{[]string{"--file", pipe}, []string{"pipe.sql:1:1: pipelines (\\startpipeline) cannot use the simple query protocol: give --protocol extended or prepared"}},
+		{[]string{"--file", pipeGset, "--protocol", "extended"}, []string{"pipegset.sql:3:1: \\gset cannot be used in a pipeline"}},
 		{[]string{"--file", compound, "--protocol", "prepared"}, []string{"compound queries (\\;) need --protocol simple, not prepared"}},
 		{[]string{"--file", shell}, []string{"\\shell runs a command on the client"}},
 		{[]string{"--builtin", "select-only", "-D", "novalue", "--protocol", "fast", "--scale", "0"},

@@ -2,6 +2,7 @@ package script
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os/exec"
 	"strconv"
@@ -25,10 +26,19 @@ func (w *Script) NewWorker(ctx context.Context, conn engine.Conn, env workload.W
 	if len(errs) > 0 {
 		return nil, errs[0]
 	}
-	k := &worker{w: w, c: c, scripts: scripts, q: env.Queries, rand: lang.NewRand(env.Seed),
+	k := &worker{w: w, c: c, scripts: scripts, q: env.Queries, steps: env.Steps, rand: lang.NewRand(env.Seed),
 		vars: lang.NewVars(), stmts: map[*lang.Query]engine.Stmt{}}
+	k.res.fn = k.res.row
 	for _, s := range scripts {
 		k.total += s.weight
+		if p := pipelineAt(s.script); p != nil {
+			if _, ok := c.(engine.Batcher); !ok {
+				return nil, fmt.Errorf("%s: \\startpipeline: this engine has no pipelines (its connection, %T, sends no batch of statements); pipelines run on PostgreSQL", p.Pos, c)
+			}
+		}
+		if _, ok := c.(engine.TextQuerier); !ok && storesResults(s.script) {
+			return nil, fmt.Errorf("script %s: \\gset and \\aset need query results with their column names: %w: %T", s.name, engine.ErrNoTextQuery, c)
+		}
 	}
 	for _, d := range w.defines {
 		name, value, _ := strings.Cut(d, "=")
@@ -56,9 +66,17 @@ type worker struct {
 	scripts []weighted
 	total   int64
 	q       *workload.Queries
+	steps   *workload.Steps // nil: no per-command statistics
 	rand    *lang.Rand
 	vars    *lang.Vars
 	stmts   map[*lang.Query]engine.Stmt
+	res     results
+
+	// The pipeline (\startpipeline … \endpipeline) being queued: its
+	// statements, and the command each comes from.
+	inPipe    bool
+	batch     engine.Batch
+	batchCmds []int
 
 	// The current transaction: its script and the generator's state at
 	// its start, for Replay.
@@ -122,17 +140,49 @@ func (e *CommandError) Unwrap() error { return e.Err }
 func (k *worker) run(ctx context.Context) error {
 	s := k.scripts[k.current]
 	cmds := s.script.Commands
+	k.inPipe = false
+	// A command's latency runs from the previous one's end: one clock
+	// read per command.
+	var start time.Time
+	if k.steps != nil {
+		start = time.Now()
+	}
 	for pc := 0; pc < len(cmds); {
 		c := cmds[pc]
 		k.pc = pc
 		next, err := k.exec(ctx, cmds, pc)
 		if err != nil {
+			// The statistics count the failure against the command that
+			// ran (a pipeline's \syncpipeline or \endpipeline, as pgbench
+			// -r's); the error names the queued command whose statement
+			// failed.
+			k.steps.Failed(k.current, pc)
+			var pe *pipelineError
+			if errors.As(err, &pe) {
+				pc, c, err = pe.cmd, cmds[pe.cmd], pe.err
+			}
+			k.inPipe = false
+			k.batch.Reset()
 			// ROLLBACK outside a transaction is harmless (a warning or an
 			// error ignored here).
 			_ = k.c.Rollback(context.WithoutCancel(ctx))
 			return &CommandError{Script: s.name, Command: pc, Pos: c.Pos, Kind: c.Kind, Err: err}
 		}
+		if k.steps != nil {
+			now := time.Now()
+			k.steps.Done(k.current, pc, now.Sub(start))
+			start = now
+		}
 		pc = next
+	}
+	if k.inPipe {
+		k.inPipe = false
+		k.batch.Reset()
+		_ = k.c.Rollback(context.WithoutCancel(ctx))
+		last := len(cmds) - 1
+		k.steps.Failed(k.current, last)
+		return &CommandError{Script: s.name, Command: last, Pos: cmds[last].Pos, Kind: cmds[last].Kind,
+			Err: errors.New("end of script reached with the pipeline open (an \\if skipped its \\endpipeline)")}
 	}
 	return nil
 }
@@ -142,6 +192,9 @@ func (k *worker) exec(ctx context.Context, cmds []*lang.Command, pc int) (int, e
 	c := cmds[pc]
 	switch c.Kind {
 	case lang.SQLCommand:
+		if k.inPipe {
+			return pc + 1, k.queue(ctx, c, pc)
+		}
 		switch k.scripts[k.current].tx[c] {
 		case txBegin:
 			k.q.Other++
@@ -185,6 +238,25 @@ func (k *worker) exec(ctx context.Context, cmds []*lang.Command, pc int) (int, e
 		return pc + 1, nil
 	case lang.ShellCommand, lang.SetShellCommand:
 		return pc + 1, k.shell(ctx, c)
+	case lang.StartPipelineCommand:
+		if k.inPipe {
+			return 0, errors.New("already in pipeline mode")
+		}
+		k.inPipe = true
+		k.batch.Reset()
+		k.batchCmds = k.batchCmds[:0]
+		return pc + 1, nil
+	case lang.SyncPipelineCommand, lang.EndPipelineCommand:
+		if !k.inPipe {
+			// A branch of an \if can leave the pipeline unopened.
+			return 0, errors.New("not in pipeline mode")
+		}
+		if c.Kind == lang.SyncPipelineCommand {
+			return pc + 1, k.flush(ctx)
+		}
+		err := k.flush(ctx)
+		k.inPipe = false
+		return pc + 1, err
 	}
 	return 0, fmt.Errorf("%s is not supported", c.Kind)
 }
@@ -288,6 +360,9 @@ func (k *worker) sql(ctx context.Context, c *lang.Command) error {
 		for i, q := range c.Queries {
 			parts[i] = q.Interpolate(k.vars.Text)
 		}
+		if c.Result != lang.ResultNone {
+			return k.store(ctx, c, parts, nil)
+		}
 		return k.c.Exec(ctx, strings.Join(parts, ";\n"))
 	}
 	q := &c.Queries[0]
@@ -300,19 +375,105 @@ func (k *worker) sql(ctx context.Context, c *lang.Command) error {
 		}
 		args[i] = a
 	}
+	if c.Result != lang.ResultNone {
+		return k.store(ctx, c, []string{text}, args)
+	}
 	if k.w.protocol == ProtocolExtended {
 		return k.c.QueryRows(ctx, text, args, func([]any) error { return nil })
 	}
-	st, ok := k.stmts[q]
-	if !ok {
-		var err error
-		if st, err = k.c.Prepare(ctx, text); err != nil {
+	st, err := k.prepare(ctx, q, text)
+	if err != nil {
+		return err
+	}
+	_, err = st.Query(ctx, args...)
+	return err
+}
+
+// prepare returns q's statement (text, with '?' placeholders), prepared
+// on its first use.
+func (k *worker) prepare(ctx context.Context, q *lang.Query, text string) (engine.Stmt, error) {
+	if st, ok := k.stmts[q]; ok {
+		return st, nil
+	}
+	st, err := k.c.Prepare(ctx, text)
+	if err != nil {
+		return nil, err
+	}
+	k.stmts[q] = st
+	return st, nil
+}
+
+// queue adds SQL command pc to the pipeline: a transaction's BEGIN or
+// COMMIT (END) as the batch's own, any other query as its prepared
+// statement (prepared on first use, before the pipeline is sent) with
+// its parameters bound now, as pgbench binds them when it queues.
+func (k *worker) queue(ctx context.Context, c *lang.Command, pc int) error {
+	q := &c.Queries[0]
+	count(k.q, q.Text)
+	switch k.scripts[k.current].tx[c] {
+	case txBegin:
+		k.batch.Begin()
+		k.batchCmds = append(k.batchCmds, pc)
+		return nil
+	case txCommit:
+		k.batch.Commit()
+		k.batchCmds = append(k.batchCmds, pc)
+		return nil
+	}
+	text, names := q.Parameterize(func(int) string { return "?" })
+	args := make([]any, len(names))
+	for i, n := range names {
+		a, err := k.arg(n)
+		if err != nil {
 			return err
 		}
-		k.stmts[q] = st
+		args[i] = a
 	}
-	_, err := st.Query(ctx, args...)
+	st, err := k.prepare(ctx, q, text)
+	if err != nil {
+		return err
+	}
+	k.batch.Query(st, args...)
+	k.batchCmds = append(k.batchCmds, pc)
+	return nil
+}
+
+// flush sends the queued statements together (\syncpipeline,
+// \endpipeline): one round trip ended by one sync on PostgreSQL. A
+// statement that fails fails the transaction as its command's error
+// (the server skips the rest of the batch).
+func (k *worker) flush(ctx context.Context) error {
+	if k.batch.Len() == 0 {
+		return nil
+	}
+	err := k.batch.Send(ctx, k.c)
+	k.batch.Reset()
+	var be *engine.BatchError
+	if errors.As(err, &be) && be.Index < len(k.batchCmds) {
+		err = &pipelineError{cmd: k.batchCmds[be.Index], err: be.Err}
+	}
+	k.batchCmds = k.batchCmds[:0]
 	return err
+}
+
+// pipelineError is the error of a command queued in a pipeline, which
+// its \syncpipeline or \endpipeline reports.
+type pipelineError struct {
+	cmd int
+	err error
+}
+
+func (e *pipelineError) Error() string { return e.err.Error() }
+func (e *pipelineError) Unwrap() error { return e.err }
+
+// pipelineAt returns s's first \startpipeline, or nil.
+func pipelineAt(s *lang.Script) *lang.Command {
+	for _, c := range s.Commands {
+		if c.Kind == lang.StartPipelineCommand {
+			return c
+		}
+	}
+	return nil
 }
 
 // arg is a variable as a query's parameter: its value typed (an integer,
@@ -366,4 +527,122 @@ func count(q *workload.Queries, text string) {
 		}
 	}
 	q.Other++
+}
+
+// store runs an SQL command that ends in \gset or \aset and stores its
+// result in variables as pgbench does, as text: \gset the one row the
+// last query must return (earlier queries' rows are ignored), \aset
+// every row of every query, the last row of each query winning, a query
+// without rows setting nothing. A column becomes the variable named
+// Prefix + its name, which must be a valid variable name; a NULL is the
+// empty text (pgbench stores what libpq gives for it). args are nil
+// under --protocol simple, where queries may be several (a compound),
+// sent as one text where the engine returns each one's rows
+// (TextQuerier.MultiResults: PostgreSQL), one by one elsewhere; under
+// extended and prepared, queries is one query and args its parameters
+// (a prepared query goes through the same call: the engines' statement
+// caches prepare it).
+func (k *worker) store(ctx context.Context, c *lang.Command, queries []string, args []any) error {
+	k.res.cmd, k.res.rows, k.res.offset = c, 0, 0
+	k.res.last = len(c.Queries) - 1
+	k.res.pending = k.res.pending[:0]
+	if tq, ok := k.c.(engine.TextQuerier); ok && len(queries) > 1 && !tq.MultiResults() {
+		for i, q := range queries {
+			k.res.offset = i
+			if err := tq.QueryText(ctx, q, nil, k.res.fn); err != nil {
+				return err
+			}
+		}
+	} else if err := engine.QueryText(ctx, k.c, strings.Join(queries, ";\n"), args, k.res.fn); err != nil {
+		return err
+	}
+	if c.Result == lang.ResultGset {
+		if k.res.rows != 1 {
+			return fmt.Errorf("\\gset: query %d: expected one row, got %d", k.res.last, k.res.rows)
+		}
+	}
+	for _, v := range k.res.pending {
+		k.vars.SetText(v.name, v.text)
+	}
+	return nil
+}
+
+// results is a worker's state while it reads a \gset's or \aset's
+// rows; fn, bound once, is what QueryText calls.
+type results struct {
+	cmd  *lang.Command
+	last int // the index of the command's last query
+	// offset is the index of the query sent alone, added to the result
+	// numbers QueryText gives.
+	offset int
+	rows   int // \gset: the rows of the last query
+	// pending are the values to store once the query succeeded (\gset)
+	// or the values read so far (\aset), by column.
+	pending []pendingVar
+	fn      func(result int, cols []string, row [][]byte) error
+}
+
+type pendingVar struct{ name, text string }
+
+func (r *results) row(result int, cols []string, row [][]byte) error {
+	c := r.cmd
+	result += r.offset
+	if c.Result == lang.ResultGset {
+		if result != r.last {
+			return nil
+		}
+		if r.rows++; r.rows > 1 {
+			return nil
+		}
+	}
+	for i, col := range cols {
+		name := c.Prefix + col
+		if !validVar(name) {
+			return fmt.Errorf("\\%s: invalid variable name: \"%s\"", resultName(c.Result), name)
+		}
+		text := string(row[i])
+		found := false
+		for j := range r.pending {
+			if r.pending[j].name == name {
+				r.pending[j].text, found = text, true
+				break
+			}
+		}
+		if !found {
+			r.pending = append(r.pending, pendingVar{name, text})
+		}
+	}
+	return nil
+}
+
+func resultName(m lang.ResultMode) string {
+	if m == lang.ResultGset {
+		return "gset"
+	}
+	return "aset"
+}
+
+// validVar is pgbench's rule for a variable's name: letters, digits,
+// underscores and non-ASCII bytes, at least one.
+func validVar(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x80 && c != '_' && !(c >= '0' && c <= '9') && !(c >= 'a' && c <= 'z') && !(c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+// storesResults tells whether s has a \gset or \aset.
+func storesResults(s *lang.Script) bool {
+	for _, c := range s.Commands {
+		if c.Kind == lang.SQLCommand && c.Result != lang.ResultNone {
+			return true
+		}
+	}
+	return false
 }

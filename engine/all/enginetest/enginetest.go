@@ -41,6 +41,10 @@ type Config struct {
 	// refused with an error naming them.
 	IsolationSQL string
 	Isolations   map[string]string
+	// MultiStatement is true when QueryText without arguments runs
+	// several statements separated by semicolons in one call and
+	// returns each one's rows (TextQuerier.MultiResults).
+	MultiStatement bool
 }
 
 // Open opens t with a 10-second connect timeout and closes it at the end
@@ -264,6 +268,74 @@ func Run(t *testing.T, tg engine.Target, cfg Config) {
 		var s string
 		if err := c.QueryRow(ctx, "SELECT c FROM "+d.QuoteIdent(tbl)+" WHERE k = ?", []any{12345}, &s); !errors.Is(err, engine.ErrNoRows) {
 			t.Errorf("Conn.QueryRow(no row) = %v, want ErrNoRows", err)
+		}
+	})
+
+	t.Run("query_text", func(t *testing.T) {
+		if _, ok := c.(engine.TextQuerier); !ok {
+			t.Fatalf("%T is not an engine.TextQuerier", c)
+		}
+		type row struct {
+			result int
+			text   string
+		}
+		collect := func(sql string, args []any) ([]row, []string, error) {
+			var got []row
+			var names []string
+			err := engine.QueryText(ctx, c, sql, args, func(result int, cols []string, vals [][]byte) error {
+				names = append(names[:0], cols...)
+				var parts []string
+				for _, v := range vals {
+					if v == nil {
+						parts = append(parts, "NULL")
+					} else {
+						parts = append(parts, "'"+string(v)+"'")
+					}
+				}
+				got = append(got, row{result, strings.Join(parts, ",")})
+				return nil
+			})
+			return got, names, err
+		}
+		q := fmt.Sprintf("SELECT k AS kk, c, id FROM %s WHERE k >= ? ORDER BY id", d.QuoteIdent(tbl))
+		got, names, err := collect(q, []any{30})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.ToLower(strings.Join(names, ",")); n != "kk,c,id" {
+			t.Errorf("columns = %q, want kk,c,id", n)
+		}
+		if want := []row{{0, "'30','row '?' 3','3'"}, {0, "'40',NULL,'4'"}}; fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("rows = %v, want %v", got, want)
+		}
+		// Without arguments; an empty string is not NULL; no row, no call.
+		got, names, err = collect("SELECT 7 AS seven, '' AS empty, NULL AS absent", nil)
+		if err != nil || fmt.Sprint(got) != fmt.Sprint([]row{{0, "'7','',NULL"}}) || strings.Join(names, ",") != "seven,empty,absent" {
+			t.Errorf("literal row = %v %v, %v; want [{0 '7','',NULL}] seven,empty,absent", got, names, err)
+		}
+		got, _, err = collect(fmt.Sprintf("SELECT k FROM %s WHERE k > ?", d.QuoteIdent(tbl)), []any{1000})
+		if err != nil || len(got) != 0 {
+			t.Errorf("no row = %v, %v; want none", got, err)
+		}
+		stop := errors.New("stop")
+		if err := engine.QueryText(ctx, c, q, []any{0}, func(int, []string, [][]byte) error { return stop }); !errors.Is(err, stop) {
+			t.Errorf("QueryText stopped by fn = %v, want stop", err)
+		}
+		if _, _, err := collect("SELECT * FROM "+d.QuoteIdent(cfg.Table+"_none"), nil); err == nil {
+			t.Error("QueryText of a missing table: no error")
+		}
+		// The connection is usable afterwards.
+		if got, _, err := collect(q, []any{40}); err != nil || len(got) != 1 {
+			t.Errorf("QueryText after errors = %v, %v", got, err)
+		}
+		if tq := c.(engine.TextQuerier); tq.MultiResults() != cfg.MultiStatement {
+			t.Errorf("MultiResults() = %v, want %v", tq.MultiResults(), cfg.MultiStatement)
+		}
+		if cfg.MultiStatement {
+			got, _, err := collect("SELECT 1 AS a; SELECT 2 AS b UNION ALL SELECT 3; SELECT 4 AS c WHERE false", nil)
+			if want := []row{{0, "'1'"}, {1, "'2'"}, {1, "'3'"}}; err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("several statements = %v, %v; want %v", got, err, want)
+			}
 		}
 	})
 

@@ -9,6 +9,9 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"errors"
+	"fmt"
+	"strconv"
+	"time"
 
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/engine/internal/sqlstmt"
@@ -31,6 +34,9 @@ type Conn struct {
 	dest      []any
 	ptrs      []any
 	row       []any
+	// QueryText's values as text, and their buffers.
+	text [][]byte
+	bufs [][]byte
 }
 
 // New wraps sc. begin is the statement Begin sends ("BEGIN", "BEGIN
@@ -109,6 +115,85 @@ func (c *Conn) QueryRows(ctx context.Context, sql string, args []any, fn func(ro
 	}
 	rows.Close()
 	return engine.CtxErr(ctx, rows.Err())
+}
+
+// QueryText runs sql with args and calls fn with each row's values as
+// text, nil for NULL, and the columns' names; it reads every result set
+// the driver returns, numbering them from 0. The slices passed to fn are
+// reused between calls; an error from fn stops the reading and is
+// returned.
+func (c *Conn) QueryText(ctx context.Context, query string, args []any, fn func(result int, cols []string, row [][]byte) error) error {
+	rows, err := c.sc.QueryContext(ctx, query, args...)
+	if err != nil {
+		return engine.CtxErr(ctx, err)
+	}
+	defer rows.Close()
+	for n := 0; ; n++ {
+		cols, err := rows.Columns()
+		if err != nil {
+			return engine.CtxErr(ctx, err)
+		}
+		c.dest, c.ptrs = c.dest[:0], c.ptrs[:0]
+		for range cols {
+			c.dest = append(c.dest, nil)
+		}
+		for i := range c.dest {
+			c.ptrs = append(c.ptrs, &c.dest[i])
+		}
+		for len(c.text) < len(cols) {
+			c.text = append(c.text, nil)
+			c.bufs = append(c.bufs, nil)
+		}
+		vals := c.text[:len(cols)]
+		for rows.Next() {
+			if err := rows.Scan(c.ptrs...); err != nil {
+				return engine.CtxErr(ctx, err)
+			}
+			for i, v := range c.dest {
+				vals[i] = nil
+				if v != nil {
+					c.bufs[i] = appendText(c.bufs[i][:0], v)
+					vals[i] = c.bufs[i]
+				}
+			}
+			if err := fn(n, cols, vals); err != nil {
+				return err
+			}
+		}
+		if !rows.NextResultSet() {
+			break
+		}
+	}
+	rows.Close()
+	return engine.CtxErr(ctx, rows.Err())
+}
+
+// MultiResults is false: database/sql drivers run several statements
+// their own way (SQLite's returns the last one's rows only), so callers
+// send them one by one.
+func (c *Conn) MultiResults() bool { return false }
+
+// appendText appends the text of a value database/sql scanned into an
+// any (a driver.Value) to b; never nil.
+func appendText(b []byte, v any) []byte {
+	if b == nil {
+		b = make([]byte, 0, 16)
+	}
+	switch x := v.(type) {
+	case []byte:
+		return append(b, x...)
+	case string:
+		return append(b, x...)
+	case int64:
+		return strconv.AppendInt(b, x, 10)
+	case float64:
+		return strconv.AppendFloat(b, x, 'g', -1, 64)
+	case bool:
+		return strconv.AppendBool(b, x)
+	case time.Time:
+		return x.AppendFormat(b, "2006-01-02 15:04:05.999999999")
+	}
+	return fmt.Append(b, v)
 }
 
 // Ping runs SELECT 1.

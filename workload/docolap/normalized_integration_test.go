@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/dbarena/dbarena/engine"
@@ -114,20 +113,42 @@ func checkNormalized(t *testing.T, e engine.Engine, args []string, want map[stri
 	if err := runner.VerifyPrepared(ctx, c, e.Dialect(), other); !errors.As(err, &oe) || oe.Flag != "events" {
 		t.Errorf("verify --normalized --events 3999: %v, want an option error on --events", err)
 	}
-	cl, err := runner.Cleanup(ctx, e, nw)
-	if err != nil {
-		t.Fatalf("cleanup --normalized: %v", err)
+	if probs, err := runner.Check(ctx, e, nw); err != nil || len(probs) > 0 {
+		t.Errorf("check --normalized: %v, %v", probs, err)
 	}
-	if got := strings.Join(cl.Dropped, " "); got != docolap.NormTable+" "+docolap.NormCommitsTable {
-		t.Errorf("cleanup --normalized dropped %q", got)
+
+	// Cleanup drops the form its options name, and only that: the JSON
+	// form first, then the normalized one, each leaving the other ready
+	// and asking for its own tables when run again.
+	notPrepared := func(w *docolap.Docolap, table string) {
+		t.Helper()
+		err := runner.VerifyPrepared(ctx, c, e.Dialect(), w)
+		var te *runner.TableError
+		if !errors.Is(err, runner.ErrNotPrepared) || !errors.As(err, &te) || te.Table != table {
+			t.Errorf("verify normalized=%v: %v, want table %s not prepared", w.Normalized(), err, table)
+		}
 	}
-	err = runner.VerifyPrepared(ctx, c, e.Dialect(), nw)
-	var te *runner.TableError
-	if !errors.Is(err, runner.ErrNotPrepared) || !errors.As(err, &te) || te.Table != docolap.NormTable {
-		t.Errorf("verify --normalized after its cleanup: %v, want %s not prepared", err, docolap.NormTable)
+	cleanup := func(w *docolap.Docolap, want ...string) {
+		t.Helper()
+		cl, err := runner.Cleanup(ctx, e, w)
+		if err != nil {
+			t.Fatalf("cleanup normalized=%v: %v", w.Normalized(), err)
+		}
+		if !slices.Equal(cl.Dropped, want) {
+			t.Errorf("cleanup normalized=%v dropped %v, want %v", w.Normalized(), cl.Dropped, want)
+		}
 	}
-	if err := runner.VerifyPrepared(ctx, c, e.Dialect(), jw); err != nil {
-		t.Errorf("the JSON form after cleanup --normalized: %v", err)
+	cleanup(jw, docolap.Table)
+	notPrepared(jw, docolap.Table)
+	if err := runner.VerifyPrepared(ctx, c, e.Dialect(), nw); err != nil {
+		t.Errorf("the normalized form after the JSON form's cleanup: %v", err)
+	}
+	cleanup(nw, docolap.NormTable, docolap.NormCommitsTable)
+	notPrepared(nw, docolap.NormTable)
+	for _, name := range []string{docolap.Table, docolap.NormTable, docolap.NormCommitsTable, runner.MetaTable} {
+		if ok, err := c.Catalog().TableExists(ctx, name); err != nil || ok {
+			t.Errorf("%s exists (%v) after both cleanups", name, err)
+		}
 	}
 }
 

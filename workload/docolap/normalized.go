@@ -2,7 +2,6 @@ package docolap
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"time"
@@ -96,49 +95,6 @@ func NormDeclared() []*schema.Table {
 	}}
 }
 
-// flatEvent is what the normalized form keeps of one event, read back
-// from the event's JSON as loaded in the JSON form, so that both forms
-// hold the same data by construction.
-type flatEvent struct {
-	ID    string `json:"id"`
-	Type  string `json:"type"`
-	Actor struct {
-		ID    int64  `json:"id"`
-		Login string `json:"login"`
-	} `json:"actor"`
-	Repo struct {
-		ID   int64  `json:"id"`
-		Name string `json:"name"`
-	} `json:"repo"`
-	Org *struct {
-		ID    int64  `json:"id"`
-		Login string `json:"login"`
-	} `json:"org"`
-	Public    bool   `json:"public"`
-	CreatedAt string `json:"created_at"`
-	Payload   struct {
-		Action       *string `json:"action"`
-		Ref          *string `json:"ref"`
-		RefType      *string `json:"ref_type"`
-		Size         *int64  `json:"size"`
-		DistinctSize *int64  `json:"distinct_size"`
-		Number       *int64  `json:"number"`
-		Issue        *struct {
-			Number   *int64 `json:"number"`
-			Comments *int64 `json:"comments"`
-		} `json:"issue"`
-		Commits []struct {
-			SHA    string `json:"sha"`
-			Author struct {
-				Email string `json:"email"`
-				Name  string `json:"name"`
-			} `json:"author"`
-			Message  string `json:"message"`
-			Distinct bool   `json:"distinct"`
-		} `json:"commits"`
-	} `json:"payload"`
-}
-
 // flattener makes the rows of one batch's events: it reuses its buffer
 // and its event between events, so one belongs to one RowSource.
 type flattener struct {
@@ -147,11 +103,12 @@ type flattener struct {
 	ev  flatEvent
 }
 
-// read parses event i into f.ev.
+// read reads event i into f.ev, from the event's JSON as the JSON form
+// loads it (readFlat), so that both forms hold the same values by
+// construction.
 func (f *flattener) read(i int64) error {
 	f.buf = f.g.AppendEvent(f.buf[:0], i)
-	f.ev = flatEvent{}
-	if err := json.Unmarshal(f.buf, &f.ev); err != nil {
+	if err := readFlat(f.buf, &f.ev); err != nil {
 		return fmt.Errorf("docolap: event %d: %w", i, err)
 	}
 	return nil
@@ -168,19 +125,15 @@ func (f *flattener) eventRow(row []any) error {
 	if err != nil {
 		return fmt.Errorf("docolap: event %s created_at: %w", ev.ID, err)
 	}
-	p := &ev.Payload
-	row[0], row[1], row[2], row[3], row[4], row[5] = id, ev.Type, ev.Actor.ID, ev.Actor.Login, ev.Repo.ID, ev.Repo.Name
+	row[0], row[1], row[2], row[3], row[4], row[5] = id, ev.Type, ev.ActorID, ev.ActorLogin, ev.RepoID, ev.RepoName
 	row[6], row[7] = nil, nil
-	if ev.Org != nil {
-		row[6], row[7] = ev.Org.ID, ev.Org.Login
+	if ev.HasOrg {
+		row[6], row[7] = ev.OrgID, ev.OrgLogin
 	}
 	row[8], row[9] = ev.Public, at.UTC()
-	row[10], row[11], row[12] = str(p.Action), str(p.Ref), str(p.RefType)
-	row[13], row[14], row[15] = integer(p.Size), integer(p.DistinctSize), integer(p.Number)
-	row[16], row[17] = nil, nil
-	if p.Issue != nil {
-		row[16], row[17] = integer(p.Issue.Number), integer(p.Issue.Comments)
-	}
+	row[10], row[11], row[12] = str(ev.Action), str(ev.Ref), str(ev.RefType)
+	row[13], row[14], row[15] = integer(ev.Size), integer(ev.DistinctSize), integer(ev.Numbr)
+	row[16], row[17] = integer(ev.IssueNumber), integer(ev.Comments)
 	return nil
 }
 
@@ -254,7 +207,7 @@ func (s *flatRows) Next() bool {
 		s.next++
 		return s.err == nil
 	}
-	for s.commit >= len(s.f.ev.Payload.Commits) {
+	for s.commit >= len(s.f.ev.Commits) {
 		if s.next >= s.end {
 			return false
 		}
@@ -269,8 +222,8 @@ func (s *flatRows) Next() bool {
 		s.err = fmt.Errorf("docolap: event id %q: %w", s.f.ev.ID, err)
 		return false
 	}
-	c := &s.f.ev.Payload.Commits[s.commit]
-	s.row[0], s.row[1], s.row[2], s.row[3], s.row[4], s.row[5], s.row[6] = id, int64(s.commit), c.SHA, c.Author.Email, c.Author.Name, c.Message, c.Distinct
+	c := &s.f.ev.Commits[s.commit]
+	s.row[0], s.row[1], s.row[2], s.row[3], s.row[4], s.row[5], s.row[6] = id, int64(s.commit), c.SHA, c.Email, c.Name, c.Message, c.Distinct
 	s.commit++
 	return true
 }

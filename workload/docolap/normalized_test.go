@@ -2,6 +2,7 @@ package docolap
 
 import (
 	"encoding/json"
+	"errors"
 	"reflect"
 	"slices"
 	"strings"
@@ -236,6 +237,36 @@ func TestNormTables(t *testing.T) {
 		}
 		if again.Next() {
 			t.Fatalf("table %d batch 1: more rows the second time", ti)
+		}
+	}
+}
+
+// TestReadFlat checks the reader of the normalized columns on JSON the
+// generator does not write: whitespace, escapes, nulls, members in
+// another order and unknown ones; and that it refuses what is not an
+// event's JSON.
+func TestReadFlat(t *testing.T) {
+	doc := ` { "payload" : {"x": [1, {"a": "}"}], "action": null, "ref": "a\"b\u00e9",
+	  "issue": {"comments": 4, "user": {"type": "User"}}, "commits": [{"sha": "s", "author": {"name": "n", "email": "e"},
+	  "message": "l1\nl2", "distinct": false}]},
+	  "type": "IssuesEvent", "id": "42", "actor": {"login": "x", "id": -3}, "repo": {"name": "o/r", "id": 9},
+	  "org": null, "public": false, "created_at": "2015-01-01T00:00:00Z", "other": 1.5e3 } `
+	var ev flatEvent
+	if err := readFlat([]byte(doc), &ev); err != nil {
+		t.Fatal(err)
+	}
+	four := int64(4)
+	ref := "a\"b\u00e9"
+	want := flatEvent{ID: "42", Type: "IssuesEvent", ActorID: -3, ActorLogin: "x", RepoID: 9, RepoName: "o/r",
+		CreatedAt: "2015-01-01T00:00:00Z", Ref: &ref, HasIssue: true, Comments: &four,
+		Commits: []flatCommit{{SHA: "s", Email: "e", Name: "n", Message: "l1\nl2"}}}
+	if !reflect.DeepEqual(ev, want) {
+		t.Errorf("read\n %+v\nwant %+v", ev, want)
+	}
+	for _, bad := range []string{``, `{`, `{"id": 42}`, `{"public": "yes"}`, `{"payload": {"size": "3"}}`,
+		`{"id": "1"} x`, `{"a": [1, 2}`, `{"type": "A", }`, `{"payload": {"commits": [{"sha": "s"]}}`} {
+		if err := readFlat([]byte(bad), &ev); !errors.Is(err, errJSON) {
+			t.Errorf("%s: %v, want a malformed event", bad, err)
 		}
 	}
 }

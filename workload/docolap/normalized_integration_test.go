@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/dbarena/dbarena/engine"
@@ -120,12 +121,12 @@ func checkNormalized(t *testing.T, e engine.Engine, args []string, want map[stri
 	// Cleanup drops the form its options name, and only that: the JSON
 	// form first, then the normalized one, each leaving the other ready
 	// and asking for its own tables when run again.
-	notPrepared := func(w *docolap.Docolap, table string) {
+	notPrepared := func(w *docolap.Docolap, table, flags string) {
 		t.Helper()
 		err := runner.VerifyPrepared(ctx, c, e.Dialect(), w)
 		var te *runner.TableError
-		if !errors.Is(err, runner.ErrNotPrepared) || !errors.As(err, &te) || te.Table != table {
-			t.Errorf("verify normalized=%v: %v, want table %s not prepared", w.Normalized(), err, table)
+		if !errors.Is(err, runner.ErrNotPrepared) || !errors.As(err, &te) || te.Table != table || !strings.Contains(te.Hint, "("+flags+")") {
+			t.Errorf("verify normalized=%v: %v, want table %s not prepared, the hint naming %s", w.Normalized(), err, table, flags)
 		}
 	}
 	cleanup := func(w *docolap.Docolap, want ...string) {
@@ -139,12 +140,12 @@ func checkNormalized(t *testing.T, e engine.Engine, args []string, want map[stri
 		}
 	}
 	cleanup(jw, docolap.Table)
-	notPrepared(jw, docolap.Table)
+	notPrepared(jw, docolap.Table, "--events 4000 --seed-data 11")
 	if err := runner.VerifyPrepared(ctx, c, e.Dialect(), nw); err != nil {
 		t.Errorf("the normalized form after the JSON form's cleanup: %v", err)
 	}
 	cleanup(nw, docolap.NormTable, docolap.NormCommitsTable)
-	notPrepared(nw, docolap.NormTable)
+	notPrepared(nw, docolap.NormTable, "--events 4000 --normalized=true --seed-data 11")
 	for _, name := range []string{docolap.Table, docolap.NormTable, docolap.NormCommitsTable, runner.MetaTable} {
 		if ok, err := c.Catalog().TableExists(ctx, name); err != nil || ok {
 			t.Errorf("%s exists (%v) after both cleanups", name, err)

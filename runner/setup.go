@@ -261,7 +261,7 @@ func VerifyPrepared(ctx context.Context, c engine.Conn, d engine.Dialect, w work
 		case !st.exists:
 			hint := "it does not exist; run dbarena prepare " + w.Meta().Name + " with the same options"
 			if flags := dataFlags(w); flags != "" {
-				hint += " (" + flags + ")"
+				hint += ": " + flags
 			}
 			return &TableError{Table: t.Name, Err: ErrNotPrepared, Hint: hint}
 		case st.meta == "":

@@ -125,7 +125,7 @@ func checkNormalized(t *testing.T, e engine.Engine, args []string, want map[stri
 		t.Helper()
 		err := runner.VerifyPrepared(ctx, c, e.Dialect(), w)
 		var te *runner.TableError
-		if !errors.Is(err, runner.ErrNotPrepared) || !errors.As(err, &te) || te.Table != table || !strings.Contains(te.Hint, "("+flags+")") {
+		if !errors.Is(err, runner.ErrNotPrepared) || !errors.As(err, &te) || te.Table != table || !strings.HasSuffix(te.Hint, "with the same options: "+flags) {
 			t.Errorf("verify normalized=%v: %v, want table %s not prepared, the hint naming %s", w.Normalized(), err, table, flags)
 		}
 	}

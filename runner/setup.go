@@ -259,7 +259,11 @@ func VerifyPrepared(ctx context.Context, c engine.Conn, d engine.Dialect, w work
 		}
 		switch {
 		case !st.exists:
-			return &TableError{Table: t.Name, Err: ErrNotPrepared, Hint: "it does not exist; run dbarena prepare " + w.Meta().Name + " with the same options"}
+			hint := "it does not exist; run dbarena prepare " + w.Meta().Name + " with the same options"
+			if flags := dataFlags(w); flags != "" {
+				hint += ": " + flags
+			}
+			return &TableError{Table: t.Name, Err: ErrNotPrepared, Hint: hint}
 		case st.meta == "":
 			return &TableError{Table: t.Name, Err: ErrNotOurs, Hint: MetaTable + " has no record of it; prepare into an empty database"}
 		case st.meta != stateReady:
@@ -280,6 +284,31 @@ func VerifyPrepared(ctx context.Context, c engine.Conn, d engine.Dialect, w work
 		}
 	}
 	return nil
+}
+
+// dataFlags is the options that define w's data and are not at their
+// defaults, as flags sorted by name ("--events 4000 --normalized=true"):
+// what a prepare of the same data is given.
+func dataFlags(w workload.Workload) string {
+	vals := workload.DataOptionValues(w)
+	names := make([]string, 0, len(vals))
+	for name := range vals {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	var out []string
+	for _, name := range names {
+		f := w.Flags().Lookup(name)
+		if f == nil || f.Value.String() == f.DefValue {
+			continue
+		}
+		if f.Value.Type() == "bool" {
+			out = append(out, "--"+name+"="+vals[name])
+		} else {
+			out = append(out, "--"+name+" "+vals[name])
+		}
+	}
+	return strings.Join(out, " ")
 }
 
 // sameData compares the options that define w's data with those rec was

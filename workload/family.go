@@ -94,10 +94,22 @@ func RegisterFamily(name string, f engine.Family, build FamilyBuilder) {
 	families[k] = build
 }
 
+// FamilyValidator is implemented by family implementations that refuse
+// option values the registered workload accepts, because their family
+// cannot do what the values ask (docolap's --normalized, a relational
+// form, on MongoDB). ValidateFamily reports every such value at once, each
+// as an *OptionError naming the flag and its value; ForFamily fails with
+// them, so the refusal comes before any work on the target.
+type FamilyValidator interface {
+	ValidateFamily() []error
+}
+
 // ForFamily returns w's implementation for the family of d's engine: w
 // itself for the SQL family, the FamilyBuilder's Workload built on w for
 // another family, or an error wrapping ErrUnsupported that names the
-// workload and the engine when w has no implementation for it. A Bound w
+// workload and the engine when w has no implementation for it. An
+// implementation that is a FamilyValidator and refuses w's options is
+// not returned: the error joins its ValidateFamily errors. A Bound w
 // is first replaced by its Base, so ForFamily may be given the result of
 // an earlier call.
 func ForFamily(w Workload, d engine.Dialect) (Workload, error) {
@@ -114,7 +126,13 @@ func ForFamily(w Workload, d engine.Dialect) (Workload, error) {
 		build, ok := families[familyKey{w.Meta().Name, f}]
 		mu.RUnlock()
 		if ok {
-			return build(w), nil
+			impl := build(w)
+			if v, ok := impl.(FamilyValidator); ok {
+				if errs := v.ValidateFamily(); len(errs) > 0 {
+					return nil, errors.Join(errs...)
+				}
+			}
+			return impl, nil
 		}
 	}
 	return nil, fmt.Errorf("%w: %s has no implementation for %s targets", ErrUnsupported, w.Meta().Name, d.Name())

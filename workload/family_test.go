@@ -135,3 +135,37 @@ func TestBindingForwards(t *testing.T) {
 		t.Error("Binding gives an optional ability the implementation did not declare")
 	}
 }
+
+// picky is a family implementation that refuses some of the options its
+// family cannot do.
+type picky struct {
+	docs
+	refuse []error
+}
+
+func (w *picky) ValidateFamily() []error { return w.refuse }
+
+// A family implementation that is a FamilyValidator and refuses the
+// options is not returned: ForFamily fails with every one of its errors;
+// one that accepts them is returned.
+func TestForFamilyValidates(t *testing.T) {
+	w := register(t, "familytest-picky")
+	var refuse []error
+	workload.RegisterFamily(w.name, engine.FamilyMongo, func(base workload.Workload) workload.Workload {
+		return &picky{docs: docs{sqlOnly: sqlOnly{name: base.Meta().Name}, base: base}, refuse: refuse}
+	})
+	impl, err := workload.ForFamily(w, mongo.Dialect{})
+	if _, ok := impl.(*picky); err != nil || !ok {
+		t.Fatalf("ForFamily(mongodb) with nothing refused = %v, %v", impl, err)
+	}
+	a := &workload.OptionError{Flag: "a", Value: "1", Err: "not on mongodb"}
+	b := &workload.OptionError{Flag: "b", Value: "2", Err: "not on mongodb"}
+	refuse = []error{a, b}
+	impl, err = workload.ForFamily(w, mongo.Dialect{})
+	if impl != nil || !errors.Is(err, a) || !errors.Is(err, b) {
+		t.Errorf("ForFamily(mongodb) refusing --a and --b = %v, %v; want both option errors", impl, err)
+	}
+	if got, err := workload.ForFamily(w, sqlite.Dialect{}); err != nil || got != w {
+		t.Errorf("ForFamily(sqlite) = %v, %v; the SQL family is not the builder's", got, err)
+	}
+}

@@ -12,7 +12,9 @@
 // The registered Workload runs on SQL engines. A workload that also runs
 // on another engine family (MongoDB) has an implementation for it in a
 // subpackage that registers itself with RegisterFamily; ForFamily picks
-// the implementation for a target's engine, or says that there is none.
+// the implementation for a target's engine, or says that there is none,
+// or, for an implementation that is a FamilyValidator, that its family
+// cannot do what some options ask.
 //
 // Optional abilities are separate interfaces, checked by type assertion:
 // Checker (consistency checks after a run), Validator (option checks),

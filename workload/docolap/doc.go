@@ -58,6 +58,40 @@
 // byte order, so that every engine returns the same rows (Row). Answers
 // computes them directly from the generator's output, for checking.
 //
+// # The normalized form
+//
+// --normalized (SQL engines only) stores the same events as the
+// relational rewrite the study proposed as future work, so that a user
+// can measure what JSON costs (NormDeclared). norm_events has one row per
+// event, the envelope in typed columns (id, type, actor_id, actor_login,
+// repo_id, repo_name, org_id and org_login, NULL when the event has no
+// org, public, created_at) and the payload's scalars the queries need and
+// a few more (action, ref, ref_type, push_size, push_distinct_size,
+// number, issue_number, issue_comments), each NULL when the payload has
+// none; its five indexes are the study's, on the columns that hold the
+// five indexed paths. norm_commits has one row per commit a PushEvent
+// lists (event_id, position, sha, author_email, author_name, message,
+// is_distinct). The issue, comment, pull request, release and forkee
+// objects have no columns: the form keeps what a relational design for
+// these queries would keep, so its size on disk is not the JSON's.
+// NormTables reads every row back from the event's JSON (a reader that
+// skips the members without a column), so the two forms hold the same
+// values and every row is a pure function of (seed, i); batch b of
+// norm_commits holds the commits of batch b's events. NormSQL writes the
+// queries in plain SQL on the indexed columns, ordered as the JSON ones,
+// so that they return the same rows. On MySQL and MariaDB the name
+// columns take the database's collation, which may ignore case: the
+// generated names never differ by case alone, so the groups are the same.
+//
+// The normalized tables have names of their own: both forms of a data
+// set can be prepared side by side in one database. Each form's run,
+// check and cleanup see its own tables only (cleanup docolap --normalized
+// drops the normalized ones); a run of a form that is not prepared fails
+// as not prepared, naming its missing table. MongoDB refuses --normalized
+// before any work, an option error naming the flag.
+//
+// # Running
+//
 // Each query is an op: a worker runs --query's list (all by default) in
 // turn, one query per Next, with the closed-loop runner. Querier runs one
 // query by name on one connection and returns its rows, on every engine

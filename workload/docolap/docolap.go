@@ -44,10 +44,11 @@ type Querier interface {
 }
 
 type options struct {
-	events   int64
-	days     int
-	seedData uint64
-	query    string
+	events     int64
+	days       int
+	seedData   uint64
+	query      string
+	normalized bool
 }
 
 // Docolap is the workload with its options, and its implementation for
@@ -66,6 +67,7 @@ func New() *Docolap {
 	w.fs.IntVar(&o.days, "days", 0, "days of events to generate from 2015-01-01 (weekdays 644,000 events, weekends 420,000), instead of --events")
 	w.fs.Uint64Var(&o.seedData, "seed-data", 0, "seed of the generated events")
 	w.fs.StringVar(&o.query, "query", "all", "the queries each worker runs in turn: all, or a comma-separated list of "+QueryNames())
+	w.fs.BoolVar(&o.normalized, "normalized", false, "store the events flattened into typed columns and a commits table instead of JSON documents, with the queries in plain SQL (SQL engines only)")
 	return w
 }
 
@@ -76,8 +78,10 @@ func (w *Docolap) Meta() workload.Meta { return meta() }
 func (w *Docolap) Flags() *pflag.FlagSet { return w.fs }
 
 // DataOptions implements workload.DataOptioner: the number of events
-// (--events or --days) and their seed.
-func (w *Docolap) DataOptions() []string { return []string{"events", "days", "seed-data"} }
+// (--events or --days), their seed and their form (--normalized).
+func (w *Docolap) DataOptions() []string {
+	return []string{"events", "days", "seed-data", "normalized"}
+}
 
 // Validate reports every bad option at once.
 func (w *Docolap) Validate() []error {
@@ -162,8 +166,12 @@ func Declared() *schema.Table {
 }
 
 // Tables is the events table with its events as JSON (AppendEvent),
-// batchEvents a batch.
+// batchEvents a batch; with --normalized, the normalized form's tables
+// (NormTables).
 func (w *Docolap) Tables(engine.Dialect) []workload.Table {
+	if w.opts.normalized {
+		return w.NormTables()
+	}
 	return w.EventTables(func(g *Generator) func(i int64) any {
 		var buf []byte
 		return func(i int64) any {
@@ -197,11 +205,15 @@ func (w *Docolap) EventTables(doc func(g *Generator) func(i int64) any) []worklo
 	}}
 }
 
-// RunQuery implements Querier: query name on c, an SQL connection.
+// RunQuery implements Querier: query name on c, an SQL connection, on
+// the JSON table or, with --normalized, on the normalized ones.
 func (w *Docolap) RunQuery(ctx context.Context, c engine.Conn, name string) ([]Row, error) {
 	sc, err := engine.SQL(c)
 	if err != nil {
 		return nil, err
+	}
+	if w.opts.normalized {
+		return RunNormSQL(ctx, sc, name)
 	}
 	return RunSQL(ctx, sc, name)
 }

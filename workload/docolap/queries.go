@@ -214,7 +214,13 @@ func SQL(engineName, name string) (string, error) {
 
 // RunSQL runs query name on c and returns its rows.
 func RunSQL(ctx context.Context, c engine.SQLConn, name string) ([]Row, error) {
-	text, err := SQL(c.Dialect().Name(), name)
+	return runSQL(ctx, c, name, SQL)
+}
+
+// runSQL runs query name, as write writes it for c's engine, on c and
+// returns its rows.
+func runSQL(ctx context.Context, c engine.SQLConn, name string, write func(engineName, name string) (string, error)) ([]Row, error) {
+	text, err := write(c.Dialect().Name(), name)
 	if err != nil {
 		return nil, err
 	}

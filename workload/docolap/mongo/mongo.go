@@ -37,11 +37,12 @@ func init() {
 
 // The optional abilities docolap has on MongoDB.
 var (
-	_ workload.Bound        = (*Docolap)(nil)
-	_ workload.Validator    = (*Docolap)(nil)
-	_ docolap.Querier       = (*Docolap)(nil)
-	_ workload.DataOptioner = (*Docolap)(nil)
-	_ workload.Answerer     = (*Docolap)(nil)
+	_ workload.Bound           = (*Docolap)(nil)
+	_ workload.Validator       = (*Docolap)(nil)
+	_ docolap.Querier          = (*Docolap)(nil)
+	_ workload.DataOptioner    = (*Docolap)(nil)
+	_ workload.Answerer        = (*Docolap)(nil)
+	_ workload.FamilyValidator = (*Docolap)(nil)
 )
 
 // Docolap is the docolap workload's implementation for MongoDB, built on
@@ -73,6 +74,17 @@ func (w *Docolap) Tables(engine.Dialect) []workload.Table {
 			return bson.Raw(d)
 		}
 	})
+}
+
+// ValidateFamily implements workload.FamilyValidator: --normalized, a
+// relational form of the events, is for SQL engines; MongoDB keeps the
+// documents.
+func (w *Docolap) ValidateFamily() []error {
+	if w.Of.Normalized() {
+		return []error{&workload.OptionError{Flag: "normalized", Value: "true",
+			Err: "the normalized form is relational: SQL engines only (PostgreSQL, MySQL/MariaDB, SQLite); MongoDB stores the events as documents"}}
+	}
+	return nil
 }
 
 // DataOptions are the registered workload's.

@@ -1,6 +1,8 @@
 package mongo_test
 
 import (
+	"errors"
+	"strings"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -81,5 +83,26 @@ func TestBound(t *testing.T) {
 	errs := impl.(workload.Validator).Validate()
 	if len(errs) != 1 || errs[0].Error() != "--events 0: must be at least 1" {
 		t.Errorf("--events 0 on MongoDB: %v", errs)
+	}
+}
+
+// TestNormalizedRefused checks that --normalized, a relational form, is
+// refused on MongoDB when the implementation is picked, before any work:
+// an option error naming the flag and its value.
+func TestNormalizedRefused(t *testing.T) {
+	w := docolap.New()
+	if err := w.Flags().Parse([]string{"--normalized", "--events", "100"}); err != nil {
+		t.Fatal(err)
+	}
+	if errs := w.Validate(); len(errs) > 0 {
+		t.Fatalf("--normalized is valid on SQL engines: %v", errs)
+	}
+	impl, err := workload.ForFamily(w, mongoengine.Dialect{})
+	var oe *workload.OptionError
+	if impl != nil || !errors.As(err, &oe) || oe.Flag != "normalized" || oe.Value != "true" {
+		t.Fatalf("ForFamily(mongodb) with --normalized = %v, %v; want an option error on --normalized", impl, err)
+	}
+	if !strings.HasPrefix(err.Error(), "--normalized true: ") {
+		t.Errorf("message %q", err)
 	}
 }

@@ -690,7 +690,7 @@ func equalInputs(x, y Input) bool {
 func TestTradeOrderExecutorIsPermitted(t *testing.T) {
 	e := testEnv(t, 1)
 	type person struct {
-		ca                int64
+		ca               int64
 		tax, first, last string
 	}
 	permitted := map[person]bool{}

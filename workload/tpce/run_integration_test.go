@@ -1,0 +1,72 @@
+package tpce
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/engine/all/enginetest"
+	"github.com/dbarena/dbarena/result"
+	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/workload/tpce/internal/txn"
+)
+
+// runThenCheck runs the workload through the runner for a few seconds
+// with several workers on e, prepared with w by TestOnEveryEngine, then
+// the checks: the market executed trades (TR/s above 0), the intended
+// rollbacks are Trade-Orders counted apart from the errors, and the data
+// is consistent after the run.
+func runThenCheck(t *testing.T, db string, e engine.Engine, w *TPCE) {
+	ctx := context.Background()
+	c := enginetest.Connect(t, e)
+	var maxID int64
+	if err := c.QueryRow(ctx, "SELECT MAX(t_id) FROM trade", nil, &maxID); err != nil {
+		t.Fatal(err)
+	}
+	res, err := runner.Run(ctx, e, w, runner.Config{Threads: 3, Duration: 3 * time.Second, Seed: 5}, nil)
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	ops := map[string]result.Op{}
+	for _, o := range res.Ops {
+		ops[o.Name] = o
+	}
+	tr, to := ops["trade_result"], ops["trade_order"]
+	t.Logf("%s: %d transactions, %d Trade-Orders (%d rolled back), %d Trade-Results, %d Market-Feeds, %d errors, %d retries",
+		db, res.Transactions, to.Count, to.Rollbacks, tr.Count, ops["market_feed"].Count, res.Errors, res.Retries)
+	if res.Errors != 0 {
+		t.Errorf("%d errors: %+v", res.Errors, res.Ops)
+	}
+	if tr.Count == 0 || to.Count == 0 {
+		t.Fatalf("%d Trade-Orders, %d Trade-Results", to.Count, tr.Count)
+	}
+	var trps result.Metric
+	for _, m := range res.Metrics {
+		if m.Name == MetricTRps {
+			trps = m
+		}
+	}
+	if trps.Value <= 0 || res.Metrics[0].Name != MetricTRps {
+		t.Errorf("metrics %+v: want TR/s first and above 0", res.Metrics)
+	}
+	// Rollbacks are Trade-Orders', and the run's are those.
+	for _, o := range res.Ops {
+		if o.Rollbacks != 0 && o.Name != "trade_order" {
+			t.Errorf("%s rolled back %d times", o.Name, o.Rollbacks)
+		}
+	}
+	if res.Rollbacks != to.Rollbacks {
+		t.Errorf("%d rollbacks, %d of them Trade-Orders'", res.Rollbacks, to.Rollbacks)
+	}
+	var completed int64
+	if err := c.QueryRow(ctx, "SELECT COUNT(*) FROM trade WHERE t_id > ? AND t_st_id = ?", []any{maxID, txn.StatusCompleted}, &completed); err != nil {
+		t.Fatal(err)
+	}
+	if completed < tr.Count {
+		t.Errorf("%d run-time trades completed, %d Trade-Results measured", completed, tr.Count)
+	}
+	if problems, err := w.Check(ctx, c); err != nil || len(problems) > 0 {
+		t.Fatalf("check after the run: %v %v", problems, err)
+	}
+}

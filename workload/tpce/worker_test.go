@@ -519,3 +519,15 @@ func TestMetrics(t *testing.T) {
 		t.Errorf("an emulator per worker: %+v", m)
 	}
 }
+
+// Every Trade-Result updates one of only ten brokers per Load Unit at
+// serializable: on PostgreSQL, concurrent ones conflict often, so a
+// Trade-Result gets more replays than the runner's default before it
+// counts as an error (which stops a run under --max-errors 0).
+func TestRetryDefaults(t *testing.T) {
+	d := parse(t).RunDefaults()
+	if d.Isolation != "" || d.Retry.MaxRetries != TradeResultRetries || d.Retry.MaxRetries <= workload.DefaultRetryPolicy().MaxRetries ||
+		d.Retry.Base != workload.DefaultRetryPolicy().Base || d.Retry.Max != workload.DefaultRetryPolicy().Max {
+		t.Errorf("run defaults %+v", d)
+	}
+}

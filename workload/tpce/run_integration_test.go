@@ -17,7 +17,25 @@ import (
 // the checks: the market executed trades (TR/s above 0), the intended
 // rollbacks are Trade-Orders counted apart from the errors, and the data
 // is consistent after the run.
+// On PostgreSQL a second run has one emulator shared by the workers
+// (--mee shared).
 func runThenCheck(t *testing.T, db string, e engine.Engine, w *TPCE) {
+	modes := []string{"worker"}
+	if db == "postgres" {
+		modes = append(modes, "shared")
+	}
+	for _, mode := range modes {
+		t.Run("mee="+mode, func(t *testing.T) {
+			if err := w.Flags().Set("mee", mode); err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = w.Flags().Set("mee", "worker") }()
+			runOnce(t, db, e, w)
+		})
+	}
+}
+
+func runOnce(t *testing.T, db string, e engine.Engine, w *TPCE) {
 	ctx := context.Background()
 	c := enginetest.Connect(t, e)
 	var maxID int64
@@ -33,22 +51,20 @@ func runThenCheck(t *testing.T, db string, e engine.Engine, w *TPCE) {
 		ops[o.Name] = o
 	}
 	tr, to := ops["trade_result"], ops["trade_order"]
-	t.Logf("%s: %d transactions, %d Trade-Orders (%d rolled back), %d Trade-Results, %d Market-Feeds, %d errors, %d retries",
-		db, res.Transactions, to.Count, to.Rollbacks, tr.Count, ops["market_feed"].Count, res.Errors, res.Retries)
+	t.Logf("%s, --mee %s: %d transactions, %d Trade-Orders (%d rolled back), %d Trade-Results, %d Market-Feeds, %d errors, %d retries",
+		db, w.opts.mee, res.Transactions, to.Count, to.Rollbacks, tr.Count, ops["market_feed"].Count, res.Errors, res.Retries)
 	if res.Errors != 0 {
 		t.Errorf("%d errors: %+v", res.Errors, res.Ops)
 	}
 	if tr.Count == 0 || to.Count == 0 {
 		t.Fatalf("%d Trade-Orders, %d Trade-Results", to.Count, tr.Count)
 	}
-	var trps result.Metric
-	for _, m := range res.Metrics {
-		if m.Name == MetricTRps {
-			trps = m
-		}
-	}
-	if trps.Value <= 0 || res.Metrics[0].Name != MetricTRps {
+	got := metrics(res.Metrics)
+	if got[MetricTRps].Value <= 0 || res.Metrics[0].Name != MetricTRps {
 		t.Errorf("metrics %+v: want TR/s first and above 0", res.Metrics)
+	}
+	if want := map[string]float64{"worker": 0, "shared": 1}[w.opts.mee]; got[MetricEmulator].Value != want {
+		t.Errorf("%s = %v under --mee %s, want %v", MetricEmulator, got[MetricEmulator].Value, w.opts.mee, want)
 	}
 	// Rollbacks are Trade-Orders', and the run's are those.
 	for _, o := range res.Ops {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -529,5 +530,53 @@ func TestRetryDefaults(t *testing.T) {
 	if d.Isolation != "" || d.Retry.MaxRetries != TradeResultRetries || d.Retry.MaxRetries <= workload.DefaultRetryPolicy().MaxRetries ||
 		d.Retry.Base != workload.DefaultRetryPolicy().Base || d.Retry.Max != workload.DefaultRetryPolicy().Max {
 		t.Errorf("run defaults %+v", d)
+	}
+}
+
+// Workers run concurrently on the state a run shares (the customer
+// emulator's environment, the model, the shared emulator), each on its
+// own clock reading a shared fake time; run with -race.
+func TestWorkersConcurrently(t *testing.T) {
+	for _, mode := range []string{"worker", "shared:2"} {
+		t.Run("mee="+mode, func(t *testing.T) {
+			w := parse(t, "--customers", "1000", "--itd", "1", "--news-size", "100", "--mee", mode)
+			var mu sync.Mutex
+			now := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
+			tick := func() time.Time {
+				mu.Lock()
+				defer mu.Unlock()
+				now = now.Add(10 * time.Millisecond)
+				return now
+			}
+			var wg sync.WaitGroup
+			done := make([]int, 4)
+			for id := range 4 {
+				run, emu, err := w.state(uint64(id)+100, id)
+				if err != nil {
+					t.Fatal(err)
+				}
+				f := &fakeExec{}
+				var q workload.Queries
+				k := newWorker(run.env, f, emu, id, uint64(id)+100, &q, tick)
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for range 3000 {
+						if _, err := k.Next(context.Background()); err != nil && !errors.Is(err, workload.ErrRollback) {
+							t.Error(err)
+							return
+						}
+					}
+					done[id] = f.count("trade_result")
+					_ = k.Close()
+				}()
+			}
+			wg.Wait()
+			for id, n := range done {
+				if n == 0 {
+					t.Errorf("worker %d ran no Trade-Result", id)
+				}
+			}
+		})
 	}
 }

@@ -423,7 +423,7 @@ func (w *TPCE) Notes() []string {
 		out = append(out, fmt.Sprintf("--itd %d: the specification's initial trade days are %d: a run's result is flagged so", w.opts.itd, DefaultITD))
 	}
 	if m, err := mee.ParseMode(w.opts.mee); err == nil && m.Shared {
-		out = append(out, fmt.Sprintf("--mee %s: one market exchange emulator for every worker, at most %d Trade-Result or Market-Feed in flight (DBT-5's): it bounds TR/s", w.opts.mee, m.Deliveries))
+		out = append(out, fmt.Sprintf("--mee %s: one market exchange emulator for every worker, at most %d Trade-Result or Market-Feed in flight (DBT-5's has one): it bounds TR/s", w.opts.mee, m.Deliveries))
 	}
 	return out
 }

@@ -124,6 +124,9 @@ func TestBelowMinimum(t *testing.T) {
 	if notes := parse(t).Notes(); len(notes) != 0 {
 		t.Errorf("defaults: Notes = %q, want none", notes)
 	}
+	if notes := parse(t, "--mee", "shared").Notes(); len(notes) != 1 || !strings.Contains(notes[0], "--mee shared: one market exchange emulator for every worker, at most 1 ") {
+		t.Errorf("--mee shared: Notes = %q", notes)
+	}
 }
 
 // The ops are the ten transactions and Data-Maintenance, by stable

@@ -274,8 +274,11 @@ func (w *TPCE) CheckIsolation(engine.Dialect, string) error {
 type runState struct {
 	env  *ce.Env
 	mode mee.Mode
-	// shared is --mee shared's emulator, made by the first worker.
+	// shared is --mee shared's emulator, made by the first worker;
+	// emus are the workers' own, by worker id, kept for a worker that
+	// reconnects (the runner makes it anew on its new connection).
 	shared mee.Emulator
+	emus   map[int]mee.Emulator
 }
 
 // newRun returns a run's state for the options, which must have passed
@@ -289,7 +292,7 @@ func (w *TPCE) newRun() (*runState, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &runState{env: env, mode: mode}, nil
+	return &runState{env: env, mode: mode, emus: map[int]mee.Emulator{}}, nil
 }
 
 // Install runs once before the workers start: it refuses a mode the
@@ -346,8 +349,9 @@ func (w *TPCE) Uninstall(ctx context.Context, conn engine.Conn) error {
 }
 
 // state returns the run's shared state (made now when Install did not
-// run) and the emulator of a worker drawing from seed: its own, or the
-// shared one.
+// run) and the emulator of worker id drawing from seed: its own (the
+// same again when the worker reconnects, so the orders it holds still
+// come back), or the shared one.
 func (w *TPCE) state(seed uint64, id int) (*runState, mee.Emulator, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -361,7 +365,12 @@ func (w *TPCE) state(seed uint64, id int) (*runState, mee.Emulator, error) {
 	run := w.run
 	m := run.env.Model()
 	if !run.mode.Shared {
-		return run, mee.New(m, gen.NewRand(seed, tagMarket, uint64(id))), nil
+		e, ok := run.emus[id]
+		if !ok {
+			e = mee.New(m, gen.NewRand(seed, tagMarket, uint64(id)))
+			run.emus[id] = e
+		}
+		return run, e, nil
 	}
 	if run.shared == nil {
 		run.shared = mee.NewShared(m, gen.NewRand(seed, tagMarket, 0), run.mode.Deliveries)

@@ -580,3 +580,18 @@ func TestWorkersConcurrently(t *testing.T) {
 		})
 	}
 }
+
+// A worker that reconnects gets its emulator back, with the orders it
+// holds; another worker has its own.
+func TestEmulatorKeptAcrossReconnects(t *testing.T) {
+	w := parse(t, "--customers", "1000", "--itd", "1", "--news-size", "100")
+	_, a, err := w.state(1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, again, _ := w.state(2, 0)
+	_, other, _ := w.state(1, 1)
+	if a != again || a == other {
+		t.Errorf("worker 0's emulator %p, after reconnecting %p, worker 1's %p", a, again, other)
+	}
+}

@@ -157,6 +157,14 @@ func TestRunOptions(t *testing.T) {
 			t.Errorf("--%s is not recorded with the result's options", o)
 		}
 	}
+	// Each transaction sets its own isolation level: a run-wide one is
+	// refused, and the runner sets none by default.
+	if err := w.CheckIsolation(postgres.Dialect{}, engine.Serializable); err == nil || !strings.Contains(err.Error(), "each transaction's isolation level") {
+		t.Errorf("CheckIsolation = %v, want a refusal", err)
+	}
+	if d := w.RunDefaults(); d.Isolation != "" {
+		t.Errorf("default isolation %q, want none", d.Isolation)
+	}
 	bad := parse(t, "--mee", "nonsense")
 	var oe *workload.OptionError
 	if err := bad.Install(context.Background(), sqliteConn(t)); !errors.As(err, &oe) || oe.Flag != "mee" {

@@ -2,6 +2,7 @@ package tpce
 
 import (
 	"context"
+	"math"
 	"testing"
 	"time"
 
@@ -56,12 +57,15 @@ func runOnce(t *testing.T, db string, e engine.Engine, w *TPCE) {
 	if res.Errors != 0 {
 		t.Errorf("%d errors: %+v", res.Errors, res.Ops)
 	}
-	if tr.Count == 0 || to.Count == 0 {
+	// A shared emulator's one Trade-Result in flight may leave a short
+	// run on a loaded machine with very few: only the workers' own are
+	// asked for some.
+	if to.Count == 0 || tr.Count == 0 && w.opts.mee == "worker" {
 		t.Fatalf("%d Trade-Orders, %d Trade-Results", to.Count, tr.Count)
 	}
 	got := metrics(res.Metrics)
-	if got[MetricTRps].Value <= 0 || res.Metrics[0].Name != MetricTRps {
-		t.Errorf("metrics %+v: want TR/s first and above 0", res.Metrics)
+	if want := float64(tr.Count) / res.DurationS; math.Abs(got[MetricTRps].Value-want) > 0.01+want/1000 || res.Metrics[0].Name != MetricTRps {
+		t.Errorf("metrics %+v: want TR/s first, %d Trade-Results in %.3f s", res.Metrics, tr.Count, res.DurationS)
 	}
 	if want := map[string]float64{"worker": 0, "shared": 1}[w.opts.mee]; got[MetricEmulator].Value != want {
 		t.Errorf("%s = %v under --mee %s, want %v", MetricEmulator, got[MetricEmulator].Value, w.opts.mee, want)

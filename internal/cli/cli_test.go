@@ -155,7 +155,7 @@ func TestBadInput(t *testing.T) {
 		{"retry back-off above its maximum", []string{"run", "airline", "--retry-backoff", "2s", "--retry-backoff-max", "1s", "--target", sq}, cli.ExitUsage, "--retry-backoff 2s: must be between 0 and --retry-backoff-max (1s)"},
 		{"tpcc mode nonsense", []string{"run", "tpcc", "--mode", "nonsense", "--target", sq}, cli.ExitUsage, "--mode nonsense: must be client or procedure"},
 		{"tpcc on mongodb", []string{"prepare", "tpcc", "--target", mg}, cli.ExitUsage, "tpcc has no implementation for mongodb targets"},
-		{"a workload without transactions", []string{"run", "tpce", "--customers", "1000", "--itd", "1", "--target", sq}, cli.ExitUsage, "tpce has no transactions yet: only dbarena prepare, check and cleanup work for tpce"},
+		{"tpce mee nonsense", []string{"run", "tpce", "--customers", "1000", "--itd", "1", "--mee", "nonsense", "--target", sq}, cli.ExitUsage, "--mee nonsense: must be worker (or per-worker), shared or shared:N"},
 		{"write concern on sqlite", []string{"run", "oltp_read_write", "--write-concern", "majority", "--target", sq}, cli.ExitUsage, "--write-concern majority: only MongoDB targets take it"},
 		{"read preference contradicts url", []string{"run", "oltp_read_write", "--read-preference", "secondary", "--target", mg + "&readPreference=primary"}, cli.ExitUsage, "--read-preference secondary: the target URL says readPreference=primary"},
 		{"mongodb without database", []string{"run", "oltp_read_write", "--target", "mongodb://u:hunter2@127.0.0.1:1/"}, cli.ExitUsage, "database"},

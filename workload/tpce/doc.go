@@ -15,7 +15,29 @@
 // the rules that tie the trades to their settlement, history, cash
 // transactions, holdings and brokers (package internal/check).
 //
-// The transactions are not part of this version: Ops is empty, which
-// dbarena run refuses before it opens the target, and Install (called by
-// the runner before any worker starts) returns ErrNoTransactions.
+// `dbarena run tpce` runs the specification's ten transactions. Each
+// worker is a customer emulator (package internal/ce: a shuffled
+// 890-card deck, so the mix is exact every 890 transactions, and the
+// specification's input distributions) with a market exchange emulator
+// of its own (package internal/mee; --mee shared puts one behind a lock
+// for every worker, as DBT-5's). Next runs, in this order:
+// Data-Maintenance when its minute has come (worker 0 only, every
+// DataMaintenanceInterval); the market's work that is due, a Trade-Result
+// or a Market-Feed of 20 ticker entries (never dealt from the deck);
+// else the deck's next card. A committed Trade-Order goes to the market;
+// the trades a Market-Feed submits go back to it. Trade-Cleanup runs once
+// in Install, before the workers start, after the trade id sequence is
+// created. Each transaction runs at DBT-5's isolation level where the
+// engine has levels; serialization failures and deadlocks are replayed
+// with the same input by the runner's retry policy, and Trade-Order's
+// intended rollbacks return workload.ErrRollback. Work still pending in
+// an emulator when the run ends is dropped (its trades stay submitted or
+// pending until the next run's Trade-Cleanup).
+//
+// --mode client (package internal/txn: prepared statements, with
+// --pipeline the independent statements in one round trip) is the only
+// mode so far: the executor of each mode is built in one place
+// (newExecutor), and procedure and frames are refused. The headline
+// metric is TR/s; the specification's validity figures are reported
+// with a limit and pass, not enforced (see TPCE.Metrics).
 package tpce

@@ -197,8 +197,8 @@ func checkBreaks(t *testing.T, c engine.SQLConn, w *TPCE, cs ...corruption) {
 // exactly the rule it breaks. On PostgreSQL every corruption is checked
 // alone; on the slower engines the corruptions are checked together,
 // those that hold at load apart from those after a run. Then every
-// transaction runs on the same data (transactions, which writes: it
-// comes last).
+// transaction runs on the same data (transactions, which writes), then
+// a short run through the runner (run): they come last.
 func TestOnEveryEngine(t *testing.T) {
 	for _, db := range testDBs {
 		t.Run(db.name, func(t *testing.T) {
@@ -248,6 +248,7 @@ func TestOnEveryEngine(t *testing.T) {
 				}
 			}
 			t.Run("transactions", func(t *testing.T) { transactions(t, db.name, e, w) })
+			t.Run("run", func(t *testing.T) { runThenCheck(t, db.name, e, w) })
 		})
 	}
 }

@@ -4,16 +4,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
+	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/dbarena/dbarena/engine"
-	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/workload"
 	wschema "github.com/dbarena/dbarena/workload/schema"
+	"github.com/dbarena/dbarena/workload/tpce/internal/ce"
 	"github.com/dbarena/dbarena/workload/tpce/internal/check"
 	"github.com/dbarena/dbarena/workload/tpce/internal/gen"
+	"github.com/dbarena/dbarena/workload/tpce/internal/mee"
 	"github.com/dbarena/dbarena/workload/tpce/internal/schema"
+	"github.com/dbarena/dbarena/workload/tpce/internal/txn"
 )
 
 // Name is the workload's registered name.
@@ -43,7 +47,8 @@ func meta() workload.Meta {
 	return workload.Meta{
 		Name: Name,
 		Description: "TPC-E-like brokerage (33 tables, customers in Load Units of 1,000, simulated initial trades); " +
-			"its own data generator, not comparable to published TPC-E results. Only prepare, check and cleanup so far",
+			"the specification's ten transactions dealt from its 890-card deck, a market exchange emulator per worker, Data-Maintenance and Trade-Cleanup; TR/s. " +
+			"Its own data generator, not comparable to published TPC-E results",
 		Version: version,
 		New:     func() workload.Workload { return New() },
 	}
@@ -57,12 +62,21 @@ type options struct {
 	fk          bool
 	seedData    uint64
 	newsSize    int
+	// Run options.
+	mode     string
+	mee      string
+	pipeline bool
 }
 
 // TPCE is the TPC-E-like workload with its options.
 type TPCE struct {
 	opts options
 	fs   *pflag.FlagSet
+
+	// mu guards run, the state a run's workers share: made by Install,
+	// or by the first NewWorker without one.
+	mu  sync.Mutex
+	run *runState
 }
 
 var (
@@ -73,6 +87,10 @@ var (
 	_ workload.BatchUnit    = (*TPCE)(nil)
 	_ workload.Installer    = (*TPCE)(nil)
 	_ workload.Reporter     = (*TPCE)(nil)
+	_ workload.Noter        = (*TPCE)(nil)
+	_ workload.RunDefaulter = (*TPCE)(nil)
+
+	_ workload.IsolationChecker = (*TPCE)(nil)
 )
 
 // New returns the workload with default options.
@@ -88,6 +106,10 @@ func New() *TPCE {
 	fs.BoolVar(&o.fk, "fk", true, "declare the specification's foreign keys, added after the load (PostgreSQL, MySQL/MariaDB; SQLite cannot add foreign keys to loaded tables, so its tables have none)")
 	fs.Uint64Var(&o.seedData, "seed-data", 0, "seed of the initial data: the same seed and options always load the same rows")
 	fs.IntVar(&o.newsSize, "news-size", DefaultNewsSize, "bytes of each news item (ni_item), at most the specification's 100000; smaller loads faster")
+	fs.StringVar(&o.mode, "mode", ModeClient, "where the transactions' logic runs: client (prepared statements sent by dbarena), procedure (one server-side function per transaction) or frames (one per frame, as DBT-5); "+
+		"SQLite runs client mode only")
+	fs.StringVar(&o.mee, "mee", "worker", "market exchange emulator: worker (also per-worker: one per worker, no shared lock), shared (one for every worker with one Trade-Result or Market-Feed in flight, as DBT-5's) or shared:N (one with N in flight)")
+	fs.BoolVar(&o.pipeline, "pipeline", false, "client mode: send the statements of Trade-Status, Market-Watch and Security-Detail that do not depend on each other's results together, in one round trip where the engine pipelines")
 	w.fs = fs
 	return w
 }
@@ -124,6 +146,14 @@ func (w *TPCE) Validate() []error {
 	}
 	if o.newsSize < 0 || o.newsSize > DefaultNewsSize {
 		errs = append(errs, &workload.OptionError{Flag: "news-size", Value: fmt.Sprint(o.newsSize), Err: fmt.Sprintf("must be between 0 and %d", DefaultNewsSize)})
+	}
+	switch o.mode {
+	case ModeClient, ModeProcedure, ModeFrames:
+	default:
+		errs = append(errs, &workload.OptionError{Flag: "mode", Value: o.mode, Err: "must be client, procedure or frames"})
+	}
+	if _, err := mee.ParseMode(o.mee); err != nil {
+		errs = append(errs, &workload.OptionError{Flag: "mee", Value: o.mee, Err: "must be worker (or per-worker), shared or shared:N with N at least 1"})
 	}
 	return errs
 }
@@ -201,29 +231,198 @@ func (w *TPCE) Check(ctx context.Context, conn engine.Conn) ([]workload.Problem,
 // validate; the wrapped errors name each bad flag.
 var ErrInvalidOptions = errors.New("tpce: invalid options")
 
-// ErrNoTransactions is returned by Install and NewWorker: the workload's
-// transactions are not part of dbarena yet, so a run stops before its
-// workers start.
-var ErrNoTransactions = errors.New("tpce has no transactions yet: only dbarena prepare, check and cleanup work for tpce")
+// Ops lists the ten transactions, by their specification names in
+// snake case, and Data-Maintenance (Trade-Cleanup runs in Install,
+// before the workers, and is no op).
+func (w *TPCE) Ops() []workload.Op {
+	out := make([]workload.Op, numOps)
+	for i, n := range opNames {
+		out[i] = workload.Op{Name: n}
+	}
+	return out
+}
 
-// Ops lists the operations a worker reports: none yet (see
-// ErrNoTransactions).
-func (w *TPCE) Ops() []workload.Op { return nil }
+// TradeResultRetries is the default of --max-retries: every Trade-Result
+// updates one of the ten brokers of a Load Unit at serializable, so
+// concurrent ones conflict often (on PostgreSQL, about one replay per
+// Trade-Result at 8 workers and 1,000 customers), and the
+// specification wants serialization failures resubmitted, not given up.
+const TradeResultRetries = 50
 
-// Install refuses the run with ErrNoTransactions; the runner calls it
-// before any worker starts.
-func (w *TPCE) Install(context.Context, engine.Conn) error { return ErrNoTransactions }
+// RunDefaults are the runner's defaults: no run-wide isolation level
+// (each transaction sets its own, see CheckIsolation), and
+// workload.DefaultRetryPolicy's back-off with TradeResultRetries replays
+// of serialization failures and deadlocks (--max-retries,
+// --retry-backoff, --retry-backoff-max).
+func (w *TPCE) RunDefaults() workload.RunDefaults {
+	p := workload.DefaultRetryPolicy()
+	p.MaxRetries = TradeResultRetries
+	return workload.RunDefaults{Retry: p}
+}
 
-// Uninstall has nothing to drop.
-func (w *TPCE) Uninstall(context.Context, engine.Conn) error { return nil }
+// CheckIsolation refuses a run-wide isolation level (--isolation): each
+// transaction runs at its own level, DBT-5's choice (read committed for
+// the readers, repeatable read for Market-Feed, Trade-Order and
+// Trade-Update, serializable for Trade-Result), set by the worker before
+// it where the engine has levels (SQLite runs everything serializable).
+func (w *TPCE) CheckIsolation(engine.Dialect, string) error {
+	return errors.New("tpce sets each transaction's isolation level as the specification's drivers do (read committed, repeatable read for Market-Feed, Trade-Order and Trade-Update, serializable for Trade-Result); leave --isolation empty")
+}
 
-// NewWorker returns ErrNoTransactions.
-func (w *TPCE) NewWorker(context.Context, engine.Conn, workload.WorkerEnv) (workload.Worker, error) {
-	return nil, ErrNoTransactions
+// runState is what a run's workers share, read-only but for the shared
+// emulator (safe for concurrent use).
+type runState struct {
+	env  *ce.Env
+	mode mee.Mode
+	// shared is --mee shared's emulator, made by the first worker;
+	// emus are the workers' own, by worker id, kept for a worker that
+	// reconnects (the runner makes it anew on its new connection).
+	shared mee.Emulator
+	emus   map[int]mee.Emulator
+}
+
+// newRun returns a run's state for the options, which must have passed
+// Validate.
+func (w *TPCE) newRun() (*runState, error) {
+	mode, err := mee.ParseMode(w.opts.mee)
+	if err != nil {
+		return nil, &workload.OptionError{Flag: "mee", Value: w.opts.mee, Err: err.Error()}
+	}
+	env, err := ce.NewEnv(newSource(w.config()).m)
+	if err != nil {
+		return nil, err
+	}
+	return &runState{env: env, mode: mode, emus: map[int]mee.Emulator{}}, nil
+}
+
+// Install runs once before the workers start: it refuses a mode the
+// target cannot run (procedure and frames on SQLite), installs the
+// mode's server-side code, creates the trade id sequence (txn.Install)
+// and runs Trade-Cleanup, which cancels the orders a run before left
+// pending or submitted. It also starts the run's shared state afresh
+// (the shared emulator of --mee shared).
+func (w *TPCE) Install(ctx context.Context, conn engine.Conn) error {
+	c, err := engine.SQL(conn)
+	if err != nil {
+		return err
+	}
+	if errs := w.Validate(); len(errs) > 0 {
+		return fmt.Errorf("%w: %w", ErrInvalidOptions, errors.Join(errs...))
+	}
+	if w.opts.mode != ModeClient && c.Dialect().Name() == "sqlite" {
+		return &workload.OptionError{Flag: "mode", Value: w.opts.mode, Err: "sqlite has no stored procedures: it runs --mode client only"}
+	}
+	run, err := w.newRun()
+	if err != nil {
+		return err
+	}
+	if err := installMode(ctx, w.opts.mode, c); err != nil {
+		return err
+	}
+	if err := txn.Install(ctx, c); err != nil {
+		return err
+	}
+	cl, err := txn.New(ctx, c)
+	if err != nil {
+		return err
+	}
+	tc := run.env.TradeCleanup()
+	if _, err := cl.TradeCleanup(ctx, txn.TradeCleanupInput{StartTradeID: tc.StartTradeID}); err != nil {
+		return fmt.Errorf("tpce: trade-cleanup: %w", err)
+	}
+	w.mu.Lock()
+	w.run = run
+	w.mu.Unlock()
+	return nil
+}
+
+// Uninstall drops the trade id sequence and any mode's server-side code.
+func (w *TPCE) Uninstall(ctx context.Context, conn engine.Conn) error {
+	c, err := engine.SQL(conn)
+	if err != nil {
+		return err
+	}
+	if err := uninstallMode(ctx, c); err != nil {
+		return err
+	}
+	return txn.Uninstall(ctx, c)
+}
+
+// state returns the run's shared state (made now when Install did not
+// run) and the emulator of worker id drawing from seed: its own (the
+// same again when the worker reconnects, so the orders it holds still
+// come back), or the shared one.
+func (w *TPCE) state(seed uint64, id int) (*runState, mee.Emulator, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.run == nil {
+		run, err := w.newRun()
+		if err != nil {
+			return nil, nil, err
+		}
+		w.run = run
+	}
+	run := w.run
+	m := run.env.Model()
+	if !run.mode.Shared {
+		e, ok := run.emus[id]
+		if !ok {
+			e = mee.New(m, gen.NewRand(seed, tagMarket, uint64(id)))
+			run.emus[id] = e
+		}
+		return run, e, nil
+	}
+	if run.shared == nil {
+		run.shared = mee.NewShared(m, gen.NewRand(seed, tagMarket, 0), run.mode.Deliveries)
+	}
+	return run, run.shared, nil
+}
+
+// NewWorker returns a customer emulator on its own connection, with its
+// own deck and random stream (from env.Seed), and its market exchange
+// emulator (or the shared one under --mee shared). Worker 0 also runs
+// Data-Maintenance every DataMaintenanceInterval.
+func (w *TPCE) NewWorker(ctx context.Context, conn engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
+	c, err := engine.SQL(conn)
+	if err != nil {
+		return nil, err
+	}
+	if errs := w.Validate(); len(errs) > 0 {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidOptions, errors.Join(errs...))
+	}
+	run, emu, err := w.state(env.Seed, env.ID)
+	if err != nil {
+		return nil, err
+	}
+	ex, err := newExecutor(ctx, w.opts.mode, c, w.opts.pipeline)
+	if err != nil {
+		return nil, err
+	}
+	q := env.Queries
+	if q == nil {
+		q = &workload.Queries{}
+	}
+	k := newWorker(run.env, ex, emu, env.ID, env.Seed, q, time.Now)
+	if levels(c.Dialect()) {
+		k.setLevel = func(ctx context.Context, level string) error { return engine.SetIsolation(ctx, c, level) }
+	}
+	return k, nil
+}
+
+// levels says whether d sets the isolation levels the transactions ask
+// for; SQLite's has one level, serializable.
+func levels(d engine.Dialect) bool {
+	iso, ok := d.(engine.Isolator)
+	if !ok {
+		return false
+	}
+	_, err := iso.IsolationSQL(engine.ReadCommitted)
+	return err == nil
 }
 
 // Notes implements workload.Noter: a scale below the specification's
-// minimum and initial trade days other than its 300 are allowed, and said.
+// minimum and initial trade days other than its 300 are allowed, and said;
+// so is --mee shared, whose single emulator bounds TR/s.
 func (w *TPCE) Notes() []string {
 	var out []string
 	if w.BelowMinimum() {
@@ -232,21 +431,8 @@ func (w *TPCE) Notes() []string {
 	if w.opts.itd != DefaultITD {
 		out = append(out, fmt.Sprintf("--itd %d: the specification's initial trade days are %d: a run's result is flagged so", w.opts.itd, DefaultITD))
 	}
+	if m, err := mee.ParseMode(w.opts.mee); err == nil && m.Shared {
+		out = append(out, fmt.Sprintf("--mee %s: one market exchange emulator for every worker, at most %d Trade-Result or Market-Feed in flight (DBT-5's has one): it bounds TR/s", w.opts.mee, m.Deliveries))
+	}
 	return out
-}
-
-// Metrics implements workload.Reporter: for the whole measured phase,
-// the specification's rules on the database's size as validity flags
-// (TPC-E-like results state them, they are not enforced): at least 5,000
-// customers, and 300 initial trade days.
-func (w *TPCE) Metrics(s workload.Span) []result.Metric {
-	if !s.Final {
-		return nil
-	}
-	flag := func(ok bool) *bool { return &ok }
-	limit := func(v float64) *float64 { return &v }
-	return []result.Metric{
-		{Name: "customers_vs_spec_minimum", Value: float64(w.opts.customers), Limit: limit(DefaultCustomers), Pass: flag(!w.BelowMinimum()), Higher: true},
-		{Name: "initial_trade_days_vs_spec", Value: float64(w.opts.itd), Limit: limit(DefaultITD), Pass: flag(w.opts.itd == DefaultITD)},
-	}
 }

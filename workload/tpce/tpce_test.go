@@ -70,6 +70,9 @@ func TestValidateRejects(t *testing.T) {
 		{[]string{"--index-set", "fast"}, []string{"--index-set fast: must be dbt5, study or tuned"}},
 		{[]string{"--scale-factor", "0"}, []string{"--scale-factor 0: must be at least 1"}},
 		{[]string{"--news-size", "100001"}, []string{"--news-size 100001: must be between 0 and 100000"}},
+		{[]string{"--mee", "nonsense"}, []string{"--mee nonsense: must be worker (or per-worker), shared or shared:N"}},
+		{[]string{"--mee", "shared:0"}, []string{"--mee shared:0: must be worker (or per-worker), shared or shared:N"}},
+		{[]string{"--mode", "nonsense"}, []string{"--mode nonsense: must be client, procedure or frames"}},
 		{[]string{"--customers", "1500", "--itd", "0", "--index-set", "fast"}, []string{
 			"--customers 1500: must be a positive multiple of 1000", "--itd 0: must be at least 1",
 			"--index-set fast: must be dbt5, study or tuned"}},
@@ -101,15 +104,17 @@ func TestBelowMinimum(t *testing.T) {
 	if !w.BelowMinimum() {
 		t.Error("1000 customers not reported below the specification's minimum")
 	}
-	ms := w.Metrics(workload.Span{Final: true})
-	if len(ms) != 2 || *ms[0].Pass || ms[0].Value != 1000 || *ms[0].Limit != 5000 || *ms[1].Pass || ms[1].Value != 60 {
+	final := span(time.Minute, true, nil)
+	ms := metrics(w.Metrics(final))
+	if c, itd := ms["customers_vs_spec_minimum"], ms["initial_trade_days_vs_spec"]; *c.Pass || c.Value != 1000 || *c.Limit != 5000 || *itd.Pass || itd.Value != 60 {
 		t.Errorf("Metrics = %+v; want both validity flags failing", ms)
 	}
-	if ms := parse(t).Metrics(workload.Span{Final: true}); !*ms[0].Pass || !*ms[1].Pass {
+	ms = metrics(parse(t).Metrics(final))
+	if !*ms["customers_vs_spec_minimum"].Pass || !*ms["initial_trade_days_vs_spec"].Pass {
 		t.Errorf("defaults: Metrics = %+v; want both flags passing", ms)
 	}
-	if ms := w.Metrics(workload.Span{}); ms != nil {
-		t.Errorf("interval Metrics = %+v, want none", ms)
+	if ms := w.Metrics(span(time.Second, false, nil)); len(ms) != 1 || ms[0].Name != MetricTRps {
+		t.Errorf("interval Metrics = %+v, want TR/s alone", ms)
 	}
 	// prepare and run say so before any work.
 	notes := strings.Join(w.Notes(), "\n")
@@ -119,21 +124,66 @@ func TestBelowMinimum(t *testing.T) {
 	if notes := parse(t).Notes(); len(notes) != 0 {
 		t.Errorf("defaults: Notes = %q, want none", notes)
 	}
+	if notes := parse(t, "--mee", "shared").Notes(); len(notes) != 1 || !strings.Contains(notes[0], "--mee shared: one market exchange emulator for every worker, at most 1 ") {
+		t.Errorf("--mee shared: Notes = %q", notes)
+	}
 }
 
-// A run is refused before its workers start, with a message that says
-// what works.
-func TestNoTransactions(t *testing.T) {
-	w := parse(t)
-	if len(w.Ops()) != 0 {
-		t.Errorf("Ops = %v, want none", w.Ops())
+// The ops are the ten transactions and Data-Maintenance, by stable
+// names.
+func TestOps(t *testing.T) {
+	var names []string
+	for _, o := range parse(t).Ops() {
+		names = append(names, o.Name)
 	}
-	err := w.Install(context.Background(), nil)
-	if !errors.Is(err, ErrNoTransactions) || !strings.Contains(err.Error(), "only dbarena prepare, check and cleanup") {
-		t.Errorf("Install = %v", err)
+	want := "broker_volume customer_position market_feed market_watch security_detail trade_lookup trade_order trade_result trade_status trade_update data_maintenance"
+	if got := strings.Join(names, " "); got != want {
+		t.Errorf("ops %q, want %q", got, want)
 	}
-	if _, err := w.NewWorker(context.Background(), nil, workload.WorkerEnv{}); !errors.Is(err, ErrNoTransactions) {
-		t.Errorf("NewWorker = %v", err)
+}
+
+// The run options are not data options, and a bad one is refused by
+// NewWorker and Install before any work.
+func TestRunOptions(t *testing.T) {
+	w := parse(t, "--mee", "shared:4", "--mode", "frames", "--pipeline")
+	if errs := w.Validate(); len(errs) != 0 {
+		t.Fatal(errs)
+	}
+	for _, o := range []string{"mee", "mode", "pipeline"} {
+		if _, ok := workload.DataOptionValues(w)[o]; ok {
+			t.Errorf("--%s is a data option", o)
+		}
+		if _, ok := workload.OptionValues(w)[o]; !ok {
+			t.Errorf("--%s is not recorded with the result's options", o)
+		}
+	}
+	// Each transaction sets its own isolation level: a run-wide one is
+	// refused, and the runner sets none by default.
+	if err := w.CheckIsolation(postgres.Dialect{}, engine.Serializable); err == nil || !strings.Contains(err.Error(), "each transaction's isolation level") {
+		t.Errorf("CheckIsolation = %v, want a refusal", err)
+	}
+	if d := w.RunDefaults(); d.Isolation != "" {
+		t.Errorf("default isolation %q, want none", d.Isolation)
+	}
+	bad := parse(t, "--mee", "nonsense")
+	var oe *workload.OptionError
+	if err := bad.Install(context.Background(), sqliteConn(t)); !errors.As(err, &oe) || oe.Flag != "mee" {
+		t.Errorf("Install with --mee nonsense = %v, want an error naming --mee", err)
+	}
+	if _, err := bad.NewWorker(context.Background(), sqliteConn(t), workload.WorkerEnv{}); !errors.As(err, &oe) || oe.Flag != "mee" {
+		t.Errorf("NewWorker with --mee nonsense = %v, want an error naming --mee", err)
+	}
+}
+
+// SQLite runs client mode only: Install refuses procedure and frames,
+// naming --mode, before it touches the database.
+func TestModesOnSQLite(t *testing.T) {
+	for _, mode := range []string{ModeProcedure, ModeFrames} {
+		err := parse(t, "--mode", mode).Install(context.Background(), sqliteConn(t))
+		var oe *workload.OptionError
+		if !errors.As(err, &oe) || oe.Flag != "mode" || oe.Value != mode || !strings.Contains(err.Error(), "sqlite") {
+			t.Errorf("--mode %s on sqlite: %v, want an error naming --mode %s", mode, err, mode)
+		}
 	}
 }
 

@@ -576,7 +576,7 @@ func TestTradeOrder(t *testing.T) {
 			}
 		} else {
 			f, l := e.m.Executor(in.AcctID, false)
-			if e.m.Permissions(in.AcctID) < 2 || in.ExecFirstName != f || in.ExecLastName != l || in.ExecTaxID != "" {
+			if e.m.Permissions(in.AcctID) < 2 || in.ExecFirstName != f || in.ExecLastName != l || in.ExecTaxID != e.m.PermissionTaxID(in.AcctID) {
 				t.Fatalf("another person executes: %+v", in)
 			}
 		}
@@ -681,4 +681,43 @@ func equalInputs(x, y Input) bool {
 			a.Symbol == b.Symbol && a.StartTradeDTS.Equal(b.StartTradeDTS)
 	}
 	return x == y
+}
+
+// TestTradeOrderExecutorIsPermitted: every Trade-Order's executor is a
+// row of account_permission as the generator loads it (account, first
+// and last name and tax id), so that frame 2 finds the permission of a
+// person other than the owner.
+func TestTradeOrderExecutorIsPermitted(t *testing.T) {
+	e := testEnv(t, 1)
+	type person struct {
+		ca               int64
+		tax, first, last string
+	}
+	permitted := map[person]bool{}
+	src := e.m.Rows(schema.AccountPermission, 0)
+	for src.Next() {
+		row, err := src.Values()
+		if err != nil {
+			t.Fatal(err)
+		}
+		permitted[person{row[0].(int64), row[2].(string), row[4].(string), row[3].(string)}] = true
+	}
+	if err := src.Err(); err != nil {
+		t.Fatal(err)
+	}
+	g := e.NewGenerator(-1)
+	r := gen.NewRand(1, 2, 3)
+	others := 0
+	for range 3000 {
+		in := g.TradeOrder(r)
+		if !in.ExecIsOwner {
+			others++
+		}
+		if p := (person{in.AcctID, in.ExecTaxID, in.ExecFirstName, in.ExecLastName}); !permitted[p] {
+			t.Fatalf("executor %+v (owner %v) has no account_permission row", p, in.ExecIsOwner)
+		}
+	}
+	if others == 0 {
+		t.Fatal("no order by another person than the owner")
+	}
 }

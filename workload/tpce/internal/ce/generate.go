@@ -420,6 +420,8 @@ func (g *Generator) TradeOrder(r *gen.Rand) TradeOrder {
 	in.ExecFirstName, in.ExecLastName = m.Executor(ca, in.ExecIsOwner)
 	if in.ExecIsOwner {
 		in.ExecTaxID = m.CustomerTaxID(cid)
+	} else {
+		in.ExecTaxID = m.PermissionTaxID(ca)
 	}
 	if r.Percent(60) {
 		in.Symbol = gen.Symbol(s)

@@ -132,9 +132,9 @@ type TradeOrder struct {
 	ExecFirstName string
 	ExecLastName  string
 	ExecIsOwner   bool
-	// ExecTaxID is the owner's c_tax_id when ExecIsOwner, else "" (gen
-	// does not export the other people's ap_tax_id: frame 2 matches
-	// account_permission on the names).
+	// ExecTaxID is the owner's c_tax_id when ExecIsOwner, else the
+	// other person's ap_tax_id: frame 2 matches account_permission on
+	// the names and the tax id.
 	ExecTaxID string
 	Symbol    string
 	CoName    string

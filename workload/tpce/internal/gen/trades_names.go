@@ -22,6 +22,13 @@ func (m *Model) Executor(caID int64, owner bool) (first, last string) {
 	return p.first, p.last
 }
 
+// PermissionTaxID is ap_tax_id of the person Executor(caID, false)
+// names when account caID permits another person than its owner (the
+// first of its extra account_permission rows).
+func (m *Model) PermissionTaxID(caID int64) string {
+	return string(m.appendPermissionTaxID(nil, caID, 0))
+}
+
 // ExecName is the t_exec_name of a trade of account caID, "First Last"
 // of Executor(caID, owner): on an account that permits another person,
 // the owner executes 75% of its trades and that person 25% (the owner 90%

@@ -530,7 +530,7 @@ func TestParseMode(t *testing.T) {
 		in   string
 		want Mode
 	}{
-		{"", Mode{}}, {"worker", Mode{}}, {"shared", Mode{Shared: true, Deliveries: 1}}, {"shared:4", Mode{Shared: true, Deliveries: 4}},
+		{"", Mode{}}, {"worker", Mode{}}, {"per-worker", Mode{}}, {"shared", Mode{Shared: true, Deliveries: 1}}, {"shared:4", Mode{Shared: true, Deliveries: 4}},
 	} {
 		got, err := ParseMode(tc.in)
 		if err != nil || got != tc.want {

@@ -95,12 +95,12 @@ type Mode struct {
 // ErrMode is returned by ParseMode for a value it does not know.
 var ErrMode = errors.New(`--mee: want "worker", "shared" or "shared:N" (N ≥ 1)`)
 
-// ParseMode reads the --mee option: "worker" (the default, also "") for
-// an emulator per worker; "shared" for DBT-5's single emulator with one
+// ParseMode reads the --mee option: "worker" (the default, also "" and
+// "per-worker") for an emulator per worker; "shared" for DBT-5's single emulator with one
 // delivery; "shared:N" for one emulator with N deliveries.
 func ParseMode(s string) (Mode, error) {
 	switch {
-	case s == "" || s == "worker":
+	case s == "" || s == "worker" || s == "per-worker":
 		return Mode{}, nil
 	case s == "shared":
 		return Mode{Shared: true, Deliveries: 1}, nil

@@ -1,0 +1,92 @@
+package tpce
+
+import (
+	"context"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/engine/all/enginetest"
+	"github.com/dbarena/dbarena/result"
+	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/workload/tpce/internal/txn"
+)
+
+// runThenCheck runs the workload through the runner for a few seconds
+// with several workers on e, prepared with w by TestOnEveryEngine, then
+// the checks: the market executed trades (TR/s above 0), the intended
+// rollbacks are Trade-Orders counted apart from the errors, and the data
+// is consistent after the run.
+// On PostgreSQL a second run has one emulator shared by the workers
+// (--mee shared).
+func runThenCheck(t *testing.T, db string, e engine.Engine, w *TPCE) {
+	modes := []string{"worker"}
+	if db == "postgres" {
+		modes = append(modes, "shared")
+	}
+	for _, mode := range modes {
+		t.Run("mee="+mode, func(t *testing.T) {
+			if err := w.Flags().Set("mee", mode); err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = w.Flags().Set("mee", "worker") }()
+			runOnce(t, db, e, w)
+		})
+	}
+}
+
+func runOnce(t *testing.T, db string, e engine.Engine, w *TPCE) {
+	ctx := context.Background()
+	c := enginetest.Connect(t, e)
+	var maxID int64
+	if err := c.QueryRow(ctx, "SELECT MAX(t_id) FROM trade", nil, &maxID); err != nil {
+		t.Fatal(err)
+	}
+	res, err := runner.Run(ctx, e, w, runner.Config{Threads: 3, Duration: 3 * time.Second, Seed: 5}, nil)
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	ops := map[string]result.Op{}
+	for _, o := range res.Ops {
+		ops[o.Name] = o
+	}
+	tr, to := ops["trade_result"], ops["trade_order"]
+	t.Logf("%s, --mee %s: %d transactions, %d Trade-Orders (%d rolled back), %d Trade-Results, %d Market-Feeds, %d errors, %d retries",
+		db, w.opts.mee, res.Transactions, to.Count, to.Rollbacks, tr.Count, ops["market_feed"].Count, res.Errors, res.Retries)
+	if res.Errors != 0 {
+		t.Errorf("%d errors: %+v", res.Errors, res.Ops)
+	}
+	// A shared emulator's one Trade-Result in flight may leave a short
+	// run on a loaded machine with very few: only the workers' own are
+	// asked for some.
+	if to.Count == 0 || tr.Count == 0 && w.opts.mee == "worker" {
+		t.Fatalf("%d Trade-Orders, %d Trade-Results", to.Count, tr.Count)
+	}
+	got := metrics(res.Metrics)
+	if want := float64(tr.Count) / res.DurationS; math.Abs(got[MetricTRps].Value-want) > 0.01+want/1000 || res.Metrics[0].Name != MetricTRps {
+		t.Errorf("metrics %+v: want TR/s first, %d Trade-Results in %.3f s", res.Metrics, tr.Count, res.DurationS)
+	}
+	if want := map[string]float64{"worker": 0, "shared": 1}[w.opts.mee]; got[MetricEmulator].Value != want {
+		t.Errorf("%s = %v under --mee %s, want %v", MetricEmulator, got[MetricEmulator].Value, w.opts.mee, want)
+	}
+	// Rollbacks are Trade-Orders', and the run's are those.
+	for _, o := range res.Ops {
+		if o.Rollbacks != 0 && o.Name != "trade_order" {
+			t.Errorf("%s rolled back %d times", o.Name, o.Rollbacks)
+		}
+	}
+	if res.Rollbacks != to.Rollbacks {
+		t.Errorf("%d rollbacks, %d of them Trade-Orders'", res.Rollbacks, to.Rollbacks)
+	}
+	var completed int64
+	if err := c.QueryRow(ctx, "SELECT COUNT(*) FROM trade WHERE t_id > ? AND t_st_id = ?", []any{maxID, txn.StatusCompleted}, &completed); err != nil {
+		t.Fatal(err)
+	}
+	if completed < tr.Count {
+		t.Errorf("%d run-time trades completed, %d Trade-Results measured", completed, tr.Count)
+	}
+	if problems, err := w.Check(ctx, c); err != nil || len(problems) > 0 {
+		t.Fatalf("check after the run: %v %v", problems, err)
+	}
+}

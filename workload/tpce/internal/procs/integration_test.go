@@ -39,6 +39,7 @@ type env struct {
 	c       engine.SQLConn
 	client  *txn.Client
 	modes   map[procs.Mode]*procs.Client
+	conns   map[procs.Mode]engine.SQLConn // the modes' clients' connections
 	modeSeq []procs.Mode
 }
 
@@ -57,7 +58,7 @@ func prepare(t *testing.T, target engine.Target) *env {
 		t.Fatalf("prepare: %v", err)
 	}
 	t.Logf("prepared %d rows in %s", stats.Rows, stats.Duration)
-	v := &env{w: w, e: e, c: enginetest.Connect(t, e), modes: map[procs.Mode]*procs.Client{},
+	v := &env{w: w, e: e, c: enginetest.Connect(t, e), modes: map[procs.Mode]*procs.Client{}, conns: map[procs.Mode]engine.SQLConn{},
 		modeSeq: []procs.Mode{procs.Procedure, procs.Frames}}
 	if err := txn.Install(ctx, v.c); err != nil {
 		t.Fatal(err)
@@ -71,7 +72,8 @@ func prepare(t *testing.T, target engine.Target) *env {
 		t.Fatal(err)
 	}
 	for _, m := range v.modeSeq {
-		if v.modes[m], err = procs.New(ctx, enginetest.Connect(t, e), m); err != nil {
+		v.conns[m] = enginetest.Connect(t, e)
+		if v.modes[m], err = procs.New(ctx, v.conns[m], m); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -128,6 +130,7 @@ func TestPostgres(t *testing.T) {
 	t.Run("trade_update", func(t *testing.T) { tradeUpdate(t, v) })
 	t.Run("data_maintenance", func(t *testing.T) { dataMaintenance(t, v) })
 	t.Run("trade_cleanup", func(t *testing.T) { tradeCleanup(t, v) })
+	t.Run("parameter_types", func(t *testing.T) { parameterTypes(t, v) })
 	t.Run("install_uninstall", func(t *testing.T) { installUninstall(t, v) })
 	v.check(t)
 }
@@ -319,4 +322,28 @@ func (v *env) runners() []namedRunner {
 		rs = append(rs, namedRunner{string(m), v.modes[m]})
 	}
 	return rs
+}
+
+// parameterTypes: the calls' parameters have their columns' types (a
+// symbol is a VARCHAR, never a CHAR; prices are numeric; times
+// timestamps), so that the functions' statements use their indexes.
+func parameterTypes(t *testing.T, v *env) {
+	ctx := context.Background()
+	for _, m := range v.modeSeq {
+		count := func(q string) int64 {
+			var n int64
+			if err := v.conns[m].QueryRow(ctx, q, nil, &n); err != nil {
+				t.Fatalf("%s: %v", q, err)
+			}
+			return n
+		}
+		calls := count("SELECT COUNT(*) FROM pg_prepared_statements WHERE statement LIKE 'SELECT missing, result FROM tpce_%'")
+		char := count("SELECT COUNT(*) FROM pg_prepared_statements WHERE 'bpchar'::regtype = ANY(parameter_types)")
+		varchar := count("SELECT COUNT(*) FROM pg_prepared_statements WHERE 'varchar'::regtype = ANY(parameter_types)")
+		numeric := count("SELECT COUNT(*) FROM pg_prepared_statements WHERE 'numeric'::regtype = ANY(parameter_types)")
+		if calls < 9 || char != 0 || varchar < 5 || numeric < 2 {
+			t.Errorf("%s mode: %d calls prepared, %d with a CHAR parameter, %d with a VARCHAR one, %d with a numeric one",
+				m, calls, char, varchar, numeric)
+		}
+	}
 }

@@ -41,6 +41,8 @@ type env struct {
 	modes   map[procs.Mode]*procs.Client
 	conns   map[procs.Mode]engine.SQLConn // the modes' clients' connections
 	modeSeq []procs.Mode
+	// maxInitial is the largest trade id of the initial data.
+	maxInitial int64
 }
 
 // prepare loads the test database on target and installs the sequence
@@ -60,6 +62,7 @@ func prepare(t *testing.T, target engine.Target) *env {
 	t.Logf("prepared %d rows in %s", stats.Rows, stats.Duration)
 	v := &env{w: w, e: e, c: enginetest.Connect(t, e), modes: map[procs.Mode]*procs.Client{}, conns: map[procs.Mode]engine.SQLConn{},
 		modeSeq: []procs.Mode{procs.Procedure, procs.Frames}}
+	v.maxInitial = v.int(t, "SELECT MAX(t_id) FROM trade")
 	if err := txn.Install(ctx, v.c); err != nil {
 		t.Fatal(err)
 	}
@@ -119,6 +122,7 @@ func (v *env) check(t *testing.T) {
 // (a prepare is most of the time): the read-only transactions first, then
 // those that write.
 func TestPostgres(t *testing.T) {
+	t.Parallel()
 	v := prepare(t, testdb.Isolated(t, testdb.Postgres(t)))
 	t.Run("same_rows_in_every_mode", func(t *testing.T) { sameRows(t, v) })
 	t.Run("queries_counted", func(t *testing.T) { queriesCounted(t, v) })
@@ -131,6 +135,24 @@ func TestPostgres(t *testing.T) {
 	t.Run("data_maintenance", func(t *testing.T) { dataMaintenance(t, v) })
 	t.Run("trade_cleanup", func(t *testing.T) { tradeCleanup(t, v) })
 	t.Run("parameter_types", func(t *testing.T) { parameterTypes(t, v) })
+	t.Run("install_uninstall", func(t *testing.T) { installUninstall(t, v) })
+	v.check(t)
+}
+
+// TestMariaDB runs the same tests on one MariaDB database.
+func TestMariaDB(t *testing.T) {
+	t.Parallel()
+	v := prepare(t, testdb.Isolated(t, testdb.MySQL(t)))
+	t.Run("same_rows_in_every_mode", func(t *testing.T) { sameRows(t, v) })
+	t.Run("queries_counted", func(t *testing.T) { queriesCounted(t, v) })
+	t.Run("not_found", func(t *testing.T) { notFound(t, v) })
+	t.Run("order_then_result", func(t *testing.T) { orderThenResult(t, v) })
+	t.Run("intended_rollback", func(t *testing.T) { intendedRollback(t, v) })
+	t.Run("no_permission", func(t *testing.T) { noPermission(t, v) })
+	t.Run("limit_order_market_feed", func(t *testing.T) { limitOrderMarketFeed(t, v) })
+	t.Run("trade_update", func(t *testing.T) { tradeUpdate(t, v) })
+	t.Run("data_maintenance", func(t *testing.T) { dataMaintenance(t, v) })
+	t.Run("trade_cleanup", func(t *testing.T) { tradeCleanup(t, v) })
 	t.Run("install_uninstall", func(t *testing.T) { installUninstall(t, v) })
 	v.check(t)
 }

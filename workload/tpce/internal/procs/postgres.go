@@ -2,6 +2,7 @@ package procs
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strings"
 
@@ -963,4 +964,12 @@ func (postgresFlavor) call(name string, n int) string {
 		marks = "?" + strings.Repeat(", ?", n-1)
 	}
 	return "SELECT missing, result FROM " + name + "(" + marks + ")"
+}
+
+func (postgresFlavor) result(ctx context.Context, st engine.Stmt, args []any) (string, string, error) {
+	var missing, result sql.NullString
+	if err := st.QueryRow(ctx, args, &missing, &result); err != nil {
+		return "", "", err
+	}
+	return missing.String, result.String, nil
 }

@@ -2,7 +2,6 @@ package procs
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -116,8 +115,11 @@ type flavor interface {
 	// uninstall drops every function of Names present.
 	uninstall(ctx context.Context, c engine.SQLConn) error
 	// call is the statement ('?' placeholders) that runs function name
-	// with n arguments and returns one row (missing, result).
+	// with n arguments.
 	call(name string, n int) string
+	// result runs a call and returns what the function reported missing
+	// ("" for nothing) and its JSON result.
+	result(ctx context.Context, st engine.Stmt, args []any) (missing, result string, err error)
 }
 
 // flavorOf picks the flavor of c's engine family.
@@ -126,7 +128,7 @@ func flavorOf(c engine.SQLConn) (flavor, error) {
 	case "postgres":
 		return postgresFlavor{}, nil
 	case "mysql":
-		return nil, fmt.Errorf("%w: the MySQL/MariaDB stored procedures of tpce are not written yet", ErrUnsupported)
+		return mysqlFlavor{}, nil
 	default:
 		return nil, fmt.Errorf("%w (%s)", ErrUnsupported, name)
 	}
@@ -242,17 +244,17 @@ func (c *Client) call(ctx context.Context, name string, out any, args ...any) er
 	} else {
 		c.Queries.Writes++
 	}
-	var missing, result sql.NullString
-	if err := st.QueryRow(ctx, args, &missing, &result); err != nil {
+	missing, result, err := c.f.result(ctx, st, args)
+	if err != nil {
 		return fmt.Errorf("tpce: %s: %w", name, err)
 	}
-	if missing.Valid {
-		return fmt.Errorf("%w: %s", txn.ErrNotFound, missing.String)
+	if missing != "" {
+		return fmt.Errorf("%w: %s", txn.ErrNotFound, missing)
 	}
 	if out == nil {
 		return nil
 	}
-	if err := json.Unmarshal([]byte(result.String), out); err != nil {
+	if err := json.Unmarshal([]byte(result), out); err != nil {
 		return fmt.Errorf("tpce: decoding the result of %s: %w", name, err)
 	}
 	return nil

@@ -47,7 +47,7 @@ type env struct {
 
 // prepare loads the test database on target and installs the sequence
 // and both modes' functions.
-func prepare(t *testing.T, target engine.Target) *env {
+func prepare(t testing.TB, target engine.Target) *env {
 	t.Helper()
 	ctx := context.Background()
 	e := enginetest.Open(t, target)
@@ -83,7 +83,7 @@ func prepare(t *testing.T, target engine.Target) *env {
 	return v
 }
 
-func (v *env) int(t *testing.T, sql string, args ...any) int64 {
+func (v *env) int(t testing.TB, sql string, args ...any) int64 {
 	t.Helper()
 	var n int64
 	if err := v.c.QueryRow(context.Background(), sql, args, &n); err != nil {
@@ -92,7 +92,7 @@ func (v *env) int(t *testing.T, sql string, args ...any) int64 {
 	return n
 }
 
-func (v *env) float(t *testing.T, sql string, args ...any) float64 {
+func (v *env) float(t testing.TB, sql string, args ...any) float64 {
 	t.Helper()
 	var n float64
 	if err := v.c.QueryRow(context.Background(), sql, args, &n); err != nil {
@@ -101,7 +101,7 @@ func (v *env) float(t *testing.T, sql string, args ...any) float64 {
 	return n
 }
 
-func (v *env) str(t *testing.T, sql string, args ...any) string {
+func (v *env) str(t testing.TB, sql string, args ...any) string {
 	t.Helper()
 	var s string
 	if err := v.c.QueryRow(context.Background(), sql, args, &s); err != nil {
@@ -110,7 +110,7 @@ func (v *env) str(t *testing.T, sql string, args ...any) string {
 	return s
 }
 
-func (v *env) check(t *testing.T) {
+func (v *env) check(t testing.TB) {
 	t.Helper()
 	problems, err := v.w.Check(context.Background(), v.c)
 	if err != nil || len(problems) > 0 {
@@ -161,7 +161,7 @@ func TestMariaDB(t *testing.T) {
 
 // readOnlyInputs draws n inputs of every read-only transaction from the
 // customer emulator with a fixed seed, as txn inputs.
-func readOnlyInputs(t *testing.T, n int) []any {
+func readOnlyInputs(t testing.TB, n int) []any {
 	t.Helper()
 	cenv, err := ce.NewEnv(gen.NewModel(testConfig))
 	if err != nil {

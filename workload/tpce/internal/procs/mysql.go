@@ -780,13 +780,15 @@ func isMariaDB(ctx context.Context, c engine.SQLConn) (bool, error) {
 	return strings.Contains(strings.ToLower(v), "mariadb"), nil
 }
 
-func (f mysqlFlavor) install(ctx context.Context, c engine.SQLConn, names []string) error {
-	if ok, err := isMariaDB(ctx, c); err != nil || !ok {
-		if err == nil {
-			err = fmt.Errorf("%w: tpce's server functions need MariaDB, not MySQL", ErrUnsupported)
-		}
-		return err
+func (mysqlFlavor) supported(ctx context.Context, c engine.SQLConn) error {
+	ok, err := isMariaDB(ctx, c)
+	if err == nil && !ok {
+		err = fmt.Errorf("%w: tpce's server functions need MariaDB, not MySQL", ErrUnsupported)
 	}
+	return err
+}
+
+func (f mysqlFlavor) install(ctx context.Context, c engine.SQLConn, names []string) error {
 	for _, n := range names {
 		src, ok := mySources[n]
 		if !ok {

@@ -973,3 +973,5 @@ func (postgresFlavor) result(ctx context.Context, st engine.Stmt, args []any) (s
 	}
 	return missing.String, result.String, nil
 }
+
+func (postgresFlavor) supported(context.Context, engine.SQLConn) error { return nil }

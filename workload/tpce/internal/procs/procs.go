@@ -108,6 +108,9 @@ func (m Mode) Validate() error {
 
 // flavor is the server code and the calls of one engine family.
 type flavor interface {
+	// supported returns an error wrapping ErrUnsupported when c's server
+	// cannot run the functions.
+	supported(ctx context.Context, c engine.SQLConn) error
 	// install creates the functions names (replacing the functions of
 	// those names already there), in one transaction where the engine
 	// can.
@@ -145,6 +148,9 @@ func Install(ctx context.Context, c engine.SQLConn, m Mode) error {
 	}
 	f, err := flavorOf(c)
 	if err != nil {
+		return err
+	}
+	if err := f.supported(ctx, c); err != nil {
 		return err
 	}
 	if err := f.install(ctx, c, m.names()); err != nil {
@@ -208,6 +214,9 @@ func New(ctx context.Context, c engine.SQLConn, m Mode) (*Client, error) {
 	}
 	f, err := flavorOf(c)
 	if err != nil {
+		return nil, err
+	}
+	if err := f.supported(ctx, c); err != nil {
 		return nil, err
 	}
 	cl := &Client{c: c, f: f, mode: m, stmts: map[string]engine.Stmt{}, Now: time.Now}

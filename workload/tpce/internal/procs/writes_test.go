@@ -29,7 +29,7 @@ type position struct {
 	bal, brokerComm                   float64
 }
 
-func (v *env) position(t *testing.T, acct int64, symb string) position {
+func (v *env) position(t testing.TB, acct int64, symb string) position {
 	t.Helper()
 	var p position
 	if v.int(t, "SELECT COUNT(*) FROM holding_summary WHERE hs_ca_id = ? AND hs_s_symb = ?", acct, symb) > 0 {
@@ -52,7 +52,7 @@ type move struct {
 	HoldingHistory                    int64
 }
 
-func (v *env) tradeRows(t *testing.T, id int64) string {
+func (v *env) tradeRows(t testing.TB, id int64) string {
 	t.Helper()
 	var b strings.Builder
 	row := func(sql string) {
@@ -91,7 +91,7 @@ func fmtAny(x any) string {
 }
 
 // owner is the order input of an account's owner.
-func (v *env) owner(t *testing.T, acct int64) txn.TradeOrderInput {
+func (v *env) owner(t testing.TB, acct int64) txn.TradeOrderInput {
 	t.Helper()
 	in := txn.TradeOrderInput{AcctID: acct}
 	cust := v.int(t, "SELECT ca_c_id FROM customer_account WHERE ca_id = ?", acct)
@@ -223,7 +223,7 @@ WHERE ca_id = hs_ca_id AND ca_tax_st = 1 AND hs_qty > 0`)
 }
 
 // counts are the rows of the tables Trade-Order writes.
-func (v *env) counts(t *testing.T) [3]int64 {
+func (v *env) counts(t testing.TB) [3]int64 {
 	return [3]int64{v.int(t, "SELECT COUNT(*) FROM trade"), v.int(t, "SELECT COUNT(*) FROM trade_history"),
 		v.int(t, "SELECT COUNT(*) FROM trade_request")}
 }
@@ -350,7 +350,7 @@ func limitOrderMarketFeed(t *testing.T, v *env) {
 	}
 }
 
-func (v *env) ints(t *testing.T, sql string) []int64 {
+func (v *env) ints(t testing.TB, sql string) []int64 {
 	t.Helper()
 	var out []int64
 	if err := v.c.QueryRows(context.Background(), sql, nil, func(r []any) error { out = append(out, r[0].(int64)); return nil }); err != nil {
@@ -359,7 +359,7 @@ func (v *env) ints(t *testing.T, sql string) []int64 {
 	return out
 }
 
-func (v *env) strs(t *testing.T, sql string) []string {
+func (v *env) strs(t testing.TB, sql string) []string {
 	t.Helper()
 	var out []string
 	if err := v.c.QueryRows(context.Background(), sql, nil, func(r []any) error { out = append(out, r[0].(string)); return nil }); err != nil {
@@ -454,7 +454,7 @@ func dataMaintenance(t *testing.T, v *env) {
 	v.check(t)
 }
 
-func (v *env) ts(t *testing.T, sql string, args ...any) time.Time {
+func (v *env) ts(t testing.TB, sql string, args ...any) time.Time {
 	t.Helper()
 	var x time.Time
 	if err := v.c.QueryRow(context.Background(), sql, args, &x); err != nil {

@@ -17,17 +17,18 @@
 // functions (a function call is one statement, so in autocommit one
 // transaction). MySQL lacks what the MariaDB functions use (ordered
 // JSON_ARRAYAGG, sequences) and SQLite has no server-side code: Install
-// returns an error wrapping ErrUnsupported for them (New and Uninstall
+// and New return an error wrapping ErrUnsupported for them (Uninstall
 // too, for SQLite). Transactions run at the session's isolation level
 // (engine.SetIsolation), as client mode's do.
 //
 // A Client has the methods of txn.Client, with the same inputs, outputs
 // and errors: Trade-Order's intended rollback returns the order and an
 // error wrapping workload.ErrRollback, an executor without permission
-// txn.ErrNoPermission, a missing row txn.ErrNotFound. The transactions do
-// what the txn package's do, statement for statement, and compute their
-// figures in double precision in the same order, so that the three modes
-// return the same rows and write the same values.
+// txn.ErrNoPermission, a missing row txn.ErrNotFound. The transactions
+// read and write what the txn package's do (one set-based statement where
+// the client loops, in places) and compute their figures in double
+// precision in the same order, so that the three modes return the same
+// rows and write the same values.
 //
 // # Wire format
 //

@@ -199,11 +199,13 @@ var arity = map[string]int{
 	nameTradeStatus: 1, nameTradeUpdate: 8, nameDataMaintenance: 9, nameTradeCleanup: 2,
 }
 
-// readOnly are the functions that write nothing.
+// readOnly are the functions that write nothing (Trade-Result's frame 1
+// locks the trade it reads, as client mode's SELECT … FOR UPDATE, counted
+// as a read there too).
 var readOnly = map[string]bool{
 	nameBrokerVolume: true, nameCustomerPosition: true, nameCPFrame1: true, nameCPFrame2: true,
 	nameMarketWatch: true, nameSecurityDetail: true, nameTradeLookup: true, nameTradeStatus: true,
-	nameTOFrame1: true, nameTOFrame2: true, nameTOFrame3: true, nameTRFrame4: true,
+	nameTOFrame1: true, nameTOFrame2: true, nameTOFrame3: true, nameTRFrame1: true, nameTRFrame4: true,
 }
 
 // New returns a client of c in mode m, with the calls of m's functions

@@ -314,6 +314,25 @@ func queriesCounted(t *testing.T, v *env) {
 			t.Errorf("%s mode: queries %+v → %+v, want %+v", m, before, cl.Queries, want)
 		}
 	}
+	// A Trade-Order by the owner: one call in procedure mode; BEGIN,
+	// frames 1, 3 and 4, COMMIT in frames mode.
+	in := v.owner(t, acct)
+	in.Symbol = v.str(t, "SELECT MIN(s_symb) FROM security")
+	in.TradeTypeID, in.TradeQty, in.RequestedPrice = txn.TypeLimitBuy, 100, 1
+	for _, m := range v.modeSeq {
+		cl := v.modes[m]
+		before := cl.Queries
+		if _, err := cl.TradeOrder(ctx, in); err != nil {
+			t.Fatal(err)
+		}
+		want := workload.Queries{Reads: before.Reads, Writes: before.Writes + 1, Other: before.Other}
+		if m == procs.Frames {
+			want.Reads, want.Other = want.Reads+2, want.Other+2
+		}
+		if cl.Queries != want {
+			t.Errorf("%s mode, trade-order: queries %+v → %+v, want %+v", m, before, cl.Queries, want)
+		}
+	}
 }
 
 // notFound: a missing row is txn.ErrNotFound in every mode, as in client

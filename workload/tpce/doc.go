@@ -34,10 +34,13 @@
 // an emulator when the run ends is dropped (its trades stay submitted or
 // pending until the next run's Trade-Cleanup).
 //
-// --mode client (package internal/txn: prepared statements, with
-// --pipeline the independent statements in one round trip) is the only
-// mode so far: the executor of each mode is built in one place
-// (newExecutor), and procedure and frames are refused. The headline
+// The executor of each mode is built in one place (newExecutor): --mode
+// client is package internal/txn (prepared statements, with --pipeline
+// the independent statements in one round trip); procedure and frames
+// are package internal/procs (PL/pgSQL on PostgreSQL, stored functions
+// on MariaDB: one call per transaction, or one per frame with dbarena
+// doing the arithmetic between frames, as DBT-5 does), installed by
+// Install and dropped, both modes', by Uninstall. The headline
 // metric is TR/s; the specification's validity figures are reported
 // with a limit and pass, not enforced (see TPCE.Metrics).
 package tpce

@@ -3,8 +3,11 @@ package tpce
 import (
 	"context"
 
+	"errors"
 	"github.com/dbarena/dbarena/engine"
+
 	"github.com/dbarena/dbarena/workload"
+	"github.com/dbarena/dbarena/workload/tpce/internal/procs"
 	"github.com/dbarena/dbarena/workload/tpce/internal/txn"
 )
 
@@ -52,30 +55,57 @@ func newExecutor(ctx context.Context, mode string, c engine.SQLConn, pipeline bo
 		cl.Pipeline = pipeline
 		return clientExecutor{cl}, nil
 	case ModeProcedure, ModeFrames:
-		return nil, errModeUnavailable(mode)
+		cl, err := procs.New(ctx, c, procs.Mode(mode))
+		if err != nil {
+			return nil, modeError(mode, err)
+		}
+		return procsExecutor{cl}, nil
 	}
 	return nil, &workload.OptionError{Flag: "mode", Value: mode, Err: "must be client, procedure or frames"}
 }
 
 // installMode installs what mode keeps on the server (Install calls it
-// after the checks every mode shares): nothing in client mode.
-func installMode(_ context.Context, mode string, _ engine.SQLConn) error {
+// after the checks every mode shares): nothing in client mode, the
+// mode's server functions otherwise (package procs).
+func installMode(ctx context.Context, mode string, c engine.SQLConn) error {
 	switch mode {
 	case ModeClient:
 		return nil
 	case ModeProcedure, ModeFrames:
-		return errModeUnavailable(mode)
+		if err := procs.Install(ctx, c, procs.Mode(mode)); err != nil {
+			return modeError(mode, err)
+		}
+		return nil
 	}
 	return &workload.OptionError{Flag: "mode", Value: mode, Err: "must be client, procedure or frames"}
 }
 
 // uninstallMode drops what any mode keeps on the server (cleanup calls
-// it whatever the mode): nothing yet.
-func uninstallMode(context.Context, engine.SQLConn) error { return nil }
+// it whatever the mode): the server functions of both modes, where the
+// engine has them.
+func uninstallMode(ctx context.Context, c engine.SQLConn) error {
+	if err := procs.Uninstall(ctx, c); err != nil && !errors.Is(err, procs.ErrUnsupported) {
+		return err
+	}
+	return nil
+}
 
-// errModeUnavailable is the error of a mode this version cannot run.
-func errModeUnavailable(mode string) error {
-	return &workload.OptionError{Flag: "mode", Value: mode, Err: "not available: the server-side transactions are not part of this version (use --mode client)"}
+// modeError names --mode in an engine's refusal of server-side code.
+func modeError(mode string, err error) error {
+	if errors.Is(err, procs.ErrUnsupported) {
+		return &workload.OptionError{Flag: "mode", Value: mode, Err: err.Error()}
+	}
+	return err
+}
+
+// procsExecutor is procedure and frames mode: procs.Client.
+type procsExecutor struct{ *procs.Client }
+
+// TakeQueries implements executor.
+func (c procsExecutor) TakeQueries() workload.Queries {
+	q := c.Client.Queries
+	c.Client.Queries = workload.Queries{}
+	return q
 }
 
 // clientExecutor is client mode: txn.Client.

@@ -19,7 +19,8 @@ import (
 // rollbacks are Trade-Orders counted apart from the errors, and the data
 // is consistent after the run.
 // On PostgreSQL a second run has one emulator shared by the workers
-// (--mee shared).
+// (--mee shared); on PostgreSQL and MariaDB the server-side modes run
+// too (--mode procedure, --mode frames), each followed by the checks.
 func runThenCheck(t *testing.T, db string, e engine.Engine, w *TPCE) {
 	modes := []string{"worker"}
 	if db == "postgres" {
@@ -31,6 +32,20 @@ func runThenCheck(t *testing.T, db string, e engine.Engine, w *TPCE) {
 				t.Fatal(err)
 			}
 			defer func() { _ = w.Flags().Set("mee", "worker") }()
+			runOnce(t, db, e, w)
+		})
+	}
+	// The server-side modes, where the engine has them: the same run,
+	// then the same checks.
+	if db == "sqlite" {
+		return
+	}
+	for _, mode := range []string{ModeProcedure, ModeFrames} {
+		t.Run("mode="+mode, func(t *testing.T) {
+			if err := w.Flags().Set("mode", mode); err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = w.Flags().Set("mode", ModeClient) }()
 			runOnce(t, db, e, w)
 		})
 	}
@@ -52,8 +67,8 @@ func runOnce(t *testing.T, db string, e engine.Engine, w *TPCE) {
 		ops[o.Name] = o
 	}
 	tr, to := ops["trade_result"], ops["trade_order"]
-	t.Logf("%s, --mee %s: %d transactions, %d Trade-Orders (%d rolled back), %d Trade-Results, %d Market-Feeds, %d errors, %d retries",
-		db, w.opts.mee, res.Transactions, to.Count, to.Rollbacks, tr.Count, ops["market_feed"].Count, res.Errors, res.Retries)
+	t.Logf("%s, --mode %s --mee %s: %d transactions, %d Trade-Orders (%d rolled back), %d Trade-Results, %d Market-Feeds, %d errors, %d retries",
+		db, w.opts.mode, w.opts.mee, res.Transactions, to.Count, to.Rollbacks, tr.Count, ops["market_feed"].Count, res.Errors, res.Retries)
 	if res.Errors != 0 {
 		t.Errorf("%d errors: %+v", res.Errors, res.Ops)
 	}

@@ -75,7 +75,7 @@
 // once per repetition. Plan.Order runs the repetitions as rounds, each
 // round visiting every cell once in its own seeded shuffle, so drift over
 // the hours of an experiment falls on every cell alike. Cells that share a
-// PrepareKey (target, workload, options) share one prepared data set: the
+// PrepareKey (target, workload, data options) share one prepared data set: the
 // Executor is told before a key's first run (Prepare) and after its last
 // (Release).
 //

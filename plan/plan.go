@@ -164,15 +164,15 @@ type Cell struct {
 	Key PrepareKey
 }
 
-// PrepareKey names one prepared data set: a target, a workload and its
-// options. Cells with the same key share one prepare. The key is
-// conservative: options that only change the run (not the data) still
-// make a new key, because no workload says which are which.
+// PrepareKey names one prepared data set: a target, a workload and the
+// options that define its data (workload.DataOptioner; every option of a
+// workload that does not say which do). Cells with the same key share
+// one prepare.
 type PrepareKey struct {
 	Target   string // target label
 	Workload string // workload name
-	// Options are the options that are not at their defaults, as flags
-	// sorted by name: "--table-size=10000 --tables=4".
+	// Options are the data's options that are not at their defaults, as
+	// flags sorted by name: "--table-size=10000 --tables=4".
 	Options string
 }
 
@@ -1054,10 +1054,20 @@ func (d *decoder) workload(n ast.Node, wp string) rawWorkload {
 		rw.thresholds = &c
 	}
 	rw.own, rw.known = workloadMetrics(wl), true
-	// The key: every option that is not at its default, sorted, so that
-	// "tables: 8" and leaving the default 8 share prepared data.
+	// The key: every option that defines the data (all of them when the
+	// workload does not say which do, workload.DataOptioner) and is not
+	// at its default, sorted, so that "tables: 8" and leaving the
+	// default 8 share prepared data, and so do entries that differ only
+	// in how they run (a mode, a mix).
+	var data []string
+	if d, ok := wl.(workload.DataOptioner); ok {
+		data = d.DataOptions()
+	}
 	var args []string
 	fs.VisitAll(func(f *pflag.Flag) {
+		if data != nil && !slices.Contains(data, f.Name) {
+			return
+		}
 		if v := f.Value.String(); v != f.DefValue {
 			args = append(args, "--"+f.Name+"="+v)
 		}

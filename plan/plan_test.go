@@ -553,9 +553,20 @@ workloads:
   - {name: tpcc, options: {warehouses: 1}}
   - {name: tpcc, label: tpcc-long, duration: 1m}
   - {name: tpcc, label: tpcc-w2, options: {warehouses: 2}}
+  - {name: tpcc, label: tpcc-proc, options: {mode: procedure}}
+  - {name: oltp_point_select, options: {table_size: 100}}
+  - {name: oltp_point_select, label: zipf, options: {table_size: 100, rand_type: zipfian}}
 `)
 	if k0, k1, k2 := p.Cells[0].Key, p.Cells[1].Key, p.Cells[2].Key; k0 != k1 || k0 == k2 || k0.Options != "" || k2.Options != "--warehouses=2" {
 		t.Errorf("keys %+v %+v %+v", k0, k1, k2)
+	}
+	// Options that only change the run (tpcc's mode, oltp's access
+	// distribution) share the data of the entries without them.
+	if k3 := p.Cells[3].Key; k3 != p.Cells[0].Key {
+		t.Errorf("--mode=procedure has key %+v, want %+v", k3, p.Cells[0].Key)
+	}
+	if k4, k5 := p.Cells[4].Key, p.Cells[5].Key; k4 != k5 || k4.Options != "--table-size=100" {
+		t.Errorf("oltp keys %+v %+v", k4, k5)
 	}
 }
 

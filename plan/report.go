@@ -176,7 +176,7 @@ func writeSectionHeading(b *bytes.Buffer, s *section) {
 	if s.w.Run.Tries != nil {
 		fmt.Fprintf(b, "%s; %s.\n\n", what, triesHeading(s.w.Run))
 	} else {
-		fmt.Fprintf(b, "%s; %s measured after %s of warm-up; threads %s%s.\n\n", what, s.w.Run.Duration, s.w.Run.Warmup, joinInts(s.w.Threads), ratesNote(s.w))
+		fmt.Fprintf(b, "%s; %s measured after %s of warm-up; threads %s%s.\n\n", what, s.w.Run.Limit(), s.w.Run.Warmup, joinInts(s.w.Threads), ratesNote(s.w))
 	}
 	for _, n := range s.notes {
 		b.WriteString("- " + markdown.Escape(n) + "\n")

@@ -262,12 +262,25 @@ func (c *collector) merged(k int64, final bool) {
 	if final && (c.status != result.StatusComplete || c.stopAt.Before(to)) {
 		to = c.stopAt // stopped early: interrupted, failed or --events
 	}
+	if final && k > 0 && c.r.left != nil && c.status == result.StatusComplete && !to.After(from) && empty(c.tick) {
+		// The --events budget's last transaction ended before this
+		// interval began, and none was recorded into it: it holds
+		// nothing of the run.
+		c.tick.Reset()
+		return
+	}
 	warmup := c.cfg.Warmup > 0 && !to.After(c.b.warmupEnd) && (!final || c.stopAt.Before(c.b.warmupEnd))
 	c.report(max(to.Sub(from), 0), to, warmup)
 	c.tick.Reset()
 	if warmup && to.Equal(c.b.warmupEnd) && c.r.mon != nil {
 		c.r.mon.markMeasureStart()
 	}
+}
+
+// empty tells whether nothing was recorded into iv.
+func empty(iv *histogram.Interval) bool {
+	return iv.Transactions() == 0 && iv.Errors() == 0 && iv.Retries() == 0 && iv.Queries.Total() == 0 && iv.Reconnects == 0 &&
+		iv.Skipped == 0 && iv.Dropped == 0
 }
 
 // measured returns the measured phase's start and length, and whether

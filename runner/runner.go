@@ -376,6 +376,9 @@ type worker struct {
 	// but did not start because the run stopped. Both are read once the
 	// worker returned.
 	unfinished, abandoned time.Time
+	// lastEnd is when the worker's last transaction ended, kept under
+	// --events only.
+	lastEnd time.Time
 }
 
 func (s *worker) close() {
@@ -508,11 +511,28 @@ type run struct {
 }
 
 // quit is a worker's leaving a run with an --events budget: the last one
-// to leave stops the run, once every transaction it took has ended.
+// to leave stops the run, once every transaction it took has ended, at
+// the end of the last of them (a worker may be slow to leave after its
+// last transaction), or at the start of the current interval if that
+// came later (the interval is then empty and not reported).
 func (r *run) quit() {
-	if r.active.Add(-1) == 0 {
-		r.halt(r.cfg.Now())
+	if r.active.Add(-1) != 0 {
+		return
 	}
+	at := r.cfg.Now()
+	var last time.Time
+	for _, s := range r.workers { // every worker has left: their lastEnd is final
+		if s.lastEnd.After(last) {
+			last = s.lastEnd
+		}
+	}
+	if !last.IsZero() && last.Before(at) {
+		at = last
+		if from := r.b.at(r.epoch.Load() - 1); at.Before(from) {
+			at = from
+		}
+	}
+	r.halt(at)
 }
 
 // spent tells whether the --events budget ran out.
@@ -565,6 +585,9 @@ func (r *run) advance(at time.Time) bool {
 // counted.
 func (r *run) finished(s *worker, start time.Time) (time.Time, bool) {
 	now := r.cfg.Now()
+	if r.left != nil {
+		s.lastEnd = now
+	}
 	if now.UnixNano() >= r.edge.Load() {
 		r.advance(now)
 	}

@@ -14,7 +14,8 @@
 //	description: one line for the summary
 //	seed: 42                     # the order of the runs and the runs' seed (default 1)
 //	repetitions: 3               # rounds (default 1)
-//	duration: 60s                # measured phase of each run (or seconds)
+//	duration: 60s                # measured phase of each run (or seconds; optional with events)
+//	events: 100000               # end each run after this many transactions, warm-up included
 //	warmup: 10s                  # discarded phase before it (default 0)
 //	report_interval: 1s          # default 1s
 //	max_errors: 10               # failed transactions a run tolerates (default 0)
@@ -54,7 +55,7 @@
 //	    options: {tables: 4, table_size: 10000}
 //
 // The run options (duration through stop_grace) are runner.Options, the
-// same list `dbarena run` takes as flags (--time, --warmup,
+// same list `dbarena run` takes as flags (--time, --events, --warmup,
 // --report-interval, --max-errors, --tolerate-errors, --isolation,
 // --max-retries, --retry-backoff, --retry-backoff-max, --stop-grace,
 // --reconnect-timeout, --threshold, --abort-on-fail), parsed and

@@ -768,8 +768,10 @@ func (d *decoder) runConfig(rw *rawWorkload, plan *runSettings, seen map[Problem
 	}
 	// The analytic timing model (tries) runs until its tries are done:
 	// it needs no duration.
-	if cfg.Tries == nil && !contains(plan.given, "duration") && !contains(rw.rs.given, "duration") && rw.node != nil {
-		d.errorf(rw.node, rw.path+".duration", "required: give duration here or at the top level")
+	// Nor does a run that ends after a number of transactions (events):
+	// without a duration, it has no limit in time.
+	if cfg.Tries == nil && cfg.Events == nil && !contains(plan.given, "duration") && !contains(rw.rs.given, "duration") && rw.node != nil {
+		d.errorf(rw.node, rw.path+".duration", "required: give duration here or at the top level (or events)")
 	}
 	cfg.Threads = 1 // threads are checked where they are decoded
 	for _, err := range cfg.Validate() {
@@ -789,7 +791,7 @@ func (d *decoder) runConfig(rw *rawWorkload, plan *runSettings, seen map[Problem
 			d.probs = append(d.probs, p)
 		}
 	}
-	if cfg.Duration == 0 {
+	if cfg.Duration == 0 && cfg.Events == nil {
 		cfg.Duration = runner.DefaultConfig().Duration // unused by tries; valid
 	}
 	d.checkTriesThreads(rw, cfg)

@@ -266,7 +266,7 @@ workloads:
 	}
 	want := []string{
 		"workloads[0].threads: required: give threads here or at the top level",
-		"workloads[0].duration: required: give duration here or at the top level",
+		"workloads[0].duration: required: give duration here or at the top level (or events)",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("got %q\nwant %q", got, want)
@@ -663,5 +663,40 @@ workloads:
 		if !strings.HasPrefix(got[i], want[i]) {
 			t.Errorf("problem %d: %s\nwant %s…", i, got[i], want[i])
 		}
+	}
+}
+
+// events is a run option like the others: with it a plan needs no
+// duration (the run then has no limit in time), beside a duration both
+// limits hold, and a count below 1 is refused at its place.
+func TestEventsOption(t *testing.T) {
+	p := parse(t, `
+events: 5000
+threads: [2]
+targets:
+  - {label: pg, url: "postgres://bench@127.0.0.1/bench"}
+workloads:
+  - name: oltp_point_select
+  - name: oltp_read_only
+    duration: 30s
+    events: 700
+`)
+	a, b := p.Cells[0].Config(), p.Cells[1].Config()
+	if a.Events == nil || *a.Events != 5000 || a.Duration != 0 {
+		t.Errorf("first cell: events %v, duration %v; want 5000 and no limit in time", a.Events, a.Duration)
+	}
+	if b.Events == nil || *b.Events != 700 || b.Duration != 30*time.Second {
+		t.Errorf("second cell: events %v, duration %v; want 700 and 30s", b.Events, b.Duration)
+	}
+	pe := problems(t, `duration: 10s
+threads: [1]
+targets:
+  - {label: pg, url: "postgres://bench@127.0.0.1/bench"}
+workloads:
+  - name: oltp_point_select
+    events: 0
+`, plan.Options{})
+	if len(pe.Problems) != 1 || pe.Problems[0].Field != "workloads[0].events" || pe.Problems[0].Msg != "0: must be at least 1 transaction" || pe.Problems[0].Line != 7 {
+		t.Errorf("problems %+v", pe.Problems)
 	}
 }

@@ -272,7 +272,7 @@ func entryWhat(w Workload) string {
 	if w.Run.Tries != nil {
 		return fmt.Sprintf("%s; %s", what, triesHeading(w.Run))
 	}
-	return fmt.Sprintf("%s; %s measured after %s of warm-up; threads %s%s", what, w.Run.Duration, w.Run.Warmup, joinInts(w.Threads), ratesNote(w))
+	return fmt.Sprintf("%s; %s measured after %s of warm-up; threads %s%s", what, w.Run.Limit(), w.Run.Warmup, joinInts(w.Threads), ratesNote(w))
 }
 
 // writeTables writes the tables or why there are none, and tells whether

@@ -281,7 +281,7 @@ func (r *execution) runOne(ctx context.Context, c Cell, rs *RunState, prefix str
 	if c.Workload.Run.Tries != nil {
 		r.logf("%s: running %s on %s, %s", prefix, c.Workload.Label, c.Target.Label, triesHeading(c.Workload.Run))
 	} else {
-		r.logf("%s: running %s on %s, %d threads, %s (warm-up %s)", prefix, c.Workload.Label, c.Target.Label, c.Threads, c.Workload.Run.Duration, c.Workload.Run.Warmup)
+		r.logf("%s: running %s on %s, %d threads, %s (warm-up %s)", prefix, c.Workload.Label, c.Target.Label, c.Threads, c.Workload.Run.Limit(), c.Workload.Run.Warmup)
 	}
 	start := r.o.Now().UTC()
 	prevStatus, prevStart := rs.Status, rs.StartedAt

@@ -136,6 +136,9 @@ func Summary(w io.Writer, r *result.Run) {
 	}
 	fmt.Fprintf(w, "\nGeneral statistics:\n")
 	fmt.Fprintf(w, "    measured time:                       %.3fs (after %.3fs warm-up)\n", r.DurationS, r.WarmupS)
+	if r.Events > 0 {
+		fmt.Fprintf(w, "    events limit:                        %d transactions (warm-up included)\n", r.Events)
+	}
 	fmt.Fprintf(w, "    client CPU:                          %.3fs (%.2f µs/transaction, %.2f µs/query)\n", r.ClientCPUS, r.ClientCPUPerTxnUS, r.ClientCPUPerQueryUS)
 	if r.Unfinished > 0 && r.UnfinishedMS != nil {
 		fmt.Fprintf(w, "    unfinished at the end:               %-10d (running for p50 %.2f ms, max %.2f ms)\n", r.Unfinished, r.UnfinishedMS.P50, r.UnfinishedMS.Max)

@@ -224,6 +224,7 @@ func mergeRuns(runs []*Run, weights []float64, r int) (*Run, error) {
 		n += weights[i]
 		durS += weights[i] * run.DurationS
 		m.Threads += run.Threads
+		m.Events += run.Events // each shard ran its own limit
 		if run.StartedAt.Before(m.StartedAt) {
 			m.StartedAt = run.StartedAt
 		}

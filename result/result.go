@@ -142,8 +142,12 @@ type Run struct {
 	StartedAt time.Time `json:"started_at"`
 	// DurationS is the measured phase in seconds; WarmupS the discarded
 	// phase before it.
-	DurationS    float64 `json:"duration_s"`
-	WarmupS      float64 `json:"warmup_s"`
+	DurationS float64 `json:"duration_s"`
+	WarmupS   float64 `json:"warmup_s"`
+	// Events is the run's limit in transactions (--events), warm-up
+	// included; absent without one. A run that reached it ended early:
+	// DurationS is then the time its measured transactions took.
+	Events       int64   `json:"events,omitempty"`
 	Transactions int64   `json:"transactions"`
 	TPS          float64 `json:"tps"`
 	Queries      int64   `json:"queries"`

@@ -43,6 +43,10 @@ type bounds struct {
 	every                 time.Duration
 }
 
+// noEnd is the measured phase of a run without a limit in time (--events
+// alone): far beyond any run.
+const noEnd = 100 * 365 * 24 * time.Hour
+
 // at returns the end of interval k: the ticks start+every, start+2·every …
 // with the warm-up's end among them (when it is not a tick) and the
 // measured phase's end last.
@@ -123,7 +127,11 @@ func (c *collector) begin() {
 		cfg.Server.Start(c.ctx) // the baseline of the first interval
 	}
 	start := cfg.Now()
-	c.b = bounds{start: start, warmupEnd: start.Add(cfg.Warmup), end: start.Add(cfg.Warmup + cfg.Duration), every: cfg.ReportInterval}
+	dur := cfg.Duration
+	if dur == 0 && cfg.Events != nil {
+		dur = noEnd // --events alone: the budget ends the run
+	}
+	c.b = bounds{start: start, warmupEnd: start.Add(cfg.Warmup), end: start.Add(cfg.Warmup + dur), every: cfg.ReportInterval}
 	c.res.StartedAt = start.UTC()
 	r.b = c.b
 	r.closed = c.signal
@@ -182,7 +190,9 @@ func (c *collector) stop(status string, wait func()) {
 		if !s.unfinished.IsZero() && s.unfinished.Before(c.stopAt) {
 			c.unfinished = append(c.unfinished, c.stopAt.Sub(s.unfinished))
 		}
-		if o, ok := s.sched.(*openSchedule); ok {
+		if o, ok := s.sched.(*openSchedule); ok && !r.spent() {
+			// Once the --events budget is spent, the arrivals left are
+			// beyond the run's transactions, not missed ones.
 			// The arrivals the run had: those before it stopped, and
 			// never one at or after the measured phase's end.
 			end := c.stopAt
@@ -249,8 +259,15 @@ func (c *collector) merged(k int64, final bool) {
 		}
 	}
 	from, to := c.b.at(k-1), c.b.at(k)
-	if final && c.status != result.StatusComplete {
-		to = c.stopAt
+	if final && (c.status != result.StatusComplete || c.stopAt.Before(to)) {
+		to = c.stopAt // stopped early: interrupted, failed or --events
+	}
+	if final && k > 0 && c.r.left != nil && c.status == result.StatusComplete && !to.After(from) && empty(c.tick) {
+		// The --events budget's last transaction ended before this
+		// interval began, and none was recorded into it: it holds
+		// nothing of the run.
+		c.tick.Reset()
+		return
 	}
 	warmup := c.cfg.Warmup > 0 && !to.After(c.b.warmupEnd) && (!final || c.stopAt.Before(c.b.warmupEnd))
 	c.report(max(to.Sub(from), 0), to, warmup)
@@ -260,12 +277,18 @@ func (c *collector) merged(k int64, final bool) {
 	}
 }
 
+// empty tells whether nothing was recorded into iv.
+func empty(iv *histogram.Interval) bool {
+	return iv.Transactions() == 0 && iv.Errors() == 0 && iv.Retries() == 0 && iv.Queries.Total() == 0 && iv.Reconnects == 0 &&
+		iv.Skipped == 0 && iv.Dropped == 0
+}
+
 // measured returns the measured phase's start and length, and whether
 // the run stopped before it started.
 func (c *collector) measured() (start time.Time, dur time.Duration, inWarmup bool) {
 	start, end := c.b.warmupEnd, c.b.end
-	if c.status != result.StatusComplete {
-		end = c.stopAt
+	if c.status != result.StatusComplete || c.stopAt.Before(end) {
+		end = c.stopAt // stopped early: interrupted, failed or --events
 	}
 	if end.Before(start) {
 		return end, 0, true
@@ -292,6 +315,9 @@ func (c *collector) finish(status string, runErr error) (*result.Run, error) {
 		from := c.b.warmupEnd.Sub(c.b.start)
 		res.OfferedTPS = round2(r.open.Offered(from, from+dur))
 		res.Unstarted = c.unstarted
+	}
+	if e := c.cfg.Events; e != nil {
+		res.Events = *e
 	}
 	res.Warnings = c.warnings()
 	res.Status = status
@@ -338,6 +364,9 @@ func (c *collector) warnings() []string {
 			list = append(slices.Clone(list[:5]), "…")
 		}
 		out = append(out, fmt.Sprintf("%d of %d measured intervals had no transactions (ending at %s)", len(empty), measured, strings.Join(list, ", ")))
+	}
+	if e := c.cfg.Events; e != nil && c.status == result.StatusComplete && c.r.spent() && c.stopAt.Before(c.b.warmupEnd) {
+		out = append(out, fmt.Sprintf("the warm-up took all %d transactions of --events: nothing was measured", *e))
 	}
 	if late := c.stopAt.Sub(c.b.end); c.status == result.StatusComplete && late > c.cfg.ReportInterval {
 		out = append(out, fmt.Sprintf("the run stopped %.3fs after the end of --time %v, more than one interval (%v): nothing ran to notice the end", late.Seconds(), c.cfg.Duration, c.cfg.ReportInterval))

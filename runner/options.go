@@ -29,8 +29,10 @@ type Option struct {
 // plan's threads take lists, one run per value (see Config.Threads).
 func Options() []Option {
 	return append([]Option{
-		{Flag: "time", Field: "duration", Usage: "measured duration of each run (60s, 5m or plain seconds)",
+		{Flag: "time", Field: "duration", Usage: "measured duration of each run (60s, 5m or plain seconds); with --events, a limit in time beside it (default then: none)",
 			Value: func(c *Config) pflag.Value { return (*durationValue)(&c.Duration) }},
+		{Flag: "events", Field: "events", Usage: "end each run after this many transactions in all, across every worker, warm-up included: committed, rolled back or failed, each counted once however often it was retried (sysbench's --events; pgbench's -t per client times the clients); with --time the first limit reached ends the run",
+			Value: func(c *Config) pflag.Value { return &optInt64Value{p: &c.Events} }},
 		{Flag: "warmup", Field: "warmup", Usage: "warm-up before each run, discarded",
 			Value: func(c *Config) pflag.Value { return (*durationValue)(&c.Warmup) }},
 		{Flag: "report-interval", Field: "report_interval", Usage: "length of one reporting interval",
@@ -136,14 +138,32 @@ func (v *boolValue) Set(s string) error {
 
 // BindFlags registers every run option of Options on fs as a flag that
 // writes c; c's values at the call are the flags' defaults.
-func BindFlags(fs *pflag.FlagSet, c *Config) {
+func BindFlags(fs *pflag.FlagSet, c *Config) { BindFlagsBeside(fs, c, nil) }
+
+// BindFlagsBeside is BindFlags for a command that also takes a
+// workload's own flags (own): a run option whose flag name the workload
+// uses for an option of its own (docolap's --events is the number of
+// events it generates) is registered as run-<name> instead, so that both
+// can be given. It returns those it renamed, old name to new.
+func BindFlagsBeside(fs *pflag.FlagSet, c *Config, own *pflag.FlagSet) map[string]string {
+	var renamed map[string]string
 	for _, o := range Options() {
+		name, usage := o.Flag, o.Usage
+		if own != nil && own.Lookup(name) != nil {
+			if renamed == nil {
+				renamed = map[string]string{}
+			}
+			renamed[name] = "run-" + name
+			usage += fmt.Sprintf(" (--%s, as for every workload; here --%s is the workload's own option)", name, name)
+			name = "run-" + name
+		}
 		v := o.Value(c)
-		f := fs.VarPF(v, o.Flag, "", o.Usage)
+		f := fs.VarPF(v, name, "", usage)
 		if v.Type() == "bool" {
 			f.NoOptDefVal = "true"
 		}
 	}
+	return renamed
 }
 
 type stringValue string
@@ -182,6 +202,25 @@ func (v *optIntValue) String() string {
 }
 func (v *optIntValue) Set(s string) error {
 	n, err := strconv.Atoi(s)
+	if err != nil {
+		return fmt.Errorf("%q: want an integer", s)
+	}
+	*v.p = &n
+	return nil
+}
+
+// optInt64Value is a count that, unset (nil), means the option is off.
+type optInt64Value struct{ p **int64 }
+
+func (v *optInt64Value) Type() string { return "int" }
+func (v *optInt64Value) String() string {
+	if *v.p == nil {
+		return ""
+	}
+	return strconv.FormatInt(**v.p, 10)
+}
+func (v *optInt64Value) Set(s string) error {
+	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil {
 		return fmt.Errorf("%q: want an integer", s)
 	}

@@ -36,9 +36,26 @@ type Config struct {
 	// Threads is the number of workers, each with its own connection.
 	Threads int
 	// Duration is the measured phase; Warmup runs before it and is
-	// discarded at one instant.
+	// discarded at one instant. With Events set, Duration may be 0: the
+	// run then has no limit in time.
 	Duration time.Duration
 	Warmup   time.Duration
+	// Events, when set, ends the run after that many transactions in
+	// all, across every worker (--events, sysbench's name; pgbench's -t
+	// is per client). A transaction counts once it ended: committed,
+	// rolled back on purpose or failed (as pgbench counts failed
+	// transactions toward -t); its retries and replays are part of it,
+	// and one that lost its connection is run again by the same worker
+	// under the same count. The warm-up's transactions are among them,
+	// as sysbench's event counter runs from the first event; the
+	// measured phase has the rest. Each worker takes one from a shared
+	// budget (one atomic operation) before it starts a transaction, so
+	// the run ends exactly at the limit, never past it, when the last
+	// worker's last transaction ends; with Duration, the first limit
+	// reached ends the run. Under an arrival rate each transaction is
+	// one arrival: arrivals skipped or dropped are counted as such and
+	// take nothing from the budget.
+	Events *int64
 	// ReportInterval is the length of one interval. Run takes 0 as 1 s;
 	// Validate, which checks a configuration as flags or a plan give it,
 	// refuses it.
@@ -98,6 +115,18 @@ type Config struct {
 	Analytic
 }
 
+// Limit says how a run of c ends, for headers and logs: "30s",
+// "10000 transactions" (--events alone) or "10000 transactions or 30s".
+func (c Config) Limit() string {
+	switch {
+	case c.Events == nil:
+		return c.Duration.String()
+	case c.Duration == 0:
+		return fmt.Sprintf("%d transactions", *c.Events)
+	}
+	return fmt.Sprintf("%d transactions or %s", *c.Events, c.Duration)
+}
+
 // Sampler samples a server's metrics for a run: Start takes the baseline
 // of the first interval, Tick the metrics since the previous call. Both
 // are called from the collector goroutine only, never on the hot path.
@@ -118,7 +147,16 @@ func (c Config) Validate() []error {
 	if c.Threads < 1 {
 		bad("threads", c.Threads, "must be at least 1")
 	}
-	if c.Duration <= 0 {
+	switch {
+	case c.Events != nil && *c.Events < 1:
+		bad("events", *c.Events, "must be at least 1 transaction")
+	case c.Events != nil && c.Tries != nil:
+		bad("events", *c.Events, "the analytic timing model (--tries) runs each query its number of tries: it takes no --events")
+	}
+	switch {
+	case c.Events != nil && c.Duration < 0:
+		bad("time", c.Duration, "must not be negative (0: no limit in time beside --events)")
+	case c.Events == nil && c.Duration <= 0:
 		bad("time", c.Duration, "must be positive")
 	}
 	if c.Warmup < 0 {
@@ -297,6 +335,11 @@ func Run(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config
 		workers: ws, fail: make(chan error, 1), stopCh: make(chan struct{}), epoch: epoch,
 		mon: mon, open: open,
 	}
+	if cfg.Events != nil {
+		r.left = new(atomic.Int64)
+		r.left.Store(*cfg.Events)
+		r.active.Store(int64(cfg.Threads))
+	}
 	r.reporter, _ = w.(workload.Reporter)
 	r.policy = policy
 	return r.execute(ctx, workerCtx, cancelWorkers, obs)
@@ -333,6 +376,9 @@ type worker struct {
 	// but did not start because the run stopped. Both are read once the
 	// worker returned.
 	unfinished, abandoned time.Time
+	// lastEnd is when the worker's last transaction ended, kept under
+	// --events only.
+	lastEnd time.Time
 }
 
 func (s *worker) close() {
@@ -460,7 +506,41 @@ type run struct {
 	reporter    workload.Reporter
 	// open is the arrival-rate model, nil in the closed model.
 	open *Open
+	// left is what remains of the --events budget (nil without it): a
+	// worker takes one before it starts a transaction, and leaves the
+	// run when none is left; active counts the workers still in it, the
+	// last of which to leave ends the run.
+	left   *atomic.Int64
+	active atomic.Int64
 }
+
+// quit is a worker's leaving a run with an --events budget: the last one
+// to leave stops the run, once every transaction it took has ended, at
+// the end of the last of them (a worker may be slow to leave after its
+// last transaction), or at the start of the current interval if that
+// came later (the interval is then empty and not reported).
+func (r *run) quit() {
+	if r.active.Add(-1) != 0 {
+		return
+	}
+	at := r.cfg.Now()
+	var last time.Time
+	for _, s := range r.workers { // every worker has left: their lastEnd is final
+		if s.lastEnd.After(last) {
+			last = s.lastEnd
+		}
+	}
+	if !last.IsZero() && last.Before(at) {
+		at = last
+		if from := r.b.at(r.epoch.Load() - 1); at.Before(from) {
+			at = from
+		}
+	}
+	r.halt(at)
+}
+
+// spent tells whether the --events budget ran out.
+func (r *run) spent() bool { return r.left != nil && r.left.Load() <= 0 }
 
 // halt stops the run at instant at: no transaction starts after it. The
 // first call counts; the measured phase's timer makes it on time whatever
@@ -509,6 +589,9 @@ func (r *run) advance(at time.Time) bool {
 // counted.
 func (r *run) finished(s *worker, start time.Time) (time.Time, bool) {
 	now := r.cfg.Now()
+	if r.left != nil {
+		s.lastEnd = now
+	}
 	if now.UnixNano() >= r.edge.Load() {
 		r.advance(now)
 	}
@@ -555,10 +638,16 @@ func (r *run) pause(ctx context.Context, d time.Duration) {
 // timed from the instant the schedule gives. Under an arrival rate a
 // transaction that fails and is retried without a replay keeps its
 // arrival (carry): the retry is the same arrival's, timed from it.
+// Under --events the worker takes one transaction from the budget before
+// it starts one, unless it holds one not yet ended (held: retried, or
+// lost with its connection), and leaves when none is left.
 func (r *run) loop(ctx context.Context, s *worker) {
+	if r.left != nil {
+		defer r.quit()
+	}
 	d := r.eng.Dialect()
 	var slot Slot
-	carry := false
+	carry, held := false, false
 	for !r.stop.Load() {
 		if !carry {
 			if p, ok := s.w.(workload.Pacer); ok && r.open == nil {
@@ -576,12 +665,19 @@ func (r *run) loop(ctx context.Context, s *worker) {
 			}
 		}
 		carry = false
+		if r.left != nil && !held {
+			if r.left.Add(-1) < 0 {
+				return // the budget is spent
+			}
+			held = true
+		}
 		op, err := s.w.Next(ctx)
 		now, stopped := r.finished(s, slot.Intended)
 		if stopped {
 			return
 		}
 		if r.recorded(s, op, err, slot, now) {
+			held = false
 			continue
 		}
 		if ctx.Err() != nil {
@@ -612,6 +708,7 @@ func (r *run) loop(ctx context.Context, s *worker) {
 				return
 			}
 			if err == nil {
+				held = false
 				continue
 			}
 			if d.Classify(err) == engine.ClassConnLost {
@@ -623,6 +720,7 @@ func (r *run) loop(ctx context.Context, s *worker) {
 			s.rec.Failure(op, false, s.q)
 			s.q = workload.Queries{}
 		}
+		held = false
 		if n := r.errors.Add(1); !r.cfg.TolerateErrors && n > r.cfg.MaxErrors {
 			r.failWith(fmt.Errorf("%w: %d failed transactions (--max-errors %d); last, in %s: %w",
 				ErrTooManyErrors, n, r.cfg.MaxErrors, r.ops[op].Name, err))

@@ -82,7 +82,7 @@ func (w *probeWorker) Next(ctx context.Context) (int, error) {
 	return 0, nil
 }
 
-func open(t *testing.T) engine.Engine {
+func open(t testing.TB) engine.Engine {
 	t.Helper()
 	ctx := context.Background()
 	eng, err := engine.Open(ctx, testdb.SQLite(t), engine.Options{})

@@ -27,8 +27,11 @@ type runFlags struct {
 	serverPID   int
 	noMonitor   bool
 	metricsAddr string
+	// renamed are the run options registered as run-<flag> because the
+	// workload has an option of that name (runner.BindFlagsBeside).
+	renamed map[string]string
 	// timeSet tells whether --time was given: without it, --rate-stages
-	// set the run's length.
+	// set the run's length, and --events alone sets no limit in time.
 	timeSet func() bool
 }
 
@@ -47,7 +50,7 @@ func newRunCmd(st *State, m workload.Meta) *cobra.Command {
 	fs := cmd.Flags()
 	tf.register(fs)
 	fs.Var(&rf.threads, "threads", "workers (one connection each); a list like 1,2,4,8 runs a sweep, one run per value")
-	runner.BindFlags(fs, &rf.cfg)
+	rf.renamed = runner.BindFlagsBeside(fs, &rf.cfg, w.Flags())
 	rf.timeSet = func() bool { return fs.Changed("time") }
 	fs.Uint64Var(&rf.cfg.Seed, "seed", rf.cfg.Seed, "seed of the workers' random choices")
 	fs.StringVar(&rf.out, "out", "", "write the result file (JSON) here; while the run goes on, its interval log is kept beside it (see recover)")
@@ -62,6 +65,9 @@ func newRunCmd(st *State, m workload.Meta) *cobra.Command {
 func (rf *runFlags) config(threads int, st *State) runner.Config {
 	cfg := rf.cfg
 	cfg.Threads, cfg.Now = threads, st.Now
+	if cfg.Events != nil && rf.timeSet != nil && !rf.timeSet() {
+		cfg.Duration = 0 // --events alone: no limit in time
+	}
 	if len(cfg.Rate.Stages) > 0 && rf.timeSet != nil && !rf.timeSet() {
 		cfg.Duration = cfg.Rate.StagesTotal() - cfg.Warmup // the stages span warm-up and measured phase
 	}
@@ -80,6 +86,10 @@ func (rf *runFlags) validate(st *State) []error {
 	seen := map[string]bool{}
 	for _, n := range rf.threads {
 		for _, e := range rf.config(n, st).Validate() {
+			var oe *workload.OptionError
+			if errors.As(e, &oe) && rf.renamed[oe.Flag] != "" {
+				e = &workload.OptionError{Flag: rf.renamed[oe.Flag], Value: oe.Value, Err: oe.Err}
+			}
 			if !seen[e.Error()] {
 				seen[e.Error()] = true
 				errs = append(errs, e)
@@ -146,7 +156,7 @@ func runWorkload(ctx context.Context, st *State, w workload.Workload, tf *target
 			if cfg.Tries != nil {
 				fmt.Fprintf(st.Stdout, "\nrunning %s on %s: each query %d times on one connection\n", w.Meta().Name, r.target, *cfg.Tries)
 			} else {
-				fmt.Fprintf(st.Stdout, "\nrunning %s on %s: %d threads, %s (warm-up %s)%s\n", w.Meta().Name, r.target, cfg.Threads, cfg.Duration, cfg.Warmup, rateHeader(cfg.Rate))
+				fmt.Fprintf(st.Stdout, "\nrunning %s on %s: %d threads, %s (warm-up %s)%s\n", w.Meta().Name, r.target, cfg.Threads, cfg.Limit(), cfg.Warmup, rateHeader(cfg.Rate))
 			}
 			printNotes(st.Stdout, w)
 			live.begin(r.target.Label, w.Meta().Name, fmt.Sprintf("threads=%d", cfg.Threads), cfg)

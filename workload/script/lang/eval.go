@@ -89,6 +89,9 @@ func Eval(e Expr, env Env) (Value, error) {
 		}
 		return binary(e.op, l, r)
 	case callExpr:
+		if e.fn.random && len(e.args) <= 3 {
+			return evalRandom(e, env)
+		}
 		args := make([]Value, len(e.args))
 		null := false
 		for i, a := range e.args {
@@ -109,6 +112,27 @@ func Eval(e Expr, env Env) (Value, error) {
 		return e.fn.call(env, args)
 	}
 	panic(fmt.Sprintf("lang: unknown expression %T", e))
+}
+
+// evalRandom evaluates a call of a random function with its arguments
+// on the stack: the functions of pgbench's scripts that run in every
+// transaction cost no allocation.
+func evalRandom(e callExpr, env Env) (Value, error) {
+	var buf [3]Value
+	args := buf[:len(e.args)]
+	null := false
+	for i, a := range e.args {
+		v, err := Eval(a, env)
+		if err != nil {
+			return v, err
+		}
+		args[i] = v
+		null = null || v.IsNull()
+	}
+	if null {
+		return Null(), nil
+	}
+	return callRandom(e.fn.name, env, args)
 }
 
 // evalLogic evaluates AND and OR as pgbench does: a NULL left operand
@@ -272,6 +296,7 @@ type function struct {
 	name             string
 	minArgs, maxArgs int  // minArgs -1: one or more
 	seeded           bool // the last argument defaults to :default_seed
+	random           bool // random, random_exponential, random_gaussian, random_zipfian: callRandom
 	call             func(env Env, args []Value) (Value, error)
 }
 
@@ -319,6 +344,7 @@ func init() {
 	// The random functions need their own name at call time.
 	for _, n := range []string{"random", "random_exponential", "random_gaussian", "random_zipfian"} {
 		f := functions[n]
+		f.random = true
 		name := n
 		f.call = func(env Env, args []Value) (Value, error) { return callRandom(name, env, args) }
 	}

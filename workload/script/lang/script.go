@@ -3,6 +3,7 @@ package lang
 import (
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 )
@@ -129,6 +130,22 @@ type Query struct {
 	// recognised outside quoted identifiers, dollar quotes and comments
 	// (a :: cast is none), in quoted strings too but marked so.
 	Refs []Ref
+
+	// memo keeps Parameterize's last answer for the queries Parse
+	// returns (nil in a Query built otherwise), which their copies share.
+	memo *paramMemo
+}
+
+// paramMemo holds a Parameterize answer; Parameterize may be called from
+// several clients at once.
+type paramMemo struct{ p atomic.Pointer[parameterized] }
+
+// parameterized is Parameterize's answer for the placeholders it was
+// computed with.
+type parameterized struct {
+	placeholders []string
+	text         string
+	names        []string
 }
 
 // Ref is a :name reference in a query: Text[Start:End] is ":name".
@@ -143,19 +160,33 @@ type Ref struct {
 // Interpolate returns the query with each reference replaced by the text
 // lookup gives for its name, as pgbench's simple protocol does; a
 // reference to a name lookup does not know stays as written.
+//
+// It looks every name up once, then writes the query into one string of
+// the right size: one allocation.
 func (q Query) Interpolate(lookup func(name string) (string, bool)) string {
 	if len(q.Refs) == 0 {
 		return q.Text
 	}
-	var b strings.Builder
-	last := 0
+	var buf [8]string // the values of the first references, looked up once
+	vals := buf[:0]
+	if len(q.Refs) > len(buf) {
+		vals = make([]string, 0, len(q.Refs))
+	}
+	n := len(q.Text)
 	for _, r := range q.Refs {
 		v, ok := lookup(r.Name)
 		if !ok {
-			continue
+			v = q.Text[r.Start:r.End] // stays as written
 		}
+		vals = append(vals, v)
+		n += len(v) - (r.End - r.Start)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	last := 0
+	for i, r := range q.Refs {
 		b.WriteString(q.Text[last:r.Start])
-		b.WriteString(v)
+		b.WriteString(vals[i])
 		last = r.End
 	}
 	b.WriteString(q.Text[last:])
@@ -165,7 +196,38 @@ func (q Query) Interpolate(lookup func(name string) (string, bool)) string {
 // Parameterize returns the query with its i-th reference outside quoted
 // strings (from 1) replaced by placeholder(i), and the names the
 // parameters take their values from, in order.
+//
+// A query from Parse remembers its answer: asked again with the same
+// placeholders (placeholder is called once per parameter to check), it
+// returns the same text and names without allocating. The names are
+// shared then: the caller must not change them.
 func (q Query) Parameterize(placeholder func(i int) string) (string, []string) {
+	if q.memo != nil {
+		if m := q.memo.p.Load(); m != nil && samePlaceholders(m.placeholders, placeholder) {
+			return m.text, m.names
+		}
+	}
+	text, names := q.parameterize(placeholder)
+	if q.memo != nil {
+		ph := make([]string, len(names))
+		for i := range ph {
+			ph[i] = placeholder(i + 1)
+		}
+		q.memo.p.Store(&parameterized{placeholders: ph, text: text, names: names})
+	}
+	return text, names
+}
+
+func samePlaceholders(want []string, placeholder func(i int) string) bool {
+	for i, p := range want {
+		if placeholder(i+1) != p {
+			return false
+		}
+	}
+	return true
+}
+
+func (q Query) parameterize(placeholder func(i int) string) (string, []string) {
 	var b strings.Builder
 	names := make([]string, 0, len(q.Refs))
 	last := 0
@@ -299,7 +361,7 @@ func (p *scriptParser) endQuery(off int) {
 	for i, r := range p.refs {
 		refs[i] = Ref{Name: r.Name, Start: r.Start - p.qStart, End: r.End - p.qStart, InString: r.InString}
 	}
-	p.queries = append(p.queries, Query{Text: text, Refs: refs})
+	p.queries = append(p.queries, Query{Text: text, Refs: refs, memo: &paramMemo{}})
 	p.qStart, p.refs = -1, nil
 }
 

@@ -13,6 +13,9 @@ type variable struct {
 	value  Value
 	parsed bool // value holds the text's meaning (or is the variable's value)
 	isText bool // the variable was set as text
+	// written: text holds the value written as text (Text), kept until
+	// the next Set, for a query that uses the variable several times.
+	written bool
 }
 
 // NewVars returns an empty set of variables.
@@ -56,10 +59,11 @@ func (vs *Vars) Text(name string) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	if x.isText {
+	if x.isText || x.written {
 		return x.text, true
 	}
-	return x.value.String(), true
+	x.text, x.written = x.value.String(), true
+	return x.text, true
 }
 
 // Len returns the number of variables set.

@@ -1,7 +1,10 @@
 // Package compare lines up the runs of several result files into the
 // tables the database studies publish: one row per thread count, one
 // column per target (a label), each other column's change against a
-// baseline in percent, and an average row.
+// baseline in percent, and an average row. A table of one thread count
+// and three columns or more is written turned (Table.Grid), a line per
+// column with the figures beside it, as the studies print a table of
+// configurations.
 //
 // A cell may hold several measurements of the same thing: several result
 // files under one label, or several runs of one thread count. The cell

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -649,4 +650,43 @@ func Example_columns() {
 	// | 16 | 2890 | 98.00 | 1.00 | 4200 | 2410 | 67.00 | 10.00 | 3900 | +16.61% |
 	// | 32 | 3120 | 99.00 | 0.500 | 4400 | 2380 | 71.00 | 12.00 | 3800 | +23.72% |
 	// | **average** | 3005 | 98.50 | 0.750 | 4300 | 2395 | 69.00 | 11.00 | 3850 | +20.30% |
+}
+
+// TestByColumn: a table of one thread count and three columns or more
+// is written turned, one line per column with its value and change, as a
+// study's table of configurations; two columns, or several thread
+// counts, keep a line per thread count.
+func TestByColumn(t *testing.T) {
+	a := in("A", file("A", map[int]float64{8: 100}))
+	b := in("B", file("B", map[int]float64{8: 150}))
+	c := in("C", file("C", map[int]float64{8: 50}))
+	tb := build(t, compare.Options{Relative: true}, a, b, c)
+	if !tb.ByColumn() {
+		t.Fatal("one row, three columns: not by column")
+	}
+	h, rows := tb.Grid()
+	if want := []string{"8 threads", "tps (relative)", "change"}; !slices.Equal(h, want) {
+		t.Errorf("header %q, want %q", h, want)
+	}
+	want := [][]string{{"A", "1.00x", "baseline"}, {"B", "1.50x", "+50.00%"}, {"C", "0.50x", "-50.00%"}}
+	if len(rows) != 3 {
+		t.Fatalf("rows %q", rows)
+	}
+	for i, r := range rows {
+		if !slices.Equal(r, want[i]) {
+			t.Errorf("row %d %q, want %q", i, r, want[i])
+		}
+	}
+	var md strings.Builder
+	if err := compare.WriteMarkdown(&md, []*compare.Table{tb}); err != nil || !strings.Contains(md.String(), "| B | 1.50x | +50.00% |") {
+		t.Errorf("markdown %v:\n%s", err, md.String())
+	}
+	// Two columns, or two thread counts: a line per thread count.
+	if build(t, compare.Options{}, a, b).ByColumn() {
+		t.Error("two columns turned")
+	}
+	two := in("D", file("D", map[int]float64{1: 10, 8: 20}))
+	if build(t, compare.Options{Force: true}, two, in("E", file("E", map[int]float64{1: 1, 8: 2})), in("F", file("F", map[int]float64{1: 1, 8: 2}))).ByColumn() {
+		t.Error("two thread counts turned")
+	}
 }

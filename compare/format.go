@@ -104,6 +104,49 @@ func (t *Table) Cells() [][]string {
 	return out
 }
 
+// ByColumn tells whether the table reads better turned: one thread count
+// (or rate) and three columns or more, as a study's table of
+// configurations, one line each, with the figures beside them.
+func (t *Table) ByColumn() bool { return len(t.Rows) == 1 && len(t.Columns) >= 3 }
+
+// Grid is the table as the writers lay it out: Header and Cells, or,
+// when ByColumn, one line per column (its label, its value, the figures
+// beside it and its change), the header naming the one row ("4
+// threads").
+func (t *Table) Grid() (header []string, rows [][]string) {
+	if !t.ByColumn() {
+		return t.Header(), t.Cells()
+	}
+	r := t.Rows[0]
+	what := t.RowLabel(r)
+	if !t.rated() {
+		what += " threads"
+	}
+	header = []string{what, t.Metric.Name}
+	if t.Relative {
+		header[1] += " (relative)"
+	}
+	for _, m := range t.Beside {
+		header = append(header, m.Name)
+	}
+	header = append(header, "change")
+	for i, c := range t.Columns {
+		line := []string{c.Label, t.formatCell(r.Cells[i], false)}
+		for k := range t.Beside {
+			line = append(line, formatBeside(r.Beside[i][k]))
+		}
+		change := ""
+		if ref := t.Ref(i); ref >= 0 {
+			change = formatChange(r.Changes[i], r.Cells[ref], r.Cells[i])
+		} else if i == t.Baseline {
+			change = "baseline"
+		}
+		line = append(line, change)
+		rows = append(rows, line)
+	}
+	return header, rows
+}
+
 // rated tells whether a row stands for an arrival rate: the table's
 // first column is then the rate, not the threads.
 func (t *Table) rated() bool {
@@ -250,7 +293,8 @@ func WriteText(w io.Writer, tables []*Table) error {
 			b.WriteString("\n")
 		}
 		b.WriteString(t.Title() + "\n\n")
-		writeAligned(&b, append([][]string{t.Header()}, t.Cells()...))
+		h, rows := t.Grid()
+		writeAligned(&b, append([][]string{h}, rows...))
 		writeDifferencesText(&b, t)
 		for _, n := range t.Notes {
 			b.WriteString("note: " + n + "\n")
@@ -287,14 +331,15 @@ func WriteMarkdown(w io.Writer, tables []*Table) error {
 			b.WriteString("\n")
 		}
 		b.WriteString("**" + markdown.Escape(t.Title()) + "**\n\n")
-		writeMDRow(&b, t.Header())
-		seps := make([]string, len(t.Header()))
+		h, rows := t.Grid()
+		writeMDRow(&b, h)
+		seps := make([]string, len(h))
 		for j := range seps {
 			seps[j] = "---:"
 		}
 		seps[0] = "---"
 		writeMDRow(&b, seps)
-		for _, r := range t.Cells() {
+		for _, r := range rows {
 			if r[0] == "average" {
 				r[0] = "**average**"
 			}
@@ -302,9 +347,28 @@ func WriteMarkdown(w io.Writer, tables []*Table) error {
 		}
 		if len(t.Differences) > 0 {
 			b.WriteString("\nDifferences between the columns:\n\n")
+			// One line per difference, or per column when the table
+			// is turned (ByColumn).
 			h := []string{""}
-			for _, c := range t.Columns {
-				h = append(h, c.Label)
+			var lines [][]string
+			if t.ByColumn() {
+				for _, d := range t.Differences {
+					h = append(h, d.Name)
+				}
+				for i, c := range t.Columns {
+					line := []string{c.Label}
+					for _, d := range t.Differences {
+						line = append(line, d.Values[i])
+					}
+					lines = append(lines, line)
+				}
+			} else {
+				for _, c := range t.Columns {
+					h = append(h, c.Label)
+				}
+				for _, d := range t.Differences {
+					lines = append(lines, append([]string{d.Name}, d.Values...))
+				}
 			}
 			writeMDRow(&b, h)
 			seps := make([]string, len(h))
@@ -312,8 +376,8 @@ func WriteMarkdown(w io.Writer, tables []*Table) error {
 				seps[j] = "---"
 			}
 			writeMDRow(&b, seps)
-			for _, d := range t.Differences {
-				writeMDRow(&b, append([]string{d.Name}, d.Values...))
+			for _, l := range lines {
+				writeMDRow(&b, l)
 			}
 		}
 		if len(t.Notes) > 0 {

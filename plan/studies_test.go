@@ -51,6 +51,13 @@ var studyPages = map[string]studyPage{
 		chart:   "tps vs threads",
 		headers: []string{"pgbouncer vs direct", "direct server_cpu_pct", "pgbouncer host_cpu_pct"},
 	},
+	"tpce-study.yaml": {
+		title:   "tpce: TR/s, higher is better; changes against pg-dbt5/client-dbt5; beside each column its server_cpu_pct, host_iowait_pct, disk_iops (/s) (medians of the runs)",
+		chart:   "TR/s vs threads",
+		headers: []string{"TR/s", "server_cpu_pct", "host_iowait_pct", "disk_iops", "change"},
+		retries: true, // Trade-Results run serializable and are replayed
+		more:    []string{"pg-dbt5/procedure-dbt5", "maria-study/client-study", "option --mode", "option --index-set"},
+	},
 	"read-intensive-sweep.yaml": {
 		title:   "oltp_read_write_pct: qps (/s), higher is better; tuned's lead over each column in % of tuned; average: means, and the change of the means; beside each column its server_cpu_pct, host_iowait_pct, disk_iops (/s) (medians of the runs)",
 		chart:   "qps vs threads",

@@ -178,7 +178,7 @@ func Write(w io.Writer, inputs []compare.Input, opt Options) error {
 		if op := onlyOp(ins); op != "" && t.Metric.Name == "tps" {
 			ws.Reads = "tps counts " + op + " transactions: the workload has no other"
 		}
-		ws.Header, ws.Rows = t.Header(), t.Cells()
+		ws.Header, ws.Rows = t.Grid()
 		ws.MonitorProblems = monitorProblems(ins)
 		for c, col := range t.Columns {
 			ws.Labels = append(ws.Labels, col.Label)

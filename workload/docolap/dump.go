@@ -39,6 +39,7 @@ func DumpEvents(ctx context.Context, g *Generator, out io.Writer) (int64, error)
 	// takes the chunks in order; a buffer comes back through free.
 	made := make([]chan []byte, workers)
 	free := make([]chan []byte, workers)
+	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
@@ -75,17 +76,23 @@ func DumpEvents(ctx context.Context, g *Generator, out io.Writer) (int64, error)
 	}
 	var rows int64
 	var err error
-	for c := 0; c < chunks && err == nil; c++ {
+	for c := 0; c < chunks; c++ {
 		k := c % workers
-		buf := <-made[k]
-		if _, err = out.Write(buf); err == nil {
-			rows += min(dumpChunk, n-int64(c)*dumpChunk)
-			err = ctx.Err()
+		buf, ok := <-made[k]
+		if !ok { // the worker stopped: parent was cancelled
+			break
 		}
-		free[k] <- buf
+		if _, err = out.Write(buf); err != nil {
+			break
+		}
+		rows += min(dumpChunk, n-int64(c)*dumpChunk)
+		free[k] <- buf // never blocks: the worker holds at most two buffers
 	}
 	cancel()
 	wg.Wait()
+	if err == nil {
+		err = parent.Err()
+	}
 	return rows, err
 }
 

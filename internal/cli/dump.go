@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/dbarena/dbarena/workload"
 )
@@ -39,7 +40,7 @@ func newDumpCmd(st *State) *cobra.Command {
 		c := &cobra.Command{
 			Use:   m.Name,
 			Short: m.Description,
-			Long:  "Writes " + d.DumpFormat() + ".\nOnly the options that define the data matter; the file is written whole, or not at all.",
+			Long:  "Writes " + d.DumpFormat() + ".\nIt takes the options that define the data; the file is written whole, or not at all.",
 			Args:  cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
 				errs := validateWorkload(w)
@@ -60,7 +61,7 @@ func newDumpCmd(st *State) *cobra.Command {
 			return &UsageError{fmt.Errorf("dump %s: %w", m.Name, err)}
 		})
 		c.Flags().StringVarP(&out, "out", "o", "", "the file to write (- for standard output)")
-		c.Flags().AddFlagSet(w.Flags())
+		addDataFlags(c.Flags(), w)
 		cmd.AddCommand(c)
 	}
 	return cmd
@@ -100,6 +101,21 @@ func dump(cmd *cobra.Command, st *State, d workload.Dumper, out string) error {
 		fmt.Fprintf(st.Stdout, "dumped %d rows, %s, to %s in %s\n", rows, humanBytes(fi.Size()), out, st.Now().Sub(start).Round(time.Millisecond))
 	}
 	return nil
+}
+
+// addDataFlags adds w's options that define its data (all of them when
+// w does not say which do) to fs.
+func addDataFlags(fs *pflag.FlagSet, w workload.Workload) {
+	d, ok := w.(workload.DataOptioner)
+	if !ok {
+		fs.AddFlagSet(w.Flags())
+		return
+	}
+	for _, name := range d.DataOptions() {
+		if f := w.Flags().Lookup(name); f != nil {
+			fs.AddFlag(f)
+		}
+	}
 }
 
 // dumpNames lists the workloads that can dump their data.

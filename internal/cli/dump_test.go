@@ -73,6 +73,7 @@ func TestDumpBadInput(t *testing.T) {
 		{"out a directory", []string{"dump", "docolap", "--events", "10", "--out", dir}, []string{"--out", dir, "directory"}},
 		{"out in a missing directory", []string{"dump", "docolap", "--events", "10", "--out", filepath.Join(dir, "no", "x")}, []string{"--out", filepath.Join(dir, "no")}},
 		{"unknown flag", []string{"dump", "docolap", "--warehouses", "3", "--out", filepath.Join(dir, "x")}, []string{"warehouses"}},
+		{"not a data option", []string{"dump", "docolap", "--query", "A", "--out", filepath.Join(dir, "x")}, []string{"query"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := dbarena(t, ctx, nil, tc.args...)

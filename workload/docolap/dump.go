@@ -18,7 +18,7 @@ const dumpChunk = 2000
 // DumpFormat implements workload.Dumper.
 func (w *Docolap) DumpFormat() string {
 	return "the events table in PostgreSQL's COPY text format, one event a line: its id, a tab, and its JSON document " +
-		"(AppendEvent's bytes with every backslash doubled); psql loads it with \\copy events (id, doc) FROM 'FILE'"
+		"(the bytes prepare loads, every backslash doubled); psql loads it with \\copy events (id, doc) FROM 'FILE'"
 }
 
 // Dump implements workload.Dumper: the events the options ask for, in

@@ -6,6 +6,7 @@
 #   make bench-peers  side-by-side runs against peer tools (scripts/bench-peers)
 #   make bench-tpcc   the TPC-C-like workload against go-tpc (scripts/bench-tpcc)
 #   make bench-mongo  dbarena's client CPU on MongoDB against mongod's and against PostgreSQL (scripts/bench-mongo)
+#   make bench-docolap  docolap's load against psql \copy and insertMany from a file (scripts/bench-docolap)
 #   make clean        remove build output
 #
 # make test starts the servers, exports their DBARENA_TEST_* variables and
@@ -28,7 +29,7 @@ RACE := $(if $(shell command -v gcc 2>/dev/null),-race -gcflags=modernc.org/sqli
 GOTESTFLAGS ?= -count=1 $(RACE) -timeout 10m
 KEEP_SERVERS ?=
 
-.PHONY: build test bench-peers bench-tpcc bench-mongo soak clean
+.PHONY: build test bench-peers bench-tpcc bench-mongo bench-docolap soak clean
 
 build:
 	CGO_ENABLED=0 $(GO) build -o bin/dbarena ./cmd/dbarena
@@ -62,6 +63,9 @@ bench-tpcc:
 
 bench-mongo:
 	scripts/bench-mongo $(ARGS)
+
+bench-docolap:
+	scripts/bench-docolap $(ARGS)
 
 # soak: an hour of 256 workers on a managed PostgreSQL, then 1,000 workers;
 # SOAK_DURATION, SOAK_THREADS, SOAK_PEAK_THREADS, SOAK_PEAK_DURATION and

@@ -81,6 +81,7 @@ func NewRoot(st *State) *cobra.Command {
 		newListCmd(st),
 		newCompareCmd(st),
 		newExportCmd(st),
+		newDumpCmd(st),
 		newReportCmd(st),
 		newMergeCmd(st),
 		newRecoverCmd(st),

@@ -1,0 +1,133 @@
+package cli
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/dbarena/dbarena/workload"
+)
+
+// newDumpCmd is dump, with one child per workload that is a
+// workload.Dumper: it writes the initial data prepare would load to a
+// file, for an engine's own bulk-load tool to load the same rows.
+func newDumpCmd(st *State) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "dump WORKLOAD --out FILE [flags]",
+		Short: "Write the initial data a workload's prepare loads to a file, for the engines' own load tools",
+		Args:  cobra.ArbitraryArgs,
+		RunE: func(_ *cobra.Command, args []string) error {
+			names := dumpNames()
+			if len(args) == 0 {
+				return &UsageError{fmt.Errorf("dump needs a workload: one of %s", names)}
+			}
+			return &UsageError{fmt.Errorf("workload %q cannot dump its data: dump knows %s", args[0], names)}
+		},
+	}
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{err} })
+	for _, m := range workload.All() {
+		w := m.New()
+		d, ok := w.(workload.Dumper)
+		if !ok {
+			continue
+		}
+		var out string
+		c := &cobra.Command{
+			Use:   m.Name,
+			Short: m.Description,
+			Long:  "Writes " + d.DumpFormat() + ".\nIt takes the options that define the data; the file is written whole, or not at all.",
+			Args:  cobra.NoArgs,
+			RunE: func(cmd *cobra.Command, _ []string) error {
+				errs := validateWorkload(w)
+				if out == "" {
+					errs = append(errs, fmt.Errorf("--out: name the file to write (- for standard output)"))
+				} else if out != "-" {
+					if err := checkOutputFile("--out", out); err != nil {
+						errs = append(errs, err)
+					}
+				}
+				if err := usage(errs); err != nil {
+					return err
+				}
+				return dump(cmd, st, d, out)
+			},
+		}
+		c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+			return &UsageError{fmt.Errorf("dump %s: %w", m.Name, err)}
+		})
+		c.Flags().StringVarP(&out, "out", "o", "", "the file to write (- for standard output)")
+		addDataFlags(c.Flags(), w)
+		cmd.AddCommand(c)
+	}
+	return cmd
+}
+
+// dump writes d's data to out: standard output, or a file that appears
+// under its name only once it is complete.
+func dump(cmd *cobra.Command, st *State, d workload.Dumper, out string) error {
+	start := st.Now()
+	if out == "-" {
+		bw := bufio.NewWriterSize(st.Stdout, 1<<20)
+		if _, err := d.Dump(cmd.Context(), bw); err != nil {
+			return err
+		}
+		return bw.Flush()
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(out), ".dbarena-dump-*")
+	if err != nil {
+		return fmt.Errorf("--out %s: %w", out, err)
+	}
+	defer os.Remove(tmp.Name()) // no-op once renamed
+	bw := bufio.NewWriterSize(tmp, 1<<20)
+	rows, err := d.Dump(cmd.Context(), bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), out)
+	}
+	if err != nil {
+		return fmt.Errorf("--out %s: %w", out, err)
+	}
+	if fi, err := os.Stat(out); err == nil {
+		fmt.Fprintf(st.Stdout, "dumped %d rows, %s, to %s in %s\n", rows, humanBytes(fi.Size()), out, st.Now().Sub(start).Round(time.Millisecond))
+	}
+	return nil
+}
+
+// addDataFlags adds w's options that define its data (all of them when
+// w does not say which do) to fs.
+func addDataFlags(fs *pflag.FlagSet, w workload.Workload) {
+	d, ok := w.(workload.DataOptioner)
+	if !ok {
+		fs.AddFlagSet(w.Flags())
+		return
+	}
+	for _, name := range d.DataOptions() {
+		if f := w.Flags().Lookup(name); f != nil {
+			fs.AddFlag(f)
+		}
+	}
+}
+
+// dumpNames lists the workloads that can dump their data.
+func dumpNames() string {
+	var names string
+	for _, m := range workload.All() {
+		if _, ok := m.New().(workload.Dumper); ok {
+			if names != "" {
+				names += ", "
+			}
+			names += m.Name
+		}
+	}
+	return names
+}

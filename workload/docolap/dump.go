@@ -25,7 +25,12 @@ func (w *Docolap) DumpFormat() string {
 // order, as DumpFormat says, exactly the rows prepare loads on every
 // engine (the id column and the doc document). Events are made by as
 // many goroutines as there are processors and written in order.
+// The normalized form (--normalized) has no such file: it is refused,
+// naming the flag, before anything is written.
 func (w *Docolap) Dump(ctx context.Context, out io.Writer) (int64, error) {
+	if w.Normalized() {
+		return 0, &workload.OptionError{Flag: "normalized", Value: "true", Err: "dump writes the JSON events table only: leave --normalized out"}
+	}
 	return DumpEvents(ctx, w.Generator(), out)
 }
 

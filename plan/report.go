@@ -309,7 +309,11 @@ func writeSummary(b *bytes.Buffer, p *Plan, st *State, sections []*section, repo
 	b.WriteString("| | |\n|---|---|\n")
 	fmt.Fprintf(b, "| status | %s |\n", st.Status)
 	fmt.Fprintf(b, "| runs | %d: %d done, %d failed, %d pending |\n", len(st.Runs), done, failed, pending)
-	fmt.Fprintf(b, "| cells | %d (%s × %s × their thread counts) |\n", len(p.Cells), plural(len(p.Targets), "target"), plural(len(p.Workloads), "workload"))
+	limited := ""
+	if slices.ContainsFunc(p.Workloads, func(w Workload) bool { return len(w.Targets) > 0 }) {
+		limited = ", each on the targets it names,"
+	}
+	fmt.Fprintf(b, "| cells | %d (%s × %s%s × their thread counts) |\n", len(p.Cells), plural(len(p.Targets), "target"), plural(len(p.Workloads), "workload"), limited)
 	fmt.Fprintf(b, "| repetitions | %d, in interleaved rounds, seed %d |\n", p.Repetitions, p.Seed)
 	fmt.Fprintf(b, "| measured time | %s (warm-ups included) |\n", p.Estimate())
 	if first, last := span(st); !first.IsZero() {

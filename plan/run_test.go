@@ -805,6 +805,9 @@ workloads:
 	if strings.Contains(cmp, "remote/two") {
 		t.Error("entry two ran on remote")
 	}
+	if sum := readFile(t, filepath.Join(tmp, "exp-results", plan.SummaryFile)); !strings.Contains(sum, "| cells | 10 (2 targets × 3 workloads, each on the targets it names, × their thread counts) |") {
+		t.Errorf("summary.md does not count the cells of limited entries:\n%s", sum)
+	}
 	// A relative table's cells read as multiples of the baseline.
 	if !strings.Contains(sizes, "1.00x") || !strings.Contains(sizes, "1.99x") {
 		t.Errorf("the group's table is not relative:\n%s", sizes)

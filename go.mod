@@ -16,6 +16,7 @@ require (
 	github.com/vbauerster/mpb/v8 v8.16.2
 	go.mongodb.org/mongo-driver/v2 v2.9.3
 	golang.org/x/perf v0.0.0-20250909190841-7e13e04d9366
+	golang.org/x/sys v0.49.0
 	modernc.org/sqlite v1.61.1
 )
 
@@ -45,7 +46,6 @@ require (
 	github.com/youmark/pkcs8 v0.0.0-20240726163527-a2c0da244d78 // indirect
 	golang.org/x/crypto v0.53.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
-	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.42.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 	modernc.org/libc v1.79.0 // indirect

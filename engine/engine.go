@@ -424,3 +424,12 @@ func (e *ConnectError) Unwrap() []error {
 	}
 	return []error{ErrConnect, e.Cause}
 }
+
+// Driven is implemented by an engine whose connections, when Connect's
+// context names a drive.Thread (drive.WithThread), are waited on by that
+// thread (drive.Adopt): the runner may then run their workers as the
+// thread's coroutines. Driven reports whether this engine's connections
+// are.
+type Driven interface {
+	Driven() bool
+}

@@ -58,7 +58,8 @@
 // same list `dbarena run` takes as flags (--time, --events, --warmup,
 // --report-interval, --max-errors, --tolerate-errors, --isolation,
 // --max-retries, --retry-backoff, --retry-backoff-max, --stop-grace,
-// --reconnect-timeout, --threshold, --abort-on-fail), parsed and
+// --client-threads, --reconnect-timeout, --threshold, --abort-on-fail),
+// parsed and
 // validated alike; Cell.Config is a cell's runner.Config. Thresholds
 // (`thresholds: ["p99<50ms", "op:new_order p90<5ms"]`) are checked
 // against each entry's workload when the plan is read; an entry's add to

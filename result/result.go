@@ -178,6 +178,14 @@ type Run struct {
 	ClientCPUS          float64 `json:"client_cpu_s"`
 	ClientCPUPerTxnUS   float64 `json:"client_cpu_per_txn_us"`
 	ClientCPUPerQueryUS float64 `json:"client_cpu_per_query_us"`
+	// ClientThreads is how many OS threads drove the workers'
+	// connections (--client-threads), 0 when each worker had a goroutine
+	// of its own; GOMAXPROCS and GCPercent are the Go runtime's settings
+	// during the run (GCPercent -1: no garbage collection), which the
+	// client's CPU figures depend on.
+	ClientThreads int `json:"client_threads,omitempty"`
+	GOMAXPROCS    int `json:"gomaxprocs,omitempty"`
+	GCPercent     int `json:"gc_percent,omitempty"`
 	// Server summarises the measured intervals' server metrics (means of
 	// rates and percentages weighted by interval length, sums of counts);
 	// ServerCPUPerTxnUS and ServerCPUPerQueryUS divide the server

@@ -3,11 +3,14 @@ package runner
 import (
 	"context"
 	"fmt"
+	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/dbarena/dbarena/drive"
 	"github.com/dbarena/dbarena/histogram"
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/sysmon"
@@ -139,8 +142,16 @@ func (c *collector) begin() {
 	r.edge.Store(c.b.at(0).UnixNano())
 	// The schedules count from the run's start.
 	for _, s := range r.workers {
-		s.sched = cfg.Scheduler.Worker(ScheduleEnv{ID: s.id, Threads: cfg.Threads, Seed: s.env.Seed, Start: start, Now: cfg.Now,
-			Stopped: r.stopCh, Missed: s.rec.Missed})
+		env := ScheduleEnv{ID: s.id, Threads: cfg.Threads, Seed: s.env.Seed, Start: start, Now: cfg.Now,
+			Stopped: r.stopCh, Missed: s.rec.Missed}
+		if s.thread != nil {
+			// The thread's Interrupt ends the wait when the run stops.
+			env.Sleep = func(ctx context.Context, d time.Duration) bool {
+				drive.Sleep(ctx, d)
+				return !r.stop.Load() && ctx.Err() == nil
+			}
+		}
+		s.sched = cfg.Scheduler.Worker(env)
 	}
 	c.deadline = time.AfterFunc(c.b.end.Sub(cfg.Now()), func() { r.advance(cfg.Now()) })
 	go c.merge()
@@ -319,12 +330,21 @@ func (c *collector) finish(status string, runErr error) (*result.Run, error) {
 	if e := c.cfg.Events; e != nil {
 		res.Events = *e
 	}
+	res.ClientThreads, res.GOMAXPROCS, res.GCPercent = len(r.threads), runtime.GOMAXPROCS(0), gcPercent()
 	res.Warnings = c.warnings()
 	res.Status = status
 	if runErr != nil {
 		res.Error = runErr.Error()
 	}
 	return res, runErr
+}
+
+// gcPercent is the garbage collector's setting (GOGC), read without
+// changing it.
+func gcPercent() int {
+	p := debug.SetGCPercent(100)
+	debug.SetGCPercent(p)
+	return p
 }
 
 // unfinishedSummary records the transactions in flight at the end.

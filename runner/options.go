@@ -51,6 +51,8 @@ func Options() []Option {
 			Value: func(c *Config) pflag.Value { return &optDurationValue{p: &c.Retry.BackoffMax} }},
 		{Flag: "stop-grace", Field: "stop_grace", Usage: "how long transactions in flight at the end of a run may take to finish before they are cancelled",
 			Value: func(c *Config) pflag.Value { return (*durationValue)(&c.StopGrace) }},
+		{Flag: "client-threads", Field: "client_threads", Usage: "OS threads that drive the workers' connections, several each, as pgbench's -j (PostgreSQL targets): 0 one per CPU, at most --threads; -1 a goroutine per worker",
+			Value: func(c *Config) pflag.Value { return (*countValue)(&c.ClientThreads) }},
 		{Flag: "reconnect-timeout", Field: "reconnect_timeout", Usage: "how long every worker may be without a connection (a server restarting) before the run fails because the server stopped answering",
 			Value: func(c *Config) pflag.Value { return (*durationValue)(&c.ReconnectTimeout) }},
 		{Flag: "threshold", Field: "thresholds", Usage: "a pass/fail criterion judged at the end of each run, e.g. 'p99<50ms', 'tps>1000', 'errors<0.1%', 'op:new_order p90<5ms', 'NOPM>1000' (repeat the flag or separate by commas); a failed one exits 7",
@@ -119,6 +121,20 @@ func (v *intValue) Set(s string) error {
 		return fmt.Errorf("%q: want an integer", s)
 	}
 	*v = intValue(n)
+	return nil
+}
+
+// countValue is an int option.
+type countValue int
+
+func (v *countValue) String() string { return strconv.Itoa(int(*v)) }
+func (v *countValue) Type() string   { return "int" }
+func (v *countValue) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return fmt.Errorf("%q: want an integer", s)
+	}
+	*v = countValue(n)
 	return nil
 }
 

@@ -20,10 +20,12 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/dbarena/dbarena/drive"
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/histogram"
 	"github.com/dbarena/dbarena/result"
@@ -111,6 +113,13 @@ type Config struct {
 	Thresholds  []string
 	AbortOnFail bool
 
+	// ClientThreads is how many OS threads drive the workers'
+	// connections, several each, as pgbench's -j does (package drive),
+	// for engines that support it (engine.Driven): 0 picks one per CPU,
+	// at most Threads; -1 runs each worker on a goroutine of its own, as
+	// other engines always do.
+	ClientThreads int
+
 	// Analytic selects the analytic timing model instead (tries.go).
 	Analytic
 }
@@ -146,6 +155,9 @@ func (c Config) Validate() []error {
 	}
 	if c.Threads < 1 {
 		bad("threads", c.Threads, "must be at least 1")
+	}
+	if c.ClientThreads < -1 {
+		bad("client-threads", c.ClientThreads, "must be at least 1, or 0 (one per CPU) or -1 (a goroutine per worker)")
 	}
 	switch {
 	case c.Events != nil && *c.Events < 1:
@@ -319,8 +331,22 @@ func Run(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config
 	workerCtx, cancelWorkers := context.WithCancel(ctx)
 	defer cancelWorkers()
 
+	threads, err := clientThreads(eng, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if want := len(threads) + 1; threads != nil && runtime.GOMAXPROCS(0) < want {
+		// A thread blocks in the kernel holding its P: one more serves
+		// the collector, the timers and everything else.
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(want))
+	}
+	defer func() {
+		for _, t := range threads {
+			_ = t.Close()
+		}
+	}()
 	epoch := new(atomic.Int64)
-	ws, err := startWorkers(workerCtx, eng, w, cfg, len(ops), isolation, epoch)
+	ws, err := startWorkers(workerCtx, eng, w, cfg, len(ops), isolation, epoch, threads)
 	if err != nil {
 		return nil, err
 	}
@@ -333,7 +359,7 @@ func Run(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config
 	r := &run{
 		cfg: cfg, ops: ops, eng: eng, w: w, retryable: retryable,
 		workers: ws, fail: make(chan error, 1), stopCh: make(chan struct{}), epoch: epoch,
-		mon: mon, open: open,
+		mon: mon, open: open, threads: threads,
 	}
 	if cfg.Events != nil {
 		r.left = new(atomic.Int64)
@@ -371,6 +397,9 @@ type worker struct {
 	isolation string
 	// sched says when the worker starts its next transaction.
 	sched WorkerSchedule
+	// thread runs the worker and waits on its connection; nil when the
+	// worker has a goroutine of its own.
+	thread *drive.Thread
 	// unfinished is the start of the transaction the run stopped under,
 	// if any; abandoned the intended start of an arrival the worker took
 	// but did not start because the run stopped. Both are read once the
@@ -379,6 +408,42 @@ type worker struct {
 	// lastEnd is when the worker's last transaction ended, kept under
 	// --events only.
 	lastEnd time.Time
+}
+
+// bind returns ctx naming the worker's thread, if it has one: its
+// connections are dialled and its waits made under it.
+func (s *worker) bind(ctx context.Context) context.Context {
+	if s.thread == nil {
+		return ctx
+	}
+	return drive.WithThread(ctx, s.thread)
+}
+
+// clientThreads returns the OS threads that drive the workers
+// (Config.ClientThreads), or nil when each worker runs on a goroutine of
+// its own: for engines that are not engine.Driven, for -1, or where
+// package drive does not work.
+func clientThreads(eng engine.Engine, cfg Config) ([]*drive.Thread, error) {
+	d, ok := eng.(engine.Driven)
+	if !ok || !d.Driven() || cfg.ClientThreads < 0 || !drive.Supported() {
+		return nil, nil
+	}
+	n := cfg.ClientThreads
+	if n == 0 {
+		n = runtime.NumCPU()
+	}
+	ts := make([]*drive.Thread, min(n, cfg.Threads))
+	for i := range ts {
+		t, err := drive.NewThread()
+		if err != nil {
+			for _, o := range ts[:i] {
+				_ = o.Close()
+			}
+			return nil, err
+		}
+		ts[i] = t
+	}
+	return ts, nil
 }
 
 func (s *worker) close() {
@@ -392,7 +457,7 @@ func (s *worker) close() {
 
 // startWorkers connects all workers in parallel; on any failure it closes
 // what it opened and returns the first error.
-func startWorkers(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config, nops int, isolation string, epoch *atomic.Int64) ([]*worker, error) {
+func startWorkers(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config, nops int, isolation string, epoch *atomic.Int64, threads []*drive.Thread) ([]*worker, error) {
 	ws := make([]*worker, cfg.Threads)
 	errs := make([]error, cfg.Threads)
 	steps := stepCounts(w.Ops())
@@ -404,13 +469,16 @@ func startWorkers(ctx context.Context, eng engine.Engine, w workload.Workload, c
 		if steps != nil {
 			s.env.Steps = s.rec.EnableSteps(steps)
 		}
+		if threads != nil {
+			s.thread = threads[i%len(threads)]
+		}
 		ws[i] = s
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			errs[s.id] = s.connect(ctx, eng, w)
+			errs[s.id] = s.connect(s.bind(ctx), eng, w)
 		}()
 	}
 	wg.Wait()
@@ -512,6 +580,8 @@ type run struct {
 	// last of which to leave ends the run.
 	left   *atomic.Int64
 	active atomic.Int64
+	// threads drive the workers, nil when each has a goroutine.
+	threads []*drive.Thread
 }
 
 // quit is a worker's leaving a run with an --events budget: the last one
@@ -550,6 +620,9 @@ func (r *run) halt(at time.Time) {
 		r.stopAt = at
 		r.stop.Store(true)
 		close(r.stopCh)
+		for _, t := range r.threads {
+			t.Interrupt() // ends the workers' pauses
+		}
 	})
 }
 
@@ -623,6 +696,10 @@ func (r *run) serverGone(now time.Time, after time.Duration) error {
 // pause waits d, or less when the run stops.
 func (r *run) pause(ctx context.Context, d time.Duration) {
 	if d <= 0 {
+		return
+	}
+	if drive.ThreadOf(ctx) != nil {
+		drive.Sleep(ctx, d) // the thread's Interrupt ends it when the run stops
 		return
 	}
 	t := time.NewTimer(d)
@@ -826,10 +903,7 @@ func (r *run) reconnect(ctx context.Context, s *worker) bool {
 		r.connErrMu.Lock()
 		r.lastConnErr = err
 		r.connErrMu.Unlock()
-		select {
-		case <-ctx.Done():
-		case <-time.After(backoff):
-		}
+		drive.Sleep(ctx, backoff)
 		backoff = min(backoff*2, time.Second)
 	}
 	return false
@@ -852,7 +926,29 @@ func (r *run) execute(ctx, workerCtx context.Context, cancelWorkers context.Canc
 	c := newCollector(ctx, r, obs)
 	c.begin()
 	var wg sync.WaitGroup
+	if r.threads != nil {
+		// A cancelled context (Ctrl-C, failure, the grace's end) ends the
+		// workers' pauses too.
+		defer context.AfterFunc(workerCtx, func() {
+			for _, t := range r.threads {
+				t.Interrupt()
+			}
+		})()
+		for _, s := range r.workers {
+			s.thread.Go(func() { r.loop(s.bind(workerCtx), s) })
+		}
+		for _, t := range r.threads {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				t.Run()
+			}()
+		}
+	}
 	for _, s := range r.workers {
+		if s.thread != nil {
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

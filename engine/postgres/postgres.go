@@ -36,6 +36,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 
+	"github.com/dbarena/dbarena/drive"
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/engine/internal/sniff"
 )
@@ -49,7 +50,10 @@ type Engine struct {
 	fast bool
 }
 
-var _ engine.Engine = (*Engine)(nil)
+var (
+	_ engine.Engine = (*Engine)(nil)
+	_ engine.Driven = (*Engine)(nil)
+)
 
 // Open parses t into a pgx configuration and checks that a connection can
 // be made (and the login is accepted) within opts.ConnectTimeout. Errors
@@ -95,8 +99,20 @@ func Config(t engine.Target, opts engine.Options) (*pgx.ConnConfig, error) {
 	if opts.ConnectTimeout > 0 {
 		cfg.ConnectTimeout = opts.ConnectTimeout
 	}
+	dial := cfg.DialFunc
+	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return drive.Adopt(ctx, c) // a run's thread waits on it, if ctx names one
+	}
 	return cfg, nil
 }
+
+// Driven reports true: connections opened under a drive.Thread are its
+// to wait on (Config's dialler), in every exec mode.
+func (e *Engine) Driven() bool { return true }
 
 // connect opens one pgx connection and turns its failure into an error that
 // names user and host only.

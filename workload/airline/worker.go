@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/dbarena/dbarena/drive"
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/workload"
 )
@@ -100,9 +101,7 @@ func (k *worker) book(ctx context.Context) error {
 	if err := b.Send(ctx, k.c); err != nil {
 		return err
 	}
-	select {
-	case <-time.After(k.w.opts.bookingSleep):
-	case <-ctx.Done():
+	if !drive.Sleep(ctx, k.w.opts.bookingSleep) && ctx.Err() != nil {
 		return ctx.Err()
 	}
 	k.q.Other++

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dbarena/dbarena/drive"
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/workload"
 	"github.com/dbarena/dbarena/workload/script/lang"
@@ -219,14 +220,8 @@ func (k *worker) exec(ctx context.Context, cmds []*lang.Command, pc int) (int, e
 		if err != nil {
 			return 0, err
 		}
-		if d > 0 {
-			t := time.NewTimer(d)
-			defer t.Stop()
-			select {
-			case <-t.C:
-			case <-ctx.Done():
-				return 0, ctx.Err()
-			}
+		if !drive.Sleep(ctx, d) && ctx.Err() != nil {
+			return 0, ctx.Err()
 		}
 		return pc + 1, nil
 	case lang.IfCommand:

@@ -11,6 +11,7 @@ import (
 	drv "go.mongodb.org/mongo-driver/v2/mongo"
 	mopts "go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/dbarena/dbarena/drive"
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/engine/mongo"
 	"github.com/dbarena/dbarena/workload"
@@ -304,14 +305,10 @@ func (k *mongoWorker) sleep(ctx context.Context) error {
 	if d <= 0 {
 		return nil
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
+	if !drive.Sleep(ctx, d) && ctx.Err() != nil {
 		return ctx.Err()
 	}
+	return nil
 }
 
 // mongoCheck verifies Check's invariants with two aggregations, each a

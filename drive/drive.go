@@ -1,0 +1,73 @@
+// Package drive owns how dbarena's load generator waits: for a reply on a
+// connection's socket, and for an instant in time.
+//
+// A Thread is one OS thread that runs several workers as coroutines, the
+// way pgbench's threads each drive several connections: a worker runs
+// until it must wait, then the thread resumes another, and when none can
+// run the thread blocks in one epoll_wait on all their sockets and its
+// next timer. Waiting costs a coroutine switch and, when nothing is
+// ready, one system call for several replies, instead of the Go
+// runtime's park, netpoller and wake-ups of other OS threads for every
+// reply. The thread blocks in the kernel without telling the Go
+// scheduler (so the scheduler neither hands its P to another thread nor
+// wakes one), which is why a run with threads keeps one more P than it
+// has threads for everything else (runner.Config.Threads).
+//
+// Engines opt in by dialling through Adopt: a socket dialled with a
+// context that names a Thread (WithThread) is taken out of Go's
+// netpoller and waited on by that thread while it runs. Before the thread
+// runs, after it stops, and from any goroutine but the thread's own
+// coroutines, the connection waits with poll(2) like any blocking call,
+// so the same connection serves set-up, the run and clean-up.
+//
+// Sleep is the one way dbarena's workers wait for time: on a thread it
+// suspends the coroutine until its instant (epoll_pwait2 keeps
+// nanosecond timeouts), elsewhere it is a timer.
+//
+// Workers on a thread must not block on anything else for long (a
+// channel, a lock held across a query, time.Sleep): the thread's other
+// workers wait meanwhile. dbarena's workloads do not; a lock held only
+// while no query runs is harmless.
+package drive
+
+import (
+	"context"
+	"time"
+)
+
+type threadKey struct{}
+
+// WithThread returns ctx naming t: connections dialled with it (Adopt)
+// are waited on by t, and Sleep under it suspends t's current worker.
+func WithThread(ctx context.Context, t *Thread) context.Context {
+	return context.WithValue(ctx, threadKey{}, t)
+}
+
+// ThreadOf returns the thread ctx names, or nil.
+func ThreadOf(ctx context.Context) *Thread {
+	t, _ := ctx.Value(threadKey{}).(*Thread)
+	return t
+}
+
+// Sleep waits d, or less when ctx ends or the thread ctx names is
+// interrupted (Thread.Interrupt). On one of that thread's workers it
+// suspends the worker; anywhere else it waits on a timer. It reports
+// whether it waited the whole of d.
+func Sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	if t := ThreadOf(ctx); t != nil {
+		if ok, handled := t.sleep(ctx, d); handled {
+			return ok
+		}
+	}
+	tm := time.NewTimer(d)
+	defer tm.Stop()
+	select {
+	case <-tm.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

@@ -22,7 +22,6 @@ func Supported() bool { return true }
 // documentation). Add workers with Go, then call Run once.
 type Thread struct {
 	ep, ev int // epoll instance; eventfd that wakes it
-	tid    atomic.Int32
 
 	mu    sync.Mutex // guards conns and closing, changed from any goroutine
 	conns map[int32]*Conn
@@ -30,10 +29,12 @@ type Thread struct {
 	// waiter must wake.
 	closing []*Conn
 
-	tasks   []*task
-	ready   []*task
-	timers  timerHeap
-	cur     *task
+	tasks  []*task
+	ready  []*task
+	timers timerHeap
+	// cur is the task running, nil between tasks; read by any goroutine
+	// (current), written by the thread.
+	cur     atomic.Pointer[task]
 	stopped atomic.Bool // Interrupt was called
 	kicked  atomic.Bool // ev written and not yet drained
 	evs     []unix.EpollEvent
@@ -43,6 +44,8 @@ type Thread struct {
 
 // task is one worker: a coroutine, what it waits on, and its timer.
 type task struct {
+	// g identifies the task's coroutine (getg).
+	g     uintptr
 	f     func()
 	next  func() (struct{}, bool)
 	yield func(struct{}) bool
@@ -93,11 +96,9 @@ func (t *Thread) Go(f func()) {
 func (t *Thread) Run() {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	t.tid.Store(int32(unix.Gettid()))
-	defer t.tid.Store(0)
 	for _, k := range t.tasks {
 		next, stop := iter.Pull(func(yield func(struct{}) bool) {
-			k.yield = yield
+			k.g, k.yield = getg(), yield
 			k.f()
 		})
 		defer stop()
@@ -109,11 +110,11 @@ func (t *Thread) Run() {
 		for i := 0; i < len(t.ready); i++ {
 			k := t.ready[i]
 			k.queued = false
-			t.cur = k
+			t.cur.Store(k)
 			if _, ok := k.next(); !ok {
 				live--
 			}
-			t.cur = nil
+			t.cur.Store(nil)
 		}
 		t.ready = t.ready[:0]
 		if live > 0 {
@@ -141,17 +142,10 @@ func (t *Thread) kick() {
 // current returns the task running on this thread when the caller is
 // one of its coroutines, else nil.
 func (t *Thread) current() *task {
-	// Only the thread's own goroutine and coroutines run on its OS
-	// thread (it is locked to it), and only they touch cur.
-	if t.tid.Load() != int32(gettid()) {
-		return nil
+	if k := t.cur.Load(); k != nil && k.g == getg() {
+		return k
 	}
-	return t.cur
-}
-
-func gettid() int {
-	r, _, _ := unix.RawSyscall(unix.SYS_GETTID, 0, 0, 0)
-	return int(r)
+	return nil
 }
 
 // suspend yields the current task k to the thread until something makes

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -341,5 +342,43 @@ func TestForeignReadWhileOwnerRuns(t *testing.T) {
 	th.Run()
 	if readErr != nil || got != "hold\n" {
 		t.Fatalf("read from another goroutine: %q, %v", got, readErr)
+	}
+}
+
+// Replies read a few bytes at a time, longer than the socket's buffer
+// hands over at once: a read that fills its buffer leaves the rest to the
+// next read, which must not wait for data already there.
+func TestSmallReads(t *testing.T) {
+	addr, _ := echoServer(t)
+	th := newThread(t)
+	ctx := WithThread(context.Background(), th)
+	c := dial(t, ctx, addr)
+	line := strings.Repeat("0123456789", 30_000) + "\n"
+	var err error
+	trips := 0
+	th.Go(func() {
+		buf := make([]byte, 7)
+		for k := 0; k < 5; k++ {
+			if _, err = io.WriteString(c, line); err != nil {
+				return
+			}
+			var got strings.Builder
+			for !strings.HasSuffix(got.String(), "\n") {
+				var n int
+				if n, err = c.Read(buf); err != nil {
+					return
+				}
+				got.Write(buf[:n])
+			}
+			if got.String() != line {
+				err = fmt.Errorf("trip %d: got %d bytes, want %d", k, got.Len(), len(line))
+				return
+			}
+			trips++
+		}
+	})
+	th.Run()
+	if err != nil || trips != 5 {
+		t.Fatalf("%d round trips of 300 KB read 7 bytes at a time: %v", trips, err)
 	}
 }

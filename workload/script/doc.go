@@ -67,7 +67,9 @@
 // to pgbench). \gset takes the one row of the command's last query and
 // fails the command when that query returns no row or several; \aset
 // takes every query's rows, the last row winning, and a query without
-// rows sets nothing. Under --protocol simple a compound command (\;) is
+// rows sets nothing; when a later query of the command fails, the
+// values of those before it stay set, as pgbench stores each result as
+// it reads it. Under --protocol simple a compound command (\;) is
 // sent as one simple query where the engine returns each query's rows
 // (engine.TextQuerier.MultiResults: PostgreSQL, where the compound is
 // one implicit transaction), its queries one by one elsewhere; under

@@ -146,3 +146,45 @@ INSERT INTO out VALUES (:a, :b, :g, '<' || ':n' || '>');
 		t.Errorf("compound \\gset whose last query has no row: %v, want %q", err, want)
 	}
 }
+
+// An \aset whose compound fails at a later query keeps the values of the
+// queries before it, as pgbench stores each result as it reads it: the
+// worker's next transaction still has them.
+func TestAsetKeepsValuesBeforeAFailure(t *testing.T) {
+	ctx := context.Background()
+	e := enginetest.Open(t, testdb.Isolated(t, testdb.Postgres(t)))
+	c := enginetest.Connect(t, e)
+	for _, s := range []string{"CREATE TABLE flag (x int)", "CREATE TABLE out (a int)"} {
+		if err := c.Exec(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// While flag is empty the compound's first query sets a and its
+	// second divides by zero; once flag has a row, the first sets
+	// nothing and the second succeeds.
+	src := `SELECT 5 AS a WHERE NOT EXISTS (SELECT FROM flag) \; SELECT 1 / (SELECT count(*) FROM flag) AS q \aset
+INSERT INTO out VALUES (:a);
+`
+	file := filepath.Join(t.TempDir(), "s.sql")
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w := parse(t, "--file", file, "--protocol", "simple")
+	k, err := w.NewWorker(ctx, enginetest.Connect(t, e), workload.WorkerEnv{ID: 1, Seed: 1, Queries: &workload.Queries{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := k.Next(ctx); err == nil || !strings.Contains(err.Error(), "division by zero") {
+		t.Fatalf("first transaction: %v, want division by zero", err)
+	}
+	if err := c.Exec(ctx, "INSERT INTO flag VALUES (1)"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := k.Next(ctx); err != nil {
+		t.Fatalf("second transaction: %v (a should be kept from the first)", err)
+	}
+	var a int64
+	if err := c.QueryRow(ctx, "SELECT a FROM out", nil, &a); err != nil || a != 5 {
+		t.Errorf("stored a = %d, %v; want 5", a, err)
+	}
+}

@@ -538,17 +538,29 @@ func count(q *workload.Queries, text string) {
 // (a prepared query goes through the same call: the engines' statement
 // caches prepare it).
 func (k *worker) store(ctx context.Context, c *lang.Command, queries []string, args []any) error {
-	k.res.cmd, k.res.rows, k.res.offset = c, 0, 0
+	k.res.cmd, k.res.rows, k.res.offset, k.res.badName = c, 0, 0, false
 	k.res.last = len(c.Queries) - 1
 	k.res.pending = k.res.pending[:0]
+	var err error
 	if tq, ok := k.c.(engine.TextQuerier); ok && len(queries) > 1 && !tq.MultiResults() {
 		for i, q := range queries {
 			k.res.offset = i
-			if err := tq.QueryText(ctx, q, nil, k.res.fn); err != nil {
-				return err
+			if err = tq.QueryText(ctx, q, nil, k.res.fn); err != nil {
+				break
 			}
 		}
-	} else if err := engine.QueryText(ctx, k.c, strings.Join(queries, ";\n"), args, k.res.fn); err != nil {
+	} else {
+		err = engine.QueryText(ctx, k.c, strings.Join(queries, ";\n"), args, k.res.fn)
+	}
+	if err != nil {
+		// pgbench stores each result's values as it reads them: an
+		// \aset keeps those of the queries before the one that failed,
+		// and a column before one that is no variable name is stored.
+		if c.Result == lang.ResultAset || k.res.badName {
+			for _, v := range k.res.pending {
+				k.vars.SetText(v.name, v.text)
+			}
+		}
 		return err
 	}
 	if c.Result == lang.ResultGset {
@@ -571,6 +583,8 @@ type results struct {
 	// numbers QueryText gives.
 	offset int
 	rows   int // \gset: the rows of the last query
+	// badName is set when a column was no variable name.
+	badName bool
 	// pending are the values to store once the query succeeded (\gset)
 	// or the values read so far (\aset), by column.
 	pending []pendingVar
@@ -593,6 +607,7 @@ func (r *results) row(result int, cols []string, row [][]byte) error {
 	for i, col := range cols {
 		name := c.Prefix + col
 		if !validVar(name) {
+			r.badName = true
 			return fmt.Errorf("\\%s: invalid variable name: \"%s\"", resultName(c.Result), name)
 		}
 		text := string(row[i])

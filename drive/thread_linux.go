@@ -44,8 +44,9 @@ type Thread struct {
 
 // task is one worker: a coroutine, what it waits on, and its timer.
 type task struct {
-	// g identifies the task's coroutine (getg).
-	g     uintptr
+	// g identifies the task's coroutine (getg), set when it starts;
+	// atomic because current reads it from any goroutine.
+	g     atomic.Uintptr
 	f     func()
 	next  func() (struct{}, bool)
 	yield func(struct{}) bool
@@ -98,7 +99,8 @@ func (t *Thread) Run() {
 	defer runtime.UnlockOSThread()
 	for _, k := range t.tasks {
 		next, stop := iter.Pull(func(yield func(struct{}) bool) {
-			k.g, k.yield = getg(), yield
+			k.g.Store(getg())
+			k.yield = yield
 			k.f()
 		})
 		defer stop()
@@ -142,7 +144,7 @@ func (t *Thread) kick() {
 // current returns the task running on this thread when the caller is
 // one of its coroutines, else nil.
 func (t *Thread) current() *task {
-	if k := t.cur.Load(); k != nil && k.g == getg() {
+	if k := t.cur.Load(); k != nil && k.g.Load() == getg() {
 		return k
 	}
 	return nil

@@ -5,7 +5,7 @@
 #                     servers (scripts/testservers); exits with their status
 #   make bench-peers  side-by-side runs against peer tools (scripts/bench-peers)
 #   make bench-tpcc   the TPC-C-like workload against go-tpc (scripts/bench-tpcc)
-#   make bench-mongo  dbarena's client CPU on MongoDB against mongod's and against PostgreSQL (scripts/bench-mongo)
+#   make bench-mongo  dbarena's client CPU on MongoDB against mongod's, PostgreSQL's and go-ycsb's (scripts/bench-mongo)
 #   make bench-docolap  docolap's load against psql \copy and insertMany from a file (scripts/bench-docolap)
 #   make clean        remove build output
 #

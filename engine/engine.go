@@ -433,3 +433,10 @@ func (e *ConnectError) Unwrap() []error {
 type Driven interface {
 	Driven() bool
 }
+
+// Embedded is implemented by an engine that runs inside dbarena's own
+// process (SQLite): its workers do the database's work on the client's
+// CPUs, so the runner leaves the Go scheduler all of them.
+type Embedded interface {
+	Embedded() bool
+}

@@ -51,7 +51,7 @@ func Options() []Option {
 			Value: func(c *Config) pflag.Value { return &optDurationValue{p: &c.Retry.BackoffMax} }},
 		{Flag: "stop-grace", Field: "stop_grace", Usage: "how long transactions in flight at the end of a run may take to finish before they are cancelled",
 			Value: func(c *Config) pflag.Value { return (*durationValue)(&c.StopGrace) }},
-		{Flag: "client-threads", Field: "client_threads", Usage: "OS threads that drive the workers' connections, several each, as pgbench's -j (PostgreSQL targets): 0 one per CPU, at most --threads; -1 a goroutine per worker",
+		{Flag: "client-threads", Field: "client_threads", Usage: "OS threads that run the workers, at most --threads: on PostgreSQL targets each drives several connections, as pgbench's -j (0: one per CPU); on MySQL and MongoDB targets, the Go runtime's GOMAXPROCS (0: half the CPUs, at least 1); -1 a goroutine per worker with Go's defaults (SQLite always)",
 			Value: func(c *Config) pflag.Value { return (*countValue)(&c.ClientThreads) }},
 		{Flag: "reconnect-timeout", Field: "reconnect_timeout", Usage: "how long every worker may be without a connection (a server restarting) before the run fails because the server stopped answering",
 			Value: func(c *Config) pflag.Value { return (*durationValue)(&c.ReconnectTimeout) }},

@@ -113,11 +113,13 @@ type Config struct {
 	Thresholds  []string
 	AbortOnFail bool
 
-	// ClientThreads is how many OS threads drive the workers'
-	// connections, several each, as pgbench's -j does (package drive),
-	// for engines that support it (engine.Driven): 0 picks one per CPU,
-	// at most Threads; -1 runs each worker on a goroutine of its own, as
-	// other engines always do.
+	// ClientThreads is how many OS threads run the workers, at most one
+	// per worker (clientThreads). On engine.Driven engines they drive the
+	// workers' connections, several each, as pgbench's -j does (package
+	// drive; 0: one per CPU); on other engines served over a network it is
+	// the Go runtime's GOMAXPROCS for the run (0: half the CPUs, at least
+	// one). -1 runs each worker on a goroutine of its own with Go's
+	// default GOMAXPROCS, as embedded engines (SQLite) always do.
 	ClientThreads int
 
 	// Analytic selects the analytic timing model instead (tries.go).
@@ -331,14 +333,12 @@ func Run(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config
 	workerCtx, cancelWorkers := context.WithCancel(ctx)
 	defer cancelWorkers()
 
-	threads, err := clientThreads(eng, cfg)
+	threads, procs, err := clientThreads(eng, cfg)
 	if err != nil {
 		return nil, err
 	}
-	if want := len(threads) + 1; threads != nil && runtime.GOMAXPROCS(0) < want {
-		// A thread blocks in the kernel holding its P: one more serves
-		// the collector, the timers and everything else.
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(want))
+	if procs > 0 && procs != runtime.GOMAXPROCS(0) {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 	}
 	defer func() {
 		for _, t := range threads {
@@ -419,16 +419,37 @@ func (s *worker) bind(ctx context.Context) context.Context {
 	return drive.WithThread(ctx, s.thread)
 }
 
-// clientThreads returns the OS threads that drive the workers
-// (Config.ClientThreads), or nil when each worker runs on a goroutine of
-// its own: for engines that are not engine.Driven, for -1, or where
-// package drive does not work.
-func clientThreads(eng engine.Engine, cfg Config) ([]*drive.Thread, error) {
-	d, ok := eng.(engine.Driven)
-	if !ok || !d.Driven() || cfg.ClientThreads < 0 || !drive.Supported() {
-		return nil, nil
+// clientThreads decides what runs the workers (Config.ClientThreads) and
+// returns the OS threads that drive them, or nil when each worker runs on
+// a goroutine of its own, and the GOMAXPROCS the run wants (0: leave it).
+//
+//   - An engine.Driven engine gets -client-threads drive.Threads (0: one
+//     per CPU), at most one per worker. A thread blocks in the kernel
+//     holding its P, so GOMAXPROCS is raised to one more than the threads:
+//     that one serves the collector, the timers and everything else.
+//   - Another engine that a network separates from its server runs its
+//     workers on goroutines, with GOMAXPROCS set to -client-threads (0:
+//     half the CPUs, at least one), at most one per worker. Every
+//     goroutine that wakes while a P is idle wakes an OS thread, which
+//     spins looking for work: with as many Ps as CPUs those wake-ups cost
+//     the client more CPU than the parallelism gives it
+//     (docs/BENCHMARKS.md, "Goroutine-driven engines").
+//   - An engine.Embedded engine (SQLite) does the database's work on the
+//     client's CPUs and keeps Go's default; so does -1 everywhere.
+func clientThreads(eng engine.Engine, cfg Config) ([]*drive.Thread, int, error) {
+	if cfg.ClientThreads < 0 {
+		return nil, 0, nil
+	}
+	if e, ok := eng.(engine.Embedded); ok && e.Embedded() {
+		return nil, 0, nil
 	}
 	n := cfg.ClientThreads
+	if d, ok := eng.(engine.Driven); !ok || !d.Driven() || !drive.Supported() {
+		if n == 0 {
+			n = max(1, runtime.NumCPU()/2)
+		}
+		return nil, min(n, cfg.Threads), nil
+	}
 	if n == 0 {
 		n = runtime.NumCPU()
 	}
@@ -439,11 +460,11 @@ func clientThreads(eng engine.Engine, cfg Config) ([]*drive.Thread, error) {
 			for _, o := range ts[:i] {
 				_ = o.Close()
 			}
-			return nil, err
+			return nil, 0, err
 		}
 		ts[i] = t
 	}
-	return ts, nil
+	return ts, max(len(ts)+1, runtime.GOMAXPROCS(0)), nil
 }
 
 func (s *worker) close() {

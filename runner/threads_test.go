@@ -18,11 +18,15 @@ import (
 
 // On PostgreSQL the workers run on --client-threads OS threads (one per
 // CPU by default, at most --threads), and the result says so with the Go
-// runtime's settings; -1 gives each worker a goroutine, as SQLite always
-// has. Every way counts its transactions in its intervals alike.
+// runtime's settings; on MySQL they run on goroutines with GOMAXPROCS set
+// to --client-threads (half the CPUs by default, at most --threads); -1
+// gives each worker a goroutine under Go's defaults, as SQLite always has.
+// Every way counts its transactions in its intervals alike, and GOMAXPROCS
+// is restored after the run.
 func TestClientThreads(t *testing.T) {
 	pg, w, _ := pointSelect(t, testdb.Isolated(t, testdb.Postgres(t)))
 	lite, wl, _ := pointSelect(t, testdb.Isolated(t, testdb.SQLite(t)))
+	my, wm, _ := pointSelect(t, testdb.Isolated(t, testdb.MySQL(t)))
 	procs := runtime.GOMAXPROCS(0)
 	for _, c := range []struct {
 		name          string
@@ -30,12 +34,20 @@ func TestClientThreads(t *testing.T) {
 		w             workload.Workload
 		threads, flag int
 		want          int
+		// wantProcs is the GOMAXPROCS a goroutine-driven run must record
+		// (0: at least one more than the threads).
+		wantProcs int
 	}{
-		{"postgres/default", pg, w, 8, 0, min(runtime.NumCPU(), 8)},
-		{"postgres/3", pg, w, 8, 3, 3},
-		{"postgres/more-than-workers", pg, w, 2, 5, 2},
-		{"postgres/goroutines", pg, w, 8, -1, 0},
-		{"sqlite/default", lite, wl, 4, 0, 0},
+		{"postgres/default", pg, w, 8, 0, min(runtime.NumCPU(), 8), 0},
+		{"postgres/3", pg, w, 8, 3, 3, 0},
+		{"postgres/more-than-workers", pg, w, 2, 5, 2, 0},
+		{"postgres/goroutines", pg, w, 8, -1, 0, procs},
+		{"sqlite/default", lite, wl, 4, 0, 0, procs},
+		{"sqlite/3", lite, wl, 4, 3, 0, procs},
+		{"mysql/default", my, wm, 8, 0, 0, max(1, runtime.NumCPU()/2)},
+		{"mysql/3", my, wm, 8, 3, 0, 3},
+		{"mysql/more-than-workers", my, wm, 2, 5, 0, 2},
+		{"mysql/goroutines", my, wm, 8, -1, 0, procs},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := runner.Config{Threads: c.threads, ClientThreads: c.flag, Duration: time.Second, ReportInterval: 250 * time.Millisecond}
@@ -47,8 +59,14 @@ func TestClientThreads(t *testing.T) {
 			if run.ClientThreads != c.want {
 				t.Errorf("client_threads %d, want %d", run.ClientThreads, c.want)
 			}
-			if run.GOMAXPROCS < run.ClientThreads+1 || run.GCPercent == 0 {
-				t.Errorf("gomaxprocs %d with %d client threads, gc_percent %d: want at least one P beside the threads and the GC setting", run.GOMAXPROCS, run.ClientThreads, run.GCPercent)
+			if run.GCPercent == 0 {
+				t.Errorf("gc_percent %d: want the GC setting", run.GCPercent)
+			}
+			if c.wantProcs != 0 && run.GOMAXPROCS != c.wantProcs {
+				t.Errorf("gomaxprocs %d, want %d", run.GOMAXPROCS, c.wantProcs)
+			}
+			if c.wantProcs == 0 && run.GOMAXPROCS < run.ClientThreads+1 {
+				t.Errorf("gomaxprocs %d with %d client threads: want at least one P beside the threads", run.GOMAXPROCS, run.ClientThreads)
 			}
 		})
 	}

@@ -39,6 +39,7 @@ const (
 	BatchQuery                        // Stmt.Query
 	BatchQueryRow                     // Stmt.QueryRow
 	BatchQueryEach                    // Stmt.QueryEach
+	BatchSync                         // a synchronization point (Batch.Sync)
 )
 
 type batchItem struct {
@@ -108,6 +109,14 @@ func (b *Batch) Begin() int { return b.add(BatchBegin, nil, nil, nil, nil) }
 // turned into a rollback (the transaction had failed) is an error.
 func (b *Batch) Commit() int { return b.add(BatchCommit, nil, nil, nil, nil) }
 
+// Sync queues a synchronization point. On an engine that pipelines, the
+// whole batch still goes in one round trip, but the statements since the
+// previous point (without BEGIN, one implicit transaction) end there: a
+// server error skips the rest of them only, and the server resumes at the
+// next statement, as PostgreSQL's Sync message and pgbench's
+// \syncpipeline do. Elsewhere it does nothing.
+func (b *Batch) Sync() int { return b.add(BatchSync, nil, nil, nil, nil) }
+
 // Exec queues s.Exec(args...) and returns its index.
 func (b *Batch) Exec(s Stmt, args ...any) int { return b.add(BatchExec, s, args, nil, nil) }
 
@@ -172,6 +181,7 @@ func RunBatch(ctx context.Context, c SQLConn, b *Batch) error {
 			}
 		case BatchQueryEach:
 			n, err = it.Stmt.QueryEach(ctx, it.Args, it.Dest, it.Fn)
+		case BatchSync:
 		default:
 			err = fmt.Errorf("engine: batch item %d: unknown operation %d", i, it.Op)
 		}

@@ -28,6 +28,7 @@ func TestConformance(t *testing.T) {
 				Table:          "conf_pg_" + mode,
 				MultiStatement: true,
 				Network:        mode == "cache_statement",
+				PipelineSync:   mode == "cache_statement",
 				Deadlock:       true,
 				SleepSQL:       "SELECT pg_sleep(5)",
 				IsolationSQL:   "SHOW transaction_isolation",

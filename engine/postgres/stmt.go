@@ -299,20 +299,28 @@ var _ engine.Batcher = (*Conn)(nil)
 
 // SendBatch sends b's statements in one round trip: their Bind and Execute
 // messages (BEGIN and COMMIT as unnamed statements) then a single Sync,
-// which pgconn.ExecBatch writes at once. Batches with a statement that is
-// not one of this connection's named statements (the exec modes other than
+// which pgconn.ExecBatch writes at once; a batch with synchronization
+// points (Batch.Sync) goes through pgconn's pipeline instead, with a Sync
+// at each point (sendSynced). Batches with a statement that is not one of
+// this connection's named statements (the exec modes other than
 // cache_statement) run one statement at a time.
 func (c *Conn) SendBatch(ctx context.Context, b *engine.Batch) error {
 	n := b.Len()
 	if n == 0 {
 		return nil
 	}
+	synced := false
 	for i := 0; i < n; i++ {
-		if it := b.Item(i); it.Stmt != nil {
+		it := b.Item(i)
+		if it.Stmt != nil {
 			if fs, ok := it.Stmt.(*fastStmt); !ok || fs.c != c {
 				return engine.RunBatch(ctx, c, b)
 			}
 		}
+		synced = synced || it.Op == engine.BatchSync
+	}
+	if synced {
+		return c.sendSynced(ctx, b)
 	}
 	var pb pgconn.Batch
 	for i := 0; i < n; i++ {
@@ -334,49 +342,152 @@ func (c *Conn) SendBatch(ctx context.Context, b *engine.Batch) error {
 	}
 
 	var first error
-	fail := func(i int, err error) {
-		if first == nil {
-			first = &engine.BatchError{Index: i, Err: err}
-		}
-	}
 	mrr := c.pg.ExecBatch(c.watch(ctx), &pb)
 	got := 0 // results received
 	for ; got < n && mrr.NextResult(); got++ {
-		i, it, rr := got, b.Item(got), mrr.ResultReader()
-		var rows int64
-		var clientErr error
-		switch it.Op {
-		case engine.BatchQueryRow:
-			found, err := it.Stmt.(*fastStmt).firstRow(rr, it.Dest)
-			if clientErr = err; !found {
-				clientErr = engine.ErrNoRows
-			} else {
-				rows = 1
-			}
-		case engine.BatchQueryEach:
-			rows, clientErr = it.Stmt.(*fastStmt).eachRow(rr, it.Dest, it.Fn)
-		case engine.BatchQuery:
-			for rr.NextRow() {
-				rows++
-			}
+		if err := batchResult(ctx, b, got, mrr.ResultReader()); err != nil && first == nil {
+			first = err
 		}
-		tag, err := rr.Close()
-		switch {
-		case err != nil:
-			fail(i, engine.CtxErr(ctx, err))
-		case clientErr != nil:
-			fail(i, clientErr)
-		case it.Op == engine.BatchCommit && tag.String() == "ROLLBACK":
-			fail(i, ErrCommitRolledBack)
-		}
-		if it.Op == engine.BatchExec {
-			rows = tag.RowsAffected()
-		}
-		b.SetRowsAffected(i, rows)
 	}
-	if err := mrr.Close(); err != nil {
+	if err := mrr.Close(); err != nil && first == nil {
 		// A server error ends the results at the statement that failed.
-		fail(min(got, n-1), engine.CtxErr(ctx, err))
+		first = &engine.BatchError{Index: min(got, n-1), Err: engine.CtxErr(ctx, err)}
 	}
 	return first
+}
+
+// sendSynced sends a batch with synchronization points in one round trip
+// through pgconn's pipeline: each statement's Bind, Describe and Execute,
+// a Sync at each point and one at the end, flushed in one write. A server
+// error skips the rest of its segment only; the next segment runs. The
+// statements go by name (SendQueryPrepared, whose result carries its row
+// description) rather than with their descriptions: pgconn's pipeline
+// keeps a queue of descriptions that a skipped statement would leave out
+// of step with the results after the next Sync.
+func (c *Conn) sendSynced(ctx context.Context, b *engine.Batch) error {
+	n := b.Len()
+	// The pipeline encodes each Bind as it is queued, and what is queued
+	// cannot be taken back: find an argument that does not encode before
+	// anything is.
+	for i := 0; i < n; i++ {
+		if it := b.Item(i); it.Stmt != nil {
+			if err := it.Stmt.(*fastStmt).bind(it.Args); err != nil {
+				return &engine.BatchError{Index: i, Err: err}
+			}
+		}
+	}
+	p := c.pg.StartPipeline(c.watch(ctx))
+	for i := 0; i < n; i++ {
+		it := b.Item(i)
+		switch it.Op {
+		case engine.BatchBegin:
+			p.SendQueryParams("BEGIN", nil, nil, nil, nil)
+		case engine.BatchCommit:
+			p.SendQueryParams("COMMIT", nil, nil, nil, nil)
+		case engine.BatchSync:
+			p.SendPipelineSync()
+		default:
+			fs := it.Stmt.(*fastStmt)
+			if err := fs.bind(it.Args); err != nil {
+				// It encoded a moment ago. Close gives up the unsynced
+				// requests with the connection.
+				_ = p.Close()
+				return &engine.BatchError{Index: i, Err: err}
+			}
+			p.SendQueryPrepared(fs.sd.Name, fs.params, fs.paramFormats, fs.resultFormats)
+		}
+	}
+	var first error
+	fail := func(i int, err error) {
+		if first == nil {
+			first = &engine.BatchError{Index: i, Err: engine.CtxErr(ctx, err)}
+		}
+	}
+	if err := p.Sync(); err != nil {
+		_ = p.Close()
+		return &engine.BatchError{Index: 0, Err: engine.CtxErr(ctx, err)}
+	}
+	skip := false // the server skips the rest of a segment after an error
+	for i := 0; i < n; i++ {
+		it := b.Item(i)
+		if it.Op == engine.BatchSync {
+			if _, err := p.GetResults(); err != nil {
+				fail(i, err)
+				break
+			}
+			skip = false
+			continue
+		}
+		if skip {
+			continue
+		}
+		res, err := p.GetResults()
+		if err != nil {
+			fail(i, err)
+			var pgErr *pgconn.PgError
+			if !errors.As(err, &pgErr) {
+				break // the connection failed: nothing more to read
+			}
+			skip = true
+			continue
+		}
+		rr, ok := res.(*pgconn.ResultReader)
+		if !ok {
+			fail(i, fmt.Errorf("pipeline: got %T for statement %d", res, i))
+			break
+		}
+		if err := batchResult(ctx, b, i, rr); err != nil {
+			if first == nil {
+				first = err
+			}
+			var pgErr *pgconn.PgError
+			skip = errors.As(err, &pgErr)
+		}
+	}
+	// Close reads whatever is left up to the last Sync.
+	if err := p.Close(); err != nil && first == nil {
+		var pgErr *pgconn.PgError
+		if !errors.As(err, &pgErr) {
+			first = &engine.BatchError{Index: n - 1, Err: engine.CtxErr(ctx, err)}
+		}
+	}
+	return first
+}
+
+// batchResult reads the result of b's statement i from rr, fills its
+// destinations and row count, and returns its error as a
+// *engine.BatchError.
+func batchResult(ctx context.Context, b *engine.Batch, i int, rr *pgconn.ResultReader) error {
+	it := b.Item(i)
+	var rows int64
+	var clientErr error
+	switch it.Op {
+	case engine.BatchQueryRow:
+		found, err := it.Stmt.(*fastStmt).firstRow(rr, it.Dest)
+		if clientErr = err; !found {
+			clientErr = engine.ErrNoRows
+		} else {
+			rows = 1
+		}
+	case engine.BatchQueryEach:
+		rows, clientErr = it.Stmt.(*fastStmt).eachRow(rr, it.Dest, it.Fn)
+	case engine.BatchQuery:
+		for rr.NextRow() {
+			rows++
+		}
+	}
+	tag, err := rr.Close()
+	if it.Op == engine.BatchExec {
+		rows = tag.RowsAffected()
+	}
+	b.SetRowsAffected(i, rows)
+	switch {
+	case err != nil:
+		return &engine.BatchError{Index: i, Err: engine.CtxErr(ctx, err)}
+	case clientErr != nil:
+		return &engine.BatchError{Index: i, Err: clientErr}
+	case it.Op == engine.BatchCommit && tag.String() == "ROLLBACK":
+		return &engine.BatchError{Index: i, Err: ErrCommitRolledBack}
+	}
+	return nil
 }

@@ -106,14 +106,15 @@
 // the SQL commands in between are queued, each as its prepared
 // statement (prepared on first use, before the pipeline is sent) with
 // its parameters bound when it is queued, and \endpipeline sends them
-// in one engine.Batch, one round trip ended by one sync. \syncpipeline
-// sends what is queued so far the same way, so that a sync point ends
-// an implicit transaction where pgbench's does (the queue after it
-// waits for that round trip, where pgbench keeps sending). Meta-commands
-// (\set, \sleep, \if) run as they come. A statement that fails fails
-// the transaction with its own command's error (the server skips the
-// rest up to the sync); without BEGIN the statements up to a sync are one
-// implicit transaction, taken back together. Validate refuses a
+// in one engine.Batch, one round trip. \syncpipeline queues a sync
+// point (engine.Batch.Sync): the round trip carries a Sync there and one
+// at the end, as pgbench's PQsendPipelineSync does, so a sync point ends
+// an implicit transaction where pgbench's does. Meta-commands (\set,
+// \sleep, \if) run as they come. A statement that fails fails the
+// transaction with its own command's error; the server skips the rest of
+// its segment, up to the next sync point, and runs the segments after
+// it, as pgbench's server does. Without BEGIN the statements up to a sync
+// are one implicit transaction, taken back together. Validate refuses a
 // pipeline under --protocol simple (pgbench refuses it at run time) and
 // \gset or \aset inside one (their rows are not read before the
 // pipeline ends); NewWorker refuses a script with a pipeline on an
@@ -124,6 +125,5 @@
 // exec modes other than cache_statement (PgBouncer) the PostgreSQL
 // engine runs a batch one statement after the other. In the per-command
 // statistics a queued command's latency is its queueing, and the round
-// trip and a failed statement are \syncpipeline's or \endpipeline's,
-// as in pgbench -r.
+// trip and a failed statement are \endpipeline's, as in pgbench -r.
 package script

@@ -18,8 +18,8 @@ import (
 // TestPipelinesOnPostgres: a pipeline's commands are sent together, as
 // pgbench's: without BEGIN its statements up to a sync are one implicit
 // transaction, so a failing statement takes back the ones before it,
-// but not those before a \syncpipeline; the failure names the queued
-// command. With BEGIN … END and \set inside, the script runs as it
+// but not those before a \syncpipeline, and the statements after the
+// next \syncpipeline still run; the failure names the queued command. With BEGIN … END and \set inside, the script runs as it
 // would without the pipeline.
 func TestPipelinesOnPostgres(t *testing.T) {
 	ctx := context.Background()
@@ -106,12 +106,45 @@ INSERT INTO log VALUES (3, 3);
 			if !errors.As(err, &ce) || ce.Command != 4 || ce.Pos.Line != 5 || !strings.Contains(err.Error(), "division by zero") {
 				t.Errorf("failed pipeline: %v; want the division by zero of command 4 at line 5", err)
 			}
-			var ids []string
-			if err := c.QueryRows(ctx, "SELECT id::text FROM log ORDER BY id", nil, func(r []any) error {
-				ids = append(ids, r[0].(string))
-				return nil
-			}); err != nil || strings.Join(ids, ",") != "1" {
-				t.Errorf("rows left %v (%v); want the one before the sync", ids, err)
+			logged := func() string {
+				t.Helper()
+				var ids []string
+				if err := c.QueryRows(ctx, "SELECT id::text FROM log ORDER BY id", nil, func(r []any) error {
+					ids = append(ids, r[0].(string))
+					return nil
+				}); err != nil {
+					t.Fatal(err)
+				}
+				return strings.Join(ids, ",")
+			}
+			if got := logged(); got != "1" {
+				t.Errorf("rows left %q; want the one before the sync", got)
+			}
+
+			// A failure before a \syncpipeline: that segment is taken back,
+			// and the segment after the sync point, sent in the same round
+			// trip, still runs, as under pgbench.
+			if err := c.Exec(ctx, "DELETE FROM log"); err != nil {
+				t.Fatal(err)
+			}
+			early := write("early.sql", `\startpipeline
+INSERT INTO log VALUES (1, 1);
+SELECT 1 / (:zero + 0);
+\syncpipeline
+INSERT INTO log VALUES (2, 2);
+\endpipeline
+`)
+			w = parse(t, "--file", early, "-D", "zero=0", "--protocol", protocol)
+			k, err = w.NewWorker(ctx, enginetest.Connect(t, e), workload.WorkerEnv{Seed: 1, Queries: &workload.Queries{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = k.Next(ctx)
+			if !errors.As(err, &ce) || ce.Command != 2 || !strings.Contains(err.Error(), "division by zero") {
+				t.Errorf("failed pipeline: %v; want the division by zero of command 2", err)
+			}
+			if got := logged(); got != "2" {
+				t.Errorf("rows left %q; want the one after the sync point", got)
 			}
 		})
 	}

@@ -154,9 +154,8 @@ func (k *worker) run(ctx context.Context) error {
 		next, err := k.exec(ctx, cmds, pc)
 		if err != nil {
 			// The statistics count the failure against the command that
-			// ran (a pipeline's \syncpipeline or \endpipeline, as pgbench
-			// -r's); the error names the queued command whose statement
-			// failed.
+			// ran (a pipeline's \endpipeline, as pgbench -r's); the error
+			// names the queued command whose statement failed.
 			k.steps.Failed(k.current, pc)
 			var pe *pipelineError
 			if errors.As(err, &pe) {
@@ -247,7 +246,11 @@ func (k *worker) exec(ctx context.Context, cmds []*lang.Command, pc int) (int, e
 			return 0, errors.New("not in pipeline mode")
 		}
 		if c.Kind == lang.SyncPipelineCommand {
-			return pc + 1, k.flush(ctx)
+			// A sync point in the queue, sent with the rest at
+			// \endpipeline, as pgbench's PQsendPipelineSync.
+			k.batch.Sync()
+			k.batchCmds = append(k.batchCmds, pc)
+			return pc + 1, nil
 		}
 		err := k.flush(ctx)
 		k.inPipe = false
@@ -433,10 +436,11 @@ func (k *worker) queue(ctx context.Context, c *lang.Command, pc int) error {
 	return nil
 }
 
-// flush sends the queued statements together (\syncpipeline,
-// \endpipeline): one round trip ended by one sync on PostgreSQL. A
-// statement that fails fails the transaction as its command's error
-// (the server skips the rest of the batch).
+// flush sends the queued statements and sync points together
+// (\endpipeline): one round trip on PostgreSQL, a Sync at each
+// \syncpipeline and one at the end. A statement that fails fails the
+// transaction as its command's error (the server skips the rest of its
+// segment, up to the next sync point, and runs the segments after it).
 func (k *worker) flush(ctx context.Context) error {
 	if k.batch.Len() == 0 {
 		return nil
@@ -452,7 +456,7 @@ func (k *worker) flush(ctx context.Context) error {
 }
 
 // pipelineError is the error of a command queued in a pipeline, which
-// its \syncpipeline or \endpipeline reports.
+// its \endpipeline reports.
 type pipelineError struct {
 	cmd int
 	err error

@@ -25,6 +25,10 @@ type Config struct {
 	// Network is true for client/server engines: the suite then checks a
 	// wrong password and an unreachable host.
 	Network bool
+	// PipelineSync is true when a batch goes in one round trip with its
+	// synchronization points (Batch.Sync) as the server's: the suite then
+	// checks that a server error skips the rest of its segment only.
+	PipelineSync bool
 	// Deadlock runs two connections into a real deadlock.
 	Deadlock bool
 	// LoginNoAuthCode is true when the server reports a rejected login
@@ -426,7 +430,7 @@ func Run(t *testing.T, tg engine.Target, cfg Config) {
 		}
 	})
 
-	t.Run("batch", func(t *testing.T) { testBatch(t, c, tbl) })
+	t.Run("batch", func(t *testing.T) { testBatch(t, c, tbl, cfg.PipelineSync) })
 	t.Run("isolation", func(t *testing.T) { testIsolation(t, e, cfg) })
 
 	t.Run("unique_violation", func(t *testing.T) {
@@ -690,8 +694,10 @@ func (s *rowsSource) Values() ([]any, error) { return s.vals[s.pos-s.ncol : s.po
 func (s *rowsSource) Err() error             { return nil }
 
 // testBatch sends batches that begin, write, read and commit a
-// transaction, then batches that fail on the server and in the client.
-func testBatch(t *testing.T, c engine.SQLConn, tbl string) {
+// transaction, then batches that fail on the server and in the client,
+// then batches with synchronization points (with pipelineSync, one whose
+// first segment fails on the server while the second runs).
+func testBatch(t *testing.T, c engine.SQLConn, tbl string, pipelineSync bool) {
 	ctx := context.Background()
 	q := c.Dialect().QuoteIdent(tbl)
 	prep := func(sql string) engine.Stmt {
@@ -778,7 +784,46 @@ func testBatch(t *testing.T, c engine.SQLConn, tbl string) {
 	}
 	// The connection still works.
 	if got := committed(); got != 2 {
-		t.Errorf("at the end: %d rows, want 2", got)
+		t.Errorf("after the client-side failures: %d rows, want 2", got)
+	}
+
+	// Synchronization points: each segment sees the one before it.
+	var n2 int64
+	b.Reset()
+	b.Exec(ins, 510, "segment 1")
+	b.Sync()
+	b.QueryRow(count, []any{510}, &n)
+	second := b.Exec(ins, 511, "segment 2")
+	b.Sync()
+	b.QueryRow(count, []any{510}, &n2)
+	if err := b.Send(ctx, c); err != nil || n != 1 || n2 != 2 || b.RowsAffected(second) != 1 {
+		t.Errorf("Send with sync points = %v, counts %d and %d, second insert %d row(s); want nil, 1, 2, 1", err, n, n2, b.RowsAffected(second))
+	}
+	if got := committed(); got != 4 {
+		t.Errorf("after the batch with sync points: %d rows, want 4", got)
+	}
+	if !pipelineSync {
+		return
+	}
+	// A server error in the first segment takes back that segment (one
+	// implicit transaction) and skips its rest; the second still runs.
+	n, n2 = -1, -1
+	b.Reset()
+	b.Exec(ins, 520, "taken back")
+	bad = b.Exec(ins, nil, "k is NOT NULL")
+	b.QueryRow(count, []any{500}, &n) // skipped
+	b.Sync()
+	after := b.Exec(ins, 521, "after the sync")
+	b.QueryRow(count, []any{500}, &n2)
+	err = b.Send(ctx, c)
+	if !errors.As(err, &be) || be.Index != bad {
+		t.Errorf("Send with a failing first segment = %v; want a BatchError at index %d", err, bad)
+	}
+	if n != -1 || n2 != 5 || b.RowsAffected(after) != 1 {
+		t.Errorf("skipped count %d, second segment's count %d and insert %d row(s); want -1 (not run), 5, 1", n, n2, b.RowsAffected(after))
+	}
+	if got := committed(); got != 5 {
+		t.Errorf("at the end: %d rows, want 5", got)
 	}
 }
 

@@ -25,6 +25,7 @@ type fastStmt struct {
 	bufs          [][]byte // per-parameter encoding buffers, reused
 	paramFormats  []int16
 	resultFormats []int16
+	plans         scanPlans
 }
 
 var _ engine.Stmt = (*fastStmt)(nil)
@@ -201,7 +202,7 @@ func (s *fastStmt) scanRow(rr *pgconn.ResultReader, dest []any) error {
 		return fmt.Errorf("postgres: row has %d columns, %d destinations", len(vals), len(dest))
 	}
 	for i, d := range dest {
-		if err := s.m.Scan(fds[i].DataTypeOID, fds[i].Format, vals[i], d); err != nil {
+		if err := s.plans.scan(s.m, i, &fds[i], vals[i], d); err != nil {
 			return fmt.Errorf("postgres: column %s: %w", fds[i].Name, err)
 		}
 	}

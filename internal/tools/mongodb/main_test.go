@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"net/url"
 	"strings"
 	"testing"
-	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -39,19 +37,17 @@ func TestBadInput(t *testing.T) {
 // drop removes it, and dropping a missing database is not an error.
 func TestExistsAndDrop(t *testing.T) {
 	ctx := context.Background()
-	tg := testdb.Mongo(t)
+	// A database of its own, dropped when the test ends.
+	tg := testdb.Isolated(t, testdb.Mongo(t))
+	name := strings.TrimPrefix(tg.URL.Path, "/")
 	u := *tg.URL
 	u.User = url.UserPassword(tg.Username(), tg.Password.Reveal())
 	dsn := u.String()
-	name := fmt.Sprintf("tool_mongodb_%d", time.Now().UnixNano())
 	cl, err := mongo.Connect(options.Client().ApplyURI(dsn))
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		_ = cl.Database(name).Drop(context.Background())
-		_ = cl.Disconnect(context.Background())
-	})
+	t.Cleanup(func() { _ = cl.Disconnect(context.Background()) })
 
 	if err := run(ctx, dsn, []string{"exists", name}, &bytes.Buffer{}); !errors.Is(err, errMissing) {
 		t.Fatalf("exists before the database is made: %v, want errMissing", err)

@@ -421,15 +421,38 @@ func (c *Conn) Commit(ctx context.Context) error {
 
 // Abort aborts the session's transaction if one is open; its error is the
 // driver's (an abort after a failed operation may find nothing to abort).
+//
+// When ctx has ended, an operation of the transaction may have been
+// abandoned after it was written: it can reach the server after the
+// abort, which then finds nothing to abort, and start the transaction
+// there; the server would keep it, with its locks, until its transaction
+// lifetime limit (a minute by default). So the abort is followed by a
+// fence: a read in a transaction with the session's next number, aborted
+// at once. The server keeps a session's highest transaction number, and
+// refuses an operation of an older transaction that arrives after it (or
+// aborts the older one when it came before).
 func (c *Conn) Abort(ctx context.Context) {
-	if c.sess.TransactionRunning() {
-		// An abort runs even when ctx has ended, so the session is clean
-		// for the next transaction.
-		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		_ = c.sess.AbortTransaction(actx)
+	if !c.sess.TransactionRunning() {
+		return
 	}
+	// An abort runs even when ctx has ended, so the session is clean for
+	// the next transaction.
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	_ = c.sess.AbortTransaction(actx)
+	if ctx.Err() == nil {
+		return
+	}
+	if c.sess.StartTransaction() != nil {
+		return
+	}
+	_ = c.db.Collection(fenceCollection).FindOne(mongo.NewSessionContext(actx, c.sess), bson.D{}).Err()
+	_ = c.sess.AbortTransaction(actx)
 }
+
+// fenceCollection is what Abort's fence reads; it need not exist, and no
+// transaction writes to it.
+const fenceCollection = "dbarena_abort_fence"
 
 func hasLabel(err error, label string) bool {
 	var le mongo.LabeledError

@@ -23,8 +23,8 @@ type holdProxy struct {
 	ln     net.Listener
 	server string
 
-	mu      sync.Mutex
-	armed   bool
+	mu       sync.Mutex
+	armed    bool
 	held     *net.Conn // the client connection held back
 	release  chan struct{}
 	answered chan struct{} // closed when the server answers what was held

@@ -670,6 +670,45 @@ func pipelined(t *testing.T, v *env) {
 			t.Errorf("market-watch %+v priced no symbol", in)
 		}
 	}
+	// Trade-Lookup's frames 1 to 3 read the trades' details in one batch;
+	// frame 1 its trades too. Trade-Update reads the same way: what it
+	// returns (after its changes) is what a lookup one by one finds next.
+	first := v.int("SELECT MIN(t_id) FROM trade")
+	var ids []int64
+	for id := first; len(ids) < txn.MaxTrades; id++ {
+		if v.int("SELECT COUNT(*) FROM trade WHERE t_id = ?", id) == 1 {
+			ids = append(ids, id)
+		}
+	}
+	cashAcct := v.int("SELECT t_ca_id FROM trade WHERE t_is_cash ORDER BY t_id LIMIT 1")
+	tsymb := v.str("SELECT t_s_symb FROM trade WHERE t_id = ?", first)
+	from, to := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC)
+	lookups := []txn.TradeLookupInput{
+		{Frame: 1, TradeIDs: ids},
+		{Frame: 2, AcctID: cashAcct, StartTradeDts: from, EndTradeDts: to, MaxTrades: txn.MaxTrades},
+		{Frame: 3, Symbol: tsymb, StartTradeDts: from, EndTradeDts: to, MaxTrades: txn.MaxTrades},
+	}
+	for _, in := range lookups {
+		a, errA := v.cl.TradeLookup(ctx, in)
+		b, errB := p.TradeLookup(ctx, in)
+		same(fmt.Sprintf("trade-lookup frame %d", in.Frame), a, b, errA, errB)
+		if len(a.Trades) == 0 || a.Trades[0].HistStatus == nil {
+			t.Errorf("trade-lookup frame %d: %d trades, the first with history %v", in.Frame, len(a.Trades), a.Trades)
+		}
+		u, errU := p.TradeUpdate(ctx, txn.TradeUpdateInput{TradeLookupInput: in, MaxUpdates: txn.MaxTrades})
+		after, errL := v.cl.TradeLookup(ctx, in)
+		if errU == nil && u.Updated == 0 {
+			t.Errorf("trade-update frame %d, pipelined: nothing updated", in.Frame)
+		}
+		if errU == nil && errL == nil {
+			same(fmt.Sprintf("trade-update frame %d (pipelined) and the lookup after it", in.Frame), after.Trades, u.Trades, errL, errU)
+		} else {
+			t.Errorf("trade-update frame %d, pipelined: %v; the lookup after it: %v", in.Frame, errU, errL)
+		}
+	}
+	if _, err := p.TradeLookup(ctx, txn.TradeLookupInput{Frame: 1, TradeIDs: []int64{first, -1}}); !errors.Is(err, txn.ErrNotFound) {
+		t.Errorf("trade-lookup frame 1 of an unknown trade: %v", err)
+	}
 	// The client still works after the failed batches.
 	if _, err := p.TradeStatus(ctx, txn.TradeStatusInput{AcctID: acct}); err != nil {
 		t.Errorf("after failures: %v", err)

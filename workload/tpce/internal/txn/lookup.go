@@ -122,6 +122,13 @@ func (c *Client) lookupTrades(ctx context.Context, frame int, ids []int64, acct 
 		if len(ids) > MaxTrades {
 			return nil, fmt.Errorf("tpce: %d trade ids, at most %d", len(ids), MaxTrades)
 		}
+		if c.Pipeline {
+			trades, err := c.tradesByID(ctx, ids)
+			if err != nil {
+				return trades, err
+			}
+			return trades, c.allDetails(ctx, trades)
+		}
 		for _, id := range ids {
 			t := TradeInfo{TradeID: id}
 			if err := c.must(ctx, "trade", tlTrade1, []any{id}, &t.BidPrice, &t.ExecName, &t.IsCash, &t.IsMarket, &tp, &t.Dts); err != nil {
@@ -145,6 +152,9 @@ func (c *Client) lookupTrades(ctx context.Context, frame int, ids []int64, acct 
 			return trades, err
 		}
 	}
+	if c.Pipeline {
+		return trades, c.allDetails(ctx, trades)
+	}
 	for i := range trades {
 		if err := c.details(ctx, &trades[i]); err != nil {
 			return trades, err
@@ -152,6 +162,76 @@ func (c *Client) lookupTrades(ctx context.Context, frame int, ids []int64, acct 
 	}
 	return trades, nil
 }
+
+// tradesByID is frame 1's reads of the trades by id as one batch (see
+// Client.Pipeline): the trades do not depend on each other.
+func (c *Client) tradesByID(ctx context.Context, ids []int64) ([]TradeInfo, error) {
+	st, err := c.stmt(ctx, tlTrade1)
+	if err != nil {
+		return nil, err
+	}
+	trades := make([]TradeInfo, len(ids))
+	tps := make([]sql.NullFloat64, len(ids))
+	c.b.Reset()
+	for i, id := range ids {
+		t := &trades[i]
+		t.TradeID = id
+		c.b.QueryRow(st, []any{id}, &t.BidPrice, &t.ExecName, &t.IsCash, &t.IsMarket, &tps[i], &t.Dts)
+	}
+	if err := c.send(ctx); err != nil {
+		var be *engine.BatchError
+		if errors.As(err, &be) && errors.Is(err, engine.ErrNoRows) {
+			return trades[:be.Index], fmt.Errorf("%w: %s %v", ErrNotFound, "trade", []any{ids[be.Index]})
+		}
+		return nil, err
+	}
+	for i := range trades {
+		trades[i].TradePrice = tps[i].Float64
+	}
+	return trades, nil
+}
+
+// allDetails is details for every trade as one batch (see
+// Client.Pipeline): each trade's settlement, cash transaction and history
+// depend only on the trade's id, known before the batch is sent.
+func (c *Client) allDetails(ctx context.Context, trades []TradeInfo) error {
+	if len(trades) == 0 {
+		return nil
+	}
+	settle, err := c.stmt(ctx, tlSettlement)
+	if err != nil {
+		return err
+	}
+	cash, err := c.stmt(ctx, tlCash)
+	if err != nil {
+		return err
+	}
+	hist, err := c.stmt(ctx, tlHistory)
+	if err != nil {
+		return err
+	}
+	c.b.Reset()
+	for i := range trades {
+		t := &trades[i]
+		// At most one row each; none for a trade not completed yet.
+		c.b.QueryEach(settle, []any{t.TradeID}, []any{&t.SettleAmt, &t.SettleDue, &t.CashType}, nothing)
+		if t.IsCash {
+			c.b.QueryEach(cash, []any{t.TradeID}, []any{&t.CashAmt, &t.CashDts, &t.CashName}, nothing)
+		}
+		var dts time.Time
+		var st string
+		t.HistDts, t.HistStatus = t.HistDts[:0], t.HistStatus[:0]
+		c.b.QueryEach(hist, []any{t.TradeID}, []any{&dts, &st}, func() error {
+			t.HistDts = append(t.HistDts, dts)
+			t.HistStatus = append(t.HistStatus, st)
+			return nil
+		})
+	}
+	return c.send(ctx)
+}
+
+// nothing is the row callback of a query whose row is scanned into place.
+func nothing() error { return nil }
 
 // details reads a trade's settlement, cash transaction and history; a
 // trade not completed yet has no settlement nor cash transaction.

@@ -377,92 +377,111 @@ func writes(t *testing.T, v *env) {
 	maxInitial := v.int("SELECT MAX(t_id) FROM trade")
 	acct := v.int("SELECT MIN(hs_ca_id) FROM holding_summary WHERE hs_qty > 0")
 	symb := v.str("SELECT MIN(hs_s_symb) FROM holding_summary WHERE hs_ca_id = ? AND hs_qty > 0", acct)
-	taxSt := v.int("SELECT ca_tax_st FROM customer_account WHERE ca_id = ?", acct)
 	trades := v.int("SELECT COUNT(*) FROM trade")
 
-	// trade places an order, has the market execute it at price and
-	// checks what the result moved.
-	trade := func(t *testing.T, in txn.TradeOrderInput, price float64) (*txn.TradeOrderOutput, *txn.TradeResultOutput) {
-		v.t = t
-		before := v.account(acct, symb)
-		o, err := v.cl.TradeOrder(ctx, in)
-		if err != nil {
-			t.Fatalf("trade-order: %v", err)
-		}
-		if o.TradeID <= maxInitial || o.Status != txn.StatusSubmitted {
-			t.Fatalf("order %+v", o)
-		}
-		r, err := v.cl.TradeResult(ctx, txn.TradeResultInput{TradeID: o.TradeID, TradePrice: price})
-		if err != nil {
-			t.Fatalf("trade-result: %v", err)
-		}
-		after := v.account(acct, symb)
-		q := in.TradeQty
-		if o.IsSell {
-			q = -q
-		}
-		if after.hsQty != before.hsQty+q || after.lotQty != after.hsQty {
-			t.Errorf("hs_qty %d → %d, lots %d, trade of %d", before.hsQty, after.hsQty, after.lotQty, q)
-		}
-		if after.brokerTrades != before.brokerTrades+1 || !near(after.brokerComm, before.brokerComm+r.CommAmount) {
-			t.Errorf("broker %d, %.2f → %d, %.2f; commission %.2f", before.brokerTrades, before.brokerComm, after.brokerTrades, after.brokerComm, r.CommAmount)
-		}
-		value := float64(in.TradeQty) * price
-		want := -(value + o.ChargeAmount + r.CommAmount)
-		if o.IsSell {
-			want = value - o.ChargeAmount - r.CommAmount
-			if taxSt == 1 {
-				want -= r.TaxAmount
+	// buySell buys 200 shares of symb for acct, then sells them all and
+	// 100 more, Trade-Result running on cl, and checks what each result
+	// moved.
+	buySell := func(t *testing.T, cl *txn.Client, acct int64, symb string) {
+		taxSt := v.int("SELECT ca_tax_st FROM customer_account WHERE ca_id = ?", acct)
+
+		// trade places an order, has the market execute it at price and
+		// checks what the result moved.
+		trade := func(t *testing.T, in txn.TradeOrderInput, price float64) (*txn.TradeOrderOutput, *txn.TradeResultOutput) {
+			v.t = t
+			before := v.account(acct, symb)
+			o, err := v.cl.TradeOrder(ctx, in)
+			if err != nil {
+				t.Fatalf("trade-order: %v", err)
 			}
-		}
-		if !near(r.SettleAmt, want) || !near(v.float("SELECT se_amt FROM settlement WHERE se_t_id = ?", o.TradeID), want) {
-			t.Errorf("settlement %.2f, want %.2f", r.SettleAmt, want)
-		}
-		if !near(after.bal, before.bal+want) || !near(r.AcctBal, after.bal) {
-			t.Errorf("ca_bal %.2f → %.2f (returned %.2f), settlement %.2f", before.bal, after.bal, r.AcctBal, want)
-		}
-		if rate := v.float("SELECT SUM(tx_rate) FROM taxrate, customer_taxrate, customer_account WHERE ca_id = ? AND cx_c_id = ca_c_id AND tx_id = cx_tx_id", acct); (taxSt == 1 || taxSt == 2) && r.SellValue > r.BuyValue {
-			if want := math.Round((r.SellValue-r.BuyValue)*rate*100) / 100; !near(r.TaxAmount, want) || !near(v.float("SELECT t_tax FROM trade WHERE t_id = ?", o.TradeID), want) {
-				t.Errorf("tax %.2f, want %.2f", r.TaxAmount, want)
+			if o.TradeID <= maxInitial || o.Status != txn.StatusSubmitted {
+				t.Fatalf("order %+v", o)
 			}
-		} else if r.TaxAmount != 0 {
-			t.Errorf("tax %.2f without a taxable gain", r.TaxAmount)
+			r, err := cl.TradeResult(ctx, txn.TradeResultInput{TradeID: o.TradeID, TradePrice: price})
+			if err != nil {
+				t.Fatalf("trade-result: %v", err)
+			}
+			after := v.account(acct, symb)
+			q := in.TradeQty
+			if o.IsSell {
+				q = -q
+			}
+			if after.hsQty != before.hsQty+q || after.lotQty != after.hsQty {
+				t.Errorf("hs_qty %d → %d, lots %d, trade of %d", before.hsQty, after.hsQty, after.lotQty, q)
+			}
+			if after.brokerTrades != before.brokerTrades+1 || !near(after.brokerComm, before.brokerComm+r.CommAmount) {
+				t.Errorf("broker %d, %.2f → %d, %.2f; commission %.2f", before.brokerTrades, before.brokerComm, after.brokerTrades, after.brokerComm, r.CommAmount)
+			}
+			value := float64(in.TradeQty) * price
+			want := -(value + o.ChargeAmount + r.CommAmount)
+			if o.IsSell {
+				want = value - o.ChargeAmount - r.CommAmount
+				if taxSt == 1 {
+					want -= r.TaxAmount
+				}
+			}
+			if !near(r.SettleAmt, want) || !near(v.float("SELECT se_amt FROM settlement WHERE se_t_id = ?", o.TradeID), want) {
+				t.Errorf("settlement %.2f, want %.2f", r.SettleAmt, want)
+			}
+			if !near(after.bal, before.bal+want) || !near(r.AcctBal, after.bal) {
+				t.Errorf("ca_bal %.2f → %.2f (returned %.2f), settlement %.2f", before.bal, after.bal, r.AcctBal, want)
+			}
+			if rate := v.float("SELECT SUM(tx_rate) FROM taxrate, customer_taxrate, customer_account WHERE ca_id = ? AND cx_c_id = ca_c_id AND tx_id = cx_tx_id", acct); (taxSt == 1 || taxSt == 2) && r.SellValue > r.BuyValue {
+				if want := math.Round((r.SellValue-r.BuyValue)*rate*100) / 100; !near(r.TaxAmount, want) || !near(v.float("SELECT t_tax FROM trade WHERE t_id = ?", o.TradeID), want) {
+					t.Errorf("tax %.2f, want %.2f", r.TaxAmount, want)
+				}
+			} else if r.TaxAmount != 0 {
+				t.Errorf("tax %.2f without a taxable gain", r.TaxAmount)
+			}
+			if got := v.str("SELECT t_st_id FROM trade WHERE t_id = ?", o.TradeID); got != txn.StatusCompleted {
+				t.Errorf("trade status %s", got)
+			}
+			v.check()
+			return o, r
 		}
-		if got := v.str("SELECT t_st_id FROM trade WHERE t_id = ?", o.TradeID); got != txn.StatusCompleted {
-			t.Errorf("trade status %s", got)
-		}
-		v.check()
-		return o, r
+		t.Run("trade_order_result_buy", func(t *testing.T) {
+			in := v.owner(acct)
+			in.Symbol, in.TradeTypeID, in.TradeQty, in.IsLIFO = symb, txn.TypeMarketBuy, 200, true
+			before := v.account(acct, symb)
+			o, _ := trade(t, in, 25)
+			after := v.account(acct, symb)
+			if after.lots != before.lots+1 || v.int("SELECT h_qty FROM holding WHERE h_t_id = ?", o.TradeID) != 200 {
+				t.Errorf("lots %d → %d; want a new lot of 200", before.lots, after.lots)
+			}
+		})
+		t.Run("trade_order_result_sell_short", func(t *testing.T) {
+			in := v.owner(acct)
+			before := v.account(acct, symb)
+			in.CoName = v.str("SELECT co_name FROM company, security WHERE s_symb = ? AND co_id = s_co_id", symb)
+			in.Issue = v.str("SELECT s_issue FROM security WHERE s_symb = ?", symb)
+			in.TradeTypeID, in.TradeQty = txn.TypeMarketSell, before.hsQty+100
+			cost := v.float("SELECT SUM(h_qty * h_price) FROM holding WHERE h_ca_id = ? AND h_s_symb = ?", acct, symb)
+			o, r := trade(t, in, 26)
+			if !near(r.BuyValue, cost) || !near(r.SellValue, float64(in.TradeQty)*26) {
+				t.Errorf("buy value %.2f, sell value %.2f; want the lots' cost %.2f and %.2f", r.BuyValue, r.SellValue, cost, float64(in.TradeQty)*26)
+			}
+			after := v.account(acct, symb)
+			if after.lots != 1 || after.hsQty != -100 || v.int("SELECT h_qty FROM holding WHERE h_t_id = ?", o.TradeID) != -100 {
+				t.Errorf("after selling all and 100 more: %d lots, hs_qty %d", after.lots, after.hsQty)
+			}
+			if n := v.int("SELECT COUNT(*) FROM holding_history WHERE hh_t_id = ?", o.TradeID); n != before.lots+1 {
+				t.Errorf("%d holding_history rows, want %d", n, before.lots+1)
+			}
+		})
 	}
-	t.Run("trade_order_result_buy", func(t *testing.T) {
-		in := v.owner(acct)
-		in.Symbol, in.TradeTypeID, in.TradeQty, in.IsLIFO = symb, txn.TypeMarketBuy, 200, true
-		before := v.account(acct, symb)
-		o, _ := trade(t, in, 25)
-		after := v.account(acct, symb)
-		if after.lots != before.lots+1 || v.int("SELECT h_qty FROM holding WHERE h_t_id = ?", o.TradeID) != 200 {
-			t.Errorf("lots %d → %d; want a new lot of 200", before.lots, after.lots)
-		}
-	})
-	t.Run("trade_order_result_sell_short", func(t *testing.T) {
-		in := v.owner(acct)
-		before := v.account(acct, symb)
-		in.CoName = v.str("SELECT co_name FROM company, security WHERE s_symb = ? AND co_id = s_co_id", symb)
-		in.Issue = v.str("SELECT s_issue FROM security WHERE s_symb = ?", symb)
-		in.TradeTypeID, in.TradeQty = txn.TypeMarketSell, before.hsQty+100
-		cost := v.float("SELECT SUM(h_qty * h_price) FROM holding WHERE h_ca_id = ? AND h_s_symb = ?", acct, symb)
-		o, r := trade(t, in, 26)
-		if !near(r.BuyValue, cost) || !near(r.SellValue, float64(in.TradeQty)*26) {
-			t.Errorf("buy value %.2f, sell value %.2f; want the lots' cost %.2f and %.2f", r.BuyValue, r.SellValue, cost, float64(in.TradeQty)*26)
-		}
-		after := v.account(acct, symb)
-		if after.lots != 1 || after.hsQty != -100 || v.int("SELECT h_qty FROM holding WHERE h_t_id = ?", o.TradeID) != -100 {
-			t.Errorf("after selling all and 100 more: %d lots, hs_qty %d", after.lots, after.hsQty)
-		}
-		if n := v.int("SELECT COUNT(*) FROM holding_history WHERE hh_t_id = ?", o.TradeID); n != before.lots+1 {
-			t.Errorf("%d holding_history rows, want %d", n, before.lots+1)
-		}
-	})
+	buySell(t, v.cl, acct, symb)
+	// The same with the statements that do not depend on each other sent
+	// together (--pipeline), on another account.
+	p, err := txn.New(ctx, enginetest.Connect(t, v.e))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Pipeline = true
+	acct2 := v.int("SELECT MIN(hs_ca_id) FROM holding_summary WHERE hs_qty > 0 AND hs_ca_id > ?", acct)
+	symb2 := v.str("SELECT MIN(hs_s_symb) FROM holding_summary WHERE hs_ca_id = ? AND hs_qty > 0", acct2)
+	t.Run("pipelined", func(t *testing.T) { buySell(t, p, acct2, symb2) })
+	v.t = t
+
 	t.Run("limit_order_market_feed", func(t *testing.T) {
 		v.t = t
 		in := v.owner(acct)
@@ -563,8 +582,8 @@ func writes(t *testing.T, v *env) {
 		v.check()
 	})
 	v.t = t
-	if got := v.int("SELECT COUNT(*) FROM trade"); got != trades+4 {
-		t.Errorf("%d trades, want %d + 4", got, trades)
+	if got := v.int("SELECT COUNT(*) FROM trade"); got != trades+6 {
+		t.Errorf("%d trades, want %d + 6", got, trades)
 	}
 }
 

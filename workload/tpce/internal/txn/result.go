@@ -71,7 +71,15 @@ func (c *Client) TradeResult(ctx context.Context, in TradeResultInput) (*TradeRe
 	return o, err
 }
 
+// tradeResult runs the frames. With Pipeline the statements that depend
+// only on what is known go together: after the trade's row, one round
+// trip reads its type, holding summary and account; one writes the
+// holding summary and reads the lots; one writes the lots and reads the
+// security, the tier and the tax rate; one reads the commission rate; one
+// writes the trade, its history, the broker, the settlement and the cash
+// and reads the balance.
 func (c *Client) tradeResult(ctx context.Context, in TradeResultInput, o *TradeResultOutput) error {
+	c.resetQueue()
 	// Frame 1.
 	var ttID, symb, ttName string
 	var qty int64
@@ -80,19 +88,21 @@ func (c *Client) tradeResult(ctx context.Context, in TradeResultInput, o *TradeR
 	if err := c.must(ctx, "trade", trTrade+c.fu, []any{in.TradeID}, &o.AcctID, &ttID, &symb, &qty, &charge, &lifo, &isCash); err != nil {
 		return err
 	}
-	if err := c.must(ctx, "trade_type", trType, []any{ttID}, &ttName, &isSell, &isMarket); err != nil {
+	var hsQty, cID, taxSt int64
+	if err := c.queueRow(ctx, "trade_type", trType, []any{ttID}, &ttName, &isSell, &isMarket); err != nil {
 		return err
 	}
-	hsQty, err := c.hsQty(ctx, o.AcctID, symb)
-	if err != nil {
+	if err := c.queueOptional(ctx, toHsQty, []any{o.AcctID, symb}, &hsQty); err != nil {
 		return err
 	}
 	// Frame 2.
-	now := c.now()
-	var cID, taxSt int64
-	if err := c.must(ctx, "customer_account", trAccount+c.fu, []any{o.AcctID}, &o.BrokerID, &cID, &taxSt); err != nil {
+	if err := c.queueRow(ctx, "customer_account", trAccount+c.fu, []any{o.AcctID}, &o.BrokerID, &cID, &taxSt); err != nil {
 		return err
 	}
+	if err := c.flush(ctx); err != nil {
+		return err
+	}
+	now := c.now()
 	sign := int64(1) // +1 for a sale of long lots, -1 to cover short ones
 	after := hsQty + qty
 	if isSell {
@@ -100,65 +110,68 @@ func (c *Client) tradeResult(ctx context.Context, in TradeResultInput, o *TradeR
 	} else {
 		sign = -1
 	}
+	var err error
 	switch {
 	case hsQty == 0:
-		if _, err := c.exec(ctx, trHsInsert, o.AcctID, symb, after); err != nil {
-			return err
-		}
+		err = c.queueExec(ctx, trHsInsert, o.AcctID, symb, after)
 	case after != 0:
-		if _, err := c.exec(ctx, trHsUpdate, after, o.AcctID, symb); err != nil {
-			return err
-		}
+		err = c.queueExec(ctx, trHsUpdate, after, o.AcctID, symb)
 	}
-	needed := qty
+	if err != nil {
+		return err
+	}
+	var lots []lot
 	if hsQty*sign > 0 {
 		q := trLotsFIFO
 		if lifo {
 			q = trLotsLIFO
 		}
-		var lots []lot
 		var l lot
-		if _, err := c.each(ctx, q+c.fu, []any{o.AcctID, symb}, []any{&l.id, &l.qty, &l.price},
+		if err := c.queueEach(ctx, q+c.fu, []any{o.AcctID, symb}, []any{&l.id, &l.qty, &l.price},
 			func() error { lots = append(lots, l); return nil }); err != nil {
 			return err
 		}
-		for _, l := range lots {
-			if needed == 0 {
-				break
-			}
-			held := l.qty * sign // shares of the lot this trade can close
-			q := min(held, needed)
-			rest := l.qty - q*sign
-			if _, err := c.exec(ctx, trHHInsert, l.id, in.TradeID, l.qty, rest); err != nil {
-				return err
-			}
-			if rest != 0 {
-				_, err = c.exec(ctx, trHUpdate, rest, l.id)
-			} else {
-				_, err = c.exec(ctx, trHDelete, l.id)
-			}
-			if err != nil {
-				return err
-			}
-			if isSell {
-				o.BuyValue += float64(q) * l.price
-				o.SellValue += float64(q) * in.TradePrice
-			} else {
-				o.SellValue += float64(q) * l.price
-				o.BuyValue += float64(q) * in.TradePrice
-			}
-			needed -= q
+	}
+	if err := c.flush(ctx); err != nil {
+		return err
+	}
+	needed := qty
+	for _, l := range lots {
+		if needed == 0 {
+			break
 		}
+		held := l.qty * sign // shares of the lot this trade can close
+		q := min(held, needed)
+		rest := l.qty - q*sign
+		if err := c.queueExec(ctx, trHHInsert, l.id, in.TradeID, l.qty, rest); err != nil {
+			return err
+		}
+		if rest != 0 {
+			err = c.queueExec(ctx, trHUpdate, rest, l.id)
+		} else {
+			err = c.queueExec(ctx, trHDelete, l.id)
+		}
+		if err != nil {
+			return err
+		}
+		if isSell {
+			o.BuyValue += float64(q) * l.price
+			o.SellValue += float64(q) * in.TradePrice
+		} else {
+			o.SellValue += float64(q) * l.price
+			o.BuyValue += float64(q) * in.TradePrice
+		}
+		needed -= q
 	}
 	if needed > 0 {
 		newQty := needed
 		if isSell {
 			newQty = -needed
 		}
-		if _, err := c.exec(ctx, trHHInsert, in.TradeID, in.TradeID, 0, newQty); err != nil {
+		if err := c.queueExec(ctx, trHHInsert, in.TradeID, in.TradeID, 0, newQty); err != nil {
 			return err
 		}
-		if _, err := c.exec(ctx, trHInsert, in.TradeID, o.AcctID, symb, now, in.TradePrice, newQty); err != nil {
+		if err := c.queueExec(ctx, trHInsert, in.TradeID, o.AcctID, symb, now, in.TradePrice, newQty); err != nil {
 			return err
 		}
 		if isSell {
@@ -168,43 +181,53 @@ func (c *Client) tradeResult(ctx context.Context, in TradeResultInput, o *TradeR
 		}
 	}
 	if hsQty != 0 && after == 0 {
-		if _, err := c.exec(ctx, trHsDelete, o.AcctID, symb); err != nil {
+		if err := c.queueExec(ctx, trHsDelete, o.AcctID, symb); err != nil {
 			return err
 		}
 	}
-	// Frame 3.
-	if (taxSt == 1 || taxSt == 2) && o.SellValue > o.BuyValue {
-		var rate float64
-		if err := c.must(ctx, "taxrate", toTaxRate, []any{cID}, &rate); err != nil {
-			return err
-		}
-		o.TaxAmount = round2((o.SellValue - o.BuyValue) * rate)
-		if _, err := c.exec(ctx, trTax, o.TaxAmount, in.TradeID); err != nil {
+	// Frame 3's tax rate and frame 4's security and tier.
+	taxed := (taxSt == 1 || taxSt == 2) && o.SellValue > o.BuyValue
+	var taxRate float64
+	if taxed {
+		if err := c.queueRow(ctx, "taxrate", toTaxRate, []any{cID}, &taxRate); err != nil {
 			return err
 		}
 	}
-	// Frame 4.
 	var exID, sName string
 	var tier int64
+	if err := c.queueRow(ctx, "security", trSecurity, []any{symb}, &exID, &sName); err != nil {
+		return err
+	}
+	if err := c.queueRow(ctx, "customer", trTier, []any{cID}, &tier); err != nil {
+		return err
+	}
+	if err := c.flush(ctx); err != nil {
+		return err
+	}
+	// Frame 4's commission rate.
 	var rate float64
-	if err := c.must(ctx, "security", trSecurity, []any{symb}, &exID, &sName); err != nil {
+	if err := c.queueRow(ctx, "commission_rate", toCommRate, []any{tier, ttID, exID, qty, qty}, &rate); err != nil {
 		return err
 	}
-	if err := c.must(ctx, "customer", trTier, []any{cID}, &tier); err != nil {
+	if err := c.flush(ctx); err != nil {
 		return err
 	}
-	if err := c.must(ctx, "commission_rate", toCommRate, []any{tier, ttID, exID, qty, qty}, &rate); err != nil {
-		return err
+	// Frame 3's tax.
+	if taxed {
+		o.TaxAmount = round2((o.SellValue - o.BuyValue) * taxRate)
+		if err := c.queueExec(ctx, trTax, o.TaxAmount, in.TradeID); err != nil {
+			return err
+		}
 	}
 	// Frame 5.
 	o.CommAmount = round2(rate / 100 * float64(qty) * in.TradePrice)
-	if _, err := c.exec(ctx, trComplete, o.CommAmount, now, StatusCompleted, in.TradePrice, in.TradeID); err != nil {
+	if err := c.queueExec(ctx, trComplete, o.CommAmount, now, StatusCompleted, in.TradePrice, in.TradeID); err != nil {
 		return err
 	}
-	if _, err := c.exec(ctx, toHistory, in.TradeID, now, StatusCompleted); err != nil {
+	if err := c.queueExec(ctx, toHistory, in.TradeID, now, StatusCompleted); err != nil {
 		return err
 	}
-	if _, err := c.exec(ctx, trBroker, o.CommAmount, o.BrokerID); err != nil {
+	if err := c.queueExec(ctx, trBroker, o.CommAmount, o.BrokerID); err != nil {
 		return err
 	}
 	// Frame 6.
@@ -223,22 +246,25 @@ func (c *Client) tradeResult(ctx context.Context, in TradeResultInput, o *TradeR
 	if isCash {
 		cashType = "Cash Account"
 	}
-	if _, err := c.exec(ctx, trSettle, in.TradeID, cashType, o.SettleDue, o.SettleAmt); err != nil {
+	if err := c.queueExec(ctx, trSettle, in.TradeID, cashType, o.SettleDue, o.SettleAmt); err != nil {
 		return err
 	}
 	if isCash {
-		if _, err := c.exec(ctx, trBalUpdate, o.SettleAmt, o.AcctID); err != nil {
+		if err := c.queueExec(ctx, trBalUpdate, o.SettleAmt, o.AcctID); err != nil {
 			return err
 		}
 		name := ttName + " " + strconv.FormatInt(qty, 10) + " shares of " + sName
 		if len(name) > 100 {
 			name = name[:100]
 		}
-		if _, err := c.exec(ctx, trCash, in.TradeID, now, o.SettleAmt, name); err != nil {
+		if err := c.queueExec(ctx, trCash, in.TradeID, now, o.SettleAmt, name); err != nil {
 			return err
 		}
 	}
-	if err := c.must(ctx, "customer_account", toBalance, []any{o.AcctID}, &o.AcctBal); err != nil {
+	if err := c.queueRow(ctx, "customer_account", toBalance, []any{o.AcctID}, &o.AcctBal); err != nil {
+		return fmt.Errorf("trade-result of trade %d: %w", in.TradeID, err)
+	}
+	if err := c.flush(ctx); err != nil {
 		return fmt.Errorf("trade-result of trade %d: %w", in.TradeID, err)
 	}
 	return nil

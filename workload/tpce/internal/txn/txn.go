@@ -79,6 +79,9 @@ type Client struct {
 	// (engine.Batch); without it they are sent one after the other.
 	Pipeline bool
 	b        engine.Batch
+	// pending names the rows that must exist among the queued statements
+	// (queueRow), by their index in b.
+	pending []pendingRow
 	// Now is the clock of the timestamps the transactions write (UTC,
 	// truncated to microseconds); time.Now by default.
 	Now func() time.Time
@@ -231,6 +234,104 @@ func (c *Client) send(ctx context.Context) error {
 	}
 	if err != nil && began {
 		return c.rollback(ctx, err)
+	}
+	return err
+}
+
+// pendingRow is a queued row that must exist: what it is, for the error.
+type pendingRow struct {
+	index int
+	what  string
+	args  []any
+}
+
+// The queue* methods run a transaction's statements in as few round trips
+// as their dependencies allow when Pipeline is set: they add to c.b, and
+// flush sends what was queued. Without Pipeline each runs at once and
+// flush does nothing. Either way a value a queued statement scans may be
+// used only after the next flush, so one text serves both.
+
+// resetQueue empties the queue before a transaction queues statements.
+func (c *Client) resetQueue() {
+	c.b.Reset()
+	c.pending = c.pending[:0]
+}
+
+// queueRow queues a query whose row must exist (as must).
+func (c *Client) queueRow(ctx context.Context, what, q string, args []any, dest ...any) error {
+	if !c.Pipeline {
+		return c.must(ctx, what, q, args, dest...)
+	}
+	st, err := c.stmt(ctx, q)
+	if err != nil {
+		return err
+	}
+	c.pending = append(c.pending, pendingRow{index: c.b.QueryRow(st, args, dest...), what: what, args: args})
+	return nil
+}
+
+// queueOptional queues a query of at most one row; without one, dest
+// keeps its values.
+func (c *Client) queueOptional(ctx context.Context, q string, args []any, dest ...any) error {
+	if !c.Pipeline {
+		err := c.row(ctx, q, args, dest...)
+		if errors.Is(err, engine.ErrNoRows) {
+			return nil
+		}
+		return err
+	}
+	st, err := c.stmt(ctx, q)
+	if err != nil {
+		return err
+	}
+	c.b.QueryEach(st, args, dest, nothing)
+	return nil
+}
+
+// queueEach queues a query calling fn after scanning each row into dest.
+func (c *Client) queueEach(ctx context.Context, q string, args []any, dest []any, fn func() error) error {
+	if !c.Pipeline {
+		_, err := c.each(ctx, q, args, dest, fn)
+		return err
+	}
+	st, err := c.stmt(ctx, q)
+	if err != nil {
+		return err
+	}
+	c.b.QueryEach(st, args, dest, fn)
+	return nil
+}
+
+// queueExec queues a write.
+func (c *Client) queueExec(ctx context.Context, q string, args ...any) error {
+	if !c.Pipeline {
+		_, err := c.exec(ctx, q, args...)
+		return err
+	}
+	st, err := c.stmt(ctx, q)
+	if err != nil {
+		return err
+	}
+	c.b.Exec(st, args...)
+	return nil
+}
+
+// flush sends what was queued. A queueRow's missing row is ErrNotFound
+// naming it, as must's.
+func (c *Client) flush(ctx context.Context) error {
+	if !c.Pipeline || c.b.Len() == 0 {
+		return nil
+	}
+	err := c.send(ctx)
+	pending := c.pending
+	c.resetQueue()
+	var be *engine.BatchError
+	if err != nil && errors.Is(err, engine.ErrNoRows) && errors.As(err, &be) {
+		for _, p := range pending {
+			if p.index == be.Index {
+				return fmt.Errorf("%w: %s %v", ErrNotFound, p.what, p.args)
+			}
+		}
 	}
 	return err
 }

@@ -109,8 +109,9 @@ func (c *Client) TradeLookup(ctx context.Context, in TradeLookupInput) (*TradeLo
 	return out, err
 }
 
-// lookupTrades reads the trades of frame 1, 2 or 3 (the trades' rows
-// only), then their details.
+// lookupTrades reads the trades of frame 1, 2 or 3, then their details.
+// With Pipeline the details may still be queued when it returns: a flush
+// (or the COMMIT) reads them.
 func (c *Client) lookupTrades(ctx context.Context, frame int, ids []int64, acct int64, symbol string, start, end time.Time, max int) ([]TradeInfo, error) {
 	var trades []TradeInfo
 	if max <= 0 || max > MaxTrades {
@@ -166,23 +167,16 @@ func (c *Client) lookupTrades(ctx context.Context, frame int, ids []int64, acct 
 // tradesByID is frame 1's reads of the trades by id as one batch (see
 // Client.Pipeline): the trades do not depend on each other.
 func (c *Client) tradesByID(ctx context.Context, ids []int64) ([]TradeInfo, error) {
-	st, err := c.stmt(ctx, tlTrade1)
-	if err != nil {
-		return nil, err
-	}
 	trades := make([]TradeInfo, len(ids))
 	tps := make([]sql.NullFloat64, len(ids))
-	c.b.Reset()
 	for i, id := range ids {
 		t := &trades[i]
 		t.TradeID = id
-		c.b.QueryRow(st, []any{id}, &t.BidPrice, &t.ExecName, &t.IsCash, &t.IsMarket, &tps[i], &t.Dts)
-	}
-	if err := c.send(ctx); err != nil {
-		var be *engine.BatchError
-		if errors.As(err, &be) && errors.Is(err, engine.ErrNoRows) {
-			return trades[:be.Index], fmt.Errorf("%w: %s %v", ErrNotFound, "trade", []any{ids[be.Index]})
+		if err := c.queueRow(ctx, "trade", tlTrade1, []any{id}, &t.BidPrice, &t.ExecName, &t.IsCash, &t.IsMarket, &tps[i], &t.Dts); err != nil {
+			return nil, err
 		}
+	}
+	if err := c.flush(ctx); err != nil {
 		return nil, err
 	}
 	for i := range trades {
@@ -193,41 +187,32 @@ func (c *Client) tradesByID(ctx context.Context, ids []int64) ([]TradeInfo, erro
 
 // allDetails is details for every trade as one batch (see
 // Client.Pipeline): each trade's settlement, cash transaction and history
-// depend only on the trade's id, known before the batch is sent.
+// depend only on the trade's id, known before the batch is sent. It
+// leaves them queued: the caller's next flush (or the COMMIT) sends them.
 func (c *Client) allDetails(ctx context.Context, trades []TradeInfo) error {
-	if len(trades) == 0 {
-		return nil
-	}
-	settle, err := c.stmt(ctx, tlSettlement)
-	if err != nil {
-		return err
-	}
-	cash, err := c.stmt(ctx, tlCash)
-	if err != nil {
-		return err
-	}
-	hist, err := c.stmt(ctx, tlHistory)
-	if err != nil {
-		return err
-	}
-	c.b.Reset()
 	for i := range trades {
 		t := &trades[i]
 		// At most one row each; none for a trade not completed yet.
-		c.b.QueryEach(settle, []any{t.TradeID}, []any{&t.SettleAmt, &t.SettleDue, &t.CashType}, nothing)
+		if err := c.queueOptional(ctx, tlSettlement, []any{t.TradeID}, &t.SettleAmt, &t.SettleDue, &t.CashType); err != nil {
+			return err
+		}
 		if t.IsCash {
-			c.b.QueryEach(cash, []any{t.TradeID}, []any{&t.CashAmt, &t.CashDts, &t.CashName}, nothing)
+			if err := c.queueOptional(ctx, tlCash, []any{t.TradeID}, &t.CashAmt, &t.CashDts, &t.CashName); err != nil {
+				return err
+			}
 		}
 		var dts time.Time
 		var st string
 		t.HistDts, t.HistStatus = t.HistDts[:0], t.HistStatus[:0]
-		c.b.QueryEach(hist, []any{t.TradeID}, []any{&dts, &st}, func() error {
+		if err := c.queueEach(ctx, tlHistory, []any{t.TradeID}, []any{&dts, &st}, func() error {
 			t.HistDts = append(t.HistDts, dts)
 			t.HistStatus = append(t.HistStatus, st)
 			return nil
-		})
+		}); err != nil {
+			return err
+		}
 	}
-	return c.send(ctx)
+	return nil
 }
 
 // nothing is the row callback of a query whose row is scanned into place.
@@ -291,6 +276,9 @@ func (c *Client) TradeUpdate(ctx context.Context, in TradeUpdateInput) (*TradeUp
 		trades, err := c.lookupTrades(ctx, in.Frame, in.TradeIDs, in.AcctID, in.Symbol, in.StartTradeDts, in.EndTradeDts, in.MaxTrades)
 		out.Trades = trades
 		if err != nil {
+			return err
+		}
+		if err := c.flush(ctx); err != nil { // the details the changes read
 			return err
 		}
 		for i := range trades {

@@ -226,17 +226,14 @@ func (c *Client) MarketWatch(ctx context.Context, in MarketWatchInput) (*MarketW
 			ok             bool
 		}
 		prices := make([]price, len(symbols))
-		st, err := c.stmt(ctx, mwPrice)
-		if err != nil {
-			return err
-		}
 		day := in.StartDay.UTC()
-		c.b.Reset()
 		for i, sym := range symbols {
 			p := &prices[i]
-			c.b.QueryEach(st, []any{sym, day}, []any{&p.price, &p.numOut, &p.closing}, func() error { p.ok = true; return nil })
+			if err := c.queueEach(ctx, mwPrice, []any{sym, day}, []any{&p.price, &p.numOut, &p.closing}, func() error { p.ok = true; return nil }); err != nil {
+				return err
+			}
 		}
-		if err := c.send(ctx); err != nil {
+		if err := c.flush(ctx); err != nil {
 			return err
 		}
 		var oldCap, newCap float64
@@ -348,30 +345,31 @@ func (c *Client) SecurityDetail(ctx context.Context, in SecurityDetailInput) (*S
 			return err
 		}
 		o.CoAddress, o.ExAddress = coAd.String, exAd.String
-		var stmts [6]engine.Stmt
-		for i, q := range []string{sdCompetitors, sdFinancial, fmt.Sprintf(sdDays, in.MaxRowsToReturn), sdLast, sdNewsLOB, sdNews} {
-			var err error
-			if stmts[i], err = c.stmt(ctx, q); err != nil {
-				return err
-			}
-		}
-		c.b.Reset()
 		var name, ind string
-		c.b.QueryEach(stmts[0], []any{o.CoID}, []any{&name, &ind},
-			func() error { o.Competitors = append(o.Competitors, name+" ("+ind+")"); return nil })
+		if err := c.queueEach(ctx, sdCompetitors, []any{o.CoID}, []any{&name, &ind},
+			func() error { o.Competitors = append(o.Competitors, name+" ("+ind+")"); return nil }); err != nil {
+			return err
+		}
 		var f FinRow
-		c.b.QueryEach(stmts[1], []any{o.CoID},
+		if err := c.queueEach(ctx, sdFinancial, []any{o.CoID},
 			[]any{&f.Year, &f.Qtr, &f.QtrStart, &f.Revenue, &f.NetEarn, &f.BasicEPS, &f.DilutEPS, &f.Margin,
 				&f.Inventory, &f.Assets, &f.Liability, &f.OutBasic, &f.OutDilut},
-			func() error { o.Financials = append(o.Financials, f); return nil })
+			func() error { o.Financials = append(o.Financials, f); return nil }); err != nil {
+			return err
+		}
 		var d DayRow
-		c.b.QueryEach(stmts[2], []any{in.Symbol, in.StartDay.UTC()}, []any{&d.Date, &d.Close, &d.High, &d.Low, &d.Vol},
-			func() error { o.Days = append(o.Days, d); return nil })
-		last := c.b.QueryEach(stmts[3], []any{in.Symbol}, []any{&o.LastPrice, &o.OpenPrice, &o.LastVol}, func() error { return nil })
+		if err := c.queueEach(ctx, fmt.Sprintf(sdDays, in.MaxRowsToReturn), []any{in.Symbol, in.StartDay.UTC()}, []any{&d.Date, &d.Close, &d.High, &d.Low, &d.Vol},
+			func() error { o.Days = append(o.Days, d); return nil }); err != nil {
+			return err
+		}
+		if err := c.queueRow(ctx, "last_trade", sdLast, []any{in.Symbol}, &o.LastPrice, &o.OpenPrice, &o.LastVol); err != nil {
+			return err
+		}
 		var n NewsRow
 		var author sql.NullString
+		var err error
 		if in.AccessLOBFlag {
-			c.b.QueryEach(stmts[4], []any{o.CoID}, []any{&n.Item, &n.Dts, &n.Source, &author},
+			err = c.queueEach(ctx, sdNewsLOB, []any{o.CoID}, []any{&n.Item, &n.Dts, &n.Source, &author},
 				func() error {
 					r := n
 					r.Item = append([]byte(nil), n.Item...)
@@ -380,16 +378,10 @@ func (c *Client) SecurityDetail(ctx context.Context, in SecurityDetailInput) (*S
 					return nil
 				})
 		} else {
-			c.b.QueryEach(stmts[5], []any{o.CoID}, []any{&n.Dts, &n.Source, &author, &n.Headline, &n.Summary},
+			err = c.queueEach(ctx, sdNews, []any{o.CoID}, []any{&n.Dts, &n.Source, &author, &n.Headline, &n.Summary},
 				func() error { r := n; r.Author = author.String; o.News = append(o.News, r); return nil })
 		}
-		if err := c.send(ctx); err != nil {
-			return err
-		}
-		if c.b.RowsAffected(last) != 1 {
-			return fmt.Errorf("%w: last_trade %s", ErrNotFound, in.Symbol)
-		}
-		return nil
+		return err // what is queued goes with the COMMIT
 	})
 	return o, err
 }

@@ -76,10 +76,9 @@ func (c *Client) TradeResult(ctx context.Context, in TradeResultInput) (*TradeRe
 // trip reads its type, holding summary and account; one writes the
 // holding summary and reads the lots; one writes the lots and reads the
 // security, the tier and the tax rate; one reads the commission rate; one
-// writes the trade, its history, the broker, the settlement and the cash
-// and reads the balance.
+// writes the trade, its history, the broker, the settlement and the cash,
+// reads the balance and commits. The BEGIN goes with the trade's row.
 func (c *Client) tradeResult(ctx context.Context, in TradeResultInput, o *TradeResultOutput) error {
-	c.resetQueue()
 	// Frame 1.
 	var ttID, symb, ttName string
 	var qty int64
@@ -261,10 +260,8 @@ func (c *Client) tradeResult(ctx context.Context, in TradeResultInput, o *TradeR
 			return err
 		}
 	}
+	// The last statements go with the COMMIT (inTx).
 	if err := c.queueRow(ctx, "customer_account", toBalance, []any{o.AcctID}, &o.AcctBal); err != nil {
-		return fmt.Errorf("trade-result of trade %d: %w", in.TradeID, err)
-	}
-	if err := c.flush(ctx); err != nil {
 		return fmt.Errorf("trade-result of trade %d: %w", in.TradeID, err)
 	}
 	return nil

@@ -82,6 +82,8 @@ type Client struct {
 	// pending names the rows that must exist among the queued statements
 	// (queueRow), by their index in b.
 	pending []pendingRow
+	// beginPending is set while inTx's BEGIN waits in b, unsent.
+	beginPending bool
 	// Now is the clock of the timestamps the transactions write (UTC,
 	// truncated to microseconds); time.Now by default.
 	Now func() time.Time
@@ -176,6 +178,12 @@ func (c *Client) row(ctx context.Context, q string, args []any, dest ...any) err
 	if err != nil {
 		return err
 	}
+	if c.routed() {
+		c.b.QueryRow(st, args, dest...)
+		err := c.sendQueue(ctx)
+		c.resetQueue()
+		return err
+	}
 	c.Queries.Reads++
 	return st.QueryRow(ctx, args, dest...)
 }
@@ -195,6 +203,13 @@ func (c *Client) each(ctx context.Context, q string, args []any, dest []any, fn 
 	if err != nil {
 		return 0, err
 	}
+	if c.routed() {
+		i := c.b.QueryEach(st, args, dest, fn)
+		err := c.sendQueue(ctx)
+		n := c.b.RowsAffected(i)
+		c.resetQueue()
+		return n, err
+	}
 	c.Queries.Reads++
 	return st.QueryEach(ctx, args, dest, fn)
 }
@@ -205,37 +220,54 @@ func (c *Client) exec(ctx context.Context, q string, args ...any) (int64, error)
 	if err != nil {
 		return 0, err
 	}
+	if c.routed() {
+		i := c.b.Exec(st, args...)
+		err := c.sendQueue(ctx)
+		n := c.b.RowsAffected(i)
+		c.resetQueue()
+		return n, err
+	}
 	c.Queries.Writes++
 	return st.Exec(ctx, args...)
 }
 
-// send sends c.b (see Pipeline) and counts its statements; a batch that
-// fails is rolled back when it began a transaction.
+// routed tells whether a statement run now must join the queue: with
+// Pipeline, when a transaction's BEGIN or other statements wait in it,
+// they go first, in the same round trip.
+func (c *Client) routed() bool { return c.Pipeline && c.b.Len() > 0 }
+
+// send sends c.b (see Pipeline), a transaction of its own, and counts
+// its statements; a batch that fails is rolled back when it began a
+// transaction.
 func (c *Client) send(ctx context.Context) error {
-	began := false
-	for i := 0; i < c.b.Len(); i++ {
-		switch c.b.Item(i).Op {
-		case engine.BatchBegin:
-			began = true
-			c.Queries.Other++
-		case engine.BatchCommit:
-			c.Queries.Other++
-		case engine.BatchExec:
-			c.Queries.Writes++
-		default:
-			c.Queries.Reads++
-		}
-	}
-	var err error
-	if c.Pipeline {
-		err = c.b.Send(ctx, c.c)
-	} else {
-		err = engine.RunBatch(ctx, c.c, &c.b)
-	}
+	began := c.b.Len() > 0 && c.b.Item(0).Op == engine.BatchBegin
+	err := c.transmit(ctx)
+	c.resetQueue()
 	if err != nil && began {
 		return c.rollback(ctx, err)
 	}
 	return err
+}
+
+// transmit sends c.b, in one round trip with Pipeline, and counts its
+// statements. A BEGIN waiting in it (inTx) has then reached the server.
+func (c *Client) transmit(ctx context.Context) error {
+	for i := 0; i < c.b.Len(); i++ {
+		switch c.b.Item(i).Op {
+		case engine.BatchBegin, engine.BatchCommit:
+			c.Queries.Other++
+		case engine.BatchExec:
+			c.Queries.Writes++
+		case engine.BatchSync:
+		default:
+			c.Queries.Reads++
+		}
+	}
+	c.beginPending = false
+	if c.Pipeline {
+		return c.b.Send(ctx, c.c)
+	}
+	return engine.RunBatch(ctx, c.c, &c.b)
 }
 
 // pendingRow is a queued row that must exist: what it is, for the error.
@@ -251,10 +283,36 @@ type pendingRow struct {
 // flush does nothing. Either way a value a queued statement scans may be
 // used only after the next flush, so one text serves both.
 
-// resetQueue empties the queue before a transaction queues statements.
+// resetQueue empties the queue.
 func (c *Client) resetQueue() {
 	c.b.Reset()
 	c.pending = c.pending[:0]
+}
+
+// flush sends what was queued. A queueRow's missing row is ErrNotFound
+// naming it, as must's.
+func (c *Client) flush(ctx context.Context) error {
+	if !c.Pipeline || c.b.Len() == 0 {
+		return nil
+	}
+	err := c.sendQueue(ctx)
+	c.resetQueue()
+	return err
+}
+
+// sendQueue is flush without emptying the queue (the caller reads a
+// statement's count first).
+func (c *Client) sendQueue(ctx context.Context) error {
+	err := c.transmit(ctx)
+	var be *engine.BatchError
+	if err != nil && errors.Is(err, engine.ErrNoRows) && errors.As(err, &be) {
+		for _, p := range c.pending {
+			if p.index == be.Index {
+				return fmt.Errorf("%w: %s %v", ErrNotFound, p.what, p.args)
+			}
+		}
+	}
+	return err
 }
 
 // queueRow queues a query whose row must exist (as must).
@@ -316,26 +374,6 @@ func (c *Client) queueExec(ctx context.Context, q string, args ...any) error {
 	return nil
 }
 
-// flush sends what was queued. A queueRow's missing row is ErrNotFound
-// naming it, as must's.
-func (c *Client) flush(ctx context.Context) error {
-	if !c.Pipeline || c.b.Len() == 0 {
-		return nil
-	}
-	err := c.send(ctx)
-	pending := c.pending
-	c.resetQueue()
-	var be *engine.BatchError
-	if err != nil && errors.Is(err, engine.ErrNoRows) && errors.As(err, &be) {
-		for _, p := range pending {
-			if p.index == be.Index {
-				return fmt.Errorf("%w: %s %v", ErrNotFound, p.what, p.args)
-			}
-		}
-	}
-	return err
-}
-
 func (c *Client) begin(ctx context.Context) error {
 	c.Queries.Other++
 	return c.c.Begin(ctx)
@@ -358,14 +396,37 @@ func (c *Client) rollback(ctx context.Context, err error) error {
 
 // inTx runs fn in a transaction, committed when fn returns nil and rolled
 // back otherwise.
+//
+// With Pipeline, BEGIN waits in the queue and goes with the
+// transaction's first statements, and COMMIT with its last queued ones:
+// two round trips fewer.
 func (c *Client) inTx(ctx context.Context, fn func() error) error {
-	if err := c.begin(ctx); err != nil {
-		return err
+	if !c.Pipeline {
+		if err := c.begin(ctx); err != nil {
+			return err
+		}
+		if err := fn(); err != nil {
+			return c.rollback(ctx, err)
+		}
+		return c.commit(ctx)
 	}
-	if err := fn(); err != nil {
-		return c.rollback(ctx, err)
+	c.resetQueue()
+	c.b.Begin()
+	c.beginPending = true
+	err := fn()
+	if err == nil {
+		c.b.Commit()
+		if err = c.flush(ctx); err == nil {
+			return nil
+		}
 	}
-	return c.commit(ctx)
+	sent := !c.beginPending
+	c.beginPending = false
+	c.resetQueue()
+	if !sent {
+		return err // nothing reached the server
+	}
+	return c.rollback(ctx, err)
 }
 
 // marks returns n comma-separated placeholders.

@@ -380,8 +380,7 @@ func writes(t *testing.T, v *env) {
 	trades := v.int("SELECT COUNT(*) FROM trade")
 
 	// buySell buys 200 shares of symb for acct, then sells them all and
-	// 100 more, Trade-Result running on cl, and checks what each result
-	// moved.
+	// 100 more, on cl, and checks what each result moved.
 	buySell := func(t *testing.T, cl *txn.Client, acct int64, symb string) {
 		taxSt := v.int("SELECT ca_tax_st FROM customer_account WHERE ca_id = ?", acct)
 
@@ -390,7 +389,7 @@ func writes(t *testing.T, v *env) {
 		trade := func(t *testing.T, in txn.TradeOrderInput, price float64) (*txn.TradeOrderOutput, *txn.TradeResultOutput) {
 			v.t = t
 			before := v.account(acct, symb)
-			o, err := v.cl.TradeOrder(ctx, in)
+			o, err := cl.TradeOrder(ctx, in)
 			if err != nil {
 				t.Fatalf("trade-order: %v", err)
 			}

@@ -84,18 +84,32 @@ t_trade_price, t_chrg, t_comm, t_tax, t_lifo) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?,
 // wraps workload.ErrRollback), frame 6 commits.
 func (c *Client) TradeOrder(ctx context.Context, in TradeOrderInput) (*TradeOrderOutput, error) {
 	o := &TradeOrderOutput{TradeTypeID: in.TradeTypeID, TradeQty: in.TradeQty, RequestedPrice: in.RequestedPrice}
-	if err := c.begin(ctx); err != nil {
-		return nil, err
-	}
-	if err := c.tradeOrder(ctx, in, o); err != nil {
-		return o, c.rollback(ctx, err)
-	}
-	if in.RollItBack {
-		return o, c.rollback(ctx, fmt.Errorf("trade-order of trade %d: %w", o.TradeID, workload.ErrRollback))
-	}
-	return o, c.commit(ctx)
+	err := c.inTx(ctx, func() error {
+		if err := c.tradeOrder(ctx, in, o); err != nil {
+			return err
+		}
+		if in.RollItBack {
+			// The server does the order's work, then rolls it back.
+			if err := c.flush(ctx); err != nil {
+				return err
+			}
+			return fmt.Errorf("trade-order of trade %d: %w", o.TradeID, workload.ErrRollback)
+		}
+		return nil
+	})
+	return o, err
 }
 
+// tradeOrder runs the frames. With Pipeline the statements that depend
+// only on what is known go together: the BEGIN with the account's row;
+// the customer, the broker, the trade type, and the security, its last
+// price and the holding summary (or the company by name) and the margin
+// figures in one round trip; the permission (when the executor is not
+// the owner) in one; the company name (or the security by company), the
+// charge and the commission rate in one (the last price and the holding
+// summary join them when the order named a company); the lots in one, the
+// tax rate in one when they are needed; the new trade id in one; the
+// inserts go with the COMMIT.
 func (c *Client) tradeOrder(ctx context.Context, in TradeOrderInput, o *TradeOrderOutput) error {
 	// Frame 1.
 	var caName sql.NullString
@@ -104,12 +118,46 @@ func (c *Client) tradeOrder(ctx context.Context, in TradeOrderInput, o *TradeOrd
 	if err := c.must(ctx, "customer_account", toAccount, []any{in.AcctID}, &caName, &bID, &cID, &taxSt); err != nil {
 		return err
 	}
-	if err := c.must(ctx, "customer", toCustomer, []any{cID}, &fName, &lName, &tier, &taxID); err != nil {
+	if err := c.queueRow(ctx, "customer", toCustomer, []any{cID}, &fName, &lName, &tier, &taxID); err != nil {
 		return err
 	}
-	if err := c.must(ctx, "broker", toBroker, []any{bID}, &bName); err != nil {
+	if err := c.queueRow(ctx, "broker", toBroker, []any{bID}, &bName); err != nil {
 		return err
 	}
+	// Frame 3's reads that need only the input.
+	var coID int64
+	var exID, sName string
+	var marketPrice float64
+	var hsQty int64
+	o.Symbol = in.Symbol
+	if err := c.queueRow(ctx, "trade_type", toType, []any{in.TradeTypeID}, &o.IsMarket, &o.IsSell); err != nil {
+		return err
+	}
+	var err error
+	if in.Symbol == "" {
+		err = c.queueRow(ctx, "company", toCompany, []any{in.CoName}, &coID)
+	} else {
+		err = c.symbolReads(ctx, in.AcctID, in.Symbol, &marketPrice, &hsQty)
+		if err == nil {
+			err = c.queueRow(ctx, "security", toSecBySymb, []any{in.Symbol}, &coID, &exID, &sName)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	var bal, held float64
+	if in.TypeIsMargin {
+		if err := c.queueRow(ctx, "customer_account", toBalance, []any{in.AcctID}, &bal); err != nil {
+			return err
+		}
+		if err := c.queueRow(ctx, "holdings", toHoldValue, []any{in.AcctID}, &held); err != nil {
+			return err
+		}
+	}
+	if err := c.flush(ctx); err != nil {
+		return err
+	}
+	o.AcctAssets = bal + held
 	// Frame 2.
 	if in.ExecLName != lName || in.ExecFName != fName || in.ExecTaxID != taxID {
 		var acl string
@@ -122,38 +170,38 @@ func (c *Client) tradeOrder(ctx context.Context, in TradeOrderInput, o *TradeOrd
 		}
 	}
 	// Frame 3.
-	var coID int64
-	var exID, sName string
-	o.Symbol = in.Symbol
 	if in.Symbol == "" {
-		if err := c.must(ctx, "company", toCompany, []any{in.CoName}, &coID); err != nil {
-			return err
-		}
-		if err := c.must(ctx, "security", toSecByCo, []any{coID, in.Issue}, &exID, &sName, &o.Symbol); err != nil {
+		if err := c.queueRow(ctx, "security", toSecByCo, []any{coID, in.Issue}, &exID, &sName, &o.Symbol); err != nil {
 			return err
 		}
 	} else {
-		if err := c.must(ctx, "security", toSecBySymb, []any{in.Symbol}, &coID, &exID, &sName); err != nil {
-			return err
-		}
 		var co string
-		if err := c.must(ctx, "company", toCoName, []any{coID}, &co); err != nil {
+		if err := c.queueRow(ctx, "company", toCoName, []any{coID}, &co); err != nil {
+			return err
+		}
+		if err := c.queueRow(ctx, "commission_rate", toCommRate, []any{tier, in.TradeTypeID, exID, in.TradeQty, in.TradeQty}, &o.CommRate); err != nil {
 			return err
 		}
 	}
-	var marketPrice float64
-	if err := c.must(ctx, "last_trade", toLastPrice, []any{o.Symbol}, &marketPrice); err != nil {
+	if err := c.queueRow(ctx, "charge", toCharge, []any{tier, in.TradeTypeID}, &o.ChargeAmount); err != nil {
 		return err
 	}
-	if err := c.must(ctx, "trade_type", toType, []any{in.TradeTypeID}, &o.IsMarket, &o.IsSell); err != nil {
+	if err := c.flush(ctx); err != nil {
 		return err
+	}
+	if in.Symbol == "" {
+		if err := c.symbolReads(ctx, in.AcctID, o.Symbol, &marketPrice, &hsQty); err != nil {
+			return err
+		}
+		if err := c.queueRow(ctx, "commission_rate", toCommRate, []any{tier, in.TradeTypeID, exID, in.TradeQty, in.TradeQty}, &o.CommRate); err != nil {
+			return err
+		}
+		if err := c.flush(ctx); err != nil {
+			return err
+		}
 	}
 	if o.IsMarket {
 		o.RequestedPrice = marketPrice
-	}
-	hsQty, err := c.hsQty(ctx, in.AcctID, o.Symbol)
-	if err != nil {
-		return err
 	}
 	lots := toLotsFIFO
 	if in.IsLIFO {
@@ -190,54 +238,37 @@ func (c *Client) tradeOrder(ctx context.Context, in TradeOrderInput, o *TradeOrd
 		}
 		o.TaxAmount = round2((o.SellValue - o.BuyValue) * rate)
 	}
-	if err := c.must(ctx, "commission_rate", toCommRate, []any{tier, in.TradeTypeID, exID, in.TradeQty, in.TradeQty}, &o.CommRate); err != nil {
-		return err
-	}
-	if err := c.must(ctx, "charge", toCharge, []any{tier, in.TradeTypeID}, &o.ChargeAmount); err != nil {
-		return err
-	}
-	if in.TypeIsMargin {
-		var bal, held float64
-		if err := c.must(ctx, "customer_account", toBalance, []any{in.AcctID}, &bal); err != nil {
-			return err
-		}
-		if err := c.must(ctx, "holdings", toHoldValue, []any{in.AcctID}, &held); err != nil {
-			return err
-		}
-		o.AcctAssets = bal + held
-	}
 	o.Status = StatusPending
 	if o.IsMarket {
 		o.Status = StatusSubmitted
 	}
-	// Frame 4.
+	// Frame 4: the inserts go with the COMMIT (inTx).
 	if o.TradeID, err = c.newTradeID(ctx); err != nil {
 		return err
 	}
 	comm := round2(o.CommRate / 100 * float64(in.TradeQty) * o.RequestedPrice)
 	now := c.now()
 	exec := in.ExecFName + " " + in.ExecLName
-	if _, err := c.exec(ctx, toTrade, o.TradeID, now, o.Status, in.TradeTypeID, !in.TypeIsMargin, o.Symbol, in.TradeQty,
+	if err := c.queueExec(ctx, toTrade, o.TradeID, now, o.Status, in.TradeTypeID, !in.TypeIsMargin, o.Symbol, in.TradeQty,
 		o.RequestedPrice, in.AcctID, exec, o.ChargeAmount, comm, in.IsLIFO); err != nil {
 		return err
 	}
 	if !o.IsMarket {
-		if _, err := c.exec(ctx, toRequest, o.TradeID, in.TradeTypeID, o.Symbol, in.TradeQty, o.RequestedPrice, bID); err != nil {
+		if err := c.queueExec(ctx, toRequest, o.TradeID, in.TradeTypeID, o.Symbol, in.TradeQty, o.RequestedPrice, bID); err != nil {
 			return err
 		}
 	}
-	_, err = c.exec(ctx, toHistory, o.TradeID, now, o.Status)
-	return err
+	return c.queueExec(ctx, toHistory, o.TradeID, now, o.Status)
 }
 
-// hsQty is an account's holding_summary quantity of a symbol, 0 for none.
-func (c *Client) hsQty(ctx context.Context, acct int64, symb string) (int64, error) {
-	var q int64
-	err := c.row(ctx, toHsQty, []any{acct, symb}, &q)
-	if errors.Is(err, engine.ErrNoRows) {
-		return 0, nil
+// symbolReads queues what frame 3 reads of a symbol: its last price and
+// the account's holding summary (none: 0).
+func (c *Client) symbolReads(ctx context.Context, acct int64, symb string, price *float64, hsQty *int64) error {
+	if err := c.queueRow(ctx, "last_trade", toLastPrice, []any{symb}, price); err != nil {
+		return err
 	}
-	return q, err
+	*hsQty = 0
+	return c.queueOptional(ctx, toHsQty, []any{acct, symb}, hsQty)
 }
 
 // newTradeID returns the next trade id (see the package documentation).

@@ -688,6 +688,15 @@ func pipelined(t *testing.T, v *env) {
 			t.Errorf("market-watch %+v priced no symbol", in)
 		}
 	}
+	tax := v.str("SELECT c_tax_id FROM customer WHERE c_id = ?", v.int("SELECT MIN(c_id) FROM customer"))
+	for _, in := range []txn.CustomerPositionInput{{TaxID: tax, GetHistory: true}, {CustID: v.int("SELECT MAX(c_id) FROM customer"), GetHistory: true, AcctIDIdx: 1}} {
+		a, errA := v.cl.CustomerPosition(ctx, in)
+		b, errB := p.CustomerPosition(ctx, in)
+		same(fmt.Sprintf("customer-position %+v", in), a, b, errA, errB)
+		if a != nil && (len(a.Accounts) == 0 || len(a.History) == 0) {
+			t.Errorf("customer-position %+v: %d accounts, %d history rows", in, len(a.Accounts), len(a.History))
+		}
+	}
 	// Trade-Lookup's frames 1 to 3 read the trades' details in one batch;
 	// frame 1 its trades too. Trade-Update reads the same way: what it
 	// returns (after its changes) is what a lookup one by one finds next.

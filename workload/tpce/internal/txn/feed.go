@@ -48,24 +48,29 @@ func (c *Client) MarketFeed(ctx context.Context, in MarketFeedInput) ([]Triggere
 	var out []Triggered
 	for _, e := range in.Entries {
 		err := c.inTx(ctx, func() error {
+			// With Pipeline: the BEGIN, the price and the triggered
+			// requests in one round trip; their changes with the COMMIT.
 			now := c.now()
-			if _, err := c.exec(ctx, mfLastTrade, e.PriceQuote, e.TradeQty, now, e.Symbol); err != nil {
+			if err := c.queueExec(ctx, mfLastTrade, e.PriceQuote, e.TradeQty, now, e.Symbol); err != nil {
 				return err
 			}
 			var hits []Triggered
 			r := Triggered{Symbol: e.Symbol}
-			if _, err := c.each(ctx, mfRequests+c.fu, []any{e.Symbol, e.PriceQuote, e.PriceQuote, e.PriceQuote},
+			if err := c.queueEach(ctx, mfRequests+c.fu, []any{e.Symbol, e.PriceQuote, e.PriceQuote, e.PriceQuote},
 				[]any{&r.TradeID, &r.BidPrice, &r.TypeID, &r.Qty}, func() error { hits = append(hits, r); return nil }); err != nil {
 				return err
 			}
+			if err := c.flush(ctx); err != nil {
+				return err
+			}
 			for _, h := range hits {
-				if _, err := c.exec(ctx, mfSubmit, now, StatusSubmitted, h.TradeID); err != nil {
+				if err := c.queueExec(ctx, mfSubmit, now, StatusSubmitted, h.TradeID); err != nil {
 					return err
 				}
-				if _, err := c.exec(ctx, mfRequest, h.TradeID); err != nil {
+				if err := c.queueExec(ctx, mfRequest, h.TradeID); err != nil {
 					return err
 				}
-				if _, err := c.exec(ctx, toHistory, h.TradeID, now, StatusSubmitted); err != nil {
+				if err := c.queueExec(ctx, toHistory, h.TradeID, now, StatusSubmitted); err != nil {
 					return err
 				}
 			}

@@ -149,12 +149,18 @@ func (c *Client) CustomerPosition(ctx context.Context, in CustomerPositionInput)
 		}
 		var e1, e2 sql.NullString
 		dest = append(dest, &e1, &e2, &out.TaxID)
-		if err := c.must(ctx, "customer", cpCustomer, []any{out.CustID}, dest...); err != nil {
+		// With Pipeline the customer and the accounts go together (with
+		// the BEGIN when the customer's id was given), the history with
+		// the COMMIT.
+		if err := c.queueRow(ctx, "customer", cpCustomer, []any{out.CustID}, dest...); err != nil {
 			return err
 		}
 		var p Position
-		if _, err := c.each(ctx, cpAccounts, []any{out.CustID}, []any{&p.AcctID, &p.CashBal, &p.AssetsTot},
+		if err := c.queueEach(ctx, cpAccounts, []any{out.CustID}, []any{&p.AcctID, &p.CashBal, &p.AssetsTot},
 			func() error { out.Accounts = append(out.Accounts, p); return nil }); err != nil {
+			return err
+		}
+		if err := c.flush(ctx); err != nil {
 			return err
 		}
 		if !in.GetHistory || len(out.Accounts) == 0 {
@@ -162,9 +168,8 @@ func (c *Client) CustomerPosition(ctx context.Context, in CustomerPositionInput)
 		}
 		acct := out.Accounts[in.AcctIDIdx%len(out.Accounts)].AcctID
 		var h HistoryRow
-		_, err := c.each(ctx, cpHistory, []any{acct}, []any{&h.TradeID, &h.Symbol, &h.Qty, &h.Status, &h.Dts},
+		return c.queueEach(ctx, cpHistory, []any{acct}, []any{&h.TradeID, &h.Symbol, &h.Qty, &h.Status, &h.Dts},
 			func() error { out.History = append(out.History, h); return nil })
-		return err
 	})
 	return out, err
 }

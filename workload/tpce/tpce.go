@@ -109,7 +109,7 @@ func New() *TPCE {
 	fs.StringVar(&o.mode, "mode", ModeClient, "where the transactions' logic runs: client (prepared statements sent by dbarena), procedure (one server-side function per transaction) or frames (one per frame, as DBT-5); "+
 		"SQLite runs client mode only")
 	fs.StringVar(&o.mee, "mee", "worker", "market exchange emulator: worker (also per-worker: one per worker, no shared lock), shared (one for every worker with one Trade-Result or Market-Feed in flight, as DBT-5's) or shared:N (one with N in flight)")
-	fs.BoolVar(&o.pipeline, "pipeline", false, "client mode: send the statements of Trade-Status, Market-Watch and Security-Detail that do not depend on each other's results together, in one round trip where the engine pipelines")
+	fs.BoolVar(&o.pipeline, "pipeline", false, "client mode: send a transaction's statements that do not depend on each other's results together, BEGIN and COMMIT with them, in one round trip where the engine pipelines")
 	w.fs = fs
 	return w
 }

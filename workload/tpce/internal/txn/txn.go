@@ -73,10 +73,11 @@ type Client struct {
 	// Queries counts the statements sent: reads, writes and the others
 	// (BEGIN, COMMIT, ROLLBACK).
 	Queries workload.Queries
-	// Pipeline sends the statements of Trade-Status, Market-Watch and
-	// Security-Detail that do not depend on each other's results in one
-	// batch, in one round trip where the engine can pipeline
-	// (engine.Batch); without it they are sent one after the other.
+	// Pipeline sends a transaction's statements that do not depend on
+	// each other's results in one batch, in one round trip where the
+	// engine can pipeline (engine.Batch), BEGIN with the first ones and
+	// COMMIT with the last (see inTx and the queue* methods); without it
+	// they are sent one after the other.
 	Pipeline bool
 	b        engine.Batch
 	// pending names the rows that must exist among the queued statements

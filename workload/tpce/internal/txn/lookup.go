@@ -123,20 +123,9 @@ func (c *Client) lookupTrades(ctx context.Context, frame int, ids []int64, acct 
 		if len(ids) > MaxTrades {
 			return nil, fmt.Errorf("tpce: %d trade ids, at most %d", len(ids), MaxTrades)
 		}
-		if c.Pipeline {
-			trades, err := c.tradesByID(ctx, ids)
-			if err != nil {
-				return trades, err
-			}
-			return trades, c.allDetails(ctx, trades)
-		}
-		for _, id := range ids {
-			t := TradeInfo{TradeID: id}
-			if err := c.must(ctx, "trade", tlTrade1, []any{id}, &t.BidPrice, &t.ExecName, &t.IsCash, &t.IsMarket, &tp, &t.Dts); err != nil {
-				return trades, err
-			}
-			t.TradePrice = tp.Float64
-			trades = append(trades, t)
+		var err error
+		if trades, err = c.tradesByID(ctx, ids); err != nil {
+			return nil, err
 		}
 	case 2:
 		var t TradeInfo
@@ -153,19 +142,11 @@ func (c *Client) lookupTrades(ctx context.Context, frame int, ids []int64, acct 
 			return trades, err
 		}
 	}
-	if c.Pipeline {
-		return trades, c.allDetails(ctx, trades)
-	}
-	for i := range trades {
-		if err := c.details(ctx, &trades[i]); err != nil {
-			return trades, err
-		}
-	}
-	return trades, nil
+	return trades, c.allDetails(ctx, trades)
 }
 
-// tradesByID is frame 1's reads of the trades by id as one batch (see
-// Client.Pipeline): the trades do not depend on each other.
+// tradesByID is frame 1's reads of the trades by id, queued together:
+// the trades do not depend on each other.
 func (c *Client) tradesByID(ctx context.Context, ids []int64) ([]TradeInfo, error) {
 	trades := make([]TradeInfo, len(ids))
 	tps := make([]sql.NullFloat64, len(ids))
@@ -185,10 +166,11 @@ func (c *Client) tradesByID(ctx context.Context, ids []int64) ([]TradeInfo, erro
 	return trades, nil
 }
 
-// allDetails is details for every trade as one batch (see
-// Client.Pipeline): each trade's settlement, cash transaction and history
-// depend only on the trade's id, known before the batch is sent. It
-// leaves them queued: the caller's next flush (or the COMMIT) sends them.
+// allDetails queues every trade's settlement, cash transaction (cash
+// trades) and up to 3 history rows; a trade not completed yet has no
+// settlement nor cash transaction. Each depends only on the trade's id.
+// With Pipeline they are left queued: the caller's next flush (or the
+// COMMIT) sends them.
 func (c *Client) allDetails(ctx context.Context, trades []TradeInfo) error {
 	for i := range trades {
 		t := &trades[i]
@@ -217,30 +199,6 @@ func (c *Client) allDetails(ctx context.Context, trades []TradeInfo) error {
 
 // nothing is the row callback of a query whose row is scanned into place.
 func nothing() error { return nil }
-
-// details reads a trade's settlement, cash transaction and history; a
-// trade not completed yet has no settlement nor cash transaction.
-func (c *Client) details(ctx context.Context, t *TradeInfo) error {
-	err := c.row(ctx, tlSettlement, []any{t.TradeID}, &t.SettleAmt, &t.SettleDue, &t.CashType)
-	if err != nil && !errors.Is(err, engine.ErrNoRows) {
-		return err
-	}
-	if t.IsCash {
-		err := c.row(ctx, tlCash, []any{t.TradeID}, &t.CashAmt, &t.CashDts, &t.CashName)
-		if err != nil && !errors.Is(err, engine.ErrNoRows) {
-			return err
-		}
-	}
-	var dts time.Time
-	var st string
-	t.HistDts, t.HistStatus = t.HistDts[:0], t.HistStatus[:0]
-	_, err = c.each(ctx, tlHistory, []any{t.TradeID}, []any{&dts, &st}, func() error {
-		t.HistDts = append(t.HistDts, dts)
-		t.HistStatus = append(t.HistStatus, st)
-		return nil
-	})
-	return err
-}
 
 // TradeUpdateInput is Trade-Update's input: the inputs of Trade-Lookup's
 // frames 1 to 3 and the most trades to change.

@@ -348,6 +348,27 @@ func ForUpdate(d Dialect) string {
 	return ""
 }
 
+// PredicateLocker is implemented by dialects whose serializable
+// isolation locks what a statement scans rather than the rows it reads
+// (PostgreSQL's serializable snapshot isolation). A sequential scan then
+// locks a whole table: on a table of a few pages, which the planner scans
+// rather than look up by its key, two serializable transactions that
+// update different rows conflict and one fails.
+// PreferIndexScansSQL is the statement that makes the rest of the
+// current transaction look rows up by their index instead.
+type PredicateLocker interface {
+	PreferIndexScansSQL() string
+}
+
+// PreferIndexScans returns d's PreferIndexScansSQL, or "" when d does not
+// lock predicates.
+func PreferIndexScans(d Dialect) string {
+	if l, ok := d.(PredicateLocker); ok {
+		return l.PreferIndexScansSQL()
+	}
+	return ""
+}
+
 // DeferredPrimaryKey is implemented by dialects where building a primary
 // key after a bulk load (one sorted index build) is much cheaper than
 // maintaining it row by row during the load (PostgreSQL, whose tables are

@@ -190,6 +190,12 @@ func (Dialect) Classify(err error) engine.ErrorClass {
 // ForUpdate is the locking-read clause.
 func (Dialect) ForUpdate() string { return " FOR UPDATE" }
 
+// PreferIndexScansSQL implements engine.PredicateLocker: index scans take
+// serializable predicate locks on the rows and index pages they visit, a
+// sequential scan on the whole table. SET LOCAL ends with the
+// transaction.
+func (Dialect) PreferIndexScansSQL() string { return "SET LOCAL enable_seqscan = off" }
+
 // IsolationSQL sets the session's default transaction isolation level.
 func (Dialect) IsolationSQL(level string) (string, error) {
 	return engine.IsolationSQL("SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL", level)

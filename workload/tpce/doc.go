@@ -30,7 +30,13 @@
 // created. Each transaction runs at DBT-5's isolation level where the
 // engine has levels; serialization failures and deadlocks are replayed
 // with the same input by the runner's retry policy, and Trade-Order's
-// intended rollbacks return workload.ErrRollback. Work still pending in
+// intended rollbacks return workload.ErrRollback. On PostgreSQL,
+// Trade-Result updates its broker after SET LOCAL enable_seqscan = off
+// (engine.PredicateLocker), in every mode: the broker table is a page or
+// two, which the planner would scan whole, and at serializable isolation
+// that predicate-locks every broker, so that concurrent Trade-Results of
+// different brokers fail each other (DBT-5 fills the table to 10 % for
+// the same reason). Work still pending in
 // an emulator when the run ends is dropped (its trades stay submitted or
 // pending until the next run's Trade-Cleanup).
 //

@@ -242,10 +242,11 @@ func (w *TPCE) Ops() []workload.Op {
 	return out
 }
 
-// TradeResultRetries is the default of --max-retries: every Trade-Result
-// updates one of the ten brokers of a Load Unit at serializable, so
-// concurrent ones conflict often (on PostgreSQL, about one replay per
-// Trade-Result at 8 workers and 1,000 customers), and the
+// TradeResultRetries is the default of --max-retries: Trade-Results run
+// serializable and write recent trades and the ten brokers of a Load
+// Unit, so concurrent ones conflict often (on PostgreSQL, about one
+// replay for every three Trade-Results at 8 workers and 1,000
+// customers, most of them on the trade's index pages), and the
 // specification wants serialization failures resubmitted, not given up.
 const TradeResultRetries = 50
 

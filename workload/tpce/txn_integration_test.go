@@ -584,6 +584,9 @@ func writes(t *testing.T, v *env) {
 	if got := v.int("SELECT COUNT(*) FROM trade"); got != trades+6 {
 		t.Errorf("%d trades, want %d + 6", got, trades)
 	}
+	if v.db == "postgres" {
+		t.Run("broker_by_key", func(t *testing.T) { brokerByKey(t, v, acct2, symb2) })
+	}
 }
 
 func maintenance(t *testing.T, v *env) {
@@ -761,4 +764,55 @@ func paramTypes(t *testing.T, v *env) {
 	if all < 50 || char != 0 || varchar < 10 {
 		t.Errorf("%d prepared statements, %d with a CHAR parameter, %d with a VARCHAR one", all, char, varchar)
 	}
+}
+
+// brokerByKey: on PostgreSQL a Trade-Result updates its broker by the
+// key. The table is a page or two, which the planner scanned whole; at
+// serializable isolation that predicate-locks every broker, and
+// concurrent Trade-Results of different brokers failed each other.
+func brokerByKey(t *testing.T, v *env, acct int64, symb string) {
+	ctx := context.Background()
+	v.t = t
+	g := enginetest.NewCommitGate(enginetest.Connect(t, v.e))
+	cl, err := txn.New(ctx, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pid int64
+	if err := g.QueryRow(ctx, "SELECT pg_backend_pid()", nil, &pid); err != nil {
+		t.Fatal(err)
+	}
+	if err := engine.SetIsolation(ctx, g, engine.Serializable); err != nil {
+		t.Fatal(err)
+	}
+	in := v.owner(acct)
+	in.Symbol, in.TradeTypeID, in.TradeQty, in.IsLIFO = symb, txn.TypeMarketBuy, 100, true
+	o, err := cl.TradeOrder(ctx, in)
+	if err != nil {
+		t.Fatalf("trade-order: %v", err)
+	}
+	g.Arm()
+	done := make(chan error, 1)
+	go func() {
+		_, err := cl.TradeResult(ctx, txn.TradeResultInput{TradeID: o.TradeID, TradePrice: 20})
+		done <- err
+	}()
+	select {
+	case <-g.Reached():
+	case err := <-done:
+		t.Fatalf("the trade-result ended before its COMMIT: %v", err)
+	}
+	// The scan of the table locks it whole (a relation lock); the
+	// lookup by key locks the index page it read.
+	const locks = "SELECT COUNT(*) FROM pg_locks WHERE pid = ? AND mode = 'SIReadLock' AND locktype = ? AND relation = ?::regclass"
+	whole := v.int(locks, pid, "relation", "broker")
+	key := v.int(locks, pid, "page", v.str("SELECT indexrelid::regclass::text FROM pg_index WHERE indrelid = 'broker'::regclass AND indisprimary"))
+	g.Release()
+	if err := <-done; err != nil {
+		t.Fatalf("trade-result: %v", err)
+	}
+	if whole != 0 || key != 1 {
+		t.Errorf("the broker update predicate-locked %d tables broker and %d pages of its key; want one page of the key", whole, key)
+	}
+	v.check()
 }

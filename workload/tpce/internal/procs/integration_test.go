@@ -135,6 +135,7 @@ func TestPostgres(t *testing.T) {
 	t.Run("data_maintenance", func(t *testing.T) { dataMaintenance(t, v) })
 	t.Run("trade_cleanup", func(t *testing.T) { tradeCleanup(t, v) })
 	t.Run("concurrent", func(t *testing.T) { concurrent(t, v) })
+	t.Run("broker_by_key", func(t *testing.T) { brokerByKey(t, v) })
 	t.Run("parameter_types", func(t *testing.T) { parameterTypes(t, v) })
 	t.Run("install_uninstall", func(t *testing.T) { installUninstall(t, v) })
 	v.check(t)

@@ -653,6 +653,9 @@ func pgTRFrame4(nf func(string, ...string) string) string {
 const pgTRFrame5 = `
     UPDATE trade SET t_comm = v_comm::numeric, t_dts = p_now, t_st_id = 'CMPT', t_trade_price = p_trade_price WHERE t_id = p_trade_id;
     INSERT INTO trade_history (th_t_id, th_dts, th_st_id) VALUES (p_trade_id, p_now, 'CMPT');
+    -- By its key, not a scan of the whole (small) table, whose predicate
+    -- lock would make concurrent Trade-Results of other brokers fail.
+    SET LOCAL enable_seqscan = off;
     UPDATE broker SET b_comm_total = b_comm_total + v_comm::numeric, b_num_trades = b_num_trades + 1 WHERE b_id = v_b_id;`
 
 func pgTRFrame6(nf func(string, ...string) string) string {

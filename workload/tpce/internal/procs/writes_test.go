@@ -575,3 +575,56 @@ func TestUnsupportedEngines(t *testing.T) {
 		})
 	}
 }
+
+// brokerByKey: on PostgreSQL, Trade-Result's frame 5 updates the broker by
+// its key. The table is a page or two, which the planner scanned whole; at
+// serializable isolation that predicate-locks every broker, and concurrent
+// Trade-Results of different brokers failed each other. Frames mode, whose
+// COMMIT the client sends, shows the open transaction's predicate locks;
+// procedure mode runs the same frame text.
+func brokerByKey(t *testing.T, v *env) {
+	ctx := context.Background()
+	g := enginetest.NewCommitGate(enginetest.Connect(t, v.e))
+	cl, err := procs.New(ctx, g, procs.Frames)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pid int64
+	if err := g.QueryRow(ctx, "SELECT pg_backend_pid()", nil, &pid); err != nil {
+		t.Fatal(err)
+	}
+	if err := engine.SetIsolation(ctx, g, engine.Serializable); err != nil {
+		t.Fatal(err)
+	}
+	acct := v.int(t, "SELECT MIN(hs_ca_id) FROM holding_summary WHERE hs_qty > 0")
+	in := v.owner(t, acct)
+	in.Symbol = v.str(t, "SELECT MIN(hs_s_symb) FROM holding_summary WHERE hs_ca_id = ? AND hs_qty > 0", acct)
+	in.TradeTypeID, in.TradeQty, in.IsLIFO = txn.TypeMarketBuy, 100, true
+	o, err := cl.TradeOrder(ctx, in)
+	if err != nil {
+		t.Fatalf("trade-order: %v", err)
+	}
+	g.Arm()
+	done := make(chan error, 1)
+	go func() {
+		_, err := cl.TradeResult(ctx, txn.TradeResultInput{TradeID: o.TradeID, TradePrice: 20})
+		done <- err
+	}()
+	select {
+	case <-g.Reached():
+	case err := <-done:
+		t.Fatalf("the trade-result ended before its COMMIT: %v", err)
+	}
+	// The scan of the table locks it whole (a relation lock); the lookup
+	// by key locks the index page it read.
+	const locks = "SELECT COUNT(*) FROM pg_locks WHERE pid = ? AND mode = 'SIReadLock' AND locktype = ? AND relation = ?::regclass"
+	whole := v.int(t, locks, pid, "relation", "broker")
+	key := v.int(t, locks, pid, "page", v.str(t, "SELECT indexrelid::regclass::text FROM pg_index WHERE indrelid = 'broker'::regclass AND indisprimary"))
+	g.Release()
+	if err := <-done; err != nil {
+		t.Fatalf("trade-result: %v", err)
+	}
+	if whole != 0 || key != 1 {
+		t.Errorf("the broker update predicate-locked %d tables broker and %d pages of its key; want one page of the key", whole, key)
+	}
+}

@@ -226,6 +226,13 @@ func (c *Client) tradeResult(ctx context.Context, in TradeResultInput, o *TradeR
 	if err := c.queueExec(ctx, toHistory, in.TradeID, now, StatusCompleted); err != nil {
 		return err
 	}
+	// The broker table is a few pages, which the planner would scan
+	// whole; under serializable isolation with predicate locks that
+	// locks every broker, and concurrent Trade-Results of different
+	// brokers fail each other (the reference notes' known problem 5).
+	if err := c.queueIndexScans(ctx); err != nil {
+		return err
+	}
 	if err := c.queueExec(ctx, trBroker, o.CommAmount, o.BrokerID); err != nil {
 		return err
 	}

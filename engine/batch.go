@@ -44,6 +44,7 @@ const (
 
 type batchItem struct {
 	op           BatchOp
+	level        string
 	stmt         Stmt
 	args, dests  [2]int // [start, end) in Batch.args and Batch.dests
 	fn           func() error
@@ -52,11 +53,14 @@ type batchItem struct {
 
 // BatchItem is one queued statement as an engine executes it.
 type BatchItem struct {
-	Op   BatchOp
-	Stmt Stmt  // nil for BatchBegin and BatchCommit
-	Args []any // the statement's arguments
-	Dest []any // QueryRow and QueryEach destinations
-	Fn   func() error
+	Op BatchOp
+	// Level is a BatchBegin's isolation level (BeginAt); "" for the
+	// session's.
+	Level string
+	Stmt  Stmt  // nil for BatchBegin and BatchCommit
+	Args  []any // the statement's arguments
+	Dest  []any // QueryRow and QueryEach destinations
+	Fn    func() error
 }
 
 // BatchError is the error of the statement at Index (0-based, in the order
@@ -105,6 +109,18 @@ func (b *Batch) add(op BatchOp, s Stmt, args, dests []any, fn func() error) int 
 // Begin queues BEGIN and returns its index.
 func (b *Batch) Begin() int { return b.add(BatchBegin, nil, nil, nil, nil) }
 
+// BeginAt queues BEGIN of a transaction at isolation level (one of
+// ReadCommitted, RepeatableRead, Serializable) and returns its index. An
+// engine that starts a transaction at a level in one statement
+// (PostgreSQL's BEGIN ISOLATION LEVEL) sends that; elsewhere RunBatch
+// sets the session's level first (SetIsolation), which stays the
+// session's after the transaction.
+func (b *Batch) BeginAt(level string) int {
+	i := b.add(BatchBegin, nil, nil, nil, nil)
+	b.items[i].level = level
+	return i
+}
+
 // Commit queues COMMIT and returns its index. A COMMIT that the server
 // turned into a rollback (the transaction had failed) is an error.
 func (b *Batch) Commit() int { return b.add(BatchCommit, nil, nil, nil, nil) }
@@ -138,7 +154,7 @@ func (b *Batch) QueryEach(s Stmt, args []any, dest []any, fn func() error) int {
 // Item returns the statement at index i.
 func (b *Batch) Item(i int) BatchItem {
 	it := &b.items[i]
-	return BatchItem{Op: it.op, Stmt: it.stmt, Fn: it.fn,
+	return BatchItem{Op: it.op, Level: it.level, Stmt: it.stmt, Fn: it.fn,
 		Args: b.args[it.args[0]:it.args[1]:it.args[1]], Dest: b.dests[it.dests[0]:it.dests[1]:it.dests[1]]}
 }
 
@@ -168,7 +184,12 @@ func RunBatch(ctx context.Context, c SQLConn, b *Batch) error {
 		var n int64
 		switch it.Op {
 		case BatchBegin:
-			err = c.Begin(ctx)
+			if it.Level != "" {
+				err = SetIsolation(ctx, c, it.Level)
+			}
+			if err == nil {
+				err = c.Begin(ctx)
+			}
 		case BatchCommit:
 			err = c.Commit(ctx)
 		case BatchExec:

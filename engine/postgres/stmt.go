@@ -298,6 +298,25 @@ func (s *modeStmt) QueryEach(ctx context.Context, args []any, dest []any, fn fun
 
 var _ engine.Batcher = (*Conn)(nil)
 
+// beginAt is the BEGIN of each isolation level (engine.Batch.BeginAt),
+// "" the session's.
+var beginAt = map[string]string{"": "BEGIN"}
+
+func init() {
+	for _, l := range []string{engine.ReadCommitted, engine.RepeatableRead, engine.Serializable} {
+		beginAt[l], _ = engine.IsolationSQL("BEGIN ISOLATION LEVEL", l)
+	}
+}
+
+// beginSQL is the statement that begins a transaction at level.
+func beginSQL(level string) (string, error) {
+	if q, ok := beginAt[level]; ok {
+		return q, nil
+	}
+	_, err := engine.IsolationSQL("BEGIN ISOLATION LEVEL", level) // the error naming level
+	return "", err
+}
+
 // SendBatch sends b's statements in one round trip: their Bind and Execute
 // messages (BEGIN and COMMIT as unnamed statements) then a single Sync,
 // which pgconn.ExecBatch writes at once; a batch with synchronization
@@ -328,7 +347,11 @@ func (c *Conn) SendBatch(ctx context.Context, b *engine.Batch) error {
 		it := b.Item(i)
 		switch it.Op {
 		case engine.BatchBegin:
-			pb.ExecParams("BEGIN", nil, nil, nil, nil)
+			q, err := beginSQL(it.Level)
+			if err != nil {
+				return &engine.BatchError{Index: i, Err: err}
+			}
+			pb.ExecParams(q, nil, nil, nil, nil)
 		case engine.BatchCommit:
 			pb.ExecParams("COMMIT", nil, nil, nil, nil)
 		default:
@@ -371,10 +394,16 @@ func (c *Conn) sendSynced(ctx context.Context, b *engine.Batch) error {
 	// cannot be taken back: find an argument that does not encode before
 	// anything is.
 	for i := 0; i < n; i++ {
-		if it := b.Item(i); it.Stmt != nil {
-			if err := it.Stmt.(*fastStmt).bind(it.Args); err != nil {
-				return &engine.BatchError{Index: i, Err: err}
-			}
+		it := b.Item(i)
+		var err error
+		switch {
+		case it.Stmt != nil:
+			err = it.Stmt.(*fastStmt).bind(it.Args)
+		case it.Op == engine.BatchBegin:
+			_, err = beginSQL(it.Level)
+		}
+		if err != nil {
+			return &engine.BatchError{Index: i, Err: err}
 		}
 	}
 	p := c.pg.StartPipeline(c.watch(ctx))
@@ -382,7 +411,8 @@ func (c *Conn) sendSynced(ctx context.Context, b *engine.Batch) error {
 		it := b.Item(i)
 		switch it.Op {
 		case engine.BatchBegin:
-			p.SendQueryParams("BEGIN", nil, nil, nil, nil)
+			q, _ := beginSQL(it.Level) // checked above
+			p.SendQueryParams(q, nil, nil, nil, nil)
 		case engine.BatchCommit:
 			p.SendQueryParams("COMMIT", nil, nil, nil, nil)
 		case engine.BatchSync:

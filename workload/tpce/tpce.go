@@ -405,7 +405,18 @@ func (w *TPCE) NewWorker(ctx context.Context, conn engine.Conn, env workload.Wor
 	}
 	k := newWorker(run.env, ex, emu, env.ID, env.Seed, q, time.Now)
 	if levels(c.Dialect()) {
-		k.setLevel = func(ctx context.Context, level string) error { return engine.SetIsolation(ctx, c, level) }
+		// Client mode sets levels itself: pipelining, each BEGIN carries
+		// one (txn.Client.SetIsolation).
+		if l, ok := ex.(interface {
+			SetIsolation(context.Context, string) error
+		}); ok {
+			k.setLevel = l.SetIsolation
+		} else {
+			k.setLevel = func(ctx context.Context, level string) error {
+				q.Other++
+				return engine.SetIsolation(ctx, c, level)
+			}
+		}
 	}
 	return k, nil
 }

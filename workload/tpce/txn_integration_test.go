@@ -743,6 +743,49 @@ func pipelined(t *testing.T, v *env) {
 	if _, err := p.TradeStatus(ctx, txn.TradeStatusInput{AcctID: acct}); err != nil {
 		t.Errorf("after failures: %v", err)
 	}
+	if v.db == "postgres" {
+		t.Run("isolation_with_begin", func(t *testing.T) { levelWithBegin(t, v, p, acct) })
+	}
+}
+
+// levelWithBegin: pipelining on PostgreSQL, the isolation level goes with
+// each BEGIN, no statement of its own. A serializable transaction's
+// predicate locks outlive it while a serializable transaction that
+// overlaps it is open: one is kept open, and the locks on
+// customer_account tell at what level Trade-Status read it.
+func levelWithBegin(t *testing.T, v *env, p *txn.Client, acct int64) {
+	ctx := context.Background()
+	v.t = t
+	x := enginetest.Connect(t, v.e)
+	var one int64
+	if err := x.Exec(ctx, "BEGIN ISOLATION LEVEL SERIALIZABLE"); err != nil {
+		t.Fatal(err)
+	}
+	defer x.Exec(ctx, "ROLLBACK")
+	if err := x.QueryRow(ctx, "SELECT 1", nil, &one); err != nil { // takes its snapshot
+		t.Fatal(err)
+	}
+	locks := func() int64 {
+		return v.int("SELECT COUNT(*) FROM pg_locks WHERE mode = 'SIReadLock' AND relation = 'customer_account'::regclass")
+	}
+	for _, c := range []struct {
+		level string
+		locks bool
+	}{{engine.ReadCommitted, false}, {engine.Serializable, true}, {engine.ReadCommitted, false}} {
+		before, sent := locks(), p.Queries
+		if err := p.SetIsolation(ctx, c.level); err != nil {
+			t.Fatal(err)
+		}
+		if p.Queries != sent {
+			t.Errorf("setting %s: statements %+v → %+v, want none sent", c.level, sent, p.Queries)
+		}
+		if _, err := p.TradeStatus(ctx, txn.TradeStatusInput{AcctID: acct}); err != nil {
+			t.Fatal(err)
+		}
+		if got := locks() > before; got != c.locks {
+			t.Errorf("trade-status at %s: predicate locks on customer_account %d → %d", c.level, before, locks())
+		}
+	}
 }
 
 // paramTypes checks on PostgreSQL that no statement the client prepared

@@ -99,8 +99,9 @@ type worker struct {
 	g   *ce.Generator
 	emu mee.Emulator
 	now func() time.Time
-	// setLevel sets the connection's isolation level; nil when the
-	// engine has one level only (SQLite): then level stays "".
+	// setLevel sets the isolation level of the transactions that follow
+	// and counts the statement it sends, if any; nil when the engine has
+	// one level only (SQLite): then level stays "".
 	setLevel func(ctx context.Context, level string) error
 	level    string
 	// dm is worker 0's Data-Maintenance, due at nextDM; nil on the
@@ -185,7 +186,6 @@ func (k *worker) isolate(ctx context.Context, level string) error {
 	if k.setLevel == nil || level == k.level {
 		return nil
 	}
-	k.q.Other++
 	if err := k.setLevel(ctx, level); err != nil {
 		return fmt.Errorf("setting the isolation level %s: %w", level, err)
 	}

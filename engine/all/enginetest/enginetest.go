@@ -852,5 +852,38 @@ func testIsolation(t *testing.T, e engine.Engine, cfg Config) {
 		if err := c.QueryRow(ctx, cfg.IsolationSQL, nil, &got); err != nil || got != want {
 			t.Errorf("after SetIsolation(%s): %s = %q, %v; want %q", level, cfg.IsolationSQL, got, err, want)
 		}
+		// A batch's BEGIN at a level: the transaction runs at it, with
+		// and without a synchronization point in the batch.
+		for _, synced := range []bool{false, true} {
+			c := Connect(t, e)
+			show, err := c.Prepare(ctx, cfg.IsolationSQL)
+			if err != nil {
+				t.Fatalf("prepare %s: %v", cfg.IsolationSQL, err)
+			}
+			var b engine.Batch
+			var got string
+			b.BeginAt(level)
+			b.QueryRow(show, nil, &got)
+			b.Commit()
+			if synced {
+				b.Sync()
+			}
+			if err := b.Send(ctx, c); err != nil || got != want {
+				t.Errorf("batch at %s (synced %v): %s = %q, %v; want %q", level, synced, cfg.IsolationSQL, got, err, want)
+			}
+		}
+	}
+	// A level the engine does not know is refused, naming it, and the
+	// connection goes on.
+	c := Connect(t, e)
+	var b engine.Batch
+	b.BeginAt("snapshot")
+	b.Commit()
+	if err := b.Send(ctx, c); err == nil || !strings.Contains(err.Error(), "snapshot") {
+		t.Errorf("batch at snapshot: %v, want an error naming it", err)
+	}
+	var one int64
+	if err := c.QueryRow(ctx, "SELECT 1", nil, &one); err != nil || one != 1 {
+		t.Errorf("after the refused batch: SELECT 1 = %d, %v", one, err)
 	}
 }

@@ -57,8 +57,8 @@ func (c *Client) TradeStatus(ctx context.Context, in TradeStatusInput) (*TradeSt
 		return nil, err
 	}
 	var r StatusTrade
-	c.b.Reset()
-	c.b.Begin()
+	c.resetQueue()
+	c.b.BeginAt(c.level)
 	c.b.QueryEach(trades, []any{in.AcctID},
 		[]any{&r.TradeID, &r.Dts, &r.Status, &r.Type, &r.Symbol, &r.Qty, &r.ExecName, &r.Charge, &r.SecName, &r.Exchange},
 		func() error { out.Trades = append(out.Trades, r); return nil })

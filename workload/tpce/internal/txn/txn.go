@@ -91,6 +91,9 @@ type Client struct {
 	// counted with BEGIN and COMMIT.
 	indexScans string
 	setting    engine.Stmt
+	// level is the isolation level each BEGIN carries when the client
+	// pipelines (SetIsolation); "" for the session's.
+	level string
 	// Now is the clock of the timestamps the transactions write (UTC,
 	// truncated to microseconds); time.Now by default.
 	Now func() time.Time
@@ -423,7 +426,7 @@ func (c *Client) inTx(ctx context.Context, fn func() error) error {
 		return c.commit(ctx)
 	}
 	c.resetQueue()
-	c.b.Begin()
+	c.b.BeginAt(c.level)
 	c.beginPending = true
 	err := fn()
 	if err == nil {
@@ -439,6 +442,20 @@ func (c *Client) inTx(ctx context.Context, fn func() error) error {
 		return err // nothing reached the server
 	}
 	return c.rollback(ctx, err)
+}
+
+// SetIsolation makes the transactions from the next one on run at level.
+// With Pipeline, on an engine that pipelines (engine.Batcher), every
+// BEGIN carries the level (engine.Batch.BeginAt) and nothing is sent now;
+// otherwise the session's level is set at once, a statement of its own.
+func (c *Client) SetIsolation(ctx context.Context, level string) error {
+	if _, ok := c.c.(engine.Batcher); ok && c.Pipeline {
+		c.level = level
+		return nil
+	}
+	c.level = ""
+	c.Queries.Other++
+	return engine.SetIsolation(ctx, c.c, level)
 }
 
 // marks returns n comma-separated placeholders.

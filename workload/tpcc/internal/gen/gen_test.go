@@ -613,7 +613,9 @@ func TestDeterminism(t *testing.T) {
 }
 
 // first stops src after n rows.
-func first(src engine.RowSource, n int) engine.RowSource { return &prefixSource{RowSource: src, left: n} }
+func first(src engine.RowSource, n int) engine.RowSource {
+	return &prefixSource{RowSource: src, left: n}
+}
 
 type prefixSource struct {
 	engine.RowSource

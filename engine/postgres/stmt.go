@@ -6,17 +6,23 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
+	"time"
+	"unsafe"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/dbarena/dbarena/engine"
 )
 
-// fastStmt is a named server-side statement run through pgconn: arguments
-// are encoded into buffers the statement keeps between calls, and Query
-// counts rows without decoding them. It serves QueryExecModeCacheStatement.
+// fastStmt is a named server-side statement: arguments are encoded into
+// buffers the statement keeps between calls, each call is one round trip
+// on the connection's protocol frontend (roundTrip), and Query counts rows
+// without decoding them. In a batch it goes through pgconn. It serves
+// QueryExecModeCacheStatement.
 type fastStmt struct {
 	c             *Conn
 	m             *pgtype.Map
@@ -26,6 +32,12 @@ type fastStmt struct {
 	paramFormats  []int16
 	resultFormats []int16
 	plans         scanPlans
+	// bindMsg is the statement's Bind, its arguments set at each call;
+	// fds its result's columns in the formats it asks for, desc those of
+	// a portal described at run time (when fds is empty).
+	bindMsg pgproto3.Bind
+	fds     []pgconn.FieldDescription
+	desc    []pgconn.FieldDescription
 }
 
 var _ engine.Stmt = (*fastStmt)(nil)
@@ -52,9 +64,13 @@ func newFastStmt(c *Conn, sd *pgconn.StatementDescription) *fastStmt {
 			s.paramFormats[i] = m.FormatCodeForOID(oid)
 		}
 	}
+	s.fds = make([]pgconn.FieldDescription, len(sd.Fields))
 	for i, f := range sd.Fields {
 		s.resultFormats[i] = m.FormatCodeForOID(f.DataTypeOID)
+		s.fds[i] = f
+		s.fds[i].Format = s.resultFormats[i]
 	}
+	s.bindMsg = pgproto3.Bind{PreparedStatement: sd.Name, ParameterFormatCodes: s.paramFormats, ResultFormatCodes: s.resultFormats}
 	return s
 }
 
@@ -127,78 +143,184 @@ func appendInt(buf []byte, oid uint32, v int64) (b []byte, ok bool, err error) {
 	return buf, false, nil
 }
 
-func (s *fastStmt) exec(ctx context.Context, args []any) (*pgconn.ResultReader, error) {
-	if err := s.bind(args); err != nil {
-		return nil, err
-	}
-	return s.c.pg.ExecStatement(s.c.watch(ctx), s.sd, s.params, s.paramFormats, s.resultFormats), nil
-}
-
 // Exec runs the statement and returns the rows affected.
 func (s *fastStmt) Exec(ctx context.Context, args ...any) (int64, error) {
-	rr, err := s.exec(ctx, args)
-	if err != nil {
-		return 0, err
-	}
-	tag, err := rr.Close()
-	if err != nil {
-		return 0, engine.CtxErr(ctx, err)
-	}
-	return tag.RowsAffected(), nil
+	_, affected, err := s.roundTrip(ctx, args, nil)
+	return affected, err
 }
 
 // Query runs the statement and counts its rows without decoding them.
 func (s *fastStmt) Query(ctx context.Context, args ...any) (int64, error) {
-	rr, err := s.exec(ctx, args)
-	if err != nil {
-		return 0, err
-	}
-	var n int64
-	for rr.NextRow() {
-		n++
-	}
-	if _, err := rr.Close(); err != nil {
-		return n, engine.CtxErr(ctx, err)
-	}
-	return n, nil
+	n, _, err := s.roundTrip(ctx, args, nil)
+	return n, err
 }
 
 // QueryRow runs the statement and decodes its first row into dest through
 // the connection's type map.
 func (s *fastStmt) QueryRow(ctx context.Context, args []any, dest ...any) error {
-	rr, err := s.exec(ctx, args)
-	if err != nil {
-		return err
-	}
-	found, scanErr := s.firstRow(rr, dest)
-	if _, err := rr.Close(); err != nil {
-		return engine.CtxErr(ctx, err)
-	}
-	if !found {
+	n, _, err := s.roundTrip(ctx, args, func(vals [][]byte, fds []pgconn.FieldDescription) error {
+		if err := s.scanVals(vals, fds, dest); err != nil {
+			return err
+		}
+		return errFirstRow
+	})
+	switch {
+	case errors.Is(err, errFirstRow):
+		return nil
+	case err == nil && n == 0:
 		return engine.ErrNoRows
 	}
-	return scanErr
+	return err
 }
+
+// errFirstRow ends QueryRow's reading of rows after the first.
+var errFirstRow = errors.New("postgres: first row read")
 
 // QueryEach runs the statement and decodes every row into dest, calling
 // fn after each.
 func (s *fastStmt) QueryEach(ctx context.Context, args []any, dest []any, fn func() error) (int64, error) {
-	rr, err := s.exec(ctx, args)
-	if err != nil {
-		return 0, err
+	n, _, err := s.roundTrip(ctx, args, func(vals [][]byte, fds []pgconn.FieldDescription) error {
+		if err := s.scanVals(vals, fds, dest); err != nil {
+			return err
+		}
+		return fn()
+	})
+	return n, err
+}
+
+// Messages the statement's round trip sends besides its Bind; the
+// encoders only read them.
+var (
+	describePortal = pgproto3.Describe{ObjectType: 'P'}
+	executeAll     = pgproto3.Execute{}
+	syncMsg        = pgproto3.Sync{}
+)
+
+// roundTrip runs the statement with args in one write and reads its reply
+// straight off the connection's protocol frontend: its Bind, Execute and
+// Sync go out together, and the reply is read message by message up to
+// ReadyForQuery. It is pgconn.ExecStatement without what a single
+// statement on a connection used by one goroutine does not need: the
+// connection lock, the per-call context watch (Conn.watch covers it), the
+// timer that guards a long write against a server that answers before
+// reading it all (the server reads a Bind whole before it answers) and
+// the result reader's bookkeeping.
+//
+// row, when not nil, is called with each row's values and field
+// descriptions, valid until it returns, until it returns an error; rows
+// counts the rows it was called with (every row when row is nil), and
+// affected is the rows the command tag reports. A server error comes
+// first, then row's; the reply is read to its end either way, so the
+// connection stays in step. A read or write that fails gives the
+// connection up (abandon).
+func (s *fastStmt) roundTrip(ctx context.Context, args []any, row func(vals [][]byte, fds []pgconn.FieldDescription) error) (rows, affected int64, err error) {
+	if err := s.bind(args); err != nil {
+		return 0, 0, err
 	}
-	n, rowErr := s.eachRow(rr, dest, fn)
-	// Close drains what is left of the result when fn stopped early.
-	if _, err := rr.Close(); err != nil {
-		return n, engine.CtxErr(ctx, err)
+	c := s.c
+	if c.watch(ctx); ctx.Err() != nil {
+		return 0, 0, engine.CtxErr(ctx, ctx.Err())
 	}
-	return n, rowErr
+	if c.pg.IsClosed() || c.pg.IsBusy() {
+		return 0, 0, fmt.Errorf("postgres: %w", pgconn.ErrConnClosed)
+	}
+	f := c.pg.Frontend()
+	s.bindMsg.Parameters = s.params
+	f.SendBind(&s.bindMsg)
+	if len(s.fds) == 0 {
+		// No columns known from the description: the portal's own says
+		// what the rows hold, if any (pgconn does the same).
+		f.SendDescribe(&describePortal)
+	}
+	f.SendExecute(&executeAll)
+	f.SendSync(&syncMsg)
+	if err := f.Flush(); err != nil {
+		c.abandon()
+		return 0, 0, engine.CtxErr(ctx, err)
+	}
+	fds := s.fds
+	var srvErr, rowErr error
+	for {
+		msg, err := f.Receive()
+		if err != nil {
+			c.abandon()
+			return rows, affected, engine.CtxErr(ctx, err)
+		}
+		switch m := msg.(type) {
+		case *pgproto3.DataRow:
+			switch {
+			case row == nil:
+				rows++
+			case rowErr == nil && srvErr == nil:
+				rows++
+				rowErr = row(m.Values, fds)
+			}
+		case *pgproto3.CommandComplete:
+			affected = pgconn.NewCommandTag(unsafeString(m.CommandTag)).RowsAffected()
+		case *pgproto3.RowDescription:
+			fds = s.described(m)
+		case *pgproto3.ErrorResponse:
+			pgErr := pgconn.ErrorResponseToPgError(m)
+			if strings.EqualFold(pgErr.Severity, "FATAL") {
+				// The server ends the session after it (pgconn's default
+				// OnPgError closes the connection too).
+				_ = c.pg.Close(context.Background())
+				return rows, affected, pgErr
+			}
+			if srvErr == nil {
+				srvErr = pgErr
+			}
+		case *pgproto3.ReadyForQuery:
+			if srvErr != nil {
+				return rows, affected, engine.CtxErr(ctx, srvErr)
+			}
+			return rows, affected, rowErr
+		}
+		// BindComplete, NoData, EmptyQueryResponse and what the server
+		// may send at any time (notices, parameter changes,
+		// notifications) need nothing.
+	}
+}
+
+// described returns the field descriptions of a RowDescription, in a
+// slice the statement reuses.
+func (s *fastStmt) described(m *pgproto3.RowDescription) []pgconn.FieldDescription {
+	s.desc = s.desc[:0]
+	for _, f := range m.Fields {
+		s.desc = append(s.desc, pgconn.FieldDescription{
+			Name: string(f.Name), TableOID: f.TableOID, TableAttributeNumber: f.TableAttributeNumber,
+			DataTypeOID: f.DataTypeOID, DataTypeSize: f.DataTypeSize, TypeModifier: f.TypeModifier, Format: f.Format,
+		})
+	}
+	return s.desc
+}
+
+// unsafeString views b as a string for as long as b is not changed.
+func unsafeString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
+// abandon gives up the connection after a read or write failed in the
+// middle of a statement, as pgconn does: the connection is closed at once
+// (its next use fails as a lost connection), and the server is asked in
+// the background to cancel what it may still be running for it.
+func (c *Conn) abandon() {
+	pg := c.pg
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+		defer cancel()
+		_ = pg.CancelRequest(ctx)
+	}()
+	_ = pg.Conn().Close()
+	_ = pg.Close(context.Background()) // marks it closed; the socket already is
 }
 
 // scanRow decodes rr's current row into dest.
 func (s *fastStmt) scanRow(rr *pgconn.ResultReader, dest []any) error {
-	vals, fds := rr.Values(), rr.FieldDescriptions()
-	if len(dest) != len(vals) {
+	return s.scanVals(rr.Values(), rr.FieldDescriptions(), dest)
+}
+
+// scanVals decodes a row's values into dest.
+func (s *fastStmt) scanVals(vals [][]byte, fds []pgconn.FieldDescription, dest []any) error {
+	if len(dest) != len(vals) || len(fds) != len(vals) {
 		return fmt.Errorf("postgres: row has %d columns, %d destinations", len(vals), len(dest))
 	}
 	for i, d := range dest {

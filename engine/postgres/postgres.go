@@ -303,6 +303,10 @@ type Conn struct {
 	// copyOIDs caches the column types of COPY targets.
 	copyOIDs map[string][]uint32
 
+	// rolledBack is whether the last reply read by receive ended with a
+	// ROLLBACK command tag.
+	rolledBack bool
+
 	// The context cancellation watch (see watch).
 	watched context.Context
 	stop    func() bool
@@ -365,20 +369,15 @@ func (c *Conn) Exec(ctx context.Context, sql string) error {
 }
 
 // Begin sends BEGIN.
-func (c *Conn) Begin(ctx context.Context) error { return c.Exec(ctx, "BEGIN") }
+func (c *Conn) Begin(ctx context.Context) error { return c.simple(ctx, "BEGIN") }
 
 // Commit sends COMMIT. A COMMIT of a failed transaction, which PostgreSQL
 // answers with ROLLBACK, is an error.
 func (c *Conn) Commit(ctx context.Context) error {
-	rr := c.pg.Exec(c.watch(ctx), "COMMIT")
-	var tag pgconn.CommandTag
-	for rr.NextResult() {
-		tag, _ = rr.ResultReader().Close()
+	if err := c.simple(ctx, "COMMIT"); err != nil {
+		return err
 	}
-	if err := rr.Close(); err != nil {
-		return engine.CtxErr(ctx, err)
-	}
-	if tag.String() == "ROLLBACK" {
+	if c.rolledBack {
 		return ErrCommitRolledBack
 	}
 	return nil
@@ -389,7 +388,7 @@ func (c *Conn) Commit(ctx context.Context) error {
 var ErrCommitRolledBack = errors.New("postgres: COMMIT of a failed transaction rolled back")
 
 // Rollback sends ROLLBACK.
-func (c *Conn) Rollback(ctx context.Context) error { return c.Exec(ctx, "ROLLBACK") }
+func (c *Conn) Rollback(ctx context.Context) error { return c.simple(ctx, "ROLLBACK") }
 
 // Prepare prepares sql ('?' placeholders). In cache_statement mode the
 // statement is a named server-side statement run through pgconn; in the

@@ -218,13 +218,10 @@ func (s *fastStmt) roundTrip(ctx context.Context, args []any, row func(vals [][]
 		return 0, 0, err
 	}
 	c := s.c
-	if c.watch(ctx); ctx.Err() != nil {
-		return 0, 0, engine.CtxErr(ctx, ctx.Err())
+	f, err := c.frontend(ctx)
+	if err != nil {
+		return 0, 0, err
 	}
-	if c.pg.IsClosed() || c.pg.IsBusy() {
-		return 0, 0, fmt.Errorf("postgres: %w", pgconn.ErrConnClosed)
-	}
-	f := c.pg.Frontend()
 	s.bindMsg.Parameters = s.params
 	f.SendBind(&s.bindMsg)
 	if len(s.fds) == 0 {
@@ -234,12 +231,46 @@ func (s *fastStmt) roundTrip(ctx context.Context, args []any, row func(vals [][]
 	}
 	f.SendExecute(&executeAll)
 	f.SendSync(&syncMsg)
+	if err := c.flush(ctx, f); err != nil {
+		return 0, 0, err
+	}
+	return c.receive(ctx, s, row)
+}
+
+// frontend returns the connection's protocol frontend for a request made
+// under ctx, which it watches.
+func (c *Conn) frontend(ctx context.Context) (*pgproto3.Frontend, error) {
+	if c.watch(ctx); ctx.Err() != nil {
+		return nil, engine.CtxErr(ctx, ctx.Err())
+	}
+	if c.pg.IsClosed() || c.pg.IsBusy() {
+		return nil, fmt.Errorf("postgres: %w", pgconn.ErrConnClosed)
+	}
+	return c.pg.Frontend(), nil
+}
+
+// flush writes what f holds, giving the connection up if that fails.
+func (c *Conn) flush(ctx context.Context, f *pgproto3.Frontend) error {
 	if err := f.Flush(); err != nil {
 		c.abandon()
-		return 0, 0, engine.CtxErr(ctx, err)
+		return engine.CtxErr(ctx, err)
 	}
-	fds := s.fds
+	return nil
+}
+
+// receive reads a reply off the connection's protocol frontend up to
+// ReadyForQuery: that of s's round trip, or of a simple query when s is
+// nil (whose rows are counted only). See roundTrip for row, rows,
+// affected and the errors; c.rolledBack is set when the last command tag
+// is ROLLBACK.
+func (c *Conn) receive(ctx context.Context, s *fastStmt, row func(vals [][]byte, fds []pgconn.FieldDescription) error) (rows, affected int64, err error) {
+	f := c.pg.Frontend()
+	var fds []pgconn.FieldDescription
+	if s != nil {
+		fds = s.fds
+	}
 	var srvErr, rowErr error
+	c.rolledBack = false
 	for {
 		msg, err := f.Receive()
 		if err != nil {
@@ -257,8 +288,11 @@ func (s *fastStmt) roundTrip(ctx context.Context, args []any, row func(vals [][]
 			}
 		case *pgproto3.CommandComplete:
 			affected = pgconn.NewCommandTag(unsafeString(m.CommandTag)).RowsAffected()
+			c.rolledBack = string(m.CommandTag) == "ROLLBACK"
 		case *pgproto3.RowDescription:
-			fds = s.described(m)
+			if s != nil {
+				fds = s.described(m)
+			}
 		case *pgproto3.ErrorResponse:
 			pgErr := pgconn.ErrorResponseToPgError(m)
 			if strings.EqualFold(pgErr.Severity, "FATAL") {
@@ -280,6 +314,21 @@ func (s *fastStmt) roundTrip(ctx context.Context, args []any, row func(vals [][]
 		// may send at any time (notices, parameter changes,
 		// notifications) need nothing.
 	}
+}
+
+// simple runs sql, one statement without rows (a transaction's control),
+// as a simple query read by receive.
+func (c *Conn) simple(ctx context.Context, sql string) error {
+	f, err := c.frontend(ctx)
+	if err != nil {
+		return err
+	}
+	f.SendQuery(&pgproto3.Query{String: sql})
+	if err := c.flush(ctx, f); err != nil {
+		return err
+	}
+	_, _, err = c.receive(ctx, nil, nil)
+	return err
 }
 
 // described returns the field descriptions of a RowDescription, in a

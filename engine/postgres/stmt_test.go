@@ -12,6 +12,7 @@ import (
 
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/engine/all/enginetest"
+	"github.com/dbarena/dbarena/engine/postgres"
 	"github.com/dbarena/dbarena/internal/testdb"
 )
 
@@ -20,7 +21,7 @@ import (
 // right besides the conformance suite: messages the server sends in the
 // middle of a reply, an error after some rows, a portal described at run
 // time, a cancellation while the server works, and a server that ends the
-// session.
+// session; and the simple queries that begin and end transactions.
 func TestStmtRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	tg := withParam(testdb.Isolated(t, testdb.Postgres(t)), "default_query_exec_mode", "cache_statement")
@@ -154,6 +155,64 @@ func TestStmtRoundTrip(t *testing.T) {
 		if n, err := upd.Exec(ctx, 5000); err != nil || n != 0 {
 			t.Errorf("update of nothing: %d rows, %v", n, err)
 		}
+	})
+
+	t.Run("transaction control", func(t *testing.T) {
+		tbl := d.QuoteIdent("rt_tx")
+		if err := c.Exec(ctx, "CREATE TABLE "+tbl+" (id int8 PRIMARY KEY)"); err != nil {
+			t.Fatal(err)
+		}
+		ins := prepare(t, c, "INSERT INTO "+tbl+" VALUES (?)")
+		count := prepare(t, c, "SELECT count(*)::int8 FROM "+tbl)
+		rows := func() (n int64) {
+			t.Helper()
+			if err := count.QueryRow(ctx, nil, &n); err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		must := func(err error) {
+			t.Helper()
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		must(c.Begin(ctx))
+		_, err := ins.Exec(ctx, 1)
+		must(err)
+		must(c.Commit(ctx))
+		must(c.Begin(ctx))
+		_, err = ins.Exec(ctx, 2)
+		must(err)
+		must(c.Rollback(ctx))
+		if n := rows(); n != 1 {
+			t.Errorf("after a commit and a rollback: %d rows, want 1", n)
+		}
+		// BEGIN inside a transaction draws a warning (a notice), not an
+		// error.
+		must(c.Begin(ctx))
+		must(c.Begin(ctx))
+		// A transaction whose statement failed: COMMIT is answered with
+		// ROLLBACK, an error.
+		if _, err := ins.Exec(ctx, 1); d.Classify(err) != engine.ClassUniqueViolation {
+			t.Fatalf("duplicate insert: %v", err)
+		}
+		if _, err := ins.Exec(ctx, 3); err == nil {
+			t.Error("a statement in a failed transaction succeeded")
+		}
+		if err := c.Commit(ctx); !errors.Is(err, postgres.ErrCommitRolledBack) {
+			t.Errorf("COMMIT of a failed transaction = %v, want ErrCommitRolledBack", err)
+		}
+		if n := rows(); n != 1 {
+			t.Errorf("after the failed transaction: %d rows, want 1", n)
+		}
+		canceled, cancel := context.WithCancel(ctx)
+		cancel()
+		if err := c.Begin(canceled); d.Classify(err) != engine.ClassCanceled {
+			t.Errorf("BEGIN under a canceled context = %v", err)
+		}
+		must(c.Begin(ctx))
+		must(c.Commit(ctx))
 	})
 
 	t.Run("canceled while the server works", func(t *testing.T) {

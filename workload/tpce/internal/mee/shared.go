@@ -70,10 +70,14 @@ func (s *Shared) NextDue() (time.Time, bool) {
 	return s.e.NextDue()
 }
 
-// Flush implements Emulator.
+// Flush implements Emulator. Like Due, it hands nothing out while every
+// delivery is in flight: the caller asks again.
 func (s *Shared) Flush(now time.Time) []Work {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.e.stats.InFlight >= s.deliveries {
+		return nil
+	}
 	return s.e.Flush(now)
 }
 

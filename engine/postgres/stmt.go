@@ -369,8 +369,11 @@ func (s *fastStmt) scanRow(rr *pgconn.ResultReader, dest []any) error {
 
 // scanVals decodes a row's values into dest.
 func (s *fastStmt) scanVals(vals [][]byte, fds []pgconn.FieldDescription, dest []any) error {
-	if len(dest) != len(vals) || len(fds) != len(vals) {
+	if len(dest) != len(vals) {
 		return fmt.Errorf("postgres: row has %d columns, %d destinations", len(vals), len(dest))
+	}
+	if len(fds) != len(vals) {
+		return fmt.Errorf("postgres: row has %d columns, its description %d", len(vals), len(fds))
 	}
 	for i, d := range dest {
 		if err := s.plans.scan(s.m, i, &fds[i], vals[i], d); err != nil {

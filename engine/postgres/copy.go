@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgtype"
@@ -121,6 +122,10 @@ func (c *copyBinary) appendField(b []byte, oid uint32, v any) ([]byte, error) {
 			}
 			return append(b, 0), nil
 		}
+	case pgtype.NumericOID:
+		if out, ok := appendNumeric(b, v); ok {
+			return out, nil
+		}
 	case pgtype.TimestamptzOID:
 		if t, ok := v.(time.Time); ok {
 			// Microseconds since 2000-01-01 00:00:00 UTC.
@@ -181,3 +186,140 @@ func appendBinaryInt(b []byte, oid uint32, n int64) ([]byte, error) {
 		return binary.BigEndian.AppendUint16(b, uint16(int16(n))), nil
 	}
 }
+
+// appendNumeric appends a float64 or an integer as a numeric field, the
+// bytes pgx's numeric codec writes for it (the shortest decimal that
+// reads back as the float, as strconv formats it), computed in machine
+// integers instead of math/big: loads of money columns spent about 40 %
+// of their CPU there. ok is false for what it leaves to pgx: NaN, the
+// infinities, and values whose digits do not fit its arithmetic.
+func appendNumeric(b []byte, v any) (_ []byte, ok bool) {
+	var m uint64 // the digits, without sign or point
+	var exp int  // m × 10^exp is the value
+	neg := false
+	switch x := v.(type) {
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return b, false
+		}
+		var buf [32]byte
+		s := strconv.AppendFloat(buf[:0], x, 'f', -1, 64)
+		if s[0] == '-' {
+			neg, s = true, s[1:]
+		}
+		if len(s) > 20 {
+			return b, false
+		}
+		point := -1
+		for i, c := range s {
+			if c == '.' {
+				point = i
+				continue
+			}
+			if m > (math.MaxUint64-9)/10 {
+				return b, false
+			}
+			m = m*10 + uint64(c-'0')
+		}
+		if point >= 0 {
+			exp = -(len(s) - point - 1)
+		} else {
+			// An integer's trailing zeros go into the exponent, as pgx
+			// parses them; "-0" keeps its zero.
+			for m != 0 && m%10 == 0 {
+				m /= 10
+				exp++
+			}
+		}
+	case int64:
+		m, neg = uint64(x), x < 0
+		if neg {
+			m = -m
+		}
+	case int:
+		return appendNumeric(b, int64(x))
+	case int32:
+		return appendNumeric(b, int64(x))
+	default:
+		return b, false
+	}
+	if m == 0 {
+		neg = false
+	}
+	// Base-10,000 digits: the exponent made a multiple of 4.
+	if m > math.MaxUint64/1000 {
+		return b, false
+	}
+	e := exp
+	switch exp % 4 {
+	case 1, -3:
+		e, m = exp-1, m*10
+	case 2, -2:
+		e, m = exp-2, m*100
+	case 3, -1:
+		e, m = exp-3, m*1000
+	}
+	whole, frac := m, uint64(0)
+	nfrac := 0
+	if e < 0 {
+		nfrac = -e / 4
+		if -e < 20 {
+			div := pow10u[-e]
+			whole, frac = m/div, m%div
+		} else {
+			whole, frac = 0, m
+		}
+	}
+	var wd [5]int16 // whole digits, least significant first (m < 10^20)
+	nwhole := 0
+	for ; whole != 0; whole /= 10000 {
+		wd[nwhole] = int16(whole % 10000)
+		nwhole++
+	}
+	weight := nwhole - 1
+	if nwhole > 0 {
+		if e > 0 {
+			weight += e / 4
+		}
+	} else {
+		weight = e/4 - 1 + nfrac
+	}
+	if weight > math.MaxInt16 || weight < math.MinInt16 || exp < -math.MaxInt16 || nwhole+nfrac > math.MaxUint16 {
+		return b, false
+	}
+	dscale := 0
+	if exp < 0 {
+		dscale = -exp
+	}
+	b = binary.BigEndian.AppendUint32(b, uint32(8+2*(nwhole+nfrac)))
+	b = binary.BigEndian.AppendUint16(b, uint16(nwhole+nfrac))
+	b = binary.BigEndian.AppendUint16(b, uint16(int16(weight)))
+	if neg {
+		b = binary.BigEndian.AppendUint16(b, 0x4000)
+	} else {
+		b = binary.BigEndian.AppendUint16(b, 0)
+	}
+	b = binary.BigEndian.AppendUint16(b, uint16(dscale))
+	for i := nwhole - 1; i >= 0; i-- {
+		b = binary.BigEndian.AppendUint16(b, uint16(wd[i]))
+	}
+	// The fraction's digits, most significant first: those above m's
+	// reach are zeros.
+	for i := nfrac - 1; i >= 0; i-- {
+		d := uint64(0)
+		if i < 5 {
+			d = frac / pow10u[4*i] % 10000
+		}
+		b = binary.BigEndian.AppendUint16(b, uint16(d))
+	}
+	return b, true
+}
+
+// pow10u[i] is 10^i.
+var pow10u = func() (p [20]uint64) {
+	p[0] = 1
+	for i := 1; i < len(p); i++ {
+		p[i] = p[i-1] * 10
+	}
+	return p
+}()

@@ -194,6 +194,9 @@ func TestDeclaredSchemaSQL(t *testing.T) {
 			if cl := e.Dialect().Classify(err); cl != engine.ClassUniqueViolation {
 				t.Errorf("duplicate name: %v (%v), want a unique violation", err, cl)
 			}
+			if tc.name != "sqlite" {
+				foreignKeys(t, c, tc.name, tables[1])
+			}
 			if tc.name == "postgres" {
 				// Loaded tables are analyzed: the planner has statistics
 				// before autovacuum comes by.
@@ -307,5 +310,49 @@ func TestDeclaredSchemaMongo(t *testing.T) {
 	}
 	if len(got) != len(want) {
 		t.Errorf("indexes = %v", got)
+	}
+}
+
+// foreignKeys checks child's foreign key, added by create: it refuses a
+// row without its parent on the session that added it; and adding it to
+// a table holding such a row fails, naming the key (and on MySQL, where
+// dbarena checks the rows itself, the row's key), and leaves the
+// session's own checks on.
+func foreignKeys(t *testing.T, c engine.Conn, name string, child *schema.Table) {
+	t.Helper()
+	ctx := context.Background()
+	sc := c.(engine.SQLConn)
+	orphan := "INSERT INTO dk_child (p_id, n, name, at, doc) VALUES (99, 1003, 'orphan', '2026-01-01 00:00:00', '{}')"
+	if err := sc.Exec(ctx, orphan); err == nil || !strings.Contains(strings.ToLower(err.Error()), "foreign key") {
+		t.Errorf("a child without its parent: %v, want a foreign key violation", err)
+	}
+	drop := map[string]string{"postgres": "DROP CONSTRAINT", "mysql": "DROP FOREIGN KEY"}[name]
+	if err := sc.Exec(ctx, "ALTER TABLE dk_child "+drop+" dk_child_parent"); err != nil {
+		t.Fatal(err)
+	}
+	if err := sc.Exec(ctx, orphan); err != nil {
+		t.Fatal(err)
+	}
+	err := c.Catalog().AddForeignKeys(ctx, child)
+	if err == nil || !strings.Contains(err.Error(), "dk_child_parent") {
+		t.Errorf("adding the key over a row without its parent: %v", err)
+	}
+	if name == "mysql" {
+		if err == nil || !strings.Contains(err.Error(), "(p_id) = (99)") {
+			t.Errorf("the error does not name the row's key: %v", err)
+		}
+		var on int64
+		if err := sc.QueryRow(ctx, "SELECT @@foreign_key_checks", nil, &on); err != nil || on != 1 {
+			t.Errorf("foreign_key_checks = %d, %v after the failure; want 1", on, err)
+		}
+	}
+	if err := sc.Exec(ctx, "DELETE FROM dk_child WHERE p_id = 99"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Catalog().AddForeignKeys(ctx, child); err != nil {
+		t.Errorf("adding the key again: %v", err)
+	}
+	if err := sc.Exec(ctx, orphan); err == nil {
+		t.Error("a child without its parent got in after the key was added again")
 	}
 }

@@ -495,5 +495,6 @@ func insertSQL(table string, columns []string, rows int) string {
 // Dialect returns the engine's dialect.
 func (c *Conn) Dialect() engine.SQLDialect { return Dialect{} }
 
-// Catalog implements engine.Conn: the catalog every SQL engine shares.
-func (c *Conn) Catalog() engine.Catalog { return engine.SQLCatalog{C: c} }
+// Catalog implements engine.Conn: the catalog every SQL engine shares,
+// with MySQL's way of adding foreign keys (see catalog).
+func (c *Conn) Catalog() engine.Catalog { return catalog{engine.SQLCatalog{C: c}} }

@@ -17,7 +17,7 @@ import (
 // is first checked by one query for a row that has no referenced row, and
 // then added with the session's checks off: the same guarantee as the
 // server's own check, without the copies (a TPC-E-like Load Unit's 49
-// keys took 17 s, a few tenths of a second added in place).
+// keys: 13 s copied, 2 s checked and added in place).
 type catalog struct {
 	engine.SQLCatalog
 }

@@ -73,6 +73,18 @@ type Conn interface {
 	Close() error
 }
 
+// Rejoiner is a Conn whose driver replaces lost network connections by
+// itself: a MongoDB session borrows a pooled connection for each
+// operation, and the driver waits for a server that went away and refills
+// its pool when the server is back. A worker that was between two
+// transactions when that happened sees no error. Rejoined tells that the
+// server was lost since the Conn was opened or since Rejoined last said
+// so, once per loss, so that the runner counts a reconnect as it does on
+// the engines whose connections fail.
+type Rejoiner interface {
+	Rejoined() bool
+}
+
 // SQLConn is a connection to an SQL engine.
 type SQLConn interface {
 	Conn

@@ -389,6 +389,8 @@ func install(ctx context.Context, eng engine.Engine, in workload.Installer) erro
 type worker struct {
 	id   int
 	conn engine.Conn
+	// rejoin is conn when its driver replaces lost connections itself.
+	rejoin engine.Rejoiner
 	w    workload.Worker
 	rec  *histogram.Recorder
 	q    workload.Queries
@@ -536,6 +538,7 @@ func (s *worker) connect(ctx context.Context, eng engine.Engine, w workload.Work
 		return fmt.Errorf("worker %d: %w", s.id, err)
 	}
 	s.conn, s.w = c, ww
+	s.rejoin, _ = c.(engine.Rejoiner)
 	return nil
 }
 
@@ -839,7 +842,9 @@ func (r *run) lost(ctx context.Context, s *worker) bool {
 // recorded records a transaction that ended well (committed, or rolled
 // back on purpose) with its latency from the slot's intended start to
 // now (and, under an arrival rate, its service time from the slot's
-// actual start and its lag), and tells whether it did.
+// actual start and its lag), and tells whether it did. A connection whose
+// driver replaced it after a server loss the worker never saw counts as a
+// reconnect here.
 func (r *run) recorded(s *worker, op int, err error, slot Slot, now time.Time) bool {
 	rollback := false
 	switch {
@@ -848,6 +853,9 @@ func (r *run) recorded(s *worker, op int, err error, slot Slot, now time.Time) b
 		rollback = true
 	default:
 		return false
+	}
+	if s.rejoin != nil && s.rejoin.Rejoined() {
+		s.rec.Reconnect()
 	}
 	switch {
 	case r.open != nil:
@@ -908,7 +916,7 @@ func (r *run) replay(ctx context.Context, s *worker, rp workload.Replayer, slot 
 // gone (serverGone).
 func (r *run) reconnect(ctx context.Context, s *worker) bool {
 	s.close()
-	s.conn, s.w = nil, nil
+	s.conn, s.w, s.rejoin = nil, nil, nil
 	if r.down.Add(1) == int64(r.cfg.Threads) {
 		r.allDown.CompareAndSwap(0, r.cfg.Now().UnixNano())
 	}

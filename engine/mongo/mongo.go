@@ -36,9 +36,11 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/event"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
@@ -52,6 +54,11 @@ type Engine struct {
 	db     string
 	// settings are the client-side settings in force, for ServerInfo.
 	settings map[string]string
+	// losses counts the times a server holding data went from known to
+	// Unknown in the client's view (a network error or a failed
+	// heartbeat, after which the driver drops the server's pooled
+	// connections): what each Conn's Rejoined reports.
+	losses atomic.Int64
 }
 
 var _ engine.Engine = (*Engine)(nil)
@@ -64,11 +71,13 @@ func Open(ctx context.Context, t engine.Target, opts engine.Options) (engine.Eng
 	if err != nil {
 		return nil, err
 	}
+	e := &Engine{target: t, db: db, settings: clientSettings(co)}
+	co.SetServerMonitor(&event.ServerMonitor{ServerDescriptionChanged: e.serverChanged})
 	client, err := mongo.Connect(co)
 	if err != nil {
 		return nil, &engine.TargetError{Target: t.Redacted(), Field: "url", Err: fmt.Errorf("%w: %v", engine.ErrBadTarget, err)}
 	}
-	e := &Engine{target: t, client: client, db: db, settings: clientSettings(co)}
+	e.client = client
 	pctx, cancel := context.WithTimeout(ctx, opts.ConnectTimeout)
 	defer cancel()
 	if err := client.Ping(pctx, nil); err != nil {
@@ -76,6 +85,19 @@ func Open(ctx context.Context, t engine.Target, opts engine.Options) (engine.Eng
 		return nil, e.connectError(err)
 	}
 	return e, nil
+}
+
+// serverChanged counts a loss when a server that holds data (a
+// standalone, a replica set's primary or secondary, a mongos) becomes
+// Unknown. The driver calls it once per change of a server's description,
+// never per operation.
+func (e *Engine) serverChanged(ev *event.ServerDescriptionChangedEvent) {
+	switch ev.PreviousDescription.Kind {
+	case "Standalone", "RSPrimary", "RSSecondary", "Mongos":
+		if ev.NewDescription.Kind == "Unknown" {
+			e.losses.Add(1)
+		}
+	}
 }
 
 // ClientOptions builds the driver's options for t (the URL without its
@@ -195,7 +217,7 @@ func (e *Engine) Connect(ctx context.Context) (engine.Conn, error) {
 	if err != nil {
 		return nil, e.connectError(err)
 	}
-	return &Conn{e: e, db: e.client.Database(e.db), sess: sess}, nil
+	return &Conn{e: e, db: e.client.Database(e.db), sess: sess, losses: e.losses.Load()}, nil
 }
 
 // ServerInfo reports "MongoDB <version>" and, as settings, the client's
@@ -370,9 +392,25 @@ type Conn struct {
 	e    *Engine
 	db   *mongo.Database
 	sess *mongo.Session
+	// losses is the engine's count of losses Rejoined last reported.
+	losses int64
 }
 
-var _ engine.Conn = (*Conn)(nil)
+var (
+	_ engine.Conn     = (*Conn)(nil)
+	_ engine.Rejoiner = (*Conn)(nil)
+)
+
+// Rejoined tells whether a server was lost since the Conn was opened or
+// since Rejoined last returned true.
+func (c *Conn) Rejoined() bool {
+	n := c.e.losses.Load()
+	if n == c.losses {
+		return false
+	}
+	c.losses = n
+	return true
+}
 
 // DB is the target's database.
 func (c *Conn) DB() *mongo.Database { return c.db }

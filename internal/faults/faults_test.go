@@ -249,9 +249,22 @@ func TestServerKilledAndRestartedMidRun(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			v := tc.start(t)
-			killedAndRestarted(t, v)
+			killedAndRestarted(t, v, nil)
 		})
 	}
+}
+
+// A MongoDB worker that is between two transactions when its server is
+// killed sees no error: its next transaction waits for the server, and
+// the driver replaces the connections it lost. The run counts that as a
+// reconnect all the same. At 10 transactions a second the four workers
+// are idle at the kill most of the time.
+func TestMongoIdleWorkersCountTheRestart(t *testing.T) {
+	v := mongod(t)
+	killedAndRestarted(t, v, func(c *runner.Config) {
+		tps := 10.0
+		c.Rate.TPS = &tps
+	})
 }
 
 const (
@@ -262,7 +275,9 @@ const (
 	threads  = 4
 )
 
-func killedAndRestarted(t *testing.T, v victim) {
+// killedAndRestarted runs oltp_read_write on v and kills the server
+// under it; configure, if not nil, changes the run's configuration.
+func killedAndRestarted(t *testing.T, v victim, configure func(*runner.Config)) {
 	ctx := context.Background()
 	eng, err := engine.Open(ctx, v.target, engine.Options{ConnectTimeout: 10 * time.Second})
 	if err != nil {
@@ -288,6 +303,9 @@ func killedAndRestarted(t *testing.T, v victim) {
 	p := snapshot(t, v.pid)
 	cfg := runner.DefaultConfig()
 	cfg.Threads, cfg.Duration, cfg.ReportInterval = threads, runFor, interval
+	if configure != nil {
+		configure(&cfg)
+	}
 	type outcome struct {
 		file *result.File
 		err  error

@@ -391,10 +391,10 @@ type worker struct {
 	conn engine.Conn
 	// rejoin is conn when its driver replaces lost connections itself.
 	rejoin engine.Rejoiner
-	w    workload.Worker
-	rec  *histogram.Recorder
-	q    workload.Queries
-	env  workload.WorkerEnv
+	w      workload.Worker
+	rec    *histogram.Recorder
+	q      workload.Queries
+	env    workload.WorkerEnv
 	// isolation is set on every connection the worker opens.
 	isolation string
 	// sched says when the worker starts its next transaction.

@@ -118,6 +118,11 @@ func DSN(t engine.Target) (path, dsn, begin string, err error) {
 	if strings.ContainsRune(path, '?') {
 		return "", "", "", bad("path", "'?' in a database path")
 	}
+	if u.Fragment != "" {
+		// A '#' ends a URL's path: the rest would be dropped silently and
+		// another file opened.
+		return "", "", "", bad("path", "'#' in a database path (write it as %%23): %q", path+"#"+u.Fragment)
+	}
 	pragmas := map[string]string{}
 	for k, v := range defaultPragmas {
 		pragmas[k] = v
@@ -272,12 +277,31 @@ const maxLoadVariables = 4096
 // cols columns: as many as maxLoadVariables allows, at most 256.
 func loadRows(cols int) int { return max(1, min(256, maxLoadVariables/cols)) }
 
+// loadCacheKiB is the page cache BulkLoad gives its connection for the
+// load's transaction (PRAGMA cache_size, in KiB): SQLite allocates it as
+// pages are used and frees it when the setting is restored. With
+// SQLite's default of 2 MB, a transaction whose new pages outgrow the
+// cache spills them to the file and the statement journal before its
+// commit, writing them twice: loading a TPC-E-like Load Unit took 1.6
+// times as long.
+const loadCacheKiB = 256 << 10
+
 // BulkLoad inserts src's rows with multi-row prepared INSERTs (loadRows
-// rows each, the last one shorter), all in one transaction.
+// rows each, the last one shorter), all in one transaction, with a page
+// cache of at least loadCacheKiB for the time of the load.
 func (c *Conn) BulkLoad(ctx context.Context, table string, columns []string, src engine.RowSource) (n int64, err error) {
 	if len(columns) == 0 {
 		return 0, errors.New("sqlite: BulkLoad without columns")
 	}
+	restore, err := c.growCache(ctx, loadCacheKiB)
+	if err != nil {
+		return 0, err
+	}
+	defer func() {
+		if rerr := restore(); rerr != nil && err == nil {
+			n, err = 0, rerr
+		}
+	}()
 	d := Dialect{}
 	quoted := make([]string, len(columns))
 	for i, col := range columns {
@@ -368,6 +392,37 @@ func (c *Conn) BulkLoad(ctx context.Context, table string, columns []string, src
 		return 0, err
 	}
 	return n, nil
+}
+
+// growCache raises the connection's page cache to at least kib KiB and
+// returns the function that restores the setting it found (one that does
+// nothing when the cache was already as large).
+func (c *Conn) growCache(ctx context.Context, kib int64) (restore func() error, err error) {
+	var size, pageSize int64
+	sc := c.SQLConn()
+	if err := sc.QueryRowContext(ctx, "PRAGMA cache_size").Scan(&size); err != nil {
+		return nil, fmt.Errorf("sqlite: PRAGMA cache_size: %w", engine.CtxErr(ctx, err))
+	}
+	if err := sc.QueryRowContext(ctx, "PRAGMA page_size").Scan(&pageSize); err != nil {
+		return nil, fmt.Errorf("sqlite: PRAGMA page_size: %w", engine.CtxErr(ctx, err))
+	}
+	have := -size // negative: KiB
+	if size >= 0 {
+		have = size * pageSize / 1024
+	}
+	if have >= kib {
+		return func() error { return nil }, nil
+	}
+	set := func(ctx context.Context, v int64) error {
+		if _, err := sc.ExecContext(ctx, "PRAGMA cache_size = "+strconv.FormatInt(v, 10)); err != nil {
+			return fmt.Errorf("sqlite: PRAGMA cache_size = %d: %w", v, engine.CtxErr(ctx, err))
+		}
+		return nil
+	}
+	if err := set(ctx, -kib); err != nil {
+		return nil, err
+	}
+	return func() error { return set(context.WithoutCancel(ctx), size) }, nil
 }
 
 // Dialect returns the engine's dialect.

@@ -55,10 +55,14 @@ func TestDSN(t *testing.T) {
 			}
 		})
 	}
-	for _, bad := range []string{"sqlite:", "sqlite:///x.db?txlock=sometimes", "sqlite:///x.db?synchronous=FULL;DROP", "sqlite:///x.db?a+b=1"} {
+	for _, bad := range []string{"sqlite:", "sqlite:///x.db?txlock=sometimes", "sqlite:///x.db?synchronous=FULL;DROP", "sqlite:///x.db?a+b=1", "sqlite:///tmp/a#b.db"} {
 		if _, _, _, err := sqlite.DSN(target(t, bad)); !errors.Is(err, engine.ErrBadTarget) {
 			t.Errorf("DSN(%q) = %v, want ErrBadTarget", bad, err)
 		}
+	}
+	// '#' written as %23 is part of the path.
+	if path, _, _, err := sqlite.DSN(target(t, "sqlite:///tmp/a%23b.db")); err != nil || path != "/tmp/a#b.db" {
+		t.Errorf("DSN(sqlite:///tmp/a%%23b.db) = %q, %v; want the path /tmp/a#b.db", path, err)
 	}
 }
 
@@ -304,5 +308,68 @@ func TestBulkLoadRows(t *testing.T) {
 	var count int64
 	if err := c.QueryRow(ctx, "SELECT count(*) FROM b", nil, &count); err != nil || count != 0 {
 		t.Errorf("after a failed load the table holds %d rows (%v), want none", count, err)
+	}
+}
+
+// cacheProbe is a row source that reads its connection's PRAGMA
+// cache_size when BulkLoad asks for the first row.
+type cacheProbe struct {
+	rows
+	c      engine.SQLConn
+	during int64
+	err    error
+}
+
+func (p *cacheProbe) Values() ([]any, error) {
+	if p.i == 1 {
+		p.err = p.c.QueryRow(context.Background(), "PRAGMA cache_size", nil, &p.during)
+	}
+	return p.rows.Values()
+}
+
+// BulkLoad loads with a page cache of at least 256 MiB (a smaller one
+// spills the transaction's pages to disk before its commit) and gives
+// the connection back with the cache_size it had, whether the load
+// succeeds or fails; a cache already that large is left alone.
+func TestBulkLoadCacheSize(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name, query  string
+		before, load int64
+	}{
+		{"default", "", -2000, -262144},                           // SQLite's default, 2 MB
+		{"pages", "?cache_size=100", 100, -262144},                // pages
+		{"larger", "?cache_size=-400000", -400000, -400000},       // already larger: kept
+		{"larger_in_pages", "?cache_size=100000", 100000, 100000}, // 100000 pages of 4 KiB: kept
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := enginetest.Connect(t, open(t, tc.query))
+			if err := c.Exec(ctx, "CREATE TABLE b (id INTEGER PRIMARY KEY, sq INTEGER, v TEXT)"); err != nil {
+				t.Fatal(err)
+			}
+			size := func() int64 {
+				var v int64
+				if err := c.QueryRow(ctx, "PRAGMA cache_size", nil, &v); err != nil {
+					t.Fatal(err)
+				}
+				return v
+			}
+			if got := size(); got != tc.before {
+				t.Fatalf("cache_size before the load = %d, want %d", got, tc.before)
+			}
+			for _, bad := range []int64{0, 700} {
+				p := &cacheProbe{rows: rows{n: 1000, bad: bad}, c: c}
+				n, err := c.BulkLoad(ctx, "b", []string{"id", "sq", "v"}, p)
+				if (bad == 0) != (err == nil) || bad == 0 && n != 1000 {
+					t.Fatalf("bad row %d: BulkLoad = %d, %v", bad, n, err)
+				}
+				if p.err != nil || p.during != tc.load {
+					t.Errorf("bad row %d: cache_size during the load = %d (%v), want %d", bad, p.during, p.err, tc.load)
+				}
+				if got := size(); got != tc.before {
+					t.Errorf("bad row %d: cache_size after the load = %d, want %d as before", bad, got, tc.before)
+				}
+			}
+		})
 	}
 }

@@ -65,6 +65,10 @@ type worker struct {
 	*Events
 	c      engine.SQLConn
 	tables []tableStmts
+	// argv holds a statement's arguments for the call (see read): a
+	// variadic slice handed to an interface method would be allocated
+	// per statement.
+	argv [4]any
 }
 
 // NewEvents is the event source of worker env.ID of w: its random source
@@ -395,16 +399,22 @@ func (wk *Events) CPadValues() (string, string) {
 	return s[:CLen], s[CLen:]
 }
 
+// read runs the query s with args (at most len(wk.argv)). args does not
+// outlive the call, so the caller's variadic slice stays on its stack;
+// the statement gets wk.argv.
 func (wk *worker) read(ctx context.Context, s engine.Stmt, args ...any) error {
-	if _, err := s.Query(ctx, args...); err != nil {
+	n := copy(wk.argv[:], args)
+	if _, err := s.Query(ctx, wk.argv[:n]...); err != nil {
 		return err
 	}
 	wk.q.Reads++
 	return nil
 }
 
+// write runs the statement s with args, as read does.
 func (wk *worker) write(ctx context.Context, s engine.Stmt, args ...any) error {
-	if _, err := s.Exec(ctx, args...); err != nil {
+	n := copy(wk.argv[:], args)
+	if _, err := s.Exec(ctx, wk.argv[:n]...); err != nil {
 		return err
 	}
 	wk.q.Writes++

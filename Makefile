@@ -27,6 +27,12 @@ TESTSERVERS := scripts/testservers
 # race detector everywhere and report races that are not.
 RACE := $(if $(shell command -v gcc 2>/dev/null),-race -gcflags=modernc.org/sqlite/lib=-race=false -gcflags=modernc.org/libc/...=-race=false -gcflags=modernc.org/memory=-race=false -gcflags=modernc.org/mathutil=-race=false,)
 GOTESTFLAGS ?= -count=1 $(RACE) -timeout 10m
+# go test runs packages in the order it is given them, at most GOMAXPROCS
+# at a time: the slowest (a minute and more under the race detector) go
+# first, so that the last minutes are not one long package running alone.
+SLOW_TESTS := ./workload/tpce/ ./internal/cli/ ./workload/tpce/internal/gen/ ./workload/tpcc/ \
+	./workload/tpcc/internal/gen/ ./workload/docolap/ ./workload/oltp/mongo/ ./runner/ \
+	./workload/tpcc/internal/consistency/ ./internal/faults/ ./workload/oltp/
 KEEP_SERVERS ?=
 
 .PHONY: build test bench-peers bench-tpcc bench-mongo bench-docolap soak clean
@@ -43,7 +49,7 @@ test:
 		echo "+ go vet ./..."; \
 		$(GO) vet ./... || status=$$?; \
 		echo "+ go test $(GOTESTFLAGS) ./..."; \
-		CGO_ENABLED=$(if $(RACE),1,0) $(GO) test $(GOTESTFLAGS) ./... || status=$$?; \
+		CGO_ENABLED=$(if $(RACE),1,0) $(GO) test $(GOTESTFLAGS) $(SLOW_TESTS) ./... || status=$$?; \
 	else \
 		status=1; \
 	fi; \

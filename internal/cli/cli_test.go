@@ -441,7 +441,7 @@ func TestEveryVariant(t *testing.T) {
 					tg := withPassword(target(t))
 					for _, args := range [][]string{
 						{"prepare", v},
-						{"run", v, "--threads", "2", "--time", "1s", "--tolerate-errors"},
+						{"run", v, "--threads", "2", "--events", "200", "--tolerate-errors"},
 						{"check", v},
 						{"cleanup", v},
 					} {

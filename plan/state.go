@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dbarena/dbarena/outfile"
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/runner"
 )
@@ -352,24 +354,9 @@ func fileComplete(path string) bool {
 	return err == nil && f.Status == result.StatusComplete
 }
 
-// writeFileAtomic writes data to a temporary file in path's directory and
-// renames it over path, so readers see the old file or the new one.
+// writeFileAtomic writes data to path as package outfile writes every
+// output: a regular file through a temporary file in its directory,
+// renamed over it once complete.
 func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".dbarena-plan-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // no-op after the rename
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return outfile.WriteFile(context.Background(), "", path, 0o644, data)
 }

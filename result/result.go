@@ -7,16 +7,17 @@
 package result
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/dbarena/dbarena/histogram"
+	"github.com/dbarena/dbarena/outfile"
 )
 
 // SchemaVersion is the version of the layout below. It is raised whenever
@@ -409,27 +410,21 @@ type IntervalLatency struct {
 // read.
 var ErrSchema = errors.New("unsupported result file")
 
-// Write writes f as indented JSON to path atomically: to a temporary file
-// in the same directory, renamed over path only when complete, so a failed
-// or interrupted write never leaves a half-written file.
+// Write writes f as indented JSON to path as package outfile writes every
+// output: a regular file atomically (a temporary file in the same
+// directory, renamed over path only when complete, so a failed or
+// interrupted write never leaves a half-written file), through a symlink
+// to its target, in place to a character device or a FIFO. Errors name
+// path as --out's value.
 func Write(path string, f *File) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, ".dbarena-result-*.json")
-	if err != nil {
-		return fmt.Errorf("--out %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name()) // no-op after a successful rename
-	if err := Encode(tmp, f); err != nil {
-		tmp.Close()
-		return fmt.Errorf("--out %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("--out %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("--out %s: %w", path, err)
-	}
-	return nil
+	return WriteContext(context.Background(), path, f)
+}
+
+// WriteContext is Write that stops when ctx ends (a FIFO nobody reads),
+// leaving path as it was.
+func WriteContext(ctx context.Context, path string, f *File) error {
+	// A result file is readable by its owner alone, as it always was.
+	return outfile.Write(ctx, "--out", path, 0o600, func(w io.Writer) error { return Encode(w, f) })
 }
 
 // Encode writes f as indented JSON.

@@ -39,7 +39,7 @@ dbarena version) is listed under the table.
 			if err := compare.CheckChange(opt.Change); err != nil {
 				return &UsageError{err}
 			}
-			inputs, err := loadInputs("compare", args, st.Stderr)
+			inputs, err := loadInputs(cmd.Context(), "compare", args, st.Stderr, "", "")
 			if err != nil {
 				return err
 			}

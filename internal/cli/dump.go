@@ -3,13 +3,13 @@ package cli
 import (
 	"bufio"
 	"fmt"
-	"os"
-	"path/filepath"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/dbarena/dbarena/outfile"
 	"github.com/dbarena/dbarena/workload"
 )
 
@@ -67,8 +67,9 @@ func newDumpCmd(st *State) *cobra.Command {
 	return cmd
 }
 
-// dump writes d's data to out: standard output, or a file that appears
-// under its name only once it is complete.
+// dump writes d's data to out: standard output, or out as package
+// outfile writes every output (a file appears under its name only once it
+// is complete).
 func dump(cmd *cobra.Command, st *State, d workload.Dumper, out string) error {
 	start := st.Now()
 	if out == "-" {
@@ -78,29 +79,35 @@ func dump(cmd *cobra.Command, st *State, d workload.Dumper, out string) error {
 		}
 		return bw.Flush()
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(out), ".dbarena-dump-*")
+	var rows int64
+	var n countingWriter
+	// The file keeps the mode dump has always given it: its owner's alone.
+	err := outfile.Write(cmd.Context(), "--out", out, 0o600, func(w io.Writer) error {
+		n.w = w
+		bw := bufio.NewWriterSize(&n, 1<<20)
+		var err error
+		if rows, err = d.Dump(cmd.Context(), bw); err != nil {
+			return err
+		}
+		return bw.Flush()
+	})
 	if err != nil {
-		return fmt.Errorf("--out %s: %w", out, err)
+		return err
 	}
-	defer os.Remove(tmp.Name()) // no-op once renamed
-	bw := bufio.NewWriterSize(tmp, 1<<20)
-	rows, err := d.Dump(cmd.Context(), bw)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), out)
-	}
-	if err != nil {
-		return fmt.Errorf("--out %s: %w", out, err)
-	}
-	if fi, err := os.Stat(out); err == nil {
-		fmt.Fprintf(st.Stdout, "dumped %d rows, %s, to %s in %s\n", rows, humanBytes(fi.Size()), out, st.Now().Sub(start).Round(time.Millisecond))
-	}
+	fmt.Fprintf(st.Stdout, "dumped %d rows, %s, to %s in %s\n", rows, humanBytes(n.n), out, st.Now().Sub(start).Round(time.Millisecond))
 	return nil
+}
+
+// countingWriter counts the bytes written to w.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // addDataFlags adds w's options that define its data (all of them when

@@ -3,12 +3,11 @@ package cli
 import (
 	"bytes"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/dbarena/dbarena/export"
+	"github.com/dbarena/dbarena/outfile"
 )
 
 func newExportCmd(st *State) *cobra.Command {
@@ -38,7 +37,7 @@ Each line starts with the file, label, engine, workload and threads.
 					return err
 				}
 			}
-			loaded, err := loadInputs("export", args, st.Stderr)
+			loaded, err := loadInputs(cmd.Context(), "export", args, st.Stderr, "--output", output)
 			if err != nil {
 				return err
 			}
@@ -63,7 +62,9 @@ Each line starts with the file, label, engine, workload and threads.
 				_, err = st.Stdout.Write(b.Bytes())
 				return err
 			}
-			return writeFileAtomic(output, b.Bytes())
+			// Tables are for sharing: readable by all, like a file the
+			// shell's ">" creates.
+			return outfile.WriteFile(cmd.Context(), "--output", output, 0o644, b.Bytes())
 		},
 	}
 	fs := cmd.Flags()
@@ -71,31 +72,4 @@ Each line starts with the file, label, engine, workload and threads.
 	fs.StringVar(&format, "format", "csv", "csv or md (Markdown)")
 	fs.StringVarP(&output, "output", "o", "", "write to this file (complete or not at all) instead of standard output")
 	return cmd
-}
-
-// writeFileAtomic writes data to a temporary file next to path and renames
-// it over path, so path is never half-written.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".dbarena-*")
-	if err != nil {
-		return fmt.Errorf("--output %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	// Reports and tables are for sharing: readable by all, like a file
-	// the shell's ">" creates.
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return fmt.Errorf("--output %s: %w", path, err)
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("--output %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("--output %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("--output %s: %w", path, err)
-	}
-	return nil
 }

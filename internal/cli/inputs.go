@@ -1,16 +1,19 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/dbarena/dbarena/compare"
+	"github.com/dbarena/dbarena/outfile"
 	"github.com/dbarena/dbarena/plan"
 	"github.com/dbarena/dbarena/result"
 )
@@ -34,7 +37,21 @@ plan.json caught by a glob) are skipped with one notice.`
 // .json file that is not JSON at all is an error, as a damaged result
 // would be. An argument that names an existing path is a path even when
 // it contains "=".
-func loadInputs(cmd string, args []string, stderr io.Writer) ([]compare.Input, error) {
+//
+// Before reading anything it lists the files it will read and refuses
+// any that is not a regular file (a FIFO, a device, a socket), and an
+// output (out, the value of outFlag; "" for none) that is one of them.
+// It stops when ctx ends.
+func loadInputs(ctx context.Context, cmd string, args []string, stderr io.Writer, outFlag, out string) ([]compare.Input, error) {
+	groups, reads, err := listInputs(args)
+	if err != nil {
+		return nil, err
+	}
+	if out != "" {
+		if err := outfile.CheckNotInput(outFlag, out, reads); err != nil {
+			return nil, &UsageError{err}
+		}
+	}
 	var inputs []compare.Input
 	var skipped []string
 	// planLabels are the labels of the result files of plans' directories,
@@ -56,31 +73,22 @@ func loadInputs(cmd string, args []string, stderr io.Writer) ([]compare.Input, e
 		}
 		return labels[filepath.Base(path)], nil
 	}
-	for _, a := range args {
-		label, path := "", a
-		if _, err := os.Stat(a); err != nil {
-			if l, p, ok := strings.Cut(a, "="); ok {
-				if l == "" {
-					return nil, &UsageError{fmt.Errorf("%q: empty label before =", a)}
-				}
-				label, path = l, p
+	for _, g := range groups {
+		if !g.dir {
+			if err := ctx.Err(); err != nil {
+				return nil, err
 			}
-		}
-		fi, err := os.Stat(path)
-		if err != nil {
-			return nil, &UsageError{fmt.Errorf("%s: %w", path, err)}
-		}
-		if !fi.IsDir() {
-			in, ok, err := readInput(path)
+			in, ok, err := readInput(g.path)
 			if err != nil {
 				return nil, err
 			}
 			if !ok {
-				skipped = append(skipped, path)
+				skipped = append(skipped, g.path)
 				continue
 			}
+			label := g.label
 			if label == "" {
-				if label, err = labelInPlan(path); err != nil {
+				if label, err = labelInPlan(g.path); err != nil {
 					return nil, err
 				}
 			}
@@ -88,23 +96,12 @@ func loadInputs(cmd string, args []string, stderr io.Writer) ([]compare.Input, e
 			inputs = append(inputs, in)
 			continue
 		}
-		files, isPlan, err := plan.ResultFiles(path)
-		if err != nil {
-			return nil, &UsageError{fmt.Errorf("%s: %w", path, err)}
-		}
-		if !isPlan {
-			names, err := filepath.Glob(filepath.Join(path, "*.json"))
-			if err != nil {
-				return nil, &UsageError{fmt.Errorf("%s: %w", path, err)}
-			}
-			slices.Sort(names)
-			for _, n := range names {
-				files = append(files, plan.ResultFile{Name: filepath.Base(n)})
-			}
-		}
 		found := 0
-		for _, rf := range files {
-			p := filepath.Join(path, rf.Name)
+		for _, rf := range g.files {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			p := filepath.Join(g.path, rf.Name)
 			in, ok, err := readInput(p)
 			if err != nil {
 				return nil, err
@@ -114,18 +111,18 @@ func loadInputs(cmd string, args []string, stderr io.Writer) ([]compare.Input, e
 				continue
 			}
 			in.Label = rf.Label
-			if label != "" {
-				in.Label = label
+			if g.label != "" {
+				in.Label = g.label
 			}
 			inputs = append(inputs, in)
 			found++
 		}
 		if found == 0 {
 			what := "no result files"
-			if isPlan {
+			if g.isPlan {
 				what = "no completed runs yet (plan.json lists none done)"
 			}
-			return nil, &UsageError{fmt.Errorf("%s: %s", path, what)}
+			return nil, &UsageError{fmt.Errorf("%s: %s", g.path, what)}
 		}
 	}
 	if len(skipped) > 0 {
@@ -136,6 +133,113 @@ func loadInputs(cmd string, args []string, stderr io.Writer) ([]compare.Input, e
 		return nil, &UsageError{fmt.Errorf("no result files among %s", strings.Join(args, " "))}
 	}
 	return inputs, nil
+}
+
+// inputGroup is one argument of loadInputs: a file, or a directory and
+// the files of it that are read.
+type inputGroup struct {
+	label, path string
+	dir, isPlan bool
+	files       []plan.ResultFile // of a directory
+}
+
+// listInputs parses loadInputs' arguments and lists every file it reads:
+// the result files, and the plan.json of a plan's directory. Each is
+// checked to be a regular file before anything reads it.
+func listInputs(args []string) (groups []inputGroup, reads []string, err error) {
+	// planState checks dir's plan.json, which labels the result files of
+	// a plan's directory, before plan.ResultFiles reads it.
+	planState := func(dir string) error {
+		p := filepath.Join(dir, plan.StateFile)
+		if _, err := os.Lstat(p); err != nil {
+			return nil // none: not a plan's directory
+		}
+		if err := checkInputFiles("", "", p); err != nil {
+			return err
+		}
+		reads = append(reads, p)
+		return nil
+	}
+	for _, a := range args {
+		g := inputGroup{path: a}
+		if _, err := os.Stat(a); err != nil {
+			if l, p, ok := strings.Cut(a, "="); ok {
+				if l == "" {
+					return nil, nil, &UsageError{fmt.Errorf("%q: empty label before =", a)}
+				}
+				g.label, g.path = l, p
+			}
+		}
+		fi, err := os.Stat(g.path)
+		if err != nil {
+			return nil, nil, &UsageError{fmt.Errorf("%s: %w", g.path, err)}
+		}
+		if !fi.IsDir() {
+			if err := checkInputFiles("", "", g.path); err != nil {
+				return nil, nil, err
+			}
+			if g.label == "" {
+				if err := planState(filepath.Dir(g.path)); err != nil {
+					return nil, nil, err
+				}
+			}
+			groups = append(groups, g)
+			reads = append(reads, g.path)
+			continue
+		}
+		g.dir = true
+		if err := planState(g.path); err != nil {
+			return nil, nil, err
+		}
+		if g.files, g.isPlan, err = plan.ResultFiles(g.path); err != nil {
+			return nil, nil, &UsageError{fmt.Errorf("%s: %w", g.path, err)}
+		}
+		if !g.isPlan {
+			names, err := filepath.Glob(filepath.Join(g.path, "*.json"))
+			if err != nil {
+				return nil, nil, &UsageError{fmt.Errorf("%s: %w", g.path, err)}
+			}
+			slices.Sort(names)
+			for _, n := range names {
+				g.files = append(g.files, plan.ResultFile{Name: filepath.Base(n)})
+			}
+		}
+		for _, rf := range g.files {
+			p := filepath.Join(g.path, rf.Name)
+			if err := checkInputFiles("", "", p); err != nil {
+				return nil, nil, err
+			}
+			reads = append(reads, p)
+		}
+		groups = append(groups, g)
+	}
+	return groups, reads, nil
+}
+
+// checkInputFiles refuses, before any work starts, an input file that is
+// not a regular file (a FIFO would hold its reader until a writer came; a
+// device or a socket holds no result), and an output (out, the value of
+// flag; "" for none) that is one of the inputs. Inputs that do not exist
+// are left to their reader to report.
+func checkInputFiles(flag, out string, inputs ...string) error {
+	for _, in := range inputs {
+		fi, err := os.Stat(in)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			return &UsageError{fmt.Errorf("%s: %w", in, err)}
+		}
+		if !fi.Mode().IsRegular() {
+			return &UsageError{fmt.Errorf("%s: is %s, not a regular file", in, outfile.Describe(fi.Mode()))}
+		}
+	}
+	if out != "" {
+		if err := outfile.CheckNotInput(flag, out, inputs); err != nil {
+			return &UsageError{err}
+		}
+	}
+	return nil
 }
 
 // readInput reads one result file; ok is false for a file that is not a

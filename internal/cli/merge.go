@@ -38,8 +38,14 @@ intervals have no histograms.`,
 			if err := checkOutputFile("--out", out); err != nil {
 				return err
 			}
+			if err := checkInputFiles("--out", out, args...); err != nil {
+				return err
+			}
 			files := make([]*result.File, len(args))
 			for i, path := range args {
+				if err := cmd.Context().Err(); err != nil {
+					return err
+				}
 				f, err := result.Read(path)
 				if err != nil {
 					return &UsageError{fmt.Errorf("%s: %w", path, err)}
@@ -58,7 +64,7 @@ intervals have no histograms.`,
 			for i := range m.Runs {
 				threshold.Judge(&m.Runs[i])
 			}
-			if err := result.Write(out, m); err != nil {
+			if err := result.WriteContext(cmd.Context(), out, m); err != nil {
 				return err
 			}
 			fmt.Fprintf(st.Stdout, "merge: wrote %s (%d shards, %s)\n", out, len(m.Shards), m.Status)

@@ -6,18 +6,21 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/dbarena/dbarena/outfile"
 )
 
 // checkOutputFile checks, before any work starts, that path can be
-// written as a command writes its files (a temporary file in the same
-// directory, renamed over path): path is not a directory, and its parent
-// exists, is a directory and takes a new file. The check leaves nothing
-// behind. Its error, a *UsageError, names flag and path.
+// written as every command writes its files (package outfile): a regular
+// file or a new one, with a directory that takes a new file (the target's,
+// for a symlink), a character device or a FIFO; not a directory, a socket
+// or a block device. The check leaves nothing behind. Its error, a
+// *UsageError, names flag and path.
 func checkOutputFile(flag, path string) error {
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return &UsageError{fmt.Errorf("%s %s: is a directory; name the file to write", flag, path)}
+	if err := outfile.Check(flag, path); err != nil {
+		return &UsageError{err}
 	}
-	return checkWritableDir(flag, path, filepath.Dir(path))
+	return nil
 }
 
 // checkOutputDir checks, before any work starts, that dir can serve as a
@@ -37,30 +40,10 @@ func checkOutputDir(flag, dir string) error {
 }
 
 // checkWritableDir checks that dir, where the output value of flag goes,
-// is a directory in which a file can be created, by creating and removing
-// one.
+// is a directory in which a file can be created.
 func checkWritableDir(flag, value, dir string) error {
-	fi, err := os.Stat(dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return &UsageError{fmt.Errorf("%s %s: directory %s does not exist", flag, value, dir)}
-	case err != nil:
-		return &UsageError{fmt.Errorf("%s %s: %w", flag, value, err)}
-	case !fi.IsDir():
-		return &UsageError{fmt.Errorf("%s %s: %s is not a directory", flag, value, dir)}
-	}
-	tmp, err := os.CreateTemp(dir, ".dbarena-check-*")
-	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err // the path is in the message already
-		}
-		return &UsageError{fmt.Errorf("%s %s: cannot create a file in %s: %w", flag, value, dir, err)}
-	}
-	name := tmp.Name()
-	tmp.Close()
-	if err := os.Remove(name); err != nil {
-		return fmt.Errorf("%s %s: removing the check's file: %w", flag, value, err)
+	if err := outfile.CheckDir(flag, value, dir); err != nil {
+		return &UsageError{err}
 	}
 	return nil
 }

@@ -1,7 +1,9 @@
 package cli_test
 
 import (
+	"bytes"
 	"context"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -104,6 +106,80 @@ func TestInterruptedAnywhere(t *testing.T) {
 			o := dbarena(t, ctx, nil, args...)
 			if o.code != cli.ExitInterrupted || !strings.Contains(o.stderr, "interrupted") {
 				t.Errorf("exit %d, stderr %q; want %d, interrupted", o.code, o.stderr, cli.ExitInterrupted)
+			}
+		})
+	}
+}
+
+// An output that is one of the command's inputs, however it is named
+// (the same path, ./ relative, through a symlink, a hard link, a file of
+// an input directory), is refused before any work starts: the input is
+// left as it was.
+func TestOutputIsAnInputRefused(t *testing.T) {
+	ctx := context.Background()
+	dir, other := t.TempDir(), t.TempDir()
+	t.Chdir(dir)
+	a := filepath.Join(dir, "a.json")
+	b := filepath.Join(dir, "b.json")
+	link := filepath.Join(other, "link.json")
+	hard := filepath.Join(other, "hard.json")
+	want, err := os.ReadFile(writeResult(t, "r.json", "sqlite", "1000", map[int]float64{1: 1000, 4: 2000}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// setup makes the files afresh: a and b, link to a, hard a hard link
+	// of a.
+	setup := func(t *testing.T) {
+		t.Helper()
+		for _, p := range []string{a, b, link, hard} {
+			if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
+				t.Fatal(err)
+			}
+		}
+		for _, p := range []string{a, b} {
+			if err := os.WriteFile(p, want, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.Symlink(a, link); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Link(a, hard); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		flag string
+	}{
+		{"report", []string{"report", a, "-o", a}, "--output " + a},
+		{"report labelled", []string{"report", "x=" + a, "b=" + b, "-o", a}, "--output " + a},
+		{"export", []string{"export", a, "-o", a}, "--output " + a},
+		{"export relative", []string{"export", "a.json", "-o", "./a.json"}, "--output ./a.json"},
+		{"export absolute and relative", []string{"export", a, "-o", "a.json"}, "--output a.json"},
+		{"export symlink", []string{"export", a, "-o", link}, "--output " + link},
+		{"export hard link", []string{"export", a, "-o", hard}, "--output " + hard},
+		{"export directory", []string{"export", dir, "-o", a}, "--output " + a},
+		{"report directory", []string{"report", ".", "-o", "b.json"}, "--output b.json"},
+		{"merge", []string{"merge", a, b, "-o", a}, "--out " + a},
+		{"merge second", []string{"merge", a, b, "-o", "./b.json"}, "--out ./b.json"},
+		{"merge symlink", []string{"merge", a, b, "-o", link}, "--out " + link},
+		{"merge input symlink", []string{"merge", link, b, "-o", hard}, "--out " + hard},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			setup(t)
+			o := dbarena(t, ctx, nil, tc.args...)
+			if o.code != cli.ExitUsage || !strings.Contains(o.stderr, tc.flag+": ") || !strings.Contains(o.stderr, "input") {
+				t.Errorf("exit %d, stderr %q; want exit %d, %q and the input it is", o.code, o.stderr, cli.ExitUsage, tc.flag)
+			}
+			for _, p := range []string{a, link, hard} {
+				if got, err := os.ReadFile(p); err != nil || !bytes.Equal(got, want) {
+					t.Fatalf("%s was changed (%v)", p, err)
+				}
+			}
+			if fi, err := os.Lstat(link); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+				t.Fatalf("%s is no longer a symlink (%v)", link, err)
 			}
 		})
 	}

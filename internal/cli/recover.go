@@ -38,6 +38,9 @@ The argument is the result file's path (as given to --out) or its log's.`,
 			if err := checkOutputFile("--out", out); err != nil {
 				return err
 			}
+			if err := checkInputFiles("--out", out, result.JournalPath(target)); err != nil {
+				return err
+			}
 			f, err := session.Recover(target)
 			if err != nil {
 				if errors.Is(err, result.ErrNoJournal) {

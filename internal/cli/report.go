@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dbarena/dbarena/compare"
+	"github.com/dbarena/dbarena/outfile"
 	"github.com/dbarena/dbarena/report/htmlreport"
 )
 
@@ -40,7 +41,7 @@ latency, errors, retries and rollbacks, workload metrics, and the environment
 			if change == compare.ChangeVsPrevious && baseline != "" {
 				return &UsageError{fmt.Errorf("--baseline %q: --change vs-previous compares each column with the one before it, not with a baseline", baseline)}
 			}
-			inputs, err := loadInputs("report", args, st.Stderr)
+			inputs, err := loadInputs(cmd.Context(), "report", args, st.Stderr, "--output", output)
 			if err != nil {
 				return err
 			}
@@ -55,7 +56,9 @@ latency, errors, retries and rollbacks, workload metrics, and the environment
 				}
 				return fmt.Errorf("report: %w", err)
 			}
-			if err := writeFileAtomic(output, b.Bytes()); err != nil {
+			// A report is for sharing: readable by all, like a file the
+			// shell's ">" creates.
+			if err := outfile.WriteFile(cmd.Context(), "--output", output, 0o644, b.Bytes()); err != nil {
 				return err
 			}
 			fmt.Fprintf(st.Stdout, "report: wrote %s (%d KiB)\n", output, (b.Len()+1023)/1024)

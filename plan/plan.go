@@ -1045,12 +1045,14 @@ func (d *decoder) workload(n ast.Node, wp string) rawWorkload {
 		}
 		rw.w.Options = append(rw.w.Options, Setting{Name: flag.Name, Value: flag.Value.String()})
 	}
-	if !bad {
-		if v, ok := wl.(workload.Validator); ok {
-			for _, err := range v.Validate() {
-				d.errorf(firstNode(optsN, n), wp+".options", "%v", err)
-			}
+	// The values that were set are checked even when others were not,
+	// so that the plan's every problem is reported at once.
+	if v, ok := wl.(workload.Validator); ok {
+		for _, err := range v.Validate() {
+			d.errorf(firstNode(optsN, n), wp+".options", "%v", err)
 		}
+	}
+	if !bad {
 		d.checkMetric(&rw, wl, wp)
 		c := threshold.ContextOf(wl)
 		rw.thresholds = &c

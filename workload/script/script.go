@@ -282,6 +282,8 @@ func (w *Script) load() ([]weighted, []error) {
 	}
 	if w.scale < 1 {
 		bad("scale", strconv.FormatInt(w.scale, 10), errors.New("must be at least 1"))
+	} else if w.scale > MaxScale {
+		bad("scale", strconv.FormatInt(w.scale, 10), fmt.Errorf("at most %d (pgbench's tables at that scale take about 1.5 TB)", MaxScale))
 	}
 	if len(errs) > 0 {
 		return nil, errs
@@ -289,6 +291,9 @@ func (w *Script) load() ([]weighted, []error) {
 	w.loaded = scripts
 	return scripts, nil
 }
+
+// MaxScale bounds --scale: pgbench_accounts has 100,000 rows per unit.
+const MaxScale = 100_000
 
 // supported refuses what the workload cannot run: a pipeline under
 // --protocol simple (as pgbench), a \gset or \aset in a pipeline (its

@@ -1035,6 +1035,10 @@ func (d *decoder) workload(n ast.Node, wp string) rawWorkload {
 		if err := fs.Set(flag.Name, v); err != nil {
 			d.errorf(f.value, op, "%v", err)
 			bad = true
+			// A failed Set may leave a value (pflag's integers keep 0):
+			// the default goes back, so that Validate below judges only
+			// the values that were given.
+			_ = flag.Value.Set(flag.DefValue)
 			continue
 		}
 		for _, o := range rw.w.Options {

@@ -257,6 +257,9 @@ func Build(inputs []Input, opt Options) ([]*Table, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkVary(opt.Vary, inputs); err != nil {
+		return nil, err
+	}
 	var order []string
 	byWorkload := map[string][]Input{}
 	for _, in := range inputs {
@@ -707,6 +710,29 @@ func relative(t *Table) {
 
 // checkOptions refuses runs whose workload options differ, naming them,
 // except the options in vary (or all, when forced), which it lists.
+// checkVary refuses a --vary name that is an option of no input's
+// workload: it would allow nothing and say nothing.
+func checkVary(vary []string, inputs []Input) error {
+	var errs []error
+	for _, k := range vary {
+		found := false
+		var names []string
+		for _, in := range inputs {
+			if _, ok := in.File.Workload.Options[k]; ok {
+				found = true
+				break
+			}
+			if !slices.Contains(names, in.File.Workload.Name) {
+				names = append(names, in.File.Workload.Name)
+			}
+		}
+		if !found {
+			errs = append(errs, fmt.Errorf("--vary %s: not an option of %s (dbarena list shows their options)", k, strings.Join(names, " or ")))
+		}
+	}
+	return errors.Join(errs...)
+}
+
 func checkOptions(t *Table, inputs []Input, vary []string, force bool) error {
 	keys := map[string]bool{}
 	for _, in := range inputs {

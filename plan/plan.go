@@ -1035,6 +1035,10 @@ func (d *decoder) workload(n ast.Node, wp string) rawWorkload {
 		if err := fs.Set(flag.Name, v); err != nil {
 			d.errorf(f.value, op, "%v", err)
 			bad = true
+			// A failed Set may leave a value (pflag's integers keep 0):
+			// the default goes back, so that Validate below judges only
+			// the values that were given.
+			_ = flag.Value.Set(flag.DefValue)
 			continue
 		}
 		for _, o := range rw.w.Options {
@@ -1045,12 +1049,14 @@ func (d *decoder) workload(n ast.Node, wp string) rawWorkload {
 		}
 		rw.w.Options = append(rw.w.Options, Setting{Name: flag.Name, Value: flag.Value.String()})
 	}
-	if !bad {
-		if v, ok := wl.(workload.Validator); ok {
-			for _, err := range v.Validate() {
-				d.errorf(firstNode(optsN, n), wp+".options", "%v", err)
-			}
+	// The values that were set are checked even when others were not,
+	// so that the plan's every problem is reported at once.
+	if v, ok := wl.(workload.Validator); ok {
+		for _, err := range v.Validate() {
+			d.errorf(firstNode(optsN, n), wp+".options", "%v", err)
 		}
+	}
+	if !bad {
 		d.checkMetric(&rw, wl, wp)
 		c := threshold.ContextOf(wl)
 		rw.thresholds = &c

@@ -148,6 +148,7 @@ workloads:
 		"15:10: targets[4].url: target http//nowhere: url:",
 		"18:14: workloads[0].options: --warehouses 0: must be at least 1",
 		`19:11: workloads[1].name: "no_such_workload": no such workload`,
+		"21:14: workloads[2].options: --range-size 100: must be <= --table-size (10)",
 		`21:23: workloads[2].options.tables: invalid argument "x"`,
 		"22:14: workloads[2].threads: empty",
 		"23:5: workloads[3].name: required",

@@ -326,18 +326,26 @@ func sameData(w workload.Workload, rec engine.MetaRecord) error {
 		names = append(names, name)
 	}
 	slices.Sort(names)
+	flag := func(name, v string) string {
+		if f := w.Flags().Lookup(name); f != nil && f.Value.Type() == "bool" {
+			return "--" + name + "=" + v
+		}
+		return "--" + name + " " + v
+	}
 	var errs []error
 	for _, name := range names {
 		prepared, ok := rec.Options[name]
 		if !ok || prepared == asked[name] {
 			continue
 		}
-		flag := func(v string) string { return "--" + name + " " + v }
-		if f := w.Flags().Lookup(name); f != nil && f.Value.Type() == "bool" {
-			flag = func(v string) string { return "--" + name + "=" + v }
+		f := w.Flags().Lookup(name)
+		was, fix := flag(name, prepared), "pass "+flag(name, prepared)
+		if f != nil && prepared == f.DefValue && f.Value.Type() != "bool" {
+			// Its default may be no value one can pass (--days 0).
+			was, fix = was+" (its default)", "leave --"+name+" out"
 		}
 		errs = append(errs, &workload.OptionError{Flag: name, Value: asked[name],
-			Err: fmt.Sprintf("does not match the data: prepared with %s; run dbarena cleanup and prepare again, or pass %s", flag(prepared), flag(prepared))})
+			Err: fmt.Sprintf("does not match the data: prepared with %s; run dbarena cleanup and prepare again, or %s", was, fix)})
 	}
 	return errors.Join(errs...)
 }

@@ -43,6 +43,9 @@ dbarena version) is listed under the table.
 			if err != nil {
 				return err
 			}
+			if err := triesOnly(cmd, inputs); err != nil {
+				return err
+			}
 			if inputs, err = compareTries(st.Stdout, inputs, opt.Baseline, format); err != nil || len(inputs) == 0 {
 				return err
 			}

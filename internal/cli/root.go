@@ -71,7 +71,9 @@ func NewRoot(st *State) *cobra.Command {
 		Long:          "dbarena runs database benchmarks (sysbench-compatible OLTP, TPC-C-like, payments, airline booking) against PostgreSQL, MySQL/MariaDB, MongoDB and SQLite, runs whole experiments from plan files on servers it manages itself, and writes versioned result files.",
 		SilenceErrors: true,
 		SilenceUsage:  true,
+		Version:       st.Version,
 	}
+	root.SetVersionTemplate(fmt.Sprintf("dbarena %s (commit %s)\n", st.Version, st.Commit))
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{err} })
 	root.AddCommand(
 		workloadCommand(st, "run", "Run a workload and measure it", newRunCmd),
@@ -104,14 +106,25 @@ func workloadCommand(st *State, name, short string, child func(*State, workload.
 	cmd := &cobra.Command{
 		Use:   name + " WORKLOAD [flags]",
 		Short: short,
-		// Without a known workload as first argument, say which exist.
-		Args: cobra.ArbitraryArgs,
-		RunE: func(_ *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return &UsageError{fmt.Errorf("%s needs a workload: one of %s", name, workloadNames())}
-			}
-			return &UsageError{fmt.Errorf("unknown workload %q: one of %s (dbarena list shows their options)", args[0], workloadNames())}
-		},
+		// Without a known workload as first argument, say which exist:
+		// the parent parses no flags, so that a misspelt workload is
+		// reported as such and not as the first of its flags, which only
+		// the workload's own command knows.
+		Args:               cobra.ArbitraryArgs,
+		DisableFlagParsing: true,
+	}
+	cmd.RunE = func(c *cobra.Command, args []string) error {
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+			return c.Help()
+		}
+		if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+			return &UsageError{fmt.Errorf("%s needs a workload first: one of %s", name, workloadNames())}
+		}
+		msg := fmt.Sprintf("unknown workload %q: one of %s (dbarena list shows their options)", args[0], workloadNames())
+		if s := c.SuggestionsFor(args[0]); len(s) > 0 {
+			msg = fmt.Sprintf("unknown workload %q: did you mean %s? (known: %s)", args[0], strings.Join(s, " or "), workloadNames())
+		}
+		return &UsageError{errors.New(msg)}
 	}
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{err} })
 	for _, m := range workload.All() {

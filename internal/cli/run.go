@@ -84,9 +84,35 @@ func (rf *runFlags) validate(st *State) []error {
 		errs = append(errs, errors.New("--threads: give at least one value"))
 	}
 	seen := map[string]bool{}
+	timeSet := rf.timeSet != nil && rf.timeSet()
+	flagOf := func(name string) string {
+		if r := rf.renamed[name]; r != "" {
+			return r
+		}
+		return name
+	}
+	// Options the run would silently ignore.
+	if rf.cfg.Tries != nil {
+		if timeSet {
+			errs = append(errs, fmt.Errorf("--%s %s: not used with --tries: each query runs --tries times (bound a try with --query-timeout)", flagOf("time"), rf.cfg.Duration))
+		}
+		if rf.cfg.Warmup > 0 {
+			errs = append(errs, fmt.Errorf("--%s %s: not used with --tries: the first try is the cold one", flagOf("warmup"), rf.cfg.Warmup))
+		}
+	}
+	// --rate-stages without --time span the warm-up too: a warm-up as
+	// long as all of them leaves no measured time.
+	stagesOverWarmup := len(rf.cfg.Rate.Stages) > 0 && !timeSet && rf.cfg.Warmup >= rf.cfg.Rate.StagesTotal()
+	if stagesOverWarmup {
+		errs = append(errs, fmt.Errorf("--%s %s: not shorter than --rate-stages %s (%s in all), which span the warm-up and the measured time: shorten the warm-up or lengthen the stages",
+			flagOf("warmup"), rf.cfg.Warmup, runner.FormatStages(rf.cfg.Rate.Stages), rf.cfg.Rate.StagesTotal()))
+	}
 	for _, n := range rf.threads {
 		for _, e := range rf.config(n, st).Validate() {
 			var oe *workload.OptionError
+			if errors.As(e, &oe) && stagesOverWarmup && oe.Flag == "time" {
+				continue // its length comes from the stages, refused above
+			}
 			if errors.As(e, &oe) && rf.renamed[oe.Flag] != "" {
 				e = &workload.OptionError{Flag: rf.renamed[oe.Flag], Value: oe.Value, Err: oe.Err}
 			}

@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/dbarena/dbarena/compare"
 	"github.com/dbarena/dbarena/plan"
 	"github.com/dbarena/dbarena/report"
@@ -35,6 +37,23 @@ func compareTries(w io.Writer, inputs []compare.Input, baseline, format string) 
 		_, err = io.WriteString(w, "\n")
 	}
 	return rest, err
+}
+
+// triesOnly refuses compare's options that its table of tries does not
+// take (it shows each query's cold and hot seconds) when every input is a
+// run of the analytic timing model: they would be ignored.
+func triesOnly(cmd *cobra.Command, inputs []compare.Input) error {
+	tries, rest := compare.SplitTries(inputs)
+	if len(tries) == 0 || len(rest) > 0 {
+		return nil
+	}
+	var errs []error
+	for _, name := range []string{"metric", "op", "columns", "relative", "vary", "change", "force"} {
+		if f := cmd.Flags().Lookup(name); f != nil && f.Changed {
+			errs = append(errs, fmt.Errorf("--%s %s: the inputs are runs of --tries, whose table gives each query's cold and hot seconds; --%s does not apply", name, f.Value, name))
+		}
+	}
+	return usage(errs)
 }
 
 // triesSummary is a run's tries in one line of a plan's log: each

@@ -84,6 +84,13 @@ func (w *Airline) Flags() *pflag.FlagSet { return w.fs }
 func (w *Airline) DataOptions() []string { return []string{"aircraft", "schedules", "seed-data"} }
 
 // Validate reports every bad option at once.
+// Bounds of the reference data: a hundred times the study's fleet and
+// schedule.
+const (
+	MaxAircraft  = 20_000
+	MaxSchedules = 1_500_000
+)
+
 func (w *Airline) Validate() []error {
 	var errs []error
 	o := &w.opts
@@ -95,6 +102,12 @@ func (w *Airline) Validate() []error {
 	}
 	if o.schedules < 1 {
 		bad("schedules", o.schedules, "must be at least 1")
+	}
+	if o.aircraft > MaxAircraft {
+		bad("aircraft", o.aircraft, fmt.Sprintf("at most %d", MaxAircraft))
+	}
+	if o.schedules > MaxSchedules {
+		bad("schedules", o.schedules, fmt.Sprintf("at most %d", MaxSchedules))
 	}
 	if o.dayRange < 1 {
 		bad("day-range", o.dayRange, "must be at least 1")

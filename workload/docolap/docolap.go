@@ -83,6 +83,9 @@ func (w *Docolap) DataOptions() []string {
 	return []string{"events", "days", "seed-data", "normalized"}
 }
 
+// MaxEvents bounds --events: as many as --days gives at its largest.
+var MaxEvents = EventsForDays(maxDays)
+
 // Validate reports every bad option at once.
 func (w *Docolap) Validate() []error {
 	var errs []error
@@ -95,6 +98,9 @@ func (w *Docolap) Validate() []error {
 	}
 	if o.events < 1 {
 		bad("events", o.events, "must be at least 1")
+	}
+	if o.events > MaxEvents {
+		bad("events", o.events, fmt.Sprintf("at most %d (the events of --days %d)", MaxEvents, maxDays))
 	}
 	if w.fs.Changed("days") && (o.days < 1 || o.days > maxDays) {
 		bad("days", o.days, fmt.Sprintf("must be between 1 and %d", maxDays))
@@ -123,6 +129,9 @@ func (w *Docolap) queryList() ([]Query, error) {
 	}
 	var out []Query
 	for _, n := range strings.Split(w.opts.query, ",") {
+		if strings.TrimSpace(n) == "all" {
+			return nil, fmt.Errorf("all stands alone: give --query all, or a list of queries (%s) without it", QueryNames())
+		}
 		q, ok := LookupQuery(strings.TrimSpace(n))
 		if !ok {
 			return nil, fmt.Errorf("unknown query %q (known: all, %s)", strings.TrimSpace(n), QueryNames())

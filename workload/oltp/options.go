@@ -143,6 +143,9 @@ func (v *variant) unused() []string {
 	return out
 }
 
+// MaxTables bounds --tables: sbtest1 to sbtest100000.
+const MaxTables = 100_000
+
 // validate reports every bad option at once; each error is a
 // *workload.OptionError naming the flag and its value.
 func (o *options) validate(v *variant) []error {
@@ -152,6 +155,8 @@ func (o *options) validate(v *variant) []error {
 	}
 	if o.tables < 1 {
 		bad("tables", o.tables, "must be >= 1")
+	} else if o.tables > MaxTables {
+		bad("tables", o.tables, "at most %d", MaxTables)
 	}
 	if o.tableSize < 1 || o.tableSize > maxTableSize {
 		bad("table-size", o.tableSize, "must be in [1, %d]", maxTableSize)

@@ -66,6 +66,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -161,6 +162,10 @@ func (w *Payments) DataOptions() []string {
 }
 
 // Validate reports every bad option at once.
+// MaxRows bounds --accounts, --organizations and --users: their ids are
+// 32-bit integers.
+const MaxRows = math.MaxInt32
+
 func (w *Payments) Validate() []error {
 	var errs []error
 	o := &w.opts
@@ -169,6 +174,14 @@ func (w *Payments) Validate() []error {
 	}
 	if o.accounts < 2 {
 		bad("accounts", o.accounts, "must be at least 2 (a transfer needs two accounts)")
+	}
+	for _, c := range []struct {
+		flag string
+		n    int
+	}{{"accounts", o.accounts}, {"organizations", o.organizations}, {"users", o.users}} {
+		if c.n > MaxRows {
+			bad(c.flag, c.n, fmt.Sprintf("at most %d (the tables' ids are INT)", MaxRows))
+		}
 	}
 	if o.organizations < 1 {
 		bad("organizations", o.organizations, "must be at least 1")

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -68,6 +69,9 @@ type weighted struct {
 	// tx holds the commands that are a transaction's control, which the
 	// worker runs as the engine's Begin, Commit and Rollback.
 	tx map[*lang.Command]txControl
+	// ends is what each SQL command that opens or ends a transaction
+	// leaves: txBegin an open transaction, txCommit none.
+	ends map[*lang.Command]txControl
 }
 
 // txControl is what a transaction-control command does.
@@ -102,6 +106,42 @@ func transactionControls(s *lang.Script) map[*lang.Command]txControl {
 		}
 		if k := txControls[strings.Join(strings.Fields(strings.ToUpper(c.Queries[0].Text)), " ")]; k != txNone {
 			m[c] = k
+		}
+	}
+	return m
+}
+
+// transactionEnds finds what s's SQL commands leave of a transaction,
+// from each query's first words, in order: BEGIN and START TRANSACTION
+// (with any modes) open one, COMMIT, END, ROLLBACK, ABORT and PREPARE
+// TRANSACTION end it, unless AND CHAIN opens the next at once; ROLLBACK
+// TO a savepoint ends nothing.
+func transactionEnds(s *lang.Script) map[*lang.Command]txControl {
+	m := map[*lang.Command]txControl{}
+	for _, c := range s.Commands {
+		if c.Kind != lang.SQLCommand {
+			continue
+		}
+		for _, q := range c.Queries {
+			w := strings.Fields(strings.ToUpper(strings.NewReplacer(";", " ").Replace(q.Text)))
+			if len(w) == 0 {
+				continue
+			}
+			chain := len(w) >= 3 && w[len(w)-2] == "AND" && w[len(w)-1] == "CHAIN" && (len(w) < 4 || w[len(w)-3] != "NO")
+			switch {
+			case w[0] == "BEGIN" || (w[0] == "START" && len(w) > 1 && w[1] == "TRANSACTION"):
+				m[c] = txBegin
+			case (w[0] == "ROLLBACK" || w[0] == "ABORT") && !slices.Contains(w, "TO"):
+				m[c] = txCommit
+				if chain {
+					m[c] = txBegin
+				}
+			case w[0] == "COMMIT" || w[0] == "END" || (w[0] == "PREPARE" && len(w) > 1 && w[1] == "TRANSACTION"):
+				m[c] = txCommit
+				if chain {
+					m[c] = txBegin
+				}
+			}
 		}
 	}
 	return m
@@ -226,7 +266,7 @@ func (w *Script) load() ([]weighted, []error) {
 			bad(flag, value, err)
 			return
 		}
-		scripts = append(scripts, weighted{name: ops[len(scripts)].Name, script: s, weight: weight, tx: transactionControls(s)})
+		scripts = append(scripts, weighted{name: ops[len(scripts)].Name, script: s, weight: weight, tx: transactionControls(s), ends: transactionEnds(s)})
 		total += weight
 	}
 	for _, f := range w.files {
@@ -282,6 +322,8 @@ func (w *Script) load() ([]weighted, []error) {
 	}
 	if w.scale < 1 {
 		bad("scale", strconv.FormatInt(w.scale, 10), errors.New("must be at least 1"))
+	} else if w.scale > MaxScale {
+		bad("scale", strconv.FormatInt(w.scale, 10), fmt.Errorf("at most %d (pgbench's tables at that scale take about 1.5 TB)", MaxScale))
 	}
 	if len(errs) > 0 {
 		return nil, errs
@@ -289,6 +331,9 @@ func (w *Script) load() ([]weighted, []error) {
 	w.loaded = scripts
 	return scripts, nil
 }
+
+// MaxScale bounds --scale: pgbench_accounts has 100,000 rows per unit.
+const MaxScale = 100_000
 
 // supported refuses what the workload cannot run: a pipeline under
 // --protocol simple (as pgbench), a \gset or \aset in a pipeline (its

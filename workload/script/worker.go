@@ -78,6 +78,8 @@ type worker struct {
 	inPipe    bool
 	batch     engine.Batch
 	batchCmds []int
+	// inTx: the script's last transaction control opened a transaction.
+	inTx bool
 
 	// The current transaction: its script and the generator's state at
 	// its start, for Replay.
@@ -141,7 +143,7 @@ func (e *CommandError) Unwrap() error { return e.Err }
 func (k *worker) run(ctx context.Context) error {
 	s := k.scripts[k.current]
 	cmds := s.script.Commands
-	k.inPipe = false
+	k.inPipe, k.inTx = false, false
 	// A command's latency runs from the previous one's end: one clock
 	// read per command.
 	var start time.Time
@@ -173,6 +175,9 @@ func (k *worker) run(ctx context.Context) error {
 			k.steps.Done(k.current, pc, now.Sub(start))
 			start = now
 		}
+		if e, ok := s.ends[c]; ok {
+			k.inTx = e == txBegin
+		}
 		pc = next
 	}
 	if k.inPipe {
@@ -183,6 +188,16 @@ func (k *worker) run(ctx context.Context) error {
 		k.steps.Failed(k.current, last)
 		return &CommandError{Script: s.name, Command: last, Pos: cmds[last].Pos, Kind: cmds[last].Kind,
 			Err: errors.New("end of script reached with the pipeline open (an \\if skipped its \\endpipeline)")}
+	}
+	if k.inTx {
+		// As pgbench, which aborts the client: the transaction's work was
+		// never committed, so it is no transaction done.
+		k.inTx = false
+		_ = k.c.Rollback(context.WithoutCancel(ctx))
+		last := len(cmds) - 1
+		k.steps.Failed(k.current, last)
+		return &CommandError{Script: s.name, Command: last, Pos: cmds[last].Pos, Kind: cmds[last].Kind,
+			Err: errors.New("end of script reached with a transaction open (no COMMIT or END after its BEGIN): rolled back")}
 	}
 	return nil
 }

@@ -111,11 +111,17 @@ func (w *TPCC) Flags() *pflag.FlagSet { return w.fs }
 func (w *TPCC) DataOptions() []string { return []string{"warehouses", "fk", "seed-data"} }
 
 // Validate reports every bad option at once.
+// MaxWarehouses bounds --warehouses: about 100 MB a warehouse, so 10 TB.
+const MaxWarehouses = 100_000
+
 func (w *TPCC) Validate() []error {
 	var errs []error
 	o := &w.opts
 	if o.warehouses < 1 {
 		errs = append(errs, &workload.OptionError{Flag: "warehouses", Value: fmt.Sprint(o.warehouses), Err: "must be at least 1"})
+	}
+	if o.warehouses > MaxWarehouses {
+		errs = append(errs, &workload.OptionError{Flag: "warehouses", Value: fmt.Sprint(o.warehouses), Err: fmt.Sprintf("at most %d (about 10 TB of data)", MaxWarehouses)})
 	}
 	if o.mode != ModeClient && o.mode != ModeProcedure {
 		errs = append(errs, &workload.OptionError{Flag: "mode", Value: o.mode, Err: "must be client or procedure"})

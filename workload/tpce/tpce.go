@@ -128,12 +128,20 @@ func (w *TPCE) DataOptions() []string {
 
 // Validate reports every bad option at once, each naming its flag and
 // value.
+// MaxCustomers bounds --customers: 10 million customers are thousands of
+// times the studies' databases and tens of TB of data.
+const MaxCustomers = 10_000_000
+
 func (w *TPCE) Validate() []error {
 	var errs []error
 	o := &w.opts
 	if o.customers < gen.LoadUnit || o.customers%gen.LoadUnit != 0 {
 		errs = append(errs, &workload.OptionError{Flag: "customers", Value: fmt.Sprint(o.customers),
 			Err: fmt.Sprintf("must be a positive multiple of %d (whole Load Units)", gen.LoadUnit)})
+	}
+	if o.customers > MaxCustomers {
+		errs = append(errs, &workload.OptionError{Flag: "customers", Value: fmt.Sprint(o.customers),
+			Err: fmt.Sprintf("at most %d (%d Load Units, several TB of data)", MaxCustomers, MaxCustomers/gen.LoadUnit)})
 	}
 	if o.itd < 1 {
 		errs = append(errs, &workload.OptionError{Flag: "itd", Value: fmt.Sprint(o.itd), Err: "must be at least 1"})
@@ -151,6 +159,9 @@ func (w *TPCE) Validate() []error {
 	case ModeClient, ModeProcedure, ModeFrames:
 	default:
 		errs = append(errs, &workload.OptionError{Flag: "mode", Value: o.mode, Err: "must be client, procedure or frames"})
+	}
+	if o.pipeline && o.mode != ModeClient {
+		errs = append(errs, &workload.OptionError{Flag: "pipeline", Value: "true", Err: fmt.Sprintf("pipelines client mode's statements; --mode %s runs each transaction (frame) as one call", o.mode)})
 	}
 	if _, err := mee.ParseMode(o.mee); err != nil {
 		errs = append(errs, &workload.OptionError{Flag: "mee", Value: o.mee, Err: "must be worker (or per-worker), shared or shared:N with N at least 1"})

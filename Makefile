@@ -7,6 +7,8 @@
 #   make bench-tpcc   the TPC-C-like workload against go-tpc (scripts/bench-tpcc)
 #   make bench-mongo  dbarena's client CPU on MongoDB against mongod's, PostgreSQL's and go-ycsb's (scripts/bench-mongo)
 #   make bench-docolap  docolap's load against psql \copy and insertMany from a file (scripts/bench-docolap)
+#   make bench-ab     two dbarena builds on one command, interleaved paired rounds
+#                     (A=BIN B=BIN ARGS="run …"; internal/tools/benchab)
 #   make clean        remove build output
 #
 # make test starts the servers, exports their DBARENA_TEST_* variables and
@@ -35,7 +37,7 @@ SLOW_TESTS := ./workload/tpce/ ./internal/cli/ ./workload/tpce/internal/gen/ ./w
 	./workload/tpcc/internal/consistency/ ./internal/faults/ ./workload/oltp/
 KEEP_SERVERS ?=
 
-.PHONY: build test bench-peers bench-tpcc bench-mongo bench-docolap soak clean
+.PHONY: build test bench-peers bench-tpcc bench-mongo bench-docolap bench-ab soak clean
 
 build:
 	CGO_ENABLED=0 $(GO) build -o bin/dbarena ./cmd/dbarena
@@ -66,6 +68,10 @@ bench-peers:
 
 bench-tpcc:
 	scripts/bench-tpcc $(ARGS)
+
+ROUNDS ?= 7
+bench-ab:
+	$(GO) run ./internal/tools/benchab -a "$(A)" -b "$(B)" -rounds $(ROUNDS) -- $(ARGS)
 
 bench-mongo:
 	scripts/bench-mongo $(ARGS)

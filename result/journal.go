@@ -390,8 +390,9 @@ func validInterval(iv *Interval, nops int) string {
 }
 
 // RebuildRun rebuilds a run that was stopped before it ended from what
-// its intervals hold: counts added, histograms merged, rates over the
-// measured intervals' lengths. What only the run's end computes is absent:
+// its intervals hold: counts added (statements by kind too, from
+// intervals that keep them), histograms merged, rates over the measured
+// intervals' lengths. What only the run's end computes is absent:
 // client CPU, database counters, the workload's own figures (Metrics) and
 // the server summary (the caller derives it from the intervals' server
 // metrics). Its status is killed.

@@ -446,7 +446,14 @@ func build(inputs []Input, m metricSpec, beside []metricSpec, opt Options) (*Tab
 		for _, in := range ins {
 			for i := range in.File.Runs {
 				r := &in.File.Runs[i]
-				if r.Status != "" && r.Status != result.StatusComplete {
+				switch r.Status {
+				case "", result.StatusComplete:
+				case result.StatusKilled:
+					// Rebuilt by dbarena recover from the intervals it
+					// logged: all there is of it, its figures sound
+					// over the time it ran.
+					t.Notes = append(t.Notes, fmt.Sprintf("%s: the run with %d threads was killed: its figures are those of the %g s it logged", in.Path, r.Threads, r.DurationS))
+				default:
 					t.Notes = append(t.Notes, fmt.Sprintf("%s: the run with %d threads is %s; left out", in.Path, r.Threads, r.Status))
 					continue
 				}

@@ -368,6 +368,25 @@ func TestSkipsIncompleteRuns(t *testing.T) {
 	}
 }
 
+// A run rebuilt by dbarena recover (status killed) is all there is of
+// it: it is compared like any other, with a note saying what it is.
+func TestComparesKilledRuns(t *testing.T) {
+	a := file("A", map[int]float64{1: 100, 8: 200})
+	a.Runs[1].Status = result.StatusKilled
+	tb := build(t, compare.Options{}, in("A", a), in("B", file("B", map[int]float64{1: 110, 8: 210})))
+	if tb.Rows[1].Cells[0].N() != 1 || !tb.Rows[1].Changes[1].Present {
+		t.Errorf("the killed run was left out: %+v", tb.Rows[1])
+	}
+	if len(tb.Notes) != 1 || !strings.Contains(tb.Notes[0], "A.json: the run with 8 threads was killed") {
+		t.Errorf("notes %q", tb.Notes)
+	}
+	// A file of killed runs only compares too.
+	tb = build(t, compare.Options{}, in("A", a))
+	if len(tb.Rows) != 2 || tb.Rows[1].Cells[0].N() != 1 {
+		t.Errorf("rows %+v", tb.Rows)
+	}
+}
+
 // A complete run's warnings (result.Run.Warnings) reach the reader as
 // notes of the table it is in.
 func TestRunWarningsAreNotes(t *testing.T) {

@@ -217,10 +217,39 @@ func (r *execution) run(ctx context.Context) error {
 		c := r.cells[rs.Cell]
 		prefix := fmt.Sprintf("[%d/%d] round %d/%d %s", n+1, len(todo), rs.Rep, r.p.Repetitions, c.ID)
 		tell(fmt.Sprintf("round %d/%d %s", rs.Rep, r.p.Repetitions, c.ID), c)
+		// failed records that the run failed without running.
+		failed := func(msg string) error {
+			now := r.o.Now().UTC()
+			rs.Status, rs.Error = RunFailed, msg
+			rs.StartedAt, rs.FinishedAt = &now, &now
+			r.logf("%s: failed: %s", prefix, firstLine(rs.Error))
+			if err := r.save(); err != nil {
+				return err
+			}
+			prog.Ended, prog.Failed, prog.Left = prog.Ended+1, prog.Failed+1, prog.Left-c.runTime()
+			tell("", c)
+			return nil
+		}
+		// The run's result file is the plan's while it runs: another
+		// dbarena writing it (run --out, recover) holds its lock.
+		lock, err := result.LockOutput(filepath.Join(r.o.Dir, rs.File))
+		if err != nil {
+			if err := failed(err.Error()); err != nil {
+				return err
+			}
+			if last[c.Key] == i && r.prepared[c.Key] {
+				r.release(ctx, c.Key)
+				if err := r.save(); err != nil {
+					return err
+				}
+			}
+			continue
+		}
 		if !r.prepared[c.Key] && r.broken[c.Key] == nil {
 			r.logf("%s: preparing %s", prefix, c.Key)
 			if err := r.ex.Prepare(ctx, c); err != nil {
 				if ctx.Err() != nil {
+					lock.Release()
 					r.prepared[c.Key] = true // let Release clean up what was started
 					return r.interrupted(ctx)
 				}
@@ -231,18 +260,15 @@ func (r *execution) run(ctx context.Context) error {
 			}
 		}
 		if err := r.broken[c.Key]; err != nil {
-			now := r.o.Now().UTC()
-			rs.Status, rs.Error = RunFailed, "prepare "+c.Key.String()+": "+r.scrub(c, err.Error())
-			rs.StartedAt, rs.FinishedAt = &now, &now
-			r.logf("%s: failed: %s", prefix, firstLine(rs.Error))
-			if err := r.save(); err != nil {
+			lock.Release()
+			if err := failed("prepare " + c.Key.String() + ": " + r.scrub(c, err.Error())); err != nil {
 				return err
 			}
-			prog.Ended, prog.Failed, prog.Left = prog.Ended+1, prog.Failed+1, prog.Left-c.runTime()
-			tell("", c)
 			continue
 		}
-		if stop, err := r.runOne(ctx, c, rs, prefix); stop {
+		stop, err := r.runOne(ctx, c, rs, prefix)
+		lock.Release()
+		if stop {
 			return err
 		}
 		prog.Ended, prog.Left = prog.Ended+1, prog.Left-c.runTime()

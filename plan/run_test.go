@@ -844,3 +844,50 @@ workloads:
 		}
 	}
 }
+
+// A result file of the plan that another dbarena process is writing (a
+// `dbarena run --out` into the results directory) is left to it: that run
+// fails, naming the process, without running, and the plan goes on.
+func TestResultFileInUse(t *testing.T) {
+	tmp := t.TempDir()
+	p := writePlan(t, tmp, experiment)
+	dir := filepath.Join(tmp, "exp-results")
+	first := p.Order()[0]
+	id := fmt.Sprintf("%s r%d", p.Cells[first.Cell].ID, first.Rep)
+	// A first pass in which that run failed.
+	if _, err := plan.Run(context.Background(), p, &fake{fail: map[string]string{id: "error"}}, plan.RunOptions{Now: clock()}); !errors.Is(err, plan.ErrRunsFailed) {
+		t.Fatalf("first pass: want ErrRunsFailed, got %v", err)
+	}
+	var busy plan.RunState
+	for _, r := range readState(t, dir).Runs {
+		if r.Status == plan.RunFailed {
+			busy = r
+		}
+	}
+	path := filepath.Join(dir, busy.File)
+	lock, err := result.LockOutput(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Release()
+	if err := os.WriteFile(path, []byte("the other process's\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ex := &fake{}
+	_, err = plan.Run(context.Background(), p, ex, plan.RunOptions{Now: clock()})
+	if !errors.Is(err, plan.ErrRunsFailed) {
+		t.Fatalf("want ErrRunsFailed, got %v", err)
+	}
+	if len(ex.calls) != 0 {
+		t.Errorf("calls %q: want none", ex.calls)
+	}
+	for _, r := range readState(t, dir).Runs {
+		failed := r.File == busy.File
+		if failed != (r.Status == plan.RunFailed) || (failed && !strings.Contains(r.Error, fmt.Sprintf("in use by dbarena process %d", os.Getpid()))) {
+			t.Errorf("run %s: %s %q", r.File, r.Status, r.Error)
+		}
+	}
+	if got := readFile(t, path); got != "the other process's\n" {
+		t.Errorf("the plan wrote %s: %q", busy.File, got)
+	}
+}

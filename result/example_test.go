@@ -23,6 +23,7 @@ func shard(latencies ...int64) *result.File {
 		Workload:      result.Workload{Name: "oltp_point_select", Options: map[string]string{"tables": "1"}},
 		Runs:          []result.Run{run},
 		Status:        result.StatusComplete,
+		Identity:      result.NewIdentity(), // each shard's own
 	}
 }
 

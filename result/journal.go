@@ -7,7 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -145,27 +148,125 @@ func (j *Journal) Remove() error {
 // header: there is nothing to rebuild.
 var ErrNoJournal = errors.New("no interval log to recover from")
 
+// ErrBadJournal is returned by ReadJournal for a journal that is not the
+// log of one run: two different headers.
+var ErrBadJournal = errors.New("not the interval log of one run")
+
+// SkippedLine is a line of a journal that ReadJournal left out, counted
+// from 1, and why.
+type SkippedLine struct {
+	Line   int
+	Reason string
+}
+
+// Skipped is what ReadJournal left out of a journal: the lines it could
+// not read (not JSON, not a line of a journal, an interval whose counts or
+// histograms do not hold together, a line of a run that did not start),
+// and the lines that repeat one read before (Duplicates, by line number):
+// of a run's start, of each of its intervals (by t_s) and of its end, the
+// first is kept.
+type Skipped struct {
+	Bad        []SkippedLine
+	Duplicates []int
+}
+
+// Lines is how many lines were left out.
+func (s Skipped) Lines() int { return len(s.Bad) + len(s.Duplicates) }
+
+// maxListed is how many skipped lines a note lists.
+const maxListed = 10
+
+// Notes says what was left out, in lines for a reader: none when nothing
+// was.
+func (s Skipped) Notes() []string {
+	var notes []string
+	if n := len(s.Bad); n > 0 {
+		notes = append(notes, fmt.Sprintf("skipped %s:", plural(n, "unreadable line")))
+		for k, b := range s.Bad {
+			if k == maxListed {
+				notes = append(notes, fmt.Sprintf("  … and %d more", n-maxListed))
+				break
+			}
+			notes = append(notes, fmt.Sprintf("  line %d: %s", b.Line, b.Reason))
+		}
+	}
+	if n := len(s.Duplicates); n > 0 {
+		notes = append(notes, fmt.Sprintf("skipped %s, keeping the first of each: %s", plural(n, "repeated line"), lineList(s.Duplicates)))
+	}
+	return notes
+}
+
+// summary is Notes in one line, for the rebuilt file's error.
+func (s Skipped) summary() string {
+	var parts []string
+	if n := len(s.Bad); n > 0 {
+		lines := make([]int, n)
+		for k, b := range s.Bad {
+			lines[k] = b.Line
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s)", plural(n, "unreadable line"), lineList(lines)))
+	}
+	if n := len(s.Duplicates); n > 0 {
+		parts = append(parts, fmt.Sprintf("%s (%s)", plural(n, "repeated line"), lineList(s.Duplicates)))
+	}
+	return strings.Join(parts, " and ")
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// lineList lists line numbers: "lines 4, 5, 9", at most maxListed.
+func lineList(ns []int) string {
+	s := make([]string, 0, maxListed)
+	for k, n := range ns {
+		if k == maxListed {
+			s = append(s, fmt.Sprintf("… and %d more", len(ns)-maxListed))
+			break
+		}
+		s = append(s, strconv.Itoa(n))
+	}
+	if len(ns) == 1 {
+		return "line " + s[0]
+	}
+	return "lines " + strings.Join(s, ", ")
+}
+
 // ReadJournal rebuilds a result file from the journal at path, with status
 // killed: every run that ended as it ended, and the run that was going on
-// rebuilt from its intervals (see RebuildRun). A torn last line is ignored.
-func ReadJournal(path string) (*File, error) {
+// rebuilt from its intervals (see RebuildRun). A torn last line is ignored;
+// other lines that cannot be read, and repeated ones, are left out and
+// reported in Skipped (and in the file's error). A journal without a
+// header is ErrNoJournal, one whose header has a schema version this build
+// cannot read ErrSchema, one with two different headers ErrBadJournal.
+func ReadJournal(path string) (*File, Skipped, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("%w: %s does not exist", ErrNoJournal, path)
+			return nil, Skipped{}, fmt.Errorf("%w: %s does not exist", ErrNoJournal, path)
 		}
-		return nil, err
+		return nil, Skipped{}, err
 	}
 	return DecodeJournal(b, path)
 }
 
 // DecodeJournal is ReadJournal of a journal's bytes; name is used in
 // messages.
-func DecodeJournal(b []byte, name string) (*File, error) {
+func DecodeJournal(b []byte, name string) (*File, Skipped, error) {
+	type ivKey struct {
+		run int
+		ms  int64
+	}
 	var (
 		file    *File
+		header  []byte
+		sk      Skipped
 		started = map[int]*RunStart{}
 		ivs     = map[int][]Interval{}
+		seen    = map[ivKey]bool{}
 		ended   = map[int]*Run{}
 		order   []int
 	)
@@ -177,43 +278,75 @@ func DecodeJournal(b []byte, name string) (*File, error) {
 			// process stopped: it is not part of the journal.
 			break
 		}
+		bad := func(format string, args ...any) {
+			sk.Bad = append(sk.Bad, SkippedLine{Line: n, Reason: fmt.Sprintf(format, args...)})
+		}
 		var l journalLine
 		if jerr := json.Unmarshal(line, &l); jerr != nil {
-			return nil, fmt.Errorf("%s: line %d: %v", name, n, jerr)
+			bad("%v", jerr)
+			continue
 		}
 		switch {
 		case l.Header != nil:
-			if file != nil {
-				return nil, fmt.Errorf("%s: line %d: a second header", name, n)
+			if file == nil {
+				if err := checkVersion(l.Header.SchemaVersion); err != nil {
+					return nil, sk, fmt.Errorf("%s: line %d: %w", name, n, err)
+				}
+				file, header = l.Header, line
+				continue
 			}
-			file = l.Header
+			if !bytes.Equal(line, header) {
+				return nil, sk, fmt.Errorf("%w: %s: line %d: a second header, unlike the first: the log of another run was added to it", ErrBadJournal, name, n)
+			}
+			sk.Duplicates = append(sk.Duplicates, n)
 		case file == nil:
-			return nil, fmt.Errorf("%w: %s: line %d comes before the header", ErrNoJournal, name, n)
+			bad("comes before the header")
 		case l.Start != nil:
 			if _, dup := started[l.Run]; dup {
-				return nil, fmt.Errorf("%s: line %d: run %d started twice", name, n, l.Run)
+				sk.Duplicates = append(sk.Duplicates, n)
+				continue
 			}
 			started[l.Run] = l.Start
 			order = append(order, l.Run)
 		case l.Interval != nil:
-			if started[l.Run] == nil {
-				return nil, fmt.Errorf("%s: line %d: an interval of run %d, which did not start", name, n, l.Run)
+			s := started[l.Run]
+			if s == nil {
+				bad("an interval of run %d, which did not start", l.Run)
+				continue
 			}
+			if msg := validInterval(l.Interval, len(s.Ops)); msg != "" {
+				bad("an interval of run %d: %s", l.Run, msg)
+				continue
+			}
+			k := ivKey{l.Run, int64(math.Round(l.Interval.TS * 1000))}
+			if seen[k] {
+				sk.Duplicates = append(sk.Duplicates, n)
+				continue
+			}
+			seen[k] = true
 			ivs[l.Run] = append(ivs[l.Run], *l.Interval)
 		case l.End != nil:
 			if started[l.Run] == nil {
-				return nil, fmt.Errorf("%s: line %d: the end of run %d, which did not start", name, n, l.Run)
+				bad("the end of run %d, which did not start", l.Run)
+				continue
+			}
+			if ended[l.Run] != nil {
+				sk.Duplicates = append(sk.Duplicates, n)
+				continue
 			}
 			ended[l.Run] = l.End
 		default:
-			return nil, fmt.Errorf("%s: line %d: not a line of an interval log", name, n)
+			bad("not a line of an interval log")
 		}
 	}
 	if file == nil {
-		return nil, fmt.Errorf("%w: %s has no header", ErrNoJournal, name)
+		return nil, sk, fmt.Errorf("%w: %s has no header", ErrNoJournal, name)
 	}
 	file.Status = StatusKilled
 	file.Error = "dbarena stopped before it wrote this file; rebuilt from its interval log"
+	if sk.Lines() > 0 {
+		file.Error += ", without its " + sk.summary()
+	}
 	for _, i := range order {
 		if r := ended[i]; r != nil {
 			file.Runs = append(file.Runs, *r)
@@ -221,7 +354,7 @@ func DecodeJournal(b []byte, name string) (*File, error) {
 		}
 		r, err := RebuildRun(started[i], ivs[i])
 		if err != nil {
-			return nil, fmt.Errorf("%s: run %d: %w", name, i, err)
+			return nil, sk, fmt.Errorf("%s: run %d: %w", name, i, err)
 		}
 		file.Runs = append(file.Runs, *r)
 	}
@@ -233,12 +366,33 @@ func DecodeJournal(b []byte, name string) (*File, error) {
 		}
 		file.FinishedAt = end.UTC()
 	}
-	return file, nil
+	return file, sk, nil
+}
+
+// validInterval says what is wrong with an interval of a run of nops ops,
+// or "": its ops' counts must add up to its own and each histogram must
+// hold its op's count.
+func validInterval(iv *Interval, nops int) string {
+	if msg := checkInterval(iv, nops); msg != "" {
+		return msg
+	}
+	for _, op := range iv.Ops {
+		for _, h := range []struct{ field, s string }{{"hdr", op.HDR}, {"service_hdr", op.ServiceHDR}, {"lag_hdr", op.LagHDR}} {
+			if h.field != "hdr" && op.ServiceHDR == "" && op.LagHDR == "" {
+				continue
+			}
+			if err := mergeHDR(histogram.New(), h.s, op.Count); err != nil {
+				return fmt.Sprintf("op %d: %s: %v", op.Op, h.field, err)
+			}
+		}
+	}
+	return ""
 }
 
 // RebuildRun rebuilds a run that was stopped before it ended from what
-// its intervals hold: counts added, histograms merged, rates over the
-// measured intervals' lengths. What only the run's end computes is absent:
+// its intervals hold: counts added (statements by kind too, from
+// intervals that keep them), histograms merged, rates over the measured
+// intervals' lengths. What only the run's end computes is absent:
 // client CPU, database counters, the workload's own figures (Metrics) and
 // the server summary (the caller derives it from the intervals' server
 // metrics). Its status is killed.
@@ -272,6 +426,9 @@ func RebuildRun(s *RunStart, ivs []Interval) (*Run, error) {
 		secs += iv.LengthS
 		r.Transactions += iv.Transactions
 		r.Queries += iv.Queries
+		r.Reads += iv.Reads
+		r.Writes += iv.Writes
+		r.Other += iv.Other
 		r.Errors += iv.Errors
 		r.Retries += iv.Retries
 		r.Reconnects += iv.Reconnects

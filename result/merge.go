@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -49,6 +50,76 @@ func (e *MergeError) Error() string {
 // Unwrap returns ErrNotMergeable.
 func (e *MergeError) Unwrap() error { return ErrNotMergeable }
 
+// DuplicateError says that two of the files given to Merge hold the same
+// shard (one file given twice, or a shard of a merged file given again):
+// merged, its transactions would count twice.
+type DuplicateError struct {
+	// Files are the two files' indices among Merge's arguments (the same
+	// index twice for a merged file that holds a shard twice).
+	Files [2]int
+	// Names name them in the message (callers that know their paths set
+	// them); empty means "file N", counted from 1.
+	Names [2]string
+	// Shard describes the shard: its identity, or for files written
+	// before identities, its start, seed and host.
+	Shard string
+}
+
+func (e *DuplicateError) Error() string {
+	name := func(i int) string {
+		if e.Names[i] != "" {
+			return e.Names[i]
+		}
+		return fmt.Sprintf("file %d", e.Files[i]+1)
+	}
+	if e.Files[0] == e.Files[1] {
+		return fmt.Sprintf("%s holds the same shard twice (%s)", name(0), e.Shard)
+	}
+	return fmt.Sprintf("%s and %s are the same shard (%s): merged, its transactions would count twice", name(0), name(1), e.Shard)
+}
+
+// Unwrap returns ErrNotMergeable.
+func (e *DuplicateError) Unwrap() error { return ErrNotMergeable }
+
+// checkDistinct refuses files that hold a shard twice (*DuplicateError).
+// Shards are told apart by their Identity; those without one (files
+// written before identities) by the start, seed, host, end and status of
+// their process, and two such files given whole by their runs too.
+func checkDistinct(files []*File) error {
+	type shardOf struct {
+		file  int
+		whole bool // the file itself, not a shard listed in a merged file
+		desc  string
+	}
+	seen := map[string]shardOf{}
+	for i, f := range files {
+		shards := f.Shards
+		if len(shards) == 0 {
+			shards = []Shard{{Client: f.Client, Seed: f.Seed, StartedAt: f.StartedAt, FinishedAt: f.FinishedAt, Status: f.Status, Identity: f.Identity}}
+		}
+		for _, s := range shards {
+			cur := shardOf{file: i, whole: len(f.Shards) == 0}
+			var key string
+			if id := s.Identity; id != nil {
+				key = fmt.Sprintf("id|%s|%s|%d|%d|%d", id.RunID, id.Host, id.PID, id.Index, id.Count)
+				cur.desc = id.String()
+			} else {
+				key = fmt.Sprintf("old|%s|%d|%s|%s|%s", s.StartedAt.UTC().Format(time.RFC3339Nano), s.Seed, s.Client.Hostname, s.FinishedAt.UTC().Format(time.RFC3339Nano), s.Status)
+				cur.desc = fmt.Sprintf("started at %s with seed %d on host %q, no identity", s.StartedAt.Format(time.RFC3339Nano), s.Seed, s.Client.Hostname)
+			}
+			prev, dup := seen[key]
+			if dup && s.Identity == nil && prev.whole && cur.whole && !reflect.DeepEqual(files[prev.file].Runs, f.Runs) {
+				dup = false // two hand-made files alike in their headers only
+			}
+			if dup {
+				return &DuplicateError{Files: [2]int{prev.file, i}, Shard: cur.desc}
+			}
+			seen[key] = cur
+		}
+	}
+	return nil
+}
+
 // Merge combines shards of one run: files written by dbarena processes
 // that ran the same workload with the same options against the same
 // target, started together (within MaxStartSkew), with the same thread
@@ -73,11 +144,13 @@ func (e *MergeError) Unwrap() error { return ErrNotMergeable }
 //     shard after the other (shards must have run the same number of
 //     tries of the same queries);
 //   - the header (tool, client, seed) is the first file's, and Shards lists
-//     every file's.
+//     every file's, with its Identity; the merged file has none of its
+//     own.
 //
 // Files of schema version 1 are refused: their intervals have no
-// histograms. A refusal is a *MergeError naming the file and the field.
-// The files are not modified.
+// histograms. A refusal is a *MergeError naming the file and the field,
+// or a *DuplicateError for a shard given twice. The files are not
+// modified.
 func Merge(files ...*File) (*File, error) {
 	if len(files) == 0 {
 		return nil, fmt.Errorf("%w: no files", ErrNotMergeable)
@@ -86,6 +159,9 @@ func Merge(files ...*File) (*File, error) {
 		if f.SchemaVersion < 2 {
 			return nil, &MergeError{File: i, Field: "schema_version", Reason: fmt.Sprintf("version %d has no histograms per interval, so it cannot be merged exactly (files of version 2 and later can)", f.SchemaVersion)}
 		}
+	}
+	if err := checkDistinct(files); err != nil {
+		return nil, err
 	}
 	base := files[0]
 	for i, f := range files[1:] {
@@ -123,7 +199,7 @@ func Merge(files ...*File) (*File, error) {
 		if len(f.Shards) > 0 {
 			m.Shards = append(m.Shards, f.Shards...)
 		} else {
-			m.Shards = append(m.Shards, Shard{Tool: f.Tool, Client: f.Client, Seed: f.Seed, StartedAt: f.StartedAt, FinishedAt: f.FinishedAt, Status: f.Status})
+			m.Shards = append(m.Shards, Shard{Tool: f.Tool, Client: f.Client, Seed: f.Seed, StartedAt: f.StartedAt, FinishedAt: f.FinishedAt, Status: f.Status, Identity: f.Identity})
 		}
 	}
 	m.Status, m.Error = worst(statuses), joinErrors(errs)
@@ -432,6 +508,9 @@ func mergeIntervals(runs []*Run, weights []float64, nops int, field func(int, st
 			lengthS += weights[p.file] * iv.LengthS
 			m.Transactions += iv.Transactions
 			m.Queries += iv.Queries
+			m.Reads += iv.Reads
+			m.Writes += iv.Writes
+			m.Other += iv.Other
 			m.Errors += iv.Errors
 			m.Retries += iv.Retries
 			m.Reconnects += iv.Reconnects

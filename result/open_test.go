@@ -99,7 +99,7 @@ func TestMergeOpen(t *testing.T) {
 	}
 	// Merging the merged file with itself doubles the counts and keeps
 	// the percentiles.
-	mm, err := Merge(m, m)
+	mm, err := Merge(m, twin(t, m))
 	if err != nil {
 		t.Fatal(err)
 	}

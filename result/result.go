@@ -48,6 +48,11 @@ type File struct {
 	Runs          []Run     `json:"runs"`
 	Status        string    `json:"status"`
 	Error         string    `json:"error,omitempty"`
+	// Identity names the process that wrote the file (a run, and the
+	// file recover rebuilds from its journal); absent in a merged file,
+	// whose Shards carry their own, and in files written before it
+	// existed.
+	Identity *Identity `json:"identity,omitempty"`
 	// Shards lists the files a merged file was made from (Merge), in the
 	// order given; absent in a file written by a run.
 	Shards []Shard `json:"shards,omitempty"`
@@ -62,6 +67,9 @@ type Shard struct {
 	StartedAt  time.Time `json:"started_at"`
 	FinishedAt time.Time `json:"finished_at"`
 	Status     string    `json:"status"`
+	// Identity is the shard's File.Identity, absent for a file that had
+	// none.
+	Identity *Identity `json:"identity,omitempty"`
 }
 
 // Tool identifies the dbarena build.
@@ -325,17 +333,23 @@ type Interval struct {
 	TS float64 `json:"t_s"`
 	// LengthS is the interval's real length in seconds, which its rates
 	// divide by (absent in version 1).
-	LengthS      float64         `json:"length_s,omitempty"`
-	Warmup       bool            `json:"warmup,omitempty"`
-	Transactions int64           `json:"transactions"`
-	Queries      int64           `json:"queries"`
-	TPS          float64         `json:"tps"`
-	QPS          float64         `json:"qps"`
-	Errors       int64           `json:"errors"`
-	Retries      int64           `json:"retries"`
-	Reconnects   int64           `json:"reconnects"`
-	Rollbacks    int64           `json:"rollbacks,omitempty"`
-	LatencyMS    IntervalLatency `json:"latency_ms"`
+	LengthS      float64 `json:"length_s,omitempty"`
+	Warmup       bool    `json:"warmup,omitempty"`
+	Transactions int64   `json:"transactions"`
+	Queries      int64   `json:"queries"`
+	// Reads, Writes and Other are the interval's Queries by kind (as the
+	// run's), so that a run rebuilt from its intervals has them; absent
+	// in files written before they were kept.
+	Reads      int64           `json:"reads,omitempty"`
+	Writes     int64           `json:"writes,omitempty"`
+	Other      int64           `json:"other,omitempty"`
+	TPS        float64         `json:"tps"`
+	QPS        float64         `json:"qps"`
+	Errors     int64           `json:"errors"`
+	Retries    int64           `json:"retries"`
+	Reconnects int64           `json:"reconnects"`
+	Rollbacks  int64           `json:"rollbacks,omitempty"`
+	LatencyMS  IntervalLatency `json:"latency_ms"`
 	// Metrics are the workload's own figures for the interval, by name.
 	Metrics map[string]float64 `json:"metrics,omitempty"`
 	// Server holds the server's metrics over the interval (package
@@ -453,8 +467,16 @@ func Decode(b []byte) (*File, error) {
 	if err := json.Unmarshal(b, &f); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrSchema, err)
 	}
-	if f.SchemaVersion < 1 || f.SchemaVersion > SchemaVersion {
-		return nil, fmt.Errorf("%w: schema_version %d (this build reads 1..%d)", ErrSchema, f.SchemaVersion, SchemaVersion)
+	if err := checkVersion(f.SchemaVersion); err != nil {
+		return nil, err
 	}
 	return &f, nil
+}
+
+// checkVersion refuses a schema version this build cannot read.
+func checkVersion(v int) error {
+	if v < 1 || v > SchemaVersion {
+		return fmt.Errorf("%w: schema_version %d (this build reads 1..%d)", ErrSchema, v, SchemaVersion)
+	}
+	return nil
 }

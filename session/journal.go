@@ -96,16 +96,17 @@ func (jl *journal) discard() { _ = jl.j.Remove() }
 // Recover rebuilds the result file whose interval log is
 // result.JournalPath(out): the runs that ended as they ended, the run
 // that was going on from its intervals, with its server summary derived
-// as a run's end derives it. The file's status is killed.
-func Recover(out string) (*result.File, error) {
-	f, err := result.ReadJournal(result.JournalPath(out))
+// as a run's end derives it. The file's status is killed. Skipped is what
+// of the log could not be used (result.ReadJournal).
+func Recover(out string) (*result.File, result.Skipped, error) {
+	f, skipped, err := result.ReadJournal(result.JournalPath(out))
 	if err != nil {
 		if errors.Is(err, result.ErrNoJournal) {
 			if _, serr := os.Stat(out); serr == nil {
-				return nil, fmt.Errorf("%w: %s has no interval log beside it (%s): its run ended and wrote it", err, out, result.JournalPath(out))
+				return nil, skipped, fmt.Errorf("%w: %s has no interval log beside it (%s): its run ended and wrote it", err, out, result.JournalPath(out))
 			}
 		}
-		return nil, err
+		return nil, skipped, err
 	}
 	for k := range f.Runs {
 		r := &f.Runs[k]
@@ -114,5 +115,5 @@ func Recover(out string) (*result.File, error) {
 		}
 		runner.ServerSummary(r)
 	}
-	return f, nil
+	return f, skipped, nil
 }

@@ -159,7 +159,8 @@ type Hooks struct {
 	// killed during a sweep keeps its finished runs). While it runs, it
 	// appends every interval to the interval log result.JournalPath(Out)
 	// beside the file, from which Recover rebuilds the file of a killed
-	// process; the log is removed once the file is written.
+	// process; the log is removed once the file is written. The caller
+	// holds result.LockOutput(Out) while Measure runs.
 	Out string
 	// Wrote is called when Measure has written Out at the end.
 	Wrote func(path string, file *result.File)
@@ -374,6 +375,7 @@ func (s *Session) describe(ctx context.Context, w workload.Workload, cfg runner.
 		Client:    client,
 		Seed:      cfg.Seed,
 		StartedAt: s.opt.Now().UTC(),
+		Identity:  result.NewIdentity(),
 	}, nil
 }
 

@@ -94,8 +94,17 @@ func TestSIGKILLMidSweepThenRecover(t *testing.T) {
 	if killed.Transactions == 0 || killed.Transactions != txn || killed.Ops[0].Count != txn {
 		t.Errorf("recovered: the killed run has %d transactions (op %d), its intervals %d", killed.Transactions, killed.Ops[0].Count, txn)
 	}
-	if _, err := os.Stat(result.JournalPath(out)); !os.IsNotExist(err) {
-		t.Errorf("the interval log is still there after recover: %v", err)
+	if killed.Reads != killed.Queries || killed.Reads == 0 {
+		t.Errorf("recovered: the killed run has %d reads of %d queries (oltp_point_select only reads)", killed.Reads, killed.Queries)
+	}
+	for _, p := range []string{result.JournalPath(out), result.LockPath(out)} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("%s is still there after recover: %v", p, err)
+		}
+	}
+	// The recovered file compares like any other, its killed run marked.
+	if text, code := dbarena("compare", out); code != 0 || !strings.Contains(text, "threads was killed") {
+		t.Errorf("compare of the recovered file: exit %d\n%s", code, text)
 	}
 	// Nothing is left to recover: a usage error, the file untouched.
 	text, code = dbarena("recover", out)

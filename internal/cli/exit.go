@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/lockfile"
 	"github.com/dbarena/dbarena/plan"
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/runner"
@@ -82,7 +83,7 @@ var exitClasses = []exitClass{
 		return errors.As(err, &ue) || errors.As(err, &oe)
 	}},
 	{"bad target or input", ExitUsage, isAny(engine.ErrBadTarget, engine.ErrUnknownScheme, workload.ErrUnsupported, engine.ErrNotSQL,
-		result.ErrSchema, result.ErrNotMergeable)},
+		result.ErrSchema, result.ErrNotMergeable, result.ErrNoJournal, result.ErrBadJournal, lockfile.ErrHeld)},
 	{"bad managed server", ExitUsage, isAny(server.ErrBadSpec, server.ErrUnknownKind, server.ErrKnob, server.ErrNotFound,
 		server.ErrExists, server.ErrPortInUse)},
 	{"target unreachable", ExitTarget, isAny(engine.ErrConnect, engine.ErrAuth, server.ErrNotInstalled, server.ErrStart)},

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/lockfile"
 	"github.com/dbarena/dbarena/plan"
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/runner"
@@ -43,6 +44,10 @@ var exitCases = []struct {
 	{"bad target or input", engine.ErrNotSQL, ExitUsage},
 	{"bad target or input", fmt.Errorf("%w: schema_version 9", result.ErrSchema), ExitUsage},
 	{"bad target or input", fmt.Errorf("%w: workloads differ", result.ErrNotMergeable), ExitUsage},
+	{"bad target or input", &result.DuplicateError{Files: [2]int{0, 1}, Shard: "run id 1"}, ExitUsage},
+	{"bad target or input", fmt.Errorf("%w: r.json.journal has no header", result.ErrNoJournal), ExitUsage},
+	{"bad target or input", fmt.Errorf("%w: line 9: a second header", result.ErrBadJournal), ExitUsage},
+	{"bad target or input", fmt.Errorf("--out r.json: %w", &lockfile.HeldError{Path: "r.json.lock", PID: 12}), ExitUsage},
 	{"bad managed server", fmt.Errorf("%w: port", server.ErrBadSpec), ExitUsage},
 	{"bad managed server", server.ErrUnknownKind, ExitUsage},
 	{"bad managed server", server.ErrKnob, ExitUsage},

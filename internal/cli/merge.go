@@ -58,6 +58,10 @@ intervals have no histograms.`,
 				if errors.As(err, &me) {
 					me.Name = args[me.File]
 				}
+				var de *result.DuplicateError
+				if errors.As(err, &de) {
+					de.Names = [2]string{args[de.Files[0]], args[de.Files[1]]}
+				}
 				return &UsageError{err}
 			}
 			// Thresholds are judged again on the merged figures.

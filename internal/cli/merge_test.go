@@ -30,17 +30,31 @@ func TestMergeRunWithItself(t *testing.T) {
 		t.Fatalf("run: exit %d: %s", o.code, o.stderr)
 	}
 	m := filepath.Join(dir, "m.json")
+	// The file given twice is one shard counted twice: refused, both
+	// arguments named.
 	o := dbarena(t, ctx, nil, "merge", r, r, "-o", m)
-	if o.code != 0 || o.stdout != "merge: wrote "+m+" (2 shards, complete)\n" {
-		t.Fatalf("merge: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	if o.code != cli.ExitUsage || strings.Count(o.stderr, r) != 2 || !strings.Contains(o.stderr, "same shard") {
+		t.Fatalf("merge r r: exit %d, stderr %q; want exit 2 naming r.json twice", o.code, o.stderr)
 	}
 	orig, err := result.Read(r)
 	if err != nil {
 		t.Fatal(err)
 	}
+	host, _ := os.Hostname()
+	if id := orig.Identity; id == nil || id.RunID == "" || id.PID != os.Getpid() || id.Host != host || id.Index != 0 || id.Count != 1 {
+		t.Fatalf("the run's identity %+v: want a run id, pid %d, host %s, shard 0 of 1", id, os.Getpid(), host)
+	}
+	r2, tid := writeTwin(t, r)
+	o = dbarena(t, ctx, nil, "merge", r, r2, "-o", m)
+	if o.code != 0 || o.stdout != "merge: wrote "+m+" (2 shards, complete)\n" {
+		t.Fatalf("merge: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	}
 	merged, err := result.Read(m)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(merged.Shards) != 2 || merged.Shards[0].Identity == nil || *merged.Shards[1].Identity != *tid {
+		t.Errorf("merged shards %+v: want each one's identity", merged.Shards)
 	}
 	if orig.SchemaVersion != 2 || merged.SchemaVersion != 2 || len(merged.Runs) != 2 {
 		t.Fatalf("versions %d, %d; %d runs", orig.SchemaVersion, merged.SchemaVersion, len(merged.Runs))
@@ -80,6 +94,23 @@ func TestMergeRunWithItself(t *testing.T) {
 			t.Errorf("%s of the merged file: exit %d: %s", args[0], o.code, o.stderr)
 		}
 	}
+}
+
+// writeTwin writes beside the result file at path a twin of it: the file
+// another shard with the same figures would have written, under an
+// identity of its own, which it returns with the twin's path.
+func writeTwin(t *testing.T, path string) (string, *result.Identity) {
+	t.Helper()
+	f, err := result.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Identity = result.NewIdentity()
+	twin := strings.TrimSuffix(path, ".json") + "-twin.json"
+	if err := result.Write(twin, f); err != nil {
+		t.Fatal(err)
+	}
+	return twin, f.Identity
 }
 
 // Usage errors (exit 2) name the flag, the file and the field.
@@ -162,7 +193,8 @@ func TestMergeNotesMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := filepath.Join(t.TempDir(), "m.json")
-	o := dbarena(t, ctx, nil, "merge", a, a, "-o", m)
+	twin, _ := writeTwin(t, a)
+	o := dbarena(t, ctx, nil, "merge", a, twin, "-o", m)
 	if o.code != 0 || o.stderr != "merge: the workload's own metrics (NOPM, TPM) are left out of the merged file: only the workload computes them\n" {
 		t.Errorf("merge: exit %d, stderr %q", o.code, o.stderr)
 	}

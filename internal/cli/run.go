@@ -154,6 +154,15 @@ func runWorkload(ctx context.Context, st *State, w workload.Workload, tf *target
 	if err := usage(errs); err != nil {
 		return err
 	}
+	if rf.out != "" {
+		// Held until the file is written: a second dbarena writing the
+		// same file and interval log is refused before any work.
+		lock, err := result.LockOutput(rf.out)
+		if err != nil {
+			return fmt.Errorf("--out %w", err)
+		}
+		defer lock.Release()
+	}
 	live, err := serveMetrics(st, rf.metricsAddr)
 	if err != nil {
 		return err

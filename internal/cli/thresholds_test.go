@@ -145,7 +145,8 @@ func TestMergeJudgesThresholds(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := filepath.Join(dir, "m.json")
-	o := dbarena(t, ctx, nil, "merge", r, r, "-o", m)
+	twin, _ := writeTwin(t, r)
+	o := dbarena(t, ctx, nil, "merge", r, twin, "-o", m)
 	if o.code != cli.ExitThreshold || !strings.Contains(o.stderr, "thresholds failed: "+bound) {
 		t.Fatalf("exit %d: %s%s", o.code, o.stdout, o.stderr)
 	}

@@ -87,6 +87,19 @@ func resolve(path string) (dest, error) {
 	return dest{}, fmt.Errorf("is %s; %s", Describe(m), want(m))
 }
 
+// Resolve says where a write to path goes: file, the final target of its
+// symlinks (path itself when it is no link), and whether that is a stream
+// written in place (a character device or a FIFO), which holds no file a
+// later command can read back. Its error says why nothing can be written
+// there.
+func Resolve(path string) (file string, stream bool, err error) {
+	d, err := resolve(path)
+	if err != nil {
+		return "", false, err
+	}
+	return d.path, d.stream(), nil
+}
+
 // want is what a refused output should be instead.
 func want(m fs.FileMode) string {
 	if m.IsDir() {

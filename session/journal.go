@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/dbarena/dbarena/outfile"
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/runner"
 )
@@ -14,16 +15,34 @@ type journal struct {
 	s   *Session
 	out string
 	j   *result.Journal
+	// stream: out is a character device or a FIFO, written once at the
+	// end; its log is a temporary file, since nothing a later recover
+	// could complete is kept there.
+	stream bool
 }
 
 // openJournal starts the interval log of the result file out, whose
 // header is file as described before the first run.
 func (s *Session) openJournal(out string, file *result.File) (*journal, error) {
-	j, err := result.CreateJournal(result.JournalPath(out), file)
+	path := result.JournalPath(out)
+	_, stream, err := outfile.Resolve(out)
+	if err == nil && stream {
+		// Named as a log beside a result file, so that recover reads it.
+		tmp, err := os.CreateTemp("", "dbarena-*.json"+result.JournalSuffix)
+		if err != nil {
+			return nil, fmt.Errorf("--out %s: %w", out, err)
+		}
+		tmp.Close()
+		path = tmp.Name()
+	}
+	j, err := result.CreateJournal(path, file)
 	if err != nil {
+		if stream {
+			os.Remove(path)
+		}
 		return nil, fmt.Errorf("--out %s: %w", out, err)
 	}
-	return &journal{s: s, out: out, j: j}, nil
+	return &journal{s: s, out: out, j: j, stream: stream}, nil
 }
 
 // observe returns the observer of run i: next's, after the interval is
@@ -65,7 +84,7 @@ func (o *journalObserver) OnTick(t runner.Tick) {
 // replaces it.
 func (jl *journal) end(i int, run *result.Run, file *result.File, more bool) {
 	_ = jl.j.End(i, run)
-	if !more {
+	if !more || jl.stream {
 		return
 	}
 	f := *file
@@ -82,7 +101,7 @@ func (jl *journal) end(i int, run *result.Run, file *result.File, more bool) {
 func (jl *journal) close(file *result.File) error {
 	logErr := jl.j.Close()
 	if err := result.Write(jl.out, file); err != nil {
-		return fmt.Errorf("%w (the interval log %s is kept: `dbarena recover -o <file> %s` rebuilds the result from it)", err, jl.j.Path(), jl.out)
+		return fmt.Errorf("%w (the interval log %s is kept: `dbarena recover -o <file> %s` rebuilds the result from it)", err, jl.j.Path(), jl.j.Path())
 	}
 	if logErr != nil {
 		fmt.Fprintf(jl.s.opt.Log, "%v (the result file is complete)\n", logErr)

@@ -91,12 +91,13 @@ func TestReadersInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	a := writeResult(t, "a.json", "sqlite", "1000", map[int]float64{1: 1000, 4: 2000})
+	a2 := writeResult(t, "a2.json", "sqlite", "1000", map[int]float64{1: 1100, 4: 1900}) // another shard
 	out := filepath.Join(t.TempDir(), "out")
 	for _, args := range [][]string{
 		{"compare", a},
 		{"export", a, "-o", out},
 		{"report", a, "-o", out},
-		{"merge", a, a, "-o", out},
+		{"merge", a, a2, "-o", out},
 	} {
 		t.Run(args[0], func(t *testing.T) {
 			o := dbarena(t, ctx, nil, args...)

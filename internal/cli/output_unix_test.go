@@ -4,6 +4,7 @@ package cli_test
 
 import (
 	"context"
+	"encoding/json"
 	"io/fs"
 	"net"
 	"os"
@@ -24,6 +25,7 @@ import (
 func TestOutputThroughSymlink(t *testing.T) {
 	ctx := context.Background()
 	a := writeResult(t, "a.json", "sqlite", "1000", map[int]float64{1: 1000, 4: 2000})
+	a2 := writeResult(t, "a2.json", "sqlite", "1000", map[int]float64{1: 1100, 4: 1900}) // another shard
 	for _, tc := range []struct {
 		name   string
 		args   []string
@@ -45,7 +47,7 @@ func TestOutputThroughSymlink(t *testing.T) {
 				t.Errorf("target holds %.60q, want the report", b)
 			}
 		}},
-		{"merge", []string{"merge", a, a, "-o"}, true, func(t *testing.T, b []byte) {
+		{"merge", []string{"merge", a, a2, "-o"}, true, func(t *testing.T, b []byte) {
 			if f, err := result.Decode(b); err != nil || len(f.Shards) != 2 {
 				t.Errorf("target is not the merged file: %v", err)
 			}
@@ -98,6 +100,7 @@ func TestOutputThroughSymlink(t *testing.T) {
 func TestOutputToDeviceOrFIFO(t *testing.T) {
 	ctx := context.Background()
 	a := writeResult(t, "a.json", "sqlite", "1000", map[int]float64{1: 1000, 4: 2000})
+	a2 := writeResult(t, "a2.json", "sqlite", "1000", map[int]float64{1: 1100, 4: 1900}) // another shard
 	cmds := []struct {
 		name string
 		args []string
@@ -106,7 +109,7 @@ func TestOutputToDeviceOrFIFO(t *testing.T) {
 	}{
 		{"export", []string{"export", a, "-o"}, "--output", "file,label,"},
 		{"report", []string{"report", a, "-o"}, "--output", "<html"},
-		{"merge", []string{"merge", a, a, "-o"}, "--out", `"shards"`},
+		{"merge", []string{"merge", a, a2, "-o"}, "--out", `"shards"`},
 		{"dump", []string{"dump", "docolap", "--events", "10", "--out"}, "--out", "\t"},
 	}
 	for _, c := range cmds {
@@ -256,4 +259,53 @@ func fullDevice(t *testing.T) string {
 		return "/dev/full"
 	}
 	return ""
+}
+
+// run --out to a FIFO: its reader gets the one result file of the whole
+// sweep (not one per run), and no interval log or lock file is made
+// beside the FIFO (or a device such as /dev/stdout).
+func TestRunOutToFIFO(t *testing.T) {
+	ctx := context.Background()
+	sq := sqliteURL(t)
+	if o := dbarena(t, ctx, nil, "prepare", "oltp_point_select", "--target", sq, "--tables", "1", "--table-size", "100"); o.code != cli.ExitOK {
+		t.Fatalf("prepare: exit %d: %s", o.code, o.stderr)
+	}
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan []byte, 1)
+	go func() {
+		b, _ := os.ReadFile(fifo)
+		got <- b
+	}()
+	ran := make(chan outcome, 1)
+	go func() {
+		ran <- dbarena(t, ctx, nil, "run", "oltp_point_select", "--target", sq, "--tables", "1", "--table-size", "100",
+			"--threads", "1,2", "--events", "50", "--out", fifo)
+	}()
+	select {
+	case o := <-ran:
+		if o.code != cli.ExitOK {
+			t.Errorf("exit %d: %s", o.code, o.stderr)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("run --out FIFO did not end in 60 s")
+	}
+	select {
+	case b := <-got:
+		var f result.File
+		if err := json.Unmarshal(b, &f); err != nil || len(f.Runs) != 2 {
+			t.Errorf("the FIFO's reader got %d bytes, not one result file of 2 runs: %v", len(b), err)
+		}
+	case <-time.After(20 * time.Second):
+		if f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+		t.Fatal("the FIFO's reader got nothing in 20 s")
+	}
+	if got := listDir(t, dir); got != dir+" "+fifo {
+		t.Errorf("files: %s; want the FIFO alone", got)
+	}
 }

@@ -497,7 +497,9 @@ func startWorkers(ctx context.Context, eng engine.Engine, w workload.Workload, c
 	sem := make(chan struct{}, 16) // bound concurrent connection attempts
 	for i := range ws {
 		s := &worker{id: i, rec: histogram.NewRecorderOn(nops, epoch), isolation: isolation}
-		s.env = workload.WorkerEnv{ID: i, Seed: WorkerSeed(cfg.Seed, i), Queries: &s.q}
+		// drive.Sleep suspends a worker on a client thread (the context
+		// its loop runs under names the thread), and is a timer elsewhere.
+		s.env = workload.WorkerEnv{ID: i, Seed: WorkerSeed(cfg.Seed, i), Queries: &s.q, Sleeper: drive.Sleep}
 		if steps != nil {
 			s.env.Steps = s.rec.EnableSteps(steps)
 		}
@@ -617,6 +619,8 @@ type run struct {
 	// threadsNote says why an engine.Driven engine's have goroutines.
 	threads     []*drive.Thread
 	threadsNote string
+	// threadErr is the first error a thread's Run returned.
+	threadErr atomic.Pointer[error]
 }
 
 // quit is a worker's leaving a run with an --events budget: the last one
@@ -984,7 +988,9 @@ func (r *run) execute(ctx, workerCtx context.Context, cancelWorkers context.Canc
 				// A worker's panic or a stuck worker ends the thread's
 				// run at once (drive.Thread.Run): it fails the run.
 				if err := t.Run(); err != nil {
-					r.failWith(fmt.Errorf("client thread: %w", err))
+					err = fmt.Errorf("client thread: %w", err)
+					r.threadErr.CompareAndSwap(nil, &err)
+					r.failWith(err)
 				}
 			}()
 		}
@@ -1013,6 +1019,11 @@ func (r *run) execute(ctx, workerCtx context.Context, cancelWorkers context.Canc
 		}
 		waitOrCancel(&wg, r.cfg.StopGrace, cancelWorkers)
 	})
+	if err := r.threadErr.Load(); err != nil && status == result.StatusComplete {
+		// A thread failed while the workers stopped.
+		status, runErr = result.StatusFailed, *err
+		c.status = status
+	}
 	return c.finish(status, runErr)
 }
 

@@ -119,3 +119,77 @@ func TestThreadsWithoutAsyncPreemption(t *testing.T) {
 		t.Errorf("warnings %q: want one saying why client threads were not used", run.Warnings)
 	}
 }
+
+// envSleeper is a workload on PostgreSQL whose transactions run SELECT 1 and
+// then wait through their WorkerEnv.Sleep (as --booking-sleep and \sleep
+// do).
+type envSleeper struct{ d time.Duration }
+
+func (s envSleeper) Meta() workload.Meta {
+	return workload.Meta{Name: "env-sleeper", Version: "1", New: func() workload.Workload { return s }}
+}
+func (envSleeper) Flags() *pflag.FlagSet {
+	return pflag.NewFlagSet("env-sleeper", pflag.ContinueOnError)
+}
+func (envSleeper) Ops() []workload.Op                     { return []workload.Op{{Name: "select"}} }
+func (envSleeper) Tables(engine.Dialect) []workload.Table { return nil }
+func (s envSleeper) NewWorker(_ context.Context, c engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
+	sc, err := engine.SQL(c)
+	if err != nil {
+		return nil, err
+	}
+	return &envSleeperWorker{c: sc, d: s.d, env: env}, nil
+}
+
+type envSleeperWorker struct {
+	c   engine.SQLConn
+	d   time.Duration
+	env workload.WorkerEnv
+}
+
+func (w *envSleeperWorker) Next(ctx context.Context) (int, error) {
+	if err := w.c.Exec(ctx, "SELECT 1"); err != nil {
+		return 0, err
+	}
+	w.env.Sleep(ctx, w.d)
+	return 0, nil
+}
+
+// The runner hands workers a Sleep that suspends only the worker on a
+// client thread: eight workers sleeping 20 ms in each transaction on one
+// thread make about eight times the transactions one would, and a sleep
+// longer than the run ends when it stops.
+func TestWorkerEnvSleepOnThread(t *testing.T) {
+	eng, err := engine.Open(context.Background(), testdb.Isolated(t, testdb.Postgres(t)), engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	cfg := runner.Config{Threads: 8, ClientThreads: 1, Duration: time.Second, ReportInterval: 250 * time.Millisecond}
+	run, err := runner.Run(context.Background(), eng, envSleeper{20 * time.Millisecond}, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One worker alone makes at most 50 in a second; eight sharing the
+	// thread, each in its own sleep, about 400.
+	if run.Transactions < 150 {
+		t.Errorf("%d transactions by 8 workers sleeping 20 ms on one thread, want well over one worker's 50", run.Transactions)
+	}
+	cfg = runner.Config{Threads: 4, ClientThreads: 2, Duration: 500 * time.Millisecond, ReportInterval: 250 * time.Millisecond, StopGrace: time.Hour}
+	done := make(chan *result.Run, 1)
+	go func() {
+		run, err := runner.Run(context.Background(), eng, envSleeper{time.Hour}, cfg, nil)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- run
+	}()
+	select {
+	case run := <-done:
+		if run != nil && run.Status != result.StatusComplete {
+			t.Errorf("status %s, want complete", run.Status)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("a run whose workers sleep an hour did not end when it stopped")
+	}
+}

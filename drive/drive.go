@@ -20,9 +20,10 @@
 // coroutines, the connection waits with poll(2) like any blocking call,
 // so the same connection serves set-up, the run and clean-up.
 //
-// Sleep is the one way dbarena's workers wait for time: on a thread it
-// suspends the coroutine until its instant (epoll_pwait2 keeps
-// nanosecond timeouts), elsewhere it is a timer.
+// Sleep is the one way dbarena's workers wait for time (the runner hands
+// it to workloads as workload.WorkerEnv.Sleep): on a thread it suspends
+// the coroutine until its instant (epoll_pwait2 keeps nanosecond
+// timeouts), elsewhere it is a timer.
 //
 // Workers on a thread must not block on anything else for long (a
 // channel, a lock held across a query, time.Sleep): the thread's other

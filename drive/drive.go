@@ -30,7 +30,9 @@
 // workers wait meanwhile. dbarena's workloads do not; a lock held only
 // while no query runs is harmless. A watchdog turns a worker that holds
 // its thread for StallLimit without waiting on it into a *StallError, and
-// a worker's panic into a *PanicError: Run returns either at once.
+// a worker's panic into a *PanicError: Run returns either at once. (A
+// worker that waits while it holds runtime.LockOSThread makes the
+// runtime throw: coroutines must keep their thread's locking.)
 //
 // The thread's wait in the kernel relies on the runtime's asynchronous
 // preemption (a signal ends it) for a garbage collection's stop of the

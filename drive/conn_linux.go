@@ -192,7 +192,7 @@ func (c *Conn) wait(want, edge uint32, pollEv int16, dl *atomic.Int64) error {
 	if t := c.t.Load(); t != nil {
 		if k := t.current(); k != nil {
 			c.waiter, c.want = k, want
-			t.suspend(k, dl.Load())
+			t.suspend(k, dl.Load(), false)
 			c.waiter = nil
 			c.events.And(^edge)
 			if c.state.Load()&closedBit != 0 {

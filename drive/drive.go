@@ -20,20 +20,65 @@
 // coroutines, the connection waits with poll(2) like any blocking call,
 // so the same connection serves set-up, the run and clean-up.
 //
-// Sleep is the one way dbarena's workers wait for time: on a thread it
-// suspends the coroutine until its instant (epoll_pwait2 keeps
-// nanosecond timeouts), elsewhere it is a timer.
+// Sleep is the one way dbarena's workers wait for time (the runner hands
+// it to workloads as workload.WorkerEnv.Sleep): on a thread it suspends
+// the coroutine until its instant (epoll_pwait2 keeps nanosecond
+// timeouts), elsewhere it is a timer.
 //
 // Workers on a thread must not block on anything else for long (a
 // channel, a lock held across a query, time.Sleep): the thread's other
 // workers wait meanwhile. dbarena's workloads do not; a lock held only
-// while no query runs is harmless.
+// while no query runs is harmless. A watchdog turns a worker that holds
+// its thread for StallLimit without waiting on it into a *StallError, and
+// a worker's panic into a *PanicError: Run returns either at once. (A
+// worker that waits while it holds runtime.LockOSThread makes the
+// runtime throw: coroutines must keep their thread's locking.)
+//
+// The thread's wait in the kernel relies on the runtime's asynchronous
+// preemption (a signal ends it) for a garbage collection's stop of the
+// world to reach it. Under GODEBUG=asyncpreemptoff=1 it waits as a system
+// call the scheduler sees instead, and Unsupported says why a caller
+// should rather not use threads.
 package drive
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 )
+
+// StallLimit is how long a worker may hold its thread without waiting on
+// it (running, or blocked on something else than the thread) before Run
+// fails with a *StallError. Legitimate work between two waits takes
+// microseconds; a stall means the thread's other workers are stuck too.
+const StallLimit = 10 * time.Second
+
+// ErrClosed is Run's error when the thread is closed while it runs.
+var ErrClosed = errors.New("drive: the thread was closed while it ran")
+
+// PanicError is Run's error when one of the thread's workers panicked.
+type PanicError struct {
+	Value any    // what the worker panicked with
+	Stack string // the worker's stack where it panicked
+}
+
+func (e *PanicError) Error() string {
+	return fmt.Sprintf("drive: a worker panicked: %v\n%s", e.Value, e.Stack)
+}
+
+// StallError is Run's error when one of the thread's workers held the
+// thread for StallLimit without waiting on it: it blocked on something
+// else (a lock held across a query, time.Sleep, a channel) or never
+// stopped running, and the thread's other workers could not run meanwhile.
+type StallError struct {
+	For   time.Duration // how long the worker held the thread, at least
+	Stack string        // the worker's goroutine, as runtime.Stack shows it
+}
+
+func (e *StallError) Error() string {
+	return fmt.Sprintf("drive: a worker held its thread for %v without waiting on it (it must not block on anything but its connection and Sleep: a lock held across a query, time.Sleep, a channel); its goroutine:\n%s", e.For.Round(time.Millisecond), e.Stack)
+}
 
 type threadKey struct{}
 

@@ -9,9 +9,8 @@ import (
 	"time"
 )
 
-// Supported reports whether threads work on this system: they need
-// Linux's epoll.
-func Supported() bool { return false }
+// unsupported says threads need Linux's epoll.
+func unsupported() error { return errors.New("client threads need Linux's epoll") }
 
 // Thread is not available on this system; NewThread fails.
 type Thread struct{}
@@ -26,7 +25,7 @@ func (t *Thread) Close() error { return nil }
 func (t *Thread) Go(f func()) {}
 
 // Run does nothing.
-func (t *Thread) Run() {}
+func (t *Thread) Run() error { return nil }
 
 // Interrupt does nothing.
 func (t *Thread) Interrupt() {}

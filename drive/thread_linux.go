@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"iter"
 	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,46 +18,75 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Supported reports whether threads work on this system.
-func Supported() bool { return true }
+// unsupported returns nil: Linux has epoll.
+func unsupported() error { return nil }
 
 // Thread is one OS thread running workers as coroutines (see the package
 // documentation). Add workers with Go, then call Run once.
 type Thread struct {
 	ep, ev int // epoll instance; eventfd that wakes it
 
-	mu    sync.Mutex // guards conns and closing, changed from any goroutine
+	mu    sync.Mutex // guards conns, closing and the flags below it
 	conns map[int32]*Conn
 	// closing holds the conns closed since the thread last looked, whose
 	// waiter must wake.
 	closing []*Conn
+	// ran is set when Run starts; running while its coroutines run, the
+	// epoll instance in use; closed when Close was called.
+	ran, running, closed bool
+
+	// evMu orders writes to ev (kick) before its closing; evClosed is set
+	// when ev is closed, after which kicks do nothing.
+	evMu     sync.Mutex
+	evClosed bool
 
 	tasks  []*task
 	ready  []*task
 	timers timerHeap
 	// cur is the task running, nil between tasks; read by any goroutine
 	// (current), written by the thread.
-	cur     atomic.Pointer[task]
+	cur atomic.Pointer[task]
+	// progress counts the tasks resumed: the watchdog (Run) reads it.
+	progress atomic.Uint64
+	// quit holds why the run must end before its workers return (Close,
+	// the watchdog), nil until then.
+	quit    atomic.Pointer[error]
 	stopped atomic.Bool // Interrupt was called
+	swept   bool        // sleeping tasks were woken after Interrupt
 	kicked  atomic.Bool // ev written and not yet drained
 	evs     []unix.EpollEvent
 	seen    []*Conn // conns of the current batch of events
 	pwait2  bool    // epoll_pwait2 works
+	// stall is the watchdog's limit (0: StallLimit; negative: none).
+	stall time.Duration
 }
 
 // task is one worker: a coroutine, what it waits on, and its timer.
 type task struct {
 	// g identifies the task's coroutine (getg), set when it starts;
 	// atomic because current reads it from any goroutine.
-	g     atomic.Uintptr
+	g atomic.Uintptr
+	// goid is the coroutine's goroutine id, for the watchdog's report.
+	goid  atomic.Int64
 	f     func()
 	next  func() (struct{}, bool)
+	stop  func()
 	yield func(struct{}) bool
 	at    int64 // Unix ns it wakes at when in timers
 	idx   int   // index in timers, -1 when not in it
+	// sleeping is true while the task is in timers for a Sleep (not a
+	// connection's deadline): Interrupt ends those waits.
+	sleeping bool
 	// queued is true while the task is in the thread's ready list.
 	queued bool
+	// done is set when the task returned; err when it panicked.
+	done bool
+	err  error
 }
+
+// stopSignal is what a stopped task panics with to unwind its worker
+// (suspend); the task's coroutine recovers it.
+type stopSignal struct{}
 
 // NewThread returns a thread with no workers. Close releases it.
 func NewThread() (*Thread, error) {
@@ -76,15 +108,40 @@ func NewThread() (*Thread, error) {
 }
 
 // Close releases the thread's epoll instance. Connections it adopted
-// keep working (they wait with poll(2) from then on).
+// keep working (they wait with poll(2) from then on). Closing a thread
+// while it runs ends the run: Run stops its workers and returns
+// ErrClosed, and releases the epoll instance when its coroutines end.
 func (t *Thread) Close() error {
 	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return nil
+	}
+	t.closed = true
 	for _, c := range t.conns {
 		c.t.Store(nil)
 	}
 	t.conns = map[int32]*Conn{}
-	t.mu.Unlock()
+	if t.running {
+		t.abort(ErrClosed)
+		return nil
+	}
+	return t.closeFDs()
+}
+
+// closeFDs closes the epoll instance and the eventfd, with t.mu held.
+func (t *Thread) closeFDs() error {
+	t.evMu.Lock()
+	defer t.evMu.Unlock()
+	t.evClosed = true
 	return errors.Join(unix.Close(t.ep), unix.Close(t.ev))
+}
+
+// abort makes the run end with err (the first reason counts): the thread
+// stops its workers as soon as it runs.
+func (t *Thread) abort(err error) {
+	t.quit.CompareAndSwap(nil, &err)
+	t.kick()
 }
 
 // Go adds a worker; Run runs f as one of the thread's coroutines.
@@ -92,19 +149,66 @@ func (t *Thread) Go(f func()) {
 	t.tasks = append(t.tasks, &task{f: f, idx: -1})
 }
 
-// Run runs the workers on the calling goroutine, locked to its OS thread,
-// until every one has returned.
-func (t *Thread) Run() {
+// errGoexit is Run's error when a worker called runtime.Goexit, which
+// ends the thread's goroutine too.
+var errGoexit = errors.New("drive: a worker called runtime.Goexit, which ended its thread")
+
+// Run runs the workers on a goroutine locked to its OS thread until every
+// one has returned, and returns nil. It returns an error at once when the
+// run cannot go on: a worker panicked (*PanicError) or held the thread
+// for StallLimit without waiting on it (*StallError, which the watchdog
+// reports while the worker still holds the thread), the thread was closed
+// (ErrClosed), or its epoll instance failed. The thread's other workers
+// are then stopped: each unwinds from its wait (its deferred calls run).
+func (t *Thread) Run() error {
+	t.mu.Lock()
+	switch {
+	case t.closed:
+		t.mu.Unlock()
+		return ErrClosed
+	case t.ran:
+		t.mu.Unlock()
+		return errors.New("drive: Run called twice")
+	}
+	t.ran, t.running = true, true
+	t.mu.Unlock()
+	done := make(chan error, 1) // the coroutines may end after Run returned
+	go func() {
+		err := errGoexit // unless run returns
+		defer func() { t.exit(); done <- err }()
+		err = t.run()
+	}()
+	return t.watch(done)
+}
+
+// exit ends the run: the epoll instance is released if Close was called
+// meanwhile.
+func (t *Thread) exit() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.running = false
+	if t.closed {
+		_ = t.closeFDs()
+	}
+}
+
+// run is Run's loop on the thread: it resumes the ready tasks, then waits
+// for more.
+func (t *Thread) run() error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	for _, k := range t.tasks {
-		next, stop := iter.Pull(func(yield func(struct{}) bool) {
+		k.next, k.stop = iter.Pull(func(yield func(struct{}) bool) {
 			k.g.Store(getg())
+			k.goid.Store(goid())
 			k.yield = yield
+			defer func() {
+				if p := recover(); p != nil && p != any(stopSignal{}) {
+					k.err = &PanicError{Value: p, Stack: string(debug.Stack())}
+				}
+			}()
 			k.f()
 		})
-		defer stop()
-		k.next = next
 		t.enqueue(k)
 	}
 	live := len(t.tasks)
@@ -112,21 +216,117 @@ func (t *Thread) Run() {
 		for i := 0; i < len(t.ready); i++ {
 			k := t.ready[i]
 			k.queued = false
+			t.progress.Add(1)
 			t.cur.Store(k)
-			if _, ok := k.next(); !ok {
-				live--
-			}
+			_, ok := k.next()
 			t.cur.Store(nil)
+			if !ok {
+				k.done = true
+				live--
+				if k.err != nil {
+					return t.unwind(k.err)
+				}
+			}
 		}
 		t.ready = t.ready[:0]
+		if err := t.quit.Load(); err != nil {
+			return t.unwind(*err)
+		}
 		if live > 0 {
-			t.poll()
+			if err := t.poll(); err != nil {
+				return t.unwind(err)
+			}
+		}
+	}
+	return nil
+}
+
+// unwind stops every task still running, each from its wait, and returns
+// err: the reason the run ends.
+func (t *Thread) unwind(err error) error {
+	t.ready = t.ready[:0]
+	for _, k := range t.tasks {
+		if !k.done {
+			t.cur.Store(k)
+			k.stop()
+			t.cur.Store(nil)
+			k.done = true
+		}
+	}
+	return err
+}
+
+// watch waits for the run's end (done) and, meanwhile, for a stall: one
+// task current, without another resumed, for the stall limit. It reads
+// the thread's progress a few times per limit: nothing on the thread's
+// path but the counter.
+func (t *Thread) watch(done <-chan error) error {
+	limit := t.stall
+	if limit == 0 {
+		limit = StallLimit
+	}
+	if limit < 0 {
+		return <-done
+	}
+	tick := time.NewTicker(limit / 4)
+	defer tick.Stop()
+	last, since := t.progress.Load(), time.Now()
+	for {
+		select {
+		case err := <-done:
+			return err
+		case now := <-tick.C:
+			p := t.progress.Load()
+			k := t.cur.Load()
+			if k == nil || p != last {
+				last, since = p, now
+				continue
+			}
+			if held := now.Sub(since); held >= limit {
+				err := &StallError{For: held, Stack: stackOf(k.goid.Load())}
+				t.abort(err) // the thread stops its workers when it runs again
+				return err
+			}
 		}
 	}
 }
 
+// goid returns the calling goroutine's id, from its stack's header.
+func goid() int64 {
+	var buf [64]byte
+	s := string(buf[:runtime.Stack(buf[:], false)])
+	s = strings.TrimPrefix(s, "goroutine ")
+	if i := strings.IndexByte(s, ' '); i > 0 {
+		if id, err := strconv.ParseInt(s[:i], 10, 64); err == nil {
+			return id
+		}
+	}
+	return 0
+}
+
+// stackOf returns goroutine id's stack, as runtime.Stack shows it.
+func stackOf(id int64) string {
+	buf := make([]byte, 64<<10)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) || len(buf) >= 64<<20 {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	head := fmt.Sprintf("goroutine %d [", id)
+	for g := range strings.SplitSeq(string(buf), "\n\n") {
+		if strings.HasPrefix(g, head) {
+			return g
+		}
+	}
+	return fmt.Sprintf("goroutine %d: not found", id)
+}
+
 // Interrupt makes every Sleep on the thread return at once, from now on:
-// the run is stopping. Waits for replies are not affected.
+// the run is stopping. Waits for replies, and their deadlines, are not
+// affected.
 func (t *Thread) Interrupt() {
 	t.stopped.Store(true)
 	t.kick()
@@ -137,8 +337,12 @@ func (t *Thread) kick() {
 	if t.kicked.Swap(true) {
 		return
 	}
-	one := uint64(1)
-	_, _ = unix.Write(t.ev, (*[8]byte)(unsafe.Pointer(&one))[:])
+	t.evMu.Lock()
+	defer t.evMu.Unlock()
+	if !t.evClosed {
+		one := uint64(1)
+		_, _ = unix.Write(t.ev, (*[8]byte)(unsafe.Pointer(&one))[:])
+	}
 }
 
 // current returns the task running on this thread when the caller is
@@ -151,15 +355,21 @@ func (t *Thread) current() *task {
 }
 
 // suspend yields the current task k to the thread until something makes
-// it ready; at, when not 0, also wakes it then.
-func (t *Thread) suspend(k *task, at int64) {
+// it ready; at, when not 0, also wakes it then (sleeping: for a Sleep,
+// which Interrupt ends). A task the thread stops (Run's unwind) does not
+// return: it panics with stopSignal, which unwinds the worker to its
+// coroutine's start.
+func (t *Thread) suspend(k *task, at int64, sleeping bool) {
 	if at != 0 {
-		k.at = at
+		k.at, k.sleeping = at, sleeping
 		heap.Push(&t.timers, k)
 	}
-	k.yield(struct{}{})
+	ok := k.yield(struct{}{})
 	if k.idx >= 0 {
 		heap.Remove(&t.timers, k.idx)
+	}
+	if !ok {
+		panic(stopSignal{})
 	}
 }
 
@@ -178,20 +388,28 @@ func (t *Thread) sleep(ctx context.Context, d time.Duration) (ok, handled bool) 
 		if time.Now().UnixNano() >= at {
 			return true, true
 		}
-		t.suspend(k, at)
+		t.suspend(k, at, true)
 	}
 }
 
 // poll waits for sockets and timers and readies the tasks they wake. It
-// blocks in the kernel without entering the Go scheduler.
-func (t *Thread) poll() {
+// blocks in the kernel without entering the Go scheduler. Its error (the
+// epoll instance failed) ends the run.
+func (t *Thread) poll() error {
+	if !t.swept && t.stopped.Load() {
+		t.swept = true
+		if t.wakeSleepers() {
+			return nil
+		}
+	}
 	timeout := int64(-1)
-	if t.stopped.Load() && len(t.timers) > 0 {
-		timeout = 0
-	} else if len(t.timers) > 0 {
+	if len(t.timers) > 0 {
 		timeout = max(t.timers[0].at-time.Now().UnixNano(), 0)
 	}
-	n := t.wait(timeout)
+	n, err := t.wait(timeout)
+	if err != nil {
+		return err
+	}
 	if n > 0 {
 		t.mu.Lock()
 		t.seen = t.seen[:0]
@@ -221,9 +439,32 @@ func (t *Thread) poll() {
 		}
 	}
 	now := time.Now().UnixNano()
-	for len(t.timers) > 0 && (t.timers[0].at <= now || t.stopped.Load()) {
+	for len(t.timers) > 0 && t.timers[0].at <= now {
 		t.enqueue(heap.Pop(&t.timers).(*task))
 	}
+	return nil
+}
+
+// wakeSleepers readies every task in a Sleep, once Interrupt was called
+// (a Sleep after it does not wait), and tells whether there was one. The
+// deadlines of connections stay.
+func (t *Thread) wakeSleepers() bool {
+	keep := t.timers[:0]
+	woke := false
+	for _, k := range t.timers {
+		if k.sleeping {
+			k.idx = -1
+			t.enqueue(k)
+			woke = true
+		} else {
+			k.idx = len(keep)
+			keep = append(keep, k)
+		}
+	}
+	clear(t.timers[len(keep):])
+	t.timers = keep
+	heap.Init(&t.timers)
+	return woke
 }
 
 // wakeExpired readies the tasks waiting on a connection whose deadline
@@ -256,9 +497,13 @@ func (t *Thread) enqueue(k *task) {
 
 // wait is epoll_pwait2 (epoll_wait where the kernel lacks it) with a
 // timeout in ns (-1: none), made with RawSyscall: the Go scheduler does
-// not see the thread block. A signal (the runtime's preemption) ends it
-// early with EINTR, which is an empty wait.
-func (t *Thread) wait(timeout int64) int {
+// not see the thread block. A signal (the runtime's asynchronous
+// preemption, which a stop of the world sends) ends it early with EINTR,
+// which is an empty wait; any other error is the run's end. Without
+// asynchronous preemption no signal comes, and the wait is a system call
+// the scheduler sees (Syscall6), so that a stop of the world can proceed
+// while the thread waits.
+func (t *Thread) wait(timeout int64) (int, error) {
 	var r uintptr
 	var e unix.Errno
 	if t.pwait2 {
@@ -268,7 +513,11 @@ func (t *Thread) wait(timeout int64) int {
 			tv = unix.NsecToTimespec(timeout)
 			ts = &tv
 		}
-		r, _, e = unix.RawSyscall6(unix.SYS_EPOLL_PWAIT2, uintptr(t.ep), uintptr(unsafe.Pointer(&t.evs[0])), uintptr(len(t.evs)), uintptr(unsafe.Pointer(ts)), 0, 0)
+		if noAsyncPreempt {
+			r, _, e = unix.Syscall6(unix.SYS_EPOLL_PWAIT2, uintptr(t.ep), uintptr(unsafe.Pointer(&t.evs[0])), uintptr(len(t.evs)), uintptr(unsafe.Pointer(ts)), 0, 0)
+		} else {
+			r, _, e = unix.RawSyscall6(unix.SYS_EPOLL_PWAIT2, uintptr(t.ep), uintptr(unsafe.Pointer(&t.evs[0])), uintptr(len(t.evs)), uintptr(unsafe.Pointer(ts)), 0, 0)
+		}
 		if e == unix.ENOSYS {
 			t.pwait2 = false
 		}
@@ -278,12 +527,23 @@ func (t *Thread) wait(timeout int64) int {
 		if ms > 0 {
 			ms = (timeout + 999_999) / 1_000_000
 		}
-		r, _, e = unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(t.ep), uintptr(unsafe.Pointer(&t.evs[0])), uintptr(len(t.evs)), uintptr(ms), 0, 0)
+		if noAsyncPreempt {
+			r, _, e = unix.Syscall6(unix.SYS_EPOLL_PWAIT, uintptr(t.ep), uintptr(unsafe.Pointer(&t.evs[0])), uintptr(len(t.evs)), uintptr(ms), 0, 0)
+		} else {
+			r, _, e = unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(t.ep), uintptr(unsafe.Pointer(&t.evs[0])), uintptr(len(t.evs)), uintptr(ms), 0, 0)
+		}
 	}
-	if e != 0 {
-		return 0
+	switch e {
+	case 0:
+		return int(r), nil
+	case unix.EINTR:
+		return 0, nil
 	}
-	return int(r)
+	call := "epoll_pwait2"
+	if !t.pwait2 {
+		call = "epoll_pwait"
+	}
+	return 0, fmt.Errorf("drive: %s: %w", call, e)
 }
 
 // register adds c's socket to the thread's epoll instance.

@@ -365,7 +365,8 @@ func (c *collector) unfinishedSummary() {
 // warnings says what makes the run's figures doubtful: measured
 // intervals without a transaction, a run that stopped more than one
 // interval after its end (nothing happened to notice it), transactions
-// still running at the end for longer than any that finished.
+// still running at the end for longer than any that finished, workers on
+// goroutines where client threads were wanted.
 func (c *collector) warnings() []string {
 	var out, empty []string
 	measured := 0
@@ -393,6 +394,9 @@ func (c *collector) warnings() []string {
 	}
 	if e := c.res.UnfinishedMS; e != nil && e.Max > c.res.LatencyMS.Max {
 		out = append(out, fmt.Sprintf("%d transactions were still running at the end, the longest for %.3fs, longer than any that finished (max %.3f ms): the latencies understate the response time", c.res.Unfinished, e.Max/1000, c.res.LatencyMS.Max))
+	}
+	if c.r.threadsNote != "" {
+		out = append(out, c.r.threadsNote)
 	}
 	return out
 }

@@ -333,7 +333,7 @@ func Run(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config
 	workerCtx, cancelWorkers := context.WithCancel(ctx)
 	defer cancelWorkers()
 
-	threads, procs, err := clientThreads(eng, cfg)
+	threads, procs, threadsNote, err := clientThreads(eng, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -359,7 +359,7 @@ func Run(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config
 	r := &run{
 		cfg: cfg, ops: ops, eng: eng, w: w, retryable: retryable,
 		workers: ws, fail: make(chan error, 1), stopCh: make(chan struct{}), epoch: epoch,
-		mon: mon, open: open, threads: threads,
+		mon: mon, open: open, threads: threads, threadsNote: threadsNote,
 	}
 	if cfg.Events != nil {
 		r.left = new(atomic.Int64)
@@ -423,12 +423,15 @@ func (s *worker) bind(ctx context.Context) context.Context {
 
 // clientThreads decides what runs the workers (Config.ClientThreads) and
 // returns the OS threads that drive them, or nil when each worker runs on
-// a goroutine of its own, and the GOMAXPROCS the run wants (0: leave it).
+// a goroutine of its own, the GOMAXPROCS the run wants (0: leave it), and
+// a note for the result when threads could not be used.
 //
 //   - An engine.Driven engine gets -client-threads drive.Threads (0: one
 //     per CPU), at most one per worker. A thread blocks in the kernel
 //     holding its P, so GOMAXPROCS is raised to one more than the threads:
-//     that one serves the collector, the timers and everything else.
+//     that one serves the collector, the timers and everything else. Where
+//     threads are not supported (drive.Unsupported: not Linux, or
+//     GODEBUG=asyncpreemptoff=1) it is run as the next case, with a note.
 //   - Another engine that a network separates from its server runs its
 //     workers on goroutines, with GOMAXPROCS set to -client-threads (0:
 //     half the CPUs, at least one), at most one per worker. Every
@@ -438,19 +441,25 @@ func (s *worker) bind(ctx context.Context) context.Context {
 //     (docs/BENCHMARKS.md, "Goroutine-driven engines").
 //   - An engine.Embedded engine (SQLite) does the database's work on the
 //     client's CPUs and keeps Go's default; so does -1 everywhere.
-func clientThreads(eng engine.Engine, cfg Config) ([]*drive.Thread, int, error) {
+func clientThreads(eng engine.Engine, cfg Config) (threads []*drive.Thread, procs int, note string, err error) {
 	if cfg.ClientThreads < 0 {
-		return nil, 0, nil
+		return nil, 0, "", nil
 	}
 	if e, ok := eng.(engine.Embedded); ok && e.Embedded() {
-		return nil, 0, nil
+		return nil, 0, "", nil
 	}
 	n := cfg.ClientThreads
-	if d, ok := eng.(engine.Driven); !ok || !d.Driven() || !drive.Supported() {
+	d, driven := eng.(engine.Driven)
+	driven = driven && d.Driven()
+	if why := drive.Unsupported(); driven && why != nil {
+		note = fmt.Sprintf("the workers ran on goroutines, not on client threads: %v", why)
+		driven = false
+	}
+	if !driven {
 		if n == 0 {
 			n = max(1, runtime.NumCPU()/2)
 		}
-		return nil, min(n, cfg.Threads), nil
+		return nil, min(n, cfg.Threads), note, nil
 	}
 	if n == 0 {
 		n = runtime.NumCPU()
@@ -462,11 +471,11 @@ func clientThreads(eng engine.Engine, cfg Config) ([]*drive.Thread, int, error) 
 			for _, o := range ts[:i] {
 				_ = o.Close()
 			}
-			return nil, 0, err
+			return nil, 0, "", err
 		}
 		ts[i] = t
 	}
-	return ts, max(len(ts)+1, runtime.GOMAXPROCS(0)), nil
+	return ts, max(len(ts)+1, runtime.GOMAXPROCS(0)), "", nil
 }
 
 func (s *worker) close() {
@@ -488,7 +497,9 @@ func startWorkers(ctx context.Context, eng engine.Engine, w workload.Workload, c
 	sem := make(chan struct{}, 16) // bound concurrent connection attempts
 	for i := range ws {
 		s := &worker{id: i, rec: histogram.NewRecorderOn(nops, epoch), isolation: isolation}
-		s.env = workload.WorkerEnv{ID: i, Seed: WorkerSeed(cfg.Seed, i), Queries: &s.q}
+		// drive.Sleep suspends a worker on a client thread (the context
+		// its loop runs under names the thread), and is a timer elsewhere.
+		s.env = workload.WorkerEnv{ID: i, Seed: WorkerSeed(cfg.Seed, i), Queries: &s.q, Sleeper: drive.Sleep}
 		if steps != nil {
 			s.env.Steps = s.rec.EnableSteps(steps)
 		}
@@ -604,8 +615,12 @@ type run struct {
 	// last of which to leave ends the run.
 	left   *atomic.Int64
 	active atomic.Int64
-	// threads drive the workers, nil when each has a goroutine.
-	threads []*drive.Thread
+	// threads drive the workers, nil when each has a goroutine;
+	// threadsNote says why an engine.Driven engine's have goroutines.
+	threads     []*drive.Thread
+	threadsNote string
+	// threadErr is the first error a thread's Run returned.
+	threadErr atomic.Pointer[error]
 }
 
 // quit is a worker's leaving a run with an --events budget: the last one
@@ -970,7 +985,13 @@ func (r *run) execute(ctx, workerCtx context.Context, cancelWorkers context.Canc
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				t.Run()
+				// A worker's panic or a stuck worker ends the thread's
+				// run at once (drive.Thread.Run): it fails the run.
+				if err := t.Run(); err != nil {
+					err = fmt.Errorf("client thread: %w", err)
+					r.threadErr.CompareAndSwap(nil, &err)
+					r.failWith(err)
+				}
 			}()
 		}
 	}
@@ -998,6 +1019,11 @@ func (r *run) execute(ctx, workerCtx context.Context, cancelWorkers context.Canc
 		}
 		waitOrCancel(&wg, r.cfg.StopGrace, cancelWorkers)
 	})
+	if err := r.threadErr.Load(); err != nil && status == result.StatusComplete {
+		// A thread failed while the workers stopped.
+		status, runErr = result.StatusFailed, *err
+		c.status = status
+	}
 	return c.finish(status, runErr)
 }
 

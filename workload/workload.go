@@ -113,6 +113,32 @@ type WorkerEnv struct {
 	// It is nil when no op has steps (a nil Steps records nothing). Only
 	// the worker's goroutine touches it.
 	Steps *Steps
+	// Sleeper is how the worker waits for time (Sleep): the runner's, which
+	// knows whether the worker shares an OS thread with others (that
+	// time.Sleep would stop too) and ends the wait when the run stops. Nil
+	// waits on a timer.
+	Sleeper func(ctx context.Context, d time.Duration) bool
+}
+
+// Sleep waits d, or less when ctx ends or the run stops, and reports
+// whether it waited the whole of d. It is the one way a worker waits for
+// time (a think time, \sleep): never time.Sleep, which would stop the
+// other workers of its OS thread.
+func (e WorkerEnv) Sleep(ctx context.Context, d time.Duration) bool {
+	if e.Sleeper != nil {
+		return e.Sleeper(ctx, d)
+	}
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // Steps records the steps of a worker's transactions (histogram.Steps).

@@ -354,7 +354,7 @@ func (w *Airline) NewWorker(ctx context.Context, conn engine.Conn, env workload.
 	if err != nil {
 		return nil, err
 	}
-	wk := &worker{w: w, c: c, q: env.Queries, r: NewRand(env.Seed),
+	wk := &worker{w: w, c: c, q: env.Queries, r: NewRand(env.Seed), sleep: env.Sleep,
 		user: w.UserSeq(env.ID)}
 	for _, p := range []struct {
 		dst *engine.Stmt

@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/dbarena/dbarena/drive"
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/workload"
 )
@@ -22,6 +21,8 @@ type worker struct {
 	c engine.SQLConn
 	q *workload.Queries
 	r *rand.Rand
+	// sleep is the worker's WorkerEnv.Sleep (--booking-sleep).
+	sleep func(context.Context, time.Duration) bool
 
 	schedule, seat, payment, audit engine.Stmt
 	b                              engine.Batch
@@ -101,7 +102,7 @@ func (k *worker) book(ctx context.Context) error {
 	if err := b.Send(ctx, k.c); err != nil {
 		return err
 	}
-	if !drive.Sleep(ctx, k.w.opts.bookingSleep) && ctx.Err() != nil {
+	if !k.sleep(ctx, k.w.opts.bookingSleep) && ctx.Err() != nil {
 		return ctx.Err()
 	}
 	k.q.Other++

@@ -90,3 +90,28 @@ func TestFamilyPackage(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkloadsImportNoDrive fails for each package under workload/
+// (family subpackages included) that imports package drive: a worker
+// waits for time through its WorkerEnv.Sleep, which the runner provides,
+// and never chooses how it waits itself.
+func TestWorkloadsImportNoDrive(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}{{range .Imports}} {{.}}{{end}}",
+		"github.com/dbarena/dbarena/workload/...").Output()
+	if err != nil {
+		if ee, ok := err.(*exec.ExitError); ok {
+			t.Fatalf("go list: %v\n%s", err, ee.Stderr)
+		}
+		t.Fatalf("go list: %v", err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	for _, line := range lines {
+		fields := strings.Fields(line)
+		if len(fields) > 0 && slices.Contains(fields[1:], "github.com/dbarena/dbarena/drive") {
+			t.Errorf("%s imports package drive", fields[0])
+		}
+	}
+	if len(lines) < 5 {
+		t.Fatalf("listed %d packages under workload/, want at least 5:\n%s", len(lines), out)
+	}
+}

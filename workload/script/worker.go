@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dbarena/dbarena/drive"
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/workload"
 	"github.com/dbarena/dbarena/workload/script/lang"
@@ -27,7 +26,7 @@ func (w *Script) NewWorker(ctx context.Context, conn engine.Conn, env workload.W
 	if len(errs) > 0 {
 		return nil, errs[0]
 	}
-	k := &worker{w: w, c: c, scripts: scripts, q: env.Queries, steps: env.Steps, rand: lang.NewRand(env.Seed),
+	k := &worker{w: w, c: c, scripts: scripts, q: env.Queries, steps: env.Steps, sleep: env.Sleep, rand: lang.NewRand(env.Seed),
 		vars: lang.NewVars(), stmts: map[*lang.Query]engine.Stmt{}}
 	k.res.fn = k.res.row
 	for _, s := range scripts {
@@ -67,7 +66,8 @@ type worker struct {
 	scripts []weighted
 	total   int64
 	q       *workload.Queries
-	steps   *workload.Steps // nil: no per-command statistics
+	steps   *workload.Steps                           // nil: no per-command statistics
+	sleep   func(context.Context, time.Duration) bool // WorkerEnv.Sleep (\sleep)
 	rand    *lang.Rand
 	vars    *lang.Vars
 	stmts   map[*lang.Query]engine.Stmt
@@ -234,7 +234,7 @@ func (k *worker) exec(ctx context.Context, cmds []*lang.Command, pc int) (int, e
 		if err != nil {
 			return 0, err
 		}
-		if !drive.Sleep(ctx, d) && ctx.Err() != nil {
+		if !k.sleep(ctx, d) && ctx.Err() != nil {
 			return 0, ctx.Err()
 		}
 		return pc + 1, nil

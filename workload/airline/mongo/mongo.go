@@ -11,7 +11,6 @@ import (
 	drv "go.mongodb.org/mongo-driver/v2/mongo"
 	mopts "go.mongodb.org/mongo-driver/v2/mongo/options"
 
-	"github.com/dbarena/dbarena/drive"
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/engine/mongo"
 	"github.com/dbarena/dbarena/workload"
@@ -142,6 +141,8 @@ type mongoWorker struct {
 	q  *workload.Queries
 	r  *rand.Rand
 	tx bool
+	// pause is the worker's WorkerEnv.Sleep (--booking-sleep).
+	pause func(context.Context, time.Duration) bool
 
 	schedule, seat, payment, audit *drv.Collection
 	lookup, project                bson.D
@@ -158,7 +159,7 @@ type mongoWorker struct {
 func (w *Airline) newMongoWorker(mc *mongo.Conn, env workload.WorkerEnv) (*mongoWorker, error) {
 	db := mc.DB()
 	return &mongoWorker{
-		w: w.Of, mc: mc, q: env.Queries, r: airline.NewRand(env.Seed), tx: w.Of.Transactions(),
+		w: w.Of, mc: mc, q: env.Queries, r: airline.NewRand(env.Seed), tx: w.Of.Transactions(), pause: env.Sleep,
 		schedule: db.Collection("schedule"), seat: db.Collection("seat"), payment: db.Collection("payment"), audit: db.Collection("audit"),
 		lookup: bson.D{{Key: "$lookup", Value: bson.D{
 			{Key: "from", Value: "aircraft"}, {Key: "localField", Value: "aircraft_iata"}, {Key: "foreignField", Value: "iata"}, {Key: "as", Value: "aircraft"},
@@ -305,7 +306,7 @@ func (k *mongoWorker) sleep(ctx context.Context) error {
 	if d <= 0 {
 		return nil
 	}
-	if !drive.Sleep(ctx, d) && ctx.Err() != nil {
+	if !k.pause(ctx, d) && ctx.Err() != nil {
 		return ctx.Err()
 	}
 	return nil

@@ -45,27 +45,27 @@ func parsePreparer(p string) (pid int, host string, ok bool) {
 }
 
 // stillPreparing says, for the record of a loading table, by whom it is
-// being prepared ("by PID 123 on host h since 15:04:05") when that
+// being prepared ("by PID 123 on this host since 15:04:05") when that
 // prepare may still run: its process runs on this host and started before
-// the record was made, or it runs on another host, which cannot be
-// looked at from here. It is "" when the prepare has ended (killed,
-// crashed) or the record names none.
-func stillPreparing(rec engine.MetaRecord) string {
+// the record was made (here is true), or it ran on another host, which
+// cannot be looked at from here. It is "" when the prepare has ended
+// (killed, crashed) or the record names none.
+func stillPreparing(rec engine.MetaRecord) (by string, here bool) {
 	pid, host, ok := parsePreparer(rec.Preparer)
 	if !ok {
-		return ""
+		return "", false
 	}
 	since := ""
 	if !rec.Created.IsZero() {
 		since = " since " + rec.Created.Local().Format(time.DateTime)
 	}
 	if me, _ := os.Hostname(); host != me {
-		return fmt.Sprintf("by PID %d on host %s%s (dbarena cannot look whether it still runs there; if it does not, dbarena cleanup drops what it left)", pid, host, since)
+		return fmt.Sprintf("by PID %d on host %s%s (dbarena cannot look whether it still runs there; if it does not, dbarena cleanup drops what it left)", pid, host, since), false
 	}
 	if !processRuns(pid, rec.Created) {
-		return ""
+		return "", false
 	}
-	return fmt.Sprintf("by PID %d on this host%s", pid, since)
+	return fmt.Sprintf("by PID %d on this host%s", pid, since), true
 }
 
 // processRuns tells whether process pid runs, and, where /proc tells when
@@ -163,7 +163,7 @@ func otherPreparer(ctx context.Context, cat engine.Catalog, table, me string) er
 	if err != nil || !ok || rec.State != stateLoading || rec.Preparer == "" || rec.Preparer == me {
 		return nil
 	}
-	by := stillPreparing(rec)
+	by, _ := stillPreparing(rec)
 	if by == "" {
 		pid, host, _ := parsePreparer(rec.Preparer)
 		by = fmt.Sprintf("by PID %d on host %s", pid, host)

@@ -71,6 +71,28 @@ func TestPrepareRefusesLivePreparer(t *testing.T) {
 		t.Errorf("the other prepare's sbtest1 is gone (%v)", err)
 	}
 
+	// On another host: prepare refuses it, cleanup (the way out when it
+	// has ended there) drops it.
+	rec.Preparer = fmt.Sprintf("%d@%s-elsewhere/0a0b0c", other.Process.Pid, host)
+	if err := cat.SetMeta(ctx, rec); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runner.Prepare(ctx, eng, w, runner.PrepareConfig{LoadThreads: 1}); !errors.Is(err, runner.ErrBeingPrepared) || !strings.Contains(err.Error(), "on host "+host+"-elsewhere") {
+		t.Errorf("Prepare = %v, want ErrBeingPrepared on host %s-elsewhere", err, host)
+	}
+	if cleaned, err := runner.Cleanup(ctx, eng, w); err != nil || len(cleaned.Dropped) != 1 {
+		t.Errorf("Cleanup = %v, %v; want sbtest1 dropped", cleaned.Dropped, err)
+	}
+	if err := cat.SetMeta(ctx, rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := cat.CreateTable(ctx, w.Tables(eng.Dialect())[0].Schema); err != nil {
+		t.Fatal(err)
+	}
+	if rec.Identity, err = cat.Identity(ctx, "sbtest1"); err != nil {
+		t.Fatal(err)
+	}
+
 	// This process's PID, but recorded before it started: another
 	// process had the PID.
 	rec.Preparer, rec.Created = fmt.Sprintf("%d@%s/0a0b0c", os.Getpid(), host), time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)

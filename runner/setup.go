@@ -281,7 +281,7 @@ func VerifyPrepared(ctx context.Context, c engine.Conn, d engine.Dialect, w work
 		case st.meta == "":
 			return &TableError{Table: t.Name, Err: ErrNotOurs, Hint: MetaTable + " has no record of it; prepare into an empty database"}
 		case st.meta != stateReady:
-			if by := stillPreparing(st.rec); by != "" {
+			if by, _ := stillPreparing(st.rec); by != "" {
 				return &TableError{Table: t.Name, Err: ErrNotPrepared, Hint: "it is being prepared " + by}
 			}
 			return &TableError{Table: t.Name, Err: ErrNotPrepared, Hint: "its load did not finish; run dbarena cleanup, then prepare"}
@@ -406,7 +406,7 @@ func Prepare(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Pr
 			return stats, err
 		}
 		if st.meta == stateLoading {
-			if by := stillPreparing(st.rec); by != "" {
+			if by, _ := stillPreparing(st.rec); by != "" {
 				return stats, &TableError{Table: t.Name, Err: fmt.Errorf("%w %s", ErrBeingPrepared, by), Hint: busyHint}
 			}
 		}
@@ -876,8 +876,10 @@ func Cleanup(ctx context.Context, eng engine.Engine, w workload.Workload) (Clean
 		if err != nil {
 			return out, err
 		}
+		// A prepare on another host cannot be looked at: what it left is
+		// dropped, as its message says.
 		if st.meta == stateLoading {
-			if by := stillPreparing(st.rec); by != "" {
+			if by, here := stillPreparing(st.rec); here {
 				return out, &TableError{Table: t.Name, Err: fmt.Errorf("%w %s", ErrBeingPrepared, by), Hint: "nothing was dropped; run cleanup once it has ended"}
 			}
 		}

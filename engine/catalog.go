@@ -18,6 +18,15 @@ import (
 // foreign one.
 const MetaTable = "dbarena_tables"
 
+// The states of a table in MetaTable.
+const (
+	// StateLoading is a table being created and loaded (or one whose
+	// prepare ended before it was done).
+	StateLoading = "loading"
+	// StateReady is a table prepared to the end.
+	StateReady = "ready"
+)
+
 // SchemaRenderer is implemented by the dialects of SQL engines: the DDL of
 // a declared table, in three steps. SQLCatalog runs CreateTableSQL in
 // CreateTable, AfterLoadSQL in FinishTable and ForeignKeySQL in
@@ -57,12 +66,16 @@ func renderer(d SQLDialect) (SchemaRenderer, error) {
 type MetaRecord struct {
 	Table    string
 	Workload string // the workload that created it
-	State    string // "loading" or "ready"
+	State    string // StateLoading or StateReady
 	Created  time.Time
-	// Identity is what Catalog.Identity said of the table right after
-	// dbarena created it; "" in records of older versions, which kept
-	// none.
+	// Identity is what Catalog.Identity said of the table once dbarena
+	// had created it (StateLoading) and once it was prepared
+	// (StateReady); "" in records of older versions, which kept none.
 	Identity string
+	// Preparer is the process that prepares the table while it is
+	// StateLoading ("PID@host/token", see runner), "" when ready and in
+	// records of older versions.
+	Preparer string
 	// Options are the workload's options that define the data, with the
 	// values it was prepared with (workload.DataOptionValues); nil in
 	// records of older versions.
@@ -100,10 +113,13 @@ type Catalog interface {
 	// DropTable drops a table if it exists.
 	DropTable(ctx context.Context, name string) error
 	// Identity is what tells the table named name now from any other
-	// table that had or will have that name: the engine's own object id
-	// (PostgreSQL's oid, MongoDB's collection UUID) or a marker
-	// CreateTable left in the table's definition (MySQL's table comment,
-	// SQLite's CREATE TABLE text). It is "" when the table does not
+	// table that had or will have that name, a copy of it included: the
+	// engine's own object id (PostgreSQL's oid, MongoDB's collection
+	// UUID), or the marker CreateTable left in the table's definition
+	// (MySQL's table comment, SQLite's CREATE TABLE text) together with
+	// what the catalogue keeps of the table itself and a copy gets anew
+	// (MySQL's creation time and InnoDB table id, SQLite's root page).
+	// See CompareIdentity for its form. It is "" when the table does not
 	// exist or the engine can tell nothing.
 	Identity(ctx context.Context, name string) (string, error)
 	// MatchShape compares the table named t.Name with the declaration:
@@ -118,6 +134,10 @@ type Catalog interface {
 	// SetMeta creates MetaTable when needed and writes rec, replacing the
 	// record of the same table.
 	SetMeta(ctx context.Context, rec MetaRecord) error
+	// AddMeta creates MetaTable when needed and writes rec unless there
+	// is a record of the same table already, in one step no other writer
+	// can come between: added is false then, and nothing is written.
+	AddMeta(ctx context.Context, rec MetaRecord) (added bool, err error)
 	// DeleteMeta forgets name's record.
 	DeleteMeta(ctx context.Context, name string) error
 	// DropMetaIfEmpty drops MetaTable once it records nothing.
@@ -136,10 +156,14 @@ type TableInspector interface {
 	// unchanged.
 	MarkTableSQL(stmts []string, t *schema.Table, marker string) []string
 	// TableIdentitySQL is a query with one '?' argument (a table name)
-	// that returns one row with one text column when the table exists in
-	// the connection's current schema/database: its object id, or the
-	// text holding the marker.
-	TableIdentitySQL() string
+	// that returns one row when the table exists in the connection's
+	// current schema/database, and the names of its columns: a column
+	// named MarkerColumn holds text with the marker in it (only the
+	// marker counts), one named "" the table's object id (PostgreSQL's
+	// oid), any other what the catalogue keeps of the table itself,
+	// which a copy of it gets anew (SQLite's rootpage). SQLCatalog's
+	// Identity makes an identity of the row (see CompareIdentity).
+	TableIdentitySQL() (query string, columns []string)
 	// ColumnTypesSQL is a query with one '?' argument (a table name) that
 	// returns the table's columns as (name, type) rows in ordinal order.
 	ColumnTypesSQL() string
@@ -162,18 +186,126 @@ func NewMarker() string {
 	return markerPrefix + hex.EncodeToString(b[:])
 }
 
-// identityIn is the marker in s, or s itself when it holds none (an
-// object id).
-func identityIn(s string) string {
+// MarkerColumn names the column of TableInspector.TableIdentitySQL that
+// holds the text with the marker in it.
+const MarkerColumn = "marker"
+
+// markerIn is the marker in s, or "" when it holds none.
+func markerIn(s string) string {
 	i := strings.Index(s, markerPrefix)
 	if i < 0 {
-		return s
+		return ""
 	}
 	j := i + len(markerPrefix)
 	for j < len(s) && strings.IndexByte("0123456789abcdef", s[j]) >= 0 {
 		j++
 	}
 	return s[i:j]
+}
+
+// MakeIdentity is the identity (see CompareIdentity) of a table whose
+// definition holds marker ("" for none) and of which the catalogue says
+// fields, in the order given: a field named "" is an object id, written
+// bare; one whose value is "" is left out.
+func MakeIdentity(marker string, fields ...IdentityField) string {
+	var parts []string
+	if marker != "" {
+		parts = append(parts, marker)
+	}
+	for _, f := range fields {
+		v := strings.Join(strings.Fields(f.Value), "_")
+		switch {
+		case v == "":
+		case f.Name == "":
+			parts = append(parts, v)
+		default:
+			parts = append(parts, f.Name+"="+v)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// IdentityField is one thing a catalogue says of a table, for
+// MakeIdentity.
+type IdentityField struct{ Name, Value string }
+
+// IdentityValue is the value of the field name in the identity id, ""
+// when it has none.
+func IdentityValue(id, name string) string {
+	_, fields := identityParts(id)
+	return fields[name]
+}
+
+// identityParts splits an identity into its marker and fields (an
+// object id under the name "").
+func identityParts(id string) (marker string, fields map[string]string) {
+	fields = map[string]string{}
+	for _, p := range strings.Fields(id) {
+		switch name, v, ok := strings.Cut(p, "="); {
+		case strings.HasPrefix(p, markerPrefix):
+			marker = p
+		case ok:
+			fields[name] = v
+		default:
+			fields[""] = p
+		}
+	}
+	return marker, fields
+}
+
+// IdentityVerdict is how a table's identity now compares with the one
+// recorded when dbarena created it (CompareIdentity).
+type IdentityVerdict struct {
+	// Other says why it is another table; "" when it is not.
+	Other string
+	// Unconfirmed says why the table cannot be told from a copy of the
+	// one dbarena created; "" when it can (or is Other).
+	Unconfirmed string
+}
+
+// CompareIdentity compares the identity of a table now with the one
+// recorded, both as Catalog.Identity gives them: space-separated parts,
+// of which one may be the marker (NewMarker's token), the others
+// "name=value" fields (a bare word is an object id, the field ""). A
+// marker, or a field both have, that differs makes it another table, and
+// so does a table that has none now. A record whose identity has no field
+// (an older dbarena's, which kept only the marker: a copy made with the
+// engine's own means, CREATE TABLE … LIKE, carries the marker too), or no
+// field the table still has, leaves it unconfirmed.
+//
+// loading compares a table whose prepare did not finish: where the
+// record has a marker, only the marker counts, since prepare's own index
+// builds renew fields (MySQL's creation time) before it records the
+// identity again.
+func CompareIdentity(recorded, now string, loading bool) IdentityVerdict {
+	if now == "" {
+		return IdentityVerdict{Other: fmt.Sprintf("dbarena created it with identity %s, the table now has none", recorded)}
+	}
+	rm, rf := identityParts(recorded)
+	nm, nf := identityParts(now)
+	other := IdentityVerdict{Other: fmt.Sprintf("dbarena created it with identity %s, the table now has %s", recorded, now)}
+	if rm != nm {
+		return other
+	}
+	if loading && rm != "" {
+		return IdentityVerdict{}
+	}
+	common := 0
+	for name, v := range rf {
+		if w, ok := nf[name]; ok {
+			if v != w {
+				return other
+			}
+			common++
+		}
+	}
+	switch {
+	case len(rf) == 0:
+		return IdentityVerdict{Unconfirmed: fmt.Sprintf("%s holds only the marker %s of it, which an older dbarena left in its definition and a copy of the table carries too", MetaTable, recorded)}
+	case common == 0:
+		return IdentityVerdict{Unconfirmed: fmt.Sprintf("dbarena created it with identity %s, of which the catalogue now tells nothing (%s)", recorded, now)}
+	}
+	return IdentityVerdict{}
 }
 
 // SQLCatalog is the Catalog of every SQL engine, built on its SQLConn and
@@ -303,22 +435,48 @@ func (s SQLCatalog) DropTable(ctx context.Context, name string) error {
 	return s.C.Exec(ctx, "DROP TABLE IF EXISTS "+s.C.Dialect().QuoteIdent(name))
 }
 
-// Identity implements Catalog: the text TableIdentitySQL returns, or the
-// marker in it. It is "" for a dialect that is no TableInspector.
+// Identity implements Catalog: the identity (MakeIdentity) of the row
+// TableIdentitySQL returns. It is "" for a dialect that is no
+// TableInspector.
 func (s SQLCatalog) Identity(ctx context.Context, name string) (string, error) {
 	in, ok := s.C.Dialect().(TableInspector)
 	if !ok {
 		return "", nil
 	}
-	var id string
-	err := s.C.QueryRow(ctx, in.TableIdentitySQL(), []any{name}, &id)
-	if errors.Is(err, ErrNoRows) {
-		return "", nil
-	}
+	q, cols := in.TableIdentitySQL()
+	var row []string
+	err := s.C.QueryRows(ctx, q, []any{name}, func(r []any) error {
+		if row != nil {
+			return nil
+		}
+		row = make([]string, len(r))
+		for i, v := range r {
+			if v != nil {
+				row[i] = text(v)
+			}
+		}
+		return nil
+	})
 	if err != nil {
 		return "", fmt.Errorf("identifying table %s: %w", name, err)
 	}
-	return identityIn(id), nil
+	if row == nil {
+		return "", nil
+	}
+	if len(row) != len(cols) {
+		return "", fmt.Errorf("identifying table %s: %d columns, want %d (%s)", name, len(row), len(cols), strings.Join(cols, ", "))
+	}
+	var marker string
+	var fields []IdentityField
+	for i, c := range cols {
+		v := row[i]
+		if c == MarkerColumn {
+			marker = markerIn(v)
+		} else {
+			fields = append(fields, IdentityField{Name: c, Value: v})
+		}
+	}
+	return MakeIdentity(marker, fields...), nil
 }
 
 // MatchShape implements Catalog: names (case-insensitive) and, for a
@@ -374,6 +532,7 @@ func columnsDiffer(got, want []string) string {
 var metaColumns = []struct{ name, typ string }{
 	{"table_identity", "VARCHAR(128)"}, // the DDL types of every SQL engine
 	{"data_options", "VARCHAR(4000)"},
+	{"prepared_by", "VARCHAR(255)"},
 }
 
 // metaHas reports which of metaColumns MetaTable has.
@@ -406,7 +565,7 @@ func (s SQLCatalog) Meta(ctx context.Context, name string) (MetaRecord, bool, er
 	var created string
 	q := "SELECT state, workload, created_at"
 	dst := []any{&rec.State, &rec.Workload, &created}
-	var extra [2]string
+	var extra [3]string
 	for i, m := range metaColumns {
 		if has[i] {
 			q += ", COALESCE(" + m.name + ", '')"
@@ -421,7 +580,7 @@ func (s SQLCatalog) Meta(ctx context.Context, name string) (MetaRecord, bool, er
 		return rec, false, err
 	}
 	rec.Created, _ = time.Parse(time.RFC3339, created)
-	rec.Identity = extra[0]
+	rec.Identity, rec.Preparer = extra[0], extra[2]
 	if extra[1] != "" {
 		if err := json.Unmarshal([]byte(extra[1]), &rec.Options); err != nil {
 			return rec, true, fmt.Errorf("%s: the options of %s: %w", MetaTable, name, err)
@@ -430,14 +589,17 @@ func (s SQLCatalog) Meta(ctx context.Context, name string) (MetaRecord, bool, er
 	return rec, true, nil
 }
 
-// SetMeta implements Catalog. It gives a MetaTable of an older version
-// the columns it lacks.
-func (s SQLCatalog) SetMeta(ctx context.Context, rec MetaRecord) error {
+// ensureMeta creates MetaTable when needed and gives one of an older
+// version the columns it lacks.
+func (s SQLCatalog) ensureMeta(ctx context.Context) error {
 	d := s.C.Dialect()
 	v := d.ColumnType(TypeVarchar, 128, 0)
-	if err := s.C.Exec(ctx, fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s (table_name %s NOT NULL PRIMARY KEY, workload %s NOT NULL, state %s NOT NULL, created_at %s NOT NULL, %s %s, %s %s)",
-		MetaTable, v, v, d.ColumnType(TypeVarchar, 16, 0), d.ColumnType(TypeVarchar, 40, 0),
-		metaColumns[0].name, metaColumns[0].typ, metaColumns[1].name, metaColumns[1].typ)); err != nil {
+	extraCols := ""
+	for _, m := range metaColumns {
+		extraCols += ", " + m.name + " " + m.typ
+	}
+	if err := s.C.Exec(ctx, fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s (table_name %s NOT NULL PRIMARY KEY, workload %s NOT NULL, state %s NOT NULL, created_at %s NOT NULL%s)",
+		MetaTable, v, v, d.ColumnType(TypeVarchar, 16, 0), d.ColumnType(TypeVarchar, 40, 0), extraCols)); err != nil {
 		return fmt.Errorf("creating %s: %w", MetaTable, err)
 	}
 	has, err := s.metaHas(ctx)
@@ -451,14 +613,35 @@ func (s SQLCatalog) SetMeta(ctx context.Context, rec MetaRecord) error {
 			}
 		}
 	}
-	created := rec.Created.UTC().Format(time.RFC3339)
+	return nil
+}
+
+// metaRow is rec's values in MetaTable after table_name, in the order of
+// metaInsert's columns.
+func metaRow(rec MetaRecord) ([]any, error) {
 	opts := ""
 	if rec.Options != nil {
 		b, err := json.Marshal(rec.Options)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		opts = string(b)
+	}
+	return []any{rec.Workload, rec.State, rec.Created.UTC().Format(time.RFC3339), rec.Identity, opts, rec.Preparer}, nil
+}
+
+// metaInsert inserts a record: table_name, then metaRow's values.
+const metaInsert = "INSERT INTO " + MetaTable + " (table_name, workload, state, created_at, table_identity, data_options, prepared_by) VALUES (?, ?, ?, ?, ?, ?, ?)"
+
+// SetMeta implements Catalog. It gives a MetaTable of an older version
+// the columns it lacks.
+func (s SQLCatalog) SetMeta(ctx context.Context, rec MetaRecord) error {
+	if err := s.ensureMeta(ctx); err != nil {
+		return err
+	}
+	row, err := metaRow(rec)
+	if err != nil {
+		return err
 	}
 	// Look first: MySQL reports an UPDATE that changes nothing as zero rows.
 	_, found, err := s.Meta(ctx, rec.Table)
@@ -466,19 +649,45 @@ func (s SQLCatalog) SetMeta(ctx context.Context, rec MetaRecord) error {
 		return err
 	}
 	if found {
-		up, err := s.C.Prepare(ctx, "UPDATE "+MetaTable+" SET workload = ?, state = ?, created_at = ?, table_identity = ?, data_options = ? WHERE table_name = ?")
+		up, err := s.C.Prepare(ctx, "UPDATE "+MetaTable+" SET workload = ?, state = ?, created_at = ?, table_identity = ?, data_options = ?, prepared_by = ? WHERE table_name = ?")
 		if err != nil {
 			return err
 		}
-		_, err = up.Exec(ctx, rec.Workload, rec.State, created, rec.Identity, opts, rec.Table)
+		_, err = up.Exec(ctx, append(row, rec.Table)...)
 		return err
 	}
-	ins, err := s.C.Prepare(ctx, "INSERT INTO "+MetaTable+" (table_name, workload, state, created_at, table_identity, data_options) VALUES (?, ?, ?, ?, ?, ?)")
+	ins, err := s.C.Prepare(ctx, metaInsert)
 	if err != nil {
 		return err
 	}
-	_, err = ins.Exec(ctx, rec.Table, rec.Workload, rec.State, created, rec.Identity, opts)
+	_, err = ins.Exec(ctx, append([]any{rec.Table}, row...)...)
 	return err
+}
+
+// AddMeta implements Catalog: an INSERT, which the primary key on
+// table_name refuses when another record of the table is there.
+func (s SQLCatalog) AddMeta(ctx context.Context, rec MetaRecord) (bool, error) {
+	if err := s.ensureMeta(ctx); err != nil {
+		return false, err
+	}
+	row, err := metaRow(rec)
+	if err != nil {
+		return false, err
+	}
+	ins, err := s.C.Prepare(ctx, metaInsert)
+	if err != nil {
+		return false, err
+	}
+	if _, err = ins.Exec(ctx, append([]any{rec.Table}, row...)...); err == nil {
+		return true, nil
+	}
+	if s.C.Dialect().Classify(err) == ClassUniqueViolation {
+		return false, nil
+	}
+	if _, found, merr := s.Meta(ctx, rec.Table); merr == nil && found {
+		return false, nil
+	}
+	return false, err
 }
 
 // DeleteMeta implements Catalog.

@@ -23,8 +23,9 @@
 // opener). Shared code asks the registry (Lookup, Registrations, Schemes,
 // PasswordEnvs) instead of listing engines; engine/all imports them all.
 //
-// Redaction is one policy, owned here: IsSecretParam, RedactURL, RedactedURL,
-// URLSecrets and Scrub decide what of a URL or a message may be shown.
+// Redaction is one policy, owned here: IsSecretParam, IsKeyValue, RedactURL,
+// RedactedURL, URLSecrets and Scrub decide what of a URL (or a key=value
+// connection string) or a message may be shown.
 package engine
 
 import (

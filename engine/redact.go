@@ -51,13 +51,19 @@ func RedactedURL(u *url.URL) *url.URL {
 	return &c
 }
 
-// RedactURL is raw as it may be shown: RedactedURL of it when it parses
-// as a URL with user information or without any "@". Otherwise (it does
-// not parse, or an "@" did not make user information of it, as in
-// "postgres//u:pw@h") everything between its scheme's "://" (or its start)
-// and its last "@" is replaced by "xxxxx", since that is where a password
-// would be. A URL without secrets is returned as written.
+// RedactURL is raw as it may be shown. A key=value connection string
+// (IsKeyValue) keeps everything but the value of each secret key
+// (IsSecretParam), quoted or not, which is replaced by "xxxxx". A URL is
+// RedactedURL of it when it parses as a URL with user information or
+// without any "@". Otherwise (it does not parse, or an "@" did not make
+// user information of it, as in "postgres//u:pw@h") everything between
+// its scheme's "://" (or its start) and its last "@" is replaced by
+// "xxxxx", since that is where a password would be. A URL without
+// secrets is returned as written.
 func RedactURL(raw string) string {
+	if IsKeyValue(raw) {
+		return redactKeyValues(raw)
+	}
 	u, err := url.Parse(raw)
 	if err != nil || (u.User == nil && strings.Contains(raw, "@")) {
 		at := strings.LastIndex(raw, "@")
@@ -96,10 +102,20 @@ func ScrubEnv(msg string, getenv func(string) string) string {
 }
 
 // URLSecrets lists the secrets in raw (the password of its user
-// information, the values of its secret query parameters), each decoded
-// and in its escaped forms, for Scrub. A URL that does not parse has none
-// that can be told apart; show it through RedactURL instead.
+// information, the values of its secret query parameters; of a key=value
+// string, the values of its secret keys as written and unquoted), each
+// decoded and in its escaped forms, for Scrub. A URL that does not parse
+// has none that can be told apart; show it through RedactURL instead.
 func URLSecrets(raw string) []string {
+	if IsKeyValue(raw) {
+		var out []string
+		for _, p := range keyValuePairs(raw) {
+			if IsSecretParam(p.key) && p.value != "" {
+				out = append(out, p.value, raw[p.start:p.end])
+			}
+		}
+		return out
+	}
 	u, err := url.Parse(raw)
 	if err != nil {
 		return nil
@@ -143,4 +159,126 @@ func Scrub(msg string, secrets ...string) string {
 		msg = strings.ReplaceAll(msg, s, Mask)
 	}
 	return msg
+}
+
+// libpqKeys are the keys of a libpq connection string that make one of
+// a single key=value pair without spaces (which else reads as a labelled
+// target, "label=url").
+var libpqKeys = map[string]bool{"host": true, "hostaddr": true, "port": true, "dbname": true, "user": true}
+
+// IsKeyValue reports whether s is a libpq-style key=value connection
+// string ("host=h password='a b' dbname=d") rather than a URL: it has no
+// "://", and it has pairs separated by spaces, or a key that holds a
+// secret (IsSecretParam) or is one of libpq's host, hostaddr, port,
+// dbname and user.
+func IsKeyValue(s string) bool {
+	if strings.Contains(s, "://") {
+		return false
+	}
+	pairs := keyValuePairs(s)
+	for _, p := range pairs {
+		if !plainKey(p.key) {
+			continue
+		}
+		if len(pairs) > 1 || strings.ContainsAny(strings.TrimSpace(s), " \t\n") || IsSecretParam(p.key) || libpqKeys[strings.ToLower(p.key)] {
+			return true
+		}
+	}
+	return false
+}
+
+// plainKey tells whether k is a key of a key=value string: letters,
+// digits and underscores, not starting with a digit.
+func plainKey(k string) bool {
+	for i, c := range k {
+		if !(c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || i > 0 && '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return k != ""
+}
+
+// kvPair is one key=value pair of a key=value string: its key, where its
+// value stands in the string (quotes included) and the value unquoted.
+type kvPair struct {
+	key        string
+	start, end int
+	value      string
+}
+
+// keyValuePairs reads s as libpq reads a connection string: pairs
+// key=value, separated by spaces, with spaces allowed around "="; a value
+// is a word or is quoted with single quotes, and a backslash takes the
+// next character as it is. A word without "=" is skipped, and an
+// unterminated quote runs to the end, so that whatever follows a secret
+// key is taken as its value.
+func keyValuePairs(s string) []kvPair {
+	space := func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' }
+	var out []kvPair
+	i := 0
+	for {
+		for i < len(s) && space(s[i]) {
+			i++
+		}
+		if i >= len(s) {
+			return out
+		}
+		ks := i
+		for i < len(s) && !space(s[i]) && s[i] != '=' {
+			i++
+		}
+		key := s[ks:i]
+		j := i
+		for j < len(s) && space(s[j]) {
+			j++
+		}
+		if j >= len(s) || s[j] != '=' {
+			if i == ks {
+				i++ // not even a word: step over it
+			}
+			continue
+		}
+		j++
+		for j < len(s) && space(s[j]) {
+			j++
+		}
+		start := j
+		var val strings.Builder
+		if j < len(s) && s[j] == '\'' {
+			for j++; j < len(s) && s[j] != '\''; j++ {
+				if s[j] == '\\' && j+1 < len(s) {
+					j++
+				}
+				val.WriteByte(s[j])
+			}
+			if j < len(s) {
+				j++ // the closing quote
+			}
+		} else {
+			for ; j < len(s) && !space(s[j]); j++ {
+				if s[j] == '\\' && j+1 < len(s) {
+					j++
+				}
+				val.WriteByte(s[j])
+			}
+		}
+		out = append(out, kvPair{key: key, start: start, end: j, value: val.String()})
+		i = j
+	}
+}
+
+// redactKeyValues is the key=value string s with the value of every
+// secret key replaced by "xxxxx".
+func redactKeyValues(s string) string {
+	var b strings.Builder
+	last := 0
+	for _, p := range keyValuePairs(s) {
+		if IsSecretParam(p.key) {
+			b.WriteString(s[last:p.start])
+			b.WriteString(Mask)
+			last = p.end
+		}
+	}
+	b.WriteString(s[last:])
+	return b.String()
 }

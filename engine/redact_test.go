@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"errors"
 	"net/url"
 	"strings"
 	"testing"
@@ -95,5 +96,57 @@ func TestRedactionAgrees(t *testing.T) {
 	}
 	if got := outputs["Scrub"]; got != "cannot reach postgres://bench:xxxxx@127.0.0.1:5432/bench?password=xxxxx&sslpassword=xxxxx&sslmode=disable" {
 		t.Errorf("Scrub = %s", got)
+	}
+}
+
+// A libpq key=value string is redacted key by key: the values of secret
+// keys, quoted, escaped or spaced around "=", become xxxxx; the rest
+// stays as written.
+func TestRedactKeyValue(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"host=127.0.0.1 password=SECRET dbname=x", "host=127.0.0.1 password=xxxxx dbname=x"},
+		{"host=h password='a b SECRET' dbname=x", "host=h password=xxxxx dbname=x"},
+		{`host=h password='it\'s SECRET' dbname=x`, "host=h password=xxxxx dbname=x"},
+		{`password=SE\ CRET host=h`, "password=xxxxx host=h"},
+		{"host=h password = SECRET dbname=x", "host=h password = xxxxx dbname=x"},
+		{"host=h password='unterminated SECRET dbname=x", "host=h password=xxxxx"},
+		{"pg=host=h sslpassword=SECRET", "pg=host=h sslpassword=xxxxx"},
+		{"password=SECRET", "password=xxxxx"},
+		{"host=h junk password=SECRET", "host=h junk password=xxxxx"},
+		{"host=h user=u", "host=h user=u"},
+	} {
+		if !engine.IsKeyValue(tc.in) {
+			t.Errorf("IsKeyValue(%q) = false", tc.in)
+		}
+		if got := engine.RedactURL(tc.in); got != tc.want {
+			t.Errorf("RedactURL(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+		if got := engine.Scrub("at "+tc.in, engine.URLSecrets(tc.in)...); got != "at "+tc.want {
+			t.Errorf("Scrub(%q) with its secrets = %q, want %q", tc.in, got, "at "+tc.want)
+		}
+		if _, err := engine.ParseTarget(tc.in, "", nil); !errors.Is(err, engine.ErrBadTarget) || strings.Contains(err.Error(), "SECRET") || !strings.Contains(err.Error(), "key=value") {
+			t.Errorf("ParseTarget(%q) = %v, want ErrBadTarget refusing a key=value string, without its password", tc.in, err)
+		}
+	}
+	// Targets that are no key=value strings.
+	for _, s := range []string{"pg=postgres://u@h/db?password=x", "managed:postgres?shared_buffers=1GB", "pg=managed:postgres", "sqlite:rel/x.db", "not a url", "label=sqlite:x.db"} {
+		if engine.IsKeyValue(s) {
+			t.Errorf("IsKeyValue(%q) = true", s)
+		}
+	}
+}
+
+// A target whose URL is opaque (a Go MySQL DSN, "u:pw@tcp(h)/db", reads as
+// scheme u) shows nothing before its "@".
+func TestRedactedOpaqueTarget(t *testing.T) {
+	tg, err := engine.ParseTarget("u:hunter2@tcp(127.0.0.1:3306)/db", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tg.Redacted(); strings.Contains(got, "hunter2") || got != "xxxxx@tcp(127.0.0.1:3306)/db" {
+		t.Errorf("Redacted = %q", got)
+	}
+	if tg, _ := engine.ParseTarget("sqlite:///tmp/a@b.db", "", nil); tg.Redacted() != "sqlite:///tmp/a@b.db" {
+		t.Errorf("Redacted of a path with an @ = %q", tg.Redacted())
 	}
 }

@@ -49,7 +49,8 @@ func (s Secret) GoString() string { return `engine.Secret{"xxxxx"}` }
 // MarshalText redacts for encoders.
 func (s Secret) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
-// ParseTarget parses "url" or "label=url". A scheme registered as an alias
+// ParseTarget parses "url" or "label=url"; a libpq key=value string
+// (IsKeyValue) is refused, its secrets redacted. A scheme registered as an alias
 // is rewritten to its engine's name ("postgresql" → "postgres"). Passwords
 // are taken, in order of preference, from the URL, from passwordFile (when
 // not empty), or from the engine's registered password variable
@@ -57,6 +58,9 @@ func (s Secret) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 // An unknown scheme is not an error here: Open refuses it.
 func ParseTarget(s, passwordFile string, getenv func(string) string) (Target, error) {
 	var t Target
+	if IsKeyValue(s) {
+		return t, &TargetError{Target: RedactURL(s), Field: "url", Err: fmt.Errorf("%w: a key=value connection string, not a URL: want scheme://[user@]host[:port]/database (the password in the URL, in --password-file or in the engine's variable)", ErrBadTarget)}
+	}
 	raw := s
 	if i := strings.Index(s, "="); i > 0 && !strings.Contains(s[:i], "://") && !strings.Contains(s[:i], ":") {
 		t.Label, raw = s[:i], s[i+1:]
@@ -98,8 +102,10 @@ func ParseTarget(s, passwordFile string, getenv func(string) string) (Target, er
 	return t, nil
 }
 
-// Redacted is the URL as it may be printed or stored: no password, and any
-// secret query parameter (IsSecretParam) replaced by "xxxxx" (RedactedURL).
+// Redacted is the URL as it may be printed or stored: no password, any
+// secret query parameter (IsSecretParam) replaced by "xxxxx", and what
+// stands before an "@" that is no user information (the opaque
+// "u:pw@tcp(h)/db" of a Go MySQL DSN) as well (RedactURL).
 func (t Target) Redacted() string {
 	if t.URL == nil {
 		return ""
@@ -107,6 +113,9 @@ func (t Target) Redacted() string {
 	u := *t.URL
 	if u.User != nil {
 		u.User = url.User(u.User.Username())
+	}
+	if strings.Contains(u.Opaque, "@") {
+		return RedactURL(u.String())
 	}
 	return RedactedURL(&u).String()
 }

@@ -257,3 +257,218 @@ func TestVerifyPreparedDataOptions(t *testing.T) {
 		})
 	}
 }
+
+// copyTable is how a user copies a table of dbarena's with the engine's
+// own means, definition and all, puts a row of their own in the copy and
+// swaps it in under the original's name: the copy carries whatever the
+// original's definition holds (MySQL's comment, SQLite's CREATE TABLE
+// text), so only an identity no copy can carry tells it apart.
+var copyTable = map[string]func(t *testing.T, c engine.Conn, name string){
+	"postgres": func(t *testing.T, c engine.Conn, name string) {
+		sqlExec(t, c,
+			"CREATE TABLE "+name+"_user (LIKE "+name+" INCLUDING ALL EXCLUDING DEFAULTS)",
+			"INSERT INTO "+name+"_user (id, k, c, pad) VALUES (1, 1, 'mine', '')",
+			"DROP TABLE "+name,
+			"ALTER TABLE "+name+"_user RENAME TO "+name)
+	},
+	"mysql": func(t *testing.T, c engine.Conn, name string) {
+		sqlExec(t, c,
+			"CREATE TABLE "+name+"_user LIKE "+name,
+			"INSERT INTO "+name+"_user (id, k, c, pad) VALUES (1, 1, 'mine', '')",
+			"DROP TABLE "+name,
+			"RENAME TABLE "+name+"_user TO "+name)
+	},
+	"sqlite": func(t *testing.T, c engine.Conn, name string) {
+		sc, err := engine.SQL(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ddl string
+		if err := sc.QueryRow(context.Background(), "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", []any{name}, &ddl); err != nil {
+			t.Fatal(err)
+		}
+		sqlExec(t, c,
+			strings.Replace(ddl, "CREATE TABLE "+name+" ", "CREATE TABLE "+name+"_user ", 1),
+			"INSERT INTO "+name+"_user (id, k, c, pad) VALUES (1, 1, 'mine', '')",
+			"DROP TABLE "+name,
+			"ALTER TABLE "+name+"_user RENAME TO "+name)
+	},
+	"mongodb": func(t *testing.T, c engine.Conn, name string) {
+		ctx := context.Background()
+		db := c.(*mongo.Conn).DB()
+		// $out writes a new collection; renameCollection keeps the
+		// renamed one's UUID.
+		cur, err := db.Collection(name).Aggregate(ctx, bson.A{
+			bson.D{{Key: "$match", Value: bson.D{{Key: "_id", Value: int64(1)}}}},
+			bson.D{{Key: "$set", Value: bson.D{{Key: "c", Value: "mine"}}}},
+			bson.D{{Key: "$out", Value: name + "_user"}},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = cur.Close(ctx)
+		if err := db.Collection(name).Drop(ctx); err != nil {
+			t.Fatal(err)
+		}
+		err = c.(*mongo.Conn).DB().Client().Database("admin").RunCommand(ctx, bson.D{
+			{Key: "renameCollection", Value: db.Name() + "." + name + "_user"},
+			{Key: "to", Value: db.Name() + "." + name}}).Err()
+		if err != nil {
+			t.Fatal(err)
+		}
+	},
+}
+
+// sqlExec runs statements on c.
+func sqlExec(t *testing.T, c engine.Conn, stmts ...string) {
+	t.Helper()
+	sc, err := engine.SQL(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range stmts {
+		if err := sc.Exec(context.Background(), s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+}
+
+// A copy of a prepared table, made with the engine's own means and
+// swapped in under the table's name, is not dbarena's table: run's check
+// that the target is prepared and check refuse it, and cleanup drops the
+// untouched table beside it but keeps the copy with the user's row.
+func TestCopiedTableIsNotOurs(t *testing.T) {
+	for _, tc := range cleanupTargets {
+		t.Run("engine="+tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			eng := enginetest.Open(t, tc.target(t))
+			w := oltpWorkload(t, "--tables", "2", "--table-size", "100")
+			if _, err := runner.Prepare(ctx, eng, w, runner.PrepareConfig{LoadThreads: 2}); err != nil {
+				t.Fatal(err)
+			}
+			c, err := eng.Connect(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			copyTable[tc.name](t, c, "sbtest1")
+			if diff, err := c.Catalog().MatchShape(ctx, w.Tables(eng.Dialect())[0].Schema); err != nil || diff != "" {
+				t.Fatalf("the copy's shape differs (%q, %v): the test must swap in a table of the same columns", diff, err)
+			}
+
+			if err := runner.VerifyPrepared(ctx, c, eng.Dialect(), w); !errors.Is(err, runner.ErrNotOurs) || !strings.Contains(err.Error(), "sbtest1") {
+				t.Errorf("VerifyPrepared (run) = %v, want ErrNotOurs naming sbtest1", err)
+			}
+			if _, err := runner.Check(ctx, eng, w); !errors.Is(err, runner.ErrNotOurs) || !strings.Contains(err.Error(), "sbtest1") {
+				t.Errorf("Check = %v, want ErrNotOurs naming sbtest1", err)
+			}
+			cleaned, err := runner.Cleanup(ctx, eng, w)
+			if !errors.Is(err, runner.ErrNotOurs) || !strings.Contains(err.Error(), "not dropped: sbtest1 is not the one dbarena created") {
+				t.Errorf("Cleanup error = %v, want ErrNotOurs saying sbtest1 is not the one dbarena created", err)
+			}
+			if strings.Join(cleaned.Dropped, ",") != "sbtest2" {
+				t.Errorf("dropped %v, want [sbtest2]", cleaned.Dropped)
+			}
+			if n := userRows(t, c, "sbtest1"); n != 1 {
+				t.Errorf("the user's sbtest1 holds %d of its rows after cleanup, want 1 (-1: dropped)", n)
+			}
+		})
+	}
+}
+
+// userRows counts the rows of table whose c is 'mine', -1 when the table
+// is gone.
+func userRows(t *testing.T, c engine.Conn, table string) int64 {
+	t.Helper()
+	ctx := context.Background()
+	ok, err := c.Catalog().TableExists(ctx, table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ok {
+		return -1
+	}
+	if mc, isMongo := c.(*mongo.Conn); isMongo {
+		n, err := mc.DB().Collection(table).CountDocuments(ctx, bson.D{{Key: "c", Value: "mine"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	sc, err := engine.SQL(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	if err := sc.QueryRow(ctx, "SELECT COUNT(*) FROM "+table+" WHERE c = 'mine'", nil, &n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// A record of an older dbarena holds only the marker it left in the
+// table's definition (MySQL, SQLite), which a copy carries too: dbarena
+// cannot tell the table from a copy, so run and check refuse it and
+// cleanup leaves it, keeping its record until the user drops the table.
+func TestMarkerOnlyRecordUnconfirmed(t *testing.T) {
+	for _, tc := range cleanupTargets {
+		if tc.name != "mysql" && tc.name != "sqlite" {
+			continue // their identities have no marker
+		}
+		t.Run("engine="+tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			eng := enginetest.Open(t, tc.target(t))
+			w := oltpWorkload(t, "--tables", "1", "--table-size", "100")
+			if _, err := runner.Prepare(ctx, eng, w, runner.PrepareConfig{LoadThreads: 1}); err != nil {
+				t.Fatal(err)
+			}
+			c, err := eng.Connect(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			cat := c.Catalog()
+			rec, ok, err := cat.Meta(ctx, "sbtest1")
+			if err != nil || !ok {
+				t.Fatalf("Meta = %v, %v", ok, err)
+			}
+			marker, _, _ := strings.Cut(rec.Identity, " ")
+			if !strings.HasPrefix(marker, "dbarena-id:") || marker == rec.Identity {
+				t.Fatalf("identity %q: want a marker and more", rec.Identity)
+			}
+			rec.Identity = marker // as an older dbarena recorded it
+			if err := cat.SetMeta(ctx, rec); err != nil {
+				t.Fatal(err)
+			}
+
+			err = runner.VerifyPrepared(ctx, c, eng.Dialect(), w)
+			if !errors.Is(err, runner.ErrNotOurs) || !strings.Contains(err.Error(), "cannot tell it from a copy") {
+				t.Errorf("VerifyPrepared = %v, want ErrNotOurs: cannot tell it from a copy", err)
+			}
+			cleaned, err := runner.Cleanup(ctx, eng, w)
+			var nd *runner.NotDroppedError
+			if !errors.As(err, &nd) || len(nd.Tables) != 1 || !nd.Tables[0].Unconfirmed || !strings.Contains(err.Error(), "drop it yourself") {
+				t.Errorf("Cleanup = %v, want sbtest1 not dropped as unconfirmed", err)
+			}
+			if len(cleaned.Dropped) != 0 {
+				t.Errorf("dropped %v", cleaned.Dropped)
+			}
+			if ok, err := cat.TableExists(ctx, "sbtest1"); err != nil || !ok {
+				t.Errorf("sbtest1 is gone after cleanup (%v)", err)
+			}
+			if _, ok, err := cat.Meta(ctx, "sbtest1"); err != nil || !ok {
+				t.Errorf("the record of sbtest1 is gone after cleanup (%v)", err)
+			}
+			// Dropped by the user: cleanup forgets the record.
+			if err := cat.DropTable(ctx, "sbtest1"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := runner.Cleanup(ctx, eng, w); err != nil {
+				t.Errorf("Cleanup after the user dropped it: %v", err)
+			}
+			if ok, err := cat.TableExists(ctx, engine.MetaTable); err != nil || ok {
+				t.Errorf("%s is left (%v)", engine.MetaTable, err)
+			}
+		})
+	}
+}

@@ -21,8 +21,8 @@ const MetaTable = engine.MetaTable
 
 // Table states in MetaTable.
 const (
-	stateLoading = "loading"
-	stateReady   = "ready"
+	stateLoading = engine.StateLoading
+	stateReady   = engine.StateReady
 )
 
 // Sentinel errors of prepare, run and cleanup.
@@ -31,6 +31,10 @@ var (
 	ErrNotPrepared     = errors.New("not prepared")
 	ErrNotOurs         = errors.New("not created by dbarena")
 	ErrShape           = errors.New("table has another shape")
+	// ErrBeingPrepared is a table another prepare is creating or
+	// loading: its process runs still (or runs on another host, where
+	// dbarena cannot look).
+	ErrBeingPrepared = errors.New("being prepared")
 )
 
 // TableError is a setup problem with one table.
@@ -190,35 +194,44 @@ func inspect(ctx context.Context, cat engine.Catalog, name string) (tableState, 
 
 // judgement is how a recorded table that exists compares with the one
 // dbarena created: replaced says why it is another table (its identity is
-// not the recorded one), shape what differs from the declaration; both
-// are "" for dbarena's own table. unidentified is set when the record
-// holds no identity (written by an older version), so that only the
-// shape could be compared.
+// not the recorded one), shape what differs from the declaration;
+// unconfirmed says why it cannot be told from a copy of dbarena's table
+// (the record holds no identity a copy cannot carry: written by an older
+// dbarena). All are "" for dbarena's own table.
 type judgement struct {
-	replaced, shape string
-	unidentified    bool
+	replaced, shape, unconfirmed string
 }
 
 // ours reports whether it is the table dbarena created: the identity it
 // recorded and the declared shape.
-func (j judgement) ours() bool { return j.replaced == "" && j.shape == "" }
+func (j judgement) ours() bool { return j.replaced == "" && j.shape == "" && j.unconfirmed == "" }
+
+// other reports whether it is another table than dbarena's: its
+// identity or its shape differs.
+func (j judgement) other() bool { return j.replaced != "" || j.shape != "" }
 
 // why is the reasons a table is not dbarena's, for messages.
 func (j judgement) why() string {
 	var r []string
-	if j.replaced != "" {
-		r = append(r, j.replaced)
-	}
-	if j.shape != "" {
-		r = append(r, j.shape)
-	}
-	if j.unidentified {
-		r = append(r, MetaTable+" holds no identity of it (recorded by an older dbarena), so only its columns were compared")
+	for _, s := range []string{j.replaced, j.shape} {
+		if s != "" {
+			r = append(r, s)
+		}
 	}
 	return strings.Join(r, "; ")
 }
 
-// judge compares the existing table t with st's record of it.
+// hint says why the table is not dbarena's, or cannot be confirmed to
+// be, for a *TableError.
+func (j judgement) hint() string {
+	if j.other() {
+		return "it is not the one dbarena created: " + j.why()
+	}
+	return "dbarena cannot tell it from a copy of the table it created: " + j.unconfirmed + "; if it is dbarena's, drop it yourself and prepare again"
+}
+
+// judge compares the existing table t with st's record of it
+// (engine.CompareIdentity; a table still loading on its marker alone).
 func judge(ctx context.Context, cat engine.Catalog, t workload.Table, st tableState) (judgement, error) {
 	var j judgement
 	id, err := cat.Identity(ctx, t.Name)
@@ -226,14 +239,14 @@ func judge(ctx context.Context, cat engine.Catalog, t workload.Table, st tableSt
 		return j, err
 	}
 	switch {
+	case st.rec.Identity == "" && st.meta == stateLoading && st.rec.Preparer != "":
+		// A prepare stopped between creating the table and recording
+		// its identity: its shape alone tells.
 	case st.rec.Identity == "":
-		j.unidentified = true
-	case id != st.rec.Identity:
-		now := id
-		if now == "" {
-			now = "none"
-		}
-		j.replaced = fmt.Sprintf("dbarena created it with identity %s, the table now has %s", st.rec.Identity, now)
+		j.unconfirmed = MetaTable + " holds no identity of it (recorded by an older dbarena)"
+	default:
+		v := engine.CompareIdentity(st.rec.Identity, id, st.meta == stateLoading)
+		j.replaced, j.unconfirmed = v.Other, v.Unconfirmed
 	}
 	if j.shape, err = cat.MatchShape(ctx, t.Schema); err != nil {
 		return j, err
@@ -242,8 +255,9 @@ func judge(ctx context.Context, cat engine.Catalog, t workload.Table, st tableSt
 }
 
 // VerifyPrepared checks that every table of w exists, was loaded to the
-// end by dbarena, is still the table dbarena created (its identity, else
-// ErrNotOurs) and has the declared columns (else ErrShape), and that w's
+// end by dbarena, is still the table dbarena created (its identity, which
+// no copy carries, else ErrNotOurs; ErrNotOurs too when the record holds
+// none a copy cannot carry) and has the declared columns (else ErrShape), and that w's
 // data options are those the data was prepared with (else a
 // *workload.OptionError per option that differs).
 func VerifyPrepared(ctx context.Context, c engine.Conn, d engine.Dialect, w workload.Workload) error {
@@ -267,6 +281,9 @@ func VerifyPrepared(ctx context.Context, c engine.Conn, d engine.Dialect, w work
 		case st.meta == "":
 			return &TableError{Table: t.Name, Err: ErrNotOurs, Hint: MetaTable + " has no record of it; prepare into an empty database"}
 		case st.meta != stateReady:
+			if by, _ := stillPreparing(st.rec); by != "" {
+				return &TableError{Table: t.Name, Err: ErrNotPrepared, Hint: "it is being prepared " + by}
+			}
 			return &TableError{Table: t.Name, Err: ErrNotPrepared, Hint: "its load did not finish; run dbarena cleanup, then prepare"}
 		}
 		j, err := judge(ctx, cat, t, st)
@@ -275,9 +292,11 @@ func VerifyPrepared(ctx context.Context, c engine.Conn, d engine.Dialect, w work
 		}
 		switch {
 		case j.replaced != "":
-			return &TableError{Table: t.Name, Err: ErrNotOurs, Hint: "it is not the one dbarena created: " + j.why()}
+			return &TableError{Table: t.Name, Err: ErrNotOurs, Hint: j.hint()}
 		case j.shape != "":
 			return &TableError{Table: t.Name, Err: ErrShape, Hint: j.shape}
+		case j.unconfirmed != "":
+			return &TableError{Table: t.Name, Err: ErrNotOurs, Hint: j.hint()}
 		}
 		if err := sameData(w, st.rec); err != nil {
 			return err
@@ -388,11 +407,16 @@ func Prepare(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Pr
 
 	// Look before touching anything: every problem is reported before a
 	// single table is created.
-	var redo []string
+	var redo []engine.MetaRecord
 	for _, t := range tables {
 		st, err := inspect(ctx, cat, t.Name)
 		if err != nil {
 			return stats, err
+		}
+		if st.meta == stateLoading {
+			if by, _ := stillPreparing(st.rec); by != "" {
+				return stats, &TableError{Table: t.Name, Err: fmt.Errorf("%w %s", ErrBeingPrepared, by), Hint: busyHint}
+			}
 		}
 		if st.exists && st.meta != "" {
 			j, err := judge(ctx, cat, t, st)
@@ -400,7 +424,7 @@ func Prepare(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Pr
 				return stats, err
 			}
 			if !j.ours() {
-				return stats, &TableError{Table: t.Name, Err: ErrNotOurs, Hint: "it is not the one dbarena created: " + j.why() + "; dbarena will not touch it"}
+				return stats, &TableError{Table: t.Name, Err: ErrNotOurs, Hint: j.hint() + "; dbarena will not touch it"}
 			}
 		}
 		switch {
@@ -409,17 +433,24 @@ func Prepare(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Pr
 		case st.meta == stateReady && st.exists:
 			return stats, &TableError{Table: t.Name, Err: ErrAlreadyPrepared, Hint: "run dbarena cleanup " + w.Meta().Name + " first to load it again"}
 		case st.meta != "":
-			redo = append(redo, t.Name) // an earlier load that did not finish
+			redo = append(redo, st.rec) // an earlier load that did not finish
 		}
 	}
-	for _, name := range redo {
-		if err := dropOurs(ctx, cat, name); err != nil {
+	for _, rec := range redo {
+		// Unless another prepare has taken it over since.
+		if busy := otherPreparer(ctx, cat, rec.Table, rec.Preparer); busy != nil {
+			return stats, busy
+		}
+		if err := dropOurs(ctx, cat, rec.Table); err != nil {
 			return stats, err
 		}
 	}
 
 	var created []string
 	fail := func(err error) (PrepareStats, error) {
+		if len(created) == 0 && (errors.Is(err, ErrBeingPrepared) || errors.Is(err, ErrAlreadyPrepared)) {
+			return stats, err // another prepare's: nothing of this one to roll back
+		}
 		// The caller's context may be what failed: clean up on a fresh one.
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
@@ -440,20 +471,24 @@ func Prepare(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Pr
 		}
 		slices.Reverse(rb.Dropped)
 		slices.Reverse(rb.Left)
-		_ = cc.Catalog().DropMetaIfEmpty(cctx)
+		if !errors.Is(err, ErrBeingPrepared) { // else the other prepare is about to record its tables
+			_ = cc.Catalog().DropMetaIfEmpty(cctx)
+		}
 		return stats, rb
 	}
 
 	createdAt := cfg.Now()
 	recs := make([]engine.MetaRecord, len(tables))
 	dataOpts := workload.DataOptionValues(w)
+	me := newPreparer()
 	for i, t := range tables {
 		// Recorded before it is created, so that a prepare cut short
-		// between the two leaves nothing unrecorded; recorded again with
-		// its identity once it exists.
-		recs[i] = engine.MetaRecord{Table: t.Name, Workload: w.Meta().Name, State: stateLoading, Created: createdAt, Options: dataOpts}
-		if err := cat.SetMeta(ctx, recs[i]); err != nil {
-			return fail(fmt.Errorf("recording table %s: %w", t.Name, err))
+		// between the two leaves nothing unrecorded, and another prepare
+		// sees this one at work; recorded again with its identity once
+		// it exists.
+		recs[i] = engine.MetaRecord{Table: t.Name, Workload: w.Meta().Name, State: stateLoading, Created: createdAt, Options: dataOpts, Preparer: me}
+		if err := claim(ctx, cat, recs[i]); err != nil {
+			return fail(err)
 		}
 		if err := cat.CreateTable(ctx, t.Schema); err != nil {
 			// Not created: whatever has the name now (a table someone
@@ -497,8 +532,13 @@ func Prepare(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Pr
 	stats.Load = lastBatch.Sub(start)
 	stats.Indexes = cfg.Now().Sub(lastBatch)
 
+	// Recorded ready with the identity of the finished table: building
+	// its indexes and keys may have renewed it (MySQL's creation time).
 	for i, t := range tables {
-		recs[i].State = stateReady
+		recs[i].State, recs[i].Preparer = stateReady, ""
+		if recs[i].Identity, err = cat.Identity(ctx, t.Name); err != nil {
+			return fail(err)
+		}
 		if err := cat.SetMeta(ctx, recs[i]); err != nil {
 			return fail(fmt.Errorf("recording table %s: %w", t.Name, err))
 		}
@@ -762,9 +802,6 @@ func dropOurs(ctx context.Context, cat engine.Catalog, name string) error {
 type Cleaned struct {
 	// Dropped are the tables dropped, in creation order.
 	Dropped []string
-	// Notes say how tables whose records hold no identity (written by
-	// an older dbarena) were judged: by their columns alone.
-	Notes []string
 }
 
 // NotDropped is a table Cleanup left in place and why.
@@ -772,12 +809,17 @@ type NotDropped struct {
 	Table string
 	// Unrecorded is set for a table MetaTable has no record of.
 	Unrecorded bool
-	Reason     string
+	// Unconfirmed is set for a recorded table dbarena cannot tell from a
+	// copy of the one it created (its record, an older dbarena's, holds
+	// no identity a copy cannot carry); its record is kept.
+	Unconfirmed bool
+	Reason      string
 }
 
 // NotDroppedError lists the tables Cleanup left because they are not the
-// ones dbarena created: unrecorded, or recorded but replaced since (their
-// identity or their columns differ). It wraps ErrNotOurs.
+// ones dbarena created: unrecorded, recorded but replaced since (their
+// identity or their columns differ), or recorded without an identity
+// that tells them from a copy. It wraps ErrNotOurs.
 type NotDroppedError struct {
 	Tables []NotDropped
 }
@@ -785,9 +827,12 @@ type NotDroppedError struct {
 func (e *NotDroppedError) Error() string {
 	msgs := make([]string, len(e.Tables))
 	for i, t := range e.Tables {
-		if t.Unrecorded {
+		switch {
+		case t.Unrecorded:
 			msgs[i] = fmt.Sprintf("not dropped: %s: %v (%s)", t.Table, ErrNotOurs, t.Reason)
-		} else {
+		case t.Unconfirmed:
+			msgs[i] = fmt.Sprintf("not dropped: %s: dbarena cannot tell it from a copy of the table it created (%s); drop it yourself if it is dbarena's", t.Table, t.Reason)
+		default:
 			msgs[i] = fmt.Sprintf("not dropped: %s is not the one dbarena created (%s)", t.Table, t.Reason)
 		}
 	}
@@ -800,10 +845,13 @@ func (e *NotDroppedError) Unwrap() error { return ErrNotOurs }
 // tables of w that dbarena created, in reverse creation order. A table is
 // dropped only when MetaTable records it and it is still the table
 // dbarena created: its identity (engine.Catalog.Identity) is the recorded
-// one and its columns are the declared ones; a record without identity
-// (an older version's) is trusted on the columns alone, which a note
-// says. Every other table of those names is left alone and reported in a
-// *NotDroppedError, and the record of a replaced one is forgotten.
+// one and its columns are the declared ones. Every table is judged before
+// any is dropped. Every other table of those names is left alone and
+// reported in a *NotDroppedError: the record of a replaced one is
+// forgotten, that of one whose record holds no identity a copy cannot
+// carry (an older dbarena's) kept. While another prepare of the tables
+// runs, Cleanup drops nothing and returns an error wrapping
+// ErrBeingPrepared.
 func Cleanup(ctx context.Context, eng engine.Engine, w workload.Workload) (Cleaned, error) {
 	var out Cleaned
 	d := eng.Dialect()
@@ -817,13 +865,18 @@ func Cleanup(ctx context.Context, eng engine.Engine, w workload.Workload) (Clean
 	}
 	defer c.Close()
 	cat := c.Catalog()
-	if in, ok := w.(workload.Installer); ok {
-		if err := in.Uninstall(ctx, c); err != nil {
-			return out, fmt.Errorf("removing server-side code: %w", err)
-		}
-	}
-	var refused []NotDropped
 	tables := tablesOf(w, d)
+
+	// Judge every table first: dropping one may change what the
+	// catalogue says of another (SQLite's auto_vacuum moves root pages).
+	type action int
+	const (
+		keep   action = iota // not ours: left alone
+		drop                 // ours: dropped
+		forget               // its record is of a table that is gone
+	)
+	acts := make([]action, len(tables))
+	var refused []NotDropped
 	// Reverse creation order: tables referenced by foreign keys go last.
 	for i := len(tables) - 1; i >= 0; i-- {
 		t := tables[i]
@@ -831,38 +884,53 @@ func Cleanup(ctx context.Context, eng engine.Engine, w workload.Workload) (Clean
 		if err != nil {
 			return out, err
 		}
+		// A prepare on another host cannot be looked at: what it left is
+		// dropped, as its message says.
+		if st.meta == stateLoading {
+			if by, here := stillPreparing(st.rec); here {
+				return out, &TableError{Table: t.Name, Err: fmt.Errorf("%w %s", ErrBeingPrepared, by), Hint: "nothing was dropped; run cleanup once it has ended"}
+			}
+		}
 		switch {
 		case st.meta != "" && st.exists:
 			j, err := judge(ctx, cat, t, st)
 			if err != nil {
 				return out, err
 			}
-			if !j.ours() {
+			switch {
+			case j.other():
 				refused = append(refused, NotDropped{Table: t.Name, Reason: j.why()})
-				// The record is of a table that is gone.
-				if err := cat.DeleteMeta(ctx, t.Name); err != nil {
-					return out, err
-				}
-				continue
+				acts[i] = forget // the record is of a table that is gone
+			case j.unconfirmed != "":
+				refused = append(refused, NotDropped{Table: t.Name, Unconfirmed: true, Reason: j.unconfirmed})
+			default:
+				acts[i] = drop
 			}
-			if j.unidentified {
-				out.Notes = append(out.Notes, fmt.Sprintf("%s: %s holds no identity of it (recorded by an older dbarena); dropped because its columns are the ones dbarena created", t.Name, MetaTable))
-			}
-			if err := dropOurs(ctx, cat, t.Name); err != nil {
-				return out, err
-			}
-			out.Dropped = append(out.Dropped, t.Name)
 		case st.meta != "":
-			// Recorded, but gone already: forget it.
-			if err := cat.DeleteMeta(ctx, t.Name); err != nil {
-				return out, err
-			}
+			acts[i] = forget // recorded, but gone already
 		case st.exists:
 			refused = append(refused, NotDropped{Table: t.Name, Unrecorded: true, Reason: MetaTable + " has no record of it; dbarena will not drop it"})
 		}
 	}
+	if in, ok := w.(workload.Installer); ok {
+		if err := in.Uninstall(ctx, c); err != nil {
+			return out, fmt.Errorf("removing server-side code: %w", err)
+		}
+	}
+	for i := len(tables) - 1; i >= 0; i-- {
+		switch acts[i] {
+		case drop:
+			if err := dropOurs(ctx, cat, tables[i].Name); err != nil {
+				return out, err
+			}
+			out.Dropped = append(out.Dropped, tables[i].Name)
+		case forget:
+			if err := cat.DeleteMeta(ctx, tables[i].Name); err != nil {
+				return out, err
+			}
+		}
+	}
 	slices.Reverse(out.Dropped) // reported in creation order
-	slices.Reverse(out.Notes)
 	slices.Reverse(refused)
 	// Forget the metadata table itself once it records nothing.
 	_ = cat.DropMetaIfEmpty(ctx)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -214,15 +215,11 @@ func processStart(pid int) (time.Time, bool) {
 	return time.Time{}, false
 }
 
-// listeners are the processes with a TCP socket listening on port (any
-// address, IPv4 or IPv6), found through the sockets' inodes in
-// /proc/net/tcp{,6} and the processes' file descriptors. Processes whose
-// descriptors this one may not read are not found.
-func listeners(port int) []int {
-	if port <= 0 {
-		return nil
-	}
-	inodes := map[string]bool{}
+// listeningSockets maps the link of every listening TCP socket (any
+// address, IPv4 or IPv6) as a process's file descriptor shows it
+// ("socket:[inode]") to its port, from /proc/net/tcp{,6}.
+func listeningSockets() map[string]int {
+	socks := map[string]int{}
 	for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
 		b, err := os.ReadFile(f)
 		if err != nil {
@@ -235,9 +232,26 @@ func listeners(port int) []int {
 				continue
 			}
 			_, hexPort, ok := strings.Cut(fields[1], ":")
-			if p, err := strconv.ParseUint(hexPort, 16, 32); ok && err == nil && int(p) == port {
-				inodes["socket:["+fields[9]+"]"] = true
+			if p, err := strconv.ParseUint(hexPort, 16, 32); ok && err == nil {
+				socks["socket:["+fields[9]+"]"] = int(p)
 			}
+		}
+	}
+	return socks
+}
+
+// listeners are the processes with a TCP socket listening on port,
+// found through the sockets' inodes and the processes' file
+// descriptors. Processes whose descriptors this one may not read are not
+// found.
+func listeners(port int) []int {
+	if port <= 0 {
+		return nil
+	}
+	inodes := map[string]bool{}
+	for l, p := range listeningSockets() {
+		if p == port {
+			inodes[l] = true
 		}
 	}
 	if len(inodes) == 0 {
@@ -262,6 +276,92 @@ func listeners(port int) []int {
 		}
 	}
 	return pids
+}
+
+// listenPorts are the TCP ports process pid listens on.
+func listenPorts(pid int) []int {
+	socks := listeningSockets()
+	dir := "/proc/" + strconv.Itoa(pid) + "/fd"
+	fds, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var ports []int
+	for _, fd := range fds {
+		if l, err := os.Readlink(dir + "/" + fd.Name()); err == nil {
+			if p, ok := socks[l]; ok {
+				ports = append(ports, p)
+			}
+		}
+	}
+	return ports
+}
+
+// rediscover looks for the process that serves the server now that the
+// recorded one has ended: it was restarted from outside dbarena (pg_ctl
+// restart, a kill and a start by hand), maybe on another port. The main
+// process is the one the server's PID file names, else one listening on
+// its port, else the first of those running its programs in its
+// directories whose parent is not among them; each must belong to the
+// server (see belongs). Its port is the one the PID file names, else the
+// recorded one when it listens there, else the first it listens on. The
+// record takes the process and port and is saved; found reports whether
+// there was one.
+func (s *Server) rediscover(def *KindDef) (found bool) {
+	pid, port, written := s.readPIDFile(def)
+	if pid > 0 && !s.belongs(pid, written) {
+		pid, port = 0, 0
+	}
+	if pid <= 0 {
+		for _, l := range listeners(s.rec.Port) {
+			if s.belongs(l, time.Time{}) {
+				pid = l
+				break
+			}
+		}
+	}
+	if pid <= 0 {
+		pid = rootOf(s.working())
+	}
+	p := liveProcess(pid)
+	if pid <= 0 || p == nil || !p.alive() {
+		return false
+	}
+	if port <= 0 {
+		ports := listenPorts(pid)
+		if !slices.Contains(ports, s.rec.Port) && len(ports) > 0 {
+			port = ports[0]
+		}
+	}
+	s.proc, s.rec.PID, s.rec.StartTicks = p, p.pid, p.ticks
+	if port > 0 {
+		s.rec.Port = port
+	}
+	_ = s.save() // another reader finds the process anew
+	return true
+}
+
+// rootOf is the first of pids whose parent is not among them (the
+// postmaster among its backends), or 0.
+func rootOf(pids []int) int {
+	for _, pid := range pids {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil {
+			continue
+		}
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(b[i+1:]))
+		if len(f) < 2 {
+			continue
+		}
+		if ppid, err := strconv.Atoi(f[1]); err == nil && !slices.Contains(pids, ppid) {
+			return pid
+		}
+	}
+	return 0
 }
 
 // stopServing stops every process that serves the server (see serving)

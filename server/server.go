@@ -525,13 +525,18 @@ func (s *Server) Target() engine.Target {
 	return engine.Target{Label: label, URL: u, Password: s.password}
 }
 
-// Alive tells whether the server's process still runs (for a PgBouncer:
-// and its PostgreSQL). A stopped server is not alive.
+// Alive tells whether the server runs (for a PgBouncer: and its
+// PostgreSQL). A stopped server is not alive. When the process dbarena
+// recorded has ended, the server may have been restarted from outside
+// dbarena (pg_ctl restart, a kill and a start by hand, maybe on another
+// port): Alive looks for the process that serves it now, through its PID
+// file, its port and its programs in its directories, and records that
+// process and its port (PID, Port and Target tell them from then on).
 func (s *Server) Alive() bool {
 	s.mu.Lock()
-	stopped := s.stopped
+	alive := !s.stopped && (s.proc.alive() || s.rediscover(defOf(s.rec.Kind)))
 	s.mu.Unlock()
-	if stopped || !s.proc.alive() {
+	if !alive {
 		return false
 	}
 	if s.InFront() && (s.backend == nil || !s.backend.Alive()) {

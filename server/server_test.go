@@ -16,6 +16,7 @@ import (
 	"github.com/dbarena/dbarena/engine/mysql"
 	"github.com/dbarena/dbarena/engine/postgres"
 	"github.com/dbarena/dbarena/server"
+	"github.com/dbarena/dbarena/workload/schema"
 )
 
 // These tests start real servers from the machine's binaries
@@ -326,6 +327,7 @@ func TestManagedMariaDB(t *testing.T) {
 	if !s.Alive() || s.PID() <= 0 || !strings.Contains(s.Version(), "MariaDB") {
 		t.Errorf("Alive %v, PID %d, version %q", s.Alive(), s.PID(), s.Version())
 	}
+	innodbTableID(t, tg)
 	pids, dirs := family(t, s.PID()), []string{s.Dir(), s.DataDir()}
 	if err := s.Stop(context.Background()); err != nil {
 		t.Fatal(err)
@@ -429,4 +431,42 @@ func TestManagedPgBouncer(t *testing.T) {
 		t.Fatal(err)
 	}
 	assertGone(t, pids, dirs...)
+}
+
+// innodbTableID checks, on a MariaDB whose user may read InnoDB's
+// catalogue (PROCESS, which the managed server's bench has), that a
+// table's identity holds InnoDB's table id, which tells a copy of the
+// table (CREATE TABLE … LIKE, renamed into its place) from it even within
+// the second of its creation time.
+func innodbTableID(t *testing.T, tg engine.Target) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	e, err := engine.Open(ctx, tg, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	c, err := engine.ConnectSQL(ctx, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	cat := c.Catalog()
+	if err := cat.CreateTable(ctx, &schema.Table{Name: "ident", Columns: []schema.Column{{Name: "id", Type: schema.BigInt}}, PrimaryKey: []string{"id"}}); err != nil {
+		t.Fatal(err)
+	}
+	id, err := cat.Identity(ctx, "ident")
+	if err != nil || engine.IdentityValue(id, "table_id") == "" {
+		t.Fatalf("Identity = %q, %v; want a table_id", id, err)
+	}
+	for _, q := range []string{"CREATE TABLE ident_copy LIKE ident", "DROP TABLE ident", "RENAME TABLE ident_copy TO ident"} {
+		if err := c.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	now, err := cat.Identity(ctx, "ident")
+	if err != nil || engine.IdentityValue(now, "table_id") == engine.IdentityValue(id, "table_id") || engine.CompareIdentity(id, now, false).Other == "" {
+		t.Errorf("the copy's identity %q, the table's %q (%v): want another table_id", now, id, err)
+	}
 }

@@ -59,9 +59,10 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 }
 
 // A server restarted from outside dbarena (a new main process on the
-// same files and port) is stopped by what runs: Stop finds the new
-// process through the server's PID file and its port, ends it, and only
-// then removes the files.
+// same files, maybe on another port) runs: Alive finds the new process
+// and its port and records them. It is stopped by what runs: Stop finds
+// the new process through the server's PID file and its port, ends it,
+// and only then removes the files.
 func TestManagedStopRestartedOutside(t *testing.T) {
 	for _, tc := range []struct {
 		kind server.Kind
@@ -125,13 +126,21 @@ func TestManagedStopRestartedOutside(t *testing.T) {
 				<-exited
 			})
 			waitFor(t, "listening again", func() bool { return listening(port) })
-			if s.Alive() || alive(old) {
+			if alive(old) {
 				t.Fatalf("the first main process %d runs still", old)
 			}
 
+			// It runs: its record takes the new process and port, for
+			// server list and managed:NAME.
 			l, err := server.Lookup(h, s.Name())
 			if err != nil {
 				t.Fatal(err)
+			}
+			if !l.Alive() || l.PID() != cmd.Process.Pid || l.Port() != port || l.Target().URL.Port() != strconv.Itoa(port) {
+				t.Errorf("after the restart: Alive %v, PID %d, port %d, target %s; want alive, PID %d, port %d", l.Alive(), l.PID(), l.Port(), l.Target().Redacted(), cmd.Process.Pid, port)
+			}
+			if again, err := server.Lookup(h, s.Name()); err != nil || again.PID() != cmd.Process.Pid || again.Port() != port {
+				t.Errorf("the record after the restart: PID %d, port %d (%v); want %d, %d", again.PID(), again.Port(), err, cmd.Process.Pid, port)
 			}
 			if err := l.Stop(context.Background()); err != nil {
 				t.Fatalf("Stop: %v", err)

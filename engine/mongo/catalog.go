@@ -416,6 +416,7 @@ type metaDoc struct {
 	Created  time.Time         `bson:"created_at"`
 	Identity string            `bson:"identity,omitempty"`
 	Options  map[string]string `bson:"options,omitempty"`
+	Preparer string            `bson:"prepared_by,omitempty"`
 }
 
 // Meta implements engine.Catalog.
@@ -428,20 +429,38 @@ func (k catalog) Meta(ctx context.Context, name string) (engine.MetaRecord, bool
 	if err != nil {
 		return engine.MetaRecord{Table: name}, false, err
 	}
-	return engine.MetaRecord{Table: d.Table, Workload: d.Workload, State: d.State, Created: d.Created, Identity: d.Identity, Options: d.Options}, true, nil
+	return engine.MetaRecord{Table: d.Table, Workload: d.Workload, State: d.State, Created: d.Created, Identity: d.Identity, Options: d.Options, Preparer: d.Preparer}, true, nil
 }
 
 // SetMeta implements engine.Catalog.
 func (k catalog) SetMeta(ctx context.Context, rec engine.MetaRecord) error {
 	_, err := k.meta().UpdateOne(ctx, bson.D{{Key: "_id", Value: rec.Table}},
-		bson.D{{Key: "$set", Value: bson.D{
-			{Key: "workload", Value: rec.Workload},
-			{Key: "state", Value: rec.State},
-			{Key: "created_at", Value: rec.Created.UTC()},
-			{Key: "identity", Value: rec.Identity},
-			{Key: "options", Value: rec.Options},
-		}}}, options.UpdateOne().SetUpsert(true))
+		bson.D{{Key: "$set", Value: metaSet(rec)}}, options.UpdateOne().SetUpsert(true))
 	return err
+}
+
+// AddMeta implements engine.Catalog: an upsert of the document without
+// a state (one holding only the columns CreateTable recorded, or none),
+// which the unique _id (the table's name) refuses when a record is there.
+func (k catalog) AddMeta(ctx context.Context, rec engine.MetaRecord) (bool, error) {
+	_, err := k.meta().UpdateOne(ctx, bson.D{{Key: "_id", Value: rec.Table}, {Key: "state", Value: bson.D{{Key: "$exists", Value: false}}}},
+		bson.D{{Key: "$set", Value: metaSet(rec)}}, options.UpdateOne().SetUpsert(true))
+	if mongo.IsDuplicateKeyError(err) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// metaSet is rec's fields in its document.
+func metaSet(rec engine.MetaRecord) bson.D {
+	return bson.D{
+		{Key: "workload", Value: rec.Workload},
+		{Key: "state", Value: rec.State},
+		{Key: "created_at", Value: rec.Created.UTC()},
+		{Key: "identity", Value: rec.Identity},
+		{Key: "options", Value: rec.Options},
+		{Key: "prepared_by", Value: rec.Preparer},
+	}
 }
 
 // DeleteMeta implements engine.Catalog.

@@ -4,7 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
 
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/workload/schema"
@@ -60,4 +64,90 @@ func orphanSQL(table string, fk schema.ForeignKey) string {
 	}
 	return fmt.Sprintf("SELECT CONCAT_WS(', ', %s) FROM %s c WHERE %s AND NOT EXISTS (SELECT 1 FROM %s p WHERE %s) LIMIT 1",
 		strings.Join(cols, ", "), q(table), strings.Join(notNull, " AND "), q(fk.Ref), strings.Join(match, " AND "))
+}
+
+// Identity implements engine.Catalog: the comment's marker and the
+// creation time (Dialect.TableIdentitySQL) and, where the user may read
+// it (the PROCESS privilege), InnoDB's id of the table, which no other
+// table ever gets (information_schema.INNODB_SYS_TABLES on MariaDB,
+// INNODB_TABLES on MySQL 8). Rebuilding the table (OPTIMIZE TABLE, an
+// ALTER TABLE that copies it) renews the id.
+func (k catalog) Identity(ctx context.Context, name string) (string, error) {
+	id, err := k.SQLCatalog.Identity(ctx, name)
+	if err != nil || id == "" {
+		return id, err
+	}
+	tid, err := k.innodbTableID(ctx, name)
+	if err != nil {
+		return "", fmt.Errorf("identifying table %s: %w", name, err)
+	}
+	if tid != "" {
+		id += " " + engine.MakeIdentity("", engine.IdentityField{Name: tableIDField, Value: tid})
+	}
+	return id, nil
+}
+
+// tableIDField is the identity's field of InnoDB's table id.
+const tableIDField = "table_id"
+
+// innodbTableID is InnoDB's id of the table name in the current
+// database, "" when the server does not let the user read it (or the
+// table is no InnoDB table).
+func (k catalog) innodbTableID(ctx context.Context, name string) (string, error) {
+	for _, view := range []string{"INNODB_SYS_TABLES", "INNODB_TABLES"} {
+		var id string
+		err := k.C.QueryRow(ctx, "SELECT CAST(table_id AS CHAR) FROM information_schema."+view+" WHERE name = CONCAT(DATABASE(), '/', ?)", []any{name}, &id)
+		var myErr *mysql.MySQLError
+		switch {
+		case err == nil:
+			return id, nil
+		case errors.Is(err, engine.ErrNoRows):
+			return "", nil
+		case errors.As(err, &myErr) && (myErr.Number == erSpecificAccessDenied || myErr.Number == erUnknownTable || myErr.Number == erTableAccessDenied):
+			// No PROCESS privilege, or the other server's name of the view.
+		default:
+			return "", err
+		}
+	}
+	return "", nil
+}
+
+// SetMeta implements engine.Catalog. A record of a prepared table
+// (engine.StateReady) is written only once the second of the table's
+// creation time it holds is over on the server's clock: the creation
+// time counts whole seconds, and a copy of the table made (or renamed
+// into place) later must not get the same.
+func (k catalog) SetMeta(ctx context.Context, rec engine.MetaRecord) error {
+	if rec.State == engine.StateReady {
+		if err := k.outlast(ctx, engine.IdentityValue(rec.Identity, createdField)); err != nil {
+			return err
+		}
+	}
+	return k.SQLCatalog.SetMeta(ctx, rec)
+}
+
+// outlast waits until the server's clock is past the second created
+// (seconds since the epoch), and a little more: a file's time is taken
+// from a clock that may lag the one NOW() reads by a few milliseconds.
+func (k catalog) outlast(ctx context.Context, created string) error {
+	sec, err := strconv.ParseInt(created, 10, 64)
+	if err != nil {
+		return nil // none recorded: nothing to outlast
+	}
+	var now float64
+	if err := k.C.QueryRow(ctx, "SELECT UNIX_TIMESTAMP(NOW(6))", nil, &now); err != nil {
+		return err
+	}
+	wait := time.Duration((float64(sec+1)-now)*float64(time.Second)) + 50*time.Millisecond
+	if wait <= 0 {
+		return nil
+	}
+	t := time.NewTimer(min(wait, 2*time.Second))
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }

@@ -90,6 +90,10 @@ const (
 	erClientInterr     = 4031 // MySQL: disconnected by the server because of inactivity
 	crServerGone       = 2006
 	crServerLost       = 2013
+
+	erSpecificAccessDenied = 1227 // "you need (at least one of) the PROCESS privilege(s)"
+	erTableAccessDenied    = 1142
+	erUnknownTable         = 1109
 )
 
 // Classify maps err to an engine.ErrorClass: context end first, then the

@@ -64,8 +64,7 @@ func (Dialect) ForeignKeySQL(t *schema.Table) ([]string, error) { return ddl.For
 var _ engine.TableInspector = Dialect{}
 
 // MarkTableSQL implements engine.TableInspector: the marker is the
-// table's comment (information_schema's TABLE_COMMENT), the catalogue's
-// creation time being no identity (ALTER TABLE renews it).
+// table's comment (information_schema's TABLE_COMMENT).
 func (Dialect) MarkTableSQL(stmts []string, t *schema.Table, marker string) []string {
 	out := append([]string(nil), stmts...)
 	if len(out) > 0 {
@@ -74,10 +73,20 @@ func (Dialect) MarkTableSQL(stmts []string, t *schema.Table, marker string) []st
 	return out
 }
 
-// TableIdentitySQL implements engine.TableInspector: the table's comment.
-func (Dialect) TableIdentitySQL() string {
-	return "SELECT table_comment FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ?"
+// TableIdentitySQL implements engine.TableInspector: the table's comment,
+// which CREATE TABLE … LIKE copies, and its creation time in seconds
+// since the epoch, which a copy gets anew: MariaDB's is when the table's
+// definition (.frm) was last written, which ALTER TABLE, CREATE INDEX and
+// RENAME TABLE renew too; MySQL's is kept in its data dictionary. The
+// catalog adds InnoDB's table id where the user may read it (see
+// catalog.Identity).
+func (Dialect) TableIdentitySQL() (string, []string) {
+	return "SELECT table_comment, UNIX_TIMESTAMP(create_time) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ?",
+		[]string{engine.MarkerColumn, createdField}
 }
+
+// createdField is the identity's field of the table's creation time.
+const createdField = "created"
 
 // ColumnTypesSQL implements engine.TableInspector: COLUMN_TYPE of every
 // column but the generated ones (as ColumnsSQL).

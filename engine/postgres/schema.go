@@ -81,9 +81,11 @@ var _ engine.TableInspector = Dialect{}
 func (Dialect) MarkTableSQL(stmts []string, _ *schema.Table, _ string) []string { return stmts }
 
 // TableIdentitySQL implements engine.TableInspector: the table's oid in
-// pg_class, which a table of the same name created later never has.
-func (Dialect) TableIdentitySQL() string {
-	return "SELECT c.oid::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = current_schema() AND c.relname = ? AND c.relkind IN ('r', 'p')"
+// pg_class, which a table of the same name created later never has (nor
+// a copy, CREATE TABLE … (LIKE …)).
+func (Dialect) TableIdentitySQL() (string, []string) {
+	return "SELECT c.oid::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = current_schema() AND c.relname = ? AND c.relkind IN ('r', 'p')",
+		[]string{""}
 }
 
 // ColumnTypesSQL implements engine.TableInspector: format_type of every

@@ -59,9 +59,16 @@ func (Dialect) MarkTableSQL(stmts []string, t *schema.Table, marker string) []st
 }
 
 // TableIdentitySQL implements engine.TableInspector: the CREATE TABLE text
-// that holds the marker.
-func (Dialect) TableIdentitySQL() string {
-	return "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?"
+// that holds the marker, which a table created again from that text
+// carries too, and what SQLite keeps of the table itself: its b-tree's
+// root page (a copy made while the table exists gets another) and the
+// rowid of its row in sqlite_master (a table created anew after the
+// original was dropped gets a new row, though it may get the dropped
+// one's root page). ALTER TABLE … RENAME keeps both, and so do index
+// builds; VACUUM renumbers them, after which a table reads as another.
+func (Dialect) TableIdentitySQL() (string, []string) {
+	return "SELECT sql, rootpage, rowid FROM sqlite_master WHERE type = 'table' AND name = ?",
+		[]string{engine.MarkerColumn, "rootpage", "schema_row"}
 }
 
 // ColumnTypesSQL implements engine.TableInspector: the types as the

@@ -14,6 +14,7 @@ import (
 	"github.com/dbarena/dbarena/engine/all/enginetest"
 	"github.com/dbarena/dbarena/engine/sqlite"
 	"github.com/dbarena/dbarena/internal/testdb"
+	"github.com/dbarena/dbarena/workload/schema"
 )
 
 func target(t testing.TB, rawURL string) engine.Target {
@@ -372,4 +373,65 @@ func TestBulkLoadCacheSize(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A table created again from the CREATE TABLE text of one dbarena made
+// (marker and all) after that was dropped, or made beside it and renamed
+// into its place, has another identity; renaming the table away and back
+// and building an index on it keep it.
+func TestIdentityOfCopies(t *testing.T) {
+	ctx := context.Background()
+	e := enginetest.Open(t, testdb.SQLite(t))
+	c, err := engine.ConnectSQL(ctx, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	cat := c.Catalog()
+	exec := func(stmts ...string) {
+		t.Helper()
+		for _, s := range stmts {
+			if err := c.Exec(ctx, s); err != nil {
+				t.Fatalf("%s: %v", s, err)
+			}
+		}
+	}
+	// Tables before and after it, as a prepare leaves them.
+	exec("CREATE TABLE before (id INTEGER PRIMARY KEY)")
+	if err := cat.CreateTable(ctx, &schema.Table{Name: "t", Columns: []schema.Column{{Name: "id", Type: schema.BigInt}, {Name: "v", Type: schema.Text}},
+		PrimaryKey: []string{"id"}}); err != nil {
+		t.Fatal(err)
+	}
+	exec("CREATE TABLE after (id INTEGER PRIMARY KEY)",
+		"WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r WHERE i < 5000) INSERT INTO t SELECT i, hex(randomblob(40)) FROM r")
+	id, err := cat.Identity(ctx, "t")
+	if err != nil || !strings.HasPrefix(id, "dbarena-id:") {
+		t.Fatalf("Identity = %q, %v", id, err)
+	}
+	same := func(what string) {
+		t.Helper()
+		now, err := cat.Identity(ctx, "t")
+		if v := engine.CompareIdentity(id, now, false); err != nil || v.Other != "" || v.Unconfirmed != "" {
+			t.Errorf("%s: identity %q, was %q (%+v, %v); want the same", what, now, id, v, err)
+		}
+	}
+	other := func(what string) {
+		t.Helper()
+		now, err := cat.Identity(ctx, "t")
+		if v := engine.CompareIdentity(id, now, false); err != nil || v.Other == "" {
+			t.Errorf("%s: identity %q, was %q (%+v, %v); want another", what, now, id, v, err)
+		}
+	}
+	var ddl string
+	if err := c.QueryRow(ctx, "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 't'", nil, &ddl); err != nil {
+		t.Fatal(err)
+	}
+	exec("CREATE INDEX t_v ON t (v)", "ALTER TABLE t RENAME TO t_away", "ALTER TABLE t_away RENAME TO t")
+	same("after an index build and renames")
+
+	exec(strings.Replace(ddl, "CREATE TABLE t ", "CREATE TABLE t_copy ", 1), "DROP TABLE t", "ALTER TABLE t_copy RENAME TO t")
+	other("a copy renamed into its place")
+
+	exec("DROP TABLE t", ddl)
+	other("created again from its text after the drop")
 }

@@ -21,7 +21,7 @@ const (
 	ExitInternal    = 1   // anything unexpected: a bug, or the system (a full disk)
 	ExitUsage       = 2   // bad command line, plan file or output path
 	ExitTarget      = 3   // target unreachable, not the protocol expected, login refused, no such database
-	ExitSetup       = 4   // not prepared, already prepared, foreign or misshapen tables
+	ExitSetup       = 4   // not prepared, already prepared, being prepared by another, foreign or misshapen tables
 	ExitRunFailed   = 5   // the run stopped on too many errors; a plan: some runs failed
 	ExitCheckFailed = 6   // consistency check found problems
 	ExitThreshold   = 7   // a run's --threshold did not hold (after its result file was written)
@@ -87,7 +87,7 @@ var exitClasses = []exitClass{
 	{"bad managed server", ExitUsage, isAny(server.ErrBadSpec, server.ErrUnknownKind, server.ErrKnob, server.ErrNotFound,
 		server.ErrExists, server.ErrPortInUse)},
 	{"target unreachable", ExitTarget, isAny(engine.ErrConnect, engine.ErrAuth, server.ErrNotInstalled, server.ErrStart)},
-	{"not prepared", ExitSetup, isAny(runner.ErrNotPrepared, runner.ErrAlreadyPrepared, runner.ErrNotOurs, runner.ErrShape)},
+	{"not prepared", ExitSetup, isAny(runner.ErrNotPrepared, runner.ErrAlreadyPrepared, runner.ErrBeingPrepared, runner.ErrNotOurs, runner.ErrShape)},
 	{"threshold failed", ExitThreshold, isAny(threshold.ErrFailed)},
 	{"too many errors, or the server gone", ExitRunFailed, isAny(runner.ErrTooManyErrors, runner.ErrServerGone)},
 	{"check failed", ExitCheckFailed, isAny(ErrCheckFailed)},

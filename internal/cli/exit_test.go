@@ -60,6 +60,7 @@ var exitCases = []struct {
 	{"target unreachable", server.ErrStart, ExitTarget},
 	{"not prepared", &runner.TableError{Table: "sbtest1", Err: runner.ErrNotPrepared}, ExitSetup},
 	{"not prepared", runner.ErrAlreadyPrepared, ExitSetup},
+	{"not prepared", &runner.RolledBackError{Err: &runner.TableError{Table: "sbtest1", Err: fmt.Errorf("%w by PID 7 on this host", runner.ErrBeingPrepared)}}, ExitSetup},
 	{"not prepared", runner.ErrNotOurs, ExitSetup},
 	{"not prepared", runner.ErrShape, ExitSetup},
 	{"threshold failed", fmt.Errorf("%w: p99<50ms", threshold.ErrFailed), ExitThreshold},

@@ -3,9 +3,11 @@ package cli_test
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -93,6 +95,15 @@ func TestServerCommands(t *testing.T) {
 	if f.Target.Label != "mine" || f.Target.Settings["shared_buffers"] != "32MB" || f.Runs[0].Transactions == 0 {
 		t.Errorf("result: label %q, shared_buffers %q, %d transactions", f.Target.Label, f.Target.Settings["shared_buffers"], f.Runs[0].Transactions)
 	}
+	// Restarted from outside dbarena (another postmaster): it runs, and
+	// managed:pg1 reaches it.
+	before := serverPIDs(t, home)[0]
+	pgRestart(t, home, "pg1")
+	o = run(cli.ExitOK, "server", "list")
+	if after := serverPIDs(t, home)[0]; !strings.Contains(o.stdout, "running") || after == before || !alive(after) {
+		t.Errorf("server list after pg_ctl restart (PID %d before, %d after):\n%s", before, after, o.stdout)
+	}
+	run(cli.ExitOK, append([]string{"check", "oltp_point_select", "--target", "managed:pg1"}, opts...)...)
 	run(cli.ExitOK, append([]string{"cleanup", "oltp_point_select", "--target", url, "--password-file", filepath.Join(home, "servers", "pg1", "password")}, opts...)...)
 
 	// Bad input: each a usage error naming the problem; nothing started.
@@ -247,5 +258,33 @@ func TestManagedTargetInterrupted(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(filepath.Join(home, "servers")); len(ents) > 0 {
 		t.Errorf("left behind: %v", ents)
+	}
+}
+
+// pgRestart restarts the managed PostgreSQL name with pg_ctl, as the
+// user it runs as: a new postmaster on the same data directory and port.
+func pgRestart(t *testing.T, home, name string) {
+	t.Helper()
+	s, err := server.Lookup(home, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err := os.Readlink("/proc/" + strconv.Itoa(s.PID()) + "/exe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(s.DataDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(filepath.Join(filepath.Dir(exe), "pg_ctl"), "restart", "-D", s.DataDir(), "-m", "fast", "-w", "-l", filepath.Join(s.RunDir(), "restart.log"))
+	cmd.Dir = s.RunDir()
+	cmd.Env = []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL=C"}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if st := fi.Sys().(*syscall.Stat_t); int(st.Uid) != os.Geteuid() {
+		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: st.Uid, Gid: st.Gid, Groups: []uint32{}}
+	}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("pg_ctl restart: %v\n%s", err, out)
 	}
 }

@@ -214,9 +214,6 @@ func newCleanupCmd(st *State, m workload.Meta) *cobra.Command {
 			}
 			defer r.engine.Close()
 			cleaned, err := runner.Cleanup(cmd.Context(), r.engine, w)
-			for _, n := range cleaned.Notes {
-				fmt.Fprintf(st.Stdout, "note: %s\n", n)
-			}
 			if len(cleaned.Dropped) > 0 {
 				fmt.Fprintf(st.Stdout, "dropped %s\n", strings.Join(cleaned.Dropped, ", "))
 			} else if err == nil {

@@ -2,6 +2,7 @@ package runner_test
 
 import (
 	"context"
+	"errors"
 	"math"
 	"testing"
 	"time"
@@ -177,4 +178,60 @@ func over(t *testing.T, s string, us int64) int64 {
 		}
 	}
 	return n
+}
+
+// A run at the highest rate the clock can tell apart, far above what any
+// worker keeps up with, ends on time and can be interrupted: the
+// arrivals that never start are counted, not stepped through, with an
+// unbounded queue, a bounded one and a latency limit.
+func TestRunAtMaxRate(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		rc   runner.RateConfig
+	}{{"unbounded", runner.RateConfig{}}, {"max-queue", runner.RateConfig{MaxQueue: new(10)}}, {"latency-limit", runner.RateConfig{LatencyLimit: time.Millisecond}}} {
+		t.Run(c.name, func(t *testing.T) {
+			rc := c.rc
+			rc.TPS = ratePtr(runner.MaxRate)
+			cfg := runner.Config{Threads: 2, Duration: time.Second, ReportInterval: 250 * time.Millisecond, StopGrace: time.Second, Rate: rc}
+			type ran struct {
+				run *result.Run
+				err error
+			}
+			done := make(chan ran, 1)
+			begun := time.Now()
+			go func() {
+				run, err := runner.Run(context.Background(), memEngine{open(t)}, &spin{}, cfg, nil)
+				done <- ran{run, err}
+			}()
+			var r ran
+			select {
+			case r = <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("a 1 s run at --rate %g has not ended after 10 s", runner.MaxRate)
+			}
+			if r.err != nil {
+				t.Fatal(r.err)
+			}
+			missed := r.run.Unstarted + r.run.Skipped + r.run.Dropped
+			if r.run.Transactions == 0 || missed < 5e8 {
+				t.Errorf("%d transactions, %d arrivals never started, want some and most of the 1e9 (ran %v)", r.run.Transactions, missed, time.Since(begun))
+			}
+			// Interrupted, the run ends at once as well.
+			ctx, cancel := context.WithCancel(context.Background())
+			cfg.Duration = time.Hour
+			time.AfterFunc(500*time.Millisecond, cancel)
+			go func() {
+				run, err := runner.Run(ctx, memEngine{open(t)}, &spin{}, cfg, nil)
+				done <- ran{run, err}
+			}()
+			select {
+			case r = <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("a run at --rate %g interrupted after 0.5 s has not ended after 10 s", runner.MaxRate)
+			}
+			if !errors.Is(r.err, runner.ErrInterrupted) || r.run.Status != result.StatusInterrupted {
+				t.Errorf("interrupted: %v, want %v", r.err, runner.ErrInterrupted)
+			}
+		})
+	}
 }

@@ -28,6 +28,11 @@ const (
 // either way).
 const LateTolerance = time.Millisecond
 
+// MaxRate bounds --rate and every stage's rate, in transactions per
+// second: one arrival a nanosecond, the finest instants the clock tells
+// apart (time.Duration's unit). No database runs near it.
+const MaxRate = 1e9
+
 // RateStage is one stage of a ramping arrival rate: the rate changes
 // linearly from the previous stage's target (the first stage's from the
 // start rate) to Target over Duration.
@@ -91,6 +96,8 @@ func (r RateConfig) validate(warmup, dur time.Duration, bad func(flag string, v 
 		} else {
 			bad("rate", *r.TPS, "the rate the stages start from must be a number of transactions per second, 0 or more")
 		}
+	} else if r.TPS != nil && *r.TPS > MaxRate {
+		bad("rate", *r.TPS, fmt.Sprintf("must be at most %g transactions per second (one arrival a nanosecond, the clock's resolution)", MaxRate))
 	}
 	switch r.Arrival {
 	case "", ArrivalPoisson, ArrivalUniform:
@@ -121,8 +128,13 @@ func (r RateConfig) validate(warmup, dur time.Duration, bad func(flag string, v 
 		if r.TPS != nil {
 			peak = *r.TPS
 		}
+		top := 0.0
 		for _, s := range r.Stages {
-			peak = max(peak, s.Target)
+			top = max(top, s.Target)
+		}
+		peak = max(peak, top)
+		if top > MaxRate {
+			bad("rate-stages", stages, fmt.Sprintf("a stage's rate must be at most %g transactions per second (one arrival a nanosecond, the clock's resolution)", MaxRate))
 		}
 		if peak <= 0 {
 			bad("rate-stages", stages, "every rate is 0: no transaction would arrive")
@@ -339,7 +351,9 @@ func (o *Open) Worker(env ScheduleEnv) WorkerSchedule {
 // the arrivals that came while the worker was busy, oldest first:
 // implicitly (the arrivals not generated yet that are due) when it is
 // unbounded, in a ring of the worker's share of --max-queue when it is
-// bounded.
+// bounded. Arrivals that never start (skipped, dropped, unstarted at the
+// end) are counted in the rate's integral (skipTo), never one by one:
+// however far behind the worker is, a call costs the same.
 type openSchedule struct {
 	env     ScheduleEnv
 	prof    *profile
@@ -347,7 +361,7 @@ type openSchedule struct {
 	rng     *rand.Rand
 	poisson bool
 	step    float64 // the workers: the spacing of a worker's arrivals in the rate's integral
-	pos     float64 // the rate's integral at the next arrival
+	pos     float64 // the rate's integral at the arrival after next
 	next    time.Time
 	more    bool // next is an arrival: false once the rate fell to 0 for good
 	limit   time.Duration
@@ -361,7 +375,8 @@ type openSchedule struct {
 	timer            *time.Timer
 }
 
-// gen makes the next arrival of the worker's share.
+// gen makes the arrival at the rate's integral s.pos the next one, and
+// draws where the one after it is.
 func (s *openSchedule) gen() {
 	t, ok := s.prof.at(s.pos, &s.seg)
 	s.more = ok
@@ -376,17 +391,61 @@ func (s *openSchedule) gen() {
 	}
 }
 
-// admit queues the arrivals due before now, which came while the worker
-// was busy; those that find the queue full are dropped.
-func (s *openSchedule) admit(now time.Time) {
-	for s.more && s.next.Before(now) {
-		if s.n < len(s.queue) {
-			s.queue[(s.head+s.n)%len(s.queue)] = s.next.UnixNano()
-			s.n++
+// skipTo passes over the worker's arrivals intended before t and
+// returns how many there were, in constant time whatever their number:
+// evenly spaced ones are counted in the rate's integral; Poisson ones
+// past the next two are a Poisson count of the integral's span
+// (poissonCount), the process starting afresh at t, which a Poisson
+// process may (it has no memory).
+func (s *openSchedule) skipTo(t time.Time) int64 {
+	if !s.more || !s.next.Before(t) {
+		return 0
+	}
+	n := int64(1) // next
+	if c := s.prof.count(t.Sub(s.env.Start).Seconds()); s.pos < c {
+		if s.poisson {
+			n += 1 + poissonCount(s.rng, (c-s.pos)/s.step)
+			s.pos = c + s.step*s.rng.ExpFloat64()
 		} else {
-			s.dropped++
+			k := math.Ceil((c - s.pos) / s.step) // the arrivals at pos + i·step below c
+			seg := s.seg
+			if at, ok := s.prof.at(s.pos+(k-1)*s.step, &seg); ok && !s.env.Start.Add(time.Duration(at*float64(time.Second))).Before(t) {
+				k-- // the last of them is at t, rounded: it is not before t
+			}
+			n += int64(k)
+			s.pos += k * s.step
 		}
+	}
+	s.gen()
+	for s.more && s.next.Before(t) { // rounded below t: gen decides
+		n++
 		s.gen()
+	}
+	return n
+}
+
+// admit queues the arrivals due before now, which came while the worker
+// was busy, while the queue has room; the others are dropped.
+func (s *openSchedule) admit(now time.Time) {
+	for s.n < len(s.queue) && s.more && s.next.Before(now) {
+		s.queue[(s.head+s.n)%len(s.queue)] = s.next.UnixNano()
+		s.n++
+		s.gen()
+	}
+	s.dropped += s.skipTo(now)
+}
+
+// expire skips the arrivals that can no longer start within the latency
+// limit at now: those intended more than the limit before it.
+func (s *openSchedule) expire(now time.Time) {
+	late := now.Add(-s.limit)
+	for s.n > 0 && s.queue[s.head] < late.UnixNano() {
+		s.head = (s.head + 1) % len(s.queue)
+		s.n--
+		s.skipped++
+	}
+	if s.n == 0 {
+		s.skipped += s.skipTo(late)
 	}
 }
 
@@ -417,6 +476,9 @@ func (s *openSchedule) Start(ctx context.Context) (Slot, bool) {
 			s.admit(now)
 		}
 		s.busy = true // from the first start on, between two calls
+		if s.limit > 0 {
+			s.expire(now)
+		}
 		t, ok := s.take(now)
 		if !ok {
 			if !s.more {
@@ -433,10 +495,10 @@ func (s *openSchedule) Start(ctx context.Context) (Slot, bool) {
 			// The arrival came while the worker waited for it.
 			t = s.next
 			s.gen()
-		}
-		if s.limit > 0 && now.Sub(t) > s.limit {
-			s.skipped++
-			continue
+			if s.limit > 0 && now.Sub(t) > s.limit {
+				s.skipped++ // the wait overslept the limit
+				continue
+			}
 		}
 		return Slot{Intended: t, Began: now}, true
 	}
@@ -485,11 +547,48 @@ func (s *openSchedule) unstarted(end time.Time) int64 {
 			n++
 		}
 	}
-	for s.more && s.next.Before(end) {
-		n++
-		s.gen()
+	return n + s.skipTo(end)
+}
+
+// poissonCount draws a Poisson count of mean m, in constant expected
+// time: by multiplying uniform numbers below a mean of 10 (Knuth), by
+// Hörmann's transformed rejection with squeeze (PTRS, "The transformed
+// rejection method for generating Poisson random variables", 1993, as
+// NumPy draws them) from 10 on.
+func poissonCount(r *rand.Rand, m float64) int64 {
+	switch {
+	case !(m > 0):
+		return 0
+	case m < 10:
+		limit, p := math.Exp(-m), r.Float64()
+		var k int64
+		for p > limit {
+			k++
+			p *= r.Float64()
+		}
+		return k
 	}
-	return n
+	slam, logm := math.Sqrt(m), math.Log(m)
+	b := 0.931 + 2.53*slam
+	a := -0.059 + 0.02483*b
+	invAlpha := 1.1239 + 1.1328/(b-3.4)
+	vr := 0.9277 - 3.6224/(b-2)
+	for {
+		u := r.Float64() - 0.5
+		v := r.Float64()
+		us := 0.5 - math.Abs(u)
+		k := math.Floor((2*a/us+b)*u + m + 0.43)
+		if us >= 0.07 && v <= vr {
+			return int64(k)
+		}
+		if k < 0 || (us < 0.013 && v > us) {
+			continue
+		}
+		lg, _ := math.Lgamma(k + 1)
+		if math.Log(v)+math.Log(invAlpha)-math.Log(a/(us*us)+b) <= -m+k*logm-lg {
+			return int64(k)
+		}
+	}
 }
 
 // describe returns the model as the result file records it.

@@ -216,6 +216,19 @@ type Run struct {
 	Skipped   int64 `json:"skipped,omitempty"`
 	Dropped   int64 `json:"dropped,omitempty"`
 	Unstarted int64 `json:"unstarted,omitempty"`
+	// Offered counts the arrivals the measured phase had: Started (those
+	// whose transaction ended in it or was running at its end, each once
+	// however often it was retried) and the skipped, dropped and
+	// unstarted ones.
+	Offered int64 `json:"offered,omitempty"`
+	Started int64 `json:"started,omitempty"`
+	// UnstartedMS summarises how long the unstarted arrivals had waited
+	// when the run ended, from their intended start: what their latency
+	// would at least have been. They are in no other latency: LatencyMS
+	// is that of the transactions that ended.
+	// UnstartedHDR is their histogram (µs), encoded as Op.HDR.
+	UnstartedMS  *histogram.Latency `json:"unstarted_ms,omitempty"`
+	UnstartedHDR string             `json:"unstarted_hdr,omitempty"`
 	// ServiceMS summarises the service times (from the actual start to
 	// the end) of the successful transactions of all ops; LagMS how late
 	// they started (from the intended start to the actual one). Under an

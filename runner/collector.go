@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/dbarena/dbarena/drive"
 	"github.com/dbarena/dbarena/histogram"
 	"github.com/dbarena/dbarena/result"
@@ -99,6 +101,7 @@ type collector struct {
 	// arrivals intended before stopAt that no worker started.
 	unfinished []time.Duration
 	unstarted  int64
+	waits      *hdr.Histogram // how long the unstarted arrivals had waited at the end
 
 	mu      sync.Mutex    // guards final and done
 	final   int64         // the last epoch, set by stop
@@ -210,9 +213,13 @@ func (c *collector) stop(status string, wait func()) {
 			if c.b.end.Before(end) {
 				end = c.b.end
 			}
-			c.unstarted += o.unstarted(end)
+			if c.waits == nil {
+				c.waits = histogram.New()
+			}
+			c.unstarted += o.unstartedWaits(end, c.waits)
 			if !s.abandoned.IsZero() && s.abandoned.Before(end) {
 				c.unstarted++
+				_ = c.waits.RecordValue(histogram.Micros(end.Sub(s.abandoned)))
 			}
 		}
 	}
@@ -326,6 +333,13 @@ func (c *collector) finish(status string, runErr error) (*result.Run, error) {
 		from := c.b.warmupEnd.Sub(c.b.start)
 		res.OfferedTPS = round2(r.open.Offered(from, from+dur))
 		res.Unstarted = c.unstarted
+		if c.unstarted > 0 {
+			w := histogram.Summarize(c.waits)
+			res.UnstartedMS = &w
+			res.UnstartedHDR, _ = histogram.Encode(c.waits)
+		}
+		res.Started = res.Transactions + res.Errors + res.Unfinished
+		res.Offered = res.Started + res.Skipped + res.Dropped + res.Unstarted
 	}
 	if e := c.cfg.Events; e != nil {
 		res.Events = *e
@@ -390,6 +404,9 @@ func (c *collector) warnings() []string {
 	}
 	if late := c.stopAt.Sub(c.b.end); c.status == result.StatusComplete && late > c.cfg.ReportInterval {
 		out = append(out, fmt.Sprintf("the run stopped %.3fs after the end of --time %v, more than one interval (%v): nothing ran to notice the end", late.Seconds(), c.cfg.Duration, c.cfg.ReportInterval))
+	}
+	if w := Shortfall(c.res); w != "" {
+		out = append(out, w)
 	}
 	if e := c.res.UnfinishedMS; e != nil && e.Max > c.res.LatencyMS.Max {
 		out = append(out, fmt.Sprintf("%d transactions were still running at the end, the longest for %.3fs, longer than any that finished (max %.3f ms): the latencies understate the response time", c.res.Unfinished, e.Max/1000, c.res.LatencyMS.Max))

@@ -9,6 +9,9 @@ import (
 	"strings"
 	"time"
 
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/dbarena/dbarena/histogram"
 	"github.com/dbarena/dbarena/result"
 )
 
@@ -361,6 +364,7 @@ type openSchedule struct {
 	rng     *rand.Rand
 	poisson bool
 	step    float64 // the workers: the spacing of a worker's arrivals in the rate's integral
+	cur     float64 // the rate's integral at the next arrival
 	pos     float64 // the rate's integral at the arrival after next
 	next    time.Time
 	more    bool // next is an arrival: false once the rate fell to 0 for good
@@ -384,6 +388,7 @@ func (s *openSchedule) gen() {
 		return
 	}
 	s.next = s.env.Start.Add(time.Duration(t * float64(time.Second)))
+	s.cur = s.pos
 	if s.poisson {
 		s.pos += s.step * s.rng.ExpFloat64()
 	} else {
@@ -540,14 +545,67 @@ func (s *openSchedule) sleep(ctx context.Context, d time.Duration) bool {
 // unstarted counts the worker's arrivals intended before end that it did
 // not start: those waiting in its queue and those it never got to. It is
 // called once the worker has returned.
-func (s *openSchedule) unstarted(end time.Time) int64 {
+func (s *openSchedule) unstarted(end time.Time) int64 { return s.unstartedWaits(end, nil) }
+
+// waitPoints is how many values at most unstartedWaits records for the
+// arrivals a worker never got to, each standing for its share of them.
+const waitPoints = 1024
+
+// unstartedWaits is unstarted, and records into waits (unless nil) how
+// long each of those arrivals had waited at end, from its intended
+// start. The queued ones are recorded one by one (the queue is bounded);
+// the ones the worker never got to are spread evenly over the rate's
+// integral from the first of them to end, which is where evenly spaced
+// arrivals are and where Poisson ones are expected: up to waitPoints of
+// them one by one, more as waitPoints equal groups, each recorded at its
+// middle with its count. A percentile of their waits is then off by at
+// most half a group, 1/2048 of their span, within the histogram's own
+// precision, whatever their number.
+func (s *openSchedule) unstartedWaits(end time.Time, waits *hdr.Histogram) int64 {
 	var n int64
 	for i := 0; i < s.n; i++ {
-		if s.queue[(s.head+i)%len(s.queue)] < end.UnixNano() {
+		if t := s.queue[(s.head+i)%len(s.queue)]; t < end.UnixNano() {
 			n++
+			if waits != nil {
+				_ = waits.RecordValue(histogram.Micros(end.Sub(time.Unix(0, t))))
+			}
 		}
 	}
-	return n + s.skipTo(end)
+	if !s.more || !s.next.Before(end) {
+		return n
+	}
+	first, seg := s.cur, s.seg
+	c := s.prof.count(end.Sub(s.env.Start).Seconds())
+	m := s.skipTo(end)
+	if waits == nil || m == 0 {
+		return n + m
+	}
+	span := max(c-first, 0)
+	record := func(j float64, count int64) { // the j-th of the m arrivals, from 0
+		at, ok := s.prof.at(first+span*j/float64(m), &seg)
+		if !ok {
+			return
+		}
+		_ = waits.RecordValues(histogram.Micros(end.Sub(s.env.Start.Add(time.Duration(at*float64(time.Second))))), count)
+	}
+	if m <= waitPoints {
+		for j := range m {
+			record(float64(j), 1)
+		}
+		return n + m
+	}
+	var lo int64
+	for i := range waitPoints {
+		hi := m
+		if i < waitPoints-1 {
+			hi = int64(float64(i+1) * float64(m) / waitPoints)
+		}
+		if hi > lo {
+			record((float64(lo)+float64(hi-1))/2, hi-lo)
+		}
+		lo = hi
+	}
+	return n + m
 }
 
 // poissonCount draws a Poisson count of mean m, in constant expected
@@ -610,6 +668,28 @@ func (rc RateConfig) Describe() *result.Open {
 		d.MaxQueue = &n
 	}
 	return d
+}
+
+// MinStarted is the share of a run's offered arrivals below which the
+// run warns that it did not keep up with its arrival rate (Shortfall).
+const MinStarted = 0.95
+
+// Shortfall returns the warning of a run of the arrival-rate model that
+// started less than MinStarted of the arrivals offered, "" otherwise:
+// the arrivals that never started are in no latency percentile, so the
+// percentiles alone hide that most of the load was never served. The
+// run's warnings hold it, and `dbarena run` prints it on its standard
+// error too.
+func Shortfall(r *result.Run) string {
+	if r.Offered == 0 || float64(r.Started) >= MinStarted*float64(r.Offered) {
+		return ""
+	}
+	w := fmt.Sprintf("only %.1f%% of the %d arrivals offered started (%d started, %d unstarted at the end, %d skipped, %d dropped): the target did not keep up with the arrival rate, and the latency percentiles are those of the started ones only",
+		float64(r.Started)*100/float64(r.Offered), r.Offered, r.Started, r.Unstarted, r.Skipped, r.Dropped)
+	if u := r.UnstartedMS; u != nil {
+		w += fmt.Sprintf("; the unstarted had waited up to %.3fs (p50 %.3fs) by the end", u.Max/1000, u.P50/1000)
+	}
+	return w
 }
 
 func round2(v float64) float64 { return math.Round(v*100) / 100 }

@@ -490,3 +490,54 @@ func TestPoissonCount(t *testing.T) {
 		t.Error("a mean of 0 or NaN drew arrivals")
 	}
 }
+
+// The arrivals a worker never started are recorded with how long each
+// had waited at the end, from its intended start: one by one when they
+// are few (exactly), spread over the rate's integral when they are many
+// (within a thousandth of the range), in constant time either way.
+func TestUnstartedWaits(t *testing.T) {
+	ctx := context.Background()
+	t.Run("few", func(t *testing.T) {
+		s, _, _ := openWorker(RateConfig{})
+		s.Start(ctx) // the arrival at 0
+		h := histogram.New()
+		// 10 … 990 ms did not start by 1 s: they waited 990 … 10 ms.
+		if n := s.unstartedWaits(t0.Add(time.Second), h); n != 99 || h.TotalCount() != 99 {
+			t.Fatalf("%d unstarted, %d waits, want 99", n, h.TotalCount())
+		}
+		// Each value to the histogram's three significant digits.
+		l := histogram.Summarize(h)
+		for _, c := range []struct {
+			name      string
+			got, want float64
+		}{{"min", l.Min, 10}, {"p50", l.P50, 500}, {"p95", l.P95, 950}, {"max", l.Max, 990}} {
+			if math.Abs(c.got-c.want) > c.want*1e-3 {
+				t.Errorf("%s wait %v ms, want %v ms", c.name, c.got, c.want)
+			}
+		}
+	})
+	t.Run("many", func(t *testing.T) {
+		s, _, _ := fastWorker(RateConfig{})
+		s.Start(ctx)
+		h := histogram.New()
+		var n int64
+		within(t, 10*time.Second, "unstartedWaits", func() { n = s.unstartedWaits(t0.Add(time.Minute), h) })
+		if n != 6e9-1 || h.TotalCount() != n {
+			t.Fatalf("%d unstarted, %d waits, want 6e9-1", n, h.TotalCount())
+		}
+		// Evenly spread over the minute: the waits' percentiles are the
+		// minute's.
+		l := histogram.Summarize(h)
+		for _, c := range []struct {
+			name      string
+			got, want float64
+		}{{"p50", l.P50, 30e3}, {"p95", l.P95, 57e3}, {"p99", l.P99, 59.4e3}, {"max", l.Max, 60e3}} {
+			if math.Abs(c.got-c.want) > c.want*2e-3 {
+				t.Errorf("%s wait %v ms, want %v ms ± 0.2%%", c.name, c.got, c.want)
+			}
+		}
+		if l.Min > 60 {
+			t.Errorf("shortest wait %v ms, want within a thousandth of the minute", l.Min)
+		}
+	})
+}

@@ -31,6 +31,9 @@ const (
 	StatusComplete    = "complete"
 	StatusInterrupted = "interrupted"
 	StatusFailed      = "failed"
+	// StatusStalled is a run that stopped making progress: most of its
+	// measured intervals had no transaction end (runner.ErrStalled).
+	StatusStalled = "stalled"
 )
 
 // File is one result file: one workload against one target, with one run

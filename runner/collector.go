@@ -346,11 +346,59 @@ func (c *collector) finish(status string, runErr error) (*result.Run, error) {
 	}
 	res.ClientThreads, res.GOMAXPROCS, res.GCPercent = len(r.threads), runtime.GOMAXPROCS(0), gcPercent()
 	res.Warnings = c.warnings()
+	if status == result.StatusComplete {
+		if err := stalled(res, c.cfg.ReportInterval); err != nil {
+			status, runErr = result.StatusStalled, err
+		}
+	}
 	res.Status = status
 	if runErr != nil {
 		res.Error = runErr.Error()
 	}
 	return res, runErr
+}
+
+// stallPace is the mean number of transactions ending in a measured
+// interval that had any, from which intervals without one are a halt,
+// not chance: at that pace an interval misses every one with a
+// probability of e⁻³ (5%), so that more than half of them missing is
+// not the pace.
+const stallPace = 3
+
+// stalled returns ErrStalled, saying why, when a run that ran to its end
+// stopped making progress: more than half of its measured intervals saw
+// no transaction end (commit, rollback or error), and either none ended
+// at all while some were left running at the end, or the intervals that
+// had any averaged stallPace or more with a median latency under one
+// interval. Transactions slower than an interval, think times and rare
+// arrivals leave intervals empty too, at a pace below that: those runs
+// are complete (their warnings say how many intervals were empty).
+func stalled(r *result.Run, every time.Duration) error {
+	var measured, empty int
+	var ended int64
+	for _, iv := range r.Intervals {
+		if iv.Warmup {
+			continue
+		}
+		measured++
+		if n := iv.Transactions + iv.Errors; n > 0 {
+			ended += n
+		} else {
+			empty++
+		}
+	}
+	if measured == 0 || 2*empty <= measured {
+		return nil
+	}
+	busy := measured - empty
+	switch {
+	case busy == 0 && r.Unfinished > 0:
+		return fmt.Errorf("%w: no transaction ended in any of its %d measured intervals, and %d were still running at the end", ErrStalled, measured, r.Unfinished)
+	case busy > 0 && float64(ended) >= stallPace*float64(busy) && r.LatencyMS.P50 < float64(every.Microseconds())/1000:
+		return fmt.Errorf("%w: %d of %d measured intervals had no transaction end, where the others had %.1f on average at a median latency of %.3f ms: the target stopped answering",
+			ErrStalled, empty, measured, float64(ended)/float64(busy), r.LatencyMS.P50)
+	}
+	return nil
 }
 
 // gcPercent is the garbage collector's setting (GOGC), read without

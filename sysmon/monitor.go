@@ -419,8 +419,9 @@ func (m *Monitor) Tick(ctx context.Context) Interval {
 // server's CPU is a measurement: the process tree's CPU time moves in
 // ticks (10 ms), so over a shorter one a tick or two read as 100% or
 // more. Samples come that close after one that a stopped server blocked
-// (SIGSTOP, then SIGCONT): the samples behind it follow back to back.
-const minCPUTicks = 10
+// (SIGSTOP, then SIGCONT): the samples behind it follow back to back,
+// milliseconds apart. A report interval of 100 ms keeps its figures.
+const minCPUTicks = 5
 
 // dropImpossible removes from iv the values no server can have (a
 // negative one, a percentage above 100, the server's CPU above 100% per

@@ -436,6 +436,23 @@ func TestMissedArrivalsCounted(t *testing.T) {
 			near(t, arrival+": unstarted", n, 6e9-1, tol)
 		}
 	})
+	t.Run("stages", func(t *testing.T) {
+		// 0 → 1e8/s over 30 s, back to 0 over 30 s: 3e9 arrivals.
+		stages, err := ParseStages("30s:1e8,30s:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		clock := &rateClock{now: t0}
+		s := NewOpen(RateConfig{Stages: stages, Arrival: ArrivalUniform, LatencyLimit: ms(1)}).Worker(ScheduleEnv{Threads: 1, Start: t0, Now: clock.Now, Sleep: clock.Sleep}).(*openSchedule)
+		s.Start(ctx)
+		clock.now = clock.now.Add(30 * time.Second) // at the peak
+		within(t, 10*time.Second, "Start", func() { s.Start(ctx) })
+		var n int64
+		within(t, 10*time.Second, "unstarted", func() { n = s.unstartedWaits(t0.Add(minute), histogram.New()) })
+		// The arrivals from 29.999 s on (within the limit at 30 s) to
+		// the end, less the one started: 3e9 − 1e8/60 × 29.999² − 1.
+		near(t, "unstarted", n, 1500099997, 2)
+	})
 }
 
 // --rate and every stage's rate are bounded by what the clock can tell

@@ -338,8 +338,10 @@ func (c *collector) finish(status string, runErr error) (*result.Run, error) {
 			res.UnstartedMS = &w
 			res.UnstartedHDR, _ = histogram.Encode(c.waits)
 		}
-		res.Started = res.Transactions + res.Errors + res.Unfinished
-		res.Offered = res.Started + res.Skipped + res.Dropped + res.Unstarted
+		if !inWarmup {
+			res.Started = res.Transactions + res.Errors + res.Unfinished
+			res.Offered = res.Started + res.Skipped + res.Dropped + res.Unstarted
+		}
 	}
 	if e := c.cfg.Events; e != nil {
 		res.Events = *e

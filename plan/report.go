@@ -330,7 +330,7 @@ func writeSummary(b *bytes.Buffer, p *Plan, st *State, sections []*section, repo
 	}
 	var fails []RunState
 	for _, r := range st.Runs {
-		if r.Status == RunFailed {
+		if r.Status == RunFailed || r.Status == RunStalled {
 			fails = append(fails, r)
 		}
 	}

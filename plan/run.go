@@ -26,7 +26,7 @@ type Executor interface {
 	// in this invocation, and Release is called at once.
 	Prepare(ctx context.Context, c Cell) error
 	// Run runs one repetition (from 1) of c and returns its result file,
-	// complete or marked failed. A run that fails returns its file with
+	// complete, stalled (recorded as RunStalled) or marked failed. A run that fails returns its file with
 	// status failed and the reason in Error when it has one (a managed
 	// server that died: the tail of its log), or nil and the error. Run
 	// must return promptly once ctx is canceled.
@@ -182,7 +182,7 @@ func (r *execution) run(ctx context.Context) error {
 	var todo []int
 	last := map[PrepareKey]int{}
 	for i, rs := range r.st.Runs {
-		if rs.Status == RunDone || (rs.Status == RunFailed && r.o.NoRetryFailed) {
+		if rs.Status == RunDone || rs.Status == RunStalled || (rs.Status == RunFailed && r.o.NoRetryFailed) {
 			continue
 		}
 		todo = append(todo, i)
@@ -272,7 +272,7 @@ func (r *execution) run(ctx context.Context) error {
 			return err
 		}
 		prog.Ended, prog.Left = prog.Ended+1, prog.Left-c.runTime()
-		if rs.Status == RunFailed {
+		if rs.Status != RunDone {
 			prog.Failed++
 		}
 		tell("", c)
@@ -316,6 +316,7 @@ func (r *execution) runOne(ctx context.Context, c Cell, rs *RunState, prefix str
 	f, runErr := r.ex.Run(ctx, c, rs.Rep)
 	end := r.o.Now().UTC()
 	completed := runErr == nil && f != nil && f.Status == result.StatusComplete
+	stalled := runErr == nil && f != nil && f.Status == result.StatusStalled
 	if ctx.Err() != nil && !completed {
 		// Cut short: not a failure of the cell.
 		rs.Status, rs.StartedAt = prevStatus, prevStart
@@ -336,7 +337,7 @@ func (r *execution) runOne(ctx context.Context, c Cell, rs *RunState, prefix str
 		msg = "the run's status is " + f.Status
 	}
 	if f != nil {
-		if !completed {
+		if !completed && !stalled {
 			f.Status = result.StatusFailed
 			if f.Error == "" {
 				f.Error = msg
@@ -354,10 +355,14 @@ func (r *execution) runOne(ctx context.Context, c Cell, rs *RunState, prefix str
 		os.Remove(filepath.Join(r.o.Dir, rs.File))
 	}
 	took := end.Sub(start).Round(time.Second)
-	if completed {
+	switch {
+	case completed:
 		rs.Status, rs.Error = RunDone, ""
 		r.logf("%s: done in %s%s", prefix, took, headline(f, c.Threads))
-	} else {
+	case stalled:
+		rs.Status, rs.Error = RunStalled, r.scrub(c, msg)
+		r.logf("%s: stalled after %s: %s", prefix, took, firstLine(rs.Error))
+	default:
 		rs.Status, rs.Error = RunFailed, r.scrub(c, msg)
 		r.logf("%s: failed after %s: %s", prefix, took, firstLine(rs.Error))
 	}

@@ -113,6 +113,11 @@ func (f *fake) Run(ctx context.Context, c plan.Cell, rep int) (*result.File, err
 		rf := resultFile(c, rep)
 		rf.Status, rf.Error = result.StatusFailed, "too many errors"
 		return rf, nil
+	case "stalled":
+		rf := resultFile(c, rep)
+		rf.Status, rf.Error = result.StatusStalled, "the run stalled: 7 of 8 measured intervals had no transaction end"
+		rf.Runs[0].Status, rf.Runs[0].Error = rf.Status, rf.Error
+		return rf, nil
 	}
 	rf := resultFile(c, rep)
 	if ps, ok := f.problems[id]; ok {
@@ -461,6 +466,52 @@ func TestFailedRuns(t *testing.T) {
 	}
 	if r := readState(t, dir).Runs; !slices.ContainsFunc(r, func(r plan.RunState) bool { return r.Attempts == 2 && r.Status == plan.RunDone }) {
 		t.Error("no run counts two attempts")
+	}
+}
+
+// A run that stalled is recorded as such, its file (status stalled) with
+// every figure kept; the plan ends as with a failed run, but a resumed
+// plan does not run it again: it went to its end, and would stall again.
+// Without its file, it runs again.
+func TestStalledRuns(t *testing.T) {
+	tmp := t.TempDir()
+	p := writePlan(t, tmp, experiment)
+	dir := filepath.Join(tmp, "exp-results")
+	const id = "remote__oltp_point_select__t1 r1"
+	ex := &fake{fail: map[string]string{id: "stalled"}}
+	st, err := plan.Run(context.Background(), p, ex, plan.RunOptions{Now: clock()})
+	if !errors.Is(err, plan.ErrRunsFailed) {
+		t.Fatalf("want ErrRunsFailed, got %v", err)
+	}
+	if done, failed, _ := st.Counts(); done != 11 || failed != 1 || st.Status != plan.PlanFailed {
+		t.Errorf("%d done, %d failed or stalled, %s", done, failed, st.Status)
+	}
+	var r plan.RunState
+	for _, x := range readState(t, dir).Runs {
+		if x.File == "remote__oltp_point_select__t1__r1.json" {
+			r = x
+		}
+	}
+	if r.Status != plan.RunStalled || !strings.HasPrefix(r.Error, "the run stalled") {
+		t.Errorf("stalled run %+v", r)
+	}
+	f, err := result.Read(filepath.Join(dir, r.File))
+	if err != nil || f.Status != result.StatusStalled || f.Runs[0].TPS == 0 {
+		t.Fatalf("the stalled run's file: %v, %+v", err, f)
+	}
+	if sum := readFile(t, filepath.Join(dir, plan.SummaryFile)); !strings.Contains(sum, "the run stalled") {
+		t.Errorf("summary.md does not list the stalled run:\n%s", sum)
+	}
+	ex2 := &fake{}
+	if _, err := plan.Run(context.Background(), p, ex2, plan.RunOptions{Now: clock()}); !errors.Is(err, plan.ErrRunsFailed) || len(runsOf(ex2.calls)) != 0 {
+		t.Errorf("resumed: %v, %q: want the stalled run kept, not run again", err, ex2.calls)
+	}
+	if err := os.Remove(filepath.Join(dir, r.File)); err != nil {
+		t.Fatal(err)
+	}
+	ex3 := &fake{}
+	if _, err := plan.Run(context.Background(), p, ex3, plan.RunOptions{Now: clock()}); err != nil || !slices.Equal(runsOf(ex3.calls), []string{id}) {
+		t.Errorf("resumed without its file: %v, %q", err, ex3.calls)
 	}
 }
 

@@ -53,7 +53,7 @@ func Show(w io.Writer, p *Plan, opt RunOptions) error {
 		switch r.Status {
 		case RunDone:
 			c.done++
-		case RunFailed:
+		case RunFailed, RunStalled:
 			c.failed++
 		default:
 			c.pending++

@@ -33,6 +33,10 @@ const (
 	RunPending = "pending"
 	RunDone    = "done"
 	RunFailed  = "failed"
+	// RunStalled is a run that went to its end without making progress
+	// (result.StatusStalled): its file is kept, and a resumed plan does
+	// not run it again unless the file is removed.
+	RunStalled = "stalled"
 )
 
 // Plan statuses in plan.json.
@@ -105,13 +109,14 @@ type RunState struct {
 	FinishedAt *time.Time `json:"finished_at,omitempty"`
 }
 
-// Counts is how many runs are in each status.
+// Counts is how many runs are in each status; failed counts the
+// stalled ones too.
 func (s *State) Counts() (done, failed, pending int) {
 	for _, r := range s.Runs {
 		switch r.Status {
 		case RunDone:
 			done++
-		case RunFailed:
+		case RunFailed, RunStalled:
 			failed++
 		default:
 			pending++
@@ -327,11 +332,12 @@ func inspect(p *Plan, dir string, now time.Time) (*State, error) {
 	}
 	for i := range st.Runs {
 		r := &st.Runs[i]
-		complete := fileComplete(filepath.Join(dir, r.File))
+		status := fileStatus(filepath.Join(dir, r.File))
 		switch {
-		case complete:
+		case status == result.StatusComplete:
 			r.Status, r.Error = RunDone, ""
-		case r.Status == RunDone:
+		case r.Status == RunStalled && status == result.StatusStalled:
+		case r.Status == RunDone || r.Status == RunStalled:
 			r.Status, r.Error = RunPending, ""
 		case r.Status != RunFailed:
 			r.Status = RunPending
@@ -347,11 +353,14 @@ func planFileName(st *State) string {
 	return st.PlanFile
 }
 
-// fileComplete tells whether path is a readable result file whose status
-// is complete.
-func fileComplete(path string) bool {
+// fileStatus is the status of the result file at path, "" when it
+// cannot be read.
+func fileStatus(path string) string {
 	f, err := result.Read(path)
-	return err == nil && f.Status == result.StatusComplete
+	if err != nil {
+		return ""
+	}
+	return f.Status
 }
 
 // writeFileAtomic writes data to path as package outfile writes every

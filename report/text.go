@@ -205,6 +205,9 @@ func openSummary(w io.Writer, r *result.Run) {
 	}
 	fmt.Fprintf(w, "    arrival rate:                        %s\n", model)
 	fmt.Fprintf(w, "    offered:                             %.2f per sec. (achieved %.2f)\n", r.OfferedTPS, r.TPS)
+	if r.Offered > 0 {
+		fmt.Fprintf(w, "    arrivals:                            %-10d (started %d, %.2f%%)\n", r.Offered, r.Started, pct(r.Started, r.Offered))
+	}
 	fmt.Fprintf(w, "    late (started > %v after arrival): %-10d (%.2f%% of transactions)\n", runner.LateTolerance, r.Late, pct(r.Late, r.Transactions))
 	limit := ""
 	if o.LatencyLimitMS > 0 {
@@ -217,7 +220,11 @@ func openSummary(w io.Writer, r *result.Run) {
 	}
 	fmt.Fprintf(w, "    dropped:                             %d%s\n", r.Dropped, queue)
 	if r.Unstarted > 0 {
-		fmt.Fprintf(w, "    unstarted at the end:                %d\n", r.Unstarted)
+		waited := ""
+		if u := r.UnstartedMS; u != nil {
+			waited = fmt.Sprintf(" (waited p50 %.2f ms, p99 %.2f ms, max %.2f ms, not in the latencies)", u.P50, u.P99, u.Max)
+		}
+		fmt.Fprintf(w, "    unstarted at the end:                %-10d%s\n", r.Unstarted, waited)
 	}
 }
 

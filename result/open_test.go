@@ -129,7 +129,7 @@ func TestClosedRunHasNoOpenFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{"open", "offered_tps", "late", "skipped", "dropped", "unstarted", "service_ms", "lag_ms", "service_hdr", "lag_hdr"} {
+	for _, k := range []string{"open", "offered_tps", "late", "skipped", "dropped", "unstarted", "offered", "started", "unstarted_ms", "unstarted_hdr", "service_ms", "lag_ms", "service_hdr", "lag_hdr"} {
 		if strings.Contains(string(b), `"`+k+`"`) {
 			t.Errorf("a closed run's file has %q", k)
 		}

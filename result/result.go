@@ -32,6 +32,9 @@ const (
 	StatusComplete    = "complete"
 	StatusInterrupted = "interrupted"
 	StatusFailed      = "failed"
+	// StatusStalled is a run that stopped making progress: most of its
+	// measured intervals had no transaction end (runner.ErrStalled).
+	StatusStalled = "stalled"
 )
 
 // File is one result file: one workload against one target, with one run
@@ -225,6 +228,19 @@ type Run struct {
 	Skipped   int64 `json:"skipped,omitempty"`
 	Dropped   int64 `json:"dropped,omitempty"`
 	Unstarted int64 `json:"unstarted,omitempty"`
+	// Offered counts the arrivals the measured phase had: Started (those
+	// whose transaction ended in it or was running at its end, each once
+	// however often it was retried) and the skipped, dropped and
+	// unstarted ones.
+	Offered int64 `json:"offered,omitempty"`
+	Started int64 `json:"started,omitempty"`
+	// UnstartedMS summarises how long the unstarted arrivals had waited
+	// when the run ended, from their intended start: what their latency
+	// would at least have been. They are in no other latency: LatencyMS
+	// is that of the transactions that ended.
+	// UnstartedHDR is their histogram (µs), encoded as Op.HDR.
+	UnstartedMS  *histogram.Latency `json:"unstarted_ms,omitempty"`
+	UnstartedHDR string             `json:"unstarted_hdr,omitempty"`
 	// ServiceMS summarises the service times (from the actual start to
 	// the end) of the successful transactions of all ops; LagMS how late
 	// they started (from the intended start to the actual one). Under an

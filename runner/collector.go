@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/dbarena/dbarena/drive"
 	"github.com/dbarena/dbarena/histogram"
 	"github.com/dbarena/dbarena/result"
@@ -99,6 +101,7 @@ type collector struct {
 	// arrivals intended before stopAt that no worker started.
 	unfinished []time.Duration
 	unstarted  int64
+	waits      *hdr.Histogram // how long the unstarted arrivals had waited at the end
 
 	mu      sync.Mutex    // guards final and done
 	final   int64         // the last epoch, set by stop
@@ -210,9 +213,13 @@ func (c *collector) stop(status string, wait func()) {
 			if c.b.end.Before(end) {
 				end = c.b.end
 			}
-			c.unstarted += o.unstarted(end)
+			if c.waits == nil {
+				c.waits = histogram.New()
+			}
+			c.unstarted += o.unstartedWaits(end, c.waits)
 			if !s.abandoned.IsZero() && s.abandoned.Before(end) {
 				c.unstarted++
+				_ = c.waits.RecordValue(histogram.Micros(end.Sub(s.abandoned)))
 			}
 		}
 	}
@@ -326,17 +333,74 @@ func (c *collector) finish(status string, runErr error) (*result.Run, error) {
 		from := c.b.warmupEnd.Sub(c.b.start)
 		res.OfferedTPS = round2(r.open.Offered(from, from+dur))
 		res.Unstarted = c.unstarted
+		if c.unstarted > 0 {
+			w := histogram.Summarize(c.waits)
+			res.UnstartedMS = &w
+			res.UnstartedHDR, _ = histogram.Encode(c.waits)
+		}
+		if !inWarmup {
+			res.Started = res.Transactions + res.Errors + res.Unfinished
+			res.Offered = res.Started + res.Skipped + res.Dropped + res.Unstarted
+		}
 	}
 	if e := c.cfg.Events; e != nil {
 		res.Events = *e
 	}
 	res.ClientThreads, res.GOMAXPROCS, res.GCPercent = len(r.threads), runtime.GOMAXPROCS(0), gcPercent()
 	res.Warnings = c.warnings()
+	if status == result.StatusComplete {
+		if err := stalled(res, c.cfg.ReportInterval); err != nil {
+			status, runErr = result.StatusStalled, err
+		}
+	}
 	res.Status = status
 	if runErr != nil {
 		res.Error = runErr.Error()
 	}
 	return res, runErr
+}
+
+// stallPace is the mean number of transactions ending in a measured
+// interval that had any, from which intervals without one are a halt,
+// not chance: at that pace an interval misses every one with a
+// probability of e⁻³ (5%), so that more than half of them missing is
+// not the pace.
+const stallPace = 3
+
+// stalled returns ErrStalled, saying why, when a run that ran to its end
+// stopped making progress: more than half of its measured intervals saw
+// no transaction end (commit, rollback or error), and either none ended
+// at all while some were left running at the end, or the intervals that
+// had any averaged stallPace or more with a median latency under one
+// interval. Transactions slower than an interval, think times and rare
+// arrivals leave intervals empty too, at a pace below that: those runs
+// are complete (their warnings say how many intervals were empty).
+func stalled(r *result.Run, every time.Duration) error {
+	var measured, empty int
+	var ended int64
+	for _, iv := range r.Intervals {
+		if iv.Warmup {
+			continue
+		}
+		measured++
+		if n := iv.Transactions + iv.Errors; n > 0 {
+			ended += n
+		} else {
+			empty++
+		}
+	}
+	if measured == 0 || 2*empty <= measured {
+		return nil
+	}
+	busy := measured - empty
+	switch {
+	case busy == 0 && r.Unfinished > 0:
+		return fmt.Errorf("%w: no transaction ended in any of its %d measured intervals, and %d were still running at the end", ErrStalled, measured, r.Unfinished)
+	case busy > 0 && float64(ended) >= stallPace*float64(busy) && r.LatencyMS.P50 < float64(every.Microseconds())/1000:
+		return fmt.Errorf("%w: %d of %d measured intervals had no transaction end, where the others had %.1f on average at a median latency of %.3f ms: the target stopped answering",
+			ErrStalled, empty, measured, float64(ended)/float64(busy), r.LatencyMS.P50)
+	}
+	return nil
 }
 
 // gcPercent is the garbage collector's setting (GOGC), read without
@@ -391,6 +455,9 @@ func (c *collector) warnings() []string {
 	}
 	if late := c.stopAt.Sub(c.b.end); c.status == result.StatusComplete && late > c.cfg.ReportInterval {
 		out = append(out, fmt.Sprintf("the run stopped %.3fs after the end of --time %v, more than one interval (%v): nothing ran to notice the end", late.Seconds(), c.cfg.Duration, c.cfg.ReportInterval))
+	}
+	if w := Shortfall(c.res); w != "" {
+		out = append(out, w)
 	}
 	if e := c.res.UnfinishedMS; e != nil && e.Max > c.res.LatencyMS.Max {
 		out = append(out, fmt.Sprintf("%d transactions were still running at the end, the longest for %.3fs, longer than any that finished (max %.3f ms): the latencies understate the response time", c.res.Unfinished, e.Max/1000, c.res.LatencyMS.Max))

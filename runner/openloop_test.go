@@ -2,9 +2,14 @@ package runner_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"github.com/dbarena/dbarena/engine"
 	_ "github.com/dbarena/dbarena/engine/postgres"
@@ -177,4 +182,133 @@ func over(t *testing.T, s string, us int64) int64 {
 		}
 	}
 	return n
+}
+
+// A run at the highest rate the clock can tell apart, far above what any
+// worker keeps up with, ends on time and can be interrupted: the
+// arrivals that never start are counted, not stepped through, with an
+// unbounded queue, a bounded one and a latency limit.
+func TestRunAtMaxRate(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		rc   runner.RateConfig
+	}{{"unbounded", runner.RateConfig{}}, {"max-queue", runner.RateConfig{MaxQueue: new(10)}}, {"latency-limit", runner.RateConfig{LatencyLimit: time.Millisecond}}} {
+		t.Run(c.name, func(t *testing.T) {
+			rc := c.rc
+			rc.TPS = ratePtr(runner.MaxRate)
+			cfg := runner.Config{Threads: 2, Duration: time.Second, ReportInterval: 250 * time.Millisecond, StopGrace: time.Second, Rate: rc}
+			type ran struct {
+				run *result.Run
+				err error
+			}
+			done := make(chan ran, 1)
+			begun := time.Now()
+			go func() {
+				run, err := runner.Run(context.Background(), memEngine{open(t)}, &spin{}, cfg, nil)
+				done <- ran{run, err}
+			}()
+			var r ran
+			select {
+			case r = <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("a 1 s run at --rate %g has not ended after 10 s", runner.MaxRate)
+			}
+			if r.err != nil {
+				t.Fatal(r.err)
+			}
+			missed := r.run.Unstarted + r.run.Skipped + r.run.Dropped
+			if r.run.Transactions == 0 || missed < 5e8 {
+				t.Errorf("%d transactions, %d arrivals never started, want some and most of the 1e9 (ran %v)", r.run.Transactions, missed, time.Since(begun))
+			}
+			// Interrupted, the run ends at once as well.
+			ctx, cancel := context.WithCancel(context.Background())
+			cfg.Duration = time.Hour
+			time.AfterFunc(500*time.Millisecond, cancel)
+			go func() {
+				run, err := runner.Run(ctx, memEngine{open(t)}, &spin{}, cfg, nil)
+				done <- ran{run, err}
+			}()
+			select {
+			case r = <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("a run at --rate %g interrupted after 0.5 s has not ended after 10 s", runner.MaxRate)
+			}
+			if !errors.Is(r.err, runner.ErrInterrupted) || r.run.Status != result.StatusInterrupted {
+				t.Errorf("interrupted: %v, want %v", r.err, runner.ErrInterrupted)
+			}
+		})
+	}
+}
+
+// nap is a workload whose transactions take 5 ms each: two workers keep
+// up with about 400 arrivals a second.
+type nap struct{}
+
+func (p nap) Meta() workload.Meta {
+	return workload.Meta{Name: "nap", Version: "1", New: func() workload.Workload { return p }}
+}
+func (nap) Flags() *pflag.FlagSet                  { return pflag.NewFlagSet("nap", pflag.ContinueOnError) }
+func (nap) Ops() []workload.Op                     { return []workload.Op{{Name: "a"}} }
+func (nap) Tables(engine.Dialect) []workload.Table { return nil }
+func (nap) NewWorker(context.Context, engine.Conn, workload.WorkerEnv) (workload.Worker, error) {
+	return napWorker{}, nil
+}
+
+type napWorker struct{}
+
+func (napWorker) Next(ctx context.Context) (int, error) {
+	select {
+	case <-time.After(5 * time.Millisecond):
+		return 0, nil
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+}
+
+// Offered far more than it can start, a run accounts for every arrival
+// (offered = started + skipped + dropped + unstarted), records how long
+// the unstarted ones had waited by the end beside the latency of those
+// that ran, and warns that most of the load never started.
+func TestOpenLoopShortfall(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		rc   runner.RateConfig
+	}{{"unbounded", runner.RateConfig{}}, {"max-queue", runner.RateConfig{MaxQueue: new(20)}}} {
+		t.Run(c.name, func(t *testing.T) {
+			rc := c.rc
+			rc.TPS, rc.Arrival = ratePtr(4000), runner.ArrivalUniform
+			cfg := runner.Config{Threads: 2, Duration: time.Second, ReportInterval: 250 * time.Millisecond, StopGrace: time.Second, Rate: rc}
+			run, err := runner.Run(context.Background(), memEngine{open(t)}, nap{}, cfg, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if run.Offered != 4000 {
+				t.Errorf("%d arrivals offered, want 4000", run.Offered)
+			}
+			if started := run.Transactions + run.Errors + run.Unfinished; run.Started != started {
+				t.Errorf("%d started, want the %d transactions that ended or were running at the end", run.Started, started)
+			}
+			if sum := run.Started + run.Skipped + run.Dropped + run.Unstarted; sum != run.Offered {
+				t.Errorf("%d started + %d skipped + %d dropped + %d unstarted = %d, want the %d offered", run.Started, run.Skipped, run.Dropped, run.Unstarted, sum, run.Offered)
+			}
+			if run.Started*2 > run.Offered {
+				t.Fatalf("%d of %d arrivals started, want well under half", run.Started, run.Offered)
+			}
+			if run.Unstarted > 0 {
+				w := run.UnstartedMS
+				if w == nil || w.Max <= 0 || w.Max > 1000 || w.P50 > w.Max || run.UnstartedHDR == "" {
+					t.Errorf("unstarted %d, waits %+v, want waits up to the run's 1 s", run.Unstarted, w)
+				}
+			} else if run.UnstartedMS != nil {
+				t.Errorf("waits %+v without unstarted arrivals", run.UnstartedMS)
+			}
+			found := false
+			for _, w := range run.Warnings {
+				found = found || strings.Contains(w, fmt.Sprintf("of the %d arrivals offered started", run.Offered))
+			}
+			if !found {
+				t.Errorf("no warning that most arrivals did not start: %q", run.Warnings)
+			}
+		})
+	}
 }

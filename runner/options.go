@@ -60,7 +60,7 @@ func Options() []Option {
 		{Flag: "abort-on-fail", Field: "abort_on_fail", Usage: "stop a run as soon as a threshold can no longer hold (an upper bound on a count such as errors, retries or transactions, or on the max latency, already crossed)",
 			Value: func(c *Config) pflag.Value { return (*boolValue)(&c.AbortOnFail) }},
 		// The arrival-rate (open) model: RateConfig.
-		{Flag: "rate", Field: "rate", Usage: "arrival rate in transactions per second across all workers: an open model, each transaction timed from its intended start; --threads caps how many run at once (default: none, workers back to back)",
+		{Flag: "rate", Field: "rate", Usage: "arrival rate in transactions per second across all workers (at most 1e9): an open model, each transaction timed from its intended start; --threads caps how many run at once (default: none, workers back to back)",
 			Value: func(c *Config) pflag.Value { return &optFloatValue{p: &c.Rate.TPS} }},
 		{Flag: "rate-stages", Field: "rate_stages", Usage: "ramp the arrival rate linearly through stages duration:rate, e.g. 30s:100,2m:1000,30s:0, from --rate (default 0); they span --warmup plus --time, which must add up to them",
 			Value: func(c *Config) pflag.Value { return (*stagesValue)(&c.Rate.Stages) }},

@@ -262,6 +262,12 @@ var (
 	// and could not open new ones for Config.ReconnectTimeout (or for the
 	// whole last interval of the run).
 	ErrServerGone = errors.New("the server stopped answering")
+	// ErrStalled ends a run that stopped making progress (status
+	// result.StatusStalled, every figure kept).
+	ErrStalled = errors.New("the run stalled")
+	// ErrEveryTryFailed fails a run of the analytic timing model none of
+	// whose tries answered (status failed, every try kept).
+	ErrEveryTryFailed = errors.New("every try failed")
 )
 
 // DefaultReconnectTimeout is Config.ReconnectTimeout's default: long

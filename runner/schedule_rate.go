@@ -9,6 +9,9 @@ import (
 	"strings"
 	"time"
 
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/dbarena/dbarena/histogram"
 	"github.com/dbarena/dbarena/result"
 )
 
@@ -27,6 +30,11 @@ const (
 // transaction that starts later is counted late (its lag is recorded
 // either way).
 const LateTolerance = time.Millisecond
+
+// MaxRate bounds --rate and every stage's rate, in transactions per
+// second: one arrival a nanosecond, the finest instants the clock tells
+// apart (time.Duration's unit). No database runs near it.
+const MaxRate = 1e9
 
 // RateStage is one stage of a ramping arrival rate: the rate changes
 // linearly from the previous stage's target (the first stage's from the
@@ -91,6 +99,8 @@ func (r RateConfig) validate(warmup, dur time.Duration, bad func(flag string, v 
 		} else {
 			bad("rate", *r.TPS, "the rate the stages start from must be a number of transactions per second, 0 or more")
 		}
+	} else if r.TPS != nil && *r.TPS > MaxRate {
+		bad("rate", *r.TPS, fmt.Sprintf("must be at most %g transactions per second (one arrival a nanosecond, the clock's resolution)", MaxRate))
 	}
 	switch r.Arrival {
 	case "", ArrivalPoisson, ArrivalUniform:
@@ -121,8 +131,13 @@ func (r RateConfig) validate(warmup, dur time.Duration, bad func(flag string, v 
 		if r.TPS != nil {
 			peak = *r.TPS
 		}
+		top := 0.0
 		for _, s := range r.Stages {
-			peak = max(peak, s.Target)
+			top = max(top, s.Target)
+		}
+		peak = max(peak, top)
+		if top > MaxRate {
+			bad("rate-stages", stages, fmt.Sprintf("a stage's rate must be at most %g transactions per second (one arrival a nanosecond, the clock's resolution)", MaxRate))
 		}
 		if peak <= 0 {
 			bad("rate-stages", stages, "every rate is 0: no transaction would arrive")
@@ -339,7 +354,9 @@ func (o *Open) Worker(env ScheduleEnv) WorkerSchedule {
 // the arrivals that came while the worker was busy, oldest first:
 // implicitly (the arrivals not generated yet that are due) when it is
 // unbounded, in a ring of the worker's share of --max-queue when it is
-// bounded.
+// bounded. Arrivals that never start (skipped, dropped, unstarted at the
+// end) are counted in the rate's integral (skipTo), never one by one:
+// however far behind the worker is, a call costs the same.
 type openSchedule struct {
 	env     ScheduleEnv
 	prof    *profile
@@ -347,7 +364,8 @@ type openSchedule struct {
 	rng     *rand.Rand
 	poisson bool
 	step    float64 // the workers: the spacing of a worker's arrivals in the rate's integral
-	pos     float64 // the rate's integral at the next arrival
+	cur     float64 // the rate's integral at the next arrival
+	pos     float64 // the rate's integral at the arrival after next
 	next    time.Time
 	more    bool // next is an arrival: false once the rate fell to 0 for good
 	limit   time.Duration
@@ -361,7 +379,8 @@ type openSchedule struct {
 	timer            *time.Timer
 }
 
-// gen makes the next arrival of the worker's share.
+// gen makes the arrival at the rate's integral s.pos the next one, and
+// draws where the one after it is.
 func (s *openSchedule) gen() {
 	t, ok := s.prof.at(s.pos, &s.seg)
 	s.more = ok
@@ -369,6 +388,7 @@ func (s *openSchedule) gen() {
 		return
 	}
 	s.next = s.env.Start.Add(time.Duration(t * float64(time.Second)))
+	s.cur = s.pos
 	if s.poisson {
 		s.pos += s.step * s.rng.ExpFloat64()
 	} else {
@@ -376,17 +396,61 @@ func (s *openSchedule) gen() {
 	}
 }
 
-// admit queues the arrivals due before now, which came while the worker
-// was busy; those that find the queue full are dropped.
-func (s *openSchedule) admit(now time.Time) {
-	for s.more && s.next.Before(now) {
-		if s.n < len(s.queue) {
-			s.queue[(s.head+s.n)%len(s.queue)] = s.next.UnixNano()
-			s.n++
+// skipTo passes over the worker's arrivals intended before t and
+// returns how many there were, in constant time whatever their number:
+// evenly spaced ones are counted in the rate's integral; Poisson ones
+// past the next two are a Poisson count of the integral's span
+// (poissonCount), the process starting afresh at t, which a Poisson
+// process may (it has no memory).
+func (s *openSchedule) skipTo(t time.Time) int64 {
+	if !s.more || !s.next.Before(t) {
+		return 0
+	}
+	n := int64(1) // next
+	if c := s.prof.count(t.Sub(s.env.Start).Seconds()); s.pos < c {
+		if s.poisson {
+			n += 1 + poissonCount(s.rng, (c-s.pos)/s.step)
+			s.pos = c + s.step*s.rng.ExpFloat64()
 		} else {
-			s.dropped++
+			k := math.Ceil((c - s.pos) / s.step) // the arrivals at pos + i·step below c
+			seg := s.seg
+			if at, ok := s.prof.at(s.pos+(k-1)*s.step, &seg); ok && !s.env.Start.Add(time.Duration(at*float64(time.Second))).Before(t) {
+				k-- // the last of them is at t, rounded: it is not before t
+			}
+			n += int64(k)
+			s.pos += k * s.step
 		}
+	}
+	s.gen()
+	for s.more && s.next.Before(t) { // rounded below t: gen decides
+		n++
 		s.gen()
+	}
+	return n
+}
+
+// admit queues the arrivals due before now, which came while the worker
+// was busy, while the queue has room; the others are dropped.
+func (s *openSchedule) admit(now time.Time) {
+	for s.n < len(s.queue) && s.more && s.next.Before(now) {
+		s.queue[(s.head+s.n)%len(s.queue)] = s.next.UnixNano()
+		s.n++
+		s.gen()
+	}
+	s.dropped += s.skipTo(now)
+}
+
+// expire skips the arrivals that can no longer start within the latency
+// limit at now: those intended more than the limit before it.
+func (s *openSchedule) expire(now time.Time) {
+	late := now.Add(-s.limit)
+	for s.n > 0 && s.queue[s.head] < late.UnixNano() {
+		s.head = (s.head + 1) % len(s.queue)
+		s.n--
+		s.skipped++
+	}
+	if s.n == 0 {
+		s.skipped += s.skipTo(late)
 	}
 }
 
@@ -417,6 +481,9 @@ func (s *openSchedule) Start(ctx context.Context) (Slot, bool) {
 			s.admit(now)
 		}
 		s.busy = true // from the first start on, between two calls
+		if s.limit > 0 {
+			s.expire(now)
+		}
 		t, ok := s.take(now)
 		if !ok {
 			if !s.more {
@@ -433,10 +500,10 @@ func (s *openSchedule) Start(ctx context.Context) (Slot, bool) {
 			// The arrival came while the worker waited for it.
 			t = s.next
 			s.gen()
-		}
-		if s.limit > 0 && now.Sub(t) > s.limit {
-			s.skipped++
-			continue
+			if s.limit > 0 && now.Sub(t) > s.limit {
+				s.skipped++ // the wait overslept the limit
+				continue
+			}
 		}
 		return Slot{Intended: t, Began: now}, true
 	}
@@ -478,18 +545,108 @@ func (s *openSchedule) sleep(ctx context.Context, d time.Duration) bool {
 // unstarted counts the worker's arrivals intended before end that it did
 // not start: those waiting in its queue and those it never got to. It is
 // called once the worker has returned.
-func (s *openSchedule) unstarted(end time.Time) int64 {
+func (s *openSchedule) unstarted(end time.Time) int64 { return s.unstartedWaits(end, nil) }
+
+// waitPoints is how many values at most unstartedWaits records for the
+// arrivals a worker never got to, each standing for its share of them.
+const waitPoints = 1024
+
+// unstartedWaits is unstarted, and records into waits (unless nil) how
+// long each of those arrivals had waited at end, from its intended
+// start. The queued ones are recorded one by one (the queue is bounded);
+// the ones the worker never got to are spread evenly over the rate's
+// integral from the first of them to end, which is where evenly spaced
+// arrivals are and where Poisson ones are expected: up to waitPoints of
+// them one by one, more as waitPoints equal groups, each recorded at its
+// middle with its count. A percentile of their waits is then off by at
+// most half a group, 1/2048 of their span, within the histogram's own
+// precision, whatever their number.
+func (s *openSchedule) unstartedWaits(end time.Time, waits *hdr.Histogram) int64 {
 	var n int64
 	for i := 0; i < s.n; i++ {
-		if s.queue[(s.head+i)%len(s.queue)] < end.UnixNano() {
+		if t := s.queue[(s.head+i)%len(s.queue)]; t < end.UnixNano() {
 			n++
+			if waits != nil {
+				_ = waits.RecordValue(histogram.Micros(end.Sub(time.Unix(0, t))))
+			}
 		}
 	}
-	for s.more && s.next.Before(end) {
-		n++
-		s.gen()
+	if !s.more || !s.next.Before(end) {
+		return n
 	}
-	return n
+	first, seg := s.cur, s.seg
+	c := s.prof.count(end.Sub(s.env.Start).Seconds())
+	m := s.skipTo(end)
+	if waits == nil || m == 0 {
+		return n + m
+	}
+	span := max(c-first, 0)
+	record := func(j float64, count int64) { // the j-th of the m arrivals, from 0
+		at, ok := s.prof.at(first+span*j/float64(m), &seg)
+		if !ok {
+			return
+		}
+		_ = waits.RecordValues(histogram.Micros(end.Sub(s.env.Start.Add(time.Duration(at*float64(time.Second))))), count)
+	}
+	if m <= waitPoints {
+		for j := range m {
+			record(float64(j), 1)
+		}
+		return n + m
+	}
+	var lo int64
+	for i := range waitPoints {
+		hi := m
+		if i < waitPoints-1 {
+			hi = int64(float64(i+1) * float64(m) / waitPoints)
+		}
+		if hi > lo {
+			record((float64(lo)+float64(hi-1))/2, hi-lo)
+		}
+		lo = hi
+	}
+	return n + m
+}
+
+// poissonCount draws a Poisson count of mean m, in constant expected
+// time: by multiplying uniform numbers below a mean of 10 (Knuth), by
+// Hörmann's transformed rejection with squeeze (PTRS, "The transformed
+// rejection method for generating Poisson random variables", 1993, as
+// NumPy draws them) from 10 on.
+func poissonCount(r *rand.Rand, m float64) int64 {
+	switch {
+	case !(m > 0):
+		return 0
+	case m < 10:
+		limit, p := math.Exp(-m), r.Float64()
+		var k int64
+		for p > limit {
+			k++
+			p *= r.Float64()
+		}
+		return k
+	}
+	slam, logm := math.Sqrt(m), math.Log(m)
+	b := 0.931 + 2.53*slam
+	a := -0.059 + 0.02483*b
+	invAlpha := 1.1239 + 1.1328/(b-3.4)
+	vr := 0.9277 - 3.6224/(b-2)
+	for {
+		u := r.Float64() - 0.5
+		v := r.Float64()
+		us := 0.5 - math.Abs(u)
+		k := math.Floor((2*a/us+b)*u + m + 0.43)
+		if us >= 0.07 && v <= vr {
+			return int64(k)
+		}
+		if k < 0 || (us < 0.013 && v > us) {
+			continue
+		}
+		lg, _ := math.Lgamma(k + 1)
+		if math.Log(v)+math.Log(invAlpha)-math.Log(a/(us*us)+b) <= -m+k*logm-lg {
+			return int64(k)
+		}
+	}
 }
 
 // describe returns the model as the result file records it.
@@ -511,6 +668,28 @@ func (rc RateConfig) Describe() *result.Open {
 		d.MaxQueue = &n
 	}
 	return d
+}
+
+// MinStarted is the share of a run's offered arrivals below which the
+// run warns that it did not keep up with its arrival rate (Shortfall).
+const MinStarted = 0.95
+
+// Shortfall returns the warning of a run of the arrival-rate model that
+// started less than MinStarted of the arrivals offered, "" otherwise:
+// the arrivals that never started are in no latency percentile, so the
+// percentiles alone hide that most of the load was never served. The
+// run's warnings hold it, and `dbarena run` prints it on its standard
+// error too.
+func Shortfall(r *result.Run) string {
+	if r.Offered == 0 || float64(r.Started) >= MinStarted*float64(r.Offered) {
+		return ""
+	}
+	w := fmt.Sprintf("only %.1f%% of the %d arrivals offered started (%d started, %d unstarted at the end, %d skipped, %d dropped): the target did not keep up with the arrival rate, and the latency percentiles are those of the started ones only",
+		float64(r.Started)*100/float64(r.Offered), r.Offered, r.Started, r.Unstarted, r.Skipped, r.Dropped)
+	if u := r.UnstartedMS; u != nil {
+		w += fmt.Sprintf("; the unstarted had waited up to %.3fs (p50 %.3fs) by the end", u.Max/1000, u.P50/1000)
+	}
+	return w
 }
 
 func round2(v float64) float64 { return math.Round(v*100) / 100 }

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -344,4 +345,216 @@ func TestRateOptions(t *testing.T) {
 	if *r.TPS != 250 || FormatStages(r.Stages) != "10s:100,5s:0" || r.Arrival != "uniform" || r.LatencyLimit != ms(50) || *r.MaxQueue != 100 {
 		t.Errorf("rate options set %+v", r)
 	}
+}
+
+// within runs f and fails the test when it has not returned after d: a
+// loop that counts arrivals one by one at a high rate would not.
+func within(t *testing.T, d time.Duration, what string, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	select {
+	case <-done:
+	case <-time.After(d):
+		t.Fatalf("%s has not returned after %v", what, d)
+	}
+}
+
+// fastWorker is a schedule of one worker at 1e8 arrivals per second (one
+// every 10 ns) on a fake clock, with the counts of the arrivals it
+// reported missed.
+func fastWorker(rc RateConfig) (*openSchedule, *rateClock, *[2]int64) {
+	clock := &rateClock{now: t0}
+	rc.TPS = rate(1e8)
+	if rc.Arrival == "" {
+		rc.Arrival = ArrivalUniform
+	}
+	missed := new([2]int64)
+	s := NewOpen(rc).Worker(ScheduleEnv{Threads: 1, Seed: 7, Start: t0, Now: clock.Now, Sleep: clock.Sleep,
+		Missed: func(sk, dr int64) { missed[0] += sk; missed[1] += dr }}).(*openSchedule)
+	return s, clock, missed
+}
+
+// Arrivals that never start are counted, never stepped through one by
+// one: a worker that comes back after a minute at 1e8 arrivals a second
+// skips (--latency-limit) or drops (--max-queue) six billion of them at
+// once, and counts as many unstarted at the end.
+func TestMissedArrivalsCounted(t *testing.T) {
+	ctx := context.Background()
+	const minute = 60 * time.Second
+	near := func(t *testing.T, what string, got, want, tol int64) {
+		t.Helper()
+		if got < want-tol || got > want+tol {
+			t.Errorf("%s %d, want %d ± %d", what, got, want, tol)
+		}
+	}
+	t.Run("latency-limit", func(t *testing.T) {
+		for _, arrival := range []string{ArrivalUniform, ArrivalPoisson} {
+			s, clock, missed := fastWorker(RateConfig{LatencyLimit: ms(1), Arrival: arrival})
+			s.Start(ctx)
+			clock.now = clock.now.Add(minute)
+			var slot Slot
+			within(t, 10*time.Second, "Start", func() { slot, _ = s.Start(ctx) })
+			if lag := slot.Began.Sub(slot.Intended); lag > ms(1) || lag < 0 {
+				t.Errorf("%s: started an arrival %v late, want within the 1ms limit", arrival, lag)
+			}
+			// The arrivals of (0, 60 s − 1 ms): 1e8/s × 59.999 s, less the first.
+			want := int64(59.999e8) - 1
+			tol := int64(1)
+			if arrival == ArrivalPoisson {
+				tol = int64(5 * math.Sqrt(float64(want)))
+			}
+			near(t, arrival+": skipped", missed[0], want, tol)
+		}
+	})
+	t.Run("max-queue", func(t *testing.T) {
+		s, clock, missed := fastWorker(RateConfig{MaxQueue: new(2)})
+		s.Start(ctx)
+		clock.now = clock.now.Add(minute)
+		var slot Slot
+		within(t, 10*time.Second, "Start", func() { slot, _ = s.Start(ctx) })
+		if slot.Intended.Sub(t0) != 10*time.Nanosecond {
+			t.Errorf("started the arrival at %v, want the oldest waiting, at 10ns", slot.Intended.Sub(t0))
+		}
+		// 6e9 arrivals before 60 s: the first ran, two waited, the rest
+		// were dropped.
+		near(t, "dropped", missed[1], 6e9-3, 1)
+	})
+	t.Run("unstarted", func(t *testing.T) {
+		for _, arrival := range []string{ArrivalUniform, ArrivalPoisson} {
+			s, _, _ := fastWorker(RateConfig{Arrival: arrival})
+			s.Start(ctx)
+			var n int64
+			within(t, 10*time.Second, "unstarted", func() { n = s.unstarted(t0.Add(minute)) })
+			tol := int64(1)
+			if arrival == ArrivalPoisson {
+				tol = int64(5 * math.Sqrt(6e9))
+			}
+			near(t, arrival+": unstarted", n, 6e9-1, tol)
+		}
+	})
+	t.Run("stages", func(t *testing.T) {
+		// 0 → 1e8/s over 30 s, back to 0 over 30 s: 3e9 arrivals.
+		stages, err := ParseStages("30s:1e8,30s:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		clock := &rateClock{now: t0}
+		s := NewOpen(RateConfig{Stages: stages, Arrival: ArrivalUniform, LatencyLimit: ms(1)}).Worker(ScheduleEnv{Threads: 1, Start: t0, Now: clock.Now, Sleep: clock.Sleep}).(*openSchedule)
+		s.Start(ctx)
+		clock.now = clock.now.Add(30 * time.Second) // at the peak
+		within(t, 10*time.Second, "Start", func() { s.Start(ctx) })
+		var n int64
+		within(t, 10*time.Second, "unstarted", func() { n = s.unstartedWaits(t0.Add(minute), histogram.New()) })
+		// The arrivals from 29.999 s on (within the limit at 30 s) to
+		// the end, less the one started: 3e9 − 1e8/60 × 29.999² − 1.
+		near(t, "unstarted", n, 1500099997, 2)
+	})
+}
+
+// --rate and every stage's rate are bounded by what the clock can tell
+// apart: arrivals at most one a nanosecond.
+func TestRateBound(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		set  func(*Config)
+		want string
+	}{
+		{"rate", func(c *Config) { c.Rate.TPS = rate(2e9) }, "--rate 2e+09: must be at most 1e+09 transactions per second"},
+		{"stage", func(c *Config) {
+			c.Rate.Stages, c.Duration = []RateStage{{Duration: time.Second, Target: 5e9}}, time.Second
+		}, "--rate-stages 1s:5e+09: a stage's rate must be at most 1e+09 transactions per second"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			c.set(&cfg)
+			errs := cfg.Validate()
+			if len(errs) != 1 || !strings.Contains(errs[0].Error(), c.want) {
+				t.Errorf("Validate() = %v, want one error with %q", errs, c.want)
+			}
+		})
+	}
+	ok := DefaultConfig()
+	ok.Rate.TPS = rate(MaxRate)
+	if errs := ok.Validate(); len(errs) > 0 {
+		t.Errorf("Validate() = %v for --rate %g", errs, MaxRate)
+	}
+}
+
+// poissonCount's draws have a Poisson count's mean and variance (both
+// the mean), within 5 standard errors, on both sides of its switch of
+// method at 10 and far above.
+func TestPoissonCount(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, m := range []float64{0.3, 4, 10, 37.5, 1e4, 6e9} {
+		const n = 20000
+		xs := make([]float64, n)
+		for i := range xs {
+			xs[i] = float64(poissonCount(r, m))
+		}
+		mean, variance := meanVar(xs)
+		if se := math.Sqrt(m / n); math.Abs(mean-m) > 5*se {
+			t.Errorf("mean %v: drew a mean of %v, want ± %v", m, mean, 5*se)
+		}
+		if se := math.Sqrt(2*m*m/(n-1) + m/n); math.Abs(variance-m) > 5*se {
+			t.Errorf("mean %v: drew a variance of %v, want %v ± %v", m, variance, m, 5*se)
+		}
+	}
+	if poissonCount(r, 0) != 0 || poissonCount(r, math.NaN()) != 0 {
+		t.Error("a mean of 0 or NaN drew arrivals")
+	}
+}
+
+// The arrivals a worker never started are recorded with how long each
+// had waited at the end, from its intended start: one by one when they
+// are few (exactly), spread over the rate's integral when they are many
+// (within a thousandth of the range), in constant time either way.
+func TestUnstartedWaits(t *testing.T) {
+	ctx := context.Background()
+	t.Run("few", func(t *testing.T) {
+		s, _, _ := openWorker(RateConfig{})
+		s.Start(ctx) // the arrival at 0
+		h := histogram.New()
+		// 10 … 990 ms did not start by 1 s: they waited 990 … 10 ms.
+		if n := s.unstartedWaits(t0.Add(time.Second), h); n != 99 || h.TotalCount() != 99 {
+			t.Fatalf("%d unstarted, %d waits, want 99", n, h.TotalCount())
+		}
+		// Each value to the histogram's three significant digits.
+		l := histogram.Summarize(h)
+		for _, c := range []struct {
+			name      string
+			got, want float64
+		}{{"min", l.Min, 10}, {"p50", l.P50, 500}, {"p95", l.P95, 950}, {"max", l.Max, 990}} {
+			if math.Abs(c.got-c.want) > c.want*1e-3 {
+				t.Errorf("%s wait %v ms, want %v ms", c.name, c.got, c.want)
+			}
+		}
+	})
+	t.Run("many", func(t *testing.T) {
+		s, _, _ := fastWorker(RateConfig{})
+		s.Start(ctx)
+		h := histogram.New()
+		var n int64
+		within(t, 10*time.Second, "unstartedWaits", func() { n = s.unstartedWaits(t0.Add(time.Minute), h) })
+		if n != 6e9-1 || h.TotalCount() != n {
+			t.Fatalf("%d unstarted, %d waits, want 6e9-1", n, h.TotalCount())
+		}
+		// Evenly spread over the minute: the waits' percentiles are the
+		// minute's.
+		l := histogram.Summarize(h)
+		for _, c := range []struct {
+			name      string
+			got, want float64
+		}{{"p50", l.P50, 30e3}, {"p95", l.P95, 57e3}, {"p99", l.P99, 59.4e3}, {"max", l.Max, 60e3}} {
+			if math.Abs(c.got-c.want) > c.want*2e-3 {
+				t.Errorf("%s wait %v ms, want %v ms ± 0.2%%", c.name, c.got, c.want)
+			}
+		}
+		if l.Min > 60 {
+			t.Errorf("shortest wait %v ms, want within a thousandth of the minute", l.Min)
+		}
+	})
 }

@@ -143,6 +143,9 @@ func runTries(ctx context.Context, eng engine.Engine, w workload.Workload, cfg C
 		elapsed := cfg.Now().Sub(start)
 		res.Fill(total, names, elapsed, cpuTime()-cpu0)
 		res.Intervals = []result.Interval{result.IntervalOf(total, elapsed, elapsed, false)}
+		if n := res.Errors; runErr == nil && n > 0 && res.Transactions == 0 {
+			runErr = fmt.Errorf("%w: all %d tries of the %d queries failed; the first: %s", ErrEveryTryFailed, n, len(res.Tries.Queries), firstTryError(res.Tries))
+		}
 		switch {
 		case runErr == nil:
 		case errors.Is(runErr, ErrInterrupted):
@@ -191,6 +194,18 @@ func runTries(ctx context.Context, eng engine.Engine, w workload.Workload, cfg C
 		}
 	}
 	return finish(nil)
+}
+
+// firstTryError is the error of the first try that failed.
+func firstTryError(t *result.Tries) string {
+	for _, q := range t.Queries {
+		for _, try := range q.Tries {
+			if try.Error != "" {
+				return try.Error
+			}
+		}
+	}
+	return ""
 }
 
 // tryRun holds the timing model's one connection.

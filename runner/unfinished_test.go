@@ -2,6 +2,7 @@ package runner_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -42,16 +43,19 @@ func (w *stuckWorker) Next(ctx context.Context) (int, error) {
 // Transactions still running when the run ends are counted as
 // unfinished with how long they had been running, and the run warns that
 // its latencies, and its intervals without a transaction, understate the
-// response time.
+// response time. Its workers all stuck after their first transaction,
+// it stalled (TestStalledRun), its figures kept.
 func TestUnfinishedTransactions(t *testing.T) {
 	cfg := runner.Config{Threads: 4, Duration: time.Second, ReportInterval: 250 * time.Millisecond, StopGrace: 50 * time.Millisecond}
 	run, err := runner.Run(context.Background(), memEngine{open(t)}, stuck{}, cfg, nil)
-	if err != nil {
-		t.Fatal(err)
+	if !errors.Is(err, runner.ErrStalled) {
+		t.Fatalf("err %v, want %v", err, runner.ErrStalled)
 	}
-	checkIntervals(t, run, cfg, false)
-	if run.Status != result.StatusComplete || run.Transactions != 4 || run.Errors != 0 {
-		t.Fatalf("status %s, %d transactions, %d errors; want complete, one per worker, none", run.Status, run.Transactions, run.Errors)
+	stalled := *run
+	stalled.Status = result.StatusComplete
+	checkIntervals(t, &stalled, cfg, false)
+	if run.Status != result.StatusStalled || run.Transactions != 4 || run.Errors != 0 {
+		t.Fatalf("status %s, %d transactions, %d errors; want stalled, one per worker, none", run.Status, run.Transactions, run.Errors)
 	}
 	if run.Unfinished != 4 || run.UnfinishedMS == nil || run.UnfinishedMS.P50 <= run.LatencyMS.Max || run.UnfinishedMS.Max < run.UnfinishedMS.P50 {
 		t.Fatalf("unfinished %d %+v, latency max %v ms; want every worker's, running longer than the finished ones", run.Unfinished, run.UnfinishedMS, run.LatencyMS.Max)

@@ -267,7 +267,7 @@ func (s *Session) Run(ctx context.Context, w workload.Workload, cfg runner.Confi
 			}
 		}
 	}
-	if m := s.opt.Managed; m != nil && err == nil && !m.Alive() {
+	if m := s.opt.Managed; m != nil && (err == nil || errors.Is(err, runner.ErrStalled)) && !m.Alive() {
 		// Workers reconnect with back-off until the run ends: a run on a
 		// dead server can end without an error of its own.
 		err = fmt.Errorf("%w: the server died during the run", runner.ErrServerGone)
@@ -275,20 +275,23 @@ func (s *Session) Run(ctx context.Context, w workload.Workload, cfg runner.Confi
 	if err != nil && !errors.Is(err, runner.ErrInterrupted) {
 		err = s.serverDied(err)
 		if run != nil {
-			run.Status, run.Error = result.StatusFailed, s.opt.Scrub(err.Error())
+			run.Status, run.Error = Status(err), s.opt.Scrub(err.Error())
 		}
 	}
 	return run, err
 }
 
 // Status maps a run's error to a result status: nil is complete,
-// runner.ErrInterrupted interrupted, anything else failed.
+// runner.ErrInterrupted interrupted, runner.ErrStalled stalled, anything
+// else failed.
 func Status(err error) string {
 	switch {
 	case err == nil:
 		return result.StatusComplete
 	case errors.Is(err, runner.ErrInterrupted):
 		return result.StatusInterrupted
+	case errors.Is(err, runner.ErrStalled):
+		return result.StatusStalled
 	}
 	return result.StatusFailed
 }

@@ -63,6 +63,7 @@ func TestStatus(t *testing.T) {
 		{runner.ErrInterrupted, result.StatusInterrupted},
 		{fmt.Errorf("run: %w", runner.ErrInterrupted), result.StatusInterrupted},
 		{runner.ErrTooManyErrors, result.StatusFailed},
+		{fmt.Errorf("%w: 7 of 8 measured intervals had no transaction end", runner.ErrStalled), result.StatusStalled},
 		{errors.New("connection refused"), result.StatusFailed},
 	} {
 		if got := session.Status(c.err); got != c.want {

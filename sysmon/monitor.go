@@ -113,6 +113,10 @@ type Monitor struct {
 	tick       int
 	impossible map[string]int
 	lastBad    map[string]float64
+	// short counts the intervals too short for the server's CPU
+	// (minCPUTicks); lastShort is the last one's length.
+	short     int
+	lastShort time.Duration
 
 	notes   []string // from Open, in order
 	pid     int
@@ -381,7 +385,8 @@ func (m *Monitor) Start(ctx context.Context) {
 // (a restarted server's statistics, its new process) give no delta in the
 // interval where they reappear. A value that cannot be (a negative one, a
 // percentage above 100, server CPU above 100% per CPU of the host) is left
-// out and counted in Notes, never reported.
+// out and counted in Notes, never reported nor clamped; so is the server's
+// CPU over an interval too short to measure it (minCPUTicks).
 func (m *Monitor) Tick(ctx context.Context) Interval {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -410,8 +415,18 @@ func (m *Monitor) Tick(ctx context.Context) Interval {
 	return iv
 }
 
-// dropImpossible removes from iv the values no server can have, counting
-// them for Notes.
+// minCPUTicks is the shortest interval, in clock ticks, over which the
+// server's CPU is a measurement: the process tree's CPU time moves in
+// ticks (10 ms), so over a shorter one a tick or two read as 100% or
+// more. Samples come that close after one that a stopped server blocked
+// (SIGSTOP, then SIGCONT): the samples behind it follow back to back,
+// milliseconds apart. A report interval of 100 ms keeps its figures.
+const minCPUTicks = 5
+
+// dropImpossible removes from iv the values no server can have (a
+// negative one, a percentage above 100, the server's CPU above 100% per
+// CPU of the host) and the server's CPU over an interval too short to
+// measure it (minCPUTicks), counting them for Notes. Nothing is clamped.
 func (m *Monitor) dropImpossible(iv Interval) {
 	secs := iv[IntervalKey]
 	units := metricUnits()
@@ -422,8 +437,14 @@ func (m *Monitor) dropImpossible(iv Interval) {
 		limit := math.Inf(1)
 		switch {
 		case k == "server_cpu_pct":
-			if m.cores > 0 && secs > 0 {
-				limit = cpuLimit(m.cores, m.tick, secs)
+			if secs*float64(m.tick) < minCPUTicks {
+				delete(iv, k)
+				m.short++
+				m.lastShort = time.Duration(secs * float64(time.Second))
+				continue
+			}
+			if m.cores > 0 {
+				limit = cpuLimit(m.cores)
 			}
 		case units[k] == "%":
 			limit = 100
@@ -436,12 +457,11 @@ func (m *Monitor) dropImpossible(iv Interval) {
 	}
 }
 
-// cpuLimit is the most CPU (in % of one core) a process tree can show
-// over secs on a host of cores CPUs: 100 per CPU, plus what reading
-// /proc a little after the sample's time stamp and two clock ticks of
-// rounding can add.
-func cpuLimit(cores, tick int, secs float64) float64 {
-	return 100*float64(cores)*1.05 + 2/float64(tick)/secs*100
+// cpuLimit is the most CPU (in % of one core) a process tree can use on
+// a host of cores CPUs: 100 per CPU. A reading above it is the
+// measurement's error (a sample read late, ticks rounded), left out.
+func cpuLimit(cores int) float64 {
+	return 100 * float64(cores)
 }
 
 // read samples every source into s (reused when not nil), reopening the
@@ -635,6 +655,7 @@ func (m *Monitor) ResetProblems() {
 	clear(m.backwards)
 	clear(m.impossible)
 	clear(m.lastBad)
+	m.short, m.lastShort = 0, 0
 	m.reopened, m.reopenFails, m.reopenErr = 0, 0, ""
 }
 
@@ -648,6 +669,10 @@ func (m *Monitor) problems() []string {
 	}
 	for k, n := range m.impossible {
 		out = append(out, fmt.Sprintf("metric %s had an impossible value in %d interval(s) (the last %s): left out there", k, n, impossibleText(k, m.lastBad[k], m.cores)))
+	}
+	if m.short > 0 {
+		out = append(out, fmt.Sprintf("metric server_cpu_pct was left out of %d interval(s) shorter than %d clock ticks (%v) (the last %v): its counters move in ticks",
+			m.short, minCPUTicks, time.Duration(minCPUTicks)*time.Second/time.Duration(m.tick), m.lastShort.Round(time.Millisecond)))
 	}
 	if m.reopened > 0 {
 		out = append(out, fmt.Sprintf("connection: lost and reopened %d time(s): the server's metrics are absent from the samples without it, and no delta is taken across a server restart", m.reopened))

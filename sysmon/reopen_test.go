@@ -3,8 +3,10 @@ package sysmon
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 // pgStats answers the statistics query with xact_commit = commits.
@@ -187,8 +189,9 @@ func TestProcessTreeDipHeld(t *testing.T) {
 	}
 }
 
-// A value no server can have is left out, with a note, never reported:
-// 293 ticks of CPU in 1 s on a host of 2 CPUs (the fixture's /proc/stat).
+// A value no server can have is left out, with a note, never reported
+// nor clamped: 293 ticks of CPU in 1 s on a host of 2 CPUs (the
+// fixture's /proc/stat), and 203, anything above 100% per CPU.
 func TestImpossibleValueDropped(t *testing.T) {
 	ctx := context.Background()
 	proc := procFixture(t)
@@ -202,9 +205,42 @@ func TestImpossibleValueDropped(t *testing.T) {
 	if notes := m.Notes(); !strings.Contains(strings.Join(notes, "\n"), want) {
 		t.Errorf("notes %q lack %q", notes, want)
 	}
+	setFile(proc, "3120/stat", "3120 (postgres) S 3105 3120 3120 0 -1 4194624 900 0 0 0 746 50 0 0 20 0 1 0 16500 0 0 0\n")
+	absent(t, "203%", m.Tick(ctx), "server_cpu_pct")
+	want = "metric server_cpu_pct had an impossible value in 2 interval(s) (the last 203.0%, above 100% per CPU of the host's 2): left out there"
+	if notes := m.Notes(); !strings.Contains(strings.Join(notes, "\n"), want) {
+		t.Errorf("notes %q lack %q", notes, want)
+	}
 	// Two busy CPUs are possible.
-	setFile(proc, "3120/stat", "3120 (postgres) S 3105 3120 3120 0 -1 4194624 900 0 0 0 743 50 0 0 20 0 1 0 16500 0 0 0\n")
+	setFile(proc, "3120/stat", "3120 (postgres) S 3105 3120 3120 0 -1 4194624 900 0 0 0 946 50 0 0 20 0 1 0 16500 0 0 0\n")
 	present(t, "200%", m.Tick(ctx), map[string]float64{"server_cpu_pct": 200})
+}
+
+// A server stopped (SIGSTOP) blocks a sample; the samples after it come
+// back to back, milliseconds apart. The server's CPU over so short an
+// interval is not a measurement: its counters move in clock ticks (10
+// ms), so one tick in 5 ms reads 200%. Below 5 ticks the figure is left
+// out, with a note; from 5 on it is kept.
+func TestCPUOverShortIntervalLeftOut(t *testing.T) {
+	ctx := context.Background()
+	proc := procFixture(t)
+	now := t0
+	m := Open(ctx, Config{ServerPID: 3105, DataDir: "/var/lib/postgresql/15/main", Proc: proc, Sys: sysFixture(), Now: func() time.Time { return now }})
+	m.Start(ctx)
+	utime := 250
+	tick := func(d time.Duration, ticks int) Interval {
+		now = now.Add(d)
+		utime += ticks
+		setFile(proc, "3120/stat", fmt.Sprintf("3120 (postgres) S 3105 3120 3120 0 -1 4194624 900 0 0 0 %d 50 0 0 20 0 1 0 16500 0 0 0\n", utime))
+		return m.Tick(ctx)
+	}
+	absent(t, "1 tick in 5 ms", tick(5*time.Millisecond, 1), "server_cpu_pct")
+	absent(t, "2 ticks in 40 ms", tick(40*time.Millisecond, 2), "server_cpu_pct")
+	present(t, "5 ticks in 50 ms", tick(50*time.Millisecond, 5), map[string]float64{"server_cpu_pct": 100})
+	want := "metric server_cpu_pct was left out of 2 interval(s) shorter than 5 clock ticks (50ms) (the last 40ms): its counters move in ticks"
+	if notes := m.Notes(); !strings.Contains(strings.Join(notes, "\n"), want) {
+		t.Errorf("notes %q lack %q", notes, want)
+	}
 }
 
 func TestCountCPUs(t *testing.T) {

@@ -22,9 +22,10 @@ const (
 	ExitUsage       = 2   // bad command line, plan file or output path
 	ExitTarget      = 3   // target unreachable, not the protocol expected, login refused, no such database
 	ExitSetup       = 4   // not prepared, already prepared, being prepared by another, foreign or misshapen tables
-	ExitRunFailed   = 5   // the run stopped on too many errors; a plan: some runs failed
+	ExitRunFailed   = 5   // the run stopped on too many errors, or every try failed; a plan: some runs failed or stalled
 	ExitCheckFailed = 6   // consistency check found problems
 	ExitThreshold   = 7   // a run's --threshold did not hold (after its result file was written)
+	ExitStalled     = 8   // a run stalled: most of its measured intervals without a transaction ending
 	ExitInterrupted = 130 // SIGINT or SIGTERM; what was written or rolled back is reported
 )
 
@@ -89,7 +90,8 @@ var exitClasses = []exitClass{
 	{"target unreachable", ExitTarget, isAny(engine.ErrConnect, engine.ErrAuth, server.ErrNotInstalled, server.ErrStart)},
 	{"not prepared", ExitSetup, isAny(runner.ErrNotPrepared, runner.ErrAlreadyPrepared, runner.ErrBeingPrepared, runner.ErrNotOurs, runner.ErrShape)},
 	{"threshold failed", ExitThreshold, isAny(threshold.ErrFailed)},
-	{"too many errors, or the server gone", ExitRunFailed, isAny(runner.ErrTooManyErrors, runner.ErrServerGone)},
+	{"too many errors, or the server gone", ExitRunFailed, isAny(runner.ErrTooManyErrors, runner.ErrServerGone, runner.ErrEveryTryFailed)},
+	{"stalled", ExitStalled, isAny(runner.ErrStalled)},
 	{"check failed", ExitCheckFailed, isAny(ErrCheckFailed)},
 }
 

@@ -67,6 +67,8 @@ var exitCases = []struct {
 	{"threshold failed", &threshold.AbortError{Expr: "errors<5", Observed: 5, At: "3s"}, ExitThreshold},
 	{"too many errors, or the server gone", fmt.Errorf("run: %w", runner.ErrTooManyErrors), ExitRunFailed},
 	{"too many errors, or the server gone", fmt.Errorf("run: %w", runner.ErrServerGone), ExitRunFailed},
+	{"too many errors, or the server gone", fmt.Errorf("run: %w: all 4 tries of the 2 queries failed", runner.ErrEveryTryFailed), ExitRunFailed},
+	{"stalled", fmt.Errorf("%w: 7 of 8 measured intervals had no transaction end", runner.ErrStalled), ExitStalled},
 	{"check failed", fmt.Errorf("%w: 2 problems", ErrCheckFailed), ExitCheckFailed},
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -74,6 +75,65 @@ func TestRunServesMetrics(t *testing.T) {
 		served = strings.Contains(b.String(), `dbarena_transactions_total{op="oltp_read_only",phase="measured",run="threads=1",target="sqlite",workload="oltp_read_only"}`)
 	}
 	if o := <-done; o.code != 0 || !strings.Contains(o.stdout, "serving metrics on http://"+addr+"/metrics") {
+		t.Errorf("exit %d: %s%s", o.code, o.stdout, o.stderr)
+	}
+}
+
+// scrape returns the text of addr's /metrics, "" when it cannot be read.
+func scrape(addr string) string {
+	resp, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		return ""
+	}
+	defer resp.Body.Close()
+	var b strings.Builder
+	buf := make([]byte, 4096)
+	for {
+		n, err := resp.Body.Read(buf)
+		b.Write(buf[:n])
+		if err != nil {
+			return b.String()
+		}
+	}
+}
+
+// A plan's runs are labelled by thread count and repetition, counted
+// from 1 as the plan counts them: its one repetition is #1.
+func TestPlanServesMetricsByRepetition(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "p.yaml")
+	yaml := "name: reps\nduration: 3s\nthreads: [1]\nreport_interval: 200ms\nrepetitions: 1\ntargets:\n  - label: lite\n    url: sqlite://" + filepath.Join(dir, "p.db") +
+		"\nworkloads:\n  - name: oltp_read_only\n    options: {tables: 1, table_size: 1000}\n"
+	if err := os.WriteFile(file, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan outcome)
+	go func() {
+		done <- dbarena(t, context.Background(), nil, "plan", "run", file, "-o", filepath.Join(dir, "out"), "--metrics-addr", addr)
+	}()
+	for {
+		select {
+		case o := <-done:
+			t.Fatalf("the plan ended (exit %d) before /metrics showed its run: %s%s", o.code, o.stdout, o.stderr)
+		case <-time.After(100 * time.Millisecond):
+		}
+		text := scrape(addr)
+		if !strings.Contains(text, "dbarena_transactions_total{") {
+			continue
+		}
+		if !strings.Contains(text, `run="threads=1#1"`) {
+			i := strings.Index(text, "dbarena_transactions_total{")
+			t.Errorf("the plan's first repetition is not labelled threads=1#1: %s", text[i:min(len(text), i+200)])
+		}
+		break
+	}
+	if o := <-done; o.code != 0 {
 		t.Errorf("exit %d: %s%s", o.code, o.stdout, o.stderr)
 	}
 }

@@ -266,7 +266,7 @@ func (ex *planExecutor) Run(ctx context.Context, c plan.Cell, rep int) (*result.
 	file, err := pt.s.Measure(ctx, w, []runner.Config{cfg}, session.Hooks{
 		Observer: ex.live.observer(nil),
 		Before: func(cfg runner.Config) {
-			ex.live.begin(c.Target.Label, c.Workload.Label, fmt.Sprintf("threads=%d#%d", c.Threads, rep+1), cfg)
+			ex.live.begin(c.Target.Label, c.Workload.Label, fmt.Sprintf("threads=%d#%d", c.Threads, rep), cfg)
 		},
 		After: func(run *result.Run) {
 			ex.live.end()

@@ -204,6 +204,9 @@ func runWorkload(ctx context.Context, st *State, w workload.Workload, tf *target
 				report.Summary(st.Stdout, run)
 			}
 			report.Thresholds(st.Stdout, run)
+			if w := runner.Shortfall(run); w != "" {
+				fmt.Fprintf(st.Stderr, "dbarena: warning: %s\n", w)
+			}
 		},
 		Out: rf.out,
 		Wrote: func(path string, file *result.File) {

@@ -1,0 +1,141 @@
+package runner_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/result"
+	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/workload"
+)
+
+// halts is a server that stops answering: each worker's first `before`
+// transactions end at once, the next one never does (until the run
+// cancels it), as under a server stopped by SIGSTOP.
+type halts struct{ before int }
+
+func (p halts) Meta() workload.Meta {
+	return workload.Meta{Name: "halts", Version: "1", New: func() workload.Workload { return p }}
+}
+func (halts) Flags() *pflag.FlagSet                  { return pflag.NewFlagSet("halts", pflag.ContinueOnError) }
+func (halts) Ops() []workload.Op                     { return []workload.Op{{Name: "a"}} }
+func (halts) Tables(engine.Dialect) []workload.Table { return nil }
+func (p halts) NewWorker(context.Context, engine.Conn, workload.WorkerEnv) (workload.Worker, error) {
+	return &haltsWorker{before: p.before}, nil
+}
+
+type haltsWorker struct{ before, n int }
+
+func (w *haltsWorker) Next(ctx context.Context) (int, error) {
+	if w.n++; w.n <= w.before {
+		return 0, nil
+	}
+	<-ctx.Done()
+	return 0, ctx.Err()
+}
+
+// slow is a workload whose every transaction takes d: slower than an
+// interval, it leaves most intervals without one, steadily.
+type slow struct{ d time.Duration }
+
+func (p slow) Meta() workload.Meta {
+	return workload.Meta{Name: "slow", Version: "1", New: func() workload.Workload { return p }}
+}
+func (slow) Flags() *pflag.FlagSet                  { return pflag.NewFlagSet("slow", pflag.ContinueOnError) }
+func (slow) Ops() []workload.Op                     { return []workload.Op{{Name: "a"}} }
+func (slow) Tables(engine.Dialect) []workload.Table { return nil }
+func (p slow) NewWorker(context.Context, engine.Conn, workload.WorkerEnv) (workload.Worker, error) {
+	return slowWorker{p.d}, nil
+}
+
+type slowWorker struct{ d time.Duration }
+
+func (w slowWorker) Next(ctx context.Context) (int, error) {
+	select {
+	case <-time.After(w.d):
+		return 0, nil
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+}
+
+// A run that stops making progress (most of its measured intervals
+// without a transaction ending, at a pace that makes them more than
+// chance, or none at all while transactions were left running) ends
+// stalled, with ErrStalled and every figure kept. One whose transactions
+// are merely slower than an interval, or whose arrivals are rare, is
+// complete.
+func TestStalledRun(t *testing.T) {
+	ctx := context.Background()
+	cfg := runner.Config{Threads: 4, Duration: time.Second, ReportInterval: 125 * time.Millisecond, StopGrace: 50 * time.Millisecond}
+	for _, c := range []struct {
+		name string
+		w    workload.Workload
+	}{{"after a busy start", halts{before: 50}}, {"from the start", halts{}}} {
+		t.Run(c.name, func(t *testing.T) {
+			run, err := runner.Run(ctx, memEngine{open(t)}, c.w, cfg, nil)
+			if !errors.Is(err, runner.ErrStalled) || run == nil || run.Status != result.StatusStalled {
+				t.Fatalf("err %v, run %v: want %v and status stalled", err, run != nil, runner.ErrStalled)
+			}
+			if !strings.Contains(err.Error(), " 8 measured intervals") || run.Error != err.Error() {
+				t.Errorf("error %q, run's %q", err, run.Error)
+			}
+			if run.Unfinished != 4 || len(run.Intervals) != 8 || run.Transactions != int64(4*c.w.(halts).before) {
+				t.Errorf("unfinished %d, %d intervals, %d transactions: the figures are not kept", run.Unfinished, len(run.Intervals), run.Transactions)
+			}
+		})
+	}
+	for _, c := range []struct {
+		name string
+		cfg  runner.Config
+		w    workload.Workload
+	}{
+		{"slower than an interval", runner.Config{Threads: 2, Duration: time.Second, ReportInterval: 100 * time.Millisecond}, slow{250 * time.Millisecond}},
+		{"rare arrivals", runner.Config{Threads: 2, Duration: time.Second, ReportInterval: 100 * time.Millisecond,
+			Rate: runner.RateConfig{TPS: ratePtr(3), Arrival: runner.ArrivalUniform}}, slow{time.Millisecond}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			run, err := runner.Run(ctx, memEngine{open(t)}, c.w, c.cfg, nil)
+			if err != nil || run.Status != result.StatusComplete {
+				t.Fatalf("err %v, status %s: want complete", err, run.Status)
+			}
+			empty := 0
+			for _, iv := range run.Intervals {
+				if iv.Transactions == 0 {
+					empty++
+				}
+			}
+			if empty*2 <= len(run.Intervals) {
+				t.Errorf("%d of %d intervals empty: the case does not test what it means to", empty, len(run.Intervals))
+			}
+		})
+	}
+}
+
+// A run of the analytic timing model whose every try failed (each ran
+// past --query-timeout) ends failed, with ErrEveryTryFailed, keeping
+// every try; one with a try that answered is complete.
+func TestEveryTryFailed(t *testing.T) {
+	eng := open(t)
+	clock := &fakeClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	a := &answers{clock: clock, order: []string{"sleep", "B"}, tries: map[string]int{}, times: map[string][]time.Duration{"B": {-1, -1}}}
+	cfg := triesConfig(clock, 2)
+	cfg.QueryTimeout = time.Millisecond
+	run, err := runner.Run(context.Background(), eng, a, cfg, nil)
+	if !errors.Is(err, runner.ErrEveryTryFailed) || run == nil || run.Status != result.StatusFailed || run.Error != err.Error() {
+		t.Fatalf("err %v, run %+v: want %v and status failed", err, run, runner.ErrEveryTryFailed)
+	}
+	if !strings.Contains(err.Error(), "all 4 tries") || len(run.Tries.Queries) != 2 || len(run.Tries.Queries[0].Tries) != 2 || run.Errors != 4 {
+		t.Errorf("error %q, tries %+v, %d errors", err, run.Tries, run.Errors)
+	}
+	a = &answers{clock: clock, order: []string{"sleep", "B"}, tries: map[string]int{}, times: map[string][]time.Duration{"B": {-1, time.Second}}}
+	if run, err := runner.Run(context.Background(), eng, a, cfg, nil); err != nil || run.Status != result.StatusComplete {
+		t.Errorf("one try answered: err %v, status %s, want complete", err, run.Status)
+	}
+}

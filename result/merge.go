@@ -322,6 +322,8 @@ func mergeRuns(runs []*Run, weights []float64, r int) (*Run, error) {
 		m.Skipped += run.Skipped
 		m.Dropped += run.Dropped
 		m.Unstarted += run.Unstarted
+		m.Offered += run.Offered
+		m.Started += run.Started
 		if e := run.UnfinishedMS; e != nil {
 			if m.UnfinishedMS == nil {
 				m.UnfinishedMS = &Elapsed{}
@@ -354,6 +356,17 @@ func mergeRuns(runs []*Run, weights []float64, r int) (*Run, error) {
 		o := *base.Open
 		m.Open = &o
 		m.OfferedTPS = round(m.OfferedTPS, 2)
+	}
+	if m.Unstarted > 0 {
+		waits := histogram.New()
+		for i, run := range runs {
+			if err := mergeHDR(waits, run.UnstartedHDR, run.Unstarted); err != nil {
+				e := field(i, "unstarted_hdr")
+				e.Reason = err.Error()
+				return nil, e
+			}
+		}
+		m.UnstartedMS, m.UnstartedHDR = summary(waits), encode(waits)
 	}
 	all, allSvc, allLag := histogram.New(), histogram.New(), histogram.New()
 	for o, op := range base.Ops {
@@ -677,7 +690,7 @@ func meanMetrics(ms []map[string]float64, ws []float64) map[string]float64 {
 // worst is the worst of statuses: failed, then killed, then interrupted,
 // then complete.
 func worst(statuses []string) string {
-	rank := map[string]int{StatusComplete: 0, StatusInterrupted: 1, StatusKilled: 2, StatusFailed: 3}
+	rank := map[string]int{StatusComplete: 0, StatusInterrupted: 1, StatusKilled: 2, StatusStalled: 3, StatusFailed: 4}
 	w := ""
 	for _, s := range statuses {
 		if w == "" || rank[s] > rank[w] {

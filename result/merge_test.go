@@ -432,3 +432,36 @@ func TestMergeThresholdsUnjudged(t *testing.T) {
 		t.Errorf("merged thresholds %+v, want %+v", m.Runs[0].Thresholds, want)
 	}
 }
+
+// The arrivals of open-loop shards add up, their unstarted waits merge
+// exactly, and a stalled shard makes the merged run stalled.
+func TestMergeArrivalsAndStalled(t *testing.T) {
+	a := shard(t, t0, 1, tick{lat: [2][]int64{{100}, {200}}})
+	b := shard(t, t0, 2, tick{lat: [2][]int64{{100}, {200}}})
+	waits := func(vs ...int64) string {
+		h := histogram.New()
+		for _, v := range vs {
+			if err := h.RecordValue(v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return encode(h)
+	}
+	a.Runs[0].Offered, a.Runs[0].Started, a.Runs[0].Unstarted, a.Runs[0].UnstartedHDR = 10, 8, 2, waits(1000, 3000)
+	b.Runs[0].Offered, b.Runs[0].Started, b.Runs[0].Unstarted, b.Runs[0].UnstartedHDR = 12, 9, 3, waits(2000, 4000, 100000)
+	b.Runs[0].Status, b.Status = StatusStalled, StatusStalled
+	m, err := Merge(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := m.Runs[0]
+	if r.Offered != 22 || r.Started != 17 || r.Unstarted != 5 {
+		t.Errorf("offered %d, started %d, unstarted %d; want 22, 17, 5", r.Offered, r.Started, r.Unstarted)
+	}
+	if r.UnstartedMS == nil || r.UnstartedMS.Max < 99 || r.UnstartedMS.Max > 101 {
+		t.Errorf("unstarted waits %+v, want a max of 100 ms", r.UnstartedMS)
+	}
+	if r.Status != StatusStalled || m.Status != StatusStalled {
+		t.Errorf("status %s (file %s), want stalled", r.Status, m.Status)
+	}
+}

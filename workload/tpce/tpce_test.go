@@ -146,7 +146,7 @@ func TestOps(t *testing.T) {
 // The run options are not data options, and a bad one is refused by
 // NewWorker and Install before any work.
 func TestRunOptions(t *testing.T) {
-	w := parse(t, "--mee", "shared:4", "--mode", "frames", "--pipeline")
+	w := parse(t, "--mee", "shared:4", "--mode", "client", "--pipeline")
 	if errs := w.Validate(); len(errs) != 0 {
 		t.Fatal(errs)
 	}

@@ -24,7 +24,7 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/engine"
-	"github.com/dbarena/dbarena/internal/hostinfo"
+	"github.com/dbarena/dbarena/hostinfo"
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/sysmon"

@@ -187,11 +187,11 @@ func (ex *planExecutor) open(ctx context.Context, c plan.Cell) (*planTarget, err
 	if err != nil {
 		return nil, err
 	}
-	r.target.Label = c.Target.Label
+	r.Target.Label = c.Target.Label
 	// Every target of a plan is prepared when its data is missing.
 	s, err := openSession(ctx, ex.quiet(), r, io.Discard, ex.loadThreads, true, false, 0)
 	if err != nil {
-		_ = r.engine.Close()
+		_ = r.Engine.Close()
 		return nil, err
 	}
 	pt := &planTarget{s: s, loaded: map[string]plan.PrepareKey{}}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/dbarena/dbarena/internal/markdown"
+	"github.com/dbarena/dbarena/markdown"
 )
 
 // Title is the line above a table: workload, figure, direction, what the

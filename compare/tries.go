@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dbarena/dbarena/internal/markdown"
+	"github.com/dbarena/dbarena/markdown"
 	"github.com/dbarena/dbarena/result"
 )
 

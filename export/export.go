@@ -15,7 +15,7 @@ import (
 
 	"github.com/dbarena/dbarena/compare"
 	"github.com/dbarena/dbarena/histogram"
-	"github.com/dbarena/dbarena/internal/markdown"
+	"github.com/dbarena/dbarena/markdown"
 	"github.com/dbarena/dbarena/result"
 )
 

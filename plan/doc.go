@@ -79,7 +79,11 @@
 // the hours of an experiment falls on every cell alike. Cells that share a
 // PrepareKey (target, workload, data options) share one prepared data set: the
 // Executor is told before a key's first run (Prepare) and after its last
-// (Release).
+// (Release). SessionExecutor runs the cells through package session: it
+// resolves and opens each target once (session.Resolve), sets each cell's
+// workload options on the workload's flags (Workload.New) and measures the
+// cell's runner.Config (Cell.Config); dbarena plan run adds its log lines
+// and live metrics through its hooks.
 //
 // # The results directory
 //

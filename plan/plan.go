@@ -136,8 +136,8 @@ func (w Workload) RunsOn(t Target) bool {
 	return len(w.Targets) == 0 || slices.Contains(w.Targets, t.Base)
 }
 
-// Args are the workload's options as command-line flags
-// ("--warehouses=10"), ready for m.New().Flags().Parse.
+// Args are the workload's options as they are written on a command line
+// ("--warehouses=10"), as the summary shows them (New sets them).
 func (w Workload) Args() []string {
 	out := make([]string, len(w.Options))
 	for i, o := range w.Options {

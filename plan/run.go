@@ -15,9 +15,10 @@ import (
 	"github.com/dbarena/dbarena/result"
 )
 
-// Executor runs the plan's cells. The CLI implements it: it starts
-// managed servers, prepares data, runs the workload and describes the
-// result. Run calls its methods from one goroutine, one at a time.
+// Executor runs the plan's cells: it starts managed servers, prepares
+// data, runs the workload and describes the result. SessionExecutor is
+// the one dbarena uses. Run calls its methods from one goroutine, one at
+// a time.
 type Executor interface {
 	// Prepare readies the data of c.Key before the key's first run in
 	// this invocation: start a managed server, load the workload's

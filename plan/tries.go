@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/compare"
-	"github.com/dbarena/dbarena/internal/markdown"
+	"github.com/dbarena/dbarena/markdown"
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/runner"
 )

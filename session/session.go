@@ -1,13 +1,15 @@
-// Package session is dbarena's one run pipeline. A Session holds one open
-// target: its engine, its server-metrics monitor and what a result file
-// records about it. Measure describes the target (server version and
+// Package session is dbarena's one run pipeline. Resolve turns a target
+// as written (a URL, the embedded default, a managed server) into an open
+// engine; a Session holds one open target: its engine, its server-metrics
+// monitor and what a result file records about it. Measure describes the target (server version and
 // settings, client host, round-trip time), runs a workload once per
 // runner.Config and returns one result file whose status (complete,
 // interrupted, failed) and error are set here and nowhere else.
 //
 // `dbarena run` (one Measure with one config per thread count of a sweep)
-// and `dbarena plan run` (one Measure per cell and repetition) both go
-// through it; the CLI only maps flags and plan cells to runner.Config.
+// and `dbarena plan run` (plan.SessionExecutor: one Measure per cell and
+// repetition) both go through it; the CLI only maps flags to a
+// TargetSpec and runner.Configs, package plan its cells.
 package session
 
 import (
@@ -24,7 +26,7 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/engine"
-	"github.com/dbarena/dbarena/internal/hostinfo"
+	"github.com/dbarena/dbarena/hostinfo"
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/sysmon"

@@ -9,18 +9,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spf13/pflag"
-
 	"github.com/dbarena/dbarena/engine"
 	_ "github.com/dbarena/dbarena/engine/postgres"
 	_ "github.com/dbarena/dbarena/engine/sqlite"
 	"github.com/dbarena/dbarena/internal/testdb"
-	"github.com/dbarena/dbarena/plan"
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/session"
 	"github.com/dbarena/dbarena/workload"
-	_ "github.com/dbarena/dbarena/workload/airline"
 	_ "github.com/dbarena/dbarena/workload/oltp"
 )
 
@@ -184,89 +180,6 @@ func TestMeasurePostgresMonitor(t *testing.T) {
 	}
 	if file.Target.URL != target.Redacted() {
 		t.Errorf("the file's URL %s, want the redacted %s", file.Target.URL, target.Redacted())
-	}
-}
-
-// failing is a workload whose every fifth transaction fails (a statement
-// on a table that does not exist); the others read nothing.
-type failing struct{}
-
-func (failing) Meta() workload.Meta {
-	return workload.Meta{Name: "session_test_failing", Version: "1", New: func() workload.Workload { return failing{} }}
-}
-func (failing) Flags() *pflag.FlagSet                  { return pflag.NewFlagSet("failing", pflag.ContinueOnError) }
-func (failing) Tables(engine.Dialect) []workload.Table { return nil }
-func (failing) Ops() []workload.Op                     { return []workload.Op{{Name: "tx"}} }
-func (failing) NewWorker(_ context.Context, c engine.Conn, _ workload.WorkerEnv) (workload.Worker, error) {
-	return &failingWorker{c: c.(engine.SQLConn)}, nil
-}
-
-type failingWorker struct {
-	c engine.SQLConn
-	n int
-}
-
-func (w *failingWorker) Next(ctx context.Context) (int, error) {
-	if w.n++; w.n%5 == 0 {
-		return 0, w.c.Exec(ctx, "SELECT * FROM no_such_table")
-	}
-	return 0, w.c.Exec(ctx, "SELECT 1")
-}
-
-func init() { workload.Register(failing{}.Meta()) }
-
-// A plan cell's run options reach the run: tolerate_errors keeps a run
-// with errors going, max_errors stops it, isolation and the retry policy
-// are set and recorded with the result.
-func TestPlanCellRunOptionsApplied(t *testing.T) {
-	ctx := context.Background()
-	p, err := plan.Parse("exp.yaml", []byte(`
-duration: 300ms
-report_interval: 100ms
-threads: 1
-targets:
-  - {label: sq, url: "sqlite:///unused.db"}
-workloads:
-  - {name: session_test_failing, label: tolerant, tolerate_errors: true, isolation: serializable}
-  - {name: session_test_failing, label: strict, max_errors: 2}
-  - {name: airline, isolation: serializable, max_retries: 3, retry_backoff: 1ms, options: {schedules: 5, aircraft: 2}}
-`), plan.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	target := testdb.SQLite(t)
-	s := open(t, target, session.Options{NoMonitor: true, PrepareOnFirstUse: true})
-	measure := func(c plan.Cell) (*result.File, error) {
-		m, _ := workload.Lookup(c.Workload.Name)
-		w := m.New()
-		if err := w.Flags().Parse(c.Workload.Args()); err != nil {
-			t.Fatal(err)
-		}
-		if err := s.EnsurePrepared(ctx, w); err != nil {
-			t.Fatal(err)
-		}
-		return s.Measure(ctx, w, []runner.Config{c.Config()}, session.Hooks{})
-	}
-
-	tolerant, err := measure(p.Cells[0])
-	if err != nil || tolerant.Status != result.StatusComplete || tolerant.Runs[0].Errors < 3 {
-		t.Fatalf("tolerate_errors: %v, status %s, %d errors; want complete with errors", err, tolerant.Status, tolerant.Runs[0].Errors)
-	}
-	if got := tolerant.Workload.Options["isolation"]; got != "serializable" {
-		t.Errorf("isolation recorded as %q", got)
-	}
-	strict, err := measure(p.Cells[1])
-	if !errors.Is(err, runner.ErrTooManyErrors) || strict.Status != result.StatusFailed || strict.Runs[0].Errors != 3 ||
-		!strings.Contains(strict.Error, "--max-errors 2") {
-		t.Fatalf("max_errors 2: %v; file %s, %d errors, %q", err, strict.Status, strict.Runs[0].Errors, strict.Error)
-	}
-	air, err := measure(p.Cells[2])
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := air.Workload.Options
-	if o["isolation"] != "serializable" || o["max-retries"] != "3" || o["retry-backoff"] != "1ms" || o["retry-backoff-max"] != "500ms" {
-		t.Errorf("airline's run options recorded as %v", o)
 	}
 }
 

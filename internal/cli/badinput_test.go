@@ -85,3 +85,20 @@ func TestBadTargetInput(t *testing.T) {
 		t.Errorf("the missing directory of a sqlite target was created")
 	}
 }
+
+// Without a data directory (no DBARENA_HOME, XDG_DATA_HOME or HOME) the
+// embedded default target and managed servers have nowhere to live: a
+// usage error saying which variables to set.
+func TestNoDataDirectory(t *testing.T) {
+	ctx := context.Background()
+	for _, args := range [][]string{
+		{"run", "oltp_point_select", "--time", "1"},
+		{"prepare", "oltp_point_select"},
+		{"run", "oltp_point_select", "--time", "1", "--target", "managed:postgres"},
+	} {
+		o := dbarena(t, ctx, map[string]string{"DBARENA_HOME": ""}, args...)
+		if o.code != cli.ExitUsage || !strings.Contains(o.stderr, "set DBARENA_HOME or HOME") {
+			t.Errorf("%v: exit %d, want %d with the variables named: %s", args, o.code, cli.ExitUsage, o.stderr)
+		}
+	}
+}

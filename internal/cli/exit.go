@@ -10,6 +10,7 @@ import (
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/server"
+	"github.com/dbarena/dbarena/session"
 	"github.com/dbarena/dbarena/threshold"
 	"github.com/dbarena/dbarena/workload"
 )
@@ -84,7 +85,7 @@ var exitClasses = []exitClass{
 		return errors.As(err, &ue) || errors.As(err, &oe)
 	}},
 	{"bad target or input", ExitUsage, isAny(engine.ErrBadTarget, engine.ErrUnknownScheme, workload.ErrUnsupported, engine.ErrNotSQL,
-		result.ErrSchema, result.ErrNotMergeable, result.ErrNoJournal, result.ErrBadJournal, lockfile.ErrHeld)},
+		result.ErrSchema, result.ErrNotMergeable, result.ErrNoJournal, result.ErrBadJournal, lockfile.ErrHeld, session.ErrNoDataDir)},
 	{"bad managed server", ExitUsage, isAny(server.ErrBadSpec, server.ErrUnknownKind, server.ErrKnob, server.ErrNotFound,
 		server.ErrExists, server.ErrPortInUse)},
 	{"target unreachable", ExitTarget, isAny(engine.ErrConnect, engine.ErrAuth, server.ErrNotInstalled, server.ErrStart)},

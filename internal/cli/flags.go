@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -14,8 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dbarena/dbarena/engine"
-	"github.com/dbarena/dbarena/result"
-	"github.com/dbarena/dbarena/server"
+	"github.com/dbarena/dbarena/session"
 )
 
 // seconds is a duration flag that also takes plain seconds ("60"), as
@@ -120,82 +117,19 @@ func (f *targetFlags) applyMongoParams(t *engine.Target) error {
 	return nil
 }
 
-// resolved is an open target.
-type resolved struct {
-	target   engine.Target
-	engine   engine.Engine
-	embedded bool // the default SQLite file, or a new managed server: prepared on first use
-	// server is the managed server behind a managed: target, or nil.
-	// One started for this command is stopped by engine.Close.
-	server *server.Server
-}
-
 // open parses the target flag (or picks the embedded default) and opens
-// its engine.
-func (f *targetFlags) open(ctx context.Context, st *State) (*resolved, error) {
+// its engine (session.Resolve).
+func (f *targetFlags) open(ctx context.Context, st *State) (*session.Resolved, error) {
 	if f.connectTimeout <= 0 {
 		return nil, &UsageError{fmt.Errorf("--connect-timeout %s: must be positive", f.connectTimeout.String())}
 	}
-	r := &resolved{}
-	raw := f.target
-	if raw == "" && f.fs != nil && f.fs.Changed("target") {
+	if f.target == "" && f.fs != nil && f.fs.Changed("target") {
 		return nil, &UsageError{errors.New(`--target "": empty; leave the flag out for the embedded default`)}
 	}
-	if raw == "" {
-		dir, err := st.DataDir()
-		if err != nil {
-			return nil, &UsageError{err}
-		}
-		// The embedded default's directory is dbarena's own: made here.
-		// A sqlite target elsewhere needs its directory to exist.
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, fmt.Errorf("data directory: %w", err)
-		}
-		raw = "sqlite=sqlite://" + filepath.ToSlash(filepath.Join(dir, "default.db"))
-		r.embedded = true
-	}
-	t, err := engine.ParseTarget(raw, f.passwordFile, st.Getenv)
-	if err != nil {
-		return nil, err
-	}
-	if err := f.applyMongoParams(&t); err != nil {
-		return nil, err
-	}
-	// A target without a label is labelled by its scheme (mysql); once
-	// connected, by the server it is (mariadb).
-	byScheme := t.Label == t.URL.Scheme && !strings.HasPrefix(raw, t.Label+"=")
-	var stop func() error
-	if t.URL.Scheme == server.Scheme {
-		if r.server, t, stop, err = openManaged(ctx, st, t, f.passwordFile); err != nil {
-			return nil, err
-		}
-		r.embedded = stop != nil // a new server is empty
-	}
-	r.target = t
-	r.engine, err = engine.Open(ctx, t, engine.Options{ConnectTimeout: time.Duration(f.connectTimeout)})
-	if err != nil {
-		if stop != nil {
-			_ = stop()
-		}
-		return nil, err
-	}
-	if stop != nil {
-		r.engine = &managedEngine{Engine: r.engine, stop: stop}
-	}
-	if byScheme && r.server == nil {
-		r.target.Label = productLabel(ctx, r.engine, r.target.Label)
-	}
-	return r, nil
-}
-
-// productLabel is the server behind eng as a reader names it
-// (result.Target.Product: mariadb for a MariaDB server the mysql engine
-// drives), or label when the server does not say.
-func productLabel(ctx context.Context, eng engine.Engine, label string) string {
-	info, err := eng.ServerInfo(ctx)
-	if err != nil {
-		return label
-	}
-	t := result.Target{Engine: eng.Name(), ServerVersion: info.Version}
-	return t.Product()
+	return session.Resolve(ctx, session.TargetSpec{
+		URL:            f.target,
+		PasswordFile:   f.passwordFile,
+		ConnectTimeout: time.Duration(f.connectTimeout),
+		Rewrite:        f.applyMongoParams,
+	}, st.env())
 }

@@ -50,6 +50,9 @@ func newPlanCmd(st *State) *cobra.Command {
 			if loadThreads < 1 {
 				return &UsageError{fmt.Errorf("--load-threads %d: must be at least 1", loadThreads)}
 			}
+			if connectTimeout <= 0 {
+				return &UsageError{fmt.Errorf("--connect-timeout %s: must be positive", connectTimeout.String())}
+			}
 			if dir != "" {
 				err = checkOutputDir("--out", dir)
 			} else {
@@ -65,9 +68,8 @@ func newPlanCmd(st *State) *cobra.Command {
 			defer live.close()
 			st := quietly(st, quiet)
 			pp := newPlanProgress(st, p.Name)
-			ex := &planExecutor{st: st, out: pp.log(), progress: pp, connectTimeout: time.Duration(connectTimeout), loadThreads: loadThreads,
-				targets: map[string]*planTarget{}, keys: map[plan.PrepareKey]string{}, live: live}
-			defer ex.closeAll()
+			ex := planExecutor(st, pp.log(), pp, time.Duration(connectTimeout), loadThreads, live)
+			defer ex.Close()
 			if !st.Quiet {
 				fmt.Fprintf(st.Stdout, "plan %s: %d cells × %d repetitions, about %s of measurement%s\n",
 					p.Name, len(p.Cells), p.Repetitions, p.Estimate().Round(time.Second), triesEstimate(p))
@@ -152,134 +154,38 @@ func loadPlan(st *State, path string) (*plan.Plan, error) {
 	}})
 }
 
-// planExecutor runs a plan's cells through the same pipeline as `dbarena
-// run` (package session): one session (engine, managed server, server
-// monitor) per target, shared by the target's workloads and kept until its
-// last prepare key is released, one result file per run.
-type planExecutor struct {
-	st *State
-	// out is where each run's line goes: the plan's log; progress is
-	// told when a run's measurement starts.
-	out            io.Writer
-	progress       *planProgress
-	connectTimeout time.Duration
-	loadThreads    int
-	targets        map[string]*planTarget // by label
-	keys           map[plan.PrepareKey]string
-	// live serves the runs' metrics (--metrics-addr), nil when not asked.
-	live *liveMetrics
-}
-
-// planTarget is one open target of a plan.
-type planTarget struct {
-	s      *session.Session
-	keys   int                        // prepare keys not yet released
-	loaded map[string]plan.PrepareKey // workload name → the key whose data is there
-}
-
-// open resolves and opens c's target once.
-func (ex *planExecutor) open(ctx context.Context, c plan.Cell) (*planTarget, error) {
-	if pt, ok := ex.targets[c.Target.Label]; ok {
-		return pt, nil
-	}
-	tf := targetFlags{target: c.Target.URL, passwordFile: c.Target.PasswordFile, connectTimeout: seconds(ex.connectTimeout)}
-	r, err := tf.open(ctx, ex.quiet())
-	if err != nil {
-		return nil, err
-	}
-	r.target.Label = c.Target.Label
-	// Every target of a plan is prepared when its data is missing.
-	s, err := openSession(ctx, ex.quiet(), r, io.Discard, ex.loadThreads, true, false, 0)
-	if err != nil {
-		_ = r.engine.Close()
-		return nil, err
-	}
-	pt := &planTarget{s: s, loaded: map[string]plan.PrepareKey{}}
-	ex.targets[c.Target.Label] = pt
-	return pt, nil
-}
-
-// quiet is the CLI state with progress lines kept out of the plan's log.
-func (ex *planExecutor) quiet() *State {
-	q := *ex.st
-	q.Stdout, q.Quiet = io.Discard, true
-	return &q
-}
-
-// planWorkload builds c's workload with its options set.
-func planWorkload(c plan.Cell) (workload.Workload, error) {
-	m, ok := workload.Lookup(c.Workload.Name)
-	if !ok {
-		return nil, &UsageError{fmt.Errorf("unknown workload %q", c.Workload.Name)}
-	}
-	w := m.New()
-	if err := w.Flags().Parse(c.Workload.Args()); err != nil {
-		return nil, &UsageError{fmt.Errorf("%s: %w", c.Workload.Label, err)}
-	}
-	if err := usage(validateWorkload(w)); err != nil {
-		return nil, err
-	}
-	return w, nil
-}
-
-// Prepare opens c's target and loads c's workload there, unless a target
-// that was not started for the plan holds it already (then the data is
-// used as it is, as `dbarena run` does, and refused when it was prepared
-// with other data options). Two keys of one target and
-// workload whose options differ cannot share the tables: the second is
-// refused.
-func (ex *planExecutor) Prepare(ctx context.Context, c plan.Cell) error {
-	w, err := planWorkload(c)
-	if err != nil {
-		return err
-	}
-	pt, err := ex.open(ctx, c)
-	if err != nil {
-		return err
-	}
-	if other, ok := pt.loaded[c.Workload.Name]; ok && other != c.Key {
-		return fmt.Errorf("target %s holds %s's tables for %s already; a second data set (%s) needs a target of its own",
-			c.Target.Label, c.Workload.Name, other, c.Key)
-	}
-	pt.keys++
-	ex.keys[c.Key] = c.Target.Label
-	pt.loaded[c.Workload.Name] = c.Key
-	return pt.s.EnsurePrepared(ctx, w)
-}
-
-// Run measures one repetition of c and returns its result file. A managed
-// server that died during the run fails it, with the end of its log.
-func (ex *planExecutor) Run(ctx context.Context, c plan.Cell, rep int) (*result.File, error) {
-	w, err := planWorkload(c)
-	if err != nil {
-		return nil, err
-	}
-	pt, err := ex.open(ctx, c)
-	if err != nil {
-		return nil, err
-	}
-	cfg := c.Config()
-	cfg.Now = ex.st.Now
-	if ex.progress != nil {
-		ex.progress.measuring()
-	}
-	file, err := pt.s.Measure(ctx, w, []runner.Config{cfg}, session.Hooks{
-		Observer: ex.live.observer(nil),
-		Before: func(cfg runner.Config) {
-			ex.live.begin(c.Target.Label, c.Workload.Label, fmt.Sprintf("threads=%d#%d", c.Threads, rep), cfg)
+// planExecutor is the executor of plan run: package plan's, with the
+// plan's log lines and live metrics as its hooks, and prepares as
+// `dbarena prepare` does them, their output left out of the plan's log.
+func planExecutor(st *State, out io.Writer, progress *planProgress, connectTimeout time.Duration, loadThreads int, live *liveMetrics) *plan.SessionExecutor {
+	quiet := *st
+	quiet.Stdout, quiet.Quiet = io.Discard, true
+	return plan.NewSessionExecutor(plan.ExecutorOptions{
+		Env:            st.env(),
+		ConnectTimeout: connectTimeout,
+		LoadThreads:    loadThreads,
+		Prepare: func(ctx context.Context, target engine.Target, eng engine.Engine, w workload.Workload) error {
+			return prepare(ctx, &quiet, target, eng, w, loadThreads)
 		},
-		After: func(run *result.Run) {
-			ex.live.end()
-			fmt.Fprintf(ex.out, "    %s\n", planLine(run))
-			if failed := threshold.Failed(run); len(failed) > 0 {
-				fmt.Fprintf(ex.out, "    thresholds failed: %s\n", strings.Join(failed, ", "))
+		Tool: result.Tool{Name: "dbarena", Version: st.Version, Commit: st.Commit},
+		Now:  st.Now,
+		Hooks: func(c plan.Cell, rep int) session.Hooks {
+			progress.measuring()
+			return session.Hooks{
+				Observer: live.observer(nil),
+				Before: func(cfg runner.Config) {
+					live.begin(c.Target.Label, c.Workload.Label, fmt.Sprintf("threads=%d#%d", c.Threads, rep), cfg)
+				},
+				After: func(run *result.Run) {
+					live.end()
+					fmt.Fprintf(out, "    %s\n", planLine(run))
+					if failed := threshold.Failed(run); len(failed) > 0 {
+						fmt.Fprintf(out, "    thresholds failed: %s\n", strings.Join(failed, ", "))
+					}
+				},
 			}
 		},
 	})
-	if file == nil {
-		return nil, err
-	}
-	return file, nil
 }
 
 // planThresholds returns an error wrapping threshold.ErrFailed, naming
@@ -321,33 +227,4 @@ func planLine(r *result.Run) string {
 		s += " | " + c
 	}
 	return s
-}
-
-// Release forgets key; the target's engine (and the managed server
-// started for it) closes with its last key.
-func (ex *planExecutor) Release(ctx context.Context, key plan.PrepareKey) error {
-	label, ok := ex.keys[key]
-	if !ok {
-		return nil
-	}
-	delete(ex.keys, key)
-	pt := ex.targets[label]
-	if pt == nil {
-		return nil
-	}
-	if pt.keys--; pt.keys > 0 {
-		return nil
-	}
-	delete(ex.targets, label)
-	return pt.close()
-}
-
-func (pt *planTarget) close() error { return pt.s.Close() }
-
-// closeAll closes every target still open (after an error or Ctrl-C).
-func (ex *planExecutor) closeAll() {
-	for label, pt := range ex.targets {
-		_ = pt.close()
-		delete(ex.targets, label)
-	}
 }

@@ -189,6 +189,29 @@ func TestPlanBadInput(t *testing.T) {
 	}
 }
 
+// A bad flag of plan run is refused before anything runs.
+func TestPlanBadFlags(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "p.yaml")
+	src := "name: x\nduration: 1s\nthreads: 1\ntargets:\n  - label: a\n    url: sqlite://" + filepath.Join(dir, "x.db") + "\nworkloads:\n  - name: oltp_point_select\n"
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ flag, value, want string }{
+		{"--connect-timeout", "0", "--connect-timeout 0s: must be positive"},
+		{"--load-threads", "0", "--load-threads 0: must be at least 1"},
+	} {
+		out := filepath.Join(dir, "results"+tc.flag)
+		o := dbarena(t, context.Background(), nil, "plan", "run", file, "-o", out, tc.flag, tc.value)
+		if o.code != cli.ExitUsage || !strings.Contains(o.stderr, tc.want) {
+			t.Errorf("%s %s: exit %d, stderr %q; want exit %d with %q", tc.flag, tc.value, o.code, o.stderr, cli.ExitUsage, tc.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%s %s: a results directory was made", tc.flag, tc.value)
+		}
+	}
+}
+
 // syncBuffer is a bytes.Buffer safe for a writer and a reader at once.
 type syncBuffer struct {
 	mu sync.Mutex

@@ -172,9 +172,9 @@ func runWorkload(ctx context.Context, st *State, w workload.Workload, tf *target
 	if err != nil {
 		return err
 	}
-	s, err := openSession(ctx, st, r, st.Stdout, rf.loadThreads, r.embedded, rf.noMonitor, rf.serverPID)
+	s, err := openSession(ctx, st, r, st.Stdout, rf.loadThreads, r.Fresh, rf.noMonitor, rf.serverPID)
 	if err != nil {
-		_ = r.engine.Close()
+		_ = r.Engine.Close()
 		return err
 	}
 	defer s.Close()
@@ -189,12 +189,12 @@ func runWorkload(ctx context.Context, st *State, w workload.Workload, tf *target
 		Observer: live.observer(&report.Lines{W: st.Stdout}),
 		Before: func(cfg runner.Config) {
 			if cfg.Tries != nil {
-				fmt.Fprintf(st.Stdout, "\nrunning %s on %s: each query %d times on one connection\n", w.Meta().Name, r.target, *cfg.Tries)
+				fmt.Fprintf(st.Stdout, "\nrunning %s on %s: each query %d times on one connection\n", w.Meta().Name, r.Target, *cfg.Tries)
 			} else {
-				fmt.Fprintf(st.Stdout, "\nrunning %s on %s: %d threads, %s (warm-up %s)%s\n", w.Meta().Name, r.target, cfg.Threads, cfg.Limit(), cfg.Warmup, rateHeader(cfg.Rate))
+				fmt.Fprintf(st.Stdout, "\nrunning %s on %s: %d threads, %s (warm-up %s)%s\n", w.Meta().Name, r.Target, cfg.Threads, cfg.Limit(), cfg.Warmup, rateHeader(cfg.Rate))
 			}
 			printNotes(st.Stdout, w)
-			live.begin(r.target.Label, w.Meta().Name, fmt.Sprintf("threads=%d", cfg.Threads), cfg)
+			live.begin(r.Target.Label, w.Meta().Name, fmt.Sprintf("threads=%d", cfg.Threads), cfg)
 		},
 		After: func(run *result.Run) {
 			live.end()
@@ -259,15 +259,13 @@ func monitorProblems(w io.Writer, file *result.File) {
 // openSession opens the run pipeline on r: prepared on first use when
 // prepareOnFirstUse (with progress on log), with the server's metrics
 // unless noMonitor. The session owns r's engine from here on.
-func openSession(ctx context.Context, st *State, r *resolved, log io.Writer, loadThreads int, prepareOnFirstUse, noMonitor bool, serverPID int) (*session.Session, error) {
-	opt := session.Options{
-		Engine:            r.engine,
-		Target:            r.target,
+func openSession(ctx context.Context, st *State, r *session.Resolved, log io.Writer, loadThreads int, prepareOnFirstUse, noMonitor bool, serverPID int) (*session.Session, error) {
+	return r.Open(ctx, session.Options{
 		PrepareOnFirstUse: prepareOnFirstUse,
-		Prepare: func(ctx context.Context, _ engine.Engine, w workload.Workload) error {
+		Prepare: func(ctx context.Context, eng engine.Engine, w workload.Workload) error {
 			q := *st
 			q.Stdout = log
-			return prepare(ctx, &q, r, w, loadThreads)
+			return prepare(ctx, &q, r.Target, eng, w, loadThreads)
 		},
 		NoMonitor: noMonitor,
 		ServerPID: serverPID,
@@ -275,15 +273,5 @@ func openSession(ctx context.Context, st *State, r *resolved, log io.Writer, loa
 		Now:       st.Now,
 		Log:       log,
 		Scrub:     func(msg string) string { return scrub(msg, st) },
-	}
-	if r.server != nil {
-		opt.Managed = r.server
-		for _, k := range r.server.Knobs() {
-			if opt.Knobs == nil {
-				opt.Knobs = map[string]string{}
-			}
-			opt.Knobs[k.Name] = k.Value
-		}
-	}
-	return session.Open(ctx, opt)
+	})
 }

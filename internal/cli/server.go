@@ -5,14 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/server"
+	"github.com/dbarena/dbarena/session"
 )
 
 // newServerCmd is "dbarena server": managed local servers that outlive
@@ -260,91 +259,8 @@ func newServerURLCmd(st *State) *cobra.Command {
 
 // reapOrphans stops and removes the managed servers of home that a
 // dbarena process started for one command and left running when it was
-// killed (server.Reap), but those named in keep, with a line on stderr
-// for each.
+// killed, but those named in keep, with a line on stderr for each
+// (session.ReapOrphans).
 func reapOrphans(st *State, home string, keep ...string) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	reaped, err := server.Reap(ctx, home, keep...)
-	for _, s := range reaped {
-		fmt.Fprintf(st.Stderr, "dbarena: stopped managed %s %s, left running by dbarena process %d, which ended without stopping it; its files are removed\n",
-			s.Kind(), s.Name(), s.Owner())
-	}
-	if err != nil {
-		fmt.Fprintf(st.Stderr, "dbarena: warning: a managed server left running by an ended dbarena: %v\n", err)
-	}
+	session.ReapOrphans(home, st.Stderr, keep...)
 }
-
-// openManaged resolves a managed: target: a new server, started here and
-// stopped by stop when the command ends, or a started one by name (stop
-// is nil then: it stays).
-func openManaged(ctx context.Context, st *State, t engine.Target, passwordFile string) (srv *server.Server, target engine.Target, stop func() error, err error) {
-	if passwordFile != "" {
-		return nil, t, nil, &UsageError{fmt.Errorf("--password-file %s: a managed target has a password of its own", passwordFile)}
-	}
-	spec, err := server.ParseManaged(t.URL.String())
-	if err != nil {
-		return nil, t, nil, &UsageError{err}
-	}
-	home, err := st.DataDir()
-	if err != nil {
-		return nil, t, nil, &UsageError{err}
-	}
-	reapOrphans(st, home)
-	relabel := func(s *server.Server) engine.Target {
-		tg := s.Target()
-		if t.Label != server.Scheme { // the user's label
-			tg.Label = t.Label
-		}
-		return tg
-	}
-	if spec.Kind == "" {
-		if srv, err = server.Lookup(home, spec.Name); err != nil {
-			return nil, t, nil, err
-		}
-		if !srv.Alive() {
-			return nil, t, nil, fmt.Errorf("%w: managed server %s does not run (dbarena server stop %s removes it); the end of its log:\n%s",
-				engine.ErrConnect, spec.Name, spec.Name, srv.LogTail(10))
-		}
-		return srv, relabel(srv), nil, nil
-	}
-	// The server is this command's: should dbarena be killed before it
-	// stops it, the next command reaps it.
-	spec.Home, spec.Getenv, spec.Owned = home, st.Getenv, true
-	if err := usage(spec.Validate()); err != nil {
-		return nil, t, nil, err
-	}
-	if srv, err = server.Start(ctx, spec); err != nil {
-		return nil, t, nil, err
-	}
-	fmt.Fprintf(st.Stderr, "dbarena: started managed %s %s on 127.0.0.1:%d; it stops when this command ends\n", srv.Kind(), srv.Name(), srv.Port())
-	stop = func() error {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		err := srv.Stop(ctx)
-		if err != nil {
-			fmt.Fprintf(st.Stderr, "dbarena: warning: stopping managed %s %s: %v\n", srv.Kind(), srv.Name(), err)
-		}
-		return err
-	}
-	return srv, relabel(srv), stop, nil
-}
-
-// managedEngine is the engine of a managed server this command started:
-// closing it stops the server too, once.
-type managedEngine struct {
-	engine.Engine
-	stop    func() error
-	once    sync.Once
-	stopErr error
-}
-
-// Close closes the engine, then stops the server.
-func (e *managedEngine) Close() error {
-	err := e.Engine.Close()
-	e.once.Do(func() { e.stopErr = e.stop() })
-	return errors.Join(err, e.stopErr)
-}
-
-// Unwrap returns the server's own engine.
-func (e *managedEngine) Unwrap() engine.Engine { return e.Engine }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/workload"
 )
@@ -36,8 +37,8 @@ func newPrepareCmd(st *State, m workload.Meta) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			defer r.engine.Close()
-			return prepare(cmd.Context(), quietly(st, quiet), r, w, loadThreads)
+			defer r.Engine.Close()
+			return prepare(cmd.Context(), quietly(st, quiet), r.Target, r.Engine, w, loadThreads)
 		},
 	}
 	tf.register(cmd.Flags())
@@ -48,16 +49,16 @@ func newPrepareCmd(st *State, m workload.Meta) *cobra.Command {
 }
 
 // prepare loads w into r and prints progress and a summary.
-func prepare(ctx context.Context, st *State, r *resolved, w workload.Workload, loadThreads int) error {
+func prepare(ctx context.Context, st *State, target engine.Target, eng engine.Engine, w workload.Workload, loadThreads int) error {
 	if !st.Quiet {
-		fmt.Fprintf(st.Stdout, "preparing %s on %s with %d loaders\n", w.Meta().Name, r.target, loadThreads)
+		fmt.Fprintf(st.Stdout, "preparing %s on %s with %d loaders\n", w.Meta().Name, target, loadThreads)
 	}
 	printNotes(st.Stdout, w)
 	pb := newLoadProgress(st)
 	// Loading allocates short-lived rows at a high rate over a small live
 	// heap; a higher GC target trades a few MB for much less collection.
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
-	stats, err := runner.Prepare(ctx, r.engine, w, runner.PrepareConfig{
+	stats, err := runner.Prepare(ctx, eng, w, runner.PrepareConfig{
 		LoadThreads: loadThreads,
 		Progress:    pb.update,
 		Now:         st.Now,
@@ -171,24 +172,24 @@ func newCheckCmd(st *State, m workload.Meta) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			defer r.engine.Close()
-			pc := startCheck(quietly(st, quiet), fmt.Sprintf("%s on %s", w.Meta().Name, r.target))
-			problems, err := runner.Check(workload.WithCheckProgress(cmd.Context(), pc.report), r.engine, w)
+			defer r.Engine.Close()
+			pc := startCheck(quietly(st, quiet), fmt.Sprintf("%s on %s", w.Meta().Name, r.Target))
+			problems, err := runner.Check(workload.WithCheckProgress(cmd.Context(), pc.report), r.Engine, w)
 			pc.finish(err == nil)
 			if err != nil {
 				if cmd.Context().Err() != nil {
-					err = fmt.Errorf("check %s on %s: %w (check only reads: nothing to roll back)", w.Meta().Name, r.target, err)
+					err = fmt.Errorf("check %s on %s: %w (check only reads: nothing to roll back)", w.Meta().Name, r.Target, err)
 				}
 				return err
 			}
 			if len(problems) == 0 {
-				fmt.Fprintf(st.Stdout, "check %s on %s: ok\n", w.Meta().Name, r.target)
+				fmt.Fprintf(st.Stdout, "check %s on %s: ok\n", w.Meta().Name, r.Target)
 				return nil
 			}
 			for _, p := range problems {
 				fmt.Fprintf(st.Stdout, "FAIL %s: %s\n", p.Check, p.Detail)
 			}
-			return fmt.Errorf("%w: %d problem(s) in %s on %s", ErrCheckFailed, len(problems), w.Meta().Name, r.target)
+			return fmt.Errorf("%w: %d problem(s) in %s on %s", ErrCheckFailed, len(problems), w.Meta().Name, r.Target)
 		},
 	}
 	tf.register(cmd.Flags())
@@ -212,19 +213,19 @@ func newCleanupCmd(st *State, m workload.Meta) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			defer r.engine.Close()
-			cleaned, err := runner.Cleanup(cmd.Context(), r.engine, w)
+			defer r.Engine.Close()
+			cleaned, err := runner.Cleanup(cmd.Context(), r.Engine, w)
 			if len(cleaned.Dropped) > 0 {
 				fmt.Fprintf(st.Stdout, "dropped %s\n", strings.Join(cleaned.Dropped, ", "))
 			} else if err == nil {
-				fmt.Fprintf(st.Stdout, "nothing to drop for %s on %s\n", w.Meta().Name, r.target)
+				fmt.Fprintf(st.Stdout, "nothing to drop for %s on %s\n", w.Meta().Name, r.Target)
 			}
 			if err != nil && cmd.Context().Err() != nil {
 				done := "nothing"
 				if len(cleaned.Dropped) > 0 {
 					done = strings.Join(cleaned.Dropped, ", ")
 				}
-				err = fmt.Errorf("cleanup %s on %s: %w (dropped %s; what is left stays recorded as dbarena's: run cleanup again)", w.Meta().Name, r.target, err, done)
+				err = fmt.Errorf("cleanup %s on %s: %w (dropped %s; what is left stays recorded as dbarena's: run cleanup again)", w.Meta().Name, r.Target, err, done)
 			}
 			return err
 		},

@@ -5,11 +5,11 @@
 package cli
 
 import (
-	"errors"
 	"io"
 	"os"
-	"path/filepath"
 	"time"
+
+	"github.com/dbarena/dbarena/session"
 )
 
 // State is everything the commands take from the process.
@@ -47,17 +47,9 @@ func isTerminal(f *os.File) bool {
 }
 
 // DataDir is where the embedded default target lives: $DBARENA_HOME, else
-// $XDG_DATA_HOME/dbarena, else ~/.local/share/dbarena.
-func (s *State) DataDir() (string, error) {
-	if d := s.Getenv("DBARENA_HOME"); d != "" {
-		return d, nil
-	}
-	if d := s.Getenv("XDG_DATA_HOME"); d != "" {
-		return filepath.Join(d, "dbarena"), nil
-	}
-	home := s.Getenv("HOME")
-	if home == "" {
-		return "", errors.New("cannot find a data directory: set DBARENA_HOME or HOME")
-	}
-	return filepath.Join(home, ".local", "share", "dbarena"), nil
-}
+// $XDG_DATA_HOME/dbarena, else ~/.local/share/dbarena (session.DataDir).
+func (s *State) DataDir() (string, error) { return session.DataDir(s.Getenv) }
+
+// env is what resolving a target takes from the process: the managed
+// servers' lines go to standard error.
+func (s *State) env() session.Env { return session.Env{Getenv: s.Getenv, Log: s.Stderr} }

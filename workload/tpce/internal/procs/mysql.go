@@ -22,6 +22,12 @@ import (
 // with JSON_QUERY. Lists arrive as JSON arrays, read with JSON_TABLE.
 // MySQL (not MariaDB) lacks JSON_ARRAYAGG's ORDER BY, JSON_TABLE's
 // ordinality in the same form and sequences: it is refused.
+//
+// The functions lock the rows client mode's statements lock and no more:
+// MariaDB runs UPDATE … WHERE id IN (SELECT …) as a scan of the whole
+// table, which under repeatable read locks every row it reads (a
+// Market-Feed would hold every trade until it commits), so those updates
+// are joins driven by the rows that select them (STRAIGHT_JOIN).
 type mysqlFlavor struct{}
 
 // myTS formats a DATETIME or DATE expression as RFC 3339 in UTC.
@@ -666,7 +672,7 @@ var myMarketFeed = myFunc(nameMarketFeed, `p_symbol VARCHAR(15), p_price DOUBLE,
     SET v_hits = (SELECT JSON_ARRAYAGG(JSON_OBJECT('tradeid', tr_t_id, 'symbol', tr_s_symb, 'typeid', tr_tt_id, 'qty', tr_qty,
             'bidprice', tr_bid_price) ORDER BY tr_t_id)
         FROM trade_request WHERE `+myMFCond+`);
-    UPDATE trade SET t_dts = p_now, t_st_id = 'SBMT' WHERE t_id IN (SELECT tr_t_id FROM trade_request WHERE `+myMFCond+`);
+    UPDATE trade_request STRAIGHT_JOIN trade ON t_id = tr_t_id SET t_dts = p_now, t_st_id = 'SBMT' WHERE `+myMFCond+`;
     INSERT INTO trade_history (th_t_id, th_dts, th_st_id) SELECT tr_t_id, p_now, 'SBMT' FROM trade_request WHERE `+myMFCond+`;
     DELETE FROM trade_request WHERE `+myMFCond+`;
     RETURN CONCAT('R', COALESCE(v_hits, 'null'));`)
@@ -674,7 +680,7 @@ var myMarketFeed = myFunc(nameMarketFeed, `p_symbol VARCHAR(15), p_price DOUBLE,
 var myTradeCleanup = myFunc(nameTradeCleanup, `p_start_trade_id BIGINT, p_now DATETIME(6)`, myWrites, `
     DECLARE v_n, v_k BIGINT DEFAULT 0;`, `
     INSERT INTO trade_history (th_t_id, th_dts, th_st_id) SELECT tr_t_id, p_now, 'SBMT' FROM trade_request;
-    UPDATE trade SET t_st_id = 'CNCL', t_dts = p_now + INTERVAL 1 MICROSECOND WHERE t_id IN (SELECT tr_t_id FROM trade_request);
+    UPDATE trade_request STRAIGHT_JOIN trade ON t_id = tr_t_id SET t_st_id = 'CNCL', t_dts = p_now + INTERVAL 1 MICROSECOND;
     INSERT INTO trade_history (th_t_id, th_dts, th_st_id) SELECT tr_t_id, p_now + INTERVAL 1 MICROSECOND, 'CNCL' FROM trade_request;
     DELETE FROM trade_request;
     SET v_n = ROW_COUNT();
@@ -732,7 +738,7 @@ var myDataMaintenance = myFunc(nameDataMaintenance, `p_table VARCHAR(30), p_acct
         UPDATE financial SET fi_qtr_start_date = fi_qtr_start_date + INTERVAL v_shift DAY WHERE fi_co_id = p_co_id;
         SET v_n = ROW_COUNT();
     WHEN 'news_item' THEN
-        UPDATE news_item SET ni_dts = ni_dts + INTERVAL 1 DAY WHERE ni_id IN (SELECT nx_ni_id FROM news_xref WHERE nx_co_id = p_co_id);
+        UPDATE news_xref STRAIGHT_JOIN news_item ON ni_id = nx_ni_id SET ni_dts = ni_dts + INTERVAL 1 DAY WHERE nx_co_id = p_co_id;
         SET v_n = ROW_COUNT();
     WHEN 'security' THEN`+myInto(`SELECT s_exch_date INTO v_d FROM security WHERE s_symb = p_symbol;`)+myNF("security", "p_symbol")+`
         UPDATE security SET s_exch_date = v_d + INTERVAL 1 DAY WHERE s_symb = p_symbol;

@@ -9,6 +9,7 @@ import (
 
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/engine/all/enginetest"
+	"github.com/dbarena/dbarena/workload/tpce/internal/procs"
 	"github.com/dbarena/dbarena/workload/tpce/internal/txn"
 )
 
@@ -162,4 +163,43 @@ func lockErrorsRetried(t *testing.T, v *env) {
 		t.Fatal(err)
 	}
 	v.check(t)
+}
+
+// noDiskTempTables (MariaDB): the read-only transactions and Trade-Update
+// make no internal temporary table on disk. JSON_ARRAYAGG(… ORDER BY …) of
+// objects that may exceed 512 characters sorts them in an Aria table,
+// files created and removed in the server's tmpdir at every call, which
+// made the server-side modes several times slower than client mode under
+// concurrency.
+func noDiskTempTables(t *testing.T, v *env) {
+	ctx := context.Background()
+	ins := readOnlyInputs(t, 10)
+	for _, r := range v.runners()[1:] {
+		c := v.conns[procs.Mode(r.name)]
+		disk := func() int64 {
+			var name string
+			var n int64
+			if err := c.QueryRow(ctx, "SHOW SESSION STATUS LIKE 'Created_tmp_disk_tables'", nil, &name, &n); err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		for _, in := range ins {
+			before := disk()
+			if _, _, err := runOne(ctx, r.r, in); err != nil {
+				t.Fatalf("%s mode, %T: %v", r.name, in, err)
+			}
+			if n := disk() - before; n != 0 {
+				t.Errorf("%s mode, %T %+v: %d temporary tables on disk", r.name, in, in, n)
+			}
+		}
+		before := disk()
+		tl := ins[len(ins)-3].(txn.TradeLookupInput) // frame 2
+		if _, err := r.r.TradeUpdate(ctx, txn.TradeUpdateInput{TradeLookupInput: tl, MaxUpdates: 1}); err != nil {
+			t.Fatalf("%s mode, Trade-Update: %v", r.name, err)
+		}
+		if n := disk() - before; n != 0 {
+			t.Errorf("%s mode, Trade-Update: %d temporary tables on disk", r.name, n)
+		}
+	}
 }

@@ -46,6 +46,28 @@ func myReplace1(s, a, b string) string {
 	return `IF(LOCATE(BINARY ` + a + `, ` + s + `) = 0, ` + s + `, INSERT(` + s + `, LOCATE(BINARY ` + a + `, ` + s + `), CHAR_LENGTH(` + a + `), ` + b + `))`
 }
 
+// myArray sets v to the JSON array of obj, a JSON object of the fields
+// of record r, over the rows of sel in their order (NULL for no row, as
+// JSON_ARRAYAGG). It takes the place of JSON_ARRAYAGG(obj ORDER BY …):
+// the ORDER BY there sorts the objects in an internal temporary table,
+// which for an object that may exceed 512 characters has a text column
+// and is then an Aria table on disk, files created and removed at every
+// call. The cursor's temporary table holds sel's columns, which must not
+// be text (BLOB, TEXT) for it to stay in memory. A record's fields, as
+// variables, go into JSON as strings: obj writes numbers as r.f + 0.
+func myArray(v, r, sel, obj string) string { return myArrayPre(v, r, sel, "", obj) }
+
+// myArrayPre is myArray with statements pre run for each row before obj
+// is evaluated.
+func myArrayPre(v, r, sel, pre, obj string) string {
+	return `
+    SET ` + v + ` = NULL;
+    FOR ` + r + ` IN (` + sel + `) DO` + pre + `
+        SET ` + v + ` = CONCAT(COALESCE(CONCAT(` + v + `, ','), '['), ` + obj + `);
+    END FOR;
+    SET ` + v + ` = CONCAT(` + v + `, ']');`
+}
+
 // myB is a boolean expression as a JSON boolean.
 func myB(e string) string { return "IF(" + e + ", TRUE, FALSE)" }
 
@@ -92,13 +114,12 @@ const (
 var myTradeStatus = myFunc(nameTradeStatus, `p_acct_id BIGINT`, myReads, `
     DECLARE v_trades LONGTEXT;
     DECLARE v_l, v_f, v_b VARCHAR(100);`, `
-    SET v_trades = (SELECT JSON_ARRAYAGG(JSON_OBJECT('tradeid', t_id, 'dts', `+myTS("t_dts")+`, 'status', st_name, 'type', tt_name,
-            'symbol', t_s_symb, 'qty', t_qty, 'execname', t_exec_name, 'charge', t_chrg, 'secname', s_name, 'exchange', ex_name)
-            ORDER BY t_dts DESC)
-        FROM (SELECT t_id, t_dts, st_name, tt_name, t_s_symb, t_qty, t_exec_name, t_chrg, s_name, ex_name
+`+myArray("v_trades", "r", `SELECT t_id, t_dts, st_name, tt_name, t_s_symb, t_qty, t_exec_name, t_chrg, s_name, ex_name
                 FROM trade, status_type, trade_type, security, exchange
                WHERE t_ca_id = p_acct_id AND st_id = t_st_id AND tt_id = t_tt_id AND s_symb = t_s_symb AND ex_id = s_ex_id
-               ORDER BY t_dts DESC LIMIT 50) r);`+myInto(`SELECT c_l_name, c_f_name, b_name INTO v_l, v_f, v_b FROM customer_account, customer, broker
+               ORDER BY t_dts DESC LIMIT 50`, `JSON_OBJECT('tradeid', r.t_id + 0, 'dts', `+myTS("r.t_dts")+`, 'status', r.st_name,
+            'type', r.tt_name, 'symbol', r.t_s_symb, 'qty', r.t_qty + 0, 'execname', r.t_exec_name, 'charge', r.t_chrg + 0,
+            'secname', r.s_name, 'exchange', r.ex_name)`)+myInto(`SELECT c_l_name, c_f_name, b_name INTO v_l, v_f, v_b FROM customer_account, customer, broker
      WHERE ca_id = p_acct_id AND c_id = ca_c_id AND b_id = ca_b_id;`)+myNF("customer_account", "p_acct_id")+`
     RETURN CONCAT('R', JSON_OBJECT('trades', JSON_QUERY(v_trades, '$'), 'custlname', v_l, 'custfname', v_f, 'brokername', v_b));`)
 
@@ -164,19 +185,22 @@ var myCPF2 = myFunc(nameCPFrame2, `v_acct BIGINT`, myReads, `
 func myMWLoop(label, src string) string {
 	return `
         ` + label + `: FOR r IN (` + src + `) DO
-            FOR p IN (SELECT lt_price, s_num_out, dm_close FROM last_trade, security, daily_market
-                       WHERE lt_s_symb = r.s AND s_symb = lt_s_symb AND dm_s_symb = lt_s_symb AND dm_date = p_start_day) DO
+            SET v_found = 1;
+            SELECT CAST(s_num_out AS DOUBLE) * CAST(lt_price AS DOUBLE), CAST(s_num_out AS DOUBLE) * CAST(dm_close AS DOUBLE)
+              INTO v_cap_new, v_cap_old FROM last_trade, security, daily_market
+             WHERE lt_s_symb = r.s AND s_symb = lt_s_symb AND dm_s_symb = lt_s_symb AND dm_date = p_start_day;
+            IF v_found = 1 THEN
                 SET v_n = v_n + 1;
-                SET v_new = v_new + CAST(p.s_num_out AS DOUBLE) * CAST(p.lt_price AS DOUBLE);
-                SET v_old = v_old + CAST(p.s_num_out AS DOUBLE) * CAST(p.dm_close AS DOUBLE);
-            END FOR;
+                SET v_new = v_new + v_cap_new;
+                SET v_old = v_old + v_cap_old;
+            END IF;
         END FOR ` + label + `;`
 }
 
 var myMarketWatch = myFunc(nameMarketWatch,
 	`p_acct_id BIGINT, p_cust_id BIGINT, p_industry VARCHAR(50), p_start_co BIGINT, p_end_co BIGINT, p_start_day DATE`, myReads, `
     DECLARE v_n INT DEFAULT 0;
-    DECLARE v_old, v_new, v_pct DOUBLE DEFAULT 0;`, `
+    DECLARE v_old, v_new, v_pct, v_cap_new, v_cap_old DOUBLE DEFAULT 0;`, `
     IF p_cust_id <> 0 THEN`+myMWLoop("w", `SELECT wi_s_symb AS s FROM watch_item, watch_list WHERE wl_c_id = p_cust_id AND wi_wl_id = wl_id`)+`
     ELSEIF p_industry <> '' THEN`+myMWLoop("i", `SELECT s_symb AS s FROM industry, company, security
                   WHERE in_name = p_industry AND co_in_id = in_id AND co_id BETWEEN p_start_co AND p_end_co AND s_co_id = co_id`)+`
@@ -193,8 +217,21 @@ var mySecurityDetail = myFunc(nameSecurityDetail,
 	`p_symbol VARCHAR(15), p_max_rows INT, p_start_day DATE, p_access_lob BOOLEAN`, myReads, `
     DECLARE v_co_id BIGINT;
     DECLARE v_price DOUBLE;
-    DECLARE v LONGTEXT;`, myInto(`SELECT s_co_id INTO v_co_id FROM security WHERE s_symb = p_symbol;`)+myNF("security", "p_symbol")+
-		myInto(`SELECT lt_price INTO v_price FROM last_trade WHERE lt_s_symb = p_symbol;`)+myNF("last_trade", "p_symbol")+`
+    DECLARE v, v_fin, v_news LONGTEXT;`, myInto(`SELECT s_co_id INTO v_co_id FROM security WHERE s_symb = p_symbol;`)+myNF("security", "p_symbol")+
+		myInto(`SELECT lt_price INTO v_price FROM last_trade WHERE lt_s_symb = p_symbol;`)+myNF("last_trade", "p_symbol")+
+		myArray("v_fin", "f", `SELECT fi_year, fi_qtr, fi_qtr_start_date, fi_revenue, fi_net_earn, fi_basic_eps, fi_dilut_eps, fi_margin,
+                fi_inventory, fi_assets, fi_liability, fi_out_basic, fi_out_dilut
+           FROM financial WHERE fi_co_id = v_co_id ORDER BY fi_year, fi_qtr LIMIT 20`,
+			`JSON_OBJECT('year', f.fi_year + 0, 'qtr', f.fi_qtr + 0, 'qtrstart', `+myTS("f.fi_qtr_start_date")+`,
+            'revenue', f.fi_revenue + 0, 'netearn', f.fi_net_earn + 0, 'basiceps', f.fi_basic_eps + 0, 'diluteps', f.fi_dilut_eps + 0,
+            'margin', f.fi_margin + 0, 'inventory', f.fi_inventory + 0, 'assets', f.fi_assets + 0, 'liability', f.fi_liability + 0,
+            'outbasic', f.fi_out_basic + 0, 'outdilut', f.fi_out_dilut + 0)`)+
+		myArray("v_news", "n", `SELECT ni_id FROM news_xref, news_item WHERE ni_id = nx_ni_id AND nx_co_id = v_co_id ORDER BY ni_id LIMIT 2`,
+			`(SELECT IF(p_access_lob, JSON_OBJECT('item', REPLACE(TO_BASE64(ni_item), '\n', ''), 'dts', `+myTS("ni_dts")+`, 'source', ni_source,
+                'author', COALESCE(ni_author, '')),
+                JSON_OBJECT('dts', `+myTS("ni_dts")+`, 'source', ni_source, 'author', COALESCE(ni_author, ''), 'headline', ni_headline,
+                'summary', ni_summary))
+            FROM news_item WHERE ni_id = n.ni_id)`)+`
     SELECT JSON_OBJECT(
         'sname', s_name, 'coid', co_id, 'coname', co_name, 'sprate', co_sp_rate, 'ceo', co_ceo,
         'codesc', co_desc, 'opendate', `+myTS("co_open_date")+`, 'coaddress', COALESCE(ca.ad_line1, ''),
@@ -207,24 +244,13 @@ var mySecurityDetail = myFunc(nameSecurityDetail,
         'competitors', (SELECT JSON_ARRAYAGG(CONCAT(x.co_name, ' (', x.in_name, ')') ORDER BY x.cp_comp_co_id) FROM (
             SELECT c2.co_name, in_name, cp_comp_co_id FROM company_competitor, company c2, industry
              WHERE cp_co_id = v_co_id AND c2.co_id = cp_comp_co_id AND in_id = cp_in_id ORDER BY cp_comp_co_id LIMIT 3) x),
-        'financials', (SELECT JSON_ARRAYAGG(JSON_OBJECT('year', fi_year, 'qtr', fi_qtr, 'qtrstart', `+myTS("fi_qtr_start_date")+`,
-                'revenue', fi_revenue, 'netearn', fi_net_earn, 'basiceps', fi_basic_eps, 'diluteps', fi_dilut_eps,
-                'margin', fi_margin, 'inventory', fi_inventory, 'assets', fi_assets, 'liability', fi_liability,
-                'outbasic', fi_out_basic, 'outdilut', fi_out_dilut) ORDER BY fi_year, fi_qtr) FROM (
-            SELECT * FROM financial WHERE fi_co_id = v_co_id ORDER BY fi_year, fi_qtr LIMIT 20) f),
+        'financials', JSON_QUERY(v_fin, '$'),
         'days', (SELECT JSON_ARRAYAGG(JSON_OBJECT('date', `+myTS("dm_date")+`, 'close', dm_close, 'high', dm_high, 'low', dm_low,
                 'vol', dm_vol) ORDER BY dm_date) FROM (
             SELECT dm_date, dm_close, dm_high, dm_low, dm_vol FROM daily_market
              WHERE dm_s_symb = p_symbol AND dm_date >= p_start_day ORDER BY dm_date LIMIT p_max_rows) d),
         'lastprice', lt_price, 'openprice', lt_open_price, 'lastvol', lt_vol,
-        'news', IF(p_access_lob, (SELECT JSON_ARRAYAGG(JSON_OBJECT('item', REPLACE(TO_BASE64(ni_item), '\n', ''),
-                'dts', `+myTS("ni_dts")+`, 'source', ni_source, 'author', COALESCE(ni_author, '')) ORDER BY ni_id) FROM (
-            SELECT ni_id, ni_item, ni_dts, ni_source, ni_author FROM news_xref, news_item
-             WHERE ni_id = nx_ni_id AND nx_co_id = v_co_id ORDER BY ni_id LIMIT 2) n),
-            (SELECT JSON_ARRAYAGG(JSON_OBJECT('dts', `+myTS("ni_dts")+`, 'source', ni_source, 'author', COALESCE(ni_author, ''),
-                'headline', ni_headline, 'summary', ni_summary) ORDER BY ni_id) FROM (
-            SELECT ni_id, ni_dts, ni_source, ni_author, ni_headline, ni_summary FROM news_xref, news_item
-             WHERE ni_id = nx_ni_id AND nx_co_id = v_co_id ORDER BY ni_id LIMIT 2) n)))
+        'news', JSON_QUERY(v_news, '$'))
       INTO v
       FROM security, company, address ca, address ea, zip_code zca, zip_code zea, exchange, last_trade
      WHERE s_symb = p_symbol AND co_id = s_co_id AND ca.ad_id = co_ad_id AND ex_id = s_ex_id AND ea.ad_id = ex_ad_id
@@ -235,18 +261,18 @@ var mySecurityDetail = myFunc(nameSecurityDetail,
 // xname, is_cash, mrkt, price, qty, tt) into the JSON array of
 // txn.TradeInfo, into v_trades.
 func myTradesJSON(sel string) string {
-	return `
-        SET v_trades = (SELECT JSON_ARRAYAGG(JSON_OBJECT('tradeid', s.t_id, 'acctid', s.ca, 'dts', ` + myTS("s.t_dts") + `,
-                'bidprice', s.bid, 'execname', s.xname, 'iscash', ` + myB("s.is_cash") + `, 'ismarket', ` + myB("s.mrkt") + `,
-                'tradeprice', s.price, 'qty', s.qty, 'typeid', s.tt, 'settleamt', se_amt,
-                'settledue', ` + myTS("se_cash_due_date") + `, 'cashtype', se_cash_type, 'cashamt', ct_amt,
-                'cashdts', ` + myTS("ct_dts") + `, 'cashname', ct_name,
-                'histdts', (SELECT JSON_ARRAYAGG(` + myTS("th_dts") + ` ORDER BY th_dts LIMIT 3) FROM trade_history WHERE th_t_id = s.t_id),
-                'histstatus', (SELECT JSON_ARRAYAGG(th_st_id ORDER BY th_dts LIMIT 3) FROM trade_history WHERE th_t_id = s.t_id))
-                ORDER BY s.ord)
-            FROM (` + sel + `) s
+	return myArrayPre("v_trades", "r", `SELECT s.*, se_amt, se_cash_due_date, se_cash_type, ct_amt, ct_dts, ct_name
+            FROM (`+sel+`) s
             LEFT JOIN settlement ON se_t_id = s.t_id
-            LEFT JOIN cash_transaction ON s.is_cash AND ct_t_id = s.t_id);`
+            LEFT JOIN cash_transaction ON s.is_cash AND ct_t_id = s.t_id
+           ORDER BY s.ord`, `
+        SELECT JSON_ARRAYAGG(`+myTS("th_dts")+` ORDER BY th_dts LIMIT 3), JSON_ARRAYAGG(th_st_id ORDER BY th_dts LIMIT 3)
+          INTO v_hist_dts, v_hist_st FROM trade_history WHERE th_t_id = r.t_id;`, `JSON_OBJECT('tradeid', r.t_id + 0, 'acctid', r.ca + 0, 'dts', `+myTS("r.t_dts")+`,
+                'bidprice', r.bid + 0, 'execname', r.xname, 'iscash', `+myB("r.is_cash")+`, 'ismarket', `+myB("r.mrkt")+`,
+                'tradeprice', r.price + 0, 'qty', r.qty + 0, 'typeid', r.tt, 'settleamt', r.se_amt + 0,
+                'settledue', `+myTS("r.se_cash_due_date")+`, 'cashtype', r.se_cash_type, 'cashamt', r.ct_amt + 0,
+                'cashdts', `+myTS("r.ct_dts")+`, 'cashname', r.ct_name,
+                'histdts', JSON_QUERY(v_hist_dts, '$'), 'histstatus', JSON_QUERY(v_hist_st, '$'))`)
 }
 
 const myIDs = `JSON_TABLE(CONCAT('[', p_ids, ']'), '$[*]' COLUMNS (ord FOR ORDINALITY, id BIGINT PATH '$')) j`
@@ -255,7 +281,7 @@ const myIDs = `JSON_TABLE(CONCAT('[', p_ids, ']'), '$[*]' COLUMNS (ord FOR ORDIN
 // frames 1 to 3; p_ids is a comma-separated list.
 var myLookupTrades = myFunc(nameLookupTrades, `p_frame INT, p_ids LONGTEXT, p_acct_id BIGINT, p_symbol VARCHAR(15),
         p_start DATETIME(6), p_end DATETIME(6), p_max INT`, myReads, `
-    DECLARE v_trades LONGTEXT;
+    DECLARE v_trades, v_hist_dts, v_hist_st LONGTEXT;
     DECLARE v_n INT;
     DECLARE v_id BIGINT;`, `
     IF p_frame = 1 THEN
@@ -669,6 +695,9 @@ var myMarketFeed = myFunc(nameMarketFeed, `p_symbol VARCHAR(15), p_price DOUBLE,
     DECLARE v_hits LONGTEXT;`, `
     UPDATE last_trade SET lt_price = p_price, lt_vol = lt_vol + p_qty, lt_dts = p_now WHERE lt_s_symb = p_symbol;
     SELECT COUNT(*) INTO v_n FROM trade_request WHERE `+myMFCond+` FOR UPDATE;
+    IF v_n = 0 THEN
+        RETURN 'Rnull';
+    END IF;
     SET v_hits = (SELECT JSON_ARRAYAGG(JSON_OBJECT('tradeid', tr_t_id, 'symbol', tr_s_symb, 'typeid', tr_tt_id, 'qty', tr_qty,
             'bidprice', tr_bid_price) ORDER BY tr_t_id)
         FROM trade_request WHERE `+myMFCond+`);

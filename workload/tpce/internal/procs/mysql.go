@@ -18,8 +18,9 @@ import (
 // Each function returns text: "M" and the row it needed and did not find,
 // or "R" and its JSON result. MariaDB writes a stored program's variables
 // into JSON as strings, so numbers are written as expressions (v + 0) and
-// booleans with IF(…, TRUE, FALSE); JSON built into a variable is nested
-// with JSON_QUERY. Lists arrive as JSON arrays, read with JSON_TABLE.
+// booleans with IF(…, TRUE, FALSE); JSON built into a variable is spliced
+// into the result as text (myWith). Lists arrive as JSON arrays, read with
+// JSON_TABLE.
 // MySQL (not MariaDB) lacks JSON_ARRAYAGG's ORDER BY, JSON_TABLE's
 // ordinality in the same form and sequences: it is refused.
 //
@@ -66,6 +67,27 @@ func myArrayPre(v, r, sel, pre, obj string) string {
         SET ` + v + ` = CONCAT(COALESCE(CONCAT(` + v + `, ','), '['), ` + obj + `);
     END FOR;
     SET ` + v + ` = CONCAT(` + v + `, ']');`
+}
+
+// myWith is the JSON object obj (an expression of one key or more; ""
+// for none) with JSON texts added in front, kv naming each key and the
+// expression of its text in turn (NULL writes null). The texts are
+// spliced in as they are, where JSON_QUERY would parse and write them
+// again.
+func myWith(obj string, kv ...string) string {
+	parts := []string{`'{'`}
+	for i := 0; i < len(kv); i += 2 {
+		if i > 0 {
+			parts = append(parts, `', '`)
+		}
+		parts = append(parts, `'"`+kv[i]+`": '`, `COALESCE(`+kv[i+1]+`, 'null')`)
+	}
+	if obj == "" {
+		parts = append(parts, `'}'`)
+	} else {
+		parts = append(parts, `', '`, `SUBSTRING(`+obj+`, 2)`)
+	}
+	return "CONCAT(" + strings.Join(parts, ", ") + ")"
 }
 
 // myB is a boolean expression as a JSON boolean.
@@ -121,7 +143,7 @@ var myTradeStatus = myFunc(nameTradeStatus, `p_acct_id BIGINT`, myReads, `
             'type', r.tt_name, 'symbol', r.t_s_symb, 'qty', r.t_qty + 0, 'execname', r.t_exec_name, 'charge', r.t_chrg + 0,
             'secname', r.s_name, 'exchange', r.ex_name)`)+myInto(`SELECT c_l_name, c_f_name, b_name INTO v_l, v_f, v_b FROM customer_account, customer, broker
      WHERE ca_id = p_acct_id AND c_id = ca_c_id AND b_id = ca_b_id;`)+myNF("customer_account", "p_acct_id")+`
-    RETURN CONCAT('R', JSON_OBJECT('trades', JSON_QUERY(v_trades, '$'), 'custlname', v_l, 'custfname', v_f, 'brokername', v_b));`)
+    RETURN CONCAT('R', `+myWith(`JSON_OBJECT('custlname', v_l, 'custfname', v_f, 'brokername', v_b)`, "trades", "v_trades")+`);`)
 
 var myBrokerVolume = myFunc(nameBrokerVolume, `p_brokers LONGTEXT, p_sector VARCHAR(30)`, myReads, `
     DECLARE v LONGTEXT;`, `
@@ -165,9 +187,9 @@ const myCPFrame2 = `
                WHERE t_id = id AND th_t_id = t_id AND st_id = th_st_id
                ORDER BY th_dts DESC LIMIT 30) h);`
 
-const myCPResult = `
-    RETURN CONCAT('R', JSON_OBJECT('custid', v_cust + 0, 'lname', v_l, 'fname', v_f, 'taxid', v_tax, 'tier', v_tier + 0,
-        'accounts', JSON_QUERY(v_accts, '$'), 'history', JSON_QUERY(v_hist, '$')));`
+var myCPResult = `
+    RETURN CONCAT('R', ` + myWith(`JSON_OBJECT('custid', v_cust + 0, 'lname', v_l, 'fname', v_f, 'taxid', v_tax, 'tier', v_tier + 0)`,
+	"accounts", "v_accts", "history", "v_hist") + `);`
 
 var myCustomerPosition = myFunc(nameCustomerPosition,
 	`p_cust_id BIGINT, p_tax_id VARCHAR(20), p_get_history BOOLEAN, p_acct_idx INT`, myReads, myCPDecl+`
@@ -180,7 +202,7 @@ var myCPF1 = myFunc(nameCPFrame1, `p_cust_id BIGINT, p_tax_id VARCHAR(20)`, myRe
 
 var myCPF2 = myFunc(nameCPFrame2, `v_acct BIGINT`, myReads, `
     DECLARE v_hist LONGTEXT;`, myCPFrame2+`
-    RETURN CONCAT('R', JSON_OBJECT('history', JSON_QUERY(v_hist, '$')));`)
+    RETURN CONCAT('R', `+myWith("", "history", "v_hist")+`);`)
 
 func myMWLoop(label, src string) string {
 	return `
@@ -244,18 +266,16 @@ var mySecurityDetail = myFunc(nameSecurityDetail,
         'competitors', (SELECT JSON_ARRAYAGG(CONCAT(x.co_name, ' (', x.in_name, ')') ORDER BY x.cp_comp_co_id) FROM (
             SELECT c2.co_name, in_name, cp_comp_co_id FROM company_competitor, company c2, industry
              WHERE cp_co_id = v_co_id AND c2.co_id = cp_comp_co_id AND in_id = cp_in_id ORDER BY cp_comp_co_id LIMIT 3) x),
-        'financials', JSON_QUERY(v_fin, '$'),
         'days', (SELECT JSON_ARRAYAGG(JSON_OBJECT('date', `+myTS("dm_date")+`, 'close', dm_close, 'high', dm_high, 'low', dm_low,
                 'vol', dm_vol) ORDER BY dm_date) FROM (
             SELECT dm_date, dm_close, dm_high, dm_low, dm_vol FROM daily_market
              WHERE dm_s_symb = p_symbol AND dm_date >= p_start_day ORDER BY dm_date LIMIT p_max_rows) d),
-        'lastprice', lt_price, 'openprice', lt_open_price, 'lastvol', lt_vol,
-        'news', JSON_QUERY(v_news, '$'))
+        'lastprice', lt_price, 'openprice', lt_open_price, 'lastvol', lt_vol)
       INTO v
       FROM security, company, address ca, address ea, zip_code zca, zip_code zea, exchange, last_trade
      WHERE s_symb = p_symbol AND co_id = s_co_id AND ca.ad_id = co_ad_id AND ex_id = s_ex_id AND ea.ad_id = ex_ad_id
        AND zca.zc_code = ca.ad_zc_code AND zea.zc_code = ea.ad_zc_code AND lt_s_symb = s_symb;
-    RETURN CONCAT('R', v);`)
+    RETURN CONCAT('R', `+myWith("v", "financials", "v_fin", "news", "v_news")+`);`)
 
 // myTradesJSON turns sel's trades (columns ord, t_id, ca, t_dts, bid,
 // xname, is_cash, mrkt, price, qty, tt) into the JSON array of
@@ -267,12 +287,11 @@ func myTradesJSON(sel string) string {
             LEFT JOIN cash_transaction ON s.is_cash AND ct_t_id = s.t_id
            ORDER BY s.ord`, `
         SELECT JSON_ARRAYAGG(`+myTS("th_dts")+` ORDER BY th_dts LIMIT 3), JSON_ARRAYAGG(th_st_id ORDER BY th_dts LIMIT 3)
-          INTO v_hist_dts, v_hist_st FROM trade_history WHERE th_t_id = r.t_id;`, `JSON_OBJECT('tradeid', r.t_id + 0, 'acctid', r.ca + 0, 'dts', `+myTS("r.t_dts")+`,
+          INTO v_hist_dts, v_hist_st FROM trade_history WHERE th_t_id = r.t_id;`, myWith(`JSON_OBJECT('tradeid', r.t_id + 0, 'acctid', r.ca + 0, 'dts', `+myTS("r.t_dts")+`,
                 'bidprice', r.bid + 0, 'execname', r.xname, 'iscash', `+myB("r.is_cash")+`, 'ismarket', `+myB("r.mrkt")+`,
                 'tradeprice', r.price + 0, 'qty', r.qty + 0, 'typeid', r.tt, 'settleamt', r.se_amt + 0,
                 'settledue', `+myTS("r.se_cash_due_date")+`, 'cashtype', r.se_cash_type, 'cashamt', r.ct_amt + 0,
-                'cashdts', `+myTS("r.ct_dts")+`, 'cashname', r.ct_name,
-                'histdts', JSON_QUERY(v_hist_dts, '$'), 'histstatus', JSON_QUERY(v_hist_st, '$'))`)
+                'cashdts', `+myTS("r.ct_dts")+`, 'cashname', r.ct_name)`, "histdts", "v_hist_dts", "histstatus", "v_hist_st"))
 }
 
 const myIDs = `JSON_TABLE(CONCAT('[', p_ids, ']'), '$[*]' COLUMNS (ord FOR ORDINALITY, id BIGINT PATH '$')) j`
@@ -325,13 +344,13 @@ var myTradeLookup = myFunc(nameTradeLookup, myLookupParams, myReads, `
             FROM (SELECT hh_h_t_id, hh_t_id, hh_before_qty, hh_after_qty FROM holding_history
                    WHERE hh_h_t_id IN (SELECT hh_h_t_id FROM holding_history WHERE hh_t_id = v_first)
                    ORDER BY hh_h_t_id, hh_t_id LIMIT 20) h);
-        RETURN CONCAT('R', JSON_OBJECT('tradeid', v_first + 0, 'history', JSON_QUERY(v_hist, '$')));
+        RETURN CONCAT('R', `+myWith("JSON_OBJECT('tradeid', v_first + 0)", "history", "v_hist")+`);
     END IF;
     SET v = `+myLookupCall+`;
     IF LEFT(v, 1) = 'M' THEN
         RETURN v;
     END IF;
-    RETURN CONCAT('R', JSON_OBJECT('trades', JSON_QUERY(SUBSTRING(v, 2), '$')));`)
+    RETURN CONCAT('R', `+myWith("", "trades", "SUBSTRING(v, 2)")+`);`)
 
 var myTradeUpdate = myFunc(nameTradeUpdate, myLookupParams+`, p_max_updates INT`, myWrites, `
     DECLARE v LONGTEXT;
@@ -370,7 +389,7 @@ var myTradeUpdate = myFunc(nameTradeUpdate, myLookupParams+`, p_max_updates INT`
         END IF;
     END FOR upd;
     SET v = `+myLookupCall+`;
-    RETURN CONCAT('R', JSON_OBJECT('trades', JSON_QUERY(SUBSTRING(v, 2), '$'), 'updated', v_upd + 0));`)
+    RETURN CONCAT('R', `+myWith("JSON_OBJECT('updated', v_upd + 0)", "trades", "SUBSTRING(v, 2)")+`);`)
 
 // Trade-Order's frames, shared by the procedure and the frame functions
 // as on PostgreSQL.

@@ -10,6 +10,7 @@ import (
 	"github.com/dbarena/dbarena/engine/all/enginetest"
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/workload/tpce/internal/mee"
 	"github.com/dbarena/dbarena/workload/tpce/internal/txn"
 )
 
@@ -20,8 +21,8 @@ import (
 // is consistent after the run.
 // On PostgreSQL a second run has one emulator shared by the workers
 // (--mee shared); on every engine one runs with --pipeline; on PostgreSQL
-// and MariaDB the server-side modes run
-// too (--mode procedure, --mode frames), each followed by the checks.
+// and MariaDB the server-side modes run too (keepsPace), each followed by
+// the checks.
 func runThenCheck(t *testing.T, db string, e engine.Engine, w *TPCE) {
 	modes := []string{"worker"}
 	if db == "postgres" {
@@ -45,30 +46,82 @@ func runThenCheck(t *testing.T, db string, e engine.Engine, w *TPCE) {
 		defer func() { _ = w.Flags().Set("pipeline", "false") }()
 		runOnce(t, db, e, w)
 	})
-	// The server-side modes, where the engine has them: the same run,
-	// then the same checks.
+	// The server-side modes, where the engine has them.
 	if db == "sqlite" {
 		return
 	}
-	for _, mode := range []string{ModeProcedure, ModeFrames} {
+	t.Run("server_modes_keep_pace", func(t *testing.T) { keepsPace(t, db, e, w) })
+}
+
+// keepsPace runs client mode, then each server-side mode (--mode
+// procedure, --mode frames), each followed by runOnce's checks, with 4
+// workers and one emulator shared by them (--mee shared:4), so that the
+// first Market-Feed comes after 20 Trade-Results in all, early in the run.
+// A server-side mode's run has no more intervals without a transaction
+// than client mode's (none, unless the host stalled), completes
+// Market-Feeds when it had Trade-Results for two, and reaches at least
+// half client mode's TR/s: a generous bound for a loaded host, which
+// catches a mode that stalls (on MariaDB, a Market-Feed function that
+// locked the whole trade table once made every other writer wait for it,
+// down to a fortieth of client mode's TR/s with most intervals empty).
+func keepsPace(t *testing.T, db string, e engine.Engine, w *TPCE) {
+	if err := w.Flags().Set("mee", "shared:4"); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = w.Flags().Set("mee", "worker") }()
+	cfg := runner.Config{Threads: 4, Duration: 6 * time.Second, Seed: 7}
+	var clientTR float64
+	var clientEmpty int
+	for _, mode := range []string{ModeClient, ModeProcedure, ModeFrames} {
 		t.Run("mode="+mode, func(t *testing.T) {
 			if err := w.Flags().Set("mode", mode); err != nil {
 				t.Fatal(err)
 			}
 			defer func() { _ = w.Flags().Set("mode", ModeClient) }()
-			runOnce(t, db, e, w)
+			res := runOnceWith(t, db, e, w, cfg)
+			tr := metrics(res.Metrics)[MetricTRps].Value
+			var empty []float64
+			for _, iv := range res.Intervals {
+				if !iv.Warmup && iv.Transactions == 0 {
+					empty = append(empty, iv.TS)
+				}
+			}
+			if mode == ModeClient {
+				clientTR, clientEmpty = tr, len(empty)
+				return
+			}
+			if len(empty) > clientEmpty {
+				t.Errorf("%d of %d intervals without a transaction (ending at %v s), client mode %d", len(empty), len(res.Intervals), empty, clientEmpty)
+			}
+			ops := map[string]result.Op{}
+			for _, o := range res.Ops {
+				ops[o.Name] = o
+			}
+			if ops["trade_result"].Count >= 2*mee.FeedEntries && ops["market_feed"].Count == 0 {
+				t.Errorf("%d Trade-Results and no Market-Feed completed", ops["trade_result"].Count)
+			}
+			if tr < clientTR/2 {
+				t.Errorf("%.2f TR/s, client mode %.2f: less than half", tr, clientTR)
+			}
 		})
 	}
 }
 
 func runOnce(t *testing.T, db string, e engine.Engine, w *TPCE) {
+	runOnceWith(t, db, e, w, runner.Config{Threads: 3, Duration: 3 * time.Second, Seed: 5})
+}
+
+// runOnceWith is runOnce with the run's configuration cfg; it returns
+// the run's result.
+func runOnceWith(t *testing.T, db string, e engine.Engine, w *TPCE, cfg runner.Config) *result.Run {
+	t.Helper()
 	ctx := context.Background()
 	c := enginetest.Connect(t, e)
 	var maxID int64
 	if err := c.QueryRow(ctx, "SELECT MAX(t_id) FROM trade", nil, &maxID); err != nil {
 		t.Fatal(err)
 	}
-	res, err := runner.Run(ctx, e, w, runner.Config{Threads: 3, Duration: 3 * time.Second, Seed: 5}, nil)
+	res, err := runner.Run(ctx, e, w, cfg, nil)
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
@@ -94,7 +147,7 @@ func runOnce(t *testing.T, db string, e engine.Engine, w *TPCE) {
 	if want := float64(tr.Count) / res.DurationS; math.Abs(got[MetricTRps].Value-want) > 0.01+want/1000 || res.Metrics[0].Name != MetricTRps {
 		t.Errorf("metrics %+v: want TR/s first, %d Trade-Results in %.3f s", res.Metrics, tr.Count, res.DurationS)
 	}
-	if want := map[string]float64{"worker": 0, "shared": 1}[w.opts.mee]; got[MetricEmulator].Value != want {
+	if want := map[string]float64{"worker": 0, "shared": 1, "shared:4": 4}[w.opts.mee]; got[MetricEmulator].Value != want {
 		t.Errorf("%s = %v under --mee %s, want %v", MetricEmulator, got[MetricEmulator].Value, w.opts.mee, want)
 	}
 	// Rollbacks are Trade-Orders', and the run's are those.
@@ -116,4 +169,5 @@ func runOnce(t *testing.T, db string, e engine.Engine, w *TPCE) {
 	if problems, err := w.Check(ctx, c); err != nil || len(problems) > 0 {
 		t.Fatalf("check after the run: %v %v", problems, err)
 	}
+	return res
 }

@@ -156,6 +156,9 @@ func TestMariaDB(t *testing.T) {
 	t.Run("data_maintenance", func(t *testing.T) { dataMaintenance(t, v) })
 	t.Run("trade_cleanup", func(t *testing.T) { tradeCleanup(t, v) })
 	t.Run("concurrent", func(t *testing.T) { concurrent(t, v) })
+	t.Run("no_disk_temp_tables", func(t *testing.T) { noDiskTempTables(t, v) })
+	t.Run("own_rows", func(t *testing.T) { ownRows(t, v) })
+	t.Run("lock_errors_retried", func(t *testing.T) { lockErrorsRetried(t, v) })
 	t.Run("install_uninstall", func(t *testing.T) { installUninstall(t, v) })
 	v.check(t)
 }

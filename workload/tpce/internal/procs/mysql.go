@@ -18,10 +18,17 @@ import (
 // Each function returns text: "M" and the row it needed and did not find,
 // or "R" and its JSON result. MariaDB writes a stored program's variables
 // into JSON as strings, so numbers are written as expressions (v + 0) and
-// booleans with IF(…, TRUE, FALSE); JSON built into a variable is nested
-// with JSON_QUERY. Lists arrive as JSON arrays, read with JSON_TABLE.
+// booleans with IF(…, TRUE, FALSE); JSON built into a variable is spliced
+// into the result as text (myWith). Lists arrive as JSON arrays, read with
+// JSON_TABLE.
 // MySQL (not MariaDB) lacks JSON_ARRAYAGG's ORDER BY, JSON_TABLE's
 // ordinality in the same form and sequences: it is refused.
+//
+// The functions lock the rows client mode's statements lock and no more:
+// MariaDB runs UPDATE … WHERE id IN (SELECT …) as a scan of the whole
+// table, which under repeatable read locks every row it reads (a
+// Market-Feed would hold every trade until it commits), so those updates
+// are joins driven by the rows that select them (STRAIGHT_JOIN).
 type mysqlFlavor struct{}
 
 // myTS formats a DATETIME or DATE expression as RFC 3339 in UTC.
@@ -38,6 +45,49 @@ func myR2(v string) string {
 // (LOCATE follows the collation, case-insensitive by default).
 func myReplace1(s, a, b string) string {
 	return `IF(LOCATE(BINARY ` + a + `, ` + s + `) = 0, ` + s + `, INSERT(` + s + `, LOCATE(BINARY ` + a + `, ` + s + `), CHAR_LENGTH(` + a + `), ` + b + `))`
+}
+
+// myArray sets v to the JSON array of obj, a JSON object of the fields
+// of record r, over the rows of sel in their order (NULL for no row, as
+// JSON_ARRAYAGG). It takes the place of JSON_ARRAYAGG(obj ORDER BY …):
+// the ORDER BY there sorts the objects in an internal temporary table,
+// which for an object that may exceed 512 characters has a text column
+// and is then an Aria table on disk, files created and removed at every
+// call. The cursor's temporary table holds sel's columns, which must not
+// be text (BLOB, TEXT) for it to stay in memory. A record's fields, as
+// variables, go into JSON as strings: obj writes numbers as r.f + 0.
+func myArray(v, r, sel, obj string) string { return myArrayPre(v, r, sel, "", obj) }
+
+// myArrayPre is myArray with statements pre run for each row before obj
+// is evaluated.
+func myArrayPre(v, r, sel, pre, obj string) string {
+	return `
+    SET ` + v + ` = NULL;
+    FOR ` + r + ` IN (` + sel + `) DO` + pre + `
+        SET ` + v + ` = CONCAT(COALESCE(CONCAT(` + v + `, ','), '['), ` + obj + `);
+    END FOR;
+    SET ` + v + ` = CONCAT(` + v + `, ']');`
+}
+
+// myWith is the JSON object obj (an expression of one key or more; ""
+// for none) with JSON texts added in front, kv naming each key and the
+// expression of its text in turn (NULL writes null). The texts are
+// spliced in as they are, where JSON_QUERY would parse and write them
+// again.
+func myWith(obj string, kv ...string) string {
+	parts := []string{`'{'`}
+	for i := 0; i < len(kv); i += 2 {
+		if i > 0 {
+			parts = append(parts, `', '`)
+		}
+		parts = append(parts, `'"`+kv[i]+`": '`, `COALESCE(`+kv[i+1]+`, 'null')`)
+	}
+	if obj == "" {
+		parts = append(parts, `'}'`)
+	} else {
+		parts = append(parts, `', '`, `SUBSTRING(`+obj+`, 2)`)
+	}
+	return "CONCAT(" + strings.Join(parts, ", ") + ")"
 }
 
 // myB is a boolean expression as a JSON boolean.
@@ -86,15 +136,14 @@ const (
 var myTradeStatus = myFunc(nameTradeStatus, `p_acct_id BIGINT`, myReads, `
     DECLARE v_trades LONGTEXT;
     DECLARE v_l, v_f, v_b VARCHAR(100);`, `
-    SET v_trades = (SELECT JSON_ARRAYAGG(JSON_OBJECT('tradeid', t_id, 'dts', `+myTS("t_dts")+`, 'status', st_name, 'type', tt_name,
-            'symbol', t_s_symb, 'qty', t_qty, 'execname', t_exec_name, 'charge', t_chrg, 'secname', s_name, 'exchange', ex_name)
-            ORDER BY t_dts DESC)
-        FROM (SELECT t_id, t_dts, st_name, tt_name, t_s_symb, t_qty, t_exec_name, t_chrg, s_name, ex_name
+`+myArray("v_trades", "r", `SELECT t_id, t_dts, st_name, tt_name, t_s_symb, t_qty, t_exec_name, t_chrg, s_name, ex_name
                 FROM trade, status_type, trade_type, security, exchange
                WHERE t_ca_id = p_acct_id AND st_id = t_st_id AND tt_id = t_tt_id AND s_symb = t_s_symb AND ex_id = s_ex_id
-               ORDER BY t_dts DESC LIMIT 50) r);`+myInto(`SELECT c_l_name, c_f_name, b_name INTO v_l, v_f, v_b FROM customer_account, customer, broker
+               ORDER BY t_dts DESC LIMIT 50`, `JSON_OBJECT('tradeid', r.t_id + 0, 'dts', `+myTS("r.t_dts")+`, 'status', r.st_name,
+            'type', r.tt_name, 'symbol', r.t_s_symb, 'qty', r.t_qty + 0, 'execname', r.t_exec_name, 'charge', r.t_chrg + 0,
+            'secname', r.s_name, 'exchange', r.ex_name)`)+myInto(`SELECT c_l_name, c_f_name, b_name INTO v_l, v_f, v_b FROM customer_account, customer, broker
      WHERE ca_id = p_acct_id AND c_id = ca_c_id AND b_id = ca_b_id;`)+myNF("customer_account", "p_acct_id")+`
-    RETURN CONCAT('R', JSON_OBJECT('trades', JSON_QUERY(v_trades, '$'), 'custlname', v_l, 'custfname', v_f, 'brokername', v_b));`)
+    RETURN CONCAT('R', `+myWith(`JSON_OBJECT('custlname', v_l, 'custfname', v_f, 'brokername', v_b)`, "trades", "v_trades")+`);`)
 
 var myBrokerVolume = myFunc(nameBrokerVolume, `p_brokers LONGTEXT, p_sector VARCHAR(30)`, myReads, `
     DECLARE v LONGTEXT;`, `
@@ -138,9 +187,9 @@ const myCPFrame2 = `
                WHERE t_id = id AND th_t_id = t_id AND st_id = th_st_id
                ORDER BY th_dts DESC LIMIT 30) h);`
 
-const myCPResult = `
-    RETURN CONCAT('R', JSON_OBJECT('custid', v_cust + 0, 'lname', v_l, 'fname', v_f, 'taxid', v_tax, 'tier', v_tier + 0,
-        'accounts', JSON_QUERY(v_accts, '$'), 'history', JSON_QUERY(v_hist, '$')));`
+var myCPResult = `
+    RETURN CONCAT('R', ` + myWith(`JSON_OBJECT('custid', v_cust + 0, 'lname', v_l, 'fname', v_f, 'taxid', v_tax, 'tier', v_tier + 0)`,
+	"accounts", "v_accts", "history", "v_hist") + `);`
 
 var myCustomerPosition = myFunc(nameCustomerPosition,
 	`p_cust_id BIGINT, p_tax_id VARCHAR(20), p_get_history BOOLEAN, p_acct_idx INT`, myReads, myCPDecl+`
@@ -153,24 +202,27 @@ var myCPF1 = myFunc(nameCPFrame1, `p_cust_id BIGINT, p_tax_id VARCHAR(20)`, myRe
 
 var myCPF2 = myFunc(nameCPFrame2, `v_acct BIGINT`, myReads, `
     DECLARE v_hist LONGTEXT;`, myCPFrame2+`
-    RETURN CONCAT('R', JSON_OBJECT('history', JSON_QUERY(v_hist, '$')));`)
+    RETURN CONCAT('R', `+myWith("", "history", "v_hist")+`);`)
 
 func myMWLoop(label, src string) string {
 	return `
         ` + label + `: FOR r IN (` + src + `) DO
-            FOR p IN (SELECT lt_price, s_num_out, dm_close FROM last_trade, security, daily_market
-                       WHERE lt_s_symb = r.s AND s_symb = lt_s_symb AND dm_s_symb = lt_s_symb AND dm_date = p_start_day) DO
+            SET v_found = 1;
+            SELECT CAST(s_num_out AS DOUBLE) * CAST(lt_price AS DOUBLE), CAST(s_num_out AS DOUBLE) * CAST(dm_close AS DOUBLE)
+              INTO v_cap_new, v_cap_old FROM last_trade, security, daily_market
+             WHERE lt_s_symb = r.s AND s_symb = lt_s_symb AND dm_s_symb = lt_s_symb AND dm_date = p_start_day;
+            IF v_found = 1 THEN
                 SET v_n = v_n + 1;
-                SET v_new = v_new + CAST(p.s_num_out AS DOUBLE) * CAST(p.lt_price AS DOUBLE);
-                SET v_old = v_old + CAST(p.s_num_out AS DOUBLE) * CAST(p.dm_close AS DOUBLE);
-            END FOR;
+                SET v_new = v_new + v_cap_new;
+                SET v_old = v_old + v_cap_old;
+            END IF;
         END FOR ` + label + `;`
 }
 
 var myMarketWatch = myFunc(nameMarketWatch,
 	`p_acct_id BIGINT, p_cust_id BIGINT, p_industry VARCHAR(50), p_start_co BIGINT, p_end_co BIGINT, p_start_day DATE`, myReads, `
     DECLARE v_n INT DEFAULT 0;
-    DECLARE v_old, v_new, v_pct DOUBLE DEFAULT 0;`, `
+    DECLARE v_old, v_new, v_pct, v_cap_new, v_cap_old DOUBLE DEFAULT 0;`, `
     IF p_cust_id <> 0 THEN`+myMWLoop("w", `SELECT wi_s_symb AS s FROM watch_item, watch_list WHERE wl_c_id = p_cust_id AND wi_wl_id = wl_id`)+`
     ELSEIF p_industry <> '' THEN`+myMWLoop("i", `SELECT s_symb AS s FROM industry, company, security
                   WHERE in_name = p_industry AND co_in_id = in_id AND co_id BETWEEN p_start_co AND p_end_co AND s_co_id = co_id`)+`
@@ -187,8 +239,21 @@ var mySecurityDetail = myFunc(nameSecurityDetail,
 	`p_symbol VARCHAR(15), p_max_rows INT, p_start_day DATE, p_access_lob BOOLEAN`, myReads, `
     DECLARE v_co_id BIGINT;
     DECLARE v_price DOUBLE;
-    DECLARE v LONGTEXT;`, myInto(`SELECT s_co_id INTO v_co_id FROM security WHERE s_symb = p_symbol;`)+myNF("security", "p_symbol")+
-		myInto(`SELECT lt_price INTO v_price FROM last_trade WHERE lt_s_symb = p_symbol;`)+myNF("last_trade", "p_symbol")+`
+    DECLARE v, v_fin, v_news LONGTEXT;`, myInto(`SELECT s_co_id INTO v_co_id FROM security WHERE s_symb = p_symbol;`)+myNF("security", "p_symbol")+
+		myInto(`SELECT lt_price INTO v_price FROM last_trade WHERE lt_s_symb = p_symbol;`)+myNF("last_trade", "p_symbol")+
+		myArray("v_fin", "f", `SELECT fi_year, fi_qtr, fi_qtr_start_date, fi_revenue, fi_net_earn, fi_basic_eps, fi_dilut_eps, fi_margin,
+                fi_inventory, fi_assets, fi_liability, fi_out_basic, fi_out_dilut
+           FROM financial WHERE fi_co_id = v_co_id ORDER BY fi_year, fi_qtr LIMIT 20`,
+			`JSON_OBJECT('year', f.fi_year + 0, 'qtr', f.fi_qtr + 0, 'qtrstart', `+myTS("f.fi_qtr_start_date")+`,
+            'revenue', f.fi_revenue + 0, 'netearn', f.fi_net_earn + 0, 'basiceps', f.fi_basic_eps + 0, 'diluteps', f.fi_dilut_eps + 0,
+            'margin', f.fi_margin + 0, 'inventory', f.fi_inventory + 0, 'assets', f.fi_assets + 0, 'liability', f.fi_liability + 0,
+            'outbasic', f.fi_out_basic + 0, 'outdilut', f.fi_out_dilut + 0)`)+
+		myArray("v_news", "n", `SELECT ni_id FROM news_xref, news_item WHERE ni_id = nx_ni_id AND nx_co_id = v_co_id ORDER BY ni_id LIMIT 2`,
+			`(SELECT IF(p_access_lob, JSON_OBJECT('item', REPLACE(TO_BASE64(ni_item), '\n', ''), 'dts', `+myTS("ni_dts")+`, 'source', ni_source,
+                'author', COALESCE(ni_author, '')),
+                JSON_OBJECT('dts', `+myTS("ni_dts")+`, 'source', ni_source, 'author', COALESCE(ni_author, ''), 'headline', ni_headline,
+                'summary', ni_summary))
+            FROM news_item WHERE ni_id = n.ni_id)`)+`
     SELECT JSON_OBJECT(
         'sname', s_name, 'coid', co_id, 'coname', co_name, 'sprate', co_sp_rate, 'ceo', co_ceo,
         'codesc', co_desc, 'opendate', `+myTS("co_open_date")+`, 'coaddress', COALESCE(ca.ad_line1, ''),
@@ -201,46 +266,32 @@ var mySecurityDetail = myFunc(nameSecurityDetail,
         'competitors', (SELECT JSON_ARRAYAGG(CONCAT(x.co_name, ' (', x.in_name, ')') ORDER BY x.cp_comp_co_id) FROM (
             SELECT c2.co_name, in_name, cp_comp_co_id FROM company_competitor, company c2, industry
              WHERE cp_co_id = v_co_id AND c2.co_id = cp_comp_co_id AND in_id = cp_in_id ORDER BY cp_comp_co_id LIMIT 3) x),
-        'financials', (SELECT JSON_ARRAYAGG(JSON_OBJECT('year', fi_year, 'qtr', fi_qtr, 'qtrstart', `+myTS("fi_qtr_start_date")+`,
-                'revenue', fi_revenue, 'netearn', fi_net_earn, 'basiceps', fi_basic_eps, 'diluteps', fi_dilut_eps,
-                'margin', fi_margin, 'inventory', fi_inventory, 'assets', fi_assets, 'liability', fi_liability,
-                'outbasic', fi_out_basic, 'outdilut', fi_out_dilut) ORDER BY fi_year, fi_qtr) FROM (
-            SELECT * FROM financial WHERE fi_co_id = v_co_id ORDER BY fi_year, fi_qtr LIMIT 20) f),
         'days', (SELECT JSON_ARRAYAGG(JSON_OBJECT('date', `+myTS("dm_date")+`, 'close', dm_close, 'high', dm_high, 'low', dm_low,
                 'vol', dm_vol) ORDER BY dm_date) FROM (
             SELECT dm_date, dm_close, dm_high, dm_low, dm_vol FROM daily_market
              WHERE dm_s_symb = p_symbol AND dm_date >= p_start_day ORDER BY dm_date LIMIT p_max_rows) d),
-        'lastprice', lt_price, 'openprice', lt_open_price, 'lastvol', lt_vol,
-        'news', IF(p_access_lob, (SELECT JSON_ARRAYAGG(JSON_OBJECT('item', REPLACE(TO_BASE64(ni_item), '\n', ''),
-                'dts', `+myTS("ni_dts")+`, 'source', ni_source, 'author', COALESCE(ni_author, '')) ORDER BY ni_id) FROM (
-            SELECT ni_id, ni_item, ni_dts, ni_source, ni_author FROM news_xref, news_item
-             WHERE ni_id = nx_ni_id AND nx_co_id = v_co_id ORDER BY ni_id LIMIT 2) n),
-            (SELECT JSON_ARRAYAGG(JSON_OBJECT('dts', `+myTS("ni_dts")+`, 'source', ni_source, 'author', COALESCE(ni_author, ''),
-                'headline', ni_headline, 'summary', ni_summary) ORDER BY ni_id) FROM (
-            SELECT ni_id, ni_dts, ni_source, ni_author, ni_headline, ni_summary FROM news_xref, news_item
-             WHERE ni_id = nx_ni_id AND nx_co_id = v_co_id ORDER BY ni_id LIMIT 2) n)))
+        'lastprice', lt_price, 'openprice', lt_open_price, 'lastvol', lt_vol)
       INTO v
       FROM security, company, address ca, address ea, zip_code zca, zip_code zea, exchange, last_trade
      WHERE s_symb = p_symbol AND co_id = s_co_id AND ca.ad_id = co_ad_id AND ex_id = s_ex_id AND ea.ad_id = ex_ad_id
        AND zca.zc_code = ca.ad_zc_code AND zea.zc_code = ea.ad_zc_code AND lt_s_symb = s_symb;
-    RETURN CONCAT('R', v);`)
+    RETURN CONCAT('R', `+myWith("v", "financials", "v_fin", "news", "v_news")+`);`)
 
 // myTradesJSON turns sel's trades (columns ord, t_id, ca, t_dts, bid,
 // xname, is_cash, mrkt, price, qty, tt) into the JSON array of
 // txn.TradeInfo, into v_trades.
 func myTradesJSON(sel string) string {
-	return `
-        SET v_trades = (SELECT JSON_ARRAYAGG(JSON_OBJECT('tradeid', s.t_id, 'acctid', s.ca, 'dts', ` + myTS("s.t_dts") + `,
-                'bidprice', s.bid, 'execname', s.xname, 'iscash', ` + myB("s.is_cash") + `, 'ismarket', ` + myB("s.mrkt") + `,
-                'tradeprice', s.price, 'qty', s.qty, 'typeid', s.tt, 'settleamt', se_amt,
-                'settledue', ` + myTS("se_cash_due_date") + `, 'cashtype', se_cash_type, 'cashamt', ct_amt,
-                'cashdts', ` + myTS("ct_dts") + `, 'cashname', ct_name,
-                'histdts', (SELECT JSON_ARRAYAGG(` + myTS("th_dts") + ` ORDER BY th_dts LIMIT 3) FROM trade_history WHERE th_t_id = s.t_id),
-                'histstatus', (SELECT JSON_ARRAYAGG(th_st_id ORDER BY th_dts LIMIT 3) FROM trade_history WHERE th_t_id = s.t_id))
-                ORDER BY s.ord)
-            FROM (` + sel + `) s
+	return myArrayPre("v_trades", "r", `SELECT s.*, se_amt, se_cash_due_date, se_cash_type, ct_amt, ct_dts, ct_name
+            FROM (`+sel+`) s
             LEFT JOIN settlement ON se_t_id = s.t_id
-            LEFT JOIN cash_transaction ON s.is_cash AND ct_t_id = s.t_id);`
+            LEFT JOIN cash_transaction ON s.is_cash AND ct_t_id = s.t_id
+           ORDER BY s.ord`, `
+        SELECT JSON_ARRAYAGG(`+myTS("th_dts")+` ORDER BY th_dts LIMIT 3), JSON_ARRAYAGG(th_st_id ORDER BY th_dts LIMIT 3)
+          INTO v_hist_dts, v_hist_st FROM trade_history WHERE th_t_id = r.t_id;`, myWith(`JSON_OBJECT('tradeid', r.t_id + 0, 'acctid', r.ca + 0, 'dts', `+myTS("r.t_dts")+`,
+                'bidprice', r.bid + 0, 'execname', r.xname, 'iscash', `+myB("r.is_cash")+`, 'ismarket', `+myB("r.mrkt")+`,
+                'tradeprice', r.price + 0, 'qty', r.qty + 0, 'typeid', r.tt, 'settleamt', r.se_amt + 0,
+                'settledue', `+myTS("r.se_cash_due_date")+`, 'cashtype', r.se_cash_type, 'cashamt', r.ct_amt + 0,
+                'cashdts', `+myTS("r.ct_dts")+`, 'cashname', r.ct_name)`, "histdts", "v_hist_dts", "histstatus", "v_hist_st"))
 }
 
 const myIDs = `JSON_TABLE(CONCAT('[', p_ids, ']'), '$[*]' COLUMNS (ord FOR ORDINALITY, id BIGINT PATH '$')) j`
@@ -249,7 +300,7 @@ const myIDs = `JSON_TABLE(CONCAT('[', p_ids, ']'), '$[*]' COLUMNS (ord FOR ORDIN
 // frames 1 to 3; p_ids is a comma-separated list.
 var myLookupTrades = myFunc(nameLookupTrades, `p_frame INT, p_ids LONGTEXT, p_acct_id BIGINT, p_symbol VARCHAR(15),
         p_start DATETIME(6), p_end DATETIME(6), p_max INT`, myReads, `
-    DECLARE v_trades LONGTEXT;
+    DECLARE v_trades, v_hist_dts, v_hist_st LONGTEXT;
     DECLARE v_n INT;
     DECLARE v_id BIGINT;`, `
     IF p_frame = 1 THEN
@@ -293,13 +344,13 @@ var myTradeLookup = myFunc(nameTradeLookup, myLookupParams, myReads, `
             FROM (SELECT hh_h_t_id, hh_t_id, hh_before_qty, hh_after_qty FROM holding_history
                    WHERE hh_h_t_id IN (SELECT hh_h_t_id FROM holding_history WHERE hh_t_id = v_first)
                    ORDER BY hh_h_t_id, hh_t_id LIMIT 20) h);
-        RETURN CONCAT('R', JSON_OBJECT('tradeid', v_first + 0, 'history', JSON_QUERY(v_hist, '$')));
+        RETURN CONCAT('R', `+myWith("JSON_OBJECT('tradeid', v_first + 0)", "history", "v_hist")+`);
     END IF;
     SET v = `+myLookupCall+`;
     IF LEFT(v, 1) = 'M' THEN
         RETURN v;
     END IF;
-    RETURN CONCAT('R', JSON_OBJECT('trades', JSON_QUERY(SUBSTRING(v, 2), '$')));`)
+    RETURN CONCAT('R', `+myWith("", "trades", "SUBSTRING(v, 2)")+`);`)
 
 var myTradeUpdate = myFunc(nameTradeUpdate, myLookupParams+`, p_max_updates INT`, myWrites, `
     DECLARE v LONGTEXT;
@@ -338,7 +389,7 @@ var myTradeUpdate = myFunc(nameTradeUpdate, myLookupParams+`, p_max_updates INT`
         END IF;
     END FOR upd;
     SET v = `+myLookupCall+`;
-    RETURN CONCAT('R', JSON_OBJECT('trades', JSON_QUERY(SUBSTRING(v, 2), '$'), 'updated', v_upd + 0));`)
+    RETURN CONCAT('R', `+myWith("JSON_OBJECT('updated', v_upd + 0)", "trades", "SUBSTRING(v, 2)")+`);`)
 
 // Trade-Order's frames, shared by the procedure and the frame functions
 // as on PostgreSQL.
@@ -663,10 +714,13 @@ var myMarketFeed = myFunc(nameMarketFeed, `p_symbol VARCHAR(15), p_price DOUBLE,
     DECLARE v_hits LONGTEXT;`, `
     UPDATE last_trade SET lt_price = p_price, lt_vol = lt_vol + p_qty, lt_dts = p_now WHERE lt_s_symb = p_symbol;
     SELECT COUNT(*) INTO v_n FROM trade_request WHERE `+myMFCond+` FOR UPDATE;
+    IF v_n = 0 THEN
+        RETURN 'Rnull';
+    END IF;
     SET v_hits = (SELECT JSON_ARRAYAGG(JSON_OBJECT('tradeid', tr_t_id, 'symbol', tr_s_symb, 'typeid', tr_tt_id, 'qty', tr_qty,
             'bidprice', tr_bid_price) ORDER BY tr_t_id)
         FROM trade_request WHERE `+myMFCond+`);
-    UPDATE trade SET t_dts = p_now, t_st_id = 'SBMT' WHERE t_id IN (SELECT tr_t_id FROM trade_request WHERE `+myMFCond+`);
+    UPDATE trade_request STRAIGHT_JOIN trade ON t_id = tr_t_id SET t_dts = p_now, t_st_id = 'SBMT' WHERE `+myMFCond+`;
     INSERT INTO trade_history (th_t_id, th_dts, th_st_id) SELECT tr_t_id, p_now, 'SBMT' FROM trade_request WHERE `+myMFCond+`;
     DELETE FROM trade_request WHERE `+myMFCond+`;
     RETURN CONCAT('R', COALESCE(v_hits, 'null'));`)
@@ -674,7 +728,7 @@ var myMarketFeed = myFunc(nameMarketFeed, `p_symbol VARCHAR(15), p_price DOUBLE,
 var myTradeCleanup = myFunc(nameTradeCleanup, `p_start_trade_id BIGINT, p_now DATETIME(6)`, myWrites, `
     DECLARE v_n, v_k BIGINT DEFAULT 0;`, `
     INSERT INTO trade_history (th_t_id, th_dts, th_st_id) SELECT tr_t_id, p_now, 'SBMT' FROM trade_request;
-    UPDATE trade SET t_st_id = 'CNCL', t_dts = p_now + INTERVAL 1 MICROSECOND WHERE t_id IN (SELECT tr_t_id FROM trade_request);
+    UPDATE trade_request STRAIGHT_JOIN trade ON t_id = tr_t_id SET t_st_id = 'CNCL', t_dts = p_now + INTERVAL 1 MICROSECOND;
     INSERT INTO trade_history (th_t_id, th_dts, th_st_id) SELECT tr_t_id, p_now + INTERVAL 1 MICROSECOND, 'CNCL' FROM trade_request;
     DELETE FROM trade_request;
     SET v_n = ROW_COUNT();
@@ -732,7 +786,7 @@ var myDataMaintenance = myFunc(nameDataMaintenance, `p_table VARCHAR(30), p_acct
         UPDATE financial SET fi_qtr_start_date = fi_qtr_start_date + INTERVAL v_shift DAY WHERE fi_co_id = p_co_id;
         SET v_n = ROW_COUNT();
     WHEN 'news_item' THEN
-        UPDATE news_item SET ni_dts = ni_dts + INTERVAL 1 DAY WHERE ni_id IN (SELECT nx_ni_id FROM news_xref WHERE nx_co_id = p_co_id);
+        UPDATE news_xref STRAIGHT_JOIN news_item ON ni_id = nx_ni_id SET ni_dts = ni_dts + INTERVAL 1 DAY WHERE nx_co_id = p_co_id;
         SET v_n = ROW_COUNT();
     WHEN 'security' THEN`+myInto(`SELECT s_exch_date INTO v_d FROM security WHERE s_symb = p_symbol;`)+myNF("security", "p_symbol")+`
         UPDATE security SET s_exch_date = v_d + INTERVAL 1 DAY WHERE s_symb = p_symbol;

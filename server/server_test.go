@@ -15,8 +15,8 @@ import (
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/engine/mysql"
 	"github.com/dbarena/dbarena/engine/postgres"
+	"github.com/dbarena/dbarena/schema"
 	"github.com/dbarena/dbarena/server"
-	"github.com/dbarena/dbarena/workload/schema"
 )
 
 // These tests start real servers from the machine's binaries

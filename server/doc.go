@@ -34,8 +34,8 @@
 // Reap stops and removes those whose process ended without stopping
 // them.
 //
-// (*Server).Target is the dbarena target of a server, its password an
-// engine.Secret; ParseManaged reads the managed: targets of the command
+// (*Server).Target is the dbarena target of a server, its password a
+// target.Secret; ParseManaged reads the managed: targets of the command
 // line (managed:postgres?shared_buffers=1GB, managed:pg1).
 //
 // The package runs the servers' programs directly (os/exec), never a

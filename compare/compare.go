@@ -34,6 +34,7 @@ import (
 	"golang.org/x/perf/benchmath"
 
 	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/metric"
 	"github.com/dbarena/dbarena/result"
 )
 
@@ -49,7 +50,7 @@ type Input struct {
 
 // Options choose the figure compared and how it is shown.
 type Options struct {
-	// Metric is any of RunMetrics by name or column (tps, the default;
+	// Metric is any of metric.RunMetrics by name or column (tps, the default;
 	// qps, p50 … p999, retries, retry_pct, server_cpu_pct, disk_iops …;
 	// cpu is client_cpu_per_txn_us), or the name of a workload metric
 	// (NOPM, tpmC, …; any case).
@@ -74,7 +75,7 @@ type Options struct {
 	// empty): see Changes.
 	Change string
 	// Columns are figures shown beside each column's value, in this
-	// order: any of RunMetrics (server_cpu_pct, host_iowait_pct,
+	// order: any of metric.RunMetrics (server_cpu_pct, host_iowait_pct,
 	// disk_iops, p95 …) or a workload metric, each the median of the
 	// cell's runs (of the whole run, also under Op). They change neither
 	// the compared figure nor its changes. A name that is no metric of
@@ -249,7 +250,7 @@ func Build(inputs []Input, opt Options) ([]*Table, error) {
 	if opt.Change == ChangeVsPrevious && opt.Baseline != "" {
 		return nil, fmt.Errorf("--baseline %q: --change vs-previous compares each column with the one before it, not with a baseline", opt.Baseline)
 	}
-	metric, err := parseMetric(opt.Metric, inputs)
+	spec, err := parseMetric(opt.Metric, inputs)
 	if err != nil {
 		return nil, err
 	}
@@ -271,7 +272,7 @@ func Build(inputs []Input, opt Options) ([]*Table, error) {
 	}
 	var tables []*Table
 	for _, name := range order {
-		t, err := build(byWorkload[name], metric, beside, opt)
+		t, err := build(byWorkload[name], spec, beside, opt)
 		if err != nil {
 			return nil, err
 		}
@@ -285,7 +286,7 @@ type metricSpec struct {
 	Metric
 	// run is the run metric; nil for a workload metric, found by name in
 	// each run's Metrics.
-	run *RunMetric
+	run *metric.RunMetric
 }
 
 func parseMetric(s string, inputs []Input) (metricSpec, error) {
@@ -301,7 +302,7 @@ func parseMetric(s string, inputs []Input) (metricSpec, error) {
 			runs = append(runs, &in.File.Runs[i])
 		}
 	}
-	if m, ok := LookupRunMetric(s, runs...); ok {
+	if m, ok := metric.LookupRunMetric(s, runs...); ok {
 		name := m.Name
 		if strings.EqualFold(s, "cpu") {
 			name = "client CPU per transaction"
@@ -325,7 +326,7 @@ func parseColumns(names []string, inputs []Input) ([]metricSpec, error) {
 	var out []metricSpec
 	seen := map[string]bool{}
 	for _, s := range names {
-		if m, ok := LookupRunMetric(s, runs...); ok {
+		if m, ok := metric.LookupRunMetric(s, runs...); ok {
 			if seen[m.Name] {
 				return nil, metricError(fmt.Sprintf("--columns %q: asked twice", s))
 			}

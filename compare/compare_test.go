@@ -11,6 +11,7 @@ import (
 	"github.com/dbarena/dbarena/compare"
 	_ "github.com/dbarena/dbarena/engine/all" // the engines' server metrics (sysmon.Metrics)
 	"github.com/dbarena/dbarena/histogram"
+	"github.com/dbarena/dbarena/metric"
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/sysmon"
 )
@@ -278,7 +279,7 @@ func TestRunMetrics(t *testing.T) {
 		t.Errorf("unsampled server metric: %v", err)
 	}
 	names := map[string]bool{}
-	for _, m := range compare.RunMetrics() {
+	for _, m := range metric.RunMetrics() {
 		if names[m.Name] || m.Value == nil {
 			t.Errorf("run metric %q listed twice or without a value", m.Name)
 		}

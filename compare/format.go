@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/dbarena/dbarena/markdown"
+	"github.com/dbarena/dbarena/metric"
 )
 
 // Title is the line above a table: workload, figure, direction, what the
@@ -394,7 +395,7 @@ func WriteMarkdown(w io.Writer, tables []*Table) error {
 // csvColumn is a figure's CSV field: a run metric's export column
 // ("p95_ms", "server_cpu_pct"), else its name.
 func csvColumn(m Metric) string {
-	if rm, ok := LookupRunMetric(m.Name); ok {
+	if rm, ok := metric.LookupRunMetric(m.Name); ok {
 		return rm.Column
 	}
 	return m.Name

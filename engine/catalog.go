@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dbarena/dbarena/workload/schema"
+	"github.com/dbarena/dbarena/schema"
 )
 
 // MetaTable records every table (or collection) dbarena created, so that

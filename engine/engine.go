@@ -23,9 +23,9 @@
 // opener). Shared code asks the registry (Lookup, Registrations, Schemes,
 // PasswordEnvs) instead of listing engines; engine/all imports them all.
 //
-// Redaction is one policy, owned here: IsSecretParam, IsKeyValue, RedactURL,
-// RedactedURL, URLSecrets and Scrub decide what of a URL (or a key=value
-// connection string) or a message may be shown.
+// Target and Secret are package target's (engine.Target is target.Target),
+// which also owns the one redaction policy; ParseTarget and ScrubEnv add
+// what needs the registry (scheme aliases, password variables).
 package engine
 
 import (

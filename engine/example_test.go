@@ -22,14 +22,3 @@ func ExampleParseTarget() {
 	// pg15=postgres://bench@127.0.0.1:5432/bench?sslmode=disable
 	// xxxxx true
 }
-
-// One redaction policy: a URL to show, and a message scrubbed of a URL's
-// secrets.
-func ExampleRedactURL() {
-	raw := "postgres://bench:hunter2@db1:5432/bench?sslpassword=k3y&sslmode=require"
-	fmt.Println(engine.RedactURL(raw))
-	fmt.Println(engine.Scrub("login as bench:hunter2 failed", engine.URLSecrets(raw)...))
-	// Output:
-	// postgres://bench:xxxxx@db1:5432/bench?sslmode=require&sslpassword=xxxxx
-	// login as bench:xxxxx failed
-}

@@ -7,42 +7,12 @@ import (
 	"testing"
 
 	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/target"
 )
 
-func TestIsSecretParam(t *testing.T) {
-	for k, want := range map[string]bool{
-		"password": true, "sslpassword": true, "PASSWORD": true, "db_passwd": true, "pwd": true,
-		"client_secret": true, "sslmode": false, "user": false, "pwdx": false, "w": false,
-	} {
-		if got := engine.IsSecretParam(k); got != want {
-			t.Errorf("IsSecretParam(%q) = %v, want %v", k, got, want)
-		}
-	}
-}
-
-func TestRedactURL(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{"postgres://bench:pw@h:5432/db?sslmode=disable", "postgres://bench:xxxxx@h:5432/db?sslmode=disable"},
-		{"postgres://bench@h/db", "postgres://bench@h/db"},
-		{"mysql://u@h/db?password=p&tls=true", "mysql://u@h/db?password=xxxxx&tls=true"},
-		{"managed:postgres?shared_buffers=1GB", "managed:postgres?shared_buffers=1GB"},
-		{"%zz://u:hunter2@h", "%zz://xxxxx@h"},
-		{"postgres//u:hunter2@h", "xxxxx@h"},
-		{"not a url", "not a url"},
-	} {
-		if got := engine.RedactURL(tc.in); got != tc.want {
-			t.Errorf("RedactURL(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-}
-
-func TestScrub(t *testing.T) {
-	if got := engine.Scrub("pw pw2 x", "pw", "", "pw2"); got != "xxxxx xxxxx x" {
-		t.Errorf("Scrub = %q: the longer secret must be hidden whole", got)
-	}
-	if got := engine.Scrub("nothing", nil...); got != "nothing" {
-		t.Errorf("Scrub without secrets = %q", got)
-	}
+// ScrubEnv hides the registered engines' password variables, not others,
+// and no value of one or two characters.
+func TestScrubEnv(t *testing.T) {
 	env := func(k string) string {
 		return map[string]string{"PGPASSWORD": "pg-secret", "MYSQL_PWD": "my-secret", "OTHER": "other-secret"}[k]
 	}
@@ -69,8 +39,8 @@ func TestRedactionAgrees(t *testing.T) {
 	const query = "password=xxxxx&sslmode=disable&sslpassword=xxxxx"
 	outputs := map[string]string{
 		"Target.Redacted": tg.Redacted(),
-		"RedactURL":       engine.RedactURL(raw),
-		"Scrub":           engine.Scrub("cannot reach "+raw, engine.URLSecrets(raw)...),
+		"RedactURL":       target.RedactURL(raw),
+		"Scrub":           target.Scrub("cannot reach "+raw, target.URLSecrets(raw)...),
 		"ScrubEnv": engine.ScrubEnv("cannot reach "+raw, func(k string) string {
 			return map[string]string{"PGPASSWORD": "pw-user!"}[k]
 		}),
@@ -115,13 +85,13 @@ func TestRedactKeyValue(t *testing.T) {
 		{"host=h junk password=SECRET", "host=h junk password=xxxxx"},
 		{"host=h user=u", "host=h user=u"},
 	} {
-		if !engine.IsKeyValue(tc.in) {
+		if !target.IsKeyValue(tc.in) {
 			t.Errorf("IsKeyValue(%q) = false", tc.in)
 		}
-		if got := engine.RedactURL(tc.in); got != tc.want {
+		if got := target.RedactURL(tc.in); got != tc.want {
 			t.Errorf("RedactURL(%q) = %q, want %q", tc.in, got, tc.want)
 		}
-		if got := engine.Scrub("at "+tc.in, engine.URLSecrets(tc.in)...); got != "at "+tc.want {
+		if got := target.Scrub("at "+tc.in, target.URLSecrets(tc.in)...); got != "at "+tc.want {
 			t.Errorf("Scrub(%q) with its secrets = %q, want %q", tc.in, got, "at "+tc.want)
 		}
 		if _, err := engine.ParseTarget(tc.in, "", nil); !errors.Is(err, engine.ErrBadTarget) || strings.Contains(err.Error(), "SECRET") || !strings.Contains(err.Error(), "key=value") {
@@ -130,7 +100,7 @@ func TestRedactKeyValue(t *testing.T) {
 	}
 	// Targets that are no key=value strings.
 	for _, s := range []string{"pg=postgres://u@h/db?password=x", "managed:postgres?shared_buffers=1GB", "pg=managed:postgres", "sqlite:rel/x.db", "not a url", "label=sqlite:x.db"} {
-		if engine.IsKeyValue(s) {
+		if target.IsKeyValue(s) {
 			t.Errorf("IsKeyValue(%q) = true", s)
 		}
 	}

@@ -8,49 +8,23 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/dbarena/dbarena/target"
 )
 
-// Target is one database under test: a URL with an optional label. The
-// password is kept apart from the URL so that printing a Target, or its URL,
-// can never reveal it.
-type Target struct {
-	// Label names the target in output; it defaults to the engine scheme.
-	Label string
-	// URL is the target's URL without any password.
-	URL *url.URL
-	// Password comes from the URL, the environment or a file. It is never
-	// printed: Target's String and GoString redact it.
-	Password Secret
-}
+// Target is one database under test (target.Target): a URL with an
+// optional label, the password kept apart so that printing a Target, or
+// its URL, can never reveal it.
+type Target = target.Target
 
-// Secret is a string that formats as "xxxxx" everywhere (fmt, %v, %#v, JSON
-// through fmt), so it cannot slip into output by accident. Reveal returns it.
-type Secret struct{ s string }
+// Secret is a string that formats as "xxxxx" everywhere (target.Secret).
+type Secret = target.Secret
 
 // NewSecret wraps s.
-func NewSecret(s string) Secret { return Secret{s} }
-
-// Reveal returns the secret itself, for handing to a driver.
-func (s Secret) Reveal() string { return s.s }
-
-// IsSet reports whether the secret is non-empty.
-func (s Secret) IsSet() bool { return s.s != "" }
-
-func (s Secret) String() string {
-	if s.s == "" {
-		return ""
-	}
-	return Mask
-}
-
-// GoString redacts for %#v.
-func (s Secret) GoString() string { return `engine.Secret{"xxxxx"}` }
-
-// MarshalText redacts for encoders.
-func (s Secret) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+func NewSecret(s string) Secret { return target.NewSecret(s) }
 
 // ParseTarget parses "url" or "label=url"; a libpq key=value string
-// (IsKeyValue) is refused, its secrets redacted. A scheme registered as an alias
+// (target.IsKeyValue) is refused, its secrets redacted. A scheme registered as an alias
 // is rewritten to its engine's name ("postgresql" → "postgres"). Passwords
 // are taken, in order of preference, from the URL, from passwordFile (when
 // not empty), or from the engine's registered password variable
@@ -58,20 +32,20 @@ func (s Secret) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 // An unknown scheme is not an error here: Open refuses it.
 func ParseTarget(s, passwordFile string, getenv func(string) string) (Target, error) {
 	var t Target
-	if IsKeyValue(s) {
-		return t, &TargetError{Target: RedactURL(s), Field: "url", Err: fmt.Errorf("%w: a key=value connection string, not a URL: want scheme://[user@]host[:port]/database (the password in the URL, in --password-file or in the engine's variable)", ErrBadTarget)}
+	if target.IsKeyValue(s) {
+		return t, &TargetError{Target: target.RedactURL(s), Field: "url", Err: fmt.Errorf("%w: a key=value connection string, not a URL: want scheme://[user@]host[:port]/database (the password in the URL, in --password-file or in the engine's variable)", ErrBadTarget)}
 	}
 	raw := s
 	if i := strings.Index(s, "="); i > 0 && !strings.Contains(s[:i], "://") && !strings.Contains(s[:i], ":") {
 		t.Label, raw = s[:i], s[i+1:]
 	}
 	if port, ok := badPort(raw); ok {
-		return t, &TargetError{Target: RedactURL(raw), Field: "port", Err: fmt.Errorf("%w: port %q: want a number from 1 to 65535", ErrBadTarget, port)}
+		return t, &TargetError{Target: target.RedactURL(raw), Field: "port", Err: fmt.Errorf("%w: port %q: want a number from 1 to 65535", ErrBadTarget, port)}
 	}
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme == "" {
 		// url.Parse errors repeat the whole input, password included.
-		return t, &TargetError{Target: RedactURL(raw), Field: "url", Err: fmt.Errorf("%w: want scheme://[user[:password]@]host[:port]/database or sqlite:///path", ErrBadTarget)}
+		return t, &TargetError{Target: target.RedactURL(raw), Field: "url", Err: fmt.Errorf("%w: want scheme://[user[:password]@]host[:port]/database or sqlite:///path", ErrBadTarget)}
 	}
 	u.Scheme = canonicalScheme(u.Scheme)
 	if pw, ok := u.User.Password(); ok {
@@ -102,44 +76,23 @@ func ParseTarget(s, passwordFile string, getenv func(string) string) (Target, er
 	return t, nil
 }
 
-// Redacted is the URL as it may be printed or stored: no password, any
-// secret query parameter (IsSecretParam) replaced by "xxxxx", and what
-// stands before an "@" that is no user information (the opaque
-// "u:pw@tcp(h)/db" of a Go MySQL DSN) as well (RedactURL).
-func (t Target) Redacted() string {
-	if t.URL == nil {
-		return ""
-	}
-	u := *t.URL
-	if u.User != nil {
-		u.User = url.User(u.User.Username())
-	}
-	if strings.Contains(u.Opaque, "@") {
-		return RedactURL(u.String())
-	}
-	return RedactedURL(&u).String()
-}
+// scrubEnvMin is the shortest password variable value ScrubEnv hides: a
+// value of one or two characters would take letters out of every word of
+// the message.
+const scrubEnvMin = 3
 
-// String is "label=redacted-url".
-func (t Target) String() string { return t.Label + "=" + t.Redacted() }
-
-// GoString redacts for %#v.
-func (t Target) GoString() string { return "engine.Target{" + t.String() + "}" }
-
-// Username is the URL's user name, or "".
-func (t Target) Username() string {
-	if t.URL == nil || t.URL.User == nil {
-		return ""
+// ScrubEnv hides in msg the values of every registered engine's password
+// variable (PasswordEnvs) read through getenv: a last line of defence
+// behind the engines' own redaction, for messages about to be printed.
+// Values shorter than three characters are left alone.
+func ScrubEnv(msg string, getenv func(string) string) string {
+	var secrets []string
+	for _, k := range PasswordEnvs() {
+		if v := getenv(k); len(v) >= scrubEnvMin {
+			secrets = append(secrets, v)
+		}
 	}
-	return t.URL.User.Username()
-}
-
-// Host is the URL's host:port, or "".
-func (t Target) Host() string {
-	if t.URL == nil {
-		return ""
-	}
-	return t.URL.Host
+	return target.Scrub(msg, secrets...)
 }
 
 // badPort finds the port of a URL's host ("h:99999", "[::1]:x") and

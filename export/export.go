@@ -13,9 +13,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dbarena/dbarena/compare"
 	"github.com/dbarena/dbarena/histogram"
 	"github.com/dbarena/dbarena/markdown"
+	"github.com/dbarena/dbarena/metric"
 	"github.com/dbarena/dbarena/result"
 )
 
@@ -84,7 +84,7 @@ func metricNames(inputs []Input, each func(r *result.Run, add func(string))) []s
 	return slices.Sorted(maps.Keys(set))
 }
 
-// runs is one line per run: every run metric (compare.RunMetrics), the
+// runs is one line per run: every run metric (metric.RunMetrics), the
 // server metrics any run has, then the workload metrics any run has.
 func runs(inputs []Input) *Table {
 	names := metricNames(inputs, func(r *result.Run, add func(string)) {
@@ -98,9 +98,9 @@ func runs(inputs []Input) *Table {
 			all = append(all, &in.File.Runs[i])
 		}
 	}
-	cols := compare.RunMetrics()
-	cols = slices.DeleteFunc(cols, func(m compare.RunMetric) bool { return m.Server })
-	cols = append(cols, compare.ServerColumns(all)...)
+	cols := metric.RunMetrics()
+	cols = slices.DeleteFunc(cols, func(m metric.RunMetric) bool { return m.Server })
+	cols = append(cols, metric.ServerColumns(all)...)
 	t := &Table{Header: append(slices.Clone(ids), "status")}
 	for _, m := range cols {
 		t.Header = append(t.Header, m.Column)
@@ -154,7 +154,7 @@ func intervals(inputs []Input) *Table {
 			}
 		}
 	}
-	server := compare.ServerColumns(sampled)
+	server := metric.ServerColumns(sampled)
 	t := &Table{Header: append(slices.Clone(ids), "t_s", "warmup", "transactions", "tps", "queries", "qps",
 		"errors", "retries", "reconnects", "rollbacks", "p50_ms", "p95_ms", "p99_ms", "max_ms")}
 	for _, m := range server {

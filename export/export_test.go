@@ -8,6 +8,9 @@ import (
 	"github.com/dbarena/dbarena/export"
 	"github.com/dbarena/dbarena/histogram"
 	"github.com/dbarena/dbarena/result"
+	// The server metrics, their order and units, are sysmon's, which
+	// registers them with the metric registry as in the binary.
+	_ "github.com/dbarena/dbarena/sysmon"
 )
 
 func sample() []export.Input {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/dbarena/dbarena/compare"
 	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/metric"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/threshold"
 	"github.com/dbarena/dbarena/workload"
@@ -1148,13 +1149,13 @@ func (c Cell) Config() runner.Config {
 }
 
 // checkMetric refuses, before anything runs, a metric that is neither a
-// figure of every run (compare.RunMetrics) nor one the workload reports
+// figure of every run (metric.RunMetrics) nor one the workload reports
 // with these options.
 func (d *decoder) checkMetric(rw *rawWorkload, wl workload.Workload, wp string) {
 	if rw.metricN == nil || strings.TrimSpace(rw.w.Metric) == "" || strings.ContainsAny(rw.w.Metric, "\t\n") {
 		return
 	}
-	if _, ok := compare.LookupRunMetric(rw.w.Metric); ok {
+	if _, ok := metric.LookupRunMetric(rw.w.Metric); ok {
 		return
 	}
 	own := workloadMetrics(wl)
@@ -1186,7 +1187,7 @@ func (d *decoder) columns(n ast.Node, fp string) []columnValue {
 			d.errorf(it, ip, "%q: not a metric (server_cpu_pct, host_iowait_pct, disk_iops, p95, or a workload's metric such as NOPM)", s)
 		default:
 			key := strings.ToLower(strings.TrimSpace(s))
-			if m, ok := compare.LookupRunMetric(s); ok {
+			if m, ok := metric.LookupRunMetric(s); ok {
 				key = m.Name
 			}
 			if seen[key] {
@@ -1201,7 +1202,7 @@ func (d *decoder) columns(n ast.Node, fp string) []columnValue {
 }
 
 // checkColumns refuses, before anything runs, a column that is neither a
-// figure of every run (compare.RunMetrics) nor one rw's workload reports,
+// figure of every run (metric.RunMetrics) nor one rw's workload reports,
 // and sets the entry's Columns. A plan-level column's problem is
 // reported once (seen).
 func (d *decoder) checkColumns(rw *rawWorkload, cols []columnValue, seen map[Problem]bool) {
@@ -1211,7 +1212,7 @@ func (d *decoder) checkColumns(rw *rawWorkload, cols []columnValue, seen map[Pro
 		if !rw.known {
 			continue // the workload is unknown: reported
 		}
-		if _, ok := compare.LookupRunMetric(c.name); ok {
+		if _, ok := metric.LookupRunMetric(c.name); ok {
 			continue
 		}
 		if slices.ContainsFunc(rw.own, func(n string) bool { return strings.EqualFold(n, c.name) }) {

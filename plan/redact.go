@@ -1,18 +1,18 @@
 package plan
 
 import (
-	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/target"
 )
 
-// The plan's redaction is engine's policy (engine.RedactURL,
-// engine.URLSecrets, engine.Scrub) applied to the plan's target URLs.
+// The plan's redaction is dbarena's policy (target.RedactURL,
+// target.URLSecrets, target.Scrub) applied to the plan's target URLs.
 
-// redactURL is raw as it may be shown: engine.RedactURL.
-func redactURL(raw string) string { return engine.RedactURL(raw) }
+// redactURL is raw as it may be shown: target.RedactURL.
+func redactURL(raw string) string { return target.RedactURL(raw) }
 
 // scrubPassword replaces every secret of the URL raw in msg by "xxxxx".
 func scrubPassword(msg, raw string) string {
-	return engine.Scrub(msg, engine.URLSecrets(raw)...)
+	return target.Scrub(msg, target.URLSecrets(raw)...)
 }
 
 // redactSource is the plan file with every target URL's secrets replaced
@@ -20,7 +20,7 @@ func scrubPassword(msg, raw string) string {
 func redactSource(data []byte, targets []Target) []byte {
 	var secrets []string
 	for _, t := range targets {
-		secrets = append(secrets, engine.URLSecrets(t.URL)...)
+		secrets = append(secrets, target.URLSecrets(t.URL)...)
 	}
-	return []byte(engine.Scrub(string(data), secrets...))
+	return []byte(target.Scrub(string(data), secrets...))
 }

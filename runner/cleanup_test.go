@@ -15,9 +15,9 @@ import (
 	"github.com/dbarena/dbarena/engine/mongo"
 	"github.com/dbarena/dbarena/internal/testdb"
 	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/schema"
 	"github.com/dbarena/dbarena/workload"
 	_ "github.com/dbarena/dbarena/workload/oltp/mongo"
-	"github.com/dbarena/dbarena/workload/schema"
 )
 
 // userTable is what a user does to sbtest2 after dbarena prepared it: drop

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/schema"
 	"github.com/dbarena/dbarena/workload"
-	"github.com/dbarena/dbarena/workload/schema"
 )
 
 // MetaTable records every table dbarena created, so that cleanup drops

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dbarena/dbarena/schema"
 	"github.com/dbarena/dbarena/workload"
-	"github.com/dbarena/dbarena/workload/schema"
 )
 
 func TestValidateSchemas(t *testing.T) {

@@ -12,8 +12,8 @@ import (
 
 // TestServerImportsNoDriver lists the non-test dependencies of package
 // server and fails for each engine implementation or driver among them:
-// the kinds and what they need to talk to their servers live in the
-// engines' folders.
+// the kinds and what they need to talk to their servers live in packages
+// of their own (server/postgres, server/mariadb).
 func TestServerImportsNoDriver(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", "github.com/dbarena/dbarena/server").Output()
 	if err != nil {

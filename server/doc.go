@@ -3,10 +3,11 @@
 // the machine's own binaries, with the settings (knobs) a benchmark asks
 // for.
 //
-// The package names no kind itself: each kind is a KindDef that the
-// engine it serves registers from its init (RegisterKind) — PostgreSQL
-// and PgBouncer in engine/postgres, MariaDB in engine/mysql — so a
-// binary knows the kinds of the engines it imports (engine/all).
+// The package names no kind itself: each kind is a KindDef that a
+// package of its own registers from its init (RegisterKind) — PostgreSQL
+// and PgBouncer in server/postgres, MariaDB in server/mariadb — so a
+// binary knows the kinds it imports (server/all). The package and its
+// kinds import no engine, and no engine imports them.
 //
 // Start makes a new server in dbarena's data directory
 // (Spec.Home/servers/NAME/): initdb or mariadb-install-db, a generated
@@ -34,8 +35,8 @@
 // Reap stops and removes those whose process ended without stopping
 // them.
 //
-// (*Server).Target is the dbarena target of a server, its password an
-// engine.Secret; ParseManaged reads the managed: targets of the command
+// (*Server).Target is the dbarena target of a server, its password a
+// target.Secret; ParseManaged reads the managed: targets of the command
 // line (managed:postgres?shared_buffers=1GB, managed:pg1).
 //
 // The package runs the servers' programs directly (os/exec), never a

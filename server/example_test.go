@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"log"
 
-	"github.com/dbarena/dbarena/engine/postgres"
 	"github.com/dbarena/dbarena/server"
+	"github.com/dbarena/dbarena/server/postgres"
 )
 
 // A managed target names a kind and its knobs, or a started server.

@@ -11,9 +11,9 @@ import (
 )
 
 // KindDef is everything the package's core needs to know of one kind of
-// managed server. The engine a kind serves defines it in its own folder
-// and registers it from its init with RegisterKind, so that the core
-// never names a kind and adding one touches only the engine's folder.
+// managed server. A package of its own under server/ defines a kind and
+// registers it from its init with RegisterKind, so that the core never
+// names a kind and adding one touches only that package and server/all.
 type KindDef struct {
 	// Kind is the kind's canonical name ("postgres").
 	Kind Kind
@@ -137,7 +137,7 @@ func registered() []*KindDef {
 }
 
 // defOf returns the definition of kind k; an unknown kind (a record
-// written by another version, or by a binary with other engines) gets an
+// written by another version, or by a binary with other kinds) gets an
 // empty one that stops with SIGTERM.
 func defOf(k Kind) *KindDef {
 	for _, d := range registered() {

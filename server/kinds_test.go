@@ -8,15 +8,15 @@ import (
 	"testing"
 
 	_ "github.com/dbarena/dbarena/engine/all"
-	"github.com/dbarena/dbarena/engine/mysql"
-	"github.com/dbarena/dbarena/engine/postgres"
 	"github.com/dbarena/dbarena/server"
+	"github.com/dbarena/dbarena/server/mariadb"
+	"github.com/dbarena/dbarena/server/postgres"
 )
 
 // Every kind the engines register defines what the core asks of it, and
 // its names parse.
 func TestKindDefinitions(t *testing.T) {
-	if got, want := server.Kinds(), []server.Kind{postgres.ServerKind, mysql.ServerKind, postgres.BouncerKind}; !slices.Equal(got, want) {
+	if got, want := server.Kinds(), []server.Kind{postgres.ServerKind, mariadb.ServerKind, postgres.BouncerKind}; !slices.Equal(got, want) {
 		t.Errorf("Kinds() = %q, want %q", got, want)
 	}
 	if got := server.KindNames(" or "); got != "postgres, mariadb or pgbouncer" {
@@ -54,7 +54,7 @@ func TestKnownSettings(t *testing.T) {
 	if !pg["shared_buffers"] || !pg["max_wal_size"] || len(pg) != 2 {
 		t.Errorf("postgres: %v", pg)
 	}
-	my := server.KnownSettings(server.DefOf(mysql.ServerKind), []byte("mariadbd  Ver 10.11\nVariables (--variable-name=value)\nand boolean options {FALSE|TRUE}  Value (after reading options)\n------ ------\ninnodb-buffer-pool-size 134217728\nmax_connections 151\n\nafter the list\n"))
+	my := server.KnownSettings(server.DefOf(mariadb.ServerKind), []byte("mariadbd  Ver 10.11\nVariables (--variable-name=value)\nand boolean options {FALSE|TRUE}  Value (after reading options)\n------ ------\ninnodb-buffer-pool-size 134217728\nmax_connections 151\n\nafter the list\n"))
 	if !my["innodb_buffer_pool_size"] || !my["max_connections"] || my["after"] {
 		t.Errorf("mariadb: %v", my)
 	}

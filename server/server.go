@@ -19,7 +19,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/target"
 )
 
 // The database, user and files every managed server has.
@@ -84,7 +84,7 @@ type owner struct {
 type Server struct {
 	dir      string // state directory: Home/servers/NAME
 	rec      record
-	password engine.Secret
+	password target.Secret
 	proc     *process
 	backend  *Server
 
@@ -223,7 +223,7 @@ func start(ctx context.Context, spec Spec, name, dir string, bins Binaries, back
 	if err := os.WriteFile(filepath.Join(dir, passwordFile), []byte(pw+"\n"), 0o600); err != nil {
 		return s, err
 	}
-	s.password = engine.NewSecret(pw)
+	s.password = target.NewSecret(pw)
 	if s.rec.RunDir, err = runDir(dir, name, acct, spec.Getenv("TMPDIR")); err != nil {
 		return s, err
 	}
@@ -345,7 +345,7 @@ func lookupDir(home, dir string) (*Server, error) {
 		return nil, fmt.Errorf("%s: format %d, this dbarena knows %d", filepath.Join(dir, recordFile), s.rec.Format, recordFormat)
 	}
 	if pw, err := os.ReadFile(filepath.Join(dir, passwordFile)); err == nil {
-		s.password = engine.NewSecret(strings.TrimRight(string(pw), "\r\n"))
+		s.password = target.NewSecret(strings.TrimRight(string(pw), "\r\n"))
 	}
 	if s.rec.PID > 0 {
 		s.proc = &process{pid: s.rec.PID, ticks: s.rec.StartTicks}
@@ -508,11 +508,11 @@ func (s *Server) BackendName() string {
 }
 
 // Target is the dbarena target of the server: user bench and database
-// bench on 127.0.0.1, the password as an engine.Secret. A PgBouncer's URL
+// bench on 127.0.0.1, the password as a target.Secret. A PgBouncer's URL
 // selects pgx's exec query mode, which works behind transaction pooling.
 // It is labelled with the server's name, or for a throw-away server with
 // its kind.
-func (s *Server) Target() engine.Target {
+func (s *Server) Target() target.Target {
 	host := net.JoinHostPort("127.0.0.1", strconv.Itoa(s.rec.Port))
 	u := &url.URL{User: url.User(dbUser), Host: host, Path: "/" + dbName}
 	if def := defOf(s.rec.Kind); def.TargetURL != nil {
@@ -522,7 +522,7 @@ func (s *Server) Target() engine.Target {
 	if s.rec.ThrowAway {
 		label = string(s.rec.Kind)
 	}
-	return engine.Target{Label: label, URL: u, Password: s.password}
+	return target.Target{Label: label, URL: u, Password: s.password}
 }
 
 // Alive tells whether the server runs (for a PgBouncer: and its

@@ -13,10 +13,10 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/engine"
-	"github.com/dbarena/dbarena/engine/mysql"
-	"github.com/dbarena/dbarena/engine/postgres"
+	"github.com/dbarena/dbarena/schema"
 	"github.com/dbarena/dbarena/server"
-	"github.com/dbarena/dbarena/workload/schema"
+	"github.com/dbarena/dbarena/server/mariadb"
+	"github.com/dbarena/dbarena/server/postgres"
 )
 
 // These tests start real servers from the machine's binaries
@@ -277,7 +277,7 @@ func TestManagedPortInUse(t *testing.T) {
 }
 
 func TestManagedNotInstalled(t *testing.T) {
-	for k, pkg := range map[server.Kind]string{postgres.ServerKind: "postgresql-15", mysql.ServerKind: "mariadb-server", postgres.BouncerKind: "pgbouncer"} {
+	for k, pkg := range map[server.Kind]string{postgres.ServerKind: "postgresql-15", mariadb.ServerKind: "mariadb-server", postgres.BouncerKind: "pgbouncer"} {
 		t.Run(string(k), func(t *testing.T) {
 			_, err := server.Start(context.Background(), server.Spec{Kind: k, BinDir: "/nonexistent/bin", Home: t.TempDir()})
 			if !errors.Is(err, server.ErrNotInstalled) || !strings.Contains(err.Error(), "apt-get install "+pkg) {
@@ -310,7 +310,7 @@ func TestManagedServerDied(t *testing.T) {
 
 func TestManagedMariaDB(t *testing.T) {
 	h := home(t, false)
-	s := start(t, server.Spec{Kind: mysql.ServerKind, Knobs: []server.Knob{{Name: "innodb_buffer_pool_size", Value: "64M"}, {Name: "max-connections", Value: "50"}}, Home: h})
+	s := start(t, server.Spec{Kind: mariadb.ServerKind, Knobs: []server.Knob{{Name: "innodb_buffer_pool_size", Value: "64M"}, {Name: "max-connections", Value: "50"}}, Home: h})
 	tg := s.Target()
 	if tg.URL.Scheme != "mysql" || tg.Label != "mariadb" {
 		t.Errorf("Target() = %s", tg)
@@ -341,7 +341,7 @@ func TestManagedMariaDB(t *testing.T) {
 	} {
 		t.Run("bad "+tc.knob, func(t *testing.T) {
 			k, _ := server.ParseKnob(tc.knob)
-			_, err := server.Start(context.Background(), server.Spec{Kind: mysql.ServerKind, Knobs: []server.Knob{k}, Home: h})
+			_, err := server.Start(context.Background(), server.Spec{Kind: mariadb.ServerKind, Knobs: []server.Knob{k}, Home: h})
 			if !errors.Is(err, server.ErrKnob) || !strings.Contains(err.Error(), tc.knob) || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("err = %v; want ErrKnob naming %s and %q", err, tc.knob, tc.want)
 			}

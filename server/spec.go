@@ -9,9 +9,9 @@ import (
 	"time"
 )
 
-// Kind is the kind of a managed server, as its engine registers it
-// (RegisterKind): "postgres", "mariadb", "pgbouncer" with the engines
-// dbarena ships (engine/all).
+// Kind is the kind of a managed server, as its package registers it
+// (RegisterKind): "postgres", "mariadb", "pgbouncer" with the kinds
+// dbarena ships (server/all).
 type Kind string
 
 // ParseKind turns a kind's name, or one of its aliases (postgresql, pg,

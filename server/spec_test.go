@@ -9,9 +9,9 @@ import (
 	"testing"
 
 	_ "github.com/dbarena/dbarena/engine/all"
-	"github.com/dbarena/dbarena/engine/mysql"
-	"github.com/dbarena/dbarena/engine/postgres"
 	"github.com/dbarena/dbarena/server"
+	"github.com/dbarena/dbarena/server/mariadb"
+	"github.com/dbarena/dbarena/server/postgres"
 )
 
 func TestServerParseManaged(t *testing.T) {
@@ -22,8 +22,8 @@ func TestServerParseManaged(t *testing.T) {
 	}{
 		{"managed:postgres?shared_buffers=1GB&max_wal_size=4GB", server.Spec{Kind: postgres.ServerKind, Knobs: []server.Knob{{Name: "shared_buffers", Value: "1GB"}, {Name: "max_wal_size", Value: "4GB"}}}, ""},
 		{"managed://postgresql?work_mem=64MB", server.Spec{Kind: postgres.ServerKind, Knobs: []server.Knob{{Name: "work_mem", Value: "64MB"}}}, ""},
-		{"managed:mariadb?innodb_buffer_pool_size=1G", server.Spec{Kind: mysql.ServerKind, Knobs: []server.Knob{{Name: "innodb_buffer_pool_size", Value: "1G"}}}, ""},
-		{"managed:mysql", server.Spec{Kind: mysql.ServerKind}, ""},
+		{"managed:mariadb?innodb_buffer_pool_size=1G", server.Spec{Kind: mariadb.ServerKind, Knobs: []server.Knob{{Name: "innodb_buffer_pool_size", Value: "1G"}}}, ""},
+		{"managed:mysql", server.Spec{Kind: mariadb.ServerKind}, ""},
 		{"managed:pgbouncer?shared_buffers=1GB&pgbouncer.default_pool_size=50", server.Spec{Kind: postgres.BouncerKind, Knobs: []server.Knob{{Name: "shared_buffers", Value: "1GB"}, {Name: "pgbouncer.default_pool_size", Value: "50"}}}, ""},
 		{"managed:postgres?search_path=%22%24user%22%2C%20public", server.Spec{Kind: postgres.ServerKind, Knobs: []server.Knob{{Name: "search_path", Value: `"$user", public`}}}, ""},
 		{"managed:pg1", server.Spec{Name: "pg1"}, ""},
@@ -76,7 +76,7 @@ func TestServerSpecValidate(t *testing.T) {
 	if errs := (server.Spec{Kind: postgres.ServerKind, Name: "postgres", Home: "/h"}).Validate(); len(errs) != 1 || !strings.Contains(errs[0].Error(), "a kind's name") {
 		t.Errorf("a server named after a kind: %v", errs)
 	}
-	if errs := (server.Spec{Kind: mysql.ServerKind, Home: "/h", Knobs: []server.Knob{{Name: "bind-address", Value: "0.0.0.0"}, {Name: "innodb-buffer-pool-size", Value: "1G"}, {Name: "innodb_buffer_pool_size", Value: "2G"}}}).Validate(); len(errs) != 2 {
+	if errs := (server.Spec{Kind: mariadb.ServerKind, Home: "/h", Knobs: []server.Knob{{Name: "bind-address", Value: "0.0.0.0"}, {Name: "innodb-buffer-pool-size", Value: "1G"}, {Name: "innodb_buffer_pool_size", Value: "2G"}}}).Validate(); len(errs) != 2 {
 		t.Errorf("MariaDB: %v, want bind-address reserved and innodb_buffer_pool_size twice", errs)
 	}
 	if errs := (server.Spec{Kind: postgres.BouncerKind, Home: "/h", Knobs: []server.Knob{{Name: "pgbouncer.listen_port", Value: "1"}, {Name: "pgbouncer.pool_mode", Value: "session"}, {Name: "port", Value: "1"}}}).Validate(); len(errs) != 2 {
@@ -99,7 +99,7 @@ func TestCheckKnobs(t *testing.T) {
 		extraBad server.Knob
 	}{
 		{postgres.ServerKind, []server.Knob{{"shared_buffers", "1GB"}, {"Max_WAL_Size", "4GB"}, {"myext.setting", "1"}, {"application_name", "x"}}, server.Knob{"shared_bufers", "1GB"}, server.Knob{"wal_sync_methd", "fsync"}},
-		{mysql.ServerKind, []server.Knob{{"innodb_buffer_pool_size", "1G"}, {"innodb-log-file-size", "256M"}}, server.Knob{"innodb_bufer_pool_size", "1G"}, server.Knob{"max_conections", "10"}},
+		{mariadb.ServerKind, []server.Knob{{"innodb_buffer_pool_size", "1G"}, {"innodb-log-file-size", "256M"}}, server.Knob{"innodb_bufer_pool_size", "1G"}, server.Knob{"max_conections", "10"}},
 		{postgres.BouncerKind, []server.Knob{{"shared_buffers", "1GB"}, {"pgbouncer.default_pool_size", "20"}}, server.Knob{"sharedbuffers", "1GB"}, server.Knob{"work_mme", "4MB"}},
 	} {
 		t.Run(string(tc.kind), func(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/target"
 )
 
 // The user and database every managed server has; its Target logs in
@@ -108,11 +108,11 @@ func (st *Starting) DataDir() string { return st.s.rec.DataDir }
 func (st *Starting) LogFile() string { return st.s.LogFile() }
 
 // Password is the password of the server's user (User).
-func (st *Starting) Password() engine.Secret { return st.s.password }
+func (st *Starting) Password() target.Secret { return st.s.password }
 
 // SetPassword makes pw the server's password and writes it to its
 // password file: a server in front of another takes the backend's.
-func (st *Starting) SetPassword(pw engine.Secret) error {
+func (st *Starting) SetPassword(pw target.Secret) error {
 	st.s.password = pw
 	return os.WriteFile(st.s.PasswordFile(), []byte(pw.Reveal()+"\n"), 0o600)
 }

@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbarena/dbarena/engine/mysql"
-	"github.com/dbarena/dbarena/engine/postgres"
 	"github.com/dbarena/dbarena/server"
+	"github.com/dbarena/dbarena/server/mariadb"
+	"github.com/dbarena/dbarena/server/postgres"
 )
 
 // asServer is a command run as the user the server runs as (the owner of
@@ -84,7 +84,7 @@ func TestManagedStopRestartedOutside(t *testing.T) {
 			return asServer(t, s, exe, "-D", s.DataDir(), "-p", strconv.Itoa(port)), port
 		}},
 		// On another port: only its PID file tells which process it is.
-		{mysql.ServerKind, func(t *testing.T, s *server.Server) (*exec.Cmd, int) {
+		{mariadb.ServerKind, func(t *testing.T, s *server.Server) (*exec.Cmd, int) {
 			exe, err := os.Readlink("/proc/" + strconv.Itoa(s.PID()) + "/exe")
 			if err != nil {
 				t.Fatal(err)
@@ -174,7 +174,7 @@ func freePort(t *testing.T) int {
 // knobsFor keeps the test's servers small.
 func knobsFor(k server.Kind) []server.Knob {
 	switch k {
-	case mysql.ServerKind:
+	case mariadb.ServerKind:
 		return []server.Knob{{Name: "innodb_buffer_pool_size", Value: "32M"}}
 	default:
 		return []server.Knob{{Name: "shared_buffers", Value: "16MB"}}

@@ -8,10 +8,10 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/engine"
-	"github.com/dbarena/dbarena/engine/postgres"
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/server"
+	"github.com/dbarena/dbarena/server/postgres"
 	"github.com/dbarena/dbarena/session"
 	"github.com/dbarena/dbarena/workload"
 	_ "github.com/dbarena/dbarena/workload/docolap"

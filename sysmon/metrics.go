@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/metric"
 )
 
 // MB is the unit of every *_mb_s metric: 2^20 bytes, as iostat's -m.
@@ -14,19 +15,15 @@ const MB = 1 << 20
 // the device's own sector size.
 const sectorBytes = 512
 
-// MetricInfo describes one metric of an Interval and of a Summary.
-type MetricInfo struct {
-	// Name is the key in Interval and Summary maps; it ends in its unit.
-	Name string
-	// Unit is the unit for labels: "%", "/s", "MB/s", "count" (of events
-	// in the interval), "sessions", "processes" or "threads".
-	Unit string
-	// Help says what is measured and where it comes from.
-	Help string
-	// Summed tells that Summary adds the metric up over the intervals (a
-	// count of events) rather than averaging it.
-	Summed bool
-}
+// MetricInfo describes one metric of an Interval and of a Summary: its
+// name (the key in Interval and Summary maps), unit, help, and whether
+// Summary adds it up over the intervals (Summed) rather than averaging it.
+// It is the metric registry's metric.ServerMetric.
+type MetricInfo = metric.ServerMetric
+
+// init makes Metrics the list of the server metrics of the metric
+// registry (metric.RegisterServerMetrics), which result readers consult.
+func init() { metric.RegisterServerMetrics(Metrics) }
 
 // metricDef is a metric and how it is computed.
 type metricDef struct {
@@ -238,39 +235,39 @@ func clampPct(v float64) float64 {
 // disk, in the order Metrics lists them, before the engines' metrics.
 var localDefs = []metricDef{
 	// The server's processes on this host.
-	{MetricInfo: MetricInfo{"server_cpu_pct", "%", "CPU (user+system) of the server's process and its descendants, % of one core (200 = two cores busy); /proc/<pid>/stat", false},
+	{MetricInfo: MetricInfo{Name: "server_cpu_pct", Unit: "%", Help: "CPU (user+system) of the server's process and its descendants, % of one core (200 = two cores busy); /proc/<pid>/stat"},
 		delta: func(d *deltaCtx) (float64, bool) {
 			v, ok := d.rate(cServerCPU)
 			return v / 1e6 * 100, ok
 		}},
-	{MetricInfo: MetricInfo{"server_procs", "processes", "processes in the server's process tree at the end of the interval", false},
+	{MetricInfo: MetricInfo{Name: "server_procs", Unit: "processes", Help: "processes in the server's process tree at the end of the interval"},
 		delta: gaugeOf(gServerProcs)},
 
 	// The host, when the server runs on it.
-	{MetricInfo: MetricInfo{"host_cpu_pct", "%", "busy share of all the host's CPUs (everything but idle and iowait), 0-100; /proc/stat", false},
+	{MetricInfo: MetricInfo{Name: "host_cpu_pct", Unit: "%", Help: "busy share of all the host's CPUs (everything but idle and iowait), 0-100; /proc/stat"},
 		delta: hostShare(true, "")},
-	{MetricInfo: MetricInfo{"host_iowait_pct", "%", "share of all the host's CPU time idle while waiting for I/O, 0-100; /proc/stat", false},
+	{MetricInfo: MetricInfo{Name: "host_iowait_pct", Unit: "%", Help: "share of all the host's CPU time idle while waiting for I/O, 0-100; /proc/stat"},
 		delta: hostShare(false, "host.cpu.iowait")},
-	{MetricInfo: MetricInfo{"host_steal_pct", "%", "share of the host's CPU time taken by the hypervisor, 0-100; /proc/stat", false},
+	{MetricInfo: MetricInfo{Name: "host_steal_pct", Unit: "%", Help: "share of the host's CPU time taken by the hypervisor, 0-100; /proc/stat"},
 		delta: hostShare(false, "host.cpu.steal")},
 
 	// The block device of the data directory.
-	{MetricInfo: MetricInfo{"disk_iops", "/s", "reads and writes completed per second on the data directory's block device; /proc/diskstats", false},
+	{MetricInfo: MetricInfo{Name: "disk_iops", Unit: "/s", Help: "reads and writes completed per second on the data directory's block device; /proc/diskstats"},
 		delta: func(d *deltaCtx) (float64, bool) {
 			v, ok := d.sum(cDiskReads, cDiskWrites)
 			return v / d.secs, ok
 		}},
-	{MetricInfo: MetricInfo{"disk_read_mb_s", "MB/s", "MB read per second from the data directory's block device", false},
+	{MetricInfo: MetricInfo{Name: "disk_read_mb_s", Unit: "MB/s", Help: "MB read per second from the data directory's block device"},
 		delta: func(d *deltaCtx) (float64, bool) {
 			v, ok := d.rate(cDiskReadSectors)
 			return v * sectorBytes / MB, ok
 		}},
-	{MetricInfo: MetricInfo{"disk_write_mb_s", "MB/s", "MB written per second to the data directory's block device", false},
+	{MetricInfo: MetricInfo{Name: "disk_write_mb_s", Unit: "MB/s", Help: "MB written per second to the data directory's block device"},
 		delta: func(d *deltaCtx) (float64, bool) {
 			v, ok := d.rate(cDiskWriteSectors)
 			return v * sectorBytes / MB, ok
 		}},
-	{MetricInfo: MetricInfo{"disk_util_pct", "%", "share of the interval the device had I/O in flight (iostat's %util), 0-100", false},
+	{MetricInfo: MetricInfo{Name: "disk_util_pct", Unit: "%", Help: "share of the interval the device had I/O in flight (iostat's %util), 0-100"},
 		delta: func(d *deltaCtx) (float64, bool) {
 			v, ok := d.diff(cDiskIOMS)
 			return clampPct(v / 10 / d.secs), ok

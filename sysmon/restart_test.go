@@ -15,9 +15,9 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/engine"
-	"github.com/dbarena/dbarena/engine/mysql"
-	"github.com/dbarena/dbarena/engine/postgres"
 	"github.com/dbarena/dbarena/server"
+	"github.com/dbarena/dbarena/server/mariadb"
+	"github.com/dbarena/dbarena/server/postgres"
 )
 
 // restartable is a managed server of the test's own, which the test may
@@ -155,7 +155,7 @@ func TestServerRestart(t *testing.T) {
 		rate, comm string
 	}{
 		{"postgres", server.Spec{Kind: postgres.ServerKind, Knobs: []server.Knob{{Name: "shared_buffers", Value: "16MB"}}}, syscall.SIGQUIT, "pg_tup_inserted_s", "postgres"},
-		{"mariadb", server.Spec{Kind: mysql.ServerKind, Knobs: []server.Knob{{Name: "innodb_buffer_pool_size", Value: "32M"}}}, syscall.SIGKILL, "mysql_com_insert_s", "mariadbd"},
+		{"mariadb", server.Spec{Kind: mariadb.ServerKind, Knobs: []server.Knob{{Name: "innodb_buffer_pool_size", Value: "32M"}}}, syscall.SIGKILL, "mysql_com_insert_s", "mariadbd"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			testRestart(t, startRestartable(t, tc.spec, tc.kill), tc.rate, tc.comm)

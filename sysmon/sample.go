@@ -4,6 +4,8 @@ import (
 	"math"
 	"sort"
 	"time"
+
+	"github.com/dbarena/dbarena/metric"
 )
 
 // Sample is one reading of every source at one instant: raw counters,
@@ -68,8 +70,8 @@ func (s *Sample) reset(t time.Time) {
 type Interval map[string]float64
 
 // IntervalKey is the key of an Interval's (and a Summary's) length in
-// seconds.
-const IntervalKey = "interval_s"
+// seconds (metric.IntervalKey).
+const IntervalKey = metric.IntervalKey
 
 // Delta turns two samples of the same sources into the rates, percentages
 // and gauges of the interval between them. A metric is left out when any

@@ -1,7 +1,7 @@
 // Package threshold turns a run's figures into pass/fail criteria, as
 // k6's thresholds do: `p99<50ms`, `tps>1000`, `errors<0.1%`,
 // `op:new_order p90<5ms`, `NOPM>1000`. Parse checks an expression
-// against the metrics every run has (compare.RunMetrics, with their
+// against the metrics every run has (metric.RunMetrics, with their
 // names and aliases) and the workload's own (its ops and the figures
 // its workload.Reporter gives); Evaluate judges a finished run; Watch
 // stops a run early (--abort-on-fail) when a criterion can no longer
@@ -22,8 +22,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dbarena/dbarena/compare"
 	"github.com/dbarena/dbarena/histogram"
+	"github.com/dbarena/dbarena/metric"
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/workload"
 )
@@ -44,7 +44,7 @@ type Threshold struct {
 	Expr string
 	// Op is the operation it is about, "" for the whole run.
 	Op string
-	// Metric is the metric's name: a compare.RunMetric's, or the
+	// Metric is the metric's name: a metric.RunMetric's, or the
 	// workload's own as it reports it.
 	Metric string
 	// Cmp is "<", "<=", ">" or ">=".
@@ -57,7 +57,7 @@ type Threshold struct {
 	// result file's retry_pct), rollbacks of transactions.
 	Percent bool
 
-	run      *compare.RunMetric // nil for a workload metric or a percentile
+	run      *metric.RunMetric // nil for a workload metric or a percentile
 	workload bool
 	// pct is the percentile of a pNN metric that is not among the run's
 	// summary figures (p90, p75, p99.99), read from the histograms.
@@ -144,7 +144,7 @@ func Parse(expr string, c Context) (Threshold, error) {
 	if limit == "" {
 		return t, errors.New("no limit after the operator")
 	}
-	if m, ok := compare.LookupRunMetric(name); ok {
+	if m, ok := metric.LookupRunMetric(name); ok {
 		t.Metric, t.run = m.Name, &m
 		if t.Op != "" && m.OpValue == nil {
 			return t, fmt.Errorf("%s has no value per operation: use it without op:", m.Name)

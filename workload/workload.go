@@ -44,7 +44,7 @@ import (
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/histogram"
 	"github.com/dbarena/dbarena/result"
-	"github.com/dbarena/dbarena/workload/schema"
+	"github.com/dbarena/dbarena/schema"
 )
 
 // Meta describes a registered workload.

@@ -7,8 +7,8 @@ import (
 	"github.com/dbarena/dbarena/server"
 )
 
-// The binary knows every managed-server kind: the engines register them
-// (engine/all), not package server.
+// The binary knows every managed-server kind: server/all registers them
+// (server/postgres, server/mariadb), not package server.
 func TestBinaryKnowsEveryKind(t *testing.T) {
 	if got, want := server.Kinds(), []server.Kind{"postgres", "mariadb", "pgbouncer"}; !slices.Equal(got, want) {
 		t.Errorf("server.Kinds() = %q, want %q", got, want)

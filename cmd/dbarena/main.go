@@ -10,6 +10,7 @@ import (
 
 	_ "github.com/dbarena/dbarena/engine/all"
 	"github.com/dbarena/dbarena/internal/cli"
+	_ "github.com/dbarena/dbarena/server/all"
 	_ "github.com/dbarena/dbarena/workload/all"
 	_ "github.com/dbarena/dbarena/workload/all/mongo"
 )

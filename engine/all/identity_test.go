@@ -11,7 +11,7 @@ import (
 	"github.com/dbarena/dbarena/engine/all/enginetest"
 	"github.com/dbarena/dbarena/engine/mongo"
 	"github.com/dbarena/dbarena/internal/testdb"
-	"github.com/dbarena/dbarena/workload/schema"
+	"github.com/dbarena/dbarena/schema"
 )
 
 // A declared table of every column type matches its declaration once

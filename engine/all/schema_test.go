@@ -18,7 +18,7 @@ import (
 	"github.com/dbarena/dbarena/engine/internal/schematest"
 	"github.com/dbarena/dbarena/engine/mongo"
 	"github.com/dbarena/dbarena/internal/testdb"
-	"github.com/dbarena/dbarena/workload/schema"
+	"github.com/dbarena/dbarena/schema"
 )
 
 // declared is a parent table with a serial key and a child table with

@@ -10,7 +10,7 @@ import (
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/engine/all/enginetest"
 	"github.com/dbarena/dbarena/internal/testdb"
-	"github.com/dbarena/dbarena/workload/schema"
+	"github.com/dbarena/dbarena/schema"
 )
 
 // sizedRows is the table sz_big's rows: n of them, each with 100

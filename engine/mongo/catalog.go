@@ -16,7 +16,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/dbarena/dbarena/engine"
-	"github.com/dbarena/dbarena/workload/schema"
+	"github.com/dbarena/dbarena/schema"
 )
 
 // loadChunk is the number of documents per insertMany of a bulk load: well

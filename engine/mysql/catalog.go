@@ -11,7 +11,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/dbarena/dbarena/engine"
-	"github.com/dbarena/dbarena/workload/schema"
+	"github.com/dbarena/dbarena/schema"
 )
 
 // catalog is engine.SQLCatalog with foreign keys added the way a restore

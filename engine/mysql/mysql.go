@@ -15,9 +15,8 @@
 // interpolateParams says.
 //
 // Importing the package registers the engine (scheme "mysql", alias
-// "mariadb", password variable MYSQL_PWD) with engine.Register, and the
-// managed-server kind MariaDB (ServerKind) with server.RegisterKind
-// (managed.go).
+// "mariadb", password variable MYSQL_PWD) with engine.Register. The
+// managed MariaDB server is package server/mariadb.
 package mysql
 
 import (
@@ -168,8 +167,7 @@ func Config(t engine.Target, opts engine.Options) (*mysql.Config, error) {
 	return cfg, nil
 }
 
-// quietLogger drops the driver's log lines (also its messages about
-// connections refused while a managed server starts).
+// quietLogger drops the driver's log lines.
 type quietLogger struct{}
 
 func (quietLogger) Print(...any) {}

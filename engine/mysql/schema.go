@@ -7,7 +7,7 @@ import (
 
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/engine/internal/sqlddl"
-	"github.com/dbarena/dbarena/workload/schema"
+	"github.com/dbarena/dbarena/schema"
 )
 
 var _ engine.SchemaRenderer = Dialect{}

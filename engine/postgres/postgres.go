@@ -17,9 +17,8 @@
 // survive) run statements through pgx.Conn's Exec and Query in that mode.
 //
 // Importing the package registers the engine (scheme "postgres", alias
-// "postgresql", password variable PGPASSWORD) with engine.Register, and
-// the managed-server kinds of its wire family, PostgreSQL (ServerKind)
-// and PgBouncer (BouncerKind), with server.RegisterKind (managed*.go).
+// "postgresql", password variable PGPASSWORD) with engine.Register. The
+// managed PostgreSQL and PgBouncer servers are package server/postgres.
 package postgres
 
 import (

@@ -14,7 +14,7 @@ import (
 	"github.com/dbarena/dbarena/engine/all/enginetest"
 	"github.com/dbarena/dbarena/engine/sqlite"
 	"github.com/dbarena/dbarena/internal/testdb"
-	"github.com/dbarena/dbarena/workload/schema"
+	"github.com/dbarena/dbarena/schema"
 )
 
 func target(t testing.TB, rawURL string) engine.Target {

@@ -22,6 +22,7 @@ import (
 	"github.com/dbarena/dbarena/internal/cli"
 	"github.com/dbarena/dbarena/internal/testdb"
 	"github.com/dbarena/dbarena/result"
+	_ "github.com/dbarena/dbarena/server/all"
 	_ "github.com/dbarena/dbarena/workload/all"
 	_ "github.com/dbarena/dbarena/workload/all/mongo"
 )

@@ -19,11 +19,11 @@ import (
 
 	"github.com/dbarena/dbarena/engine"
 	_ "github.com/dbarena/dbarena/engine/all"
-	"github.com/dbarena/dbarena/engine/mysql"
-	"github.com/dbarena/dbarena/engine/postgres"
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/server"
+	"github.com/dbarena/dbarena/server/mariadb"
+	"github.com/dbarena/dbarena/server/postgres"
 	"github.com/dbarena/dbarena/session"
 	"github.com/dbarena/dbarena/workload"
 	_ "github.com/dbarena/dbarena/workload/all"
@@ -244,7 +244,7 @@ func TestServerKilledAndRestartedMidRun(t *testing.T) {
 		start func(*testing.T) victim
 	}{
 		{"postgres", func(t *testing.T) victim { return managed(t, postgres.ServerKind) }},
-		{"mariadb", func(t *testing.T) victim { return managed(t, mysql.ServerKind) }},
+		{"mariadb", func(t *testing.T) victim { return managed(t, mariadb.ServerKind) }},
 		{"mongodb", mongod},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dbarena/dbarena/schema"
 	"github.com/dbarena/dbarena/workload"
 	"github.com/dbarena/dbarena/workload/docolap"
-	"github.com/dbarena/dbarena/workload/schema"
 )
 
 // TestBadOptions checks that bad options are refused, each naming its

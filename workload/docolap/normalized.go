@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/schema"
 	"github.com/dbarena/dbarena/workload"
-	"github.com/dbarena/dbarena/workload/schema"
 )
 
 // The tables of the normalized form (--normalized): the events flattened

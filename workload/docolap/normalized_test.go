@@ -13,8 +13,8 @@ import (
 	"github.com/dbarena/dbarena/engine/mysql"
 	"github.com/dbarena/dbarena/engine/postgres"
 	"github.com/dbarena/dbarena/engine/sqlite"
+	"github.com/dbarena/dbarena/schema"
 	"github.com/dbarena/dbarena/workload"
-	"github.com/dbarena/dbarena/workload/schema"
 )
 
 // goldenNormSQL are the normalized queries' texts per SQL engine.

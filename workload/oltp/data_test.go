@@ -10,8 +10,8 @@ import (
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/engine/postgres"
 	"github.com/dbarena/dbarena/engine/sqlite"
+	"github.com/dbarena/dbarena/schema"
 	"github.com/dbarena/dbarena/workload"
-	"github.com/dbarena/dbarena/workload/schema"
 )
 
 // ddlDialect is a minimal Dialect for checking generated DDL; it talks to

@@ -6,8 +6,8 @@ import (
 	"fmt"
 
 	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/schema"
 	"github.com/dbarena/dbarena/workload"
-	"github.com/dbarena/dbarena/workload/schema"
 )
 
 // InitPgbench is the value of --init that makes pgbench's four tables

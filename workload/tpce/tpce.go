@@ -10,8 +10,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dbarena/dbarena/engine"
+	wschema "github.com/dbarena/dbarena/schema"
 	"github.com/dbarena/dbarena/workload"
-	wschema "github.com/dbarena/dbarena/workload/schema"
 	"github.com/dbarena/dbarena/workload/tpce/internal/ce"
 	"github.com/dbarena/dbarena/workload/tpce/internal/check"
 	"github.com/dbarena/dbarena/workload/tpce/internal/gen"

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/dbarena/dbarena/engine"
-	"github.com/dbarena/dbarena/workload/schema"
+	"github.com/dbarena/dbarena/schema"
 )
 
 // Parent is the table prefix_parent: a serial primary key id, then more.

@@ -1,4 +1,4 @@
-// Package sqlddl renders declared tables (package workload/schema) as SQL
+// Package sqlddl renders declared tables (package schema) as SQL
 // DDL: the outline every SQL dialect shares (CREATE TABLE with column
 // definitions and constraints, CREATE INDEX, ALTER TABLE … ADD CONSTRAINT
 // … FOREIGN KEY), with what differs between dialects (types, defaults,
@@ -16,7 +16,7 @@ import (
 	"strings"
 
 	"github.com/dbarena/dbarena/engine"
-	"github.com/dbarena/dbarena/workload/schema"
+	"github.com/dbarena/dbarena/schema"
 )
 
 // Dialect is what one SQL dialect supplies.

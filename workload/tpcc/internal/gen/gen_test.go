@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/engine"
-	wschema "github.com/dbarena/dbarena/workload/schema"
+	wschema "github.com/dbarena/dbarena/schema"
 	"github.com/dbarena/dbarena/workload/tpcc/internal/schema"
 )
 

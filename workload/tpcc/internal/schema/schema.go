@@ -1,10 +1,10 @@
 // Package schema is the TPC-C schema (specification clause 1.3), declared
-// with package workload/schema: the nine tables with their columns in load
+// with package schema: the nine tables with their columns in load
 // order, their keys, the secondary indexes and the optional foreign keys.
 // Each engine renders it.
 package schema
 
-import "github.com/dbarena/dbarena/workload/schema"
+import "github.com/dbarena/dbarena/schema"
 
 // Column is one column of a table.
 type Column = schema.Column

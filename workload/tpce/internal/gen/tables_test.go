@@ -17,7 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/dbarena/dbarena/engine"
-	wschema "github.com/dbarena/dbarena/workload/schema"
+	wschema "github.com/dbarena/dbarena/schema"
 	"github.com/dbarena/dbarena/workload/tpce/internal/schema"
 )
 

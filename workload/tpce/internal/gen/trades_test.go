@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	wschema "github.com/dbarena/dbarena/workload/schema"
+	wschema "github.com/dbarena/dbarena/schema"
 	"github.com/dbarena/dbarena/workload/tpce/internal/schema"
 )
 

@@ -1,5 +1,5 @@
 // Package schema is the TPC-E-like brokerage schema, declared with package
-// workload/schema: the specification's 33 tables with their table and
+// schema: the specification's 33 tables with their table and
 // column names, the column types of the domains (identifiers bigint,
 // prices numeric(8,2), values numeric(10,2), balances numeric(12,2),
 // financial figures numeric(15,2); the specification's CHAR columns are
@@ -12,7 +12,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/dbarena/dbarena/workload/schema"
+	"github.com/dbarena/dbarena/schema"
 )
 
 // Table is one declared table.

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	ws "github.com/dbarena/dbarena/workload/schema"
+	ws "github.com/dbarena/dbarena/schema"
 	"github.com/dbarena/dbarena/workload/tpce/internal/schema"
 )
 

@@ -1,3 +1,9 @@
+// Package postgres defines the managed-server kinds of the PostgreSQL
+// wire family and registers them with package server from its init:
+// PostgreSQL (ServerKind: initdb and postgres from the machine's
+// binaries) and PgBouncer in transaction mode in front of it
+// (BouncerKind, bouncer.go). Its targets are postgres:// URLs, which
+// engine/postgres opens; the two packages do not import each other.
 package postgres
 
 import (

@@ -3,7 +3,7 @@ package schema_test
 import (
 	"fmt"
 
-	"github.com/dbarena/dbarena/workload/schema"
+	"github.com/dbarena/dbarena/schema"
 )
 
 // A table of JSON documents with two index sets a study compares: the

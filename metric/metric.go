@@ -1,13 +1,79 @@
-package compare
+// Package metric is dbarena's metric registry: every figure of a run's
+// summary in a result file (throughput, counts, latency, CPU, the
+// server's metrics), its name, export column and unit, whether larger is
+// better, and how to read it from a run (RunMetrics, LookupRunMetric).
+// compare tabulates these figures, export writes them, threshold and
+// plans check names against them.
+//
+// The server's metrics are those of the package that samples them
+// (sysmon), which registers their list (RegisterServerMetrics): the
+// package imports nothing of dbarena but the result file and its
+// histograms, so the packages that read results need no engine to know
+// the metrics.
+package metric
 
 import (
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/dbarena/dbarena/histogram"
 	"github.com/dbarena/dbarena/result"
-	"github.com/dbarena/dbarena/sysmon"
 )
+
+// IntervalKey is the key of a run's (and an interval's) server map
+// (result.Run.Server) that holds the sampled time in seconds: no metric.
+const IntervalKey = "interval_s"
+
+// ServerMetric describes one server metric a run may hold
+// (result.Run.Server).
+type ServerMetric struct {
+	// Name is the key in the server maps; it ends in its unit.
+	Name string
+	// Unit is the unit for labels: "%", "/s", "MB/s", "count" (of events
+	// in the interval), "sessions", "processes" or "threads".
+	Unit string
+	// Help says what is measured and where it comes from.
+	Help string
+	// Summed tells that a run's value adds the metric up over the
+	// intervals (a count of events) rather than averaging it.
+	Summed bool
+}
+
+// serverMetrics is the registered source of the server metrics.
+var serverMetrics struct {
+	mu   sync.Mutex
+	list func() []ServerMetric
+}
+
+// RegisterServerMetrics makes list the source of ServerMetrics: the
+// package that samples the server metrics registers it from its init.
+// list is called when the metrics are needed, once every engine has
+// registered its own. A second registration, or a nil list, panics.
+func RegisterServerMetrics(list func() []ServerMetric) {
+	serverMetrics.mu.Lock()
+	defer serverMetrics.mu.Unlock()
+	if list == nil {
+		panic("metric: RegisterServerMetrics with a nil list")
+	}
+	if serverMetrics.list != nil {
+		panic("metric: RegisterServerMetrics called twice")
+	}
+	serverMetrics.list = list
+}
+
+// ServerMetrics lists every server metric a run may hold, in the order
+// reports list them (IntervalKey is not one); none when no list is
+// registered.
+func ServerMetrics() []ServerMetric {
+	serverMetrics.mu.Lock()
+	list := serverMetrics.list
+	serverMetrics.mu.Unlock()
+	if list == nil {
+		return nil
+	}
+	return list()
+}
 
 // RunMetric is one number of a result file's run summary: a figure
 // compare can tabulate (--metric Name) and a column export writes
@@ -124,12 +190,13 @@ func positive(f func(r *result.Run) float64) func(r *result.Run) (float64, bool)
 var aliases = map[string]string{"cpu": "client_cpu_per_txn_us", "p99.9": "p999", "avg": "mean"}
 
 // RunMetrics lists every number of a run's summary: the run's own figures
-// (throughput, counts, latency, CPU), then every server metric of package
-// sysmon (Run.Server; resource use, lower is better except hit ratios).
+// (throughput, counts, latency, CPU), then every server metric
+// (ServerMetrics, Run.Server; resource use, lower is better except hit
+// ratios).
 // The workload's own metrics are not listed: they are per workload.
 func RunMetrics() []RunMetric {
 	out := append([]RunMetric(nil), runMetrics...)
-	for _, m := range sysmon.Metrics() {
+	for _, m := range ServerMetrics() {
 		out = append(out, serverMetric(m.Name, m.Unit, m.Help, m.Summed))
 	}
 	return out
@@ -146,7 +213,8 @@ func serverMetric(name, unit, help string, summed bool) RunMetric {
 
 // LookupRunMetric finds a run metric by its name or column, in any case
 // (also "cpu", "p99.9" and "avg"). A server metric that is not one of
-// sysmon's (a newer dbarena's) is found too when a run of runs has it.
+// ServerMetrics (a newer dbarena's) is found too when a run of runs has
+// it.
 func LookupRunMetric(name string, runs ...*result.Run) (RunMetric, bool) {
 	n := strings.ToLower(strings.TrimSpace(name))
 	if a, ok := aliases[n]; ok {
@@ -159,7 +227,7 @@ func LookupRunMetric(name string, runs ...*result.Run) (RunMetric, bool) {
 	}
 	for _, r := range runs {
 		for k := range r.Server {
-			if strings.EqualFold(k, n) && k != sysmon.IntervalKey {
+			if strings.EqualFold(k, n) && k != IntervalKey {
 				return serverMetric(k, "", "server metric", false), true
 			}
 		}
@@ -167,19 +235,19 @@ func LookupRunMetric(name string, runs ...*result.Run) (RunMetric, bool) {
 	return RunMetric{}, false
 }
 
-// ServerColumns are the server metrics any of runs has, in sysmon's
-// order, then those sysmon does not know (a newer dbarena's), sorted.
+// ServerColumns are the server metrics any of runs has, in the order of
+// ServerMetrics, then those it does not list (a newer dbarena's), sorted.
 func ServerColumns(runs []*result.Run) []RunMetric {
 	have := map[string]bool{}
 	for _, r := range runs {
 		for k := range r.Server {
-			if k != sysmon.IntervalKey {
+			if k != IntervalKey {
 				have[k] = true
 			}
 		}
 	}
 	var out []RunMetric
-	for _, m := range sysmon.Metrics() {
+	for _, m := range ServerMetrics() {
 		if have[m.Name] {
 			out = append(out, serverMetric(m.Name, m.Unit, m.Help, m.Summed))
 			delete(have, m.Name)
@@ -194,21 +262,4 @@ func ServerColumns(runs []*result.Run) []RunMetric {
 		out = append(out, serverMetric(k, "", "server metric", false))
 	}
 	return out
-}
-
-// Headline is the figure a workload's studies lead with, for runs of one
-// workload: the first of its own metrics that is a rate where higher is
-// better (NOPM for tpcc, transfers/min for payments), else tps (airline's
-// bookings per second: its one transaction is a booking).
-func Headline(inputs []Input) string {
-	for _, in := range inputs {
-		for _, r := range in.File.Runs {
-			for _, m := range r.Metrics {
-				if m.Higher && (m.Unit == "/min" || m.Unit == "/s") {
-					return m.Name
-				}
-			}
-		}
-	}
-	return "tps"
 }

@@ -1,10 +1,16 @@
-package mysql
+// Package mariadb defines the managed-server kind MariaDB (ServerKind)
+// and registers it with package server from its init. Its targets are
+// mysql:// URLs, which engine/mysql opens; the two packages do not
+// import each other.
+package mariadb
 
 import (
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
+	"log"
 	"net"
 	"net/url"
 	"os"
@@ -24,7 +30,7 @@ import (
 // mysql names), started by package server. Its targets are mysql:// URLs.
 const ServerKind server.Kind = "mariadb"
 
-// init registers the engine's managed-server kind.
+// init registers the managed-server kind.
 func init() { server.RegisterKind(mariadbKind) }
 
 // mariadbKind is MariaDB: mariadb-install-db and mariadbd (or their mysql
@@ -219,7 +225,9 @@ func mysqlDB(port int, password string) *sql.DB {
 	cfg.User, cfg.Passwd = server.User, password
 	cfg.Net, cfg.Addr, cfg.DBName = "tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), server.Database
 	cfg.Timeout = 3 * time.Second
-	cfg.Logger = quietLogger{}
+	// The driver's log lines (connections refused while the server
+	// starts) go nowhere: the errors themselves are reported.
+	cfg.Logger = log.New(io.Discard, "", 0)
 	conn, err := mysql.NewConnector(cfg)
 	if err != nil {
 		panic(err) // only for a malformed Config, which this is not

@@ -1,4 +1,4 @@
-package engine
+package target
 
 import (
 	"net/url"
@@ -9,7 +9,7 @@ import (
 // This file is dbarena's one redaction policy: what of a target URL, or of
 // a message that may contain one, is a secret. Target.Redacted, the plan's
 // copies of its source and error messages, and the command line's last
-// line all use it.
+// line (engine.ScrubEnv) all use it.
 
 // Mask is what a secret is replaced by.
 const Mask = "xxxxx"
@@ -80,25 +80,6 @@ func RedactURL(raw string) string {
 		return raw // as written: nothing to hide
 	}
 	return RedactedURL(u).String()
-}
-
-// scrubEnvMin is the shortest password variable value ScrubEnv hides: a
-// value of one or two characters would take letters out of every word of
-// the message.
-const scrubEnvMin = 3
-
-// ScrubEnv hides in msg the values of every registered engine's password
-// variable (PasswordEnvs) read through getenv: a last line of defence
-// behind the engines' own redaction, for messages about to be printed.
-// Values shorter than three characters are left alone.
-func ScrubEnv(msg string, getenv func(string) string) string {
-	var secrets []string
-	for _, k := range PasswordEnvs() {
-		if v := getenv(k); len(v) >= scrubEnvMin {
-			secrets = append(secrets, v)
-		}
-	}
-	return Scrub(msg, secrets...)
 }
 
 // URLSecrets lists the secrets in raw (the password of its user

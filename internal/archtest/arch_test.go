@@ -1,0 +1,118 @@
+package archtest
+
+import (
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/dbarena/dbarena"
+
+// model is the ground floor: the vocabulary that engines, workloads and
+// the reporting packages share. Its packages import no other dbarena
+// package but each other.
+var model = []string{
+	"schema",    // declarative tables
+	"metric",    // the metric registry: names, units, which way is better
+	"result",    // the result file
+	"histogram", // latency recorders
+	"target",    // a database under test, its password, redaction
+	"lockfile",  // leaves the model uses
+	"outfile",
+}
+
+// deps is every dbarena package (test files left out) with the dbarena
+// packages it depends on, directly or not, as go list -deps finds them;
+// names are relative to the module ("engine/postgres").
+func deps(t *testing.T) map[string][]string {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-f", `{{.ImportPath}}{{range .Deps}} {{.}}{{end}}`, module+"/...")
+	out, err := cmd.Output()
+	if err != nil {
+		if ee, ok := err.(*exec.ExitError); ok {
+			t.Fatalf("go list: %v\n%s", err, ee.Stderr)
+		}
+		t.Fatalf("go list: %v", err)
+	}
+	all := map[string][]string{}
+	for line := range strings.Lines(string(out)) {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		var own []string
+		for _, d := range f[1:] {
+			if r, ok := relative(d); ok {
+				own = append(own, r)
+			}
+		}
+		if p, ok := relative(f[0]); ok {
+			all[p] = own
+		}
+	}
+	return all
+}
+
+// relative is p without the module's prefix, and whether p is in the
+// module at all (the module itself is "").
+func relative(p string) (string, bool) {
+	if p == module {
+		return "", true
+	}
+	r, ok := strings.CutPrefix(p, module+"/")
+	return r, ok
+}
+
+// under tells whether p is dir or a package below it.
+func under(p, dir string) bool { return p == dir || strings.HasPrefix(p, dir+"/") }
+
+// within lists the packages of all that are dir or below it, and fails
+// when there are fewer than min: a rule about no packages holds for
+// nothing.
+func within(t *testing.T, all map[string][]string, dir string, min int) []string {
+	t.Helper()
+	var out []string
+	for p := range all {
+		if under(p, dir) {
+			out = append(out, p)
+		}
+	}
+	if len(out) < min {
+		t.Fatalf("%d packages under %s/, want at least %d: %q", len(out), dir, min, out)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestImportRules fails for every import, direct or not, that breaks
+// the layering: an engine that reaches a workload or a managed server, a
+// managed server that reaches an engine, a model package that reaches
+// anything but the model.
+func TestImportRules(t *testing.T) {
+	all := deps(t)
+	forbid := func(from, to string, min int) {
+		for _, p := range within(t, all, from, min) {
+			for _, d := range all[p] {
+				if under(d, to) {
+					t.Errorf("%s depends on %s: nothing under %s/ may import a package under %s/", p, d, from, to)
+				}
+			}
+		}
+	}
+	forbid("engine", "workload", 10)
+	forbid("engine", "server", 10)
+	forbid("server", "engine", 1)
+
+	for _, m := range model {
+		if _, ok := all[m]; !ok {
+			t.Errorf("model package %s does not exist", m)
+			continue
+		}
+		for _, d := range all[m] {
+			if !slices.Contains(model, d) {
+				t.Errorf("model package %s depends on %s, which is not in the model (%s)", m, d, strings.Join(model, ", "))
+			}
+		}
+	}
+}

@@ -367,14 +367,22 @@ func (c *collector) finish(status string, runErr error) (*result.Run, error) {
 // not the pace.
 const stallPace = 3
 
+// stallMinGap is the least time without a transaction ending that can
+// make a run stalled: shorter gaps are lock waits the server ends by
+// itself (PostgreSQL's deadlock_timeout is 1 s), which a short run with
+// short intervals could otherwise take for a halt.
+const stallMinGap = 2 * time.Second
+
 // stalled returns ErrStalled, saying why, when a run that ran to its end
 // stopped making progress: more than half of its measured intervals saw
 // no transaction end (commit, rollback or error), and either none ended
 // at all while some were left running at the end, or the intervals that
 // had any averaged stallPace or more with a median latency under one
-// interval. Transactions slower than an interval, think times and rare
-// arrivals leave intervals empty too, at a pace below that: those runs
-// are complete (their warnings say how many intervals were empty).
+// interval; and the empty intervals add up to stallMinGap or more.
+// Transactions slower than an interval, think times and rare arrivals
+// leave intervals empty too, at a pace below that, and so do lock waits,
+// for less than stallMinGap: those runs are complete (their warnings say
+// how many intervals were empty).
 func stalled(r *result.Run, every time.Duration) error {
 	var measured, empty int
 	var ended int64
@@ -389,7 +397,7 @@ func stalled(r *result.Run, every time.Duration) error {
 			empty++
 		}
 	}
-	if measured == 0 || 2*empty <= measured {
+	if measured == 0 || 2*empty <= measured || time.Duration(empty)*every < stallMinGap {
 		return nil
 	}
 	busy := measured - empty

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -65,15 +66,54 @@ func (w slowWorker) Next(ctx context.Context) (int, error) {
 	}
 }
 
+// waitsOnce is two workers that deadlock once, as PostgreSQL's lock
+// waits do until deadlock_timeout (1 s): from at after the first
+// transaction, every worker waits wait once, then goes on.
+type waitsOnce struct {
+	at, wait time.Duration
+	start    time.Time
+	once     sync.Once
+}
+
+func (p *waitsOnce) Meta() workload.Meta {
+	return workload.Meta{Name: "waits", Version: "1", New: func() workload.Workload { return p }}
+}
+func (*waitsOnce) Flags() *pflag.FlagSet                  { return pflag.NewFlagSet("waits", pflag.ContinueOnError) }
+func (*waitsOnce) Ops() []workload.Op                     { return []workload.Op{{Name: "a"}} }
+func (*waitsOnce) Tables(engine.Dialect) []workload.Table { return nil }
+func (p *waitsOnce) NewWorker(context.Context, engine.Conn, workload.WorkerEnv) (workload.Worker, error) {
+	return &waitsOnceWorker{p: p}, nil
+}
+
+type waitsOnceWorker struct {
+	p      *waitsOnce
+	waited bool
+}
+
+func (w *waitsOnceWorker) Next(ctx context.Context) (int, error) {
+	w.p.once.Do(func() { w.p.start = time.Now() })
+	if !w.waited && time.Since(w.p.start) >= w.p.at {
+		w.waited = true
+		select {
+		case <-time.After(w.p.wait):
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		}
+	}
+	time.Sleep(time.Millisecond)
+	return 0, nil
+}
+
 // A run that stops making progress (most of its measured intervals
 // without a transaction ending, at a pace that makes them more than
 // chance, or none at all while transactions were left running) ends
 // stalled, with ErrStalled and every figure kept. One whose transactions
 // are merely slower than an interval, or whose arrivals are rare, is
-// complete.
+// complete, and so is one whose empty intervals add up to less than 2 s:
+// a lock wait the server ends by itself.
 func TestStalledRun(t *testing.T) {
 	ctx := context.Background()
-	cfg := runner.Config{Threads: 4, Duration: time.Second, ReportInterval: 125 * time.Millisecond, StopGrace: 50 * time.Millisecond}
+	cfg := runner.Config{Threads: 4, Duration: 3 * time.Second, ReportInterval: 250 * time.Millisecond, StopGrace: 50 * time.Millisecond}
 	for _, c := range []struct {
 		name string
 		w    workload.Workload
@@ -83,10 +123,10 @@ func TestStalledRun(t *testing.T) {
 			if !errors.Is(err, runner.ErrStalled) || run == nil || run.Status != result.StatusStalled {
 				t.Fatalf("err %v, run %v: want %v and status stalled", err, run != nil, runner.ErrStalled)
 			}
-			if !strings.Contains(err.Error(), " 8 measured intervals") || run.Error != err.Error() {
+			if !strings.Contains(err.Error(), " 12 measured intervals") || run.Error != err.Error() {
 				t.Errorf("error %q, run's %q", err, run.Error)
 			}
-			if run.Unfinished != 4 || len(run.Intervals) != 8 || run.Transactions != int64(4*c.w.(halts).before) {
+			if run.Unfinished != 4 || len(run.Intervals) != 12 || run.Transactions != int64(4*c.w.(halts).before) {
 				t.Errorf("unfinished %d, %d intervals, %d transactions: the figures are not kept", run.Unfinished, len(run.Intervals), run.Transactions)
 			}
 		})
@@ -96,6 +136,8 @@ func TestStalledRun(t *testing.T) {
 		cfg  runner.Config
 		w    workload.Workload
 	}{
+		{"a lock wait of a second and more", runner.Config{Threads: 2, Duration: 1500 * time.Millisecond, ReportInterval: 250 * time.Millisecond},
+			&waitsOnce{at: 10 * time.Millisecond, wait: 1300 * time.Millisecond}},
 		{"slower than an interval", runner.Config{Threads: 2, Duration: time.Second, ReportInterval: 100 * time.Millisecond}, slow{250 * time.Millisecond}},
 		{"rare arrivals", runner.Config{Threads: 2, Duration: time.Second, ReportInterval: 100 * time.Millisecond,
 			Rate: runner.RateConfig{TPS: ratePtr(3), Arrival: runner.ArrivalUniform}}, slow{time.Millisecond}},

@@ -65,7 +65,7 @@ func TestRunStalled(t *testing.T) {
 	done := make(chan int, 1)
 	go func() {
 		done <- cli.Main(ctx, st, []string{"run", "oltp_point_select", "--tables", "1", "--table-size", "1000", "--target", u,
-			"--threads", "2", "--time", "2s", "--report-interval", "250ms", "--stop-grace", "100ms", "--out", out})
+			"--threads", "2", "--time", "4s", "--report-interval", "250ms", "--stop-grace", "100ms", "--out", out})
 	}()
 	deadline := time.Now().Add(time.Minute)
 	for !strings.Contains(stdout.String(), "running oltp_point_select") {
@@ -93,7 +93,7 @@ func TestRunStalled(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := f.Runs[0]
-	if f.Status != result.StatusStalled || r.Status != result.StatusStalled || r.Transactions == 0 || len(r.Intervals) != 8 || r.Unfinished == 0 {
+	if f.Status != result.StatusStalled || r.Status != result.StatusStalled || r.Transactions == 0 || len(r.Intervals) != 16 || r.Unfinished == 0 {
 		t.Errorf("file %s, run %s, %d transactions, %d intervals, %d unfinished: want stalled with every figure", f.Status, r.Status, r.Transactions, len(r.Intervals), r.Unfinished)
 	}
 }

@@ -295,6 +295,8 @@ type Dialect interface {
 	// Classify tells what kind of error err is, using the driver's typed
 	// errors (errors.As), never the message text.
 	Classify(err error) ErrorClass
+	// Capabilities states what the engine can do.
+	Capabilities() Capabilities
 }
 
 // SQLDialect is what differs between SQL engines, defined once per engine.
@@ -342,44 +344,6 @@ type ServerProcess struct {
 // not implement it.
 type SequenceResetter interface {
 	ResetSequenceSQL(table, col string) string
-}
-
-// RowLocker is implemented by dialects with locking reads: ForUpdate is
-// the clause appended to a SELECT that locks the rows it reads
-// (" FOR UPDATE"). SQLite, whose writers serialise on the whole database,
-// has none; there the plain SELECT is already safe inside a write
-// transaction.
-type RowLocker interface {
-	ForUpdate() string
-}
-
-// ForUpdate returns d's locking-read clause, or "" when it has none.
-func ForUpdate(d Dialect) string {
-	if l, ok := d.(RowLocker); ok {
-		return l.ForUpdate()
-	}
-	return ""
-}
-
-// PredicateLocker is implemented by dialects whose serializable
-// isolation locks what a statement scans rather than the rows it reads
-// (PostgreSQL's serializable snapshot isolation). A sequential scan then
-// locks a whole table: on a table of a few pages, which the planner scans
-// rather than look up by its key, two serializable transactions that
-// update different rows conflict and one fails.
-// PreferIndexScansSQL is the statement that makes the rest of the
-// current transaction look rows up by their index instead.
-type PredicateLocker interface {
-	PreferIndexScansSQL() string
-}
-
-// PreferIndexScans returns d's PreferIndexScansSQL, or "" when d does not
-// lock predicates.
-func PreferIndexScans(d Dialect) string {
-	if l, ok := d.(PredicateLocker); ok {
-		return l.PreferIndexScansSQL()
-	}
-	return ""
 }
 
 // DeferredPrimaryKey is implemented by dialects where building a primary

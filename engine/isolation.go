@@ -75,8 +75,3 @@ const (
 	// row's values as VALUES(col) (MySQL, MariaDB).
 	UpsertOnDuplicateKey
 )
-
-// Upserter is implemented by dialects with an insert-or-update statement.
-type Upserter interface {
-	UpsertStyle() UpsertStyle
-}

@@ -38,6 +38,9 @@ type Registration struct {
 	Schemes []string
 	// Family is the language the engine speaks.
 	Family Family
+	// Dialect is the engine's dialect, whose Capabilities say what the
+	// engine can do before any target of it is opened.
+	Dialect Dialect
 	// PasswordEnv is the environment variable the engine's own client
 	// tools read the password from (PGPASSWORD, MYSQL_PWD), or "" for
 	// none. ParseTarget reads it when neither the URL nor a password file
@@ -63,16 +66,24 @@ var registry struct {
 }
 
 // Register makes an engine available. It panics (a programming error) when
-// the registration has no Name, Family or Open, when its ServerStats are
-// incomplete, or when one of its schemes or aliases is already taken.
+// the registration has no Name, Family, Dialect or Open, when its
+// Dialect's name, kind or family are not the registration's, when its
+// ServerStats are incomplete, or when one of its schemes or aliases is
+// already taken.
 func Register(r Registration) {
 	if r.Name == "" || r.Family == "" || r.Open == nil {
-		panic(fmt.Sprintf("engine: incomplete registration %q: Name, Family and Open are required", r.Name))
+		panic(fmt.Sprintf("engine: incomplete registration %q: Name, Family, Dialect and Open are required", r.Name))
 	}
 	if r.ServerStats != nil {
 		if msg := r.ServerStats.check(); msg != "" {
 			panic("engine: registration of " + r.Name + ": " + msg)
 		}
+	}
+	if r.Dialect == nil {
+		panic(fmt.Sprintf("engine: incomplete registration %q: Name, Family, Dialect and Open are required", r.Name))
+	}
+	if c := r.Dialect.Capabilities(); r.Dialect.Name() != r.Name || string(c.Kind) != r.Name || c.Family != r.Family || r.Dialect.Family() != r.Family {
+		panic(fmt.Sprintf("engine: registration %q: its dialect says name %q, kind %q, family %q", r.Name, r.Dialect.Name(), c.Kind, c.Family))
 	}
 	registry.mu.Lock()
 	defer registry.mu.Unlock()

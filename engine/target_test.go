@@ -51,14 +51,17 @@ func TestRegisterPanics(t *testing.T) {
 			}
 		}
 	})
-	Register(Registration{Name: "regtest-a", Aliases: []string{"regtest-alias"}, Family: FamilySQL, Open: open})
+	Register(Registration{Name: "regtest-a", Aliases: []string{"regtest-alias"}, Family: FamilySQL, Dialect: regDialect("regtest-a"), Open: open})
 	for name, r := range map[string]Registration{
-		"no open":         {Name: "regtest-b", Family: FamilySQL},
-		"no family":       {Name: "regtest-c", Open: open},
-		"no name":         {Family: FamilySQL, Open: open},
-		"name taken":      {Name: "regtest-a", Family: FamilySQL, Open: open},
-		"alias taken":     {Name: "regtest-d", Schemes: []string{"regtest-alias"}, Family: FamilySQL, Open: open},
-		"twice in itself": {Name: "regtest-e", Aliases: []string{"regtest-e"}, Family: FamilySQL, Open: open},
+		"no open":           {Name: "regtest-b", Family: FamilySQL, Dialect: regDialect("regtest-b")},
+		"no family":         {Name: "regtest-c", Dialect: regDialect("regtest-c"), Open: open},
+		"no name":           {Family: FamilySQL, Dialect: regDialect(""), Open: open},
+		"no dialect":        {Name: "regtest-f", Family: FamilySQL, Open: open},
+		"another's dialect": {Name: "regtest-g", Family: FamilySQL, Dialect: regDialect("regtest-a"), Open: open},
+		"dialect's family":  {Name: "regtest-h", Family: FamilyMongo, Dialect: regDialect("regtest-h"), Open: open},
+		"name taken":        {Name: "regtest-a", Family: FamilySQL, Dialect: regDialect("regtest-a"), Open: open},
+		"alias taken":       {Name: "regtest-d", Schemes: []string{"regtest-alias"}, Family: FamilySQL, Dialect: regDialect("regtest-d"), Open: open},
+		"twice in itself":   {Name: "regtest-e", Aliases: []string{"regtest-e"}, Family: FamilySQL, Dialect: regDialect("regtest-e"), Open: open},
 	} {
 		t.Run(name, func(t *testing.T) {
 			defer func() {
@@ -108,4 +111,14 @@ func TestParseTargetPort(t *testing.T) {
 			}
 		})
 	}
+}
+
+// regDialect is an SQL dialect named by its value, for registrations.
+type regDialect string
+
+func (d regDialect) Name() string            { return string(d) }
+func (regDialect) Family() Family            { return FamilySQL }
+func (regDialect) Classify(error) ErrorClass { return ClassOther }
+func (d regDialect) Capabilities() Capabilities {
+	return Capabilities{Kind: Kind(d), Family: FamilySQL}
 }

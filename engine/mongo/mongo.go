@@ -508,6 +508,16 @@ func (Dialect) Name() string { return "mongodb" }
 // Family returns engine.FamilyMongo.
 func (Dialect) Family() engine.Family { return engine.FamilyMongo }
 
+// Capabilities states what MongoDB can do: multi-document transactions
+// (on a replica set) at their one level, which no session setting
+// changes, and a driver that replaces lost connections itself.
+func (Dialect) Capabilities() engine.Capabilities {
+	return engine.Capabilities{
+		Kind: engine.KindMongo, Family: engine.FamilyMongo,
+		Transactions: true, Rejoins: true,
+	}
+}
+
 // Classify reads the driver's labels and codes: transient transaction
 // errors, unknown commit results, write conflicts and lock timeouts may be
 // retried; network errors lose the connection; duplicate keys are unique

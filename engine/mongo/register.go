@@ -8,6 +8,7 @@ func init() {
 		Name:     "mongodb",
 		Schemes:  []string{"mongodb+srv"},
 		Family:   engine.FamilyMongo,
+		Dialect:  Dialect{},
 		Open:     Open,
 		Settings: settingRoles,
 	})

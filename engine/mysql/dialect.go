@@ -25,6 +25,17 @@ func (Dialect) Name() string { return "mysql" }
 // Family returns engine.FamilySQL.
 func (Dialect) Family() engine.Family { return engine.FamilySQL }
 
+// Capabilities states what MySQL and MariaDB can do: no pipelines (the
+// driver sends one statement per round trip).
+func (Dialect) Capabilities() engine.Capabilities {
+	return engine.Capabilities{
+		Kind: engine.KindMySQL, Family: engine.FamilySQL,
+		Transactions: true, Isolation: []string{engine.ReadCommitted, engine.RepeatableRead, engine.Serializable},
+		Procedures: true, TextResults: true,
+		LockingRead: " FOR UPDATE", Upsert: engine.UpsertOnDuplicateKey, LateForeignKeys: true,
+	}
+}
+
 // Rebind returns sql unchanged: MySQL's placeholders are '?'.
 func (Dialect) Rebind(sql string) string { return sql }
 
@@ -128,13 +139,7 @@ func (Dialect) Classify(err error) engine.ErrorClass {
 	return engine.ClassOther
 }
 
-// ForUpdate is the locking-read clause.
-func (Dialect) ForUpdate() string { return " FOR UPDATE" }
-
 // IsolationSQL sets the session's transaction isolation level.
 func (Dialect) IsolationSQL(level string) (string, error) {
 	return engine.IsolationSQL("SET SESSION TRANSACTION ISOLATION LEVEL", level)
 }
-
-// UpsertStyle is INSERT … ON DUPLICATE KEY UPDATE.
-func (Dialect) UpsertStyle() engine.UpsertStyle { return engine.UpsertOnDuplicateKey }

@@ -8,6 +8,7 @@ func init() {
 		Name:        "mysql",
 		Aliases:     []string{"mariadb"},
 		Family:      engine.FamilySQL,
+		Dialect:     Dialect{},
 		PasswordEnv: "MYSQL_PWD",
 		Open:        Open,
 		ServerStats: serverStats,

@@ -25,6 +25,17 @@ func (Dialect) Name() string { return "postgres" }
 // Family returns engine.FamilySQL.
 func (Dialect) Family() engine.Family { return engine.FamilySQL }
 
+// Capabilities states what PostgreSQL and its wire family can do.
+func (Dialect) Capabilities() engine.Capabilities {
+	return engine.Capabilities{
+		Kind: engine.KindPostgres, Family: engine.FamilySQL,
+		Transactions: true, Isolation: []string{engine.ReadCommitted, engine.RepeatableRead, engine.Serializable},
+		Procedures: true, Pipelines: true, TextResults: true, MultiResults: true,
+		LockingRead: " FOR UPDATE", PreferIndexScans: "SET LOCAL enable_seqscan = off",
+		Upsert: engine.UpsertOnConflict, LateForeignKeys: true, Driven: true,
+	}
+}
+
 // Rebind turns '?' placeholders into $1, $2 …, leaving alone any '?' inside
 // single-quoted strings, double-quoted identifiers and comments.
 func (Dialect) Rebind(sql string) string { return Rebind(sql) }
@@ -187,19 +198,7 @@ func (Dialect) Classify(err error) engine.ErrorClass {
 	return engine.ClassOther
 }
 
-// ForUpdate is the locking-read clause.
-func (Dialect) ForUpdate() string { return " FOR UPDATE" }
-
-// PreferIndexScansSQL implements engine.PredicateLocker: index scans take
-// serializable predicate locks on the rows and index pages they visit, a
-// sequential scan on the whole table. SET LOCAL ends with the
-// transaction.
-func (Dialect) PreferIndexScansSQL() string { return "SET LOCAL enable_seqscan = off" }
-
 // IsolationSQL sets the session's default transaction isolation level.
 func (Dialect) IsolationSQL(level string) (string, error) {
 	return engine.IsolationSQL("SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL", level)
 }
-
-// UpsertStyle is INSERT … ON CONFLICT.
-func (Dialect) UpsertStyle() engine.UpsertStyle { return engine.UpsertOnConflict }

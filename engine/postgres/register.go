@@ -8,6 +8,7 @@ func init() {
 		Name:        "postgres",
 		Aliases:     []string{"postgresql"},
 		Family:      engine.FamilySQL,
+		Dialect:     Dialect{},
 		PasswordEnv: "PGPASSWORD",
 		Open:        Open,
 		ServerStats: serverStats,

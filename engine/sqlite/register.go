@@ -7,6 +7,7 @@ func init() {
 	engine.Register(engine.Registration{
 		Name:     "sqlite",
 		Family:   engine.FamilySQL,
+		Dialect:  Dialect{},
 		Open:     Open,
 		Settings: settingRoles,
 	})

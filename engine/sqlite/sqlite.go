@@ -442,6 +442,17 @@ func (Dialect) Name() string { return "sqlite" }
 // Family returns engine.FamilySQL.
 func (Dialect) Family() engine.Family { return engine.FamilySQL }
 
+// Capabilities states what SQLite can do: serializable transactions
+// only, no server to keep procedures on, no pipelines, foreign keys only
+// where tables are created, and its work done in dbarena's own process.
+func (Dialect) Capabilities() engine.Capabilities {
+	return engine.Capabilities{
+		Kind: engine.KindSQLite, Family: engine.FamilySQL,
+		Transactions: true, Isolation: []string{engine.Serializable},
+		TextResults: true, Upsert: engine.UpsertOnConflict, Embedded: true,
+	}
+}
+
 // IsolationSQL accepts serializable only: SQLite runs every transaction
 // serializable (writers take the database lock), so there is nothing to
 // set; the weaker levels do not exist.
@@ -454,9 +465,6 @@ func (Dialect) IsolationSQL(level string) (string, error) {
 	}
 	return "", fmt.Errorf("isolation level %q: sqlite runs every transaction %s", level, engine.Serializable)
 }
-
-// UpsertStyle is INSERT … ON CONFLICT.
-func (Dialect) UpsertStyle() engine.UpsertStyle { return engine.UpsertOnConflict }
 
 // Rebind returns sql unchanged: SQLite takes '?'.
 func (Dialect) Rebind(sql string) string { return sql }

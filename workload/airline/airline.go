@@ -308,19 +308,16 @@ func (w *Airline) Uninstall(context.Context, engine.Conn) error { return nil }
 
 // upsertSQL is the audit upsert in the dialect's style.
 func upsertSQL(d engine.SQLDialect) (string, error) {
-	u, ok := d.(engine.Upserter)
-	if !ok {
-		return "", fmt.Errorf("airline: %s has no insert-or-update statement", d.Name())
-	}
+	style := d.Capabilities().Upsert
 	day := d.QuoteIdent("day")
 	insert := "INSERT INTO audit (schedule_id, " + day + ", last_date, seats_occupied) VALUES (?, ?, ?, 1)"
-	switch u.UpsertStyle() {
+	switch style {
 	case engine.UpsertOnConflict:
 		return insert + " ON CONFLICT (schedule_id, " + day + ") DO UPDATE SET seats_occupied = audit.seats_occupied + 1, last_date = excluded.last_date", nil
 	case engine.UpsertOnDuplicateKey:
 		return insert + " ON DUPLICATE KEY UPDATE seats_occupied = seats_occupied + 1, last_date = VALUES(last_date)", nil
 	}
-	return "", fmt.Errorf("airline: unknown upsert style %d", u.UpsertStyle())
+	return "", fmt.Errorf("airline: %s has no insert-or-update statement", d.Name())
 }
 
 // CheckWorker is what every family's NewWorker checks first: the options

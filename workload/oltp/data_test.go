@@ -25,6 +25,9 @@ func (ddlDialect) QuoteIdent(s string) string       { return `"` + s + `"` }
 func (ddlDialect) TableExistsSQL() string           { return "" }
 func (ddlDialect) ColumnsSQL() string               { return "" }
 func (ddlDialect) Classify(error) engine.ErrorClass { return engine.ClassOther }
+func (ddlDialect) Capabilities() engine.Capabilities {
+	return engine.Capabilities{Family: engine.FamilySQL}
+}
 func (d ddlDialect) ColumnType(t engine.ColType, size, _ int) string {
 	switch t {
 	case engine.TypeSerialPK:

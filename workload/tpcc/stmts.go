@@ -91,7 +91,7 @@ func stockUpdateSQL(k int) string {
 }
 
 func prepareStmts(ctx context.Context, c engine.SQLConn, pipeline bool) (*stmts, error) {
-	s := &stmts{c: c, pipeline: pipeline, forUpdate: engine.ForUpdate(c.Dialect()),
+	s := &stmts{c: c, pipeline: pipeline, forUpdate: c.Dialect().Capabilities().LockingRead,
 		noItems: map[int]engine.Stmt{}, noStock: map[[2]int]engine.Stmt{}, noLines: map[int]engine.Stmt{}, noStockUpd: map[int]engine.Stmt{},
 		items: map[int64]item{}, stock: map[[2]int64]stockRow{}}
 	s.addItem, s.addStock, s.addID = s.addItemRow, s.addStockRow, s.addIDRow

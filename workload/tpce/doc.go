@@ -32,7 +32,7 @@
 // with the same input by the runner's retry policy, and Trade-Order's
 // intended rollbacks return workload.ErrRollback. On PostgreSQL,
 // Trade-Result updates its broker after SET LOCAL enable_seqscan = off
-// (engine.PredicateLocker), in every mode: the broker table is a page or
+// (engine.Capabilities.PreferIndexScans), in every mode: the broker table is a page or
 // two, which the planner would scan whole, and at serializable isolation
 // that predicate-locks every broker, so that concurrent Trade-Results of
 // different brokers fail each other (DBT-5 fills the table to 10 % for

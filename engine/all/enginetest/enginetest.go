@@ -275,6 +275,31 @@ func Run(t *testing.T, tg engine.Target, cfg Config) {
 		}
 	})
 
+	t.Run("capabilities", func(t *testing.T) {
+		// What the dialect states is what the connection does.
+		caps := d.Capabilities()
+		_, batches := c.(engine.Batcher)
+		_, text := c.(engine.TextQuerier)
+		_, rejoins := c.(engine.Rejoiner)
+		if caps.Pipelines != batches || caps.TextResults != text || caps.Rejoins != rejoins {
+			t.Errorf("%s states pipelines %v, text results %v, rejoins %v; its connection %T: %v, %v, %v",
+				caps.Kind, caps.Pipelines, caps.TextResults, caps.Rejoins, c, batches, text, rejoins)
+		}
+		if tq, ok := c.(engine.TextQuerier); ok && tq.MultiResults() != caps.MultiResults {
+			t.Errorf("%s states multiple results %v, its connection's MultiResults() = %v", caps.Kind, caps.MultiResults, tq.MultiResults())
+		}
+		if string(caps.Kind) != d.Name() || caps.Family != d.Family() {
+			t.Errorf("capabilities kind %q family %q, dialect %q %q", caps.Kind, caps.Family, d.Name(), d.Family())
+		}
+		iso := Connect(t, e) // a connection of its own, left at the level set last
+		for _, level := range []string{engine.ReadCommitted, engine.RepeatableRead, engine.Serializable} {
+			err := engine.SetIsolation(ctx, iso, level)
+			if (err == nil) != caps.Isolates(level) {
+				t.Errorf("SetIsolation(%s) = %v, but the capabilities list %q", level, err, caps.Isolation)
+			}
+		}
+	})
+
 	t.Run("query_text", func(t *testing.T) {
 		if _, ok := c.(engine.TextQuerier); !ok {
 			t.Fatalf("%T is not an engine.TextQuerier", c)

@@ -86,7 +86,7 @@ type Client struct {
 	// beginPending is set while inTx's BEGIN waits in b, unsent.
 	beginPending bool
 	// indexScans is the statement that makes the rest of a transaction
-	// look rows up by index (engine.PreferIndexScans), "" when the
+	// look rows up by index (engine.Capabilities.PreferIndexScans), "" when the
 	// engine does not lock predicates; setting is its prepared form,
 	// counted with BEGIN and COMMIT.
 	indexScans string
@@ -120,7 +120,7 @@ const maxPlusOne = "SELECT COALESCE(MAX(t_id), 0) + 1 FROM trade"
 // New returns a client of c. It finds how the server numbers trades (see
 // the package documentation).
 func New(ctx context.Context, c engine.SQLConn) (*Client, error) {
-	cl := &Client{c: c, fu: engine.ForUpdate(c.Dialect()), indexScans: engine.PreferIndexScans(c.Dialect()),
+	cl := &Client{c: c, fu: c.Dialect().Capabilities().LockingRead, indexScans: c.Dialect().Capabilities().PreferIndexScans,
 		stmts: map[string]engine.Stmt{}, nextID: maxPlusOne, Now: time.Now}
 	for _, q := range nextvals {
 		if st, err := c.Prepare(ctx, q); err == nil {
@@ -469,7 +469,7 @@ func round2(x float64) float64 { return math.Round(x*100) / 100 }
 func nullStr(s sql.NullString) string { return s.String }
 
 // queueIndexScans queues, on an engine whose serializable isolation locks
-// what a statement scans (engine.PredicateLocker), the statement that
+// what a statement scans (engine.Capabilities.PreferIndexScans), the statement that
 // makes the rest of the transaction look rows up by index; elsewhere it
 // does nothing.
 func (c *Client) queueIndexScans(ctx context.Context) error {

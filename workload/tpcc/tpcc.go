@@ -176,15 +176,15 @@ func (w *TPCC) Tables(dialect engine.Dialect) []workload.Table {
 // table is warehouse b+1 (item's one batch counts with the first).
 func (w *TPCC) BatchUnit() string { return "warehouses" }
 
-// FinishLoad refuses --fk on SQLite, which cannot add foreign keys to
-// loaded tables (and enforces declared ones only when asked).
+// FinishLoad refuses --fk on an engine that cannot add foreign keys to
+// loaded tables (SQLite, which enforces declared ones only when asked).
 func (w *TPCC) FinishLoad(ctx context.Context, conn engine.Conn) error {
 	c, cerr := engine.SQL(conn)
 	if cerr != nil {
 		return cerr
 	}
-	if w.opts.fk && c.Dialect().Name() == "sqlite" {
-		return &workload.OptionError{Flag: "fk", Value: "true", Err: "sqlite cannot add foreign keys to loaded tables"}
+	if w.opts.fk && !c.Dialect().Capabilities().LateForeignKeys {
+		return &workload.OptionError{Flag: "fk", Value: "true", Err: c.Dialect().Name() + " cannot add foreign keys to loaded tables"}
 	}
 	return nil
 }

@@ -321,8 +321,8 @@ func (w *TPCE) Install(ctx context.Context, conn engine.Conn) error {
 	if errs := w.Validate(); len(errs) > 0 {
 		return fmt.Errorf("%w: %w", ErrInvalidOptions, errors.Join(errs...))
 	}
-	if w.opts.mode != ModeClient && c.Dialect().Name() == "sqlite" {
-		return &workload.OptionError{Flag: "mode", Value: w.opts.mode, Err: "sqlite has no stored procedures: it runs --mode client only"}
+	if w.opts.mode != ModeClient && !c.Dialect().Capabilities().Procedures {
+		return &workload.OptionError{Flag: "mode", Value: w.opts.mode, Err: c.Dialect().Name() + " has no stored procedures: it runs --mode client only"}
 	}
 	run, err := w.newRun()
 	if err != nil {

@@ -205,14 +205,14 @@ func (w Workload) New() (workload.Workload, error) {
 		return nil, fmt.Errorf("unknown workload %q", w.Name)
 	}
 	wl := m.New()
-	fs := wl.Flags()
+	fs := wl.Define().Options
 	for _, o := range w.Options {
 		if err := fs.Set(o.Name, o.Value); err != nil {
 			return nil, fmt.Errorf("%s: %w", w.Label, err)
 		}
 	}
-	if v, ok := wl.(workload.Validator); ok {
-		if errs := v.Validate(); len(errs) > 0 {
+	if v := wl.Define().Validate; v != nil {
+		if errs := v(); len(errs) > 0 {
 			return nil, errors.Join(errs...)
 		}
 	}

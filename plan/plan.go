@@ -1011,7 +1011,7 @@ func (d *decoder) workload(n ast.Node, wp string) rawWorkload {
 		rw.w.Label = rw.w.Name
 	}
 	wl := m.New()
-	fs := wl.Flags()
+	fs := wl.Define().Options
 	bad := false
 	for _, f := range opts {
 		op := join(wp+".options", f.key)
@@ -1052,8 +1052,9 @@ func (d *decoder) workload(n ast.Node, wp string) rawWorkload {
 	}
 	// The values that were set are checked even when others were not,
 	// so that the plan's every problem is reported at once.
-	if v, ok := wl.(workload.Validator); ok {
-		for _, err := range v.Validate() {
+	spec := wl.Define()
+	if spec.Validate != nil {
+		for _, err := range spec.Validate() {
 			d.errorf(firstNode(optsN, n), wp+".options", "%v", err)
 		}
 	}
@@ -1062,16 +1063,13 @@ func (d *decoder) workload(n ast.Node, wp string) rawWorkload {
 		c := threshold.ContextOf(wl)
 		rw.thresholds = &c
 	}
-	rw.own, rw.known = workloadMetrics(wl), true
+	rw.own, rw.known = spec.Metrics, true
 	// The key: every option that defines the data (all of them when the
-	// workload does not say which do, workload.DataOptioner) and is not
+	// workload does not say which do, Spec.DataOptions) and is not
 	// at its default, sorted, so that "tables: 8" and leaving the
 	// default 8 share prepared data, and so do entries that differ only
 	// in how they run (a mode, a mix).
-	var data []string
-	if d, ok := wl.(workload.DataOptioner); ok {
-		data = d.DataOptions()
-	}
+	data := spec.DataOptions
 	var args []string
 	fs.VisitAll(func(f *pflag.Flag) {
 		if data != nil && !slices.Contains(data, f.Name) {
@@ -1158,7 +1156,7 @@ func (d *decoder) checkMetric(rw *rawWorkload, wl workload.Workload, wp string) 
 	if _, ok := metric.LookupRunMetric(rw.w.Metric); ok {
 		return
 	}
-	own := workloadMetrics(wl)
+	own := wl.Define().Metrics
 	if slices.ContainsFunc(own, func(n string) bool { return strings.EqualFold(n, rw.w.Metric) }) {
 		return
 	}

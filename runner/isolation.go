@@ -15,8 +15,7 @@ import (
 )
 
 // RetryOverride holds the retry settings a run gives; a nil field keeps
-// the workload's (workload.RunDefaulter, else
-// workload.DefaultRetryPolicy).
+// the workload's (Spec.RunDefaults, else workload.DefaultRetryPolicy).
 type RetryOverride struct {
 	// MaxRetries is how many replays a transaction gets before it counts
 	// as an error.
@@ -28,8 +27,8 @@ type RetryOverride struct {
 
 // RunDefaults are w's defaults for the run options the runner owns.
 func RunDefaults(w workload.Workload) workload.RunDefaults {
-	if d, ok := w.(workload.RunDefaulter); ok {
-		return d.RunDefaults()
+	if d := w.Define().RunDefaults; d != nil {
+		return *d
 	}
 	return workload.RunDefaults{Retry: workload.DefaultRetryPolicy()}
 }
@@ -58,7 +57,7 @@ func (c Config) Effective(w workload.Workload) (isolation string, retry workload
 // the retry policy; for others the isolation level when one is set.
 func OptionValues(w workload.Workload, c Config) map[string]string {
 	isolation, retry := c.Effective(w)
-	if _, ok := w.(workload.RunDefaulter); !ok {
+	if w.Define().RunDefaults == nil {
 		if isolation == "" {
 			return nil
 		}
@@ -79,14 +78,15 @@ func checkIsolation(w workload.Workload, d engine.Dialect, level string) error {
 		return nil
 	}
 	bad := func(err error) error { return &workload.OptionError{Flag: "isolation", Value: level, Err: err.Error()} }
-	if ic, ok := w.(workload.IsolationChecker); ok {
-		if err := ic.CheckIsolation(d, level); err != nil {
+	ic := w.Define().CheckIsolation
+	if ic != nil {
+		if err := ic(d, level); err != nil {
 			return bad(err)
 		}
 	}
 	iso, ok := d.(engine.Isolator)
 	if !ok {
-		if _, handled := w.(workload.IsolationChecker); handled {
+		if ic != nil {
 			return nil // the workload's transactions run at the level it accepted
 		}
 		return bad(fmt.Errorf("%s: cannot set the isolation level", d.Name()))

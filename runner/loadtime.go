@@ -24,7 +24,7 @@ type LoadTimes struct {
 	// resets, ANALYZE (PostgreSQL), validators and indexes (MongoDB).
 	Finish time.Duration
 	// ForeignKeys is the time after every table was finished: a
-	// workload.LoadFinisher's FinishLoad and Catalog.AddForeignKeys.
+	// Spec.FinishLoad and Catalog.AddForeignKeys.
 	ForeignKeys time.Duration
 }
 

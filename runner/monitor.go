@@ -16,7 +16,7 @@ const monitorTimeout = 5 * time.Second
 // monitor reads a workload's database counters on a connection of its own,
 // from the collector goroutine only.
 type monitor struct {
-	cr    workload.CounterReader
+	cr    *workload.Counters
 	c     engine.Conn
 	names []string
 	// last is the latest successful read; lastOK tells whether the
@@ -26,9 +26,9 @@ type monitor struct {
 	lastOK, beginOK  bool
 }
 
-func newMonitor(cr workload.CounterReader, c engine.Conn) *monitor {
-	n := len(cr.Counters())
-	return &monitor{cr: cr, c: c, names: cr.Counters(),
+func newMonitor(cr *workload.Counters, c engine.Conn) *monitor {
+	n := len(cr.Names)
+	return &monitor{cr: cr, c: c, names: cr.Names,
 		last: make([]int64, n), cur: make([]int64, n), begin: make([]int64, n)}
 }
 
@@ -37,7 +37,7 @@ func newMonitor(cr workload.CounterReader, c engine.Conn) *monitor {
 func (m *monitor) read(ctx context.Context) bool {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), monitorTimeout)
 	defer cancel()
-	return m.cr.ReadCounters(rctx, m.c, m.cur) == nil
+	return m.cr.Read(rctx, m.c, m.cur) == nil
 }
 
 // start takes the first reading.
@@ -86,9 +86,9 @@ func (m *monitor) measured() ([]result.Counter, []int64) {
 	return out, deltas
 }
 
-// metrics asks the workload's Reporter for its figures over a span.
+// metrics asks the workload's Run for its figures over a span.
 func (r *run) metrics(iv *histogram.Interval, length time.Duration, counters []int64, final bool) []result.Metric {
-	if r.reporter == nil {
+	if r.report == nil {
 		return nil
 	}
 	s := workload.Span{Length: length, Final: final, Counters: counters, Ops: make([]workload.OpSpan, len(r.ops))}
@@ -97,5 +97,5 @@ func (r *run) metrics(iv *histogram.Interval, length time.Duration, counters []i
 		s.Ops[i] = workload.OpSpan{Name: op.Name, Count: o.Hist.TotalCount(), Rollbacks: o.Counts.Rollbacks,
 			Errors: o.Counts.Errors, Retries: o.Counts.Retries, Hist: o.Hist}
 	}
-	return r.reporter.Metrics(s)
+	return r.report(s)
 }

@@ -94,7 +94,7 @@ type Config struct {
 	// Isolation is the transaction isolation level the runner sets on
 	// every worker's connection (engine.ReadCommitted, RepeatableRead,
 	// Serializable); "" takes the workload's default
-	// (workload.RunDefaulter), which is the engine's own unless the
+	// (Spec.RunDefaults), which is the engine's own unless the
 	// workload says otherwise.
 	Isolation string
 	// Retry overrides the workload's retry policy for Replayer workers,
@@ -228,7 +228,7 @@ type Tick struct {
 	Ops      []workload.Op
 	Interval *histogram.Interval
 	// Metrics are the workload's own figures for the interval (a
-	// workload.Reporter's), in its order.
+	// the workload Run's Metrics), in its order.
 	Metrics []result.Metric
 	// Server holds the server's metrics over the interval (nil when not
 	// sampled).
@@ -311,8 +311,9 @@ func Run(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config
 	if cfg.Scheduler == nil {
 		cfg.Scheduler = Closed{}
 	}
-	ops := w.Ops()
-	retryable := retryPolicy(w)
+	spec := w.Define()
+	ops := spec.Ops
+	retryable := retryPolicy(spec)
 	isolation, policy := cfg.Effective(w)
 	if policy.Base > policy.Max {
 		return nil, &workload.OptionError{Flag: "retry-backoff", Value: policy.Base.String(), Err: fmt.Sprintf("must be between 0 and --retry-backoff-max (%v)", policy.Max)}
@@ -321,19 +322,27 @@ func Run(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config
 		return nil, err
 	}
 
-	if in, ok := w.(workload.Installer); ok {
-		if err := install(ctx, eng, in); err != nil {
+	if spec.Install != nil {
+		if err := install(ctx, eng, spec.Install); err != nil {
 			return nil, err
 		}
 	}
 	var mon *monitor
-	if cr, ok := w.(workload.CounterReader); ok {
+	if spec.Counters != nil {
 		c, err := eng.Connect(ctx)
 		if err != nil {
 			return nil, err
 		}
 		defer c.Close()
-		mon = newMonitor(cr, c)
+		mon = newMonitor(spec.Counters, c)
+	}
+	wrun, err := w.Open(ctx, workload.RunEnv{Engine: eng.Dialect().Capabilities(), Dialect: eng.Dialect(),
+		Seed: cfg.Seed, Shard: workload.Shard{Index: 0, Count: 1}, Now: cfg.Now})
+	if err != nil {
+		return nil, err
+	}
+	if wrun.Close != nil {
+		defer wrun.Close()
 	}
 
 	workerCtx, cancelWorkers := context.WithCancel(ctx)
@@ -352,7 +361,7 @@ func Run(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config
 		}
 	}()
 	epoch := new(atomic.Int64)
-	ws, err := startWorkers(workerCtx, eng, w, cfg, len(ops), isolation, epoch, threads)
+	ws, err := startWorkers(workerCtx, eng, wrun, cfg, ops, isolation, epoch, threads)
 	if err != nil {
 		return nil, err
 	}
@@ -363,7 +372,7 @@ func Run(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config
 	}()
 
 	r := &run{
-		cfg: cfg, ops: ops, eng: eng, w: w, retryable: retryable,
+		cfg: cfg, ops: ops, eng: eng, w: wrun, retryable: retryable,
 		workers: ws, fail: make(chan error, 1), stopCh: make(chan struct{}), epoch: epoch,
 		mon: mon, open: open, threads: threads, threadsNote: threadsNote,
 	}
@@ -372,19 +381,19 @@ func Run(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config
 		r.left.Store(*cfg.Events)
 		r.active.Store(int64(cfg.Threads))
 	}
-	r.reporter, _ = w.(workload.Reporter)
+	r.report = wrun.Metrics
 	r.policy = policy
 	return r.execute(ctx, workerCtx, cancelWorkers, obs)
 }
 
-// install runs a workload.Installer's Install on a connection of its own.
-func install(ctx context.Context, eng engine.Engine, in workload.Installer) error {
+// install runs a workload's Spec.Install on a connection of its own.
+func install(ctx context.Context, eng engine.Engine, in func(context.Context, engine.Conn) error) error {
 	c, err := eng.Connect(ctx)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	if err := in.Install(ctx, c); err != nil {
+	if err := in(ctx, c); err != nil {
 		return fmt.Errorf("before the run: %w", err)
 	}
 	return nil
@@ -495,10 +504,11 @@ func (s *worker) close() {
 
 // startWorkers connects all workers in parallel; on any failure it closes
 // what it opened and returns the first error.
-func startWorkers(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config, nops int, isolation string, epoch *atomic.Int64, threads []*drive.Thread) ([]*worker, error) {
+func startWorkers(ctx context.Context, eng engine.Engine, w *workload.Run, cfg Config, ops []workload.Op, isolation string, epoch *atomic.Int64, threads []*drive.Thread) ([]*worker, error) {
+	nops := len(ops)
 	ws := make([]*worker, cfg.Threads)
 	errs := make([]error, cfg.Threads)
-	steps := stepCounts(w.Ops())
+	steps := stepCounts(ops)
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 16) // bound concurrent connection attempts
 	for i := range ws {
@@ -540,7 +550,7 @@ func firstErr(errs []error) error {
 	return nil
 }
 
-func (s *worker) connect(ctx context.Context, eng engine.Engine, w workload.Workload) error {
+func (s *worker) connect(ctx context.Context, eng engine.Engine, w *workload.Run) error {
 	c, err := eng.Connect(ctx)
 	if err != nil {
 		return err
@@ -568,14 +578,14 @@ func WorkerSeed(seed uint64, id int) uint64 {
 	return z ^ (z >> 31)
 }
 
-func retryPolicy(w workload.Workload) func(engine.ErrorClass) bool {
-	extra, _ := w.(workload.Retryer)
+func retryPolicy(spec workload.Spec) func(engine.ErrorClass) bool {
+	extra := spec.Retryable
 	return func(c engine.ErrorClass) bool {
 		switch c {
 		case engine.ClassSerialization, engine.ClassDeadlock:
 			return true
 		}
-		return extra != nil && extra.Retryable(c)
+		return extra != nil && extra(c)
 	}
 }
 
@@ -583,7 +593,7 @@ type run struct {
 	cfg       Config
 	ops       []workload.Op
 	eng       engine.Engine
-	w         workload.Workload
+	w         *workload.Run
 	retryable func(engine.ErrorClass) bool
 	policy    workload.RetryPolicy // replays of Replayer workers
 	workers   []*worker
@@ -611,8 +621,8 @@ type run struct {
 	allDown     atomic.Int64
 	connErrMu   sync.Mutex
 	lastConnErr error
-	mon         *monitor // nil unless the workload is a CounterReader
-	reporter    workload.Reporter
+	mon         *monitor // nil unless the workload has Counters
+	report      func(workload.Span) []result.Metric
 	// open is the arrival-rate model, nil in the closed model.
 	open *Open
 	// left is what remains of the --events budget (nil without it): a

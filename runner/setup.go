@@ -101,7 +101,7 @@ type LoadProgress struct {
 	Batches      int
 	TotalBatches int
 	// Unit names what batches with the same index in every table form
-	// ("warehouses") for a workload.BatchUnit; UnitsDone of Units are in.
+	// ("warehouses") for a workload with a Spec.BatchUnit; UnitsDone of Units are in.
 	Unit             string
 	UnitsDone, Units int
 	Elapsed          time.Duration
@@ -143,7 +143,7 @@ type TableStat struct {
 // tablesOf is w's tables for d, with the names and columns of declared
 // tables filled in from their schemas.
 func tablesOf(w workload.Workload, d engine.Dialect) []workload.Table {
-	tables := w.Tables(d)
+	tables := w.Define().Tables(d)
 	for i := range tables {
 		tables[i] = tables[i].Resolve()
 	}
@@ -273,7 +273,7 @@ func VerifyPrepared(ctx context.Context, c engine.Conn, d engine.Dialect, w work
 		}
 		switch {
 		case !st.exists:
-			hint := "it does not exist; run dbarena prepare " + w.Meta().Name + " with the same options"
+			hint := "it does not exist; run dbarena prepare " + w.Define().Meta.Name + " with the same options"
 			if flags := dataFlags(w); flags != "" {
 				hint += ": " + flags
 			}
@@ -317,7 +317,7 @@ func dataFlags(w workload.Workload) string {
 	slices.Sort(names)
 	var out []string
 	for _, name := range names {
-		f := w.Flags().Lookup(name)
+		f := w.Define().Options.Lookup(name)
 		if f == nil || f.Value.String() == f.DefValue {
 			continue
 		}
@@ -346,7 +346,7 @@ func sameData(w workload.Workload, rec engine.MetaRecord) error {
 	}
 	slices.Sort(names)
 	flag := func(name, v string) string {
-		if f := w.Flags().Lookup(name); f != nil && f.Value.Type() == "bool" {
+		if f := w.Define().Options.Lookup(name); f != nil && f.Value.Type() == "bool" {
 			return "--" + name + "=" + v
 		}
 		return "--" + name + " " + v
@@ -357,7 +357,7 @@ func sameData(w workload.Workload, rec engine.MetaRecord) error {
 		if !ok || prepared == asked[name] {
 			continue
 		}
-		f := w.Flags().Lookup(name)
+		f := w.Define().Options.Lookup(name)
 		was, fix := flag(name, prepared), "pass "+flag(name, prepared)
 		if f != nil && prepared == f.DefValue && f.Value.Type() != "bool" {
 			// Its default may be no value one can pass (--days 0).
@@ -371,7 +371,7 @@ func sameData(w workload.Workload, rec engine.MetaRecord) error {
 
 // Prepare creates w's tables and loads their initial data in parallel,
 // running each table's AfterLoad statements as soon as its rows are in and
-// a workload.LoadFinisher's FinishLoad once all are.
+// a Spec.FinishLoad once all are.
 // On failure or cancellation it drops the tables it created, so nothing
 // half-loaded is left behind. Its PrepareStats say where the time went
 // (LoadTimes) and, read once every table is ready, how much disk each
@@ -431,7 +431,7 @@ func Prepare(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Pr
 		case st.exists && st.meta == "":
 			return stats, &TableError{Table: t.Name, Err: ErrNotOurs, Hint: "it exists but " + MetaTable + " has no record of it; dbarena will not touch it"}
 		case st.meta == stateReady && st.exists:
-			return stats, &TableError{Table: t.Name, Err: ErrAlreadyPrepared, Hint: "run dbarena cleanup " + w.Meta().Name + " first to load it again"}
+			return stats, &TableError{Table: t.Name, Err: ErrAlreadyPrepared, Hint: "run dbarena cleanup " + w.Define().Meta.Name + " first to load it again"}
 		case st.meta != "":
 			redo = append(redo, st.rec) // an earlier load that did not finish
 		}
@@ -486,7 +486,7 @@ func Prepare(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Pr
 		// between the two leaves nothing unrecorded, and another prepare
 		// sees this one at work; recorded again with its identity once
 		// it exists.
-		recs[i] = engine.MetaRecord{Table: t.Name, Workload: w.Meta().Name, State: stateLoading, Created: createdAt, Options: dataOpts, Preparer: me}
+		recs[i] = engine.MetaRecord{Table: t.Name, Workload: w.Define().Meta.Name, State: stateLoading, Created: createdAt, Options: dataOpts, Preparer: me}
 		if err := claim(ctx, cat, recs[i]); err != nil {
 			return fail(err)
 		}
@@ -505,10 +505,8 @@ func Prepare(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Pr
 		}
 	}
 
-	unit := ""
-	if u, ok := w.(workload.BatchUnit); ok {
-		unit = u.BatchUnit()
-	}
+	spec := w.Define()
+	unit := spec.BatchUnit
 	ld, err := load(ctx, eng, tables, unit, cfg)
 	stats.Rows, stats.Times = ld.rows, ld.times
 	lastBatch := ld.lastBatch
@@ -516,8 +514,8 @@ func Prepare(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Pr
 		return fail(err)
 	}
 	fkStart := cfg.Now()
-	if f, ok := w.(workload.LoadFinisher); ok {
-		if err := f.FinishLoad(ctx, c); err != nil {
+	if spec.FinishLoad != nil {
+		if err := spec.FinishLoad(ctx, c); err != nil {
 			return fail(err)
 		}
 	}
@@ -691,7 +689,7 @@ func load(ctx context.Context, eng engine.Engine, tables []workload.Table, unit 
 		}()
 	}
 	// Table by table, so each table's indexes build while later tables
-	// load; unit by unit for a workload.BatchUnit, so units (warehouses)
+	// load; unit by unit for a workload with a Spec.BatchUnit, so units (warehouses)
 	// complete one after another.
 	order := make([]batchJob, 0, total)
 	if unit == "" {
@@ -841,7 +839,7 @@ func (e *NotDroppedError) Error() string {
 
 func (e *NotDroppedError) Unwrap() error { return ErrNotOurs }
 
-// Cleanup removes a workload.Installer's server-side code and drops the
+// Cleanup removes a workload's server-side code (Spec.Uninstall) and drops the
 // tables of w that dbarena created, in reverse creation order. A table is
 // dropped only when MetaTable records it and it is still the table
 // dbarena created: its identity (engine.Catalog.Identity) is the recorded
@@ -912,8 +910,8 @@ func Cleanup(ctx context.Context, eng engine.Engine, w workload.Workload) (Clean
 			refused = append(refused, NotDropped{Table: t.Name, Unrecorded: true, Reason: MetaTable + " has no record of it; dbarena will not drop it"})
 		}
 	}
-	if in, ok := w.(workload.Installer); ok {
-		if err := in.Uninstall(ctx, c); err != nil {
+	if un := w.Define().Uninstall; un != nil {
+		if err := un(ctx, c); err != nil {
 			return out, fmt.Errorf("removing server-side code: %w", err)
 		}
 	}
@@ -940,8 +938,8 @@ func Cleanup(ctx context.Context, eng engine.Engine, w workload.Workload) (Clean
 	return out, nil
 }
 
-// Check verifies that w's tables are prepared and, when w is a
-// workload.Checker, runs its consistency checks.
+// Check verifies that w's tables are prepared and runs w's consistency
+// checks (Spec.Check), if it has any.
 func Check(ctx context.Context, eng engine.Engine, w workload.Workload) ([]workload.Problem, error) {
 	d := eng.Dialect()
 	w, err := workload.ForFamily(w, d)
@@ -956,9 +954,9 @@ func Check(ctx context.Context, eng engine.Engine, w workload.Workload) ([]workl
 	if err := VerifyPrepared(ctx, c, d, w); err != nil {
 		return nil, err
 	}
-	ch, ok := w.(workload.Checker)
-	if !ok {
+	check := w.Define().Check
+	if check == nil {
 		return nil, nil
 	}
-	return ch.Check(ctx, c)
+	return check(ctx, c)
 }

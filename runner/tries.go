@@ -17,7 +17,7 @@ import (
 
 // Analytic is the analytic timing model's part of a run's configuration
 // (ClickBench's rules, adapted): with Tries set, each of the workload's
-// queries (workload.Answerer) runs Tries times in a row on one
+// queries (Spec.Answers) runs Tries times in a row on one
 // connection, nothing else running, and every try is kept in the run's
 // result.Tries. The first try of each query is cold when Cold is set
 // (the server restarted), else lukewarm; the others are hot, and the
@@ -92,13 +92,13 @@ func (c Config) validateAnalytic() []error {
 
 // CheckAnalytic refuses the analytic timing model (cfg.Tries) for a
 // workload whose operations are not queries it can time (not a
-// workload.Answerer), naming --tries; the CLI calls it before any work,
+// Spec.Answers), naming --tries; the CLI calls it before any work,
 // Run again.
 func CheckAnalytic(w workload.Workload, cfg Config) error {
 	if cfg.Tries == nil {
 		return nil
 	}
-	if _, ok := w.(workload.Answerer); !ok {
+	if w.Define().Answers == nil {
 		return &workload.OptionError{Flag: "tries", Value: strconv.Itoa(*cfg.Tries), Err: "the workload's operations are not queries with answers that the analytic timing model can time"}
 	}
 	return nil
@@ -110,12 +110,13 @@ func runTries(ctx context.Context, eng engine.Engine, w workload.Workload, cfg C
 	if err := CheckAnalytic(w, cfg); err != nil {
 		return nil, err
 	}
-	a := w.(workload.Answerer)
-	queries, err := a.AnswerOps()
+	spec := w.Define()
+	a := spec.Answers
+	queries, err := a.Ops()
 	if err != nil {
 		return nil, err
 	}
-	ops := w.Ops()
+	ops := spec.Ops
 	index := make(map[string]int, len(ops))
 	names := make([]string, len(ops))
 	for i, op := range ops {
@@ -211,7 +212,7 @@ func firstTryError(t *result.Tries) string {
 // tryRun holds the timing model's one connection.
 type tryRun struct {
 	eng engine.Engine
-	a   workload.Answerer
+	a   *workload.Answers
 	cfg Config
 	c   engine.Conn
 }

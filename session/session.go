@@ -143,7 +143,7 @@ func (s *Session) EnsurePrepared(ctx context.Context, w workload.Workload) error
 	if err == nil || !s.opt.PrepareOnFirstUse || !errors.Is(err, runner.ErrNotPrepared) {
 		return err
 	}
-	fmt.Fprintf(s.opt.Log, "the %s target is not prepared for %s: preparing it now\n", s.opt.Target.Label, w.Meta().Name)
+	fmt.Fprintf(s.opt.Log, "the %s target is not prepared for %s: preparing it now\n", s.opt.Target.Label, w.Define().Meta.Name)
 	return s.opt.Prepare(ctx, eng, w)
 }
 
@@ -360,7 +360,7 @@ func (s *Session) describe(ctx context.Context, w workload.Workload, cfg runner.
 			settings[k] = v
 		}
 	}
-	m := w.Meta()
+	m := w.Define().Meta
 	options := workload.OptionValues(w)
 	for k, v := range runner.OptionValues(w, cfg) {
 		options[k] = v

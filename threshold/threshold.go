@@ -75,27 +75,13 @@ type Context struct {
 	Metrics  []string
 }
 
-// ContextOf is the context of w with its options as parsed: its ops, and
-// the names of the figures its Reporter gives for a whole measured phase
-// in which every op ran once and every counter was read (as a plan's
-// metric is checked).
+// ContextOf is the context of w with its options as parsed: its ops and
+// the figures of its own it reports (Spec.Metrics).
 func ContextOf(w workload.Workload) Context {
-	c := Context{Workload: w.Meta().Name}
-	ops := w.Ops()
-	span := workload.Span{Length: time.Minute, Final: true}
-	for _, o := range ops {
+	spec := w.Define()
+	c := Context{Workload: spec.Meta.Name, Metrics: spec.Metrics}
+	for _, o := range spec.Ops {
 		c.Ops = append(c.Ops, o.Name)
-		h := histogram.New()
-		_ = h.RecordValue(1000)
-		span.Ops = append(span.Ops, workload.OpSpan{Name: o.Name, Count: 1, Hist: h})
-	}
-	if cr, ok := w.(workload.CounterReader); ok {
-		span.Counters = make([]int64, len(cr.Counters()))
-	}
-	if rp, ok := w.(workload.Reporter); ok {
-		for _, m := range rp.Metrics(span) {
-			c.Metrics = append(c.Metrics, m.Name)
-		}
 	}
 	return c
 }

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/spf13/pflag"
-
 	"github.com/dbarena/dbarena/engine"
 )
 
@@ -21,44 +19,12 @@ import (
 
 // FamilyBuilder makes a workload's implementation for one engine family
 // from base, the registered Workload with its options set. The
-// implementation shares base's options: its Meta, Flags and Ops are
-// base's, and it reads option values from base when it needs them, so
-// that flags parsed into base after the call still count. It must be a
-// Bound, and it has exactly the optional abilities (Checker, Installer, …)
-// the workload has on that family.
+// implementation shares base's options: its Spec starts from base's
+// (the same Meta, Options, Ops and Tables: a workload declares its tables
+// once, and each engine renders them) and replaces the functions the
+// family does its own way, so that flags parsed into base after the call
+// still count.
 type FamilyBuilder func(base Workload) Workload
-
-// Bound is implemented by a family implementation made by a
-// FamilyBuilder: Base returns the registered Workload it was built from.
-type Bound interface {
-	Base() Workload
-}
-
-// Binding is embedded by a family implementation: Of is the registered
-// workload it is built on, and Binding gives the methods every
-// implementation takes from it unchanged (Base, Meta, Flags, Ops and
-// Tables: a workload declares its tables once, and each engine renders
-// them). The
-// optional abilities are not among them: an implementation declares
-// each of its own, forwarding to Of where it shares it.
-type Binding[W Workload] struct {
-	Of W
-}
-
-// Base returns the registered workload.
-func (b Binding[W]) Base() Workload { return b.Of }
-
-// Meta returns the registration record.
-func (b Binding[W]) Meta() Meta { return b.Of.Meta() }
-
-// Flags returns the registered workload's options.
-func (b Binding[W]) Flags() *pflag.FlagSet { return b.Of.Flags() }
-
-// Ops lists the operations, the same in every family.
-func (b Binding[W]) Ops() []Op { return b.Of.Ops() }
-
-// Tables are the registered workload's declared tables.
-func (b Binding[W]) Tables(d engine.Dialect) []Table { return b.Of.Tables(d) }
 
 // ErrUnsupported is returned (wrapped) by ForFamily for a workload that
 // has no implementation for a target's engine family.
@@ -94,48 +60,42 @@ func RegisterFamily(name string, f engine.Family, build FamilyBuilder) {
 	families[k] = build
 }
 
-// FamilyValidator is implemented by family implementations that refuse
-// option values the registered workload accepts, because their family
-// cannot do what the values ask (docolap's --normalized, a relational
-// form, on MongoDB). ValidateFamily reports every such value at once, each
-// as an *OptionError naming the flag and its value; ForFamily fails with
-// them, so the refusal comes before any work on the target.
-type FamilyValidator interface {
-	ValidateFamily() []error
-}
-
-// ForFamily returns w's implementation for the family of d's engine: w
+// ForFamily returns w's implementation for the engine of dialect d: w
 // itself for the SQL family, the FamilyBuilder's Workload built on w for
 // another family, or an error wrapping ErrUnsupported that names the
-// workload and the engine when w has no implementation for it. An
-// implementation that is a FamilyValidator and refuses w's options is
-// not returned: the error joins its ValidateFamily errors. A Bound w
-// is first replaced by its Base, so ForFamily may be given the result of
-// an earlier call.
+// workload and the engine when w has none. An implementation whose
+// Spec.Supports refuses w's options on d's engine is not returned: the
+// error joins every refusal, so it comes before any work on the target.
+// ForFamily may be given the result of an earlier call.
 func ForFamily(w Workload, d engine.Dialect) (Workload, error) {
-	if b, ok := w.(Bound); ok {
-		w = b.Base()
+	if f, ok := w.(*familyImpl); ok {
+		w = f.base
 	}
-	f := d.Family()
-	if f == engine.FamilySQL {
-		if _, ok := d.(engine.SQLDialect); ok {
-			return w, nil
-		}
-	} else {
+	caps := d.Capabilities()
+	impl := w
+	if caps.Family != engine.FamilySQL {
+		name := w.Define().Meta.Name
 		mu.RLock()
-		build, ok := families[familyKey{w.Meta().Name, f}]
+		build, ok := families[familyKey{name, caps.Family}]
 		mu.RUnlock()
-		if ok {
-			impl := build(w)
-			if v, ok := impl.(FamilyValidator); ok {
-				if errs := v.ValidateFamily(); len(errs) > 0 {
-					return nil, errors.Join(errs...)
-				}
-			}
-			return impl, nil
+		if !ok {
+			return nil, fmt.Errorf("%w: %s has no implementation for %s targets", ErrUnsupported, name, d.Name())
+		}
+		impl = &familyImpl{Workload: build(w), base: w}
+	}
+	if sup := impl.Define().Supports; sup != nil {
+		if errs := sup(caps); len(errs) > 0 {
+			return nil, errors.Join(errs...)
 		}
 	}
-	return nil, fmt.Errorf("%w: %s has no implementation for %s targets", ErrUnsupported, w.Meta().Name, d.Name())
+	return impl, nil
+}
+
+// familyImpl is an implementation ForFamily built, which remembers the
+// registered workload it was built on.
+type familyImpl struct {
+	Workload
+	base Workload
 }
 
 // Families lists the engine families workload name has an implementation

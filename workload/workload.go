@@ -1,38 +1,39 @@
-// Package workload is the public API between dbarena's runner and the
+// Package workload is the contract between dbarena's runner and the
 // benchmarks it runs.
 //
 // A workload package registers a Meta in its init function; the binary
 // picks workloads up by blank-importing workload/all, and their
-// implementations for other engine families by workload/all/mongo. A
-// Workload knows its options (a pflag.FlagSet), its tables and their initial data, its
-// operations, and how to build a Worker on one connection. The runner owns
-// the loop: it calls Worker.Next back to back (closed model), times each
-// call and classifies its error.
+// implementations for other engine families by workload/all/mongo.
+//
+// The contract has two phases, after CockroachDB's workload package:
+//
+//   - Define says what the workload is, with its options as they are
+//     set: a plain Spec of its options, tables, operations and the
+//     figures it reports, plus optional functions (check, install,
+//     answers, dump, …) that are nil when the workload has none. Nothing
+//     about a workload is found by type assertion.
+//   - Open starts one run of it on an engine whose capabilities the
+//     RunEnv states: the Run it returns holds every piece of per-run
+//     state and makes one Worker per connection. The runner owns the
+//     loop: it calls Worker.Next back to back (closed model) or at the
+//     scheduled instants (open model), times each call and classifies
+//     its error.
 //
 // The registered Workload runs on SQL engines. A workload that also runs
 // on another engine family (MongoDB) has an implementation for it in a
 // subpackage that registers itself with RegisterFamily; ForFamily picks
-// the implementation for a target's engine, or says that there is none,
-// or, for an implementation that is a FamilyValidator, that its family
-// cannot do what some options ask.
-//
-// Optional abilities are separate interfaces, checked by type assertion:
-// Checker (consistency checks after a run), Validator (option checks),
-// Retryer (which error classes restart a transaction), LoadFinisher (setup
-// after every table is loaded), Installer (server-side code installed
-// before a run), CounterReader (counts kept by the database itself),
-// Reporter (the workload's headline figures), RunDefaulter (its defaults
-// for the run's isolation level and retry policy, which the runner owns),
-// IsolationChecker (a run's isolation level accepted or refused by the
-// workload itself), DataOptioner (the options that define the data,
-// recorded by prepare and checked by every run) and, on workers, Pacer (keying and think times) and
-// Replayer (a failed transaction run again with the same input).
+// the implementation for a target's engine. Workers have three optional
+// abilities, each an interface because the runner asks once per worker
+// and then calls it on every transaction: Pacer (keying and think
+// times), Replayer (a failed transaction run again with the same input)
+// and Closer (resources beyond the connection).
 package workload
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"sort"
 	"sync"
 	"time"
@@ -60,23 +61,152 @@ type Meta struct {
 	New func() Workload
 }
 
-// Workload is one benchmark with its options already set.
+// Workload is one benchmark. Its options live in its Spec's flag set:
+// parsing flags into it configures the workload, and Define called
+// afterwards describes the workload so configured.
 type Workload interface {
-	// Meta returns the registration record.
-	Meta() Meta
-	// Flags returns the workload's options. Parsing command-line flags into
-	// this set configures the workload.
-	Flags() *pflag.FlagSet
-	// Tables lists the tables the workload creates, in creation order.
-	// d is a dialect of the implementation's family (ForFamily): an
-	// engine.SQLDialect for the registered Workload.
-	Tables(d engine.Dialect) []Table
-	// Ops names the operations (transaction types) a Worker reports.
-	Ops() []Op
+	// Define returns what the workload is with its options as set now.
+	// It does no work on any database and may be called often.
+	Define() Spec
+	// Open starts one run of the workload on the engine env describes:
+	// the Run holds every piece of state the run's workers share. The
+	// runner calls it after Spec.Install and before any worker starts,
+	// and closes the Run when the workers are done.
+	Open(ctx context.Context, env RunEnv) (*Run, error)
+}
+
+// Spec is what a workload is, as plain data. Every function field is
+// optional: nil means the workload has no such ability.
+type Spec struct {
+	// Meta is the registration record.
+	Meta Meta
+	// Options are the workload's options, the same set on every call.
+	Options *pflag.FlagSet
+	// Validate checks option values beyond parsing and reports every
+	// problem at once, each naming the flag and its value.
+	Validate func() []error
+	// Supports refuses what an engine cannot do with the options as set
+	// (pipelines where connections send one statement per round trip,
+	// stored procedures where there is no server), each error naming
+	// the flag and its value. Session and the runner call it before any
+	// work on the target.
+	Supports func(engine.Capabilities) []error
+	// CheckIsolation accepts or refuses a run's isolation level (never
+	// ""), for engines without session isolation levels (MongoDB) or
+	// options that leave no transaction to isolate. Nil: the engine's
+	// capabilities decide.
+	CheckIsolation func(d engine.Dialect, level string) error
+	// Notes are remarks the user sees before any work (a scale below the
+	// specification's minimum).
+	Notes []string
+	// DataOptions name the options that define the initial data: prepare
+	// records their values with the tables, and every run, check and
+	// plan cell refuses a value that differs.
+	DataOptions []string
+
+	// Tables lists the tables the workload creates, in creation order,
+	// for an engine of dialect d.
+	Tables func(d engine.Dialect) []Table
+	// BatchUnit names what one batch index of every table is ("warehouses"),
+	// "" when batches are only batches: prepare reports progress in it.
+	BatchUnit string
+	// FinishLoad is setup that needs every table loaded first; prepare
+	// calls it after indexes and AfterLoad statements, before declared
+	// foreign keys and before it marks the tables ready.
+	FinishLoad func(ctx context.Context, c engine.Conn) error
+	// Install keeps code on the server (stored procedures); the runner
+	// calls it once before Open, and it must be idempotent. Uninstall,
+	// called by cleanup, removes it.
+	Install, Uninstall func(ctx context.Context, c engine.Conn) error
+	// Check verifies the data's consistency after a run: one Problem per
+	// violated invariant, none when the data is consistent.
+	Check func(ctx context.Context, c engine.Conn) ([]Problem, error)
+
+	// Ops name the operations (transaction types) a Worker reports.
+	Ops []Op
+	// Metrics name the figures of its own (NOPM, TR/s) that the Run's
+	// Metrics report, in order, for thresholds and plans.
+	Metrics []string
+	// Counters are kept by the database itself (TPC-C's
+	// sum(d_next_o_id)): the runner reads them on a connection of its own
+	// when the measured phase starts, every tick and at the end, and
+	// hands their deltas to Run.Metrics. Nil: none.
+	Counters *Counters
+	// RunDefaults are the workload's defaults for the run options the
+	// runner owns (isolation, retries); nil: the engine's isolation level
+	// and DefaultRetryPolicy, with the retry options not recorded.
+	RunDefaults *RunDefaults
+	// Retryable restarts transactions on more error classes than
+	// serialization failures and deadlocks (always retried).
+	Retryable func(engine.ErrorClass) bool
+
+	// Answers are the analytic timing model's queries (--tries).
+	Answers *Answers
+	// Dump writes the initial data to a file for other loaders.
+	Dump *Dump
+}
+
+// Counters are counts kept by the database (Spec.Counters).
+type Counters struct {
+	// Names are the counters, in the order Read fills dst.
+	Names []string
+	Read  func(ctx context.Context, c engine.Conn, dst []int64) error
+}
+
+// Answers are a workload's analytic queries, which the runner can time
+// itself (the analytic timing model, --tries): Ops are the ops it runs,
+// in order (the options may choose them); Answer runs one on c and
+// returns its rows, each value as text written alike by every engine, so
+// that answers compare across engines. Answer honours ctx's deadline
+// (--query-timeout).
+type Answers struct {
+	Ops    func() ([]string, error)
+	Answer func(ctx context.Context, c engine.Conn, op string) ([][]string, error)
+}
+
+// Dump writes the initial data prepare would load to a file, so that an
+// engine's own bulk-load tool (psql's \copy, a program of insertMany
+// calls) can load exactly the same rows and be timed against dbarena's
+// load. Format says what the file holds; Write writes it and returns the
+// rows written. It reads only the options that define the data.
+type Dump struct {
+	Format string
+	Write  func(ctx context.Context, w io.Writer) (rows int64, err error)
+}
+
+// Shard is one part of a run split across processes: Index of Count,
+// {0, 1} for a run in one process.
+type Shard struct {
+	Index, Count int
+}
+
+// RunEnv is what a run knows when the workload opens it.
+type RunEnv struct {
+	// Engine is what the target's engine can do.
+	Engine engine.Capabilities
+	// Dialect is the target's dialect.
+	Dialect engine.Dialect
+	// Seed is the run's seed; workers get their own, derived from it.
+	Seed uint64
+	// Shard is the part of the run this process runs.
+	Shard Shard
+	// Now is the run's clock.
+	Now func() time.Time
+}
+
+// Run is one run of a workload, made by Open: it owns every piece of
+// state the run's workers share.
+type Run struct {
 	// NewWorker returns a worker bound to c, a connection of the
 	// implementation's family (an engine.SQLConn for the registered
-	// Workload). It may prepare statements.
-	NewWorker(ctx context.Context, c engine.Conn, env WorkerEnv) (Worker, error)
+	// Workload). It may prepare statements. The runner calls it from
+	// one goroutine at a time.
+	NewWorker func(ctx context.Context, c engine.Conn, env WorkerEnv) (Worker, error)
+	// Metrics are the workload's own figures (Spec.Metrics) for one
+	// interval and, with s.Final, the whole measured phase. Nil: none.
+	Metrics func(s Span) []result.Metric
+	// Close releases the run's state; nil when there is none.
+	Close func() error
 }
 
 // Op is one operation (transaction type) of a workload.
@@ -180,13 +310,6 @@ type Closer interface {
 	Close() error
 }
 
-// Checker is implemented by workloads that can verify the consistency of
-// their data after a run. Check returns one Problem per violated
-// invariant; an empty slice means the data is consistent.
-type Checker interface {
-	Check(ctx context.Context, c engine.Conn) ([]Problem, error)
-}
-
 // CheckProgress is told, by a Checker that checks its invariants one
 // after the other, each time one is done: done of total, and the name of
 // the one done. It is called on the Checker's goroutine.
@@ -213,20 +336,6 @@ func ReportCheck(ctx context.Context, done, total int, name string) {
 type Problem struct {
 	Check  string // short name of the invariant
 	Detail string
-}
-
-// Validator is implemented by workloads whose options need checks beyond
-// parsing. Validate reports every problem at once; each names the flag
-// and its value.
-type Validator interface {
-	Validate() []error
-}
-
-// Retryer is implemented by workloads that restart transactions on more
-// error classes than serialization failures and deadlocks (which are always
-// retried).
-type Retryer interface {
-	Retryable(c engine.ErrorClass) bool
 }
 
 // Replayer is implemented by workers that can run a failed transaction
@@ -266,23 +375,6 @@ type RunDefaults struct {
 	Retry RetryPolicy
 }
 
-// RunDefaulter is implemented by workloads whose defaults for the
-// runner's run options differ from "the engine's isolation" and
-// DefaultRetryPolicy.
-type RunDefaulter interface {
-	RunDefaults() RunDefaults
-}
-
-// IsolationChecker is implemented by workloads that accept or refuse an
-// isolation level themselves: on engines whose dialect is not an
-// engine.Isolator (MongoDB's transactions have one level), or when an
-// option of theirs leaves no transaction to isolate. The runner calls it
-// before the run with the level the run sets (never ""); the error says
-// why the level does not apply.
-type IsolationChecker interface {
-	CheckIsolation(d engine.Dialect, level string) error
-}
-
 // Backoff is the bound of the wait before replay number attempt (1-based):
 // Base·2^(attempt−1), at most Max.
 func (p RetryPolicy) Backoff(attempt int) time.Duration {
@@ -291,42 +383,6 @@ func (p RetryPolicy) Backoff(attempt int) time.Duration {
 		d *= 2
 	}
 	return min(d, p.Max)
-}
-
-// LoadFinisher is implemented by workloads with setup that needs every
-// table loaded first (declared foreign keys need nothing: the Catalog adds
-// them). Prepare calls FinishLoad after every table's indexes and
-// AfterLoad statements, before the declared foreign keys and before it
-// marks the tables ready.
-type LoadFinisher interface {
-	FinishLoad(ctx context.Context, c engine.Conn) error
-}
-
-// Installer is implemented by workloads that keep code on the server, such
-// as stored procedures. The runner calls Install once before the workers
-// start (it must be idempotent); cleanup calls Uninstall.
-type Installer interface {
-	Install(ctx context.Context, c engine.Conn) error
-	Uninstall(ctx context.Context, c engine.Conn) error
-}
-
-// CounterReader is implemented by workloads whose progress is counted by
-// the database itself, like TPC-C's sum(d_next_o_id) behind HammerDB's
-// NOPM. The runner reads the counters on a connection of its own when the
-// measured phase starts, on every tick and when it ends, and hands their
-// deltas to the Reporter.
-type CounterReader interface {
-	// Counters names the counters, in the order ReadCounters fills dst.
-	Counters() []string
-	ReadCounters(ctx context.Context, c engine.Conn, dst []int64) error
-}
-
-// Reporter is implemented by workloads with headline figures of their
-// own (NOPM, tpmC, efficiency). The runner calls Metrics for every
-// interval, for the live lines and the result file, and once for the
-// whole measured phase.
-type Reporter interface {
-	Metrics(s Span) []result.Metric
 }
 
 // Span is a stretch of a run: one interval or the whole measured phase.
@@ -347,13 +403,6 @@ type OpSpan struct {
 	Name                              string
 	Count, Rollbacks, Errors, Retries int64
 	Hist                              *hdr.Histogram
-}
-
-// BatchUnit is implemented by workloads whose batches with the same index
-// in every table form one unit of data, like TPC-C's warehouses: prepare
-// then reports progress in units done ("3/10 warehouses").
-type BatchUnit interface {
-	BatchUnit() string
 }
 
 // Table is one table of a workload: its declaration and its initial data.
@@ -438,41 +487,13 @@ func All() []Meta {
 	return out
 }
 
-// Noter is implemented by workloads whose options call for a remark the
-// user sees before any work, such as a scale below the specification's
-// minimum. prepare and run print each note on a line of its own.
-type Noter interface {
-	// Notes returns the remarks for the options set, none when there is
-	// nothing to say.
-	Notes() []string
-}
-
-// DataOptioner is implemented by workloads whose initial data depends on
-// some of their options: the number and size of tables, a scale factor,
-// the data's seed, what the tables are declared with. Prepare records
-// their values with the tables; every run, check and plan cell refuses,
-// before any work, a value that differs from the recorded one. Options
-// that only shape what a run does (mixes, access distributions) are not
-// among them.
-type DataOptioner interface {
-	// DataOptions names the options (flags) that define the data.
-	DataOptions() []string
-}
-
 // DataOptionValues returns the options that define w's data
-// (DataOptioner) as name -> value, empty when w declares none. A family
-// implementation answers for the registered workload it is bound to.
+// (Spec.DataOptions) as name -> value, empty when w declares none.
 func DataOptionValues(w Workload) map[string]string {
-	if b, ok := w.(Bound); ok {
-		w = b.Base()
-	}
+	spec := w.Define()
 	out := map[string]string{}
-	d, ok := w.(DataOptioner)
-	if !ok {
-		return out
-	}
-	for _, name := range d.DataOptions() {
-		if f := w.Flags().Lookup(name); f != nil {
+	for _, name := range spec.DataOptions {
+		if f := spec.Options.Lookup(name); f != nil {
 			out[f.Name] = f.Value.String()
 		}
 	}
@@ -482,6 +503,6 @@ func DataOptionValues(w Workload) map[string]string {
 // OptionValues returns every option of w as name -> value, for result files.
 func OptionValues(w Workload) map[string]string {
 	out := map[string]string{}
-	w.Flags().VisitAll(func(f *pflag.Flag) { out[f.Name] = f.Value.String() })
+	w.Define().Options.VisitAll(func(f *pflag.Flag) { out[f.Name] = f.Value.String() })
 	return out
 }

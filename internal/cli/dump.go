@@ -14,7 +14,7 @@ import (
 )
 
 // newDumpCmd is dump, with one child per workload that is a
-// workload.Dumper: it writes the initial data prepare would load to a
+// Spec.Dump: it writes the initial data prepare would load to a
 // file, for an engine's own bulk-load tool to load the same rows.
 func newDumpCmd(st *State) *cobra.Command {
 	cmd := &cobra.Command{
@@ -32,15 +32,15 @@ func newDumpCmd(st *State) *cobra.Command {
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{err} })
 	for _, m := range workload.All() {
 		w := m.New()
-		d, ok := w.(workload.Dumper)
-		if !ok {
+		d := w.Define().Dump
+		if d == nil {
 			continue
 		}
 		var out string
 		c := &cobra.Command{
 			Use:   m.Name,
 			Short: m.Description,
-			Long:  "Writes " + d.DumpFormat() + ".\nIt takes the options that define the data; the file is written whole, or not at all.",
+			Long:  "Writes " + d.Format + ".\nIt takes the options that define the data; the file is written whole, or not at all.",
 			Args:  cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
 				errs := validateWorkload(w)
@@ -70,11 +70,11 @@ func newDumpCmd(st *State) *cobra.Command {
 // dump writes d's data to out: standard output, or out as package
 // outfile writes every output (a file appears under its name only once it
 // is complete).
-func dump(cmd *cobra.Command, st *State, d workload.Dumper, out string) error {
+func dump(cmd *cobra.Command, st *State, d *workload.Dump, out string) error {
 	start := st.Now()
 	if out == "-" {
 		bw := bufio.NewWriterSize(st.Stdout, 1<<20)
-		if _, err := d.Dump(cmd.Context(), bw); err != nil {
+		if _, err := d.Write(cmd.Context(), bw); err != nil {
 			return err
 		}
 		return bw.Flush()
@@ -86,7 +86,7 @@ func dump(cmd *cobra.Command, st *State, d workload.Dumper, out string) error {
 		n.w = w
 		bw := bufio.NewWriterSize(&n, 1<<20)
 		var err error
-		if rows, err = d.Dump(cmd.Context(), bw); err != nil {
+		if rows, err = d.Write(cmd.Context(), bw); err != nil {
 			return err
 		}
 		return bw.Flush()
@@ -113,13 +113,13 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 // addDataFlags adds w's options that define its data (all of them when
 // w does not say which do) to fs.
 func addDataFlags(fs *pflag.FlagSet, w workload.Workload) {
-	d, ok := w.(workload.DataOptioner)
-	if !ok {
-		fs.AddFlagSet(w.Flags())
+	spec := w.Define()
+	if spec.DataOptions == nil {
+		fs.AddFlagSet(spec.Options)
 		return
 	}
-	for _, name := range d.DataOptions() {
-		if f := w.Flags().Lookup(name); f != nil {
+	for _, name := range spec.DataOptions {
+		if f := spec.Options.Lookup(name); f != nil {
 			fs.AddFlag(f)
 		}
 	}
@@ -129,7 +129,7 @@ func addDataFlags(fs *pflag.FlagSet, w workload.Workload) {
 func dumpNames() string {
 	var names string
 	for _, m := range workload.All() {
-		if _, ok := m.New().(workload.Dumper); ok {
+		if m.New().Define().Dump != nil {
 			if names != "" {
 				names += ", "
 			}

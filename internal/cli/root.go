@@ -147,8 +147,8 @@ func workloadNames() string {
 
 // validateWorkload runs the workload's own option checks.
 func validateWorkload(w workload.Workload) []error {
-	if v, ok := w.(workload.Validator); ok {
-		return v.Validate()
+	if v := w.Define().Validate; v != nil {
+		return v()
 	}
 	return nil
 }
@@ -172,7 +172,7 @@ func newListCmd(st *State) *cobra.Command {
 				// A hidden option is one the workload accepts (a
 				// sysbench command line's) but does not use.
 				var unused []string
-				w.Flags().VisitAll(func(f *pflag.Flag) {
+				w.Define().Options.VisitAll(func(f *pflag.Flag) {
 					if f.Hidden {
 						unused = append(unused, "--"+f.Name)
 						return

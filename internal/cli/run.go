@@ -50,7 +50,7 @@ func newRunCmd(st *State, m workload.Meta) *cobra.Command {
 	fs := cmd.Flags()
 	tf.register(fs)
 	fs.Var(&rf.threads, "threads", "workers (one connection each); a list like 1,2,4,8 runs a sweep, one run per value")
-	rf.renamed = runner.BindFlagsBeside(fs, &rf.cfg, w.Flags())
+	rf.renamed = runner.BindFlagsBeside(fs, &rf.cfg, w.Define().Options)
 	rf.timeSet = func() bool { return fs.Changed("time") }
 	fs.Uint64Var(&rf.cfg.Seed, "seed", rf.cfg.Seed, "seed of the workers' random choices")
 	fs.StringVar(&rf.out, "out", "", "write the result file (JSON) here; while the run goes on, its interval log is kept beside it (see recover)")
@@ -58,7 +58,7 @@ func newRunCmd(st *State, m workload.Meta) *cobra.Command {
 	fs.IntVar(&rf.serverPID, "server-pid", 0, "the server's main process on this host, for its CPU, the host's and the data disk's metrics (default: found through the server when it is local)")
 	fs.BoolVar(&rf.noMonitor, "no-server-metrics", false, "do not sample the server's statistics, process, host and disk every interval")
 	addMetricsAddr(fs, &rf.metricsAddr)
-	fs.AddFlagSet(w.Flags())
+	fs.AddFlagSet(w.Define().Options)
 	return cmd
 }
 
@@ -143,10 +143,10 @@ func (rf *runFlags) validate(st *State) []error {
 func runWorkload(ctx context.Context, st *State, w workload.Workload, tf *targetFlags, rf *runFlags) error {
 	errs := append(validateWorkload(w), rf.validate(st)...)
 	errs = append(errs, checkThresholds(w, rf.cfg)...)
-	if len(w.Ops()) == 0 {
+	if len(w.Define().Ops) == 0 {
 		// Refused before the target is opened (or the embedded default
 		// prepared on first use): there is nothing to measure.
-		name := w.Meta().Name
+		name := w.Define().Meta.Name
 		errs = append(errs, fmt.Errorf("%s has no transactions yet: only dbarena prepare, check and cleanup work for %s", name, name))
 	} else if err := runner.CheckAnalytic(w, rf.cfg); err != nil {
 		errs = append(errs, err)
@@ -189,12 +189,12 @@ func runWorkload(ctx context.Context, st *State, w workload.Workload, tf *target
 		Observer: live.observer(&report.Lines{W: st.Stdout}),
 		Before: func(cfg runner.Config) {
 			if cfg.Tries != nil {
-				fmt.Fprintf(st.Stdout, "\nrunning %s on %s: each query %d times on one connection\n", w.Meta().Name, r.Target, *cfg.Tries)
+				fmt.Fprintf(st.Stdout, "\nrunning %s on %s: each query %d times on one connection\n", w.Define().Meta.Name, r.Target, *cfg.Tries)
 			} else {
-				fmt.Fprintf(st.Stdout, "\nrunning %s on %s: %d threads, %s (warm-up %s)%s\n", w.Meta().Name, r.Target, cfg.Threads, cfg.Limit(), cfg.Warmup, rateHeader(cfg.Rate))
+				fmt.Fprintf(st.Stdout, "\nrunning %s on %s: %d threads, %s (warm-up %s)%s\n", w.Define().Meta.Name, r.Target, cfg.Threads, cfg.Limit(), cfg.Warmup, rateHeader(cfg.Rate))
 			}
 			printNotes(st.Stdout, w)
-			live.begin(r.Target.Label, w.Meta().Name, fmt.Sprintf("threads=%d", cfg.Threads), cfg)
+			live.begin(r.Target.Label, w.Define().Meta.Name, fmt.Sprintf("threads=%d", cfg.Threads), cfg)
 		},
 		After: func(run *result.Run) {
 			live.end()

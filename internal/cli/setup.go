@@ -44,14 +44,14 @@ func newPrepareCmd(st *State, m workload.Meta) *cobra.Command {
 	tf.register(cmd.Flags())
 	cmd.Flags().IntVar(&loadThreads, "load-threads", 4, "parallel loaders, each with its own connection")
 	addQuiet(cmd.Flags(), &quiet)
-	cmd.Flags().AddFlagSet(w.Flags())
+	cmd.Flags().AddFlagSet(w.Define().Options)
 	return cmd
 }
 
 // prepare loads w into r and prints progress and a summary.
 func prepare(ctx context.Context, st *State, target engine.Target, eng engine.Engine, w workload.Workload, loadThreads int) error {
 	if !st.Quiet {
-		fmt.Fprintf(st.Stdout, "preparing %s on %s with %d loaders\n", w.Meta().Name, target, loadThreads)
+		fmt.Fprintf(st.Stdout, "preparing %s on %s with %d loaders\n", w.Define().Meta.Name, target, loadThreads)
 	}
 	printNotes(st.Stdout, w)
 	pb := newLoadProgress(st)
@@ -173,28 +173,28 @@ func newCheckCmd(st *State, m workload.Meta) *cobra.Command {
 				return err
 			}
 			defer r.Engine.Close()
-			pc := startCheck(quietly(st, quiet), fmt.Sprintf("%s on %s", w.Meta().Name, r.Target))
+			pc := startCheck(quietly(st, quiet), fmt.Sprintf("%s on %s", w.Define().Meta.Name, r.Target))
 			problems, err := runner.Check(workload.WithCheckProgress(cmd.Context(), pc.report), r.Engine, w)
 			pc.finish(err == nil)
 			if err != nil {
 				if cmd.Context().Err() != nil {
-					err = fmt.Errorf("check %s on %s: %w (check only reads: nothing to roll back)", w.Meta().Name, r.Target, err)
+					err = fmt.Errorf("check %s on %s: %w (check only reads: nothing to roll back)", w.Define().Meta.Name, r.Target, err)
 				}
 				return err
 			}
 			if len(problems) == 0 {
-				fmt.Fprintf(st.Stdout, "check %s on %s: ok\n", w.Meta().Name, r.Target)
+				fmt.Fprintf(st.Stdout, "check %s on %s: ok\n", w.Define().Meta.Name, r.Target)
 				return nil
 			}
 			for _, p := range problems {
 				fmt.Fprintf(st.Stdout, "FAIL %s: %s\n", p.Check, p.Detail)
 			}
-			return fmt.Errorf("%w: %d problem(s) in %s on %s", ErrCheckFailed, len(problems), w.Meta().Name, r.Target)
+			return fmt.Errorf("%w: %d problem(s) in %s on %s", ErrCheckFailed, len(problems), w.Define().Meta.Name, r.Target)
 		},
 	}
 	tf.register(cmd.Flags())
 	addQuiet(cmd.Flags(), &quiet)
-	cmd.Flags().AddFlagSet(w.Flags())
+	cmd.Flags().AddFlagSet(w.Define().Options)
 	return cmd
 }
 
@@ -218,29 +218,27 @@ func newCleanupCmd(st *State, m workload.Meta) *cobra.Command {
 			if len(cleaned.Dropped) > 0 {
 				fmt.Fprintf(st.Stdout, "dropped %s\n", strings.Join(cleaned.Dropped, ", "))
 			} else if err == nil {
-				fmt.Fprintf(st.Stdout, "nothing to drop for %s on %s\n", w.Meta().Name, r.Target)
+				fmt.Fprintf(st.Stdout, "nothing to drop for %s on %s\n", w.Define().Meta.Name, r.Target)
 			}
 			if err != nil && cmd.Context().Err() != nil {
 				done := "nothing"
 				if len(cleaned.Dropped) > 0 {
 					done = strings.Join(cleaned.Dropped, ", ")
 				}
-				err = fmt.Errorf("cleanup %s on %s: %w (dropped %s; what is left stays recorded as dbarena's: run cleanup again)", w.Meta().Name, r.Target, err, done)
+				err = fmt.Errorf("cleanup %s on %s: %w (dropped %s; what is left stays recorded as dbarena's: run cleanup again)", w.Define().Meta.Name, r.Target, err, done)
 			}
 			return err
 		},
 	}
 	tf.register(cmd.Flags())
-	cmd.Flags().AddFlagSet(w.Flags())
+	cmd.Flags().AddFlagSet(w.Define().Options)
 	return cmd
 }
 
 // printNotes prints the workload's remarks on its options
-// (workload.Noter), one "note:" line each.
+// (Spec.Notes), one "note:" line each.
 func printNotes(out io.Writer, w workload.Workload) {
-	if n, ok := w.(workload.Noter); ok {
-		for _, note := range n.Notes() {
-			fmt.Fprintf(out, "note: %s\n", note)
-		}
+	for _, note := range w.Define().Notes {
+		fmt.Fprintf(out, "note: %s\n", note)
 	}
 }

@@ -21,7 +21,7 @@ func meta() workload.Meta {
 		Name:        "airline",
 		Description: "airline booking (PostgreSQL/MongoDB study): schedule+aircraft read, seat and payment inserts, audit upsert; isolation levels, retries, invariant checks",
 		Version:     "1",
-		New:         func() workload.Workload { return New() },
+		New:         func() workload.Workload { return workload.Adapt(New()) },
 	}
 }
 

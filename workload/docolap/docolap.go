@@ -20,7 +20,7 @@ func meta() workload.Meta {
 		Name:        "docolap",
 		Description: "JSON document analytics (PostgreSQL/MongoDB OLAP study): generated 2015 GitHub events, one JSON document per row, the study's aggregate queries A–D and D′",
 		Version:     "1",
-		New:         func() workload.Workload { return New() },
+		New:         func() workload.Workload { return workload.Adapt(New()) },
 	}
 }
 

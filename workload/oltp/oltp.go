@@ -75,7 +75,7 @@ func init() {
 			Name:        v.name,
 			Description: v.desc,
 			Version:     version,
-			New:         func() workload.Workload { return newWorkload(v) },
+			New:         func() workload.Workload { return workload.Adapt(newWorkload(v)) },
 		})
 	}
 }
@@ -162,7 +162,7 @@ type Test struct {
 }
 
 var (
-	_ workload.Workload     = (*Test)(nil)
+	_ workload.Legacy       = (*Test)(nil)
 	_ workload.Validator    = (*Test)(nil)
 	_ workload.DataOptioner = (*Test)(nil)
 	_ workload.Retryer      = (*Test)(nil)
@@ -179,7 +179,7 @@ func newWorkload(v *variant) *Test {
 func (w *Test) Meta() workload.Meta {
 	v := w.v
 	return workload.Meta{Name: v.name, Description: v.desc, Version: version,
-		New: func() workload.Workload { return newWorkload(v) }}
+		New: func() workload.Workload { return workload.Adapt(newWorkload(v)) }}
 }
 
 // Flags returns the test's options, sysbench's names with dashes.

@@ -83,7 +83,7 @@ func meta() workload.Meta {
 		Name:        "payments",
 		Description: "funds transfers (MySQL/PostgreSQL payments study): token, card and account checks, then debit, credit and insert in one transaction; deadlocks retried",
 		Version:     "1",
-		New:         func() workload.Workload { return New() },
+		New:         func() workload.Workload { return workload.Adapt(New()) },
 	}
 }
 

@@ -25,7 +25,7 @@ func meta() workload.Meta {
 		Name:        "script",
 		Description: "pgbench-compatible scripts (--file, --builtin tpcb-like|simple-update|select-only): SQL, \\set expressions, \\sleep, \\if, \\gset, \\aset, pipelines, \\shell",
 		Version:     "1",
-		New:         func() workload.Workload { return New() },
+		New:         func() workload.Workload { return workload.Adapt(New()) },
 	}
 }
 

@@ -51,7 +51,7 @@ func meta() workload.Meta {
 		Name:        Name,
 		Description: "TPC-C-like order entry (TPROC-C style): New-Order, Payment, Order-Status, Delivery, Stock-Level over W warehouses; NOPM and tpmC",
 		Version:     version,
-		New:         func() workload.Workload { return New() },
+		New:         func() workload.Workload { return workload.Adapt(New()) },
 	}
 }
 
@@ -74,7 +74,7 @@ type TPCC struct {
 }
 
 var (
-	_ workload.Workload      = (*TPCC)(nil)
+	_ workload.Legacy        = (*TPCC)(nil)
 	_ workload.Validator     = (*TPCC)(nil)
 	_ workload.DataOptioner  = (*TPCC)(nil)
 	_ workload.Checker       = (*TPCC)(nil)

@@ -50,7 +50,7 @@ func meta() workload.Meta {
 			"the specification's ten transactions dealt from its 890-card deck, a market exchange emulator per worker, Data-Maintenance and Trade-Cleanup; TR/s. " +
 			"Its own data generator, not comparable to published TPC-E results",
 		Version: version,
-		New:     func() workload.Workload { return New() },
+		New:     func() workload.Workload { return workload.Adapt(New()) },
 	}
 }
 
@@ -80,7 +80,7 @@ type TPCE struct {
 }
 
 var (
-	_ workload.Workload     = (*TPCE)(nil)
+	_ workload.Legacy       = (*TPCE)(nil)
 	_ workload.Validator    = (*TPCE)(nil)
 	_ workload.DataOptioner = (*TPCE)(nil)
 	_ workload.Checker      = (*TPCE)(nil)

@@ -18,7 +18,7 @@ import (
 )
 
 func init() {
-	workload.RegisterFamily("airline", engine.FamilyMongo, func(base workload.Workload) workload.Workload {
+	workload.RegisterLegacyFamily("airline", engine.FamilyMongo, func(base workload.Legacy) workload.Legacy {
 		return &Airline{workload.Binding[*airline.Airline]{Of: base.(*airline.Airline)}}
 	})
 }

@@ -30,7 +30,7 @@ import (
 )
 
 func init() {
-	workload.RegisterFamily("docolap", engine.FamilyMongo, func(base workload.Workload) workload.Workload {
+	workload.RegisterLegacyFamily("docolap", engine.FamilyMongo, func(base workload.Legacy) workload.Legacy {
 		return &Docolap{workload.Binding[*docolap.Docolap]{Of: base.(*docolap.Docolap)}}
 	})
 }

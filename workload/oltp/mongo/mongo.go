@@ -17,7 +17,7 @@ import (
 
 func init() {
 	for _, name := range oltp.Names() {
-		workload.RegisterFamily(name, engine.FamilyMongo, func(base workload.Workload) workload.Workload {
+		workload.RegisterLegacyFamily(name, engine.FamilyMongo, func(base workload.Legacy) workload.Legacy {
 			return &Test{workload.Binding[*oltp.Test]{Of: base.(*oltp.Test)}}
 		})
 	}

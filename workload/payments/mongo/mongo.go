@@ -21,7 +21,7 @@ import (
 )
 
 func init() {
-	workload.RegisterFamily("payments", engine.FamilyMongo, func(base workload.Workload) workload.Workload {
+	workload.RegisterLegacyFamily("payments", engine.FamilyMongo, func(base workload.Legacy) workload.Legacy {
 		return &Payments{workload.Binding[*payments.Payments]{Of: base.(*payments.Payments)}}
 	})
 }

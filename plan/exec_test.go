@@ -19,14 +19,19 @@ import (
 // on a table that does not exist); the others read nothing.
 type failing struct{}
 
-func (failing) Meta() workload.Meta {
-	return workload.Meta{Name: "plan_test_failing", Version: "1", New: func() workload.Workload { return failing{} }}
+func (failing) Define() workload.Spec {
+	return workload.Spec{
+		Meta:    workload.Meta{Name: "plan_test_failing", Version: "1", New: func() workload.Workload { return failing{} }},
+		Options: pflag.NewFlagSet("failing", pflag.ContinueOnError),
+		Tables:  func(engine.Dialect) []workload.Table { return nil },
+		Ops:     []workload.Op{{Name: "tx"}},
+	}
 }
-func (failing) Flags() *pflag.FlagSet                  { return pflag.NewFlagSet("failing", pflag.ContinueOnError) }
-func (failing) Tables(engine.Dialect) []workload.Table { return nil }
-func (failing) Ops() []workload.Op                     { return []workload.Op{{Name: "tx"}} }
-func (failing) NewWorker(_ context.Context, c engine.Conn, _ workload.WorkerEnv) (workload.Worker, error) {
-	return &failingWorker{c: c.(engine.SQLConn)}, nil
+
+func (failing) Open(context.Context, workload.RunEnv) (*workload.Run, error) {
+	return &workload.Run{NewWorker: func(_ context.Context, c engine.Conn, _ workload.WorkerEnv) (workload.Worker, error) {
+		return &failingWorker{c: c.(engine.SQLConn)}, nil
+	}}, nil
 }
 
 type failingWorker struct {
@@ -41,7 +46,7 @@ func (w *failingWorker) Next(ctx context.Context) (int, error) {
 	return 0, w.c.Exec(ctx, "SELECT 1")
 }
 
-func init() { workload.Register(failing{}.Meta()) }
+func init() { workload.Register(failing{}.Define().Meta) }
 
 // sessionEnv is an environment of nothing but a data directory of the
 // test's own.
@@ -116,7 +121,7 @@ func TestWorkloadNew(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := wl.Flags().Lookup("schedules").Value.String(); got != "5" {
+	if got := wl.Define().Options.Lookup("schedules").Value.String(); got != "5" {
 		t.Errorf("schedules %s, want 5", got)
 	}
 	for _, bad := range []plan.Workload{

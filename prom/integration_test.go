@@ -47,7 +47,7 @@ func TestScrapeMatchesResultFile(t *testing.T) {
 			defer s.Close()
 			m, _ := workload.Lookup("oltp_read_write")
 			w := m.New()
-			if err := w.Flags().Parse([]string{"--tables=1", "--table-size=200"}); err != nil {
+			if err := w.Define().Options.Parse([]string{"--tables=1", "--table-size=200"}); err != nil {
 				t.Fatal(err)
 			}
 			if err := s.EnsurePrepared(ctx, w); err != nil {

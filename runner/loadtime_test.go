@@ -122,10 +122,10 @@ func oltpBatch(b *testing.B) func() engine.RowSource {
 		b.Fatal("oltp_read_write is not registered")
 	}
 	w := m.New()
-	if err := w.Flags().Parse([]string{"--tables", "1", "--table-size", "100000"}); err != nil {
+	if err := w.Define().Options.Parse([]string{"--tables", "1", "--table-size", "100000"}); err != nil {
 		b.Fatal(err)
 	}
-	t := w.Tables(sqlite.Dialect{})[0]
+	t := w.Define().Tables(sqlite.Dialect{})[0]
 	return func() engine.RowSource { return t.Rows(0) }
 }
 

@@ -35,7 +35,7 @@ func Example() {
 
 	m, _ := workload.Lookup("oltp_point_select")
 	w := m.New()
-	_ = w.Flags().Parse([]string{"--tables=1", "--table-size=100"})
+	_ = w.Define().Options.Parse([]string{"--tables=1", "--table-size=100"})
 	if err := s.EnsurePrepared(ctx, w); err != nil {
 		panic(err)
 	}

@@ -27,7 +27,7 @@ func oltp(t *testing.T) workload.Workload {
 		t.Fatal("oltp_read_only is not registered")
 	}
 	w := m.New()
-	if err := w.Flags().Parse([]string{"--tables=1", "--table-size=200"}); err != nil {
+	if err := w.Define().Options.Parse([]string{"--tables=1", "--table-size=200"}); err != nil {
 		t.Fatal(err)
 	}
 	return w

@@ -92,6 +92,12 @@ type TargetSpec struct {
 	// opened (the CLI sets MongoDB's concerns from its flags); its error
 	// is returned as it is.
 	Rewrite func(*engine.Target) error
+	// Workload, when set, is what the target is opened for: Resolve
+	// refuses a target whose engine it cannot run with its options as
+	// set (no implementation for the engine's family, or what its
+	// Spec.Supports refuses) before the engine is opened, and before a
+	// managed server is started where the target's URL names the engine.
+	Workload workload.Workload
 }
 
 // Resolved is an open target.
@@ -151,6 +157,12 @@ func Resolve(ctx context.Context, spec TargetSpec, env Env) (*Resolved, error) {
 			return nil, err
 		}
 		r.Fresh = stop != nil // a new server is empty
+	}
+	if err := runsOn(spec.Workload, t); err != nil {
+		if stop != nil {
+			_ = stop()
+		}
+		return nil, err
 	}
 	r.Target = t
 	r.Engine, err = engine.Open(ctx, t, engine.Options{ConnectTimeout: timeout})
@@ -287,3 +299,18 @@ func (e *managedEngine) Close() error {
 
 // Unwrap returns the server's own engine.
 func (e *managedEngine) Unwrap() engine.Engine { return e.Engine }
+
+// runsOn refuses t when w (if any) cannot run on its engine with its
+// options as set: workload.ForFamily, judged by the engine's registered
+// dialect, so that nothing is opened first.
+func runsOn(w workload.Workload, t engine.Target) error {
+	if w == nil {
+		return nil
+	}
+	reg, ok := engine.Lookup(t.URL.Scheme)
+	if !ok {
+		return nil // engine.Open names the unknown scheme
+	}
+	_, err := workload.ForFamily(w, reg.Dialect)
+	return err
+}

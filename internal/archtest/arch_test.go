@@ -103,6 +103,9 @@ func TestImportRules(t *testing.T) {
 	forbid("engine", "workload", 10)
 	forbid("engine", "server", 10)
 	forbid("server", "engine", 1)
+	// Plans and sessions run without the CLI: a pod runs them as a library.
+	forbid("plan", "internal", 1)
+	forbid("session", "internal", 1)
 
 	for _, m := range model {
 		if _, ok := all[m]; !ok {

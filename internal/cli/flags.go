@@ -13,6 +13,7 @@ import (
 
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/session"
+	"github.com/dbarena/dbarena/workload"
 )
 
 // seconds is a duration flag that also takes plain seconds ("60"), as
@@ -118,8 +119,9 @@ func (f *targetFlags) applyMongoParams(t *engine.Target) error {
 }
 
 // open parses the target flag (or picks the embedded default) and opens
-// its engine (session.Resolve).
-func (f *targetFlags) open(ctx context.Context, st *State) (*session.Resolved, error) {
+// its engine (session.Resolve) for w, which it refuses before any work
+// when w cannot run there with its options (nil: any engine).
+func (f *targetFlags) open(ctx context.Context, st *State, w workload.Workload) (*session.Resolved, error) {
 	if f.connectTimeout <= 0 {
 		return nil, &UsageError{fmt.Errorf("--connect-timeout %s: must be positive", f.connectTimeout.String())}
 	}
@@ -131,5 +133,6 @@ func (f *targetFlags) open(ctx context.Context, st *State) (*session.Resolved, e
 		PasswordFile:   f.passwordFile,
 		ConnectTimeout: time.Duration(f.connectTimeout),
 		Rewrite:        f.applyMongoParams,
+		Workload:       w,
 	}, st.env())
 }

@@ -168,7 +168,7 @@ func runWorkload(ctx context.Context, st *State, w workload.Workload, tf *target
 		return err
 	}
 	defer live.close()
-	r, err := tf.open(ctx, st)
+	r, err := tf.open(ctx, st, w)
 	if err != nil {
 		return err
 	}

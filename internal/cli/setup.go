@@ -33,7 +33,7 @@ func newPrepareCmd(st *State, m workload.Meta) *cobra.Command {
 			if err := usage(errs); err != nil {
 				return err
 			}
-			r, err := tf.open(cmd.Context(), st)
+			r, err := tf.open(cmd.Context(), st, w)
 			if err != nil {
 				return err
 			}
@@ -168,7 +168,7 @@ func newCheckCmd(st *State, m workload.Meta) *cobra.Command {
 			if err := usage(validateWorkload(w)); err != nil {
 				return err
 			}
-			r, err := tf.open(cmd.Context(), st)
+			r, err := tf.open(cmd.Context(), st, w)
 			if err != nil {
 				return err
 			}
@@ -209,7 +209,7 @@ func newCleanupCmd(st *State, m workload.Meta) *cobra.Command {
 			if err := usage(validateWorkload(w)); err != nil {
 				return err
 			}
-			r, err := tf.open(cmd.Context(), st)
+			r, err := tf.open(cmd.Context(), st, w)
 			if err != nil {
 				return err
 			}

@@ -293,7 +293,7 @@ func killedAndRestarted(t *testing.T, v victim, configure func(*runner.Config)) 
 	defer s.Close()
 	m, _ := workload.Lookup("oltp_read_write")
 	w := m.New()
-	if err := w.Flags().Parse([]string{"--tables=2", "--table-size=1000"}); err != nil {
+	if err := w.Define().Options.Parse([]string{"--tables=2", "--table-size=1000"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.EnsurePrepared(ctx, w); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/spf13/pflag"
@@ -14,31 +15,77 @@ import (
 	"github.com/dbarena/dbarena/workload"
 )
 
-// sqlOnly is a registered workload: its SQL implementation.
-type sqlOnly struct{ name string }
-
-func (w *sqlOnly) Meta() workload.Meta {
-	return workload.Meta{Name: w.name, New: func() workload.Workload { return &sqlOnly{name: w.name} }}
-}
-func (w *sqlOnly) Flags() *pflag.FlagSet                  { return pflag.NewFlagSet(w.name, pflag.ContinueOnError) }
-func (w *sqlOnly) Tables(engine.Dialect) []workload.Table { return nil }
-func (w *sqlOnly) Ops() []workload.Op                     { return []workload.Op{{Name: "op"}} }
-func (w *sqlOnly) NewWorker(context.Context, engine.Conn, workload.WorkerEnv) (workload.Worker, error) {
-	return nil, errors.New("not runnable")
+// sqlOnly is a registered workload: its SQL implementation. Its options
+// are one set for the workload's life; refuse, when set, is what its
+// Spec.Supports refuses.
+type sqlOnly struct {
+	name        string
+	fs          *pflag.FlagSet
+	dataOptions []string
+	refuse      []error
 }
 
-// docs is a family implementation built on a sqlOnly.
+func newSQLOnly(name string) *sqlOnly {
+	return &sqlOnly{name: name, fs: pflag.NewFlagSet(name, pflag.ContinueOnError)}
+}
+
+func (w *sqlOnly) meta() workload.Meta {
+	return workload.Meta{Name: w.name, New: func() workload.Workload { return newSQLOnly(w.name) }}
+}
+
+func (w *sqlOnly) Define() workload.Spec {
+	s := workload.Spec{Meta: w.meta(), Options: w.fs, Ops: []workload.Op{{Name: "op"}}, DataOptions: w.dataOptions}
+	if w.refuse != nil {
+		s.Supports = func(engine.Capabilities) []error { return w.refuse }
+	}
+	return s
+}
+
+func (w *sqlOnly) Open(context.Context, workload.RunEnv) (*workload.Run, error) {
+	return &workload.Run{NewWorker: func(context.Context, engine.Conn, workload.WorkerEnv) (workload.Worker, error) {
+		return nil, errors.New("not runnable")
+	}}, nil
+}
+
+// docs is a family implementation built on base: its Spec is the base's,
+// with a note of its own and, when refuse is set, a Supports that refuses
+// it and records the capabilities it was asked about.
 type docs struct {
-	sqlOnly
-	base workload.Workload
+	base   workload.Workload
+	refuse []error
+	asked  *engine.Capabilities
 }
 
-func (w *docs) Base() workload.Workload { return w.base }
+// docsNote marks a Spec as docs's.
+const docsNote = "the documents' implementation"
+
+func (w *docs) Define() workload.Spec {
+	s := w.base.Define()
+	s.Notes = append(s.Notes, docsNote)
+	if w.refuse != nil || w.asked != nil {
+		s.Supports = func(c engine.Capabilities) []error {
+			if w.asked != nil {
+				*w.asked = c
+			}
+			return w.refuse
+		}
+	}
+	return s
+}
+
+func (w *docs) Open(context.Context, workload.RunEnv) (*workload.Run, error) {
+	return &workload.Run{NewWorker: func(context.Context, engine.Conn, workload.WorkerEnv) (workload.Worker, error) {
+		return nil, errors.New("not runnable")
+	}}, nil
+}
+
+// isDocs reports whether w is docs's implementation.
+func isDocs(w workload.Workload) bool { return slices.Contains(w.Define().Notes, docsNote) }
 
 func register(t *testing.T, name string) *sqlOnly {
 	t.Helper()
-	w := &sqlOnly{name: name}
-	workload.Register(w.Meta())
+	w := newSQLOnly(name)
+	workload.Register(w.meta())
 	return w
 }
 
@@ -48,7 +95,7 @@ func register(t *testing.T, name string) *sqlOnly {
 func TestForFamilySQLOnly(t *testing.T) {
 	w := register(t, "familytest-sql-only")
 	got, err := workload.ForFamily(w, sqlite.Dialect{})
-	if err != nil || got != w {
+	if err != nil || got != workload.Workload(w) {
 		t.Errorf("ForFamily(sqlite) = %v, %v; want the registered workload", got, err)
 	}
 	_, err = workload.ForFamily(w, mongo.Dialect{})
@@ -61,27 +108,26 @@ func TestForFamilySQLOnly(t *testing.T) {
 }
 
 // A registered family builder makes the implementation for its family's
-// targets, bound to the workload it was given; given an implementation,
-// ForFamily starts again from its base.
+// targets, built on the workload it was given and sharing its options;
+// given an implementation, ForFamily starts again from its base.
 func TestForFamilyRegistered(t *testing.T) {
 	w := register(t, "familytest-docs")
-	builds := 0
+	var bases []workload.Workload
 	workload.RegisterFamily(w.name, engine.FamilyMongo, func(base workload.Workload) workload.Workload {
-		builds++
-		return &docs{sqlOnly: sqlOnly{name: base.Meta().Name}, base: base}
+		bases = append(bases, base)
+		return &docs{base: base}
 	})
 	impl, err := workload.ForFamily(w, mongo.Dialect{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, ok := impl.(*docs)
-	if !ok || d.Base() != w || builds != 1 {
-		t.Fatalf("ForFamily(mongodb) = %T (%d builds), want the builder's, on the registered workload", impl, builds)
+	if !isDocs(impl) || len(bases) != 1 || bases[0] != workload.Workload(w) || impl.Define().Options != w.fs {
+		t.Fatalf("ForFamily(mongodb) = %v (%d builds), want the builder's, on the registered workload", impl, len(bases))
 	}
-	if again, err := workload.ForFamily(impl, mongo.Dialect{}); err != nil || again.(*docs).Base() != w || builds != 2 {
+	if again, err := workload.ForFamily(impl, mongo.Dialect{}); err != nil || !isDocs(again) || len(bases) != 2 || bases[1] != workload.Workload(w) {
 		t.Errorf("ForFamily(implementation, mongodb) = %v, %v; want a new implementation on the same base", again, err)
 	}
-	if back, err := workload.ForFamily(impl, sqlite.Dialect{}); err != nil || back != w {
+	if back, err := workload.ForFamily(impl, sqlite.Dialect{}); err != nil || back != workload.Workload(w) {
 		t.Errorf("ForFamily(implementation, sqlite) = %v, %v; want the registered workload", back, err)
 	}
 	if got := workload.Families(w.name); !reflect.DeepEqual(got, []engine.Family{engine.FamilySQL, engine.FamilyMongo}) {
@@ -111,52 +157,24 @@ func TestRegisterFamilyPanics(t *testing.T) {
 	}
 }
 
-// bound is a family implementation built on Binding: everything but
-// NewWorker comes from the registered workload.
-type bound struct {
-	workload.Binding[*sqlOnly]
-}
-
-func (bound) NewWorker(context.Context, engine.Conn, workload.WorkerEnv) (workload.Worker, error) {
-	return nil, nil
-}
-
-func TestBindingForwards(t *testing.T) {
-	base := &sqlOnly{name: "binding_test"}
-	var w workload.Workload = bound{workload.Binding[*sqlOnly]{Of: base}}
-	b, ok := w.(workload.Bound)
-	if !ok || b.Base() != workload.Workload(base) {
-		t.Fatalf("Base = %v, %v; want the registered workload", b, ok)
-	}
-	if w.Meta().Name != "binding_test" || w.Flags().Name() != "binding_test" || len(w.Ops()) != 1 || w.Ops()[0].Name != "op" {
-		t.Errorf("Meta %v, Flags %q, Ops %v: not the registered workload's", w.Meta(), w.Flags().Name(), w.Ops())
-	}
-	if _, ok := w.(workload.Validator); ok {
-		t.Error("Binding gives an optional ability the implementation did not declare")
-	}
-}
-
-// picky is a family implementation that refuses some of the options its
-// family cannot do.
-type picky struct {
-	docs
-	refuse []error
-}
-
-func (w *picky) ValidateFamily() []error { return w.refuse }
-
-// A family implementation that is a FamilyValidator and refuses the
-// options is not returned: ForFamily fails with every one of its errors;
-// one that accepts them is returned.
-func TestForFamilyValidates(t *testing.T) {
+// An implementation whose Spec.Supports refuses the options on the
+// target's engine is not returned: ForFamily fails with every one of its
+// errors, having asked with the engine's capabilities; one that accepts
+// them is returned. The registered workload's own Supports decides for
+// SQL targets.
+func TestForFamilySupports(t *testing.T) {
 	w := register(t, "familytest-picky")
 	var refuse []error
+	var asked engine.Capabilities
 	workload.RegisterFamily(w.name, engine.FamilyMongo, func(base workload.Workload) workload.Workload {
-		return &picky{docs: docs{sqlOnly: sqlOnly{name: base.Meta().Name}, base: base}, refuse: refuse}
+		return &docs{base: base, refuse: refuse, asked: &asked}
 	})
 	impl, err := workload.ForFamily(w, mongo.Dialect{})
-	if _, ok := impl.(*picky); err != nil || !ok {
+	if err != nil || impl == nil || !isDocs(impl) {
 		t.Fatalf("ForFamily(mongodb) with nothing refused = %v, %v", impl, err)
+	}
+	if asked.Kind != engine.KindMongo || asked.Family != engine.FamilyMongo {
+		t.Errorf("Supports asked about %+v, want MongoDB's capabilities", asked)
 	}
 	a := &workload.OptionError{Flag: "a", Value: "1", Err: "not on mongodb"}
 	b := &workload.OptionError{Flag: "b", Value: "2", Err: "not on mongodb"}
@@ -165,7 +183,11 @@ func TestForFamilyValidates(t *testing.T) {
 	if impl != nil || !errors.Is(err, a) || !errors.Is(err, b) {
 		t.Errorf("ForFamily(mongodb) refusing --a and --b = %v, %v; want both option errors", impl, err)
 	}
-	if got, err := workload.ForFamily(w, sqlite.Dialect{}); err != nil || got != w {
+	if got, err := workload.ForFamily(w, sqlite.Dialect{}); err != nil || got != workload.Workload(w) {
 		t.Errorf("ForFamily(sqlite) = %v, %v; the SQL family is not the builder's", got, err)
+	}
+	w.refuse = []error{a}
+	if got, err := workload.ForFamily(w, sqlite.Dialect{}); got != nil || !errors.Is(err, a) {
+		t.Errorf("ForFamily(sqlite) with the registered workload refusing --a = %v, %v", got, err)
 	}
 }

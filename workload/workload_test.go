@@ -8,7 +8,7 @@ import (
 	"github.com/dbarena/dbarena/workload"
 )
 
-// A Checker's reports reach the CheckProgress its context carries, and
+// A Spec.Check's reports reach the CheckProgress its context carries, and
 // nothing happens without one.
 func TestCheckProgress(t *testing.T) {
 	workload.ReportCheck(context.Background(), 1, 2, "a") // no progress: no effect

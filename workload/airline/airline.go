@@ -21,7 +21,7 @@ func meta() workload.Meta {
 		Name:        "airline",
 		Description: "airline booking (PostgreSQL/MongoDB study): schedule+aircraft read, seat and payment inserts, audit upsert; isolation levels, retries, invariant checks",
 		Version:     "1",
-		New:         func() workload.Workload { return workload.Adapt(New()) },
+		New:         func() workload.Workload { return New() },
 	}
 }
 
@@ -33,30 +33,20 @@ type options struct {
 	seedData            uint64
 }
 
-// The optional abilities Airline and its workers have on SQL engines.
+// Airline is a workload, and its workers replay a booking.
 var (
-	_ workload.Validator        = (*Airline)(nil)
-	_ workload.DataOptioner     = (*Airline)(nil)
-	_ workload.Installer        = (*Airline)(nil)
-	_ workload.Checker          = (*Airline)(nil)
-	_ workload.IsolationChecker = (*Airline)(nil)
-	_ workload.RunDefaulter     = (*Airline)(nil)
-	_ workload.Replayer         = (*worker)(nil)
+	_ workload.Workload = (*Airline)(nil)
+	_ workload.Replayer = (*worker)(nil)
 )
 
 // Airline is the workload with its options, and its implementation for
-// SQL engines. Its methods with exported names that workload.Workload and
-// the optional interfaces do not define (NextBooking, UserSeq, …) are
-// what the implementation for MongoDB (workload/airline/mongo) shares.
+// SQL engines. Its exported methods besides Define and Open (NextBooking,
+// CheckWorker, …) are what the implementation for MongoDB
+// (workload/airline/mongo) shares; a run's user ids are a Users of the
+// Run that Open returns.
 type Airline struct {
 	opts options
 	fs   *pflag.FlagSet
-	// userBase is the first user id of this run (see Install).
-	userBase int64
-	// users holds each worker's last user id, by worker ID, so that a
-	// worker rebuilt after a lost connection goes on where it was.
-	usersMu sync.Mutex
-	users   map[int]*int64
 }
 
 // New returns the workload with default options.
@@ -73,17 +63,37 @@ func New() *Airline {
 	return w
 }
 
-// Meta returns the registration record.
-func (w *Airline) Meta() workload.Meta { return meta() }
+// Define is the booking on SQL engines: its options, the reference
+// data's size and seed as the options that define the data, the five
+// tables, the one op, the invariant checks, the isolation levels it
+// accepts and the runner's defaults for the replays.
+func (w *Airline) Define() workload.Spec {
+	return workload.Spec{
+		Meta:           meta(),
+		Options:        w.fs,
+		Validate:       w.validate,
+		CheckIsolation: w.checkIsolation,
+		DataOptions:    []string{"aircraft", "schedules", "seed-data"},
+		Tables:         w.tables,
+		Check:          w.check,
+		Ops:            []workload.Op{{Name: "booking"}},
+		RunDefaults:    runDefaults(),
+	}
+}
 
-// Flags returns the options.
-func (w *Airline) Flags() *pflag.FlagSet { return w.fs }
+// Open starts a run on an SQL engine: it refuses --transactions off, and
+// its workers share the run's user ids (Users), which start after the
+// highest user id booked before the run.
+func (w *Airline) Open(context.Context, workload.RunEnv) (*workload.Run, error) {
+	if err := w.sqlOptions(); err != nil {
+		return nil, err
+	}
+	users := new(Users)
+	return &workload.Run{NewWorker: func(ctx context.Context, c engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
+		return w.newWorker(ctx, c, env, users)
+	}}, nil
+}
 
-// DataOptions implements workload.DataOptioner: the reference data's
-// size and seed.
-func (w *Airline) DataOptions() []string { return []string{"aircraft", "schedules", "seed-data"} }
-
-// Validate reports every bad option at once.
 // Bounds of the reference data: a hundred times the study's fleet and
 // schedule.
 const (
@@ -91,7 +101,8 @@ const (
 	MaxSchedules = 1_500_000
 )
 
-func (w *Airline) Validate() []error {
+// validate reports every bad option at once.
+func (w *Airline) validate() []error {
 	var errs []error
 	o := &w.opts
 	bad := func(flag string, v any, why string) {
@@ -123,18 +134,15 @@ func (w *Airline) Validate() []error {
 	return errs
 }
 
-// RunDefaults are the runner's defaults: the engine's isolation level
+// runDefaults are the runner's defaults: the engine's isolation level
 // (--isolation), workload.DefaultRetryPolicy for the replays
-// (--max-retries, --retry-backoff, --retry-backoff-max). Being a
-// RunDefaulter records them with every result, as the options they are.
-func (w *Airline) RunDefaults() workload.RunDefaults {
-	return workload.RunDefaults{Retry: workload.DefaultRetryPolicy()}
+// (--max-retries, --retry-backoff, --retry-backoff-max). Stating them
+// records them with every result, as the options they are.
+func runDefaults() *workload.RunDefaults {
+	return &workload.RunDefaults{Retry: workload.DefaultRetryPolicy()}
 }
 
-// Ops is the one transaction.
-func (w *Airline) Ops() []workload.Op { return []workload.Op{{Name: "booking"}} }
-
-// CheckIsolation refuses a run's isolation level (--isolation, set by the
+// checkIsolation refuses a run's isolation level (--isolation, set by the
 // runner) without transactions, and on MongoDB every level but
 // repeatable-read. MongoDB's transactions have one level: every
 // transaction reads one snapshot, and a write to a document another
@@ -143,7 +151,7 @@ func (w *Airline) Ops() []workload.Op { return []workload.Op{{Name: "booking"}} 
 // repeatable read is. It is not serializable: two transactions that read
 // each other's documents and write different ones (write skew) both
 // commit.
-func (w *Airline) CheckIsolation(d engine.Dialect, level string) error {
+func (w *Airline) checkIsolation(d engine.Dialect, level string) error {
 	if w.opts.transactions == transactionsOff {
 		return errors.New("needs --transactions on: without transactions there is no transaction isolation")
 	}
@@ -166,9 +174,9 @@ func (w *Airline) referenceData() func() *referenceData {
 	return sync.OnceValue(func() *referenceData { return generate(w.opts.seedData, w.opts.aircraft, w.opts.schedules) })
 }
 
-// Tables are the two reference tables, loaded, and the three the
+// tables are the two reference tables, loaded, and the three the
 // bookings fill, empty, declared by declared, for every engine.
-func (w *Airline) Tables(engine.Dialect) []workload.Table {
+func (w *Airline) tables(engine.Dialect) []workload.Table {
 	data := w.referenceData()
 	decl := declared()
 	return []workload.Table{
@@ -239,59 +247,6 @@ func (w *Airline) Transactions() bool { return w.opts.transactions == transactio
 // BookingSleep is --booking-sleep.
 func (w *Airline) BookingSleep() time.Duration { return w.opts.bookingSleep }
 
-// userBits: a user id is run epoch (high bits) | worker (20 bits) |
-// booking number (28 bits), so ids never repeat across runs or workers.
-const (
-	bookingBits = 28
-	workerBits  = 20
-	epochShift  = bookingBits + workerBits
-)
-
-// Install runs before each run: it checks --transactions against the
-// engine and picks the run's user-id epoch after the highest
-// user id booked so far.
-func (w *Airline) Install(ctx context.Context, conn engine.Conn) error {
-	c, cerr := engine.SQL(conn)
-	if cerr != nil {
-		return cerr
-	}
-	if err := w.sqlOptions(); err != nil {
-		return err
-	}
-	var maxUser int64
-	if err := c.QueryRow(ctx, "SELECT COALESCE(MAX(user_id), 0) FROM seat", nil, &maxUser); err != nil {
-		return err
-	}
-	w.SetUserBase(maxUser)
-	return nil
-}
-
-// SetUserBase starts the run's user ids in the epoch after maxUser, the
-// highest user id booked so far.
-func (w *Airline) SetUserBase(maxUser int64) {
-	w.usersMu.Lock()
-	defer w.usersMu.Unlock()
-	w.userBase = (maxUser>>epochShift + 1) << epochShift
-	w.users = nil
-}
-
-// UserSeq is worker id's last user id, kept across the worker's
-// reconnections in one run; only that worker's goroutine uses it.
-func (w *Airline) UserSeq(id int) *int64 {
-	w.usersMu.Lock()
-	defer w.usersMu.Unlock()
-	if w.users == nil {
-		w.users = map[int]*int64{}
-	}
-	p, ok := w.users[id]
-	if !ok {
-		p = new(int64)
-		*p = w.userBase | int64(id)<<bookingBits
-		w.users[id] = p
-	}
-	return p
-}
-
 // sqlOptions refuses --transactions off: SQL engines always run the
 // booking in a transaction (BEGIN … COMMIT), which is what the study
 // compared MongoDB's transactions and non-transactional runs with.
@@ -302,9 +257,6 @@ func (w *Airline) sqlOptions() error {
 	}
 	return nil
 }
-
-// Uninstall has nothing to remove.
-func (w *Airline) Uninstall(context.Context, engine.Conn) error { return nil }
 
 // upsertSQL is the audit upsert in the dialect's style.
 func upsertSQL(d engine.SQLDialect) (string, error) {
@@ -321,10 +273,10 @@ func upsertSQL(d engine.SQLDialect) (string, error) {
 }
 
 // CheckWorker is what every family's NewWorker checks first: the options
-// (the first error of Validate) and that worker env.ID has user ids of
+// (the first error of Spec.Validate) and that worker env.ID has user ids of
 // its own.
 func (w *Airline) CheckWorker(env workload.WorkerEnv) error {
-	if errs := w.Validate(); len(errs) > 0 {
+	if errs := w.validate(); len(errs) > 0 {
 		return errs[0]
 	}
 	if env.ID >= 1<<workerBits {
@@ -333,9 +285,9 @@ func (w *Airline) CheckWorker(env workload.WorkerEnv) error {
 	return nil
 }
 
-// NewWorker prepares the booking's statements on c and sets its
-// isolation.
-func (w *Airline) NewWorker(ctx context.Context, conn engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
+// newWorker prepares the booking's statements on c, a worker of the run
+// whose user ids are users.
+func (w *Airline) newWorker(ctx context.Context, conn engine.Conn, env workload.WorkerEnv, users *Users) (workload.Worker, error) {
 	if err := w.CheckWorker(env); err != nil {
 		return nil, err
 	}
@@ -351,8 +303,15 @@ func (w *Airline) NewWorker(ctx context.Context, conn engine.Conn, env workload.
 	if err != nil {
 		return nil, err
 	}
-	wk := &worker{w: w, c: c, q: env.Queries, r: NewRand(env.Seed), sleep: env.Sleep,
-		user: w.UserSeq(env.ID)}
+	user, err := users.Seq(env.ID, func() (int64, error) {
+		var maxUser int64
+		err := c.QueryRow(ctx, "SELECT COALESCE(MAX(user_id), 0) FROM seat", nil, &maxUser)
+		return maxUser, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	wk := &worker{w: w, c: c, q: env.Queries, r: NewRand(env.Seed), sleep: env.Sleep, user: user}
 	for _, p := range []struct {
 		dst *engine.Stmt
 		sql string

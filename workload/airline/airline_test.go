@@ -1,6 +1,8 @@
 package airline
 
 import (
+	"context"
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -10,22 +12,23 @@ import (
 	"github.com/dbarena/dbarena/engine/postgres"
 	"github.com/dbarena/dbarena/engine/sqlite"
 	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/workload"
 )
 
 func parse(t *testing.T, args ...string) *Airline {
 	t.Helper()
 	w := New()
-	if err := w.Flags().Parse(args); err != nil {
+	if err := w.Define().Options.Parse(args); err != nil {
 		t.Fatal(err)
 	}
 	return w
 }
 
 func TestValidate(t *testing.T) {
-	if errs := parse(t).Validate(); len(errs) != 0 {
+	if errs := parse(t).Define().Validate(); len(errs) != 0 {
 		t.Errorf("defaults: %v", errs)
 	}
-	errs := parse(t, "--day-range", "0", "--transactions", "sometimes", "--schedules", "0").Validate()
+	errs := parse(t, "--day-range", "0", "--transactions", "sometimes", "--schedules", "0").Define().Validate()
 	// Isolation and retries are run options (the runner's) now.
 	maxRetries, backoff, backoffMax := -1, 2*time.Second, time.Second
 	errs = append(errs, runner.Config{Threads: 1, Duration: time.Second, Isolation: "snapshot",
@@ -94,26 +97,48 @@ func TestDayNumber(t *testing.T) {
 }
 
 // A worker rebuilt after a lost connection goes on with its user ids; a
-// new run starts the next epoch.
-func TestUserSeq(t *testing.T) {
+// new run starts the next epoch, asking for the highest user id once.
+func TestUsers(t *testing.T) {
 	w := New()
-	w.SetUserBase(5<<epochShift | 77)
-	p := w.UserSeq(3)
-	if *p != 6<<epochShift|3<<bookingBits {
-		t.Fatalf("worker 3 starts at %#x", *p)
+	asked := 0
+	highest := func(n int64) func() (int64, error) {
+		return func() (int64, error) { asked++; return n, nil }
+	}
+	run := new(Users)
+	p, err := run.Seq(3, highest(5<<epochShift|77))
+	if err != nil || *p != 6<<epochShift|3<<bookingBits {
+		t.Fatalf("worker 3 starts at %#x (%v)", *p, err)
 	}
 	b1, err := w.NextBooking(NewRand(1), p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if q := w.UserSeq(3); q != p || *q != b1.User {
+	if q, _ := run.Seq(3, highest(0)); q != p || *q != b1.User {
 		t.Errorf("worker 3 rebuilt: last user %#x, want %#x", *q, b1.User)
 	}
-	if w.UserSeq(4) == p {
-		t.Error("workers 3 and 4 share their user ids")
+	if q, _ := run.Seq(4, highest(0)); q == p || *q != 6<<epochShift|4<<bookingBits {
+		t.Errorf("worker 4 starts at %#x, sharing worker 3's ids: %v", *q, q == p)
 	}
-	w.SetUserBase(b1.User)
-	if got := *w.UserSeq(3); got != 7<<epochShift|3<<bookingBits {
-		t.Errorf("next run: worker 3 starts at %#x", got)
+	if asked != 1 {
+		t.Errorf("the highest user id asked for %d times in one run, want once", asked)
+	}
+	next := new(Users)
+	if _, err := next.Seq(3, func() (int64, error) { return 0, errors.New("gone") }); err == nil {
+		t.Error("a failed ask for the highest user id: no error")
+	}
+	if p, _ := next.Seq(3, highest(b1.User)); *p != 7<<epochShift|3<<bookingBits {
+		t.Errorf("next run: worker 3 starts at %#x", *p)
+	}
+}
+
+// The booking reports no figures of its own.
+func TestNoMetrics(t *testing.T) {
+	w := New()
+	r, err := w.Open(context.Background(), workload.RunEnv{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := w.Define().Metrics; len(m) != 0 || r.Metrics != nil {
+		t.Errorf("Spec.Metrics %v, Run.Metrics set: %v", m, r.Metrics != nil)
 	}
 }

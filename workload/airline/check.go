@@ -35,13 +35,13 @@ func Problem(check string, n int64, unit string, examples []string) workload.Pro
 	return workload.Problem{Check: check, Detail: detail + fmt.Sprintf(" (%d %s in all)", n, unit)}
 }
 
-// Check verifies the invariants the bookings keep: every (schedule, day)
+// check verifies the invariants the bookings keep: every (schedule, day)
 // audit row counts exactly the seats booked for it, no seat lacks its
 // audit row, and seats and payments pair one to one by user. Each violated
 // invariant is one Problem whose Detail gives the number of violations
 // (on MongoDB with --transactions off, the (schedule, day) pairs whose
 // audit disagrees with the seats are what the run lost).
-func (w *Airline) Check(ctx context.Context, conn engine.Conn) ([]workload.Problem, error) {
+func (w *Airline) check(ctx context.Context, conn engine.Conn) ([]workload.Problem, error) {
 	c, cerr := engine.SQL(conn)
 	if cerr != nil {
 		return nil, cerr

@@ -20,11 +20,12 @@ import (
 func Example() {
 	m, _ := workload.Lookup("airline")
 	w := m.New()
-	if err := w.Flags().Parse([]string{"--transactions=off", "--day-range=1"}); err != nil {
+	spec := w.Define()
+	if err := spec.Options.Parse([]string{"--transactions=off", "--day-range=1"}); err != nil {
 		fmt.Println(err)
 		return
 	}
-	for _, err := range w.(workload.Validator).Validate() {
+	for _, err := range spec.Validate() {
 		fmt.Println(err)
 	}
 	opts := workload.OptionValues(w)

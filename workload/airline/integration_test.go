@@ -58,13 +58,13 @@ func TestBookThenCheck(t *testing.T) {
 			seats, occupied := booked(t, c)
 			// Every committed booking, and nothing else, is in the tables.
 			airlinetest.WantBooked(t, res, seats, occupied)
-			if probs, err := w.Check(ctx, c); err != nil || len(probs) > 0 {
+			if probs, err := w.Define().Check(ctx, c); err != nil || len(probs) > 0 {
 				t.Fatalf("check after the run: %v %v", probs, err)
 			}
 
 			for _, tc := range corruptions {
 				tc.do(t, c)
-				probs, err := w.Check(ctx, c)
+				probs, err := w.Define().Check(ctx, c)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -101,7 +101,7 @@ func TestTransactionsAndIsolationRefused(t *testing.T) {
 	cfg := runner.Config{Threads: 1, Duration: time.Second}
 
 	t.Run("transactions=maybe", func(t *testing.T) {
-		errs := parse(t, "--transactions", "maybe").Validate()
+		errs := parse(t, "--transactions", "maybe").Define().Validate()
 		if len(errs) != 1 {
 			t.Fatalf("errors %v, want one", errs)
 		}

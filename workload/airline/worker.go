@@ -27,7 +27,7 @@ type worker struct {
 	schedule, seat, payment, audit engine.Stmt
 	b                              engine.Batch
 
-	user *int64 // the last user id handed out (Airline.UserSeq)
+	user *int64 // the last user id handed out (Users.Seq)
 	// The current booking's input, kept for Replay.
 	in Booking
 }

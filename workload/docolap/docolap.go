@@ -20,7 +20,7 @@ func meta() workload.Meta {
 		Name:        "docolap",
 		Description: "JSON document analytics (PostgreSQL/MongoDB OLAP study): generated 2015 GitHub events, one JSON document per row, the study's aggregate queries A–D and D′",
 		Version:     "1",
-		New:         func() workload.Workload { return workload.Adapt(New()) },
+		New:         func() workload.Workload { return New() },
 	}
 }
 
@@ -30,11 +30,10 @@ const Table = "events"
 // batchEvents is the number of events in one batch of the initial data.
 const batchEvents = 5000
 
-// The optional abilities Docolap has on SQL engines.
+// Docolap is a workload, and runs its queries on SQL engines.
 var (
-	_ workload.Validator    = (*Docolap)(nil)
-	_ workload.DataOptioner = (*Docolap)(nil)
-	_ Querier               = (*Docolap)(nil)
+	_ workload.Workload = (*Docolap)(nil)
+	_ Querier           = (*Docolap)(nil)
 )
 
 // Querier is implemented by the workload on every engine family: it
@@ -53,7 +52,8 @@ type options struct {
 
 // Docolap is the workload with its options, and its implementation for
 // SQL engines. The implementation for MongoDB (workload/docolap/mongo)
-// shares its options, data and queries' descriptions.
+// shares its options, data and queries' descriptions. It keeps no state
+// of a run: its workers share none.
 type Docolap struct {
 	opts options
 	fs   *pflag.FlagSet
@@ -71,23 +71,38 @@ func New() *Docolap {
 	return w
 }
 
-// Meta returns the registration record.
-func (w *Docolap) Meta() workload.Meta { return meta() }
+// Define is the workload on SQL engines: its options, of which the
+// number of events (--events or --days), their seed and their form
+// (--normalized) define the data; the events table (or the normalized
+// form's tables); one op per query; the queries as the analytic timing
+// model's (Answers, --query's, in order); and the events as a file for
+// psql's \copy (Dump).
+func (w *Docolap) Define() workload.Spec {
+	return workload.Spec{
+		Meta:        meta(),
+		Options:     w.fs,
+		Validate:    w.validate,
+		DataOptions: []string{"events", "days", "seed-data", "normalized"},
+		Tables:      w.tables,
+		Ops:         ops(),
+		Answers: &workload.Answers{Ops: w.answerOps, Answer: func(ctx context.Context, c engine.Conn, op string) ([][]string, error) {
+			return AnswerWith(ctx, w, c, op)
+		}},
+		Dump: &workload.Dump{Format: dumpFormat, Write: w.dump},
+	}
+}
 
-// Flags returns the options.
-func (w *Docolap) Flags() *pflag.FlagSet { return w.fs }
-
-// DataOptions implements workload.DataOptioner: the number of events
-// (--events or --days), their seed and their form (--normalized).
-func (w *Docolap) DataOptions() []string {
-	return []string{"events", "days", "seed-data", "normalized"}
+// Open starts a run on an SQL engine: its workers run --query's queries
+// in turn (NewRunner) and share nothing.
+func (w *Docolap) Open(context.Context, workload.RunEnv) (*workload.Run, error) {
+	return &workload.Run{NewWorker: w.newWorker}, nil
 }
 
 // MaxEvents bounds --events: as many as --days gives at its largest.
 var MaxEvents = EventsForDays(maxDays)
 
-// Validate reports every bad option at once.
-func (w *Docolap) Validate() []error {
+// validate reports every bad option at once.
+func (w *Docolap) validate() []error {
 	var errs []error
 	o := &w.opts
 	bad := func(flag string, v any, why string) {
@@ -141,8 +156,8 @@ func (w *Docolap) queryList() ([]Query, error) {
 	return out, nil
 }
 
-// Ops are the queries, one op each, in the study's order.
-func (w *Docolap) Ops() []workload.Op {
+// ops are the queries, one op each, in the study's order.
+func ops() []workload.Op {
 	out := make([]workload.Op, len(queries))
 	for i, q := range queries {
 		out[i] = workload.Op{Name: q.Name}
@@ -174,10 +189,10 @@ func Declared() *schema.Table {
 	}
 }
 
-// Tables is the events table with its events as JSON (AppendEvent),
+// tables is the events table with its events as JSON (AppendEvent),
 // batchEvents a batch; with --normalized, the normalized form's tables
 // (NormTables).
-func (w *Docolap) Tables(engine.Dialect) []workload.Table {
+func (w *Docolap) tables(engine.Dialect) []workload.Table {
 	if w.opts.normalized {
 		return w.NormTables()
 	}
@@ -227,14 +242,23 @@ func (w *Docolap) RunQuery(ctx context.Context, c engine.Conn, name string) ([]R
 	return RunSQL(ctx, sc, name)
 }
 
-// NewWorker returns a worker that runs --query's queries in turn on c,
+// newWorker returns a worker that runs --query's queries in turn on c,
 // starting at the list's entry number ID (modulo its length), so that
 // workers spread over them.
-func (w *Docolap) NewWorker(_ context.Context, c engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
-	if errs := w.Validate(); len(errs) > 0 {
-		return nil, errs[0]
+func (w *Docolap) newWorker(_ context.Context, c engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
+	if err := w.CheckOptions(); err != nil {
+		return nil, err
 	}
 	return NewRunner(w, c, env, w)
+}
+
+// CheckOptions is what every family's workers check first: the first
+// error of Spec.Validate, if any.
+func (w *Docolap) CheckOptions() error {
+	if errs := w.validate(); len(errs) > 0 {
+		return errs[0]
+	}
+	return nil
 }
 
 // NewRunner returns a worker running w's --query list on c through run,

@@ -1,6 +1,7 @@
 package docolap_test
 
 import (
+	"context"
 	"errors"
 	"strconv"
 	"strings"
@@ -27,10 +28,10 @@ func TestBadOptions(t *testing.T) {
 		{[]string{"--events", "0", "--query", "x"}, []string{"events 0", "query x"}},
 	} {
 		w := docolap.New()
-		if err := w.Flags().Parse(tc.args); err != nil {
+		if err := w.Define().Options.Parse(tc.args); err != nil {
 			t.Fatal(err)
 		}
-		errs := w.Validate()
+		errs := w.Define().Validate()
 		if len(errs) != len(tc.want) {
 			t.Errorf("%v: %v, want %d errors", tc.args, errs, len(tc.want))
 			continue
@@ -43,10 +44,10 @@ func TestBadOptions(t *testing.T) {
 		}
 	}
 	w := docolap.New()
-	if err := w.Flags().Parse([]string{"--days", "2", "--query", "d2, a"}); err != nil {
+	if err := w.Define().Options.Parse([]string{"--days", "2", "--query", "d2, a"}); err != nil {
 		t.Fatal(err)
 	}
-	if errs := w.Validate(); len(errs) > 0 {
+	if errs := w.Define().Validate(); len(errs) > 0 {
 		t.Fatal(errs)
 	}
 	if got := w.Events(); got != docolap.EventsForDays(2) {
@@ -63,10 +64,10 @@ func TestBadOptions(t *testing.T) {
 // event once with ids increasing.
 func TestTables(t *testing.T) {
 	w := docolap.New()
-	if err := w.Flags().Parse([]string{"--events", "12345"}); err != nil {
+	if err := w.Define().Options.Parse([]string{"--events", "12345"}); err != nil {
 		t.Fatal(err)
 	}
-	tables := w.Tables(nil)
+	tables := w.Define().Tables(nil)
 	if len(tables) != 1 {
 		t.Fatalf("%d tables", len(tables))
 	}
@@ -154,5 +155,18 @@ func TestAnswers(t *testing.T) {
 		if num(r[1]) <= 2 {
 			t.Errorf("D2: %v", r)
 		}
+	}
+}
+
+// The queries report no figures of their own: the analytic timing model
+// and the runner time them.
+func TestNoMetrics(t *testing.T) {
+	w := docolap.New()
+	r, err := w.Open(context.Background(), workload.RunEnv{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := w.Define().Metrics; len(m) != 0 || r.Metrics != nil {
+		t.Errorf("Spec.Metrics %v, Run.Metrics set: %v", m, r.Metrics != nil)
 	}
 }

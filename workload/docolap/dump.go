@@ -10,31 +10,27 @@ import (
 	"github.com/dbarena/dbarena/workload"
 )
 
-var _ workload.Dumper = (*Docolap)(nil)
-
 // dumpChunk is the number of events one goroutine of Dump makes at a time.
 const dumpChunk = 2000
 
-// DumpFormat implements workload.Dumper.
-func (w *Docolap) DumpFormat() string {
-	return "the events table in PostgreSQL's COPY text format, one event a line: its id, a tab, and its JSON document " +
-		"(the bytes prepare loads, every backslash doubled); psql loads it with \\copy events (id, doc) FROM 'FILE'"
-}
+// dumpFormat is what Dump writes (Spec.Dump).
+const dumpFormat = "the events table in PostgreSQL's COPY text format, one event a line: its id, a tab, and its JSON document " +
+	"(the bytes prepare loads, every backslash doubled); psql loads it with \\copy events (id, doc) FROM 'FILE'"
 
-// Dump implements workload.Dumper: the events the options ask for, in
-// order, as DumpFormat says, exactly the rows prepare loads on every
-// engine (the id column and the doc document). Events are made by as
-// many goroutines as there are processors and written in order.
+// dump writes (Spec.Dump) the events the options ask for, in order, as
+// dumpFormat says, exactly the rows prepare loads on every engine (the
+// id column and the doc document). Events are made by as many goroutines
+// as there are processors and written in order.
 // The normalized form (--normalized) has no such file: it is refused,
 // naming the flag, before anything is written.
-func (w *Docolap) Dump(ctx context.Context, out io.Writer) (int64, error) {
+func (w *Docolap) dump(ctx context.Context, out io.Writer) (int64, error) {
 	if w.Normalized() {
 		return 0, &workload.OptionError{Flag: "normalized", Value: "true", Err: "dump writes the JSON events table only: leave --normalized out"}
 	}
 	return DumpEvents(ctx, w.Generator(), out)
 }
 
-// DumpEvents writes g's events to out as Docolap.Dump does.
+// DumpEvents writes g's events to out as the Spec's Dump does.
 func DumpEvents(ctx context.Context, g *Generator, out io.Writer) (int64, error) {
 	n := g.Events()
 	chunks := int((n + dumpChunk - 1) / dumpChunk)

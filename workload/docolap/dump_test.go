@@ -123,11 +123,11 @@ func TestDumpStopsWhenCancelled(t *testing.T) {
 // written.
 func TestDumpRefusesNormalized(t *testing.T) {
 	w := docolap.New()
-	if err := w.Flags().Parse([]string{"--events", "10", "--normalized"}); err != nil {
+	if err := w.Define().Options.Parse([]string{"--events", "10", "--normalized"}); err != nil {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	n, err := w.Dump(context.Background(), &b)
+	n, err := w.Define().Dump.Write(context.Background(), &b)
 	if err == nil || !strings.Contains(err.Error(), "--normalized") || n != 0 || b.Len() != 0 {
 		t.Errorf("Dump --normalized = %d rows, %v, %d bytes written; want a refusal naming --normalized", n, err, b.Len())
 	}

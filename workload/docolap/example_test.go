@@ -33,11 +33,11 @@ func ExampleNormSQL() {
 	c, _ := docolap.NormSQL("postgres", docolap.QueryC)
 	fmt.Println(c)
 	w := docolap.New()
-	if err := w.Flags().Parse([]string{"--events", "10", "--normalized"}); err != nil {
+	if err := w.Define().Options.Parse([]string{"--events", "10", "--normalized"}); err != nil {
 		fmt.Println(err)
 		return
 	}
-	for _, t := range w.Tables(nil) {
+	for _, t := range w.Define().Tables(nil) {
 		src := t.Rows(0)
 		src.Next()
 		row, _ := src.Values()

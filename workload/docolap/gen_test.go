@@ -382,10 +382,10 @@ func benchmarkAppend(b *testing.B, appendEvent func(*docolap.Generator, []byte, 
 // reads it: the rows of one batch, id and document.
 func BenchmarkTableRows(b *testing.B) {
 	w := docolap.New()
-	if err := w.Flags().Parse([]string{"--events", "10000000"}); err != nil {
+	if err := w.Define().Options.Parse([]string{"--events", "10000000"}); err != nil {
 		b.Fatal(err)
 	}
-	tb := w.Tables(nil)[0]
+	tb := w.Define().Tables(nil)[0]
 	var n int64
 	for b.Loop() {
 		src := tb.Rows(int(n % int64(tb.Batches)))

@@ -121,13 +121,13 @@ func TestNormIndexes(t *testing.T) {
 func TestNormTables(t *testing.T) {
 	const n = 10100
 	w := New()
-	if err := w.Flags().Parse([]string{"--events", "10100", "--normalized", "--seed-data", "5"}); err != nil {
+	if err := w.Define().Options.Parse([]string{"--events", "10100", "--normalized", "--seed-data", "5"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := workload.DataOptionValues(w)["normalized"]; got != "true" {
 		t.Errorf("data option normalized = %q", got)
 	}
-	tables := w.Tables(nil)
+	tables := w.Define().Tables(nil)
 	if len(tables) != 2 {
 		t.Fatalf("%d tables", len(tables))
 	}

@@ -7,11 +7,9 @@ import (
 	"github.com/dbarena/dbarena/workload"
 )
 
-// Docolap's queries can be timed by the analytic timing model.
-var _ workload.Answerer = (*Docolap)(nil)
-
-// AnswerOps implements workload.Answerer: --query's queries, in order.
-func (w *Docolap) AnswerOps() ([]string, error) {
+// answerOps are the queries the analytic timing model runs
+// (Spec.Answers): --query's, in order.
+func (w *Docolap) answerOps() ([]string, error) {
 	qs, err := w.queryList()
 	if err != nil {
 		return nil, &workload.OptionError{Flag: "query", Value: w.opts.query, Err: err.Error()}
@@ -23,15 +21,9 @@ func (w *Docolap) AnswerOps() ([]string, error) {
 	return names, nil
 }
 
-// Answer implements workload.Answerer: query op's rows on c, an SQL
-// connection.
-func (w *Docolap) Answer(ctx context.Context, c engine.Conn, op string) ([][]string, error) {
-	return AnswerWith(ctx, w, c, op)
-}
-
 // AnswerWith runs query op on c through run, a family's Querier, and
-// returns its rows as workload.Answerer does: the family implementations'
-// Answer.
+// returns its rows as workload.Answers' Answer does: every family's
+// Answer (on SQL engines through Docolap.RunQuery).
 func AnswerWith(ctx context.Context, run Querier, c engine.Conn, op string) ([][]string, error) {
 	rows, err := run.RunQuery(ctx, c, op)
 	if err != nil {

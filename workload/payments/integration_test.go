@@ -40,7 +40,7 @@ func bind(t *testing.T, w workload.Workload, e engine.Engine) workload.Workload 
 // check runs w's checks on a connection of e.
 func check(t *testing.T, ctx context.Context, w workload.Workload, e engine.Engine, c engine.Conn) ([]workload.Problem, error) {
 	t.Helper()
-	return bind(t, w, e).(workload.Checker).Check(ctx, c)
+	return bind(t, w, e).Define().Check(ctx, c)
 }
 
 // cents is c cents as a Decimal128 of scale 2, as the collections hold
@@ -178,10 +178,10 @@ func TestTransfersThenCheck(t *testing.T) {
 					continue
 				}
 				lockOrder := run.lockOrder
-				if err := w.Flags().Set("lock-order", map[bool]string{false: "false", true: "true"}[lockOrder]); err != nil {
+				if err := w.Define().Options.Set("lock-order", map[bool]string{false: "false", true: "true"}[lockOrder]); err != nil {
 					t.Fatal(err)
 				}
-				if err := w.Flags().Set("mode", run.mode); err != nil {
+				if err := w.Define().Options.Set("mode", run.mode); err != nil {
 					t.Fatal(err)
 				}
 				// Without --lock-order a deadlock needs two transfers to
@@ -261,7 +261,11 @@ func TestStatementCounts(t *testing.T) {
 				t.Fatalf("prepare: %v", err)
 			}
 			q := &workload.Queries{}
-			k, err := bind(t, w, e).NewWorker(ctx, paymentstest.Connect(t, e), workload.WorkerEnv{Seed: 7, Queries: q})
+			wrun, err := bind(t, w, e).Open(ctx, workload.RunEnv{Engine: e.Dialect().Capabilities(), Dialect: e.Dialect()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			k, err := wrun.NewWorker(ctx, paymentstest.Connect(t, e), workload.WorkerEnv{Seed: 7, Queries: q})
 			if err != nil {
 				t.Fatal(err)
 			}

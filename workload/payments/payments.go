@@ -83,16 +83,8 @@ func meta() workload.Meta {
 		Name:        "payments",
 		Description: "funds transfers (MySQL/PostgreSQL payments study): token, card and account checks, then debit, credit and insert in one transaction; deadlocks retried",
 		Version:     "1",
-		New:         func() workload.Workload { return workload.Adapt(New()) },
+		New:         func() workload.Workload { return New() },
 	}
-}
-
-// RunDefaults are the runner's defaults: the engine's isolation level
-// (--isolation), workload.DefaultRetryPolicy for the replays
-// (--max-retries, --retry-backoff, --retry-backoff-max). Being a
-// RunDefaulter records them with every result, as the options they are.
-func (w *Payments) RunDefaults() workload.RunDefaults {
-	return workload.RunDefaults{Retry: workload.DefaultRetryPolicy()}
 }
 
 // Ops are the transfer and the delete.
@@ -109,22 +101,17 @@ type options struct {
 	seedData                       uint64
 }
 
-// The optional abilities Payments has on SQL engines.
+// Payments is a workload, and its workers replay a transfer.
 var (
-	_ workload.Validator    = (*Payments)(nil)
-	_ workload.DataOptioner = (*Payments)(nil)
-	_ workload.Installer    = (*Payments)(nil)
-	_ workload.Checker      = (*Payments)(nil)
-	_ workload.RunDefaulter = (*Payments)(nil)
-	_ workload.Reporter     = (*Payments)(nil)
-	_ workload.Replayer     = (*worker)(nil)
+	_ workload.Workload = (*Payments)(nil)
+	_ workload.Replayer = (*worker)(nil)
 )
 
 // Payments is the workload with its options, and its implementation for
 // SQL engines (the procedures of --mode procedure included). Its exported
-// methods that workload.Workload and the optional interfaces do not
-// define (DataTables, Accounts, …) are what the implementation for
-// MongoDB (workload/payments/mongo) shares.
+// methods besides Define and Open (DataTables, Accounts, …) are what the
+// implementation for MongoDB (workload/payments/mongo) shares. It keeps
+// no state of a run: its workers share none.
 type Payments struct {
 	opts options
 	fs   *pflag.FlagSet
@@ -148,25 +135,43 @@ func New() *Payments {
 	return w
 }
 
-// Meta returns the registration record.
-func (w *Payments) Meta() workload.Meta { return meta() }
-
-// Flags returns the options.
-func (w *Payments) Flags() *pflag.FlagSet { return w.fs }
-
-// DataOptions implements workload.DataOptioner: the accounts,
-// organizations and users, the balance they start with and the data's
-// seed.
-func (w *Payments) DataOptions() []string {
-	return []string{"accounts", "organizations", "users", "initial-balance", "seed-data"}
+// Define is the transfers on SQL engines: the options, of which the
+// accounts, organizations and users, the balance they start with and the
+// data's seed define the data; the seven tables; the transfer and the
+// delete, with their rates (Metrics); the procedures of --mode procedure
+// (Install, Uninstall); the checks; and the runner's defaults for the
+// replays: the engine's isolation level (--isolation),
+// workload.DefaultRetryPolicy (--max-retries, --retry-backoff,
+// --retry-backoff-max), stated so that every result records them as the
+// options they are.
+func (w *Payments) Define() workload.Spec {
+	return workload.Spec{
+		Meta:        meta(),
+		Options:     w.fs,
+		Validate:    w.validate,
+		DataOptions: []string{"accounts", "organizations", "users", "initial-balance", "seed-data"},
+		Tables:      w.tables,
+		Install:     w.Install,
+		Uninstall:   w.Uninstall,
+		Check:       w.check,
+		Ops:         []workload.Op{{Name: "transfer"}, {Name: "delete"}},
+		Metrics:     []string{"transfers/min", "deletes/min", "declined/min"},
+		RunDefaults: &workload.RunDefaults{Retry: workload.DefaultRetryPolicy()},
+	}
 }
 
-// Validate reports every bad option at once.
+// Open starts a run on an SQL engine. Its workers share nothing; the
+// run's figures are Metrics.
+func (w *Payments) Open(context.Context, workload.RunEnv) (*workload.Run, error) {
+	return &workload.Run{NewWorker: w.newWorker, Metrics: Metrics}, nil
+}
+
 // MaxRows bounds --accounts, --organizations and --users: their ids are
 // 32-bit integers.
 const MaxRows = math.MaxInt32
 
-func (w *Payments) Validate() []error {
+// validate reports every bad option at once.
+func (w *Payments) validate() []error {
 	var errs []error
 	o := &w.opts
 	bad := func(flag string, v any, why string) {
@@ -197,9 +202,6 @@ func (w *Payments) Validate() []error {
 	}
 	return errs
 }
-
-// Ops are transfer and delete.
-func (w *Payments) Ops() []workload.Op { return []workload.Op{{Name: "transfer"}, {Name: "delete"}} }
 
 // Accounts is --accounts.
 func (w *Payments) Accounts() int { return w.opts.accounts }
@@ -233,10 +235,10 @@ func (w *Payments) securityCode(card int64) string {
 // Permissions are the permissions a token can carry; tokens carry transfer.
 var permissions = []string{"transfer", "read", "admin"}
 
-// Tables are the seven tables (collections on MongoDB), declared by
+// tables are the seven tables (collections on MongoDB), declared by
 // declared; transfers starts empty. Every engine loads the same rows from
 // DataTables.
-func (w *Payments) Tables(engine.Dialect) []workload.Table {
+func (w *Payments) tables(engine.Dialect) []workload.Table {
 	out := w.DataTables()
 	decl := declared()
 	for i := range out {
@@ -345,11 +347,11 @@ func (w *Payments) DataTables() []workload.Table {
 	}
 }
 
-// Check verifies the invariants transfers keep: money is neither made nor
+// check verifies the invariants transfers keep: money is neither made nor
 // lost (the balances sum to --accounts × --initial-balance), no balance is
 // negative, and every transfer row references existing accounts. On
 // MongoDB the same checks are aggregations (workload/payments/mongo).
-func (w *Payments) Check(ctx context.Context, conn engine.Conn) ([]workload.Problem, error) {
+func (w *Payments) check(ctx context.Context, conn engine.Conn) ([]workload.Problem, error) {
 	c, cerr := engine.SQL(conn)
 	if cerr != nil {
 		return nil, cerr

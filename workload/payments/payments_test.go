@@ -1,26 +1,32 @@
 package payments
 
 import (
+	"context"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/dbarena/dbarena/histogram"
+	"github.com/dbarena/dbarena/workload"
 )
 
 func parse(t *testing.T, args ...string) *Payments {
 	t.Helper()
 	w := New()
-	if err := w.Flags().Parse(args); err != nil {
+	if err := w.Define().Options.Parse(args); err != nil {
 		t.Fatal(err)
 	}
 	return w
 }
 
 func TestValidate(t *testing.T) {
-	if errs := parse(t).Validate(); len(errs) != 0 {
+	if errs := parse(t).Define().Validate(); len(errs) != 0 {
 		t.Errorf("defaults: %v", errs)
 	}
 	var msgs []string
-	for _, e := range parse(t, "--accounts", "1", "--organizations", "5", "--users", "3").Validate() {
+	for _, e := range parse(t, "--accounts", "1", "--organizations", "5", "--users", "3").Define().Validate() {
 		msgs = append(msgs, e.Error())
 	}
 	got := strings.Join(msgs, "\n")
@@ -52,3 +58,27 @@ func TestIssuerBelongsToOrganization(t *testing.T) {
 }
 
 func newTestRand() *rand.Rand { return rand.New(rand.NewPCG(1, 2)) }
+
+// Spec.Metrics names exactly the figures the Run reports for a measured
+// phase in which every op ran, in order.
+func TestMetricsNamed(t *testing.T) {
+	w := parse(t)
+	spec := w.Define()
+	r, err := w.Open(context.Background(), workload.RunEnv{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := workload.Span{Length: time.Minute, Final: true}
+	for _, op := range spec.Ops {
+		h := histogram.New()
+		h.RecordValue(1000)
+		s.Ops = append(s.Ops, workload.OpSpan{Name: op.Name, Count: 1, Hist: h})
+	}
+	var got []string
+	for _, m := range r.Metrics(s) {
+		got = append(got, m.Name)
+	}
+	if !slices.Equal(got, spec.Metrics) {
+		t.Errorf("Run.Metrics reports %q, Spec.Metrics names %q", got, spec.Metrics)
+	}
+}

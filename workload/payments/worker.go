@@ -12,13 +12,13 @@ import (
 	"github.com/dbarena/dbarena/workload"
 )
 
-// NewWorker prepares the statements of a transfer and of a delete on c.
-func (w *Payments) NewWorker(ctx context.Context, conn engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
+// newWorker prepares the statements of a transfer and of a delete on c.
+func (w *Payments) newWorker(ctx context.Context, conn engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
 	c, cerr := engine.SQL(conn)
 	if cerr != nil {
 		return nil, cerr
 	}
-	if errs := w.Validate(); len(errs) > 0 {
+	if errs := w.validate(); len(errs) > 0 {
 		return nil, errs[0]
 	}
 	k := &worker{WorkerBase: NewWorkerBase(w, env), c: c}
@@ -291,8 +291,9 @@ func missing(err error, what string, id int64) error {
 }
 
 // Metrics are transfers and deletes per minute (the study's chart), per
-// interval and for the run.
-func (w *Payments) Metrics(s workload.Span) []result.Metric {
+// interval and for the run, on every engine family: the figures
+// Spec.Metrics names. A span of no length has none.
+func Metrics(s workload.Span) []result.Metric {
 	mins := s.Length.Minutes()
 	if mins <= 0 {
 		return nil

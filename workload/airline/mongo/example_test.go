@@ -5,11 +5,12 @@ import (
 
 	mongoengine "github.com/dbarena/dbarena/engine/mongo"
 	"github.com/dbarena/dbarena/workload"
-	"github.com/dbarena/dbarena/workload/airline/mongo"
+	_ "github.com/dbarena/dbarena/workload/airline/mongo"
 )
 
 // The implementation for MongoDB is what workload.ForFamily returns for a
-// MongoDB target, bound to the registered workload and its options.
+// MongoDB target, bound to the registered workload: it shares its
+// options.
 func Example() {
 	m, _ := workload.Lookup("airline")
 	w := m.New()
@@ -18,7 +19,8 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(impl.(*mongo.Airline).Base() == w, impl.Meta().Name)
+	spec := impl.Define()
+	fmt.Println(spec.Options == w.Define().Options, spec.Meta.Name)
 	// Output:
 	// true airline
 }

@@ -23,20 +23,20 @@ import (
 func parse(t *testing.T, args ...string) *airline.Airline {
 	t.Helper()
 	w := airline.New()
-	if err := w.Flags().Parse(args); err != nil {
+	if err := w.Define().Options.Parse(args); err != nil {
 		t.Fatal(err)
 	}
 	return w
 }
 
 // bind is w's implementation for MongoDB, as workload.ForFamily picks it.
-func bind(t *testing.T, w *airline.Airline) *Airline {
+func bind(t *testing.T, w *airline.Airline) workload.Workload {
 	t.Helper()
 	impl, err := workload.ForFamily(w, mongo.Dialect{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return impl.(*Airline)
+	return impl
 }
 
 // booked returns the number of seats and the sum of the audit counts.
@@ -140,7 +140,7 @@ func TestBookThenCheck(t *testing.T) {
 	seats, occupied := booked(t, c)
 	// Every committed booking, and nothing else, is in the collections.
 	airlinetest.WantBooked(t, res, seats, occupied)
-	impl := bind(t, w)
+	impl := bind(t, w).Define()
 	if probs, err := impl.Check(ctx, c); err != nil || len(probs) > 0 {
 		t.Fatalf("check after the run: %v %v", probs, err)
 	}
@@ -162,7 +162,7 @@ func TestBookThenCheck(t *testing.T) {
 // the same rows; --transactions is recorded with the other options.
 func TestMongoTables(t *testing.T) {
 	w := parse(t, "--schedules", "7", "--aircraft", "3")
-	sql, docs := w.Tables(sqlite.Dialect{}), bind(t, w).Tables(mongo.Dialect{})
+	sql, docs := w.Define().Tables(sqlite.Dialect{}), bind(t, w).Define().Tables(mongo.Dialect{})
 	if len(sql) != len(docs) {
 		t.Fatalf("%d tables, %d collections", len(sql), len(docs))
 	}

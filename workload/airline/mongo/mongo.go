@@ -18,67 +18,81 @@ import (
 )
 
 func init() {
-	workload.RegisterLegacyFamily("airline", engine.FamilyMongo, func(base workload.Legacy) workload.Legacy {
-		return &Airline{workload.Binding[*airline.Airline]{Of: base.(*airline.Airline)}}
+	workload.RegisterFamily("airline", engine.FamilyMongo, func(base workload.Workload) workload.Workload {
+		return &Airline{base: base.(*airline.Airline)}
 	})
 }
 
-// The optional abilities the booking and its workers have on MongoDB.
+// Airline is a workload, and its workers replay a booking.
 var (
-	_ workload.Bound            = (*Airline)(nil)
-	_ workload.Validator        = (*Airline)(nil)
-	_ workload.Installer        = (*Airline)(nil)
-	_ workload.Checker          = (*Airline)(nil)
-	_ workload.RunDefaulter     = (*Airline)(nil)
-	_ workload.IsolationChecker = (*Airline)(nil)
-	_ workload.Replayer         = (*mongoWorker)(nil)
+	_ workload.Workload = (*Airline)(nil)
+	_ workload.Replayer = (*mongoWorker)(nil)
 )
 
 // Airline is the airline workload's implementation for MongoDB, built on
 // the registered workload whose options it reads.
 type Airline struct {
-	workload.Binding[*airline.Airline]
+	base *airline.Airline
 }
 
-// Validate reports every bad option at once.
-func (w *Airline) Validate() []error { return w.Of.Validate() }
-
-// RunDefaults are the base's: the runner's retry policy for the replays.
-func (w *Airline) RunDefaults() workload.RunDefaults { return w.Of.RunDefaults() }
-
-// CheckIsolation is the base's: repeatable-read only, with transactions.
-func (w *Airline) CheckIsolation(d engine.Dialect, level string) error {
-	return w.Of.CheckIsolation(d, level)
+// Define is the registered workload's Spec (its options, tables, op,
+// isolation levels and run defaults) with MongoDB's own install, which
+// checks --transactions against the target, and check.
+func (w *Airline) Define() workload.Spec {
+	s := w.base.Define()
+	s.Install = w.install
+	s.Check = w.check
+	return s
 }
 
-// Install checks the options against the target and picks the run's
-// user-id epoch (mongoInstall).
-func (w *Airline) Install(ctx context.Context, conn engine.Conn) error {
+// Open starts a run on MongoDB: its workers share the run's user ids
+// (airline.Users), which start after the highest user id booked before
+// the run.
+func (w *Airline) Open(context.Context, workload.RunEnv) (*workload.Run, error) {
+	users := new(airline.Users)
+	return &workload.Run{NewWorker: func(ctx context.Context, conn engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
+		if err := w.base.CheckWorker(env); err != nil {
+			return nil, err
+		}
+		mc, err := mongo.ConnOf(conn)
+		if err != nil {
+			return nil, err
+		}
+		user, err := users.Seq(env.ID, func() (int64, error) { return highestUser(ctx, mc) })
+		if err != nil {
+			return nil, err
+		}
+		return w.newMongoWorker(mc, env, user), nil
+	}}, nil
+}
+
+// install checks the options against the target: transactions need a
+// replica set or a sharded cluster.
+func (w *Airline) install(ctx context.Context, conn engine.Conn) error {
 	mc, err := mongo.ConnOf(conn)
 	if err != nil {
 		return err
 	}
-	return w.mongoInstall(ctx, mc)
+	if !w.base.Transactions() {
+		return nil
+	}
+	var hello struct {
+		SetName string `bson:"setName"`
+		Msg     string `bson:"msg"`
+	}
+	if err := mc.DB().Client().Database("admin").RunCommand(ctx, bson.D{{Key: "hello", Value: 1}}).Decode(&hello); err != nil {
+		return fmt.Errorf("airline: hello: %w", err)
+	}
+	if hello.SetName == "" && hello.Msg != "isdbgrid" {
+		return &workload.OptionError{Flag: "transactions", Value: "on",
+			Err: "the target is a standalone mongod: MongoDB runs transactions on replica sets and sharded clusters only (or use --transactions off)"}
+	}
+	return nil
 }
 
-// Uninstall has nothing to remove.
-func (w *Airline) Uninstall(context.Context, engine.Conn) error { return nil }
-
-// NewWorker returns a worker booking on c, a MongoDB connection.
-func (w *Airline) NewWorker(_ context.Context, conn engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
-	if err := w.Of.CheckWorker(env); err != nil {
-		return nil, err
-	}
-	mc, err := mongo.ConnOf(conn)
-	if err != nil {
-		return nil, err
-	}
-	return w.newMongoWorker(mc, env)
-}
-
-// Check verifies the invariants airline.Airline.Check verifies on SQL
+// check verifies the invariants the registered workload checks on SQL
 // engines (mongoCheck).
-func (w *Airline) Check(ctx context.Context, conn engine.Conn) ([]workload.Problem, error) {
+func (w *Airline) check(ctx context.Context, conn engine.Conn) ([]workload.Problem, error) {
 	mc, err := mongo.ConnOf(conn)
 	if err != nil {
 		return nil, err
@@ -86,32 +100,17 @@ func (w *Airline) Check(ctx context.Context, conn engine.Conn) ([]workload.Probl
 	return w.mongoCheck(ctx, mc)
 }
 
-// mongoInstall checks the options against the target (transactions need
-// a replica set or a sharded cluster) and picks the run's user-id epoch.
-func (w *Airline) mongoInstall(ctx context.Context, mc *mongo.Conn) error {
-	if w.Of.Transactions() {
-		var hello struct {
-			SetName string `bson:"setName"`
-			Msg     string `bson:"msg"`
-		}
-		if err := mc.DB().Client().Database("admin").RunCommand(ctx, bson.D{{Key: "hello", Value: 1}}).Decode(&hello); err != nil {
-			return fmt.Errorf("airline: hello: %w", err)
-		}
-		if hello.SetName == "" && hello.Msg != "isdbgrid" {
-			return &workload.OptionError{Flag: "transactions", Value: "on",
-				Err: "the target is a standalone mongod: MongoDB runs transactions on replica sets and sharded clusters only (or use --transactions off)"}
-		}
-	}
+// highestUser is the highest user id booked so far, 0 when none is.
+func highestUser(ctx context.Context, mc *mongo.Conn) (int64, error) {
 	var last struct {
 		User int64 `bson:"user_id"`
 	}
 	err := mc.DB().Collection("seat").FindOne(ctx, bson.D{},
 		mopts.FindOne().SetSort(bson.D{{Key: "user_id", Value: -1}}).SetProjection(bson.D{{Key: "user_id", Value: 1}, {Key: "_id", Value: 0}})).Decode(&last)
 	if err != nil && !errors.Is(err, drv.ErrNoDocuments) {
-		return fmt.Errorf("airline: highest user id: %w", err)
+		return 0, fmt.Errorf("airline: highest user id: %w", err)
 	}
-	w.Of.SetUserBase(last.User)
-	return nil
+	return last.User, nil
 }
 
 // mongoWorker books tickets on MongoDB, operation for statement:
@@ -148,7 +147,7 @@ type mongoWorker struct {
 	lookup, project                bson.D
 	upsert                         *mopts.UpdateOneOptionsBuilder
 
-	user *int64 // the last user id handed out (Airline.UserSeq)
+	user *int64 // the last user id handed out (airline.Users.Seq)
 	// The current booking's input, kept for Replay; without transactions
 	// also how many of its steps are done and what its read returned.
 	in       airline.Booking
@@ -156,10 +155,12 @@ type mongoWorker struct {
 	duration int64
 }
 
-func (w *Airline) newMongoWorker(mc *mongo.Conn, env workload.WorkerEnv) (*mongoWorker, error) {
+// newMongoWorker is a worker booking on mc, handing out the user ids
+// after *user.
+func (w *Airline) newMongoWorker(mc *mongo.Conn, env workload.WorkerEnv, user *int64) *mongoWorker {
 	db := mc.DB()
 	return &mongoWorker{
-		w: w.Of, mc: mc, q: env.Queries, r: airline.NewRand(env.Seed), tx: w.Of.Transactions(), pause: env.Sleep,
+		w: w.base, mc: mc, q: env.Queries, r: airline.NewRand(env.Seed), tx: w.base.Transactions(), pause: env.Sleep,
 		schedule: db.Collection("schedule"), seat: db.Collection("seat"), payment: db.Collection("payment"), audit: db.Collection("audit"),
 		lookup: bson.D{{Key: "$lookup", Value: bson.D{
 			{Key: "from", Value: "aircraft"}, {Key: "localField", Value: "aircraft_iata"}, {Key: "foreignField", Value: "iata"}, {Key: "as", Value: "aircraft"},
@@ -169,8 +170,8 @@ func (w *Airline) newMongoWorker(mc *mongo.Conn, env workload.WorkerEnv) (*mongo
 			{Key: "capacity", Value: bson.D{{Key: "$first", Value: "$aircraft.capacity"}}},
 		}}},
 		upsert: mopts.UpdateOne().SetUpsert(true),
-		user:   w.Of.UserSeq(env.ID),
-	}, nil
+		user:   user,
+	}
 }
 
 // Next books a seat for a new user on a random schedule and day.
@@ -312,8 +313,8 @@ func (k *mongoWorker) sleep(ctx context.Context) error {
 	return nil
 }
 
-// mongoCheck verifies Check's invariants with two aggregations, each a
-// full outer join by grouping: seats and audit documents by (schedule,
+// mongoCheck verifies the registered workload's invariants with two
+// aggregations, each a full outer join by grouping: seats and audit documents by (schedule,
 // day), seats and payments by user. A $lookup would join one way only and
 // per document; one $group over both collections ($unionWith) sees a pair
 // or a user from either side in one pass. Violations are counted on the

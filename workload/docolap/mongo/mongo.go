@@ -30,38 +30,48 @@ import (
 )
 
 func init() {
-	workload.RegisterLegacyFamily("docolap", engine.FamilyMongo, func(base workload.Legacy) workload.Legacy {
-		return &Docolap{workload.Binding[*docolap.Docolap]{Of: base.(*docolap.Docolap)}}
+	workload.RegisterFamily("docolap", engine.FamilyMongo, func(base workload.Workload) workload.Workload {
+		return &Docolap{base: base.(*docolap.Docolap)}
 	})
 }
 
-// The optional abilities docolap has on MongoDB.
+// Docolap is a workload, and runs the queries on MongoDB.
 var (
-	_ workload.Bound           = (*Docolap)(nil)
-	_ workload.Validator       = (*Docolap)(nil)
-	_ docolap.Querier          = (*Docolap)(nil)
-	_ workload.DataOptioner    = (*Docolap)(nil)
-	_ workload.Answerer        = (*Docolap)(nil)
-	_ workload.FamilyValidator = (*Docolap)(nil)
+	_ workload.Workload = (*Docolap)(nil)
+	_ docolap.Querier   = (*Docolap)(nil)
 )
 
 // Docolap is the docolap workload's implementation for MongoDB, built on
 // the registered workload whose options it reads.
 type Docolap struct {
-	workload.Binding[*docolap.Docolap]
+	base *docolap.Docolap
 }
 
-// Validate reports every bad option at once, as on SQL engines.
-func (w *Docolap) Validate() []error { return w.Of.Validate() }
+// Define is the registered workload's Spec (its options, data options,
+// ops, the analytic timing model's queries and the dump) with MongoDB's
+// own tables and answers, refusing --normalized.
+func (w *Docolap) Define() workload.Spec {
+	s := w.base.Define()
+	s.Tables = w.tables
+	s.Supports = w.supports
+	s.Answers = &workload.Answers{Ops: s.Answers.Ops, Answer: w.answer}
+	return s
+}
 
-// Tables are the registered workload's (docolap.Docolap.EventTables),
+// Open starts a run on MongoDB: its workers run --query's queries in
+// turn and share nothing.
+func (w *Docolap) Open(context.Context, workload.RunEnv) (*workload.Run, error) {
+	return &workload.Run{NewWorker: w.newWorker}, nil
+}
+
+// tables are the registered workload's (docolap.Docolap.EventTables),
 // the events as BSON documents (AppendEventBSON) rather than JSON for
 // engine/mongo to parse: the same documents (TestBSONIsTheJSON), loaded
 // without parsing JSON, which costs far more than making them. The loader
 // holds a chunk of documents before sending them, so each has its own
 // bytes, cut from 1 MiB slabs.
-func (w *Docolap) Tables(engine.Dialect) []workload.Table {
-	return w.Of.EventTables(func(g *docolap.Generator) func(i int64) any {
+func (w *Docolap) tables(engine.Dialect) []workload.Table {
+	return w.base.EventTables(func(g *docolap.Generator) func(i int64) any {
 		var slab []byte
 		return func(i int64) any {
 			if cap(slab)-len(slab) < 64<<10 {
@@ -76,30 +86,26 @@ func (w *Docolap) Tables(engine.Dialect) []workload.Table {
 	})
 }
 
-// ValidateFamily implements workload.FamilyValidator: --normalized, a
-// relational form of the events, is for SQL engines; MongoDB keeps the
-// documents.
-func (w *Docolap) ValidateFamily() []error {
-	if w.Of.Normalized() {
+// supports refuses --normalized (Spec.Supports): a relational form of
+// the events is for SQL engines; MongoDB keeps the documents.
+func (w *Docolap) supports(engine.Capabilities) []error {
+	if w.base.Normalized() {
 		return []error{&workload.OptionError{Flag: "normalized", Value: "true",
 			Err: "the normalized form is relational: SQL engines only (PostgreSQL, MySQL/MariaDB, SQLite); MongoDB stores the events as documents"}}
 	}
 	return nil
 }
 
-// DataOptions are the registered workload's.
-func (w *Docolap) DataOptions() []string { return w.Of.DataOptions() }
-
-// NewWorker returns a worker running --query's queries in turn on c, a
+// newWorker returns a worker running --query's queries in turn on c, a
 // MongoDB connection.
-func (w *Docolap) NewWorker(_ context.Context, c engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
-	if errs := w.Validate(); len(errs) > 0 {
-		return nil, errs[0]
+func (w *Docolap) newWorker(_ context.Context, c engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
+	if err := w.base.CheckOptions(); err != nil {
+		return nil, err
 	}
 	if _, err := mongo.ConnOf(c); err != nil {
 		return nil, err
 	}
-	return docolap.NewRunner(w.Of, c, env, w)
+	return docolap.NewRunner(w.base, c, env, w)
 }
 
 // RunQuery implements docolap.Querier: query name's pipeline on the
@@ -147,12 +153,8 @@ func (w *Docolap) RunQuery(ctx context.Context, c engine.Conn, name string) ([]d
 	return out, nil
 }
 
-// AnswerOps implements workload.Answerer: --query's queries, in order.
-func (w *Docolap) AnswerOps() ([]string, error) { return w.Of.AnswerOps() }
-
-// Answer implements workload.Answerer: query op's rows on c, a MongoDB
-// connection.
-func (w *Docolap) Answer(ctx context.Context, c engine.Conn, op string) ([][]string, error) {
+// answer is query op's rows on c, a MongoDB connection (Spec.Answers).
+func (w *Docolap) answer(ctx context.Context, c engine.Conn, op string) ([][]string, error) {
 	return docolap.AnswerWith(ctx, w, c, op)
 }
 

@@ -74,13 +74,13 @@ func TestBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if impl.(workload.Bound).Base() != w {
-		t.Error("not bound to the registered workload")
+	if impl.Define().Options != w.Define().Options {
+		t.Error("not bound to the registered workload's options")
 	}
-	if err := w.Flags().Parse([]string{"--events", "0"}); err != nil {
+	if err := w.Define().Options.Parse([]string{"--events", "0"}); err != nil {
 		t.Fatal(err)
 	}
-	errs := impl.(workload.Validator).Validate()
+	errs := impl.Define().Validate()
 	if len(errs) != 1 || errs[0].Error() != "--events 0: must be at least 1" {
 		t.Errorf("--events 0 on MongoDB: %v", errs)
 	}
@@ -91,10 +91,10 @@ func TestBound(t *testing.T) {
 // an option error naming the flag and its value.
 func TestNormalizedRefused(t *testing.T) {
 	w := docolap.New()
-	if err := w.Flags().Parse([]string{"--normalized", "--events", "100"}); err != nil {
+	if err := w.Define().Options.Parse([]string{"--normalized", "--events", "100"}); err != nil {
 		t.Fatal(err)
 	}
-	if errs := w.Validate(); len(errs) > 0 {
+	if errs := w.Define().Validate(); len(errs) > 0 {
 		t.Fatalf("--normalized is valid on SQL engines: %v", errs)
 	}
 	impl, err := workload.ForFamily(w, mongoengine.Dialect{})

@@ -5,8 +5,8 @@
 // session, and the checks as aggregation pipelines. It registers itself
 // for engine.FamilyMongo; workload.ForFamily returns it, bound to the
 // registered workload/payments workload whose options it reads, for
-// MongoDB targets. It is no workload.Installer: --mode procedure has no
-// MongoDB counterpart and NewWorker refuses it. Package workload/payments
+// MongoDB targets. It installs nothing: --mode procedure has no MongoDB
+// counterpart and its workers refuse it. Package workload/payments
 // documents the data model and the transfer.
 //
 // Import it for its side effects, as workload/all/mongo does:

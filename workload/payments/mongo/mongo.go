@@ -15,55 +15,57 @@ import (
 
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/engine/mongo"
-	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/workload"
 	"github.com/dbarena/dbarena/workload/payments"
 )
 
 func init() {
-	workload.RegisterLegacyFamily("payments", engine.FamilyMongo, func(base workload.Legacy) workload.Legacy {
-		return &Payments{workload.Binding[*payments.Payments]{Of: base.(*payments.Payments)}}
+	workload.RegisterFamily("payments", engine.FamilyMongo, func(base workload.Workload) workload.Workload {
+		return &Payments{base: base.(*payments.Payments)}
 	})
 }
 
-// The optional abilities payments and its workers have on MongoDB: no
-// Installer, since MongoDB has no stored procedures (--mode procedure is
-// refused by NewWorker).
+// Payments is a workload, and its workers replay a transfer.
 var (
-	_ workload.Bound        = (*Payments)(nil)
-	_ workload.Validator    = (*Payments)(nil)
-	_ workload.Checker      = (*Payments)(nil)
-	_ workload.RunDefaulter = (*Payments)(nil)
-	_ workload.Reporter     = (*Payments)(nil)
-	_ workload.Replayer     = (*mongoWorker)(nil)
+	_ workload.Workload = (*Payments)(nil)
+	_ workload.Replayer = (*mongoWorker)(nil)
 )
 
 // Payments is the payments workload's implementation for MongoDB, built
 // on the registered workload whose options it reads.
 type Payments struct {
-	workload.Binding[*payments.Payments]
+	base *payments.Payments
 }
 
-// Validate reports every bad option at once.
-func (w *Payments) Validate() []error { return w.Of.Validate() }
-
-// RunDefaults are the base's: the runner's retry policy for the replays.
-func (w *Payments) RunDefaults() workload.RunDefaults { return w.Of.RunDefaults() }
-
-// Metrics are transfers and deletes per minute, as on SQL engines.
-func (w *Payments) Metrics(s workload.Span) []result.Metric { return w.Of.Metrics(s) }
-
-// NewWorker returns a worker on c, a MongoDB connection (newMongoWorker).
-func (w *Payments) NewWorker(_ context.Context, conn engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
-	mc, err := mongo.ConnOf(conn)
-	if err != nil {
-		return nil, err
-	}
-	return w.newMongoWorker(mc, env)
+// Define is the registered workload's Spec (its options, tables, ops,
+// figures and run defaults) with MongoDB's own check and nothing to
+// install: MongoDB has no stored procedures, and the workers refuse
+// --mode procedure.
+func (w *Payments) Define() workload.Spec {
+	s := w.base.Define()
+	s.Install, s.Uninstall = nil, nil
+	s.Check = w.check
+	return s
 }
 
-// Check verifies payments.Payments.Check's invariants (mongoCheck).
-func (w *Payments) Check(ctx context.Context, conn engine.Conn) ([]workload.Problem, error) {
+// Open starts a run on MongoDB: its workers share nothing, and its
+// figures are transfers and deletes per minute, as on SQL engines.
+func (w *Payments) Open(context.Context, workload.RunEnv) (*workload.Run, error) {
+	return &workload.Run{
+		NewWorker: func(_ context.Context, conn engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
+			mc, err := mongo.ConnOf(conn)
+			if err != nil {
+				return nil, err
+			}
+			return w.newMongoWorker(mc, env)
+		},
+		Metrics: payments.Metrics,
+	}, nil
+}
+
+// check verifies the invariants the registered workload checks on SQL
+// engines (mongoCheck).
+func (w *Payments) check(ctx context.Context, conn engine.Conn) ([]workload.Problem, error) {
 	mc, err := mongo.ConnOf(conn)
 	if err != nil {
 		return nil, err
@@ -124,14 +126,14 @@ type mongoWorker struct {
 
 // newMongoWorker builds a worker on mc. --mode procedure is refused.
 func (w *Payments) newMongoWorker(mc *mongo.Conn, env workload.WorkerEnv) (*mongoWorker, error) {
-	if errs := w.Validate(); len(errs) > 0 {
+	if errs := w.base.Define().Validate(); len(errs) > 0 {
 		return nil, errs[0]
 	}
-	if w.Of.Mode() == payments.ModeProcedure {
+	if w.base.Mode() == payments.ModeProcedure {
 		return nil, errNoProcedure
 	}
 	db := mc.DB()
-	k := &mongoWorker{WorkerBase: payments.NewWorkerBase(w.Of, env), lockOrder: w.Of.LockOrder(), mc: mc,
+	k := &mongoWorker{WorkerBase: payments.NewWorkerBase(w.base, env), lockOrder: w.base.LockOrder(), mc: mc,
 		tokens: db.Collection("tokens"), cards: db.Collection("cards"), accts: db.Collection("accounts"), xfers: db.Collection("transfers")}
 	lookup := func(from, local, as string) bson.D {
 		return bson.D{{Key: "$lookup", Value: bson.D{{Key: "from", Value: from}, {Key: "localField", Value: local}, {Key: "foreignField", Value: "_id"}, {Key: "as", Value: as}}}}
@@ -407,7 +409,7 @@ func mongoMissing(err error, what string, id int64) error {
 	return err
 }
 
-// mongoCheck verifies what Check verifies on SQL, with one aggregation
+// mongoCheck verifies what the checks on SQL verify, with one aggregation
 // each: the number of accounts and the sum of their balances (exact, in
 // Decimal128), no negative balance (and, since a collection has no column
 // types, every balance a Decimal128), and no transfer whose from_account
@@ -447,13 +449,13 @@ func (w *Payments) mongoCheck(ctx context.Context, mc *mongo.Conn) ([]workload.P
 			return nil, fmt.Errorf("payments: sum of the balances: %w", err)
 		}
 	}
-	if n != int64(w.Of.Accounts()) {
-		probs = append(probs, workload.Problem{Check: "accounts", Detail: fmt.Sprintf("%d accounts, want --accounts %d", n, w.Of.Accounts())})
+	if n != int64(w.base.Accounts()) {
+		probs = append(probs, workload.Problem{Check: "accounts", Detail: fmt.Sprintf("%d accounts, want --accounts %d", n, w.base.Accounts())})
 	}
-	want := new(big.Rat).SetFrac64(int64(w.Of.Accounts())*cents(w.Of.InitialBalance()), 100)
+	want := new(big.Rat).SetFrac64(int64(w.base.Accounts())*cents(w.base.InitialBalance()), 100)
 	if sum.Cmp(want) != 0 {
 		probs = append(probs, workload.Problem{Check: "total balance", Detail: fmt.Sprintf("the balances sum to %s, want %s (%d × %.2f)",
-			sum.FloatString(2), want.FloatString(2), w.Of.Accounts(), w.Of.InitialBalance())})
+			sum.FloatString(2), want.FloatString(2), w.base.Accounts(), w.base.InitialBalance())})
 	}
 	if len(acc) == 1 && acc[0].Negative > 0 {
 		probs = append(probs, workload.Problem{Check: "no negative balance", Detail: fmt.Sprintf("%d accounts below zero", acc[0].Negative)})

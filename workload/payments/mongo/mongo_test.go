@@ -18,7 +18,6 @@ import (
 	"github.com/dbarena/dbarena/internal/testdb"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/workload"
-	"github.com/dbarena/dbarena/workload/payments"
 	"github.com/dbarena/dbarena/workload/payments/internal/paymentstest"
 )
 
@@ -126,7 +125,11 @@ func TestBetween(t *testing.T) {
 // Decimal128 of the same value when MongoDB loads it, see engine/mongo).
 func TestMongoTablesHoldTheSQLRows(t *testing.T) {
 	w := paymentstest.Parse(t, "--accounts", "25000", "--users", "12000", "--initial-balance", "1234.5")
-	sql, docs := w.Tables(postgres.Dialect{}), (&Payments{workload.Binding[*payments.Payments]{Of: w}}).Tables(mongo.Dialect{})
+	impl, err := workload.ForFamily(w, mongo.Dialect{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sql, docs := w.Define().Tables(postgres.Dialect{}), impl.Define().Tables(mongo.Dialect{})
 	if len(sql) != len(docs) {
 		t.Fatalf("%d tables on SQL, %d collections", len(sql), len(docs))
 	}
@@ -192,7 +195,11 @@ func TestMongoRefusesProcedure(t *testing.T) {
 		t.Fatalf("run --mode procedure on MongoDB: %v, want an OptionError naming --mode procedure", err)
 	}
 	t.Log(err)
-	if _, err := (&Payments{workload.Binding[*payments.Payments]{Of: w}}).NewWorker(ctx, paymentstest.Connect(t, e), workload.WorkerEnv{Queries: &workload.Queries{}}); !errors.As(err, &oe) {
+	run, err := (&Payments{base: w}).Open(ctx, workload.RunEnv{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run.NewWorker(ctx, paymentstest.Connect(t, e), workload.WorkerEnv{Queries: &workload.Queries{}}); !errors.As(err, &oe) {
 		t.Errorf("NewWorker --mode procedure on MongoDB: %v", err)
 	}
 }

@@ -14,7 +14,7 @@ import (
 func Parse(t *testing.T, args ...string) *payments.Payments {
 	t.Helper()
 	w := payments.New()
-	if err := w.Flags().Parse(args); err != nil {
+	if err := w.Define().Options.Parse(args); err != nil {
 		t.Fatal(err)
 	}
 	return w

@@ -10,7 +10,7 @@ import (
 	"github.com/dbarena/dbarena/workload"
 )
 
-// Check verifies what stays true of sbtest1..N after any run of this test
+// check verifies what stays true of sbtest1..N after any run of this test
 // (and of any sysbench test with the same options):
 //
 //   - each table exists and has the columns id, k, c, pad;
@@ -28,7 +28,7 @@ import (
 //
 // The row-count checks assume the tables were prepared with these options
 // and last written by this test.
-func (w *Test) Check(ctx context.Context, conn engine.Conn) ([]workload.Problem, error) {
+func (w *Test) check(ctx context.Context, conn engine.Conn) ([]workload.Problem, error) {
 	if err := w.CheckOptions(); err != nil {
 		return nil, err
 	}

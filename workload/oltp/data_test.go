@@ -46,10 +46,10 @@ func newTest(t *testing.T, name string, args ...string) *Test {
 		t.Fatalf("%s not registered", name)
 	}
 	w := m.New().(*Test)
-	if err := w.Flags().Parse(args); err != nil {
+	if err := w.Define().Options.Parse(args); err != nil {
 		t.Fatal(err)
 	}
-	if errs := w.Validate(); len(errs) > 0 {
+	if errs := w.validate(); len(errs) > 0 {
 		t.Fatal(errs)
 	}
 	return w
@@ -101,7 +101,7 @@ func TestGoldenData(t *testing.T) {
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, ","), func(t *testing.T) {
 			w := newTest(t, "oltp_read_write", c.args...)
-			got, n := hashTables(t, w.Tables(ddlDialect{serial: "SERIAL"}))
+			got, n := hashTables(t, w.tables(ddlDialect{serial: "SERIAL"}))
 			if n != w.opts.tables*w.opts.tableSize {
 				t.Fatalf("%d rows, want %d", n, w.opts.tables*w.opts.tableSize)
 			}
@@ -114,7 +114,7 @@ func TestGoldenData(t *testing.T) {
 
 func TestDataDeterministicAndPartitioned(t *testing.T) {
 	w := newTest(t, "oltp_read_write", "--tables=2", "--table-size=25001", "--seed-data=7")
-	tables := w.Tables(ddlDialect{serial: "SERIAL"})
+	tables := w.tables(ddlDialect{serial: "SERIAL"})
 	for _, tb := range tables {
 		if tb.Batches != 3 {
 			t.Fatalf("%s: %d batches, want 3", tb.Name, tb.Batches)
@@ -158,7 +158,7 @@ func TestDataDeterministicAndPartitioned(t *testing.T) {
 		t.Error("tables 1 and 2 start with the same row")
 	}
 	w2 := newTest(t, "oltp_read_write", "--tables=2", "--table-size=25001", "--seed-data=8")
-	if c := collect(t, w2.Tables(ddlDialect{})[0].Rows(0)); c[0] == a[0] {
+	if c := collect(t, w2.tables(ddlDialect{})[0].Rows(0)); c[0] == a[0] {
 		t.Error("seeds 7 and 8 give the same first row")
 	}
 }
@@ -180,7 +180,7 @@ func collect(t *testing.T, src engine.RowSource) []row4 {
 
 func TestTablesDDL(t *testing.T) {
 	w := newTest(t, "oltp_read_write", "--tables=2")
-	tb := w.Tables(ddlDialect{serial: "SERIAL"})
+	tb := w.tables(ddlDialect{serial: "SERIAL"})
 	if len(tb) != 2 || tb[1].Resolve().Name != "sbtest2" {
 		t.Fatalf("tables %v", tb)
 	}
@@ -214,7 +214,7 @@ func TestTablesDDL(t *testing.T) {
 	}
 
 	w = newTest(t, "oltp_read_write", "--auto-inc=false", "--create-secondary=false")
-	tb = w.Tables(ddlDialect{serial: "SERIAL"})
+	tb = w.tables(ddlDialect{serial: "SERIAL"})
 	create, after := strings.Join(pg.CreateTableSQL(tb[0].Schema), ";"), pg.AfterLoadSQL(tb[0].Schema)
 	if !strings.Contains(create, "id INTEGER NOT NULL,") || strings.Join(after, ";") != pg.AddPrimaryKeySQL("sbtest1", "id")+";ANALYZE sbtest1" {
 		t.Errorf("no auto-inc: Create = %s, AfterLoad = %q", create, after)
@@ -222,7 +222,7 @@ func TestTablesDDL(t *testing.T) {
 
 	// oltp_insert without auto-inc starts from empty tables, as sysbench.
 	w = newTest(t, "oltp_insert", "--auto-inc=false")
-	if b := w.Tables(ddlDialect{})[0].Batches; b != 0 {
+	if b := w.tables(ddlDialect{})[0].Batches; b != 0 {
 		t.Errorf("oltp_insert --auto-inc=false: %d batches, want 0", b)
 	}
 }
@@ -230,8 +230,8 @@ func TestTablesDDL(t *testing.T) {
 func BenchmarkRows(b *testing.B) {
 	m, _ := workload.Lookup("oltp_read_write")
 	w := m.New().(*Test)
-	_ = w.Flags().Parse([]string{"--table-size=10000"})
-	tb := w.Tables(ddlDialect{serial: "SERIAL"})[0]
+	_ = w.Define().Options.Parse([]string{"--table-size=10000"})
+	tb := w.tables(ddlDialect{serial: "SERIAL"})[0]
 	b.ReportAllocs()
 	n := 0
 	for b.Loop() {

@@ -71,5 +71,5 @@
 //
 // A worker rolls back a failed transaction and returns the error. Like
 // sysbench's drivers, the workload restarts events on duplicate-key errors
-// as well as on deadlocks and serialization failures (workload.Retryer).
+// as well as on deadlocks and serialization failures (Spec.Retryable).
 package oltp

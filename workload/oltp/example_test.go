@@ -11,16 +11,15 @@ import (
 func Example() {
 	m, _ := workload.Lookup("oltp_read_write")
 	w := m.New()
-	if err := w.Flags().Parse([]string{"--tables=4", "--table_size=100000", "--rand-type=uniform"}); err != nil {
+	if err := w.Define().Options.Parse([]string{"--tables=4", "--table_size=100000", "--rand-type=uniform"}); err != nil {
 		fmt.Println(err)
 		return
 	}
-	if v, ok := w.(workload.Validator); ok {
-		fmt.Println("problems:", len(v.Validate()))
-	}
+	spec := w.Define()
+	fmt.Println("problems:", len(spec.Validate()))
 	opts := workload.OptionValues(w)
 	fmt.Println(opts["tables"], opts["table-size"], opts["rand-type"], opts["point-selects"])
-	fmt.Println(w.Ops()[0].Name)
+	fmt.Println(spec.Ops[0].Name)
 	// Output:
 	// problems: 0
 	// 4 100000 uniform 10

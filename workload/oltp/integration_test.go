@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/engine/all/enginetest"
@@ -55,13 +56,24 @@ func connect(t *testing.T, e engine.Engine) engine.SQLConn {
 	return c
 }
 
+// startWorker opens a run of w on e, as the runner does, and returns its
+// worker on c.
+func startWorker(ctx context.Context, e engine.Engine, w workload.Workload, c engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
+	run, err := w.Open(ctx, workload.RunEnv{Engine: e.Dialect().Capabilities(), Dialect: e.Dialect(), Seed: env.Seed,
+		Shard: workload.Shard{Index: 0, Count: 1}, Now: time.Now})
+	if err != nil {
+		return nil, err
+	}
+	return run.NewWorker(ctx, c, env)
+}
+
 // load creates and fills w's tables the way a loader does: CREATE, every
 // batch through BulkLoad, then the indexes.
 func load(t *testing.T, e engine.Engine, w workload.Workload) {
 	t.Helper()
 	ctx := context.Background()
 	c := connect(t, e)
-	for _, tb := range w.Tables(e.Dialect()) {
+	for _, tb := range w.Define().Tables(e.Dialect()) {
 		tb = tb.Resolve()
 		if err := c.Exec(ctx, "DROP TABLE IF EXISTS "+tb.Name); err != nil {
 			t.Fatal(err)
@@ -237,7 +249,7 @@ func TestEventStatements(t *testing.T) {
 				load(t, e, w)
 				cc := &countingConn{SQLConn: connect(t, e)}
 				var q workload.Queries
-				wk, err := w.NewWorker(ctx, cc, workload.WorkerEnv{ID: 0, Seed: 99, Queries: &q})
+				wk, err := startWorker(ctx, e, w, cc, workload.WorkerEnv{ID: 0, Seed: 99, Queries: &q})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -342,7 +354,7 @@ func TestReadWritePctMix(t *testing.T) {
 				load(t, e, w)
 				cc := &countingConn{SQLConn: connect(t, e)}
 				var q workload.Queries
-				wk, err := w.NewWorker(ctx, cc, workload.WorkerEnv{Seed: 5, Queries: &q})
+				wk, err := startWorker(ctx, e, w, cc, workload.WorkerEnv{Seed: 5, Queries: &q})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -378,7 +390,7 @@ func TestReadWritePctMix(t *testing.T) {
 			w := newTest(t, "oltp_read_write_pct", "--table-size=300", "--skip-trx")
 			load(t, e, w)
 			cc := &countingConn{SQLConn: connect(t, e)}
-			wk, err := w.NewWorker(ctx, cc, workload.WorkerEnv{Seed: 5})
+			wk, err := startWorker(ctx, e, w, cc, workload.WorkerEnv{Seed: 5})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -407,7 +419,7 @@ func TestRunThenCheck(t *testing.T) {
 				w := newTest(t, c.Test, args...)
 				load(t, e, w)
 				oltptest.RunEvents(t, e, w, 200, func() engine.Conn { return connect(t, e) })
-				probs, err := w.Check(ctx, connect(t, e))
+				probs, err := w.Define().Check(ctx, connect(t, e))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -440,7 +452,7 @@ func TestCheckFindsProblems(t *testing.T) {
 		w := newTest(t, "oltp_read_write", "--tables=3", "--table-size=300")
 		load(t, e, w)
 		c := connect(t, e)
-		if probs, err := w.Check(ctx, c); err != nil || len(probs) != 0 {
+		if probs, err := w.Define().Check(ctx, c); err != nil || len(probs) != 0 {
 			t.Fatalf("fresh data: %v %v", probs, err)
 		}
 		for _, s := range []string{
@@ -455,7 +467,7 @@ func TestCheckFindsProblems(t *testing.T) {
 				t.Fatalf("%s: %v", s, err)
 			}
 		}
-		probs, err := w.Check(ctx, c)
+		probs, err := w.Define().Check(ctx, c)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -479,7 +491,7 @@ func TestRollbackOnError(t *testing.T) {
 		w := newTest(t, "oltp_write_only", "--table-size=300")
 		load(t, e, w)
 		cc := &countingConn{SQLConn: connect(t, e), failOn: func(k string) bool { return k == kInsert }}
-		wk, err := w.NewWorker(ctx, cc, workload.WorkerEnv{Seed: 1})
+		wk, err := startWorker(ctx, e, w, cc, workload.WorkerEnv{Seed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -493,15 +505,15 @@ func TestRollbackOnError(t *testing.T) {
 		if _, err := wk.Next(ctx); err != nil {
 			t.Fatalf("next event after rollback: %v", err)
 		}
-		if probs, err := w.Check(ctx, cc); err != nil || len(probs) != 0 {
+		if probs, err := w.Define().Check(ctx, cc); err != nil || len(probs) != 0 {
 			t.Fatalf("after rollback: %v %v", probs, err)
 		}
 	})
 }
 
 func TestRetryable(t *testing.T) {
-	w := newTest(t, "oltp_read_write")
-	if !w.Retryable(engine.ClassUniqueViolation) || w.Retryable(engine.ClassOther) || w.Retryable(engine.ClassConnLost) {
+	retryable := newTest(t, "oltp_read_write").Define().Retryable
+	if retryable == nil || !retryable(engine.ClassUniqueViolation) || retryable(engine.ClassOther) || retryable(engine.ClassConnLost) {
 		t.Error("Retryable must accept exactly unique violations")
 	}
 }

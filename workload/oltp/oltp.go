@@ -75,7 +75,7 @@ func init() {
 			Name:        v.name,
 			Description: v.desc,
 			Version:     version,
-			New:         func() workload.Workload { return workload.Adapt(newWorkload(v)) },
+			New:         func() workload.Workload { return newWorkload(v) },
 		})
 	}
 }
@@ -150,24 +150,17 @@ type GroupCounts struct {
 }
 
 // Test is one sysbench test with its options, and its implementation for
-// SQL engines. Its methods other than Flags-parsing are safe for
-// concurrent use once the flags are parsed. Its exported methods that
-// workload.Workload and the optional interfaces do not define (Kind,
-// Counts, DataTables, CheckCount, …) are what the implementation for
-// MongoDB (workload/oltp/mongo) shares.
+// SQL engines. Define and Open are safe for concurrent use once the
+// options are parsed. Its exported methods other than Define and Open
+// (Kind, Counts, DataTables, CheckCount, …) are what the implementation
+// for MongoDB (workload/oltp/mongo) shares.
 type Test struct {
 	v    *variant
 	opts options
 	fs   *pflag.FlagSet
 }
 
-var (
-	_ workload.Legacy       = (*Test)(nil)
-	_ workload.Validator    = (*Test)(nil)
-	_ workload.DataOptioner = (*Test)(nil)
-	_ workload.Retryer      = (*Test)(nil)
-	_ workload.Checker      = (*Test)(nil)
-)
+var _ workload.Workload = (*Test)(nil)
 
 func newWorkload(v *variant) *Test {
 	w := &Test{v: v}
@@ -175,55 +168,76 @@ func newWorkload(v *variant) *Test {
 	return w
 }
 
-// Meta returns the registration record of this test.
-func (w *Test) Meta() workload.Meta {
-	v := w.v
-	return workload.Meta{Name: v.name, Description: v.desc, Version: version,
-		New: func() workload.Workload { return workload.Adapt(newWorkload(v)) }}
+// Define describes the test with its options as set: sysbench's
+// options, sbtest1..N, one op per test (two for oltp_read_write_pct),
+// the check of the tables, and duplicate keys restarting the event. It
+// has no figures of its own: Spec.Metrics is empty and the Run has no
+// Metrics.
+func (w *Test) Define() workload.Spec {
+	return workload.Spec{
+		Meta:        w.meta(),
+		Options:     w.fs,
+		Validate:    w.validate,
+		DataOptions: dataOptions(),
+		Tables:      w.tables,
+		Check:       w.check,
+		Ops:         w.ops(),
+		Retryable:   retryable,
+	}
 }
 
-// Flags returns the test's options, sysbench's names with dashes.
-func (w *Test) Flags() *pflag.FlagSet { return w.fs }
+// Open starts a run: its workers share nothing but the options, so the
+// Run holds no state of its own.
+func (w *Test) Open(context.Context, workload.RunEnv) (*workload.Run, error) {
+	return &workload.Run{NewWorker: w.sqlWorker}, nil
+}
 
-// DataOptions implements workload.DataOptioner: the number and size of
-// the tables, their declaration (--auto-inc, --create-secondary) and the
-// data's seed. The --rand-* options also draw k at prepare time, but
+// meta is the registration record of this test.
+func (w *Test) meta() workload.Meta {
+	v := w.v
+	return workload.Meta{Name: v.name, Description: v.desc, Version: version,
+		New: func() workload.Workload { return newWorkload(v) }}
+}
+
+// dataOptions are the options that define the data: the number and size
+// of the tables, their declaration (--auto-inc, --create-secondary) and
+// the data's seed. The --rand-* options also draw k at prepare time, but
 // mostly choose the rows a run touches, and sysbench runs vary them on
 // the same data: they are not checked.
-func (w *Test) DataOptions() []string {
+func dataOptions() []string {
 	return []string{"tables", "table-size", "auto-inc", "create-secondary", "seed-data"}
 }
 
-// Validate reports every bad option at once.
-func (w *Test) Validate() []error { return w.opts.validate(w.v) }
+// validate reports every bad option at once.
+func (w *Test) validate() []error { return w.opts.validate(w.v) }
 
-// Retryable reports whether an error class restarts the event. Like
+// retryable reports whether an error class restarts the event. Like
 // sysbench's pgsql and mysql drivers (which ignore duplicate-key errors
 // along with deadlocks and serialization failures), a duplicate key
 // restarts the event: concurrent delete/insert pairs on one id, and
 // inserts racing on client-generated ids, produce them in normal
 // operation.
-func (w *Test) Retryable(c engine.ErrorClass) bool {
+func retryable(c engine.ErrorClass) bool {
 	return c == engine.ClassUniqueViolation
 }
 
-// Ops lists the operations: one per test, named after it, except
+// ops lists the operations: one per test, named after it, except
 // oltp_read_write_pct which reports its two kinds of events apart.
-func (w *Test) Ops() []workload.Op {
+func (w *Test) ops() []workload.Op {
 	if w.v.kind == EventPct {
 		return []workload.Op{{Name: "point_select"}, {Name: "update_index"}}
 	}
 	return []workload.Op{{Name: w.v.name}}
 }
 
-// ErrInvalidOptions is returned by NewWorker and Check when the options do not
+// ErrInvalidOptions is returned by a worker's creation and Check when the options do not
 // validate; the wrapped errors name each bad flag.
 var ErrInvalidOptions = errors.New("oltp: invalid options")
 
 // CheckOptions returns an error wrapping ErrInvalidOptions and every
-// error of Validate, or nil when the options are valid.
+// error of Spec.Validate, or nil when the options are valid.
 func (w *Test) CheckOptions() error {
-	if errs := w.Validate(); len(errs) > 0 {
+	if errs := w.validate(); len(errs) > 0 {
 		return fmt.Errorf("%w: %w", ErrInvalidOptions, errors.Join(errs...))
 	}
 	return nil
@@ -242,9 +256,9 @@ func (w *Test) loadsRows() bool {
 	return !(w.v.kind == EventInsert && !w.opts.autoInc)
 }
 
-// Tables returns sbtest1..N, declared (see declare) with their initial
+// tables returns sbtest1..N, declared (see declare) with their initial
 // data, for every engine family (workload/oltp/mongo's too).
-func (w *Test) Tables(engine.Dialect) []workload.Table {
+func (w *Test) tables(engine.Dialect) []workload.Table {
 	out := w.DataTables()
 	for i := range out {
 		out[i].Schema = w.declare(i + 1)
@@ -284,7 +298,7 @@ func (w *Test) DataTables() []workload.Table {
 	dc, err := o.distConfig()
 	if err != nil {
 		// Tables has no error return; an invalid --rand-type is reported
-		// by Validate, which the runner calls first.
+		// by Spec.Validate, which the runner calls first.
 		dc, _ = newDistConfig(distUniform, defRandSpecIter, defRandSpecPct, defRandSpecRes, defRandParetoH, defRandZipfianExp)
 	}
 	batches := 0
@@ -299,9 +313,9 @@ func (w *Test) DataTables() []workload.Table {
 	return out
 }
 
-// NewWorker prepares, on c, the statements the test runs on every table
+// sqlWorker prepares, on c, the statements the test runs on every table
 // and returns a worker with its own random source seeded from env.Seed.
-func (w *Test) NewWorker(ctx context.Context, conn engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
+func (w *Test) sqlWorker(ctx context.Context, conn engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
 	if err := w.CheckOptions(); err != nil {
 		return nil, err
 	}

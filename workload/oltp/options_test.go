@@ -5,10 +5,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/dbarena/dbarena/workload"
+	"github.com/dbarena/dbarena/workload/oltp/internal/oltptest"
 )
 
 func variantByName(t *testing.T, name string) *variant {
@@ -32,10 +34,10 @@ func TestRegistered(t *testing.T) {
 			continue
 		}
 		w := m.New()
-		if w.Meta().Name != name || m.Version == "" || m.Description == "" {
-			t.Errorf("%s: bad meta %+v", name, w.Meta())
+		if w.Define().Meta.Name != name || m.Version == "" || m.Description == "" {
+			t.Errorf("%s: bad meta %+v", name, w.Define().Meta)
 		}
-		ops := w.Ops()
+		ops := w.Define().Ops
 		if name == "oltp_read_write_pct" {
 			if len(ops) != 2 || ops[0].Name != "point_select" || ops[1].Name != "update_index" {
 				t.Errorf("%s ops = %v", name, ops)
@@ -43,7 +45,7 @@ func TestRegistered(t *testing.T) {
 		} else if len(ops) != 1 || ops[0].Name != name {
 			t.Errorf("%s ops = %v", name, ops)
 		}
-		if errs := w.(workload.Validator).Validate(); len(errs) != 0 {
+		if errs := w.Define().Validate(); len(errs) != 0 {
 			t.Errorf("%s defaults invalid: %v", name, errs)
 		}
 	}
@@ -78,7 +80,7 @@ func TestDefaults(t *testing.T) {
 func TestUnderscoreFlags(t *testing.T) {
 	m, _ := workload.Lookup("oltp_read_only")
 	w := m.New()
-	if err := w.Flags().Parse([]string{"--table_size=5", "--point_selects", "3", "--range-size=2"}); err != nil {
+	if err := w.Define().Options.Parse([]string{"--table_size=5", "--point_selects", "3", "--range-size=2"}); err != nil {
 		t.Fatal(err)
 	}
 	o := w.(*Test).opts
@@ -122,10 +124,10 @@ func TestValidateEachBadValue(t *testing.T) {
 		t.Run(c.test+"/"+strings.Join(c.args, ","), func(t *testing.T) {
 			m, _ := workload.Lookup(c.test)
 			w := m.New()
-			if err := w.Flags().Parse(c.args); err != nil {
+			if err := w.Define().Options.Parse(c.args); err != nil {
 				t.Fatal(err)
 			}
-			errs := w.(workload.Validator).Validate()
+			errs := w.Define().Validate()
 			found := false
 			for _, err := range errs {
 				var oe *workload.OptionError
@@ -150,10 +152,10 @@ func TestValidateEachBadValue(t *testing.T) {
 func TestValidateReportsAllAtOnce(t *testing.T) {
 	m, _ := workload.Lookup("oltp_read_write")
 	w := m.New()
-	if err := w.Flags().Parse([]string{"--tables=0", "--table-size=-3", "--range-size=0", "--point-selects=-1", "--rand-type=x", "--rand-pareto-h=2"}); err != nil {
+	if err := w.Define().Options.Parse([]string{"--tables=0", "--table-size=-3", "--range-size=0", "--point-selects=-1", "--rand-type=x", "--rand-pareto-h=2"}); err != nil {
 		t.Fatal(err)
 	}
-	errs := w.(workload.Validator).Validate()
+	errs := w.Define().Validate()
 	if len(errs) != 6 {
 		t.Fatalf("got %d errors, want 6: %v", len(errs), errs)
 	}
@@ -163,15 +165,15 @@ func TestRangeSizeOnlyCheckedWhereUsed(t *testing.T) {
 	for _, name := range []string{"oltp_point_select", "oltp_write_only", "oltp_insert", "oltp_read_write_pct"} {
 		m, _ := workload.Lookup(name)
 		w := m.New()
-		_ = w.Flags().Parse([]string{"--table-size=10"})
-		if errs := w.(workload.Validator).Validate(); len(errs) != 0 {
+		_ = w.Define().Options.Parse([]string{"--table-size=10"})
+		if errs := w.Define().Validate(); len(errs) != 0 {
 			t.Errorf("%s --table-size=10: %v", name, errs)
 		}
 	}
 	m, _ := workload.Lookup("oltp_read_only")
 	w := m.New()
-	_ = w.Flags().Parse([]string{"--table-size=10", "--range-selects=false"})
-	if errs := w.(workload.Validator).Validate(); len(errs) != 0 {
+	_ = w.Define().Options.Parse([]string{"--table-size=10", "--range-selects=false"})
+	if errs := w.Define().Validate(); len(errs) != 0 {
 		t.Errorf("oltp_read_only without ranges: %v", errs)
 	}
 }
@@ -210,7 +212,7 @@ func TestOptionsATestUses(t *testing.T) {
 	} {
 		t.Run("workload="+name, func(t *testing.T) {
 			m, _ := workload.Lookup(name)
-			fs := m.New().Flags()
+			fs := m.New().Define().Options
 			var shown, hidden []string
 			fs.VisitAll(func(f *pflag.Flag) {
 				if f.Hidden {
@@ -232,6 +234,16 @@ func TestOptionsATestUses(t *testing.T) {
 			if err := fs.Parse([]string{"--point-selects=3", "--range-size=5", "--skip-trx=false"}); err != nil {
 				t.Errorf("a sysbench option the test ignores is refused: %v", err)
 			}
+		})
+	}
+}
+
+// Every test's Spec.Metrics name what its Run reports: nothing, sysbench's
+// figures being the runner's own.
+func TestMetricNames(t *testing.T) {
+	for _, name := range Names() {
+		t.Run("workload="+name, func(t *testing.T) {
+			oltptest.CheckMetrics(t, newTest(t, name), workload.RunEnv{Shard: workload.Shard{Index: 0, Count: 1}, Now: time.Now})
 		})
 	}
 }

@@ -38,9 +38,9 @@ func BenchmarkWorkerSelectOnly(b *testing.B) {
 			rec := histogram.NewRecorder(1)
 			env := benchEnv()
 			if bc.steps {
-				env.Steps = rec.EnableSteps([]int{len(w.Ops()[0].Steps)})
+				env.Steps = rec.EnableSteps([]int{len(w.Define().Ops[0].Steps)})
 			}
-			k, err := w.NewWorker(ctx, enginetest.Connect(b, e), env)
+			k, err := startWorker(ctx, w, enginetest.Connect(b, e), env)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -14,18 +14,18 @@
 //	--allow-shell             allow \shell and \setshell
 //	--init pgbench            pgbench's four tables are the workload's
 //
-// Every script is one operation (Ops), named by its file's base name or
+// Every script is one operation (Spec.Ops), named by its file's base name or
 // its built-in name; a transaction draws one by weight from the client's
 // generator, as pgbench does. Without --file or --builtin the script is
 // tpcb-like, as pgbench's default. The built-in scripts are pgbench's
 // text, on pgbench's four tables.
 //
-// Without --init a script's tables are its own: Tables is empty, and
+// Without --init a script's tables are its own: Spec.Tables gives none, and
 // prepare, check and cleanup have nothing to do. With --init pgbench the
 // workload declares pgbench's tables as pgbench -i creates them (columns,
 // types, NULLs, primary keys; aid a bigint from scale 20,000), their rows
 // are pgbench -i's at --scale (--init and --scale define the data), and
-// Check verifies the tpcb invariant: the sums of the accounts', tellers'
+// Spec.Check verifies the tpcb invariant: the sums of the accounts', tellers'
 // and branches' balances equal the history's deltas, and the accounts,
 // tellers and branches number 100,000, 10 and 1 per unit of scale.
 //
@@ -114,11 +114,14 @@
 // transaction with its own command's error; the server skips the rest of
 // its segment, up to the next sync point, and runs the segments after
 // it, as pgbench's server does. Without BEGIN the statements up to a sync
-// are one implicit transaction, taken back together. Validate refuses a
-// pipeline under --protocol simple (pgbench refuses it at run time) and
-// \gset or \aset inside one (their rows are not read before the
-// pipeline ends); NewWorker refuses a script with a pipeline on an
-// engine without pipelines, naming where the pipeline starts. A branch
+// are one implicit transaction, taken back together. Spec.Validate
+// refuses a pipeline under --protocol simple (pgbench refuses it at run
+// time) and \gset or \aset inside one (their rows are not read before
+// the pipeline ends); Spec.Supports refuses, before any work, a script
+// with a pipeline on an engine without pipelines (engine.Capabilities:
+// every engine but PostgreSQL) and one with \gset or \aset on an engine
+// without text results, naming the --file or --builtin that gave it and
+// where the command is. A branch
 // of an \if that opens a pipeline twice, ends one that is not open or
 // leaves one open at the script's end fails the transaction, as
 // pgbench's does. Behind

@@ -8,12 +8,12 @@ import (
 
 func Example() {
 	w := script.New()
-	if err := w.Flags().Parse([]string{"--builtin", "tpcb-like@9", "--builtin", "select-only", "-D", "x=1"}); err != nil {
+	if err := w.Define().Options.Parse([]string{"--builtin", "tpcb-like@9", "--builtin", "select-only", "-D", "x=1"}); err != nil {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(w.Validate())
-	for _, op := range w.Ops() {
+	fmt.Println(w.Define().Validate())
+	for _, op := range w.Define().Ops {
 		fmt.Println(op.Name)
 	}
 	text, _ := script.Builtin("select-only")

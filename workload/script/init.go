@@ -14,15 +14,8 @@ import (
 // the workload's.
 const InitPgbench = "pgbench"
 
-// The abilities --init pgbench brings.
-var (
-	_ workload.DataOptioner = (*Script)(nil)
-	_ workload.Checker      = (*Script)(nil)
-)
-
-// DataOptions implements workload.DataOptioner: --init and --scale
-// define the data.
-func (w *Script) DataOptions() []string { return []string{"init", "scale"} }
+// dataOptions are the options that define the data: --init and --scale.
+func dataOptions() []string { return []string{"init", "scale"} }
 
 // accountsPerBranch, tellersPerBranch are pgbench's rows per unit of
 // scale: one branch, 10 tellers, 100,000 accounts.
@@ -31,13 +24,13 @@ const (
 	accountsPerBranch = 100000
 )
 
-// Tables are, under --init pgbench, pgbench's four tables with the rows
+// tables are, under --init pgbench, pgbench's four tables with the rows
 // pgbench -i writes: --scale branches, 10 tellers and 100,000 accounts
 // per branch, balances 0, accounts' filler blank and the others' NULL,
 // history empty; the primary keys pgbench -i adds (aid is a bigint from
 // scale 20,000, as pgbench's). Without --init there are none: scripts
 // work on tables of their own.
-func (w *Script) Tables(engine.Dialect) []workload.Table {
+func (w *Script) tables(engine.Dialect) []workload.Table {
 	if w.init != InitPgbench {
 		return nil
 	}
@@ -91,11 +84,11 @@ func (w *Script) Tables(engine.Dialect) []workload.Table {
 	}
 }
 
-// Check verifies pgbench's tables under --init pgbench: the sums of the
+// check verifies pgbench's tables under --init pgbench: the sums of the
 // accounts', tellers' and branches' balances and of the history's deltas
 // are equal (every tpcb-like transaction adds its delta to one of each
 // and logs it), and no table lost or gained rows but the history.
-func (w *Script) Check(ctx context.Context, conn engine.Conn) ([]workload.Problem, error) {
+func (w *Script) check(ctx context.Context, conn engine.Conn) ([]workload.Problem, error) {
 	if w.init != InitPgbench {
 		return nil, errors.New("script: check verifies pgbench's tables: give --init pgbench")
 	}

@@ -62,13 +62,25 @@ func parse(t *testing.T, args ...string) *script.Script { return newScript(t, ar
 func newScript(t testing.TB, args ...string) *script.Script {
 	t.Helper()
 	w := script.New()
-	if err := w.Flags().Parse(args); err != nil {
+	if err := w.Define().Options.Parse(args); err != nil {
 		t.Fatal(err)
 	}
-	if errs := w.Validate(); len(errs) > 0 {
+	if errs := w.Define().Validate(); len(errs) > 0 {
 		t.Fatalf("%v", errs)
 	}
 	return w
+}
+
+// startWorker opens a run of w on c's engine, as the runner does, and
+// returns its client on c.
+func startWorker(ctx context.Context, w workload.Workload, c engine.SQLConn, env workload.WorkerEnv) (workload.Worker, error) {
+	d := c.Dialect()
+	run, err := w.Open(ctx, workload.RunEnv{Engine: d.Capabilities(), Dialect: d, Seed: env.Seed,
+		Shard: workload.Shard{Index: 0, Count: 1}, Now: time.Now})
+	if err != nil {
+		return nil, err
+	}
+	return run.NewWorker(ctx, c, env)
 }
 
 // TestTPCBLikeOnPostgres runs the built-in tpcb-like, and pgbench's own
@@ -162,7 +174,7 @@ INSERT INTO out (client, step, v, d) VALUES (:client_id, 2, :scale * 1000 + :n, 
 			}
 			w := parse(t, "--file", file, "-D", "start=10", "-D", "word=abc", "-D", "half=0.5", "--scale", "3", "--protocol", c2.protocol)
 			q := &workload.Queries{}
-			k, err := w.NewWorker(ctx, enginetest.Connect(t, e), workload.WorkerEnv{ID: 4, Seed: 1, Queries: q})
+			k, err := startWorker(ctx, w, enginetest.Connect(t, e), workload.WorkerEnv{ID: 4, Seed: 1, Queries: q})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -212,7 +224,7 @@ func TestRuntimeErrorsNameTheCommand(t *testing.T) {
 		}
 		w := parse(t, "--file", file, "--protocol", c.protocol)
 		conn := enginetest.Connect(t, e)
-		k, err := w.NewWorker(ctx, conn, workload.WorkerEnv{Queries: &workload.Queries{}})
+		k, err := startWorker(ctx, w, conn, workload.WorkerEnv{Queries: &workload.Queries{}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -248,7 +260,7 @@ func TestReplayDrawsTheSameValues(t *testing.T) {
 	w := parse(t, "--file", file+"@2", "--builtin", "select-only@0", "--protocol", "prepared")
 	var debug strings.Builder
 	script.SetDebugOutput(w, &debug)
-	k, err := w.NewWorker(ctx, c, workload.WorkerEnv{Seed: 9, Queries: &workload.Queries{}})
+	k, err := startWorker(ctx, w, c, workload.WorkerEnv{Seed: 9, Queries: &workload.Queries{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,14 +314,14 @@ func TestShellCommands(t *testing.T) {
 			t.Fatal(err)
 		}
 		w := script.New()
-		if err := w.Flags().Parse([]string{"--file", file}); err != nil {
+		if err := w.Define().Options.Parse([]string{"--file", file}); err != nil {
 			t.Fatal(err)
 		}
-		if errs := w.Validate(); len(errs) != 1 || !strings.Contains(errs[0].Error(), "\\setshell runs a command") && !strings.Contains(errs[0].Error(), "\\shell runs a command") {
+		if errs := w.Define().Validate(); len(errs) != 1 || !strings.Contains(errs[0].Error(), "\\setshell runs a command") && !strings.Contains(errs[0].Error(), "\\shell runs a command") {
 			t.Errorf("without --allow-shell: %v", errs)
 		}
 		w = parse(t, "--file", file, "--allow-shell", "-D", "x=1", "-D", "colon=:x")
-		k, err := w.NewWorker(ctx, c, workload.WorkerEnv{Queries: &workload.Queries{}})
+		k, err := startWorker(ctx, w, c, workload.WorkerEnv{Queries: &workload.Queries{}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -376,7 +388,7 @@ func TestInitPgbench(t *testing.T) {
 				t.Fatalf("prepare: %v", err)
 			}
 			c := enginetest.Connect(t, e)
-			if probs, err := w.Check(ctx, c); err != nil || len(probs) > 0 {
+			if probs, err := w.Define().Check(ctx, c); err != nil || len(probs) > 0 {
 				t.Fatalf("check after prepare: %v %v", probs, err)
 			}
 			text, _ := script.Builtin("tpcb-like")
@@ -396,13 +408,13 @@ func TestInitPgbench(t *testing.T) {
 			if res.Ops[0].Count == 0 || res.Errors != 0 {
 				t.Errorf("%d transactions, %d errors", res.Ops[0].Count, res.Errors)
 			}
-			if probs, err := run.Check(ctx, c); err != nil || len(probs) > 0 {
+			if probs, err := run.Define().Check(ctx, c); err != nil || len(probs) > 0 {
 				t.Errorf("check after the run: %v %v", probs, err)
 			}
 			if err := c.Exec(ctx, "UPDATE pgbench_tellers SET tbalance = tbalance + 1 WHERE tid = 3"); err != nil {
 				t.Fatal(err)
 			}
-			probs, err := run.Check(ctx, c)
+			probs, err := run.Define().Check(ctx, c)
 			if err != nil || len(probs) != 1 || probs[0].Check != "tpcb balances" {
 				t.Errorf("check after breaking a balance: %v %v", probs, err)
 			}
@@ -498,7 +510,7 @@ func TestSerializationFailuresAreReplayed(t *testing.T) {
 	if retries != res.Retries {
 		t.Errorf("the commands' retries add up to %d, the run's are %d", retries, res.Retries)
 	}
-	if probs, err := w.Check(ctx, enginetest.Connect(t, e)); err != nil || len(probs) > 0 {
+	if probs, err := w.Define().Check(ctx, enginetest.Connect(t, e)); err != nil || len(probs) > 0 {
 		t.Errorf("check: %v %v", probs, err)
 	}
 }

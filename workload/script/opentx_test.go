@@ -43,7 +43,7 @@ func TestScriptEndingInATransactionFails(t *testing.T) {
 			}
 			w := newScript(t, "--file", file, "--protocol", protocol)
 			conn := enginetest.Connect(t, e)
-			k, err := w.NewWorker(ctx, conn, workload.WorkerEnv{Queries: &workload.Queries{}})
+			k, err := startWorker(ctx, w, conn, workload.WorkerEnv{Queries: &workload.Queries{}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -72,7 +72,7 @@ func TestDistributionsMatchPgbench(t *testing.T) {
 		if err := wc.Exec(ctx, "SET synchronous_commit = off"); err != nil {
 			t.Fatal(err)
 		}
-		k, err := w.NewWorker(ctx, wc, workload.WorkerEnv{ID: id, Seed: uint64(100 + id), Queries: &workload.Queries{}})
+		k, err := startWorker(ctx, w, wc, workload.WorkerEnv{ID: id, Seed: uint64(100 + id), Queries: &workload.Queries{}})
 		if err != nil {
 			t.Fatal(err)
 		}

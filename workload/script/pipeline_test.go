@@ -7,10 +7,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dbarena/dbarena/engine/all/enginetest"
 	"github.com/dbarena/dbarena/histogram"
 	"github.com/dbarena/dbarena/internal/testdb"
+	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/workload"
 	"github.com/dbarena/dbarena/workload/script"
 )
@@ -64,7 +66,7 @@ INSERT INTO log VALUES (3, 3);
 `)
 			w := parse(t, "--file", ok, "--file", fails+"@0", "-D", "zero=0", "--protocol", protocol)
 			q := &workload.Queries{}
-			k, err := w.NewWorker(ctx, enginetest.Connect(t, e), workload.WorkerEnv{Seed: 1, Queries: q})
+			k, err := startWorker(ctx, w, enginetest.Connect(t, e), workload.WorkerEnv{Seed: 1, Queries: q})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -86,8 +88,8 @@ INSERT INTO log VALUES (3, 3);
 			}
 			w = parse(t, "--file", fails, "-D", "zero=0", "--protocol", protocol)
 			rec := histogram.NewRecorder(1)
-			env := workload.WorkerEnv{Seed: 1, Queries: &workload.Queries{}, Steps: rec.EnableSteps([]int{len(w.Ops()[0].Steps)})}
-			k, err = w.NewWorker(ctx, enginetest.Connect(t, e), env)
+			env := workload.WorkerEnv{Seed: 1, Queries: &workload.Queries{}, Steps: rec.EnableSteps([]int{len(w.Define().Ops[0].Steps)})}
+			k, err = startWorker(ctx, w, enginetest.Connect(t, e), env)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -135,7 +137,7 @@ INSERT INTO log VALUES (2, 2);
 \endpipeline
 `)
 			w = parse(t, "--file", early, "-D", "zero=0", "--protocol", protocol)
-			k, err = w.NewWorker(ctx, enginetest.Connect(t, e), workload.WorkerEnv{Seed: 1, Queries: &workload.Queries{}})
+			k, err = startWorker(ctx, w, enginetest.Connect(t, e), workload.WorkerEnv{Seed: 1, Queries: &workload.Queries{}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -151,8 +153,9 @@ INSERT INTO log VALUES (2, 2);
 }
 
 // TestPipelinesRefusedWithoutThem: on engines without pipelines a
-// script with one is refused before it runs, naming where the pipeline
-// starts.
+// script with one is refused before the run starts, by Spec.Supports
+// (which ForFamily applies), naming the option that gave the script and
+// where the pipeline starts; opening a run there is refused too.
 func TestPipelinesRefusedWithoutThem(t *testing.T) {
 	ctx := context.Background()
 	file := filepath.Join(t.TempDir(), "pipe.sql")
@@ -163,9 +166,14 @@ func TestPipelinesRefusedWithoutThem(t *testing.T) {
 		t.Run("engine="+db.name, func(t *testing.T) {
 			e := enginetest.Open(t, testdb.Isolated(t, db.target(t)))
 			w := parse(t, "--file", file, "--protocol", "prepared")
-			_, err := w.NewWorker(ctx, enginetest.Connect(t, e), workload.WorkerEnv{Queries: &workload.Queries{}})
-			if want := file + ":2:3: \\startpipeline: this engine has no pipelines"; err == nil || !strings.Contains(err.Error(), want) {
-				t.Errorf("NewWorker: %v, want an error containing %q", err, want)
+			want := "--file " + file + ": " + file + ":2:3: \\startpipeline: this engine has no pipelines"
+			_, err := runner.Run(ctx, e, w, runner.Config{Threads: 1, Duration: time.Second, Seed: 1}, nil)
+			var oe *workload.OptionError
+			if !errors.As(err, &oe) || oe.Flag != "file" || oe.Value != file || !strings.Contains(err.Error(), want) {
+				t.Errorf("runner.Run: %v, want an option error containing %q", err, want)
+			}
+			if _, err := startWorker(ctx, w, enginetest.Connect(t, e), workload.WorkerEnv{Queries: &workload.Queries{}}); err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("Open: %v, want an error containing %q", err, want)
 			}
 		})
 	}

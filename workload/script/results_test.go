@@ -32,7 +32,7 @@ func runOnce(t *testing.T, e engine.Engine, src string, args ...string) error {
 		t.Fatal(err)
 	}
 	w := parse(t, append([]string{"--file", file}, args...)...)
-	k, err := w.NewWorker(context.Background(), enginetest.Connect(t, e), workload.WorkerEnv{ID: 1, Seed: 1, Queries: &workload.Queries{}})
+	k, err := startWorker(context.Background(), w, enginetest.Connect(t, e), workload.WorkerEnv{ID: 1, Seed: 1, Queries: &workload.Queries{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ INSERT INTO out VALUES (:a);
 		t.Fatal(err)
 	}
 	w := parse(t, "--file", file, "--protocol", "simple")
-	k, err := w.NewWorker(ctx, enginetest.Connect(t, e), workload.WorkerEnv{ID: 1, Seed: 1, Queries: &workload.Queries{}})
+	k, err := startWorker(ctx, w, enginetest.Connect(t, e), workload.WorkerEnv{ID: 1, Seed: 1, Queries: &workload.Queries{}})
 	if err != nil {
 		t.Fatal(err)
 	}

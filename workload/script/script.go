@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/histogram"
 	"github.com/dbarena/dbarena/workload"
 	"github.com/dbarena/dbarena/workload/script/lang"
@@ -25,7 +26,7 @@ func meta() workload.Meta {
 		Name:        "script",
 		Description: "pgbench-compatible scripts (--file, --builtin tpcb-like|simple-update|select-only): SQL, \\set expressions, \\sleep, \\if, \\gset, \\aset, pipelines, \\shell",
 		Version:     "1",
-		New:         func() workload.Workload { return workload.Adapt(New()) },
+		New:         func() workload.Workload { return New() },
 	}
 }
 
@@ -36,14 +37,13 @@ const (
 	ProtocolPrepared = "prepared"
 )
 
-// The optional abilities of Script.
 var (
-	_ workload.Validator = (*Script)(nil)
-	_ workload.Replayer  = (*worker)(nil)
+	_ workload.Workload = (*Script)(nil)
+	_ workload.Replayer = (*worker)(nil)
 )
 
 // Script is the workload: scripts picked by weight for every
-// transaction. Its options are set through Flags.
+// transaction. Its options are set through its Spec's Options.
 type Script struct {
 	fs       *pflag.FlagSet
 	files    []string
@@ -58,14 +58,27 @@ type Script struct {
 	// debug receives the output of debug(): standard error.
 	debug io.Writer
 
+	// mu guards parsed, the scripts as the options last gave them: a
+	// memo of the options, so that Define, Validate and Open parse the
+	// same --file and --builtin once (no state of a run is kept here).
 	mu     sync.Mutex
-	loaded []weighted // parsed by load
+	parsed *parsed
+}
+
+// parsed are scripts that loaded, with the options they were loaded
+// with (parseKey).
+type parsed struct {
+	key     string
+	scripts []weighted
 }
 
 type weighted struct {
-	name   string
-	script *lang.Script
-	weight int64
+	name string
+	// flag and value are the option that gave the script ("file" and
+	// its path@weight, or "builtin" and its name).
+	flag, value string
+	script      *lang.Script
+	weight      int64
 	// tx holds the commands that are a transaction's control, which the
 	// worker runs as the engine's Begin, Commit and Rollback.
 	tx map[*lang.Command]txControl
@@ -162,19 +175,32 @@ func New() *Script {
 	return w
 }
 
-// Meta returns the registration record.
-func (w *Script) Meta() workload.Meta { return meta() }
+// Define describes the workload with its options as set: the scripts
+// as ops, each command a step; Validate parses them; Supports refuses
+// the scripts an engine cannot run; under --init pgbench, pgbench's
+// tables and their check (Check refuses to run without it). The
+// workload has no figures of its own: Spec.Metrics is empty and the Run
+// has no Metrics.
+func (w *Script) Define() workload.Spec {
+	return workload.Spec{
+		Meta:        meta(),
+		Options:     w.fs,
+		Validate:    w.validate,
+		Supports:    w.supports,
+		DataOptions: dataOptions(),
+		Tables:      w.tables,
+		Check:       w.check,
+		Ops:         w.ops(),
+	}
+}
 
-// Flags returns the options.
-func (w *Script) Flags() *pflag.FlagSet { return w.fs }
-
-// Ops are the scripts, in the order of the options (--file, then
+// ops are the scripts, in the order of the options (--file, then
 // --builtin), named by file name or built-in name. Each script's
 // commands are its steps, named "command N (line L)" (N from 0, as
 // pgbench -r counts them), with their first line as text: the worker
 // records every command it runs, as pgbench -r. Scripts that do not
 // load (Validate reports why) have no steps.
-func (w *Script) Ops() []workload.Op {
+func (w *Script) ops() []workload.Op {
 	ops := w.opNames()
 	if loaded, errs := w.load(); len(errs) == 0 {
 		for i, s := range loaded {
@@ -235,19 +261,70 @@ func splitWeight(s string) (name string, weight int64, err error) {
 	return s[:i], weight, nil
 }
 
-// Validate reads and parses every script and reports every problem at
+// validate reads and parses every script and reports every problem at
 // once, each naming its option and value.
-func (w *Script) Validate() []error {
+func (w *Script) validate() []error {
 	_, errs := w.load()
 	return errs
 }
 
-// load parses the scripts once.
+// load returns the scripts and checks the other options.
 func (w *Script) load() ([]weighted, []error) {
+	scripts, errs := w.scripts()
+	ncmd, total := 0, int64(0)
+	for _, sc := range scripts {
+		ncmd += len(sc.script.Commands)
+		total += sc.weight
+	}
+	if ncmd > histogram.MaxSteps {
+		errs = append(errs, &workload.OptionError{Flag: "file", Value: "", Err: fmt.Sprintf("the scripts have %d commands in all, more than the %d whose statistics a run keeps", ncmd, histogram.MaxSteps)})
+	}
+	if len(errs) == 0 && total == 0 {
+		errs = append(errs, &workload.OptionError{Flag: "file", Value: "", Err: "the scripts' weights add up to 0"})
+	}
+	bad := func(flag, value string, err error) {
+		errs = append(errs, &workload.OptionError{Flag: flag, Value: value, Err: err.Error()})
+	}
+	for _, d := range w.defines {
+		name, _, ok := strings.Cut(d, "=")
+		if !ok || name == "" {
+			bad("define", d, errors.New("must be name=value"))
+		}
+	}
+	switch w.protocol {
+	case ProtocolSimple, ProtocolExtended, ProtocolPrepared:
+	default:
+		bad("protocol", w.protocol, errors.New("must be simple, extended or prepared"))
+	}
+	if w.init != "" && w.init != InitPgbench {
+		bad("init", w.init, errors.New("must be pgbench or empty"))
+	}
+	if w.scale < 1 {
+		bad("scale", strconv.FormatInt(w.scale, 10), errors.New("must be at least 1"))
+	} else if w.scale > MaxScale {
+		bad("scale", strconv.FormatInt(w.scale, 10), fmt.Errorf("at most %d (pgbench's tables at that scale take about 1.5 TB)", MaxScale))
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return scripts, nil
+}
+
+// parseKey is what the scripts' parsing depends on: --file, --builtin,
+// --protocol and --allow-shell.
+func (w *Script) parseKey() string {
+	return fmt.Sprintf("%q %q %q %v", w.files, w.builtins, w.protocol, w.shell)
+}
+
+// scripts reads and parses every script, once for the same options: the
+// scripts that loaded are kept until an option they depend on changes.
+// It reports every script that does not load.
+func (w *Script) scripts() ([]weighted, []error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.loaded != nil {
-		return w.loaded, nil
+	key := w.parseKey()
+	if w.parsed != nil && w.parsed.key == key {
+		return w.parsed.scripts, nil
 	}
 	var errs []error
 	bad := func(flag, value string, err error) {
@@ -255,7 +332,6 @@ func (w *Script) load() ([]weighted, []error) {
 	}
 	var scripts []weighted
 	ops := w.opNames()
-	total := int64(0)
 	add := func(flag, value, name, src string, weight int64) {
 		s, err := lang.Parse(name, src, lang.ParseOptions{AllowShell: w.shell})
 		if err != nil {
@@ -266,8 +342,8 @@ func (w *Script) load() ([]weighted, []error) {
 			bad(flag, value, err)
 			return
 		}
-		scripts = append(scripts, weighted{name: ops[len(scripts)].Name, script: s, weight: weight, tx: transactionControls(s), ends: transactionEnds(s)})
-		total += weight
+		scripts = append(scripts, weighted{name: ops[len(scripts)].Name, flag: flag, value: value, script: s, weight: weight,
+			tx: transactionControls(s), ends: transactionEnds(s)})
 	}
 	for _, f := range w.files {
 		path, weight, err := splitWeight(f)
@@ -296,40 +372,44 @@ func (w *Script) load() ([]weighted, []error) {
 		src, _ := Builtin(name)
 		add("builtin", b, name, src, weight)
 	}
-	ncmd := 0
-	for _, sc := range scripts {
-		ncmd += len(sc.script.Commands)
+	if len(errs) > 0 {
+		return scripts, errs
 	}
-	if ncmd > histogram.MaxSteps {
-		errs = append(errs, &workload.OptionError{Flag: "file", Value: "", Err: fmt.Sprintf("the scripts have %d commands in all, more than the %d whose statistics a run keeps", ncmd, histogram.MaxSteps)})
+	w.parsed = &parsed{key: key, scripts: scripts}
+	return scripts, nil
+}
+
+// supports refuses the scripts an engine cannot run: a pipeline where
+// connections send one statement at a time, a \gset or \aset where they
+// return no rows as text with their columns' names. Each error names
+// the option that gave the script. Scripts that do not load refuse
+// nothing here: Validate reports them.
+func (w *Script) supports(caps engine.Capabilities) []error {
+	scripts, errs := w.scripts()
+	if len(errs) > 0 {
+		return nil
 	}
-	if len(errs) == 0 && total == 0 {
-		errs = append(errs, &workload.OptionError{Flag: "file", Value: "", Err: "the scripts' weights add up to 0"})
+	return refusals(scripts, caps)
+}
+
+// refusals are supports' errors for scripts.
+func refusals(scripts []weighted, caps engine.Capabilities) []error {
+	conns := "its connections"
+	if caps.Kind != "" {
+		conns = string(caps.Kind) + " connections"
 	}
-	for _, d := range w.defines {
-		name, _, ok := strings.Cut(d, "=")
-		if !ok || name == "" {
-			bad("define", d, errors.New("must be name=value"))
+	var errs []error
+	for _, s := range scripts {
+		if p := pipelineAt(s.script); p != nil && !caps.Pipelines {
+			errs = append(errs, &workload.OptionError{Flag: s.flag, Value: s.value,
+				Err: fmt.Sprintf("%s: \\startpipeline: this engine has no pipelines (%s send one statement at a time); pipelines run on PostgreSQL only", p.Pos, conns)})
+		}
+		if c := storeAt(s.script); c != nil && !caps.TextResults {
+			errs = append(errs, &workload.OptionError{Flag: s.flag, Value: s.value,
+				Err: fmt.Sprintf("%s: \\%s needs query results with their column names, which %s do not return", c.Pos, resultName(c.Result), conns)})
 		}
 	}
-	switch w.protocol {
-	case ProtocolSimple, ProtocolExtended, ProtocolPrepared:
-	default:
-		bad("protocol", w.protocol, errors.New("must be simple, extended or prepared"))
-	}
-	if w.init != "" && w.init != InitPgbench {
-		bad("init", w.init, errors.New("must be pgbench or empty"))
-	}
-	if w.scale < 1 {
-		bad("scale", strconv.FormatInt(w.scale, 10), errors.New("must be at least 1"))
-	} else if w.scale > MaxScale {
-		bad("scale", strconv.FormatInt(w.scale, 10), fmt.Errorf("at most %d (pgbench's tables at that scale take about 1.5 TB)", MaxScale))
-	}
-	if len(errs) > 0 {
-		return nil, errs
-	}
-	w.loaded = scripts
-	return scripts, nil
+	return errs
 }
 
 // MaxScale bounds --scale: pgbench_accounts has 100,000 rows per unit.

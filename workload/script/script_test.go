@@ -24,18 +24,18 @@ func TestBuiltinsParse(t *testing.T) {
 
 func TestOpsNameTheScripts(t *testing.T) {
 	w := script.New()
-	if err := w.Flags().Parse([]string{"--file", "a/x.sql@2", "--file", "b/x.sql", "--builtin", "sel@5"}); err != nil {
+	if err := w.Define().Options.Parse([]string{"--file", "a/x.sql@2", "--file", "b/x.sql", "--builtin", "sel@5"}); err != nil {
 		t.Fatal(err)
 	}
 	var names []string
-	for _, op := range w.Ops() {
+	for _, op := range w.Define().Ops {
 		names = append(names, op.Name)
 	}
 	if got := strings.Join(names, " "); got != "x.sql x.sql#2 select-only" {
 		t.Errorf("ops %q", got)
 	}
 	// Without a script, pgbench's default: tpcb-like.
-	if ops := script.New().Ops(); len(ops) != 1 || ops[0].Name != "tpcb-like" {
+	if ops := script.New().Define().Ops; len(ops) != 1 || ops[0].Name != "tpcb-like" {
 		t.Errorf("default ops %v", ops)
 	}
 }
@@ -74,10 +74,10 @@ func TestValidateReportsEveryProblem(t *testing.T) {
 			[]string{"--define novalue: must be name=value", "--protocol fast: must be simple, extended or prepared", "--scale 0: must be at least 1"}},
 	} {
 		w := script.New()
-		if err := w.Flags().Parse(c.args); err != nil {
+		if err := w.Define().Options.Parse(c.args); err != nil {
 			t.Fatal(err)
 		}
-		errs := w.Validate()
+		errs := w.Define().Validate()
 		var got []string
 		for _, e := range errs {
 			got = append(got, e.Error())
@@ -93,10 +93,10 @@ func TestValidateReportsEveryProblem(t *testing.T) {
 		}
 	}
 	w := script.New()
-	if err := w.Flags().Parse([]string{"--file", compound, "--file", good + "@3", "--builtin", "tpcb-like@0"}); err != nil {
+	if err := w.Define().Options.Parse([]string{"--file", compound, "--file", good + "@3", "--builtin", "tpcb-like@0"}); err != nil {
 		t.Fatal(err)
 	}
-	if errs := w.Validate(); len(errs) != 0 {
+	if errs := w.Define().Validate(); len(errs) != 0 {
 		t.Errorf("valid options: %v", errs)
 	}
 }

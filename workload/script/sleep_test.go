@@ -28,7 +28,7 @@ func TestSleepThroughWorkerEnv(t *testing.T) {
 		slept = append(slept, d)
 		return true
 	}}
-	k, err := parse(t, "--file", file).NewWorker(ctx, enginetest.Connect(t, e), env)
+	k, err := startWorker(ctx, parse(t, "--file", file), enginetest.Connect(t, e), env)
 	if err != nil {
 		t.Fatal(err)
 	}

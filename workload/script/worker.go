@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -14,33 +16,47 @@ import (
 	"github.com/dbarena/dbarena/workload/script/lang"
 )
 
-// NewWorker returns a client: its variables (the -D ones and the
-// automatic :client_id, :scale, :random_seed and :default_seed), its
-// random generator, seeded from env.Seed, and its connection.
-func (w *Script) NewWorker(ctx context.Context, conn engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
-	c, err := engine.SQL(conn)
-	if err != nil {
-		return nil, err
-	}
+// Open starts a run: the scripts, parsed once for all its clients, and
+// the options every client starts from. It refuses scripts the engine
+// env describes cannot run (Spec.Supports).
+func (w *Script) Open(_ context.Context, env workload.RunEnv) (*workload.Run, error) {
 	scripts, errs := w.load()
 	if len(errs) > 0 {
 		return nil, errs[0]
 	}
-	k := &worker{w: w, c: c, scripts: scripts, q: env.Queries, steps: env.Steps, sleep: env.Sleep, rand: lang.NewRand(env.Seed),
+	if errs := refusals(scripts, env.Engine); len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	r := &run{scripts: scripts, defines: slices.Clone(w.defines), protocol: w.protocol, scale: w.scale, seed: w.seed, debug: w.debug}
+	for _, s := range scripts {
+		r.total += s.weight
+	}
+	return &workload.Run{NewWorker: r.newWorker}, nil
+}
+
+// run is one run of the workload: what its clients share, read only.
+type run struct {
+	scripts  []weighted
+	total    int64 // the scripts' weights
+	defines  []string
+	protocol string
+	scale    int64
+	seed     uint64
+	debug    io.Writer
+}
+
+// newWorker returns a client: its variables (the -D ones and the
+// automatic :client_id, :scale, :random_seed and :default_seed), its
+// random generator, seeded from env.Seed, and its connection.
+func (r *run) newWorker(ctx context.Context, conn engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
+	c, err := engine.SQL(conn)
+	if err != nil {
+		return nil, err
+	}
+	k := &worker{r: r, c: c, scripts: r.scripts, total: r.total, q: env.Queries, steps: env.Steps, sleep: env.Sleep, rand: lang.NewRand(env.Seed),
 		vars: lang.NewVars(), stmts: map[*lang.Query]engine.Stmt{}}
 	k.res.fn = k.res.row
-	for _, s := range scripts {
-		k.total += s.weight
-		if p := pipelineAt(s.script); p != nil {
-			if _, ok := c.(engine.Batcher); !ok {
-				return nil, fmt.Errorf("%s: \\startpipeline: this engine has no pipelines (its connection, %T, sends no batch of statements); pipelines run on PostgreSQL", p.Pos, c)
-			}
-		}
-		if _, ok := c.(engine.TextQuerier); !ok && storesResults(s.script) {
-			return nil, fmt.Errorf("script %s: \\gset and \\aset need query results with their column names: %w: %T", s.name, engine.ErrNoTextQuery, c)
-		}
-	}
-	for _, d := range w.defines {
+	for _, d := range r.defines {
 		name, value, _ := strings.Cut(d, "=")
 		k.vars.SetText(name, value)
 	}
@@ -51,7 +67,7 @@ func (w *Script) NewWorker(ctx context.Context, conn engine.Conn, env workload.W
 	for _, v := range []struct {
 		name  string
 		value int64
-	}{{"scale", w.scale}, {"random_seed", int64(w.seed)}, {"default_seed", int64(lang.NewRand(w.seed).Uint64())}} {
+	}{{"scale", r.scale}, {"random_seed", int64(r.seed)}, {"default_seed", int64(lang.NewRand(r.seed).Uint64())}} {
 		if _, ok := k.vars.Text(v.name); !ok {
 			k.vars.Set(v.name, lang.Int(v.value))
 		}
@@ -61,7 +77,7 @@ func (w *Script) NewWorker(ctx context.Context, conn engine.Conn, env workload.W
 
 // worker is one client. It is used by one goroutine.
 type worker struct {
-	w       *Script
+	r       *run
 	c       engine.SQLConn
 	scripts []weighted
 	total   int64
@@ -119,7 +135,7 @@ func (k *worker) Rand() *lang.Rand { return k.rand }
 // Debug prints debug()'s argument where the workload's debug output
 // goes (standard error, as pgbench's).
 func (k *worker) Debug(v lang.Value) {
-	fmt.Fprintf(k.w.debug, "debug(script=%d,command=%d): %s\n", k.current, k.pc, v.Debug())
+	fmt.Fprintf(k.r.debug, "debug(script=%d,command=%d): %s\n", k.current, k.pc, v.Debug())
 }
 
 // CommandError is a failed command of a script: where it is and why.
@@ -368,7 +384,7 @@ func (k *worker) sql(ctx context.Context, c *lang.Command) error {
 	for i := range c.Queries {
 		count(k.q, c.Queries[i].Text)
 	}
-	if k.w.protocol == ProtocolSimple {
+	if k.r.protocol == ProtocolSimple {
 		parts := make([]string, len(c.Queries))
 		for i, q := range c.Queries {
 			parts[i] = q.Interpolate(k.vars.Text)
@@ -391,7 +407,7 @@ func (k *worker) sql(ctx context.Context, c *lang.Command) error {
 	if c.Result != lang.ResultNone {
 		return k.store(ctx, c, []string{text}, args)
 	}
-	if k.w.protocol == ProtocolExtended {
+	if k.r.protocol == ProtocolExtended {
 		return k.c.QueryRows(ctx, text, args, func([]any) error { return nil })
 	}
 	st, err := k.prepare(ctx, q, text)
@@ -666,12 +682,12 @@ func validVar(s string) bool {
 	return true
 }
 
-// storesResults tells whether s has a \gset or \aset.
-func storesResults(s *lang.Script) bool {
+// storeAt returns s's first \gset or \aset, or nil.
+func storeAt(s *lang.Script) *lang.Command {
 	for _, c := range s.Commands {
 		if c.Kind == lang.SQLCommand && c.Result != lang.ResultNone {
-			return true
+			return c
 		}
 	}
-	return false
+	return nil
 }

@@ -5,11 +5,12 @@ import (
 
 	mongoengine "github.com/dbarena/dbarena/engine/mongo"
 	"github.com/dbarena/dbarena/workload"
-	"github.com/dbarena/dbarena/workload/oltp/mongo"
+	_ "github.com/dbarena/dbarena/workload/oltp/mongo"
 )
 
 // The implementation for MongoDB is what workload.ForFamily returns for a
-// MongoDB target, bound to the registered workload and its options.
+// MongoDB target: not the registered workload, but bound to it and its
+// options.
 func Example() {
 	m, _ := workload.Lookup("oltp_read_write")
 	w := m.New()
@@ -18,7 +19,8 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(impl.(*mongo.Test).Base() == w, impl.Meta().Name)
+	s := impl.Define()
+	fmt.Println(impl != w, s.Options == w.Define().Options, s.Meta.Name)
 	// Output:
-	// true oltp_read_write
+	// true true oltp_read_write
 }

@@ -17,50 +17,53 @@ import (
 
 func init() {
 	for _, name := range oltp.Names() {
-		workload.RegisterLegacyFamily(name, engine.FamilyMongo, func(base workload.Legacy) workload.Legacy {
-			return &Test{workload.Binding[*oltp.Test]{Of: base.(*oltp.Test)}}
+		workload.RegisterFamily(name, engine.FamilyMongo, func(base workload.Workload) workload.Workload {
+			return &Test{of: base.(*oltp.Test)}
 		})
 	}
 }
 
-// The optional abilities the tests have on MongoDB, as on SQL engines.
-var (
-	_ workload.Bound     = (*Test)(nil)
-	_ workload.Validator = (*Test)(nil)
-	_ workload.Retryer   = (*Test)(nil)
-	_ workload.Checker   = (*Test)(nil)
-)
+var _ workload.Workload = (*Test)(nil)
 
 // Test is a sysbench test's implementation for MongoDB, built on the
-// registered workload whose options it reads.
+// registered workload whose options it reads; workload.ForFamily builds
+// it for MongoDB targets.
 type Test struct {
-	workload.Binding[*oltp.Test]
+	of *oltp.Test
 }
 
-// Validate reports every bad option at once.
-func (w *Test) Validate() []error { return w.Of.Validate() }
+// Define is the registered test's Spec (its options, tables, ops, the
+// validation and the retried error classes) with the check of the
+// collections in place of the tables'.
+func (w *Test) Define() workload.Spec {
+	s := w.of.Define()
+	s.Check = w.check
+	return s
+}
 
-// Retryable reports whether an error class restarts the event, as on SQL
-// engines (a duplicate key).
-func (w *Test) Retryable(c engine.ErrorClass) bool { return w.Of.Retryable(c) }
+// Open starts a run: as on SQL engines, the workers share nothing but
+// the options.
+func (w *Test) Open(context.Context, workload.RunEnv) (*workload.Run, error) {
+	return &workload.Run{NewWorker: w.newWorker}, nil
+}
 
-// NewWorker returns a worker running the test's events on c, a MongoDB
+// newWorker returns a worker running the test's events on c, a MongoDB
 // connection, with its own random source seeded from env.Seed.
-func (w *Test) NewWorker(_ context.Context, conn engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
-	if err := w.Of.CheckOptions(); err != nil {
+func (w *Test) newWorker(_ context.Context, conn engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
+	if err := w.of.CheckOptions(); err != nil {
 		return nil, err
 	}
 	mc, err := mongo.ConnOf(conn)
 	if err != nil {
 		return nil, err
 	}
-	return newMongoWorker(w.Of, mc, env)
+	return newMongoWorker(w.of, mc, env)
 }
 
-// Check verifies on every collection what oltp.Test.Check verifies on a
-// table (mongoCheck).
-func (w *Test) Check(ctx context.Context, conn engine.Conn) ([]workload.Problem, error) {
-	if err := w.Of.CheckOptions(); err != nil {
+// check verifies on every collection what the SQL implementation's
+// check verifies on a table (mongoCheck).
+func (w *Test) check(ctx context.Context, conn engine.Conn) ([]workload.Problem, error) {
+	if err := w.of.CheckOptions(); err != nil {
 		return nil, err
 	}
 	mc, err := mongo.ConnOf(conn)
@@ -338,7 +341,7 @@ func (mw *mongoWorker) insertEvent(ctx context.Context) error {
 // ids and k positive, and the row-count rule of the test.
 func (w *Test) mongoCheck(ctx context.Context, mc *mongo.Conn) ([]workload.Problem, error) {
 	var probs []workload.Problem
-	for n := 1; n <= w.Of.TableCount(); n++ {
+	for n := 1; n <= w.of.TableCount(); n++ {
 		name := oltp.TableName(n)
 		add := func(check, format string, args ...any) {
 			probs = append(probs, workload.Problem{Check: check, Detail: name + ": " + fmt.Sprintf(format, args...)})
@@ -437,7 +440,7 @@ func (w *Test) mongoCheck(ctx context.Context, mc *mongo.Conn) ([]workload.Probl
 		if minK != nil && *minK < 1 {
 			add("k_positive", "smallest k is %d, want >= 1", *minK)
 		}
-		w.Of.CheckCount(add, count, maxID)
+		w.of.CheckCount(add, count, maxID)
 	}
 	return probs, nil
 }

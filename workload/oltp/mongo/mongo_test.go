@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -32,23 +33,24 @@ func newTest(t *testing.T, name string, args ...string) *oltp.Test {
 		t.Fatalf("%s not registered", name)
 	}
 	w := m.New().(*oltp.Test)
-	if err := w.Flags().Parse(args); err != nil {
+	spec := w.Define()
+	if err := spec.Options.Parse(args); err != nil {
 		t.Fatal(err)
 	}
-	if errs := w.Validate(); len(errs) > 0 {
+	if errs := spec.Validate(); len(errs) > 0 {
 		t.Fatalf("validate %v: %v", args, errs)
 	}
 	return w
 }
 
 // bind is w's implementation for MongoDB, as workload.ForFamily picks it.
-func bind(t *testing.T, w *oltp.Test) *Test {
+func bind(t *testing.T, w *oltp.Test) workload.Workload {
 	t.Helper()
 	impl, err := workload.ForFamily(w, mongo.Dialect{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return impl.(*Test)
+	return impl
 }
 
 func openMongo(t *testing.T) engine.Engine {
@@ -74,7 +76,7 @@ func prepareMongo(t *testing.T, e engine.Engine, w workload.Workload) {
 
 func TestMongoTables(t *testing.T) {
 	w := newTest(t, "oltp_read_write", "--tables=2", "--table-size=25000")
-	tables := bind(t, w).Tables(mongo.Dialect{})
+	tables := bind(t, w).Define().Tables(mongo.Dialect{})
 	if len(tables) != 2 {
 		t.Fatalf("%d tables, want 2", len(tables))
 	}
@@ -99,7 +101,7 @@ func TestMongoTables(t *testing.T) {
 			}
 		}
 	}
-	if w := newTest(t, "oltp_read_write", "--create-secondary=false"); len(mongo.Indexes(bind(t, w).Tables(mongo.Dialect{})[0].Schema)) != 0 {
+	if w := newTest(t, "oltp_read_write", "--create-secondary=false"); len(mongo.Indexes(bind(t, w).Define().Tables(mongo.Dialect{})[0].Schema)) != 0 {
 		t.Error("--create-secondary=false still builds k_1")
 	}
 }
@@ -112,8 +114,8 @@ func TestMongoSupport(t *testing.T) {
 		impl, err := workload.ForFamily(w, mongo.Dialect{})
 		if err != nil {
 			t.Errorf("ForFamily(%s, mongodb) = %v", name, err)
-		} else if b, ok := impl.(*Test); !ok || b.Base() != w {
-			t.Errorf("ForFamily(%s, mongodb) = %T, not bound to the registered test", name, impl)
+		} else if s := impl.Define(); impl == workload.Workload(w) || s.Options != w.Define().Options || s.Meta.Name != name {
+			t.Errorf("ForFamily(%s, mongodb) = %T named %q, not bound to the registered test and its options", name, impl, s.Meta.Name)
 		}
 		if impl, err := workload.ForFamily(w, postgres.Dialect{}); err != nil || impl != w {
 			t.Errorf("ForFamily(%s, postgres) = %v, %v; want the registered test", name, impl, err)
@@ -134,7 +136,7 @@ func TestMongoRunThenCheck(t *testing.T) {
 			prepareMongo(t, e, w)
 			const events = 200
 			queries := oltptest.RunEvents(t, e, bind(t, w), events, func() engine.Conn { return connect(t, e) })
-			probs, err := bind(t, w).Check(ctx, connect(t, e))
+			probs, err := bind(t, w).Define().Check(ctx, connect(t, e))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -198,8 +200,8 @@ func TestMongoCheckFindsProblems(t *testing.T) {
 	w := newTest(t, "oltp_read_write", "--tables=3", "--table-size=300")
 	prepareMongo(t, e, w)
 	c := connect(t, e)
-	impl := bind(t, w)
-	if probs, err := impl.Check(ctx, c); err != nil || len(probs) != 0 {
+	check := bind(t, w).Define().Check
+	if probs, err := check(ctx, c); err != nil || len(probs) != 0 {
 		t.Fatalf("fresh data: %v %v", probs, err)
 	}
 	s1 := c.DB().Collection("sbtest1")
@@ -224,7 +226,7 @@ func TestMongoCheckFindsProblems(t *testing.T) {
 	if err := c.DB().Collection("sbtest3").Drop(ctx); err != nil {
 		t.Fatal(err)
 	}
-	probs, err := impl.Check(ctx, c)
+	probs, err := check(ctx, c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,5 +259,16 @@ func TestMongoRunner(t *testing.T) {
 	}
 	if probs, err := runner.Check(ctx, e, w); err != nil || len(probs) > 0 {
 		t.Errorf("check: %v %v", probs, err)
+	}
+}
+
+// The implementation's Spec.Metrics name what its Run reports: nothing,
+// as on SQL engines.
+func TestMongoMetricNames(t *testing.T) {
+	for _, name := range oltp.Names() {
+		t.Run("workload="+name, func(t *testing.T) {
+			oltptest.CheckMetrics(t, bind(t, newTest(t, name)),
+				workload.RunEnv{Engine: mongo.Dialect{}.Capabilities(), Dialect: mongo.Dialect{}, Shard: workload.Shard{Index: 0, Count: 1}, Now: time.Now})
+		})
 	}
 }

@@ -18,12 +18,12 @@ func Example() {
 	w := m.New()
 	onPostgres, _ := workload.ForFamily(w, postgres.Dialect{})
 	onMongo, _ := workload.ForFamily(w, mongo.Dialect{})
-	fmt.Printf("%T %T\n", onPostgres, onMongo)
+	fmt.Println(onPostgres == w, onMongo == w, onMongo.Define().Meta.Name)
 
 	m, _ = workload.Lookup("tpcc")
 	_, err := workload.ForFamily(m.New(), mongo.Dialect{})
 	fmt.Println(err)
 	// Output:
-	// *airline.Airline *mongo.Airline
+	// true false airline
 	// workload does not run on this engine: tpcc has no implementation for mongodb targets
 }

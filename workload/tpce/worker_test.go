@@ -592,10 +592,18 @@ func TestWorkersConcurrently(t *testing.T) {
 				}()
 			}
 			wg.Wait()
+			// A shared emulator hands its work to whichever worker asks
+			// when it is due: one worker may get none of it, the workers
+			// together must.
+			total := 0
 			for id, n := range done {
-				if n == 0 {
+				total += n
+				if n == 0 && mode == "worker" {
 					t.Errorf("worker %d ran no Trade-Result", id)
 				}
+			}
+			if total == 0 {
+				t.Error("the workers ran no Trade-Result")
 			}
 		})
 	}

@@ -16,9 +16,13 @@
 //     depend on each other's results are sent together, in one round trip
 //     on PostgreSQL: New-Order, Payment and Delivery take two, Order-Status
 //     and Stock-Level one (one more for a customer chosen by last name).
+//     Elsewhere the default sends them one at a time, with the same
+//     results, and a --pipeline given explicitly is refused before any
+//     work.
 //   - procedure: each transaction is one call of a server-side function
 //     (PL/pgSQL) or stored procedure (MySQL/MariaDB), installed before the
-//     run and dropped by cleanup.
+//     run and dropped by cleanup; refused before any work on an engine
+//     without stored procedures (SQLite).
 //
 // Delivery runs in line, the ten districts in one transaction. The
 // transaction mix comes from a shuffled deck of 23 cards per terminal

@@ -131,16 +131,20 @@ func TestOnEveryEngine(t *testing.T) {
 	}
 }
 
-// setModes sets w's mode options to args, the others to their defaults.
+// setModes sets w's mode options to args, the others back to their
+// defaults as if never set (an explicit --pipeline is refused where the
+// engine does not pipeline).
 func setModes(t *testing.T, w *TPCC, args ...string) {
 	t.Helper()
-	if err := w.Flags().Set("mode", ModeClient); err != nil {
-		t.Fatal(err)
+	fs := w.Define().Options
+	for _, name := range []string{"mode", "pipeline"} {
+		f := fs.Lookup(name)
+		if err := f.Value.Set(f.DefValue); err != nil {
+			t.Fatal(err)
+		}
+		f.Changed = false
 	}
-	if err := w.Flags().Set("pipeline", "true"); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Flags().Parse(args); err != nil {
+	if err := fs.Parse(args); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -148,11 +152,12 @@ func setModes(t *testing.T, w *TPCC, args ...string) {
 func testTransactions(t *testing.T, e engine.Engine, w *TPCC, args ...string) {
 	ctx := context.Background()
 	setModes(t, w, args...)
-	if err := w.Install(ctx, enginetest.Connect(t, e)); err != nil {
+	spec := w.Define()
+	if err := spec.Install(ctx, enginetest.Connect(t, e)); err != nil {
 		t.Fatal(err)
 	}
 	q := sqlRunner{t, enginetest.Connect(t, e)}
-	wt, err := w.NewWorker(ctx, enginetest.Connect(t, e), workload.WorkerEnv{Seed: 1, Queries: &workload.Queries{}})
+	wt, err := open(t, w).NewWorker(ctx, enginetest.Connect(t, e), workload.WorkerEnv{Seed: 1, Queries: &workload.Queries{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -361,7 +366,7 @@ func testTransactions(t *testing.T, e engine.Engine, w *TPCC, args ...string) {
 	})
 
 	t.Run("consistent", func(t *testing.T) {
-		problems, err := w.Check(ctx, q.c)
+		problems, err := spec.Check(ctx, q.c)
 		if err != nil || len(problems) > 0 {
 			t.Errorf("Check: %v %v", problems, err)
 		}
@@ -392,7 +397,7 @@ func testRunThenCheck(t *testing.T, db testDB, e engine.Engine, w *TPCC) {
 	ctx := context.Background()
 	setModes(t, w)
 	for _, mode := range modes {
-		if err := w.Flags().Set("mode", mode); err != nil {
+		if err := w.Define().Options.Set("mode", mode); err != nil {
 			t.Fatal(err)
 		}
 
@@ -419,15 +424,26 @@ func testRunThenCheck(t *testing.T, db testDB, e engine.Engine, w *TPCC) {
 			t.Errorf("%s: NOPM %v, NO/min %v", mode, nopm.Value, client.Value)
 		}
 		c := enginetest.Connect(t, e)
-		if problems, err := w.Check(ctx, c); err != nil || len(problems) > 0 {
+		if problems, err := w.Define().Check(ctx, c); err != nil || len(problems) > 0 {
 			t.Fatalf("%s: check after the run: %v %v", mode, problems, err)
 		}
+	}
+	if !db.pipelines {
+		// An explicit --pipeline where the engine sends one statement
+		// per round trip is refused before the run.
+		setModes(t, w, "--pipeline")
+		_, err := runner.Run(ctx, e, w, runner.Config{Threads: 1, Duration: time.Second, Seed: 9}, nil)
+		var oe *workload.OptionError
+		if !errors.As(err, &oe) || oe.Flag != "pipeline" {
+			t.Errorf("run --pipeline on %s = %v, want an error naming --pipeline", db.name, err)
+		}
+		setModes(t, w)
 	}
 	c := enginetest.Connect(t, e)
 	if err := c.Exec(ctx, "UPDATE district SET d_ytd = d_ytd + 1 WHERE d_w_id = 1 AND d_id = 2"); err != nil {
 		t.Fatal(err)
 	}
-	problems, err := w.Check(ctx, c)
+	problems, err := w.Define().Check(ctx, c)
 	if err != nil {
 		t.Fatal(err)
 	}

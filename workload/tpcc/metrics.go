@@ -29,7 +29,21 @@ const (
 	MetricEfficiency = "efficiency"
 )
 
-// Metrics computes the workload's figures over a span:
+// metricNames are the names metrics reports for a whole run in which
+// every transaction type ran (Spec.Metrics), under --wait when wait.
+func metricNames(wait bool) []string {
+	out := []string{MetricNOPM, MetricNOPMClient, MetricTPM}
+	if !wait {
+		return out
+	}
+	out = append(out, MetricTpmC, MetricEfficiency)
+	for _, n := range opNames {
+		out = append(out, "p90 "+n)
+	}
+	return out
+}
+
+// metrics computes the workload's figures over a span (Run.Metrics):
 //   - NOPM, HammerDB's New-Orders per minute: the growth of
 //     sum(d_next_o_id), which only committed New-Orders advance, read
 //     from the database itself;
@@ -41,7 +55,7 @@ const (
 // included, as clause 5.4 counts them), the efficiency against
 // 12.86 tpmC per warehouse and, for the whole run, the 90th percentile
 // of every type that ran against its limit.
-func (w *TPCC) Metrics(s workload.Span) []result.Metric {
+func (r *run) metrics(s workload.Span) []result.Metric {
 	minutes := s.Length.Minutes()
 	if minutes <= 0 {
 		return nil
@@ -59,13 +73,13 @@ func (w *TPCC) Metrics(s workload.Span) []result.Metric {
 	out = append(out,
 		result.Metric{Name: MetricNOPMClient, Value: perMin(no.Count - no.Rollbacks), Unit: "/min", Higher: true},
 		result.Metric{Name: MetricTPM, Value: perMin(all), Unit: "/min", Higher: true})
-	if !w.opts.wait {
+	if !r.opts.wait {
 		return out
 	}
 	tpmC := perMin(no.Count)
 	out = append(out,
 		result.Metric{Name: MetricTpmC, Value: tpmC, Unit: "/min", Higher: true},
-		result.Metric{Name: MetricEfficiency, Value: round2(100 * tpmC / (MaxTpmCPerWarehouse * float64(w.opts.warehouses))), Unit: "%", Higher: true})
+		result.Metric{Name: MetricEfficiency, Value: round2(100 * tpmC / (MaxTpmCPerWarehouse * float64(r.opts.warehouses))), Unit: "%", Higher: true})
 	if !s.Final {
 		return out
 	}

@@ -40,7 +40,7 @@ const unusedItem = gen.Items + 1
 
 // terminal is one emulated terminal on its own connection.
 type terminal struct {
-	w    *TPCC
+	run  *run
 	c    engine.SQLConn
 	q    *workload.Queries
 	r    *rand.Rand
@@ -65,22 +65,22 @@ type terminal struct {
 	items, supply, qtys []int64 // procedure mode's New-Order lists
 }
 
-func newTerminal(ctx context.Context, w *TPCC, c engine.SQLConn, env workload.WorkerEnv) (*terminal, error) {
-	nw := w.opts.warehouses
+func newTerminal(ctx context.Context, r *run, c engine.SQLConn, env workload.WorkerEnv) (*terminal, error) {
+	nw := r.opts.warehouses
 	t := &terminal{
-		w: w, c: c, q: env.Queries,
+		run: r, c: c, q: env.Queries,
 		r:          rand.New(rand.NewPCG(env.Seed, uint64(env.ID))),
-		cRun:       w.runConstants(),
+		cRun:       r.cRun,
 		wID:        int64(env.ID%nw) + 1,
 		dID:        int64((env.ID/nw)%gen.DistrictsPerWarehouse) + 1,
 		warehouses: int64(nw),
 		card:       len(deck),
 	}
 	var err error
-	if w.opts.mode == ModeProcedure {
+	if r.opts.mode == ModeProcedure {
 		t.calls, err = procs.Prepare(ctx, c)
 	} else {
-		t.st, err = prepareStmts(ctx, c, w.opts.pipeline)
+		t.st, err = prepareStmts(ctx, c, r.opts.pipeline)
 	}
 	if err != nil {
 		return nil, err
@@ -105,7 +105,7 @@ func (t *terminal) draw() int {
 // truncated at ten times the mean, clause 5.2.5.4) and the keying time
 // of the next one. Without --wait terminals run back to back.
 func (t *terminal) Pause() time.Duration {
-	if !t.w.opts.wait {
+	if !t.run.opts.wait {
 		return 0
 	}
 	t.next, t.drawn = t.draw(), true

@@ -51,7 +51,7 @@ func meta() workload.Meta {
 		Name:        Name,
 		Description: "TPC-C-like order entry (TPROC-C style): New-Order, Payment, Order-Status, Delivery, Stock-Level over W warehouses; NOPM and tpmC",
 		Version:     version,
-		New:         func() workload.Workload { return workload.Adapt(New()) },
+		New:         func() workload.Workload { return New() },
 	}
 }
 
@@ -64,7 +64,9 @@ type options struct {
 	seedData   uint64
 }
 
-// TPCC is the TPC-C-like workload with its options.
+// TPCC is the TPC-C-like workload with its options. Its methods are
+// safe to call from one goroutine at a time; the Runs it opens hold
+// their own copy of the options.
 type TPCC struct {
 	opts options
 	fs   *pflag.FlagSet
@@ -73,17 +75,7 @@ type TPCC struct {
 	loadTime time.Time
 }
 
-var (
-	_ workload.Legacy        = (*TPCC)(nil)
-	_ workload.Validator     = (*TPCC)(nil)
-	_ workload.DataOptioner  = (*TPCC)(nil)
-	_ workload.Checker       = (*TPCC)(nil)
-	_ workload.LoadFinisher  = (*TPCC)(nil)
-	_ workload.Installer     = (*TPCC)(nil)
-	_ workload.CounterReader = (*TPCC)(nil)
-	_ workload.Reporter      = (*TPCC)(nil)
-	_ workload.BatchUnit     = (*TPCC)(nil)
-)
+var _ workload.Workload = (*TPCC)(nil)
 
 // New returns the workload with default options.
 func New() *TPCC {
@@ -100,21 +92,64 @@ func New() *TPCC {
 	return w
 }
 
-// Meta returns the registration record.
-func (w *TPCC) Meta() workload.Meta { return meta() }
+// counterNewOrders is the database's own count of New-Orders: the sum of
+// d_next_o_id, which every committed New-Order advances by one (HammerDB's
+// NOPM).
+const counterNewOrders = "sum_d_next_o_id"
 
-// Flags returns the options.
-func (w *TPCC) Flags() *pflag.FlagSet { return w.fs }
+// Define implements workload.Workload: the nine tables (one batch per
+// warehouse), the five transactions, the data options (the warehouses, to
+// which terminals are bound, the foreign keys and the data's seed), the
+// database's count of New-Orders and the figures computed from it.
+func (w *TPCC) Define() workload.Spec {
+	return workload.Spec{
+		Meta:        meta(),
+		Options:     w.fs,
+		Validate:    w.validate,
+		Supports:    w.supports,
+		DataOptions: []string{"warehouses", "fk", "seed-data"},
+		Tables:      w.tables,
+		// Batch b of every per-warehouse table is warehouse b+1 (item's
+		// one batch counts with the first).
+		BatchUnit:  "warehouses",
+		FinishLoad: w.finishLoad,
+		Install:    w.install,
+		Uninstall:  uninstall,
+		Check:      check,
+		Ops:        ops(),
+		Metrics:    metricNames(w.opts.wait),
+		Counters:   &workload.Counters{Names: []string{counterNewOrders}, Read: readCounters},
+	}
+}
 
-// DataOptions implements workload.DataOptioner: the warehouses (to which
-// terminals are bound), the foreign keys and the data's seed.
-func (w *TPCC) DataOptions() []string { return []string{"warehouses", "fk", "seed-data"} }
+// Open implements workload.Workload: the run holds the options as they
+// are now and the run phase's NURand constants, the same for every
+// terminal. It refuses options that do not validate (ErrInvalidOptions).
+func (w *TPCC) Open(_ context.Context, _ workload.RunEnv) (*workload.Run, error) {
+	if errs := w.validate(); len(errs) > 0 {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidOptions, errors.Join(errs...))
+	}
+	r := w.newRun()
+	return &workload.Run{NewWorker: r.newWorker, Metrics: r.metrics}, nil
+}
 
-// Validate reports every bad option at once.
+// newRun returns a run of the options as they are now.
+func (w *TPCC) newRun() *run {
+	return &run{opts: w.opts, cRun: runConstants(w.opts.seedData)}
+}
+
+// run is one run of the workload: its options and the constants its
+// terminals share, read-only.
+type run struct {
+	opts options
+	cRun gen.Constants
+}
+
 // MaxWarehouses bounds --warehouses: about 100 MB a warehouse, so 10 TB.
 const MaxWarehouses = 100_000
 
-func (w *TPCC) Validate() []error {
+// validate reports every bad option at once.
+func (w *TPCC) validate() []error {
 	var errs []error
 	o := &w.opts
 	if o.warehouses < 1 {
@@ -129,12 +164,30 @@ func (w *TPCC) Validate() []error {
 	return errs
 }
 
-// ErrInvalidOptions is returned by NewWorker when the options do not
+// supports refuses what the engine caps describes cannot run: procedure
+// mode without stored procedures (SQLite), and --pipeline asked for
+// explicitly in client mode where connections send one statement per
+// round trip. The default --pipeline stays: it pipelines where the engine
+// can and sends one statement at a time elsewhere, with the same results.
+func (w *TPCC) supports(caps engine.Capabilities) []error {
+	var errs []error
+	o := &w.opts
+	if o.mode == ModeProcedure && !caps.Procedures {
+		errs = append(errs, &workload.OptionError{Flag: "mode", Value: ModeProcedure, Err: fmt.Sprintf("%s has no stored procedures; use --mode client", caps.Kind)})
+	}
+	if o.mode == ModeClient && o.pipeline && w.fs.Changed("pipeline") && !caps.Pipelines {
+		errs = append(errs, &workload.OptionError{Flag: "pipeline", Value: "true",
+			Err: fmt.Sprintf("pipelines run on PostgreSQL only: %s sends one statement per round trip; leave --pipeline unset or use --pipeline=false", caps.Kind)})
+	}
+	return errs
+}
+
+// ErrInvalidOptions is returned by Open when the options do not
 // validate; the wrapped errors name each bad flag.
 var ErrInvalidOptions = errors.New("tpcc: invalid options")
 
-// Ops lists the five transactions.
-func (w *TPCC) Ops() []workload.Op {
+// ops lists the five transactions.
+func ops() []workload.Op {
 	out := make([]workload.Op, numOps)
 	for i, n := range opNames {
 		out[i] = workload.Op{Name: n}
@@ -146,13 +199,13 @@ func (w *TPCC) genConfig() gen.Config {
 	return gen.Config{Seed: w.opts.seedData, Warehouses: w.opts.warehouses, Now: w.loadTime}
 }
 
-// Tables returns the nine declared tables (with the specification's
+// tables returns the nine declared tables (with the specification's
 // foreign keys under --fk). Each per-warehouse table loads one batch per
 // warehouse, so warehouses load in parallel; item is one batch. The
 // engines decide where the primary key goes (PostgreSQL builds it after
 // the load); secondary indexes always come after the rows, foreign keys
 // after every table.
-func (w *TPCC) Tables(dialect engine.Dialect) []workload.Table {
+func (w *TPCC) tables(engine.Dialect) []workload.Table {
 	cfg := w.genConfig()
 	decl := schema.Declared(w.opts.fk)
 	out := make([]workload.Table, 0, len(decl))
@@ -172,13 +225,9 @@ func (w *TPCC) Tables(dialect engine.Dialect) []workload.Table {
 	return out
 }
 
-// BatchUnit names what a batch index is: batch b of every per-warehouse
-// table is warehouse b+1 (item's one batch counts with the first).
-func (w *TPCC) BatchUnit() string { return "warehouses" }
-
-// FinishLoad refuses --fk on an engine that cannot add foreign keys to
+// finishLoad refuses --fk on an engine that cannot add foreign keys to
 // loaded tables (SQLite, which enforces declared ones only when asked).
-func (w *TPCC) FinishLoad(ctx context.Context, conn engine.Conn) error {
+func (w *TPCC) finishLoad(ctx context.Context, conn engine.Conn) error {
 	c, cerr := engine.SQL(conn)
 	if cerr != nil {
 		return cerr
@@ -189,10 +238,10 @@ func (w *TPCC) FinishLoad(ctx context.Context, conn engine.Conn) error {
 	return nil
 }
 
-// Install runs once before a run: in procedure mode it creates the
+// install runs once before a run: in procedure mode it creates the
 // server-side transactions. (That the target holds as many warehouses as
 // --warehouses says is checked with every data option, see DataOptions.)
-func (w *TPCC) Install(ctx context.Context, conn engine.Conn) error {
+func (w *TPCC) install(ctx context.Context, conn engine.Conn) error {
 	c, cerr := engine.SQL(conn)
 	if cerr != nil {
 		return cerr
@@ -209,8 +258,8 @@ func (w *TPCC) Install(ctx context.Context, conn engine.Conn) error {
 	return nil
 }
 
-// Uninstall drops the server-side transactions, whatever the mode.
-func (w *TPCC) Uninstall(ctx context.Context, conn engine.Conn) error {
+// uninstall drops the server-side transactions, whatever the mode.
+func uninstall(ctx context.Context, conn engine.Conn) error {
 	c, cerr := engine.SQL(conn)
 	if cerr != nil {
 		return cerr
@@ -222,8 +271,8 @@ func (w *TPCC) Uninstall(ctx context.Context, conn engine.Conn) error {
 	return err
 }
 
-// Check runs the specification's consistency conditions (clause 3.3.2).
-func (w *TPCC) Check(ctx context.Context, conn engine.Conn) ([]workload.Problem, error) {
+// check runs the specification's consistency conditions (clause 3.3.2).
+func check(ctx context.Context, conn engine.Conn) ([]workload.Problem, error) {
 	c, cerr := engine.SQL(conn)
 	if cerr != nil {
 		return nil, cerr
@@ -231,13 +280,8 @@ func (w *TPCC) Check(ctx context.Context, conn engine.Conn) ([]workload.Problem,
 	return consistency.Check(ctx, c)
 }
 
-// Counters is the database's own count of New-Orders: the sum of
-// d_next_o_id, which every committed New-Order advances by one (HammerDB's
-// NOPM).
-func (w *TPCC) Counters() []string { return []string{"sum_d_next_o_id"} }
-
-// ReadCounters reads sum(d_next_o_id).
-func (w *TPCC) ReadCounters(ctx context.Context, conn engine.Conn, dst []int64) error {
+// readCounters reads sum(d_next_o_id) (counterNewOrders).
+func readCounters(ctx context.Context, conn engine.Conn, dst []int64) error {
 	c, cerr := engine.SQL(conn)
 	if cerr != nil {
 		return cerr
@@ -245,23 +289,21 @@ func (w *TPCC) ReadCounters(ctx context.Context, conn engine.Conn, dst []int64) 
 	return c.QueryRow(ctx, "SELECT SUM(d_next_o_id) FROM district", nil, &dst[0])
 }
 
-// runConstants are the NURand constants of the run phase: C-Run chosen
-// from C-Load by the rules of clause 2.1.6.1, the same for every terminal.
-func (w *TPCC) runConstants() gen.Constants {
-	load := gen.LoadConstants(w.opts.seedData)
-	return gen.RunConstants(load, rand.New(rand.NewPCG(w.opts.seedData, 0xc0ffee)))
+// runConstants are the NURand constants of the run phase for the data's
+// seed: C-Run chosen from C-Load by the rules of clause 2.1.6.1, the same
+// for every terminal.
+func runConstants(seedData uint64) gen.Constants {
+	load := gen.LoadConstants(seedData)
+	return gen.RunConstants(load, rand.New(rand.NewPCG(seedData, 0xc0ffee)))
 }
 
-// NewWorker returns a terminal bound to a home warehouse and district:
+// newWorker returns a terminal bound to a home warehouse and district:
 // worker i serves warehouse i mod W + 1 and district (i / W) mod 10 + 1,
 // so threads spread over warehouses first.
-func (w *TPCC) NewWorker(ctx context.Context, conn engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
+func (r *run) newWorker(ctx context.Context, conn engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
 	c, cerr := engine.SQL(conn)
 	if cerr != nil {
 		return nil, cerr
 	}
-	if errs := w.Validate(); len(errs) > 0 {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidOptions, errors.Join(errs...))
-	}
-	return newTerminal(ctx, w, c, env)
+	return newTerminal(ctx, r, c, env)
 }

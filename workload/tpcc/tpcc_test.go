@@ -1,12 +1,16 @@
 package tpcc
 
 import (
+	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/engine/postgres"
 	"github.com/dbarena/dbarena/engine/sqlite"
 	"github.com/dbarena/dbarena/histogram"
 	"github.com/dbarena/dbarena/result"
@@ -16,17 +20,27 @@ import (
 func parse(t *testing.T, args ...string) *TPCC {
 	t.Helper()
 	w := New()
-	if err := w.Flags().Parse(args); err != nil {
+	if err := w.Define().Options.Parse(args); err != nil {
 		t.Fatal(err)
 	}
 	return w
 }
 
+// open opens a run of w, which needs no database.
+func open(t *testing.T, w *TPCC) *workload.Run {
+	t.Helper()
+	r, err := w.Open(context.Background(), workload.RunEnv{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 func TestValidate(t *testing.T) {
-	if errs := parse(t).Validate(); len(errs) != 0 {
+	if errs := parse(t).Define().Validate(); len(errs) != 0 {
 		t.Errorf("defaults: %v", errs)
 	}
-	errs := parse(t, "--warehouses", "0", "--mode", "nonsense").Validate()
+	errs := parse(t, "--warehouses", "0", "--mode", "nonsense").Define().Validate()
 	var msgs []string
 	for _, e := range errs {
 		msgs = append(msgs, e.Error())
@@ -41,7 +55,7 @@ func TestValidate(t *testing.T) {
 
 func TestTablesBatches(t *testing.T) {
 	w := parse(t, "--warehouses", "3")
-	tables := w.Tables(sqlite.Dialect{})
+	tables := w.Define().Tables(sqlite.Dialect{})
 	if len(tables) != 9 {
 		t.Fatalf("%d tables, want 9", len(tables))
 	}
@@ -86,7 +100,7 @@ func metric(ms []result.Metric, name string) (result.Metric, bool) {
 // dbarena completed 520 New-Orders, 10 of them rolled back, and 480, 40,
 // 40 and 40 of the other types.
 func TestMetricsArithmetic(t *testing.T) {
-	w := parse(t, "--warehouses", "10")
+	w := open(t, parse(t, "--warehouses", "10"))
 	ms := w.Metrics(span(30*time.Second, true, [numOps]int64{520, 480, 40, 40, 40}, 10, []int64{500}))
 	for name, want := range map[string]float64{
 		MetricNOPM:       1000, // 500 / 0.5 min
@@ -113,7 +127,7 @@ func TestMetricsArithmetic(t *testing.T) {
 // Under --wait: tpmC counts rolled-back New-Orders too; efficiency is
 // tpmC over 12.86 per warehouse; each type's p90 is checked.
 func TestMetricsWait(t *testing.T) {
-	w := parse(t, "--warehouses", "2", "--wait")
+	w := open(t, parse(t, "--warehouses", "2", "--wait"))
 	ms := w.Metrics(span(2*time.Minute, true, [numOps]int64{40, 38, 4, 4, 4}, 1, []int64{39}))
 	if m, _ := metric(ms, MetricTpmC); m.Value != 20 {
 		t.Errorf("tpmC = %v, want 20", m.Value)
@@ -166,9 +180,9 @@ func TestCustomerByName(t *testing.T) {
 }
 
 func testTerminal(t *testing.T, args ...string) *terminal {
-	w := parse(t, args...)
-	nw := w.opts.warehouses
-	return &terminal{w: w, r: rand.New(rand.NewPCG(7, 0)), cRun: w.runConstants(), wID: 1, dID: 1, warehouses: int64(nw), card: len(deck),
+	r := parse(t, args...).newRun()
+	nw := r.opts.warehouses
+	return &terminal{run: r, r: rand.New(rand.NewPCG(7, 0)), cRun: r.cRun, wID: 1, dID: 1, warehouses: int64(nw), card: len(deck),
 		q: &workload.Queries{}}
 }
 
@@ -253,6 +267,81 @@ func TestNewOrderInput(t *testing.T) {
 			if l.supplyWID != 1 {
 				t.Fatal("remote supply warehouse with one warehouse")
 			}
+		}
+	}
+}
+
+// Spec.Metrics names exactly what a whole run's Metrics report when every
+// transaction type ran and the counter was read, with and without --wait.
+func TestMetricNames(t *testing.T) {
+	for _, args := range [][]string{nil, {"--wait"}} {
+		t.Run(strings.Join(append([]string{"args"}, args...), " "), func(t *testing.T) {
+			w := parse(t, args...)
+			spec := w.Define()
+			s := workload.Span{Length: time.Minute, Final: true, Counters: make([]int64, len(spec.Counters.Names))}
+			for _, op := range spec.Ops {
+				h := histogram.New()
+				_ = h.RecordValue(1000)
+				s.Ops = append(s.Ops, workload.OpSpan{Name: op.Name, Count: 1, Hist: h})
+			}
+			var got []string
+			for _, m := range open(t, w).Metrics(s) {
+				got = append(got, m.Name)
+			}
+			if strings.Join(got, ", ") != strings.Join(spec.Metrics, ", ") {
+				t.Errorf("Run.Metrics names %q, Spec.Metrics %q", got, spec.Metrics)
+			}
+		})
+	}
+}
+
+// mysqlCaps are MySQL's and MariaDB's capabilities: stored procedures,
+// no pipelines.
+var mysqlCaps = engine.Capabilities{Kind: engine.KindMySQL, Family: engine.FamilySQL, Transactions: true, Procedures: true}
+
+// Supports refuses, before any work, procedure mode where there are no
+// stored procedures and a --pipeline asked for where connections send one
+// statement per round trip; the default --pipeline runs everywhere.
+func TestSupports(t *testing.T) {
+	engines := []struct {
+		name string
+		caps engine.Capabilities
+	}{
+		{"sqlite", sqlite.Dialect{}.Capabilities()},
+		{"mysql", mysqlCaps},
+		{"postgres", postgres.Dialect{}.Capabilities()},
+	}
+	cases := []struct {
+		args []string
+		// refused names the flag each engine refuses, "" when it
+		// accepts the options.
+		refused map[string]string
+	}{
+		{nil, nil},
+		{[]string{"--pipeline=false"}, nil},
+		{[]string{"--pipeline"}, map[string]string{"sqlite": "pipeline", "mysql": "pipeline"}},
+		{[]string{"--pipeline=true", "--mode", ModeProcedure}, map[string]string{"sqlite": "mode"}},
+		{[]string{"--mode", ModeProcedure}, map[string]string{"sqlite": "mode"}},
+	}
+	for _, c := range cases {
+		for _, e := range engines {
+			t.Run(e.name+" "+strings.Join(append([]string{"args"}, c.args...), " "), func(t *testing.T) {
+				errs := parse(t, c.args...).Define().Supports(e.caps)
+				want := c.refused[e.name]
+				if want == "" {
+					if len(errs) != 0 {
+						t.Errorf("Supports = %v, want none", errs)
+					}
+					return
+				}
+				var oe *workload.OptionError
+				if len(errs) != 1 || !errors.As(errs[0], &oe) || oe.Flag != want || !strings.Contains(oe.Err, e.name) {
+					t.Fatalf("Supports = %v, want one OptionError naming --%s and %s", errs, want, e.name)
+				}
+				if want == "pipeline" && !strings.Contains(oe.Err, "PostgreSQL only") {
+					t.Errorf("Supports = %v, want it to say pipelines run on PostgreSQL only", errs)
+				}
+			})
 		}
 	}
 }

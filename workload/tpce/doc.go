@@ -20,7 +20,9 @@
 // 890-card deck, so the mix is exact every 890 transactions, and the
 // specification's input distributions) with a market exchange emulator
 // of its own (package internal/mee; --mee shared puts one behind a lock
-// for every worker, as DBT-5's). Next runs, in this order:
+// for every worker, as DBT-5's); the emulators and the customer
+// emulators' environment belong to the Run that Open returns, so every
+// run starts them afresh. Next runs, in this order:
 // Data-Maintenance when its minute has come (worker 0 only, every
 // DataMaintenanceInterval); the market's work that is due, a Trade-Result
 // or a Market-Feed of 20 ticker entries (never dealt from the deck);
@@ -42,11 +44,13 @@
 //
 // The executor of each mode is built in one place (newExecutor): --mode
 // client is package internal/txn (prepared statements, with --pipeline
-// the independent statements in one round trip); procedure and frames
+// the independent statements in one round trip, on engines that pipeline
+// only: Spec.Supports refuses it elsewhere); procedure and frames
 // are package internal/procs (PL/pgSQL on PostgreSQL, stored functions
 // on MariaDB: one call per transaction, or one per frame with dbarena
-// doing the arithmetic between frames, as DBT-5 does), installed by
+// doing the arithmetic between frames, as DBT-5 does; refused by
+// Spec.Supports on an engine without stored procedures), installed by
 // Install and dropped, both modes', by Uninstall. The headline
 // metric is TR/s; the specification's validity figures are reported
-// with a limit and pass, not enforced (see TPCE.Metrics).
+// with a limit and pass, not enforced (see metrics.go).
 package tpce

@@ -175,7 +175,7 @@ func checkBreaks(t *testing.T, c engine.SQLConn, w *TPCE, cs ...corruption) {
 		for _, cr := range cs {
 			cr.do(q{t, c}, w)
 		}
-		problems, err := w.Check(context.Background(), c)
+		problems, err := w.Define().Check(context.Background(), c)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -252,5 +252,3 @@ func TestOnEveryEngine(t *testing.T) {
 		})
 	}
 }
-
-var _ workload.Checker = (*TPCE)(nil)

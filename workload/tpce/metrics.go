@@ -8,7 +8,6 @@ import (
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/workload"
 	"github.com/dbarena/dbarena/workload/tpce/internal/ce"
-	"github.com/dbarena/dbarena/workload/tpce/internal/mee"
 )
 
 // Metric names.
@@ -48,7 +47,28 @@ var p90Limit = [numOps]time.Duration{
 	opTradeUpdate: 3 * time.Second,
 }
 
-// Metrics implements workload.Reporter. For every span: TR/s, the
+// metricNames are the names metrics reports for a whole run in which
+// every op ran (Spec.Metrics), in its order.
+func metricNames() []string {
+	out := []string{MetricTRps, MetricEmulator, MetricNominal}
+	for _, op := range dealtOp {
+		out = append(out, "mix "+opNames[op])
+	}
+	for i, n := range opNames {
+		if p90Limit[i] != 0 {
+			out = append(out, "p90 "+n)
+		}
+	}
+	return append(out, MetricWindow, metricCustomers, metricITD)
+}
+
+// The database's size against the specification's.
+const (
+	metricCustomers = "customers_vs_spec_minimum"
+	metricITD       = "initial_trade_days_vs_spec"
+)
+
+// metrics are the run's figures (Run.Metrics). For every span: TR/s, the
 // Trade-Results completed per second (the headline, DBT-5's trtps). For
 // the whole measured phase it adds which emulator ran (MetricEmulator)
 // and the specification's validity figures, reported, not enforced:
@@ -58,7 +78,7 @@ var p90Limit = [numOps]time.Duration{
 // the deck, within MixTolerance relative; every op's 90th percentile
 // against its limit; the measured window against 2 hours; and the
 // database's size: at least 5,000 customers and 300 initial trade days.
-func (w *TPCE) Metrics(s workload.Span) []result.Metric {
+func (r *runState) metrics(s workload.Span) []result.Metric {
 	secs := s.Length.Seconds()
 	if secs <= 0 || len(s.Ops) != numOps {
 		return nil
@@ -70,13 +90,12 @@ func (w *TPCE) Metrics(s workload.Span) []result.Metric {
 	}
 	flag := func(ok bool) *bool { return &ok }
 	limit := func(v float64) *float64 { return &v }
-	mode, _ := mee.ParseMode(w.opts.mee)
 	shared := 0.0
-	if mode.Shared {
-		shared = float64(mode.Deliveries)
+	if r.mode.Shared {
+		shared = float64(r.mode.Deliveries)
 	}
 	out = append(out, result.Metric{Name: MetricEmulator, Value: shared})
-	nominal := float64(w.opts.customers) / float64(w.opts.scaleFactor)
+	nominal := float64(r.opts.customers) / float64(r.opts.scaleFactor)
 	pct := 100 * trps / nominal
 	out = append(out, result.Metric{Name: MetricNominal, Value: round3(pct), Unit: "%", Limit: limit(100), Pass: flag(pct >= NominalLow && pct <= NominalHigh)})
 	var dealt int64
@@ -102,8 +121,8 @@ func (w *TPCE) Metrics(s workload.Span) []result.Metric {
 	}
 	out = append(out,
 		result.Metric{Name: MetricWindow, Value: round3(secs), Unit: "s", Limit: limit(MinWindow.Seconds()), Pass: flag(s.Length >= MinWindow), Higher: true},
-		result.Metric{Name: "customers_vs_spec_minimum", Value: float64(w.opts.customers), Limit: limit(DefaultCustomers), Pass: flag(!w.BelowMinimum()), Higher: true},
-		result.Metric{Name: "initial_trade_days_vs_spec", Value: float64(w.opts.itd), Limit: limit(DefaultITD), Pass: flag(w.opts.itd == DefaultITD)})
+		result.Metric{Name: metricCustomers, Value: float64(r.opts.customers), Limit: limit(DefaultCustomers), Pass: flag(!r.opts.belowMinimum()), Higher: true},
+		result.Metric{Name: metricITD, Value: float64(r.opts.itd), Limit: limit(DefaultITD), Pass: flag(r.opts.itd == DefaultITD)})
 	return out
 }
 

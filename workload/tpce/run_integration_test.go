@@ -2,6 +2,7 @@ package tpce
 
 import (
 	"context"
+	"errors"
 	"math"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/dbarena/dbarena/engine/all/enginetest"
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/workload"
 	"github.com/dbarena/dbarena/workload/tpce/internal/mee"
 	"github.com/dbarena/dbarena/workload/tpce/internal/txn"
 )
@@ -20,7 +22,7 @@ import (
 // rollbacks are Trade-Orders counted apart from the errors, and the data
 // is consistent after the run.
 // On PostgreSQL a second run has one emulator shared by the workers
-// (--mee shared); on every engine one runs with --pipeline; on PostgreSQL
+// (--mee shared) and one runs with --pipeline (refused elsewhere); on PostgreSQL
 // and MariaDB the server-side modes run too (keepsPace), each followed by
 // the checks.
 func runThenCheck(t *testing.T, db string, e engine.Engine, w *TPCE) {
@@ -30,21 +32,31 @@ func runThenCheck(t *testing.T, db string, e engine.Engine, w *TPCE) {
 	}
 	for _, mode := range modes {
 		t.Run("mee="+mode, func(t *testing.T) {
-			if err := w.Flags().Set("mee", mode); err != nil {
+			if err := w.Define().Options.Set("mee", mode); err != nil {
 				t.Fatal(err)
 			}
-			defer func() { _ = w.Flags().Set("mee", "worker") }()
+			defer func() { _ = w.Define().Options.Set("mee", "worker") }()
 			runOnce(t, db, e, w)
 		})
 	}
 	// Client mode with the independent statements sent together, BEGIN
-	// and COMMIT with them (--pipeline): the same run and checks.
+	// and COMMIT with them (--pipeline): the same run and checks on
+	// PostgreSQL; refused before the run where connections send one
+	// statement per round trip.
 	t.Run("pipeline", func(t *testing.T) {
-		if err := w.Flags().Set("pipeline", "true"); err != nil {
+		if err := w.Define().Options.Set("pipeline", "true"); err != nil {
 			t.Fatal(err)
 		}
-		defer func() { _ = w.Flags().Set("pipeline", "false") }()
-		runOnce(t, db, e, w)
+		defer func() { _ = w.Define().Options.Set("pipeline", "false") }()
+		if e.Dialect().Capabilities().Pipelines {
+			runOnce(t, db, e, w)
+			return
+		}
+		_, err := runner.Run(context.Background(), e, w, runner.Config{Threads: 1, Duration: time.Second, Seed: 5}, nil)
+		var oe *workload.OptionError
+		if !errors.As(err, &oe) || oe.Flag != "pipeline" {
+			t.Errorf("run --pipeline on %s = %v, want an error naming --pipeline", db, err)
+		}
 	})
 	// The server-side modes, where the engine has them.
 	if db == "sqlite" {
@@ -65,18 +77,18 @@ func runThenCheck(t *testing.T, db string, e engine.Engine, w *TPCE) {
 // of the intervals empty). Its TR/s against client mode's is a timing
 // claim, measured by the command in docs/BENCHMARKS.md, not here.
 func keepsPace(t *testing.T, db string, e engine.Engine, w *TPCE) {
-	if err := w.Flags().Set("mee", "shared:4"); err != nil {
+	if err := w.Define().Options.Set("mee", "shared:4"); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = w.Flags().Set("mee", "worker") }()
+	defer func() { _ = w.Define().Options.Set("mee", "worker") }()
 	cfg := runner.Config{Threads: 4, Duration: 6 * time.Second, Seed: 7}
 	var clientEmpty int
 	for _, mode := range []string{ModeClient, ModeProcedure, ModeFrames} {
 		t.Run("mode="+mode, func(t *testing.T) {
-			if err := w.Flags().Set("mode", mode); err != nil {
+			if err := w.Define().Options.Set("mode", mode); err != nil {
 				t.Fatal(err)
 			}
-			defer func() { _ = w.Flags().Set("mode", ModeClient) }()
+			defer func() { _ = w.Define().Options.Set("mode", ModeClient) }()
 			res := runOnceWith(t, db, e, w, cfg)
 			var empty []float64
 			for _, iv := range res.Intervals {
@@ -161,7 +173,7 @@ func runOnceWith(t *testing.T, db string, e engine.Engine, w *TPCE, cfg runner.C
 	if completed < tr.Count {
 		t.Errorf("%d run-time trades completed, %d Trade-Results measured", completed, tr.Count)
 	}
-	if problems, err := w.Check(ctx, c); err != nil || len(problems) > 0 {
+	if problems, err := w.Define().Check(ctx, c); err != nil || len(problems) > 0 {
 		t.Fatalf("check after the run: %v %v", problems, err)
 	}
 	return res

@@ -50,7 +50,7 @@ func meta() workload.Meta {
 			"the specification's ten transactions dealt from its 890-card deck, a market exchange emulator per worker, Data-Maintenance and Trade-Cleanup; TR/s. " +
 			"Its own data generator, not comparable to published TPC-E results",
 		Version: version,
-		New:     func() workload.Workload { return workload.Adapt(New()) },
+		New:     func() workload.Workload { return New() },
 	}
 }
 
@@ -68,30 +68,15 @@ type options struct {
 	pipeline bool
 }
 
-// TPCE is the TPC-E-like workload with its options.
+// TPCE is the TPC-E-like workload with its options. Its methods are
+// safe to call from one goroutine at a time; the Runs it opens hold
+// their own copy of the options and everything their workers share.
 type TPCE struct {
 	opts options
 	fs   *pflag.FlagSet
-
-	// mu guards run, the state a run's workers share: made by Install,
-	// or by the first NewWorker without one.
-	mu  sync.Mutex
-	run *runState
 }
 
-var (
-	_ workload.Legacy       = (*TPCE)(nil)
-	_ workload.Validator    = (*TPCE)(nil)
-	_ workload.DataOptioner = (*TPCE)(nil)
-	_ workload.Checker      = (*TPCE)(nil)
-	_ workload.BatchUnit    = (*TPCE)(nil)
-	_ workload.Installer    = (*TPCE)(nil)
-	_ workload.Reporter     = (*TPCE)(nil)
-	_ workload.Noter        = (*TPCE)(nil)
-	_ workload.RunDefaulter = (*TPCE)(nil)
-
-	_ workload.IsolationChecker = (*TPCE)(nil)
-)
+var _ workload.Workload = (*TPCE)(nil)
 
 // New returns the workload with default options.
 func New() *TPCE {
@@ -109,30 +94,63 @@ func New() *TPCE {
 	fs.StringVar(&o.mode, "mode", ModeClient, "where the transactions' logic runs: client (prepared statements sent by dbarena), procedure (one server-side function per transaction) or frames (one per frame, as DBT-5); "+
 		"SQLite runs client mode only")
 	fs.StringVar(&o.mee, "mee", "worker", "market exchange emulator: worker (also per-worker: one per worker, no shared lock), shared (one for every worker with one Trade-Result or Market-Feed in flight, as DBT-5's) or shared:N (one with N in flight)")
-	fs.BoolVar(&o.pipeline, "pipeline", false, "client mode: send a transaction's statements that do not depend on each other's results together, BEGIN and COMMIT with them, in one round trip where the engine pipelines")
+	fs.BoolVar(&o.pipeline, "pipeline", false, "client mode: send a transaction's statements that do not depend on each other's results together, BEGIN and COMMIT with them, in one round trip (PostgreSQL only: engines that do not pipeline refuse it)")
 	w.fs = fs
 	return w
 }
 
-// Meta returns the registration record.
-func (w *TPCE) Meta() workload.Meta { return meta() }
-
-// Flags returns the options.
-func (w *TPCE) Flags() *pflag.FlagSet { return w.fs }
-
-// DataOptions implements workload.DataOptioner: every option defines the
-// data or how it is declared.
-func (w *TPCE) DataOptions() []string {
-	return []string{"customers", "itd", "scale-factor", "index-set", "fk", "seed-data", "news-size"}
+// Define implements workload.Workload: the 33 tables in Load Units, the
+// ten transactions and Data-Maintenance, the data options (every option
+// that defines the data or how it is declared), the server-side code and
+// Trade-Cleanup (Install), the checks, TR/s and the specification's
+// validity figures, and the run defaults of a workload whose
+// transactions set their own isolation levels.
+func (w *TPCE) Define() workload.Spec {
+	d := runDefaults()
+	return workload.Spec{
+		Meta:           meta(),
+		Options:        w.fs,
+		Validate:       w.validate,
+		Supports:       w.supports,
+		CheckIsolation: checkIsolation,
+		Notes:          w.notes(),
+		DataOptions:    []string{"customers", "itd", "scale-factor", "index-set", "fk", "seed-data", "news-size"},
+		Tables:         w.tables,
+		// Batch b of every scaling table is Load Unit b (a fixed
+		// table's one batch counts with the first).
+		BatchUnit:   "load units",
+		Install:     w.install,
+		Uninstall:   uninstall,
+		Check:       w.check,
+		Ops:         ops(),
+		Metrics:     metricNames(),
+		RunDefaults: &d,
+	}
 }
 
-// Validate reports every bad option at once, each naming its flag and
-// value.
+// Open implements workload.Workload: the run holds the options as they
+// are now, the customer emulator's environment and the market exchange
+// emulators (the one of --mee shared, made by the first worker, or each
+// worker's own). It refuses options that do not validate
+// (ErrInvalidOptions).
+func (w *TPCE) Open(_ context.Context, env workload.RunEnv) (*workload.Run, error) {
+	if errs := w.validate(); len(errs) > 0 {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidOptions, errors.Join(errs...))
+	}
+	r, err := w.newRun(env.Now)
+	if err != nil {
+		return nil, err
+	}
+	return &workload.Run{NewWorker: r.newWorker, Metrics: r.metrics}, nil
+}
+
 // MaxCustomers bounds --customers: 10 million customers are thousands of
 // times the studies' databases and tens of TB of data.
 const MaxCustomers = 10_000_000
 
-func (w *TPCE) Validate() []error {
+// validate reports every bad option at once, each naming its flag and
+// value.
+func (w *TPCE) validate() []error {
 	var errs []error
 	o := &w.opts
 	if o.customers < gen.LoadUnit || o.customers%gen.LoadUnit != 0 {
@@ -169,9 +187,28 @@ func (w *TPCE) Validate() []error {
 	return errs
 }
 
+// supports refuses what the engine caps describes cannot run: the
+// server-side modes without stored procedures (SQLite), and --pipeline
+// where connections send one statement per round trip (SQLite,
+// MySQL/MariaDB), which would run client mode unpipelined.
+func (w *TPCE) supports(caps engine.Capabilities) []error {
+	var errs []error
+	o := &w.opts
+	if o.mode != ModeClient && !caps.Procedures {
+		errs = append(errs, &workload.OptionError{Flag: "mode", Value: o.mode, Err: fmt.Sprintf("%s has no stored procedures: it runs --mode client only", caps.Kind)})
+	}
+	if o.pipeline && o.mode == ModeClient && !caps.Pipelines {
+		errs = append(errs, &workload.OptionError{Flag: "pipeline", Value: "true",
+			Err: fmt.Sprintf("pipelines run on PostgreSQL only: %s sends one statement per round trip; leave --pipeline off", caps.Kind)})
+	}
+	return errs
+}
+
 // BelowMinimum says whether the database is smaller than the
 // specification's minimum of 5,000 customers.
-func (w *TPCE) BelowMinimum() bool { return w.opts.customers < DefaultCustomers }
+func (w *TPCE) BelowMinimum() bool { return w.opts.belowMinimum() }
+
+func (o *options) belowMinimum() bool { return o.customers < DefaultCustomers }
 
 // config is the generator's configuration of the options.
 func (w *TPCE) config() gen.Config {
@@ -190,15 +227,15 @@ func addsForeignKeys(d engine.Dialect) bool {
 	return !errors.Is(err, engine.ErrNoForeignKeys)
 }
 
-// Tables returns the 33 declared tables in creation order, with the index
+// tables returns the 33 declared tables in creation order, with the index
 // set's secondary indexes and, under --fk on a dialect that can add them
 // to loaded tables, the specification's foreign keys (SQLite's tables have
 // none). Batch b of every table that grows with the customers is Load
 // Unit b, so Load Units load in parallel; a fixed table is one batch, and
 // trade_request, empty at load, none (its key and index are still built).
 // The options must have passed Validate: Tables returns nil otherwise.
-func (w *TPCE) Tables(d engine.Dialect) []workload.Table {
-	if len(w.Validate()) > 0 {
+func (w *TPCE) tables(d engine.Dialect) []workload.Table {
+	if len(w.validate()) > 0 {
 		return nil
 	}
 	decl, err := schema.Declared(w.opts.indexSet, w.opts.fk && addsForeignKeys(d))
@@ -219,33 +256,29 @@ func (w *TPCE) Tables(d engine.Dialect) []workload.Table {
 	return out
 }
 
-// BatchUnit names what a batch index is: batch b of every scaling table
-// is Load Unit b (a fixed table's one batch counts with the first).
-func (w *TPCE) BatchUnit() string { return "load units" }
-
-// Check verifies the row counts the population fixes and the rules that
+// check verifies the row counts the population fixes and the rules that
 // tie the trades to their settlement, history, cash transactions,
 // holdings and brokers (see package check).
-func (w *TPCE) Check(ctx context.Context, conn engine.Conn) ([]workload.Problem, error) {
+func (w *TPCE) check(ctx context.Context, conn engine.Conn) ([]workload.Problem, error) {
 	c, err := engine.SQL(conn)
 	if err != nil {
 		return nil, err
 	}
-	if errs := w.Validate(); len(errs) > 0 {
+	if errs := w.validate(); len(errs) > 0 {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidOptions, errors.Join(errs...))
 	}
 	src := newSource(w.config())
 	return check.Check(ctx, c, check.Config{Customers: w.opts.customers, MaxInitialTradeID: src.maxInitialTradeID()})
 }
 
-// ErrInvalidOptions is returned by Check when the options do not
-// validate; the wrapped errors name each bad flag.
+// ErrInvalidOptions is returned by Check, Install and Open when the
+// options do not validate; the wrapped errors name each bad flag.
 var ErrInvalidOptions = errors.New("tpce: invalid options")
 
-// Ops lists the ten transactions, by their specification names in
+// ops lists the ten transactions, by their specification names in
 // snake case, and Data-Maintenance (Trade-Cleanup runs in Install,
 // before the workers, and is no op).
-func (w *TPCE) Ops() []workload.Op {
+func ops() []workload.Op {
 	out := make([]workload.Op, numOps)
 	for i, n := range opNames {
 		out[i] = workload.Op{Name: n}
@@ -261,41 +294,45 @@ func (w *TPCE) Ops() []workload.Op {
 // specification wants serialization failures resubmitted, not given up.
 const TradeResultRetries = 50
 
-// RunDefaults are the runner's defaults: no run-wide isolation level
-// (each transaction sets its own, see CheckIsolation), and
+// runDefaults are the runner's defaults: no run-wide isolation level
+// (each transaction sets its own, see checkIsolation), and
 // workload.DefaultRetryPolicy's back-off with TradeResultRetries replays
 // of serialization failures and deadlocks (--max-retries,
 // --retry-backoff, --retry-backoff-max).
-func (w *TPCE) RunDefaults() workload.RunDefaults {
+func runDefaults() workload.RunDefaults {
 	p := workload.DefaultRetryPolicy()
 	p.MaxRetries = TradeResultRetries
 	return workload.RunDefaults{Retry: p}
 }
 
-// CheckIsolation refuses a run-wide isolation level (--isolation): each
+// checkIsolation refuses a run-wide isolation level (--isolation): each
 // transaction runs at its own level, DBT-5's choice (read committed for
 // the readers, repeatable read for Market-Feed, Trade-Order and
 // Trade-Update, serializable for Trade-Result), set by the worker before
 // it where the engine has levels (SQLite runs everything serializable).
-func (w *TPCE) CheckIsolation(engine.Dialect, string) error {
+func checkIsolation(engine.Dialect, string) error {
 	return errors.New("tpce sets each transaction's isolation level as the specification's drivers do (read committed, repeatable read for Market-Feed, Trade-Order and Trade-Update, serializable for Trade-Result); leave --isolation empty")
 }
 
-// runState is what a run's workers share, read-only but for the shared
-// emulator (safe for concurrent use).
+// runState is one run: its options and what its workers share,
+// read-only but for the emulators (mu).
 type runState struct {
+	opts options
 	env  *ce.Env
 	mode mee.Mode
-	// shared is --mee shared's emulator, made by the first worker;
-	// emus are the workers' own, by worker id, kept for a worker that
-	// reconnects (the runner makes it anew on its new connection).
+	now  func() time.Time
+
+	// mu guards shared, --mee shared's emulator, made by the first
+	// worker, and emus, the workers' own by worker id, kept for a worker
+	// that reconnects (the runner makes it anew on its new connection).
+	mu     sync.Mutex
 	shared mee.Emulator
 	emus   map[int]mee.Emulator
 }
 
-// newRun returns a run's state for the options, which must have passed
-// Validate.
-func (w *TPCE) newRun() (*runState, error) {
+// newRun returns a run of the options, which must have passed validate,
+// on the clock now (time.Now when nil).
+func (w *TPCE) newRun(now func() time.Time) (*runState, error) {
 	mode, err := mee.ParseMode(w.opts.mee)
 	if err != nil {
 		return nil, &workload.OptionError{Flag: "mee", Value: w.opts.mee, Err: err.Error()}
@@ -304,27 +341,29 @@ func (w *TPCE) newRun() (*runState, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &runState{env: env, mode: mode, emus: map[int]mee.Emulator{}}, nil
+	if now == nil {
+		now = time.Now
+	}
+	return &runState{opts: w.opts, env: env, mode: mode, now: now, emus: map[int]mee.Emulator{}}, nil
 }
 
-// Install runs once before the workers start: it refuses a mode the
-// target cannot run (procedure and frames on SQLite), installs the
-// mode's server-side code, creates the trade id sequence (txn.Install)
-// and runs Trade-Cleanup, which cancels the orders a run before left
-// pending or submitted. It also starts the run's shared state afresh
-// (the shared emulator of --mee shared).
-func (w *TPCE) Install(ctx context.Context, conn engine.Conn) error {
+// install runs once before the workers start: it refuses a mode the
+// target cannot run (Supports refused it already where the runner
+// asked), installs the mode's server-side code, creates the trade id
+// sequence (txn.Install) and runs Trade-Cleanup, which cancels the
+// orders a run before left pending or submitted.
+func (w *TPCE) install(ctx context.Context, conn engine.Conn) error {
 	c, err := engine.SQL(conn)
 	if err != nil {
 		return err
 	}
-	if errs := w.Validate(); len(errs) > 0 {
+	if errs := w.validate(); len(errs) > 0 {
 		return fmt.Errorf("%w: %w", ErrInvalidOptions, errors.Join(errs...))
 	}
-	if w.opts.mode != ModeClient && !c.Dialect().Capabilities().Procedures {
-		return &workload.OptionError{Flag: "mode", Value: w.opts.mode, Err: c.Dialect().Name() + " has no stored procedures: it runs --mode client only"}
+	if errs := w.supports(c.Dialect().Capabilities()); len(errs) > 0 {
+		return errors.Join(errs...)
 	}
-	run, err := w.newRun()
+	env, err := ce.NewEnv(newSource(w.config()).m)
 	if err != nil {
 		return err
 	}
@@ -338,18 +377,15 @@ func (w *TPCE) Install(ctx context.Context, conn engine.Conn) error {
 	if err != nil {
 		return err
 	}
-	tc := run.env.TradeCleanup()
+	tc := env.TradeCleanup()
 	if _, err := cl.TradeCleanup(ctx, txn.TradeCleanupInput{StartTradeID: tc.StartTradeID}); err != nil {
 		return fmt.Errorf("tpce: trade-cleanup: %w", err)
 	}
-	w.mu.Lock()
-	w.run = run
-	w.mu.Unlock()
 	return nil
 }
 
-// Uninstall drops the trade id sequence and any mode's server-side code.
-func (w *TPCE) Uninstall(ctx context.Context, conn engine.Conn) error {
+// uninstall drops the trade id sequence and any mode's server-side code.
+func uninstall(ctx context.Context, conn engine.Conn) error {
 	c, err := engine.SQL(conn)
 	if err != nil {
 		return err
@@ -360,53 +396,38 @@ func (w *TPCE) Uninstall(ctx context.Context, conn engine.Conn) error {
 	return txn.Uninstall(ctx, c)
 }
 
-// state returns the run's shared state (made now when Install did not
-// run) and the emulator of worker id drawing from seed: its own (the
-// same again when the worker reconnects, so the orders it holds still
-// come back), or the shared one.
-func (w *TPCE) state(seed uint64, id int) (*runState, mee.Emulator, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.run == nil {
-		run, err := w.newRun()
-		if err != nil {
-			return nil, nil, err
-		}
-		w.run = run
-	}
-	run := w.run
-	m := run.env.Model()
-	if !run.mode.Shared {
-		e, ok := run.emus[id]
+// emulator returns the market exchange emulator of worker id drawing
+// from seed: its own (the same again when the worker reconnects, so the
+// orders it holds still come back), or the shared one.
+func (r *runState) emulator(seed uint64, id int) mee.Emulator {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	m := r.env.Model()
+	if !r.mode.Shared {
+		e, ok := r.emus[id]
 		if !ok {
 			e = mee.New(m, gen.NewRand(seed, tagMarket, uint64(id)))
-			run.emus[id] = e
+			r.emus[id] = e
 		}
-		return run, e, nil
+		return e
 	}
-	if run.shared == nil {
-		run.shared = mee.NewShared(m, gen.NewRand(seed, tagMarket, 0), run.mode.Deliveries)
+	if r.shared == nil {
+		r.shared = mee.NewShared(m, gen.NewRand(seed, tagMarket, 0), r.mode.Deliveries)
 	}
-	return run, run.shared, nil
+	return r.shared
 }
 
-// NewWorker returns a customer emulator on its own connection, with its
+// newWorker returns a customer emulator on its own connection, with its
 // own deck and random stream (from env.Seed), and its market exchange
 // emulator (or the shared one under --mee shared). Worker 0 also runs
 // Data-Maintenance every DataMaintenanceInterval.
-func (w *TPCE) NewWorker(ctx context.Context, conn engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
+func (r *runState) newWorker(ctx context.Context, conn engine.Conn, env workload.WorkerEnv) (workload.Worker, error) {
 	c, err := engine.SQL(conn)
 	if err != nil {
 		return nil, err
 	}
-	if errs := w.Validate(); len(errs) > 0 {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidOptions, errors.Join(errs...))
-	}
-	run, emu, err := w.state(env.Seed, env.ID)
-	if err != nil {
-		return nil, err
-	}
-	ex, err := newExecutor(ctx, w.opts.mode, c, w.opts.pipeline)
+	emu := r.emulator(env.Seed, env.ID)
+	ex, err := newExecutor(ctx, r.opts.mode, c, r.opts.pipeline)
 	if err != nil {
 		return nil, err
 	}
@@ -414,8 +435,10 @@ func (w *TPCE) NewWorker(ctx context.Context, conn engine.Conn, env workload.Wor
 	if q == nil {
 		q = &workload.Queries{}
 	}
-	k := newWorker(run.env, ex, emu, env.ID, env.Seed, q, time.Now)
-	if levels(c.Dialect()) {
+	k := newWorker(r.env, ex, emu, env.ID, env.Seed, q, r.now)
+	// The engine sets the levels the transactions ask for; SQLite's has
+	// one level, serializable.
+	if c.Dialect().Capabilities().Isolates(engine.ReadCommitted) {
 		// Client mode sets levels itself: pipelining, each BEGIN carries
 		// one (txn.Client.SetIsolation).
 		if l, ok := ex.(interface {
@@ -432,21 +455,11 @@ func (w *TPCE) NewWorker(ctx context.Context, conn engine.Conn, env workload.Wor
 	return k, nil
 }
 
-// levels says whether d sets the isolation levels the transactions ask
-// for; SQLite's has one level, serializable.
-func levels(d engine.Dialect) bool {
-	iso, ok := d.(engine.Isolator)
-	if !ok {
-		return false
-	}
-	_, err := iso.IsolationSQL(engine.ReadCommitted)
-	return err == nil
-}
-
-// Notes implements workload.Noter: a scale below the specification's
-// minimum and initial trade days other than its 300 are allowed, and said;
-// so is --mee shared, whose single emulator bounds TR/s.
-func (w *TPCE) Notes() []string {
+// notes are the remarks on the options (Spec.Notes): a scale below the
+// specification's minimum and initial trade days other than its 300 are
+// allowed, and said; so is --mee shared, whose single emulator bounds
+// TR/s.
+func (w *TPCE) notes() []string {
 	var out []string
 	if w.BelowMinimum() {
 		out = append(out, fmt.Sprintf("--customers %d is below the specification's minimum of %d customers: a run's result is flagged so", w.opts.customers, DefaultCustomers))

@@ -26,10 +26,20 @@ import (
 func parse(t *testing.T, args ...string) *TPCE {
 	t.Helper()
 	w := New()
-	if err := w.Flags().Parse(args); err != nil {
+	if err := w.Define().Options.Parse(args); err != nil {
 		t.Fatal(err)
 	}
 	return w
+}
+
+// open opens a run of w, which needs no database.
+func open(t *testing.T, w *TPCE) *workload.Run {
+	t.Helper()
+	r, err := w.Open(context.Background(), workload.RunEnv{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 func TestRegistered(t *testing.T) {
@@ -45,7 +55,7 @@ func TestRegistered(t *testing.T) {
 
 func TestDefaults(t *testing.T) {
 	w := parse(t)
-	if errs := w.Validate(); len(errs) != 0 {
+	if errs := w.Define().Validate(); len(errs) != 0 {
 		t.Fatalf("defaults: %v", errs)
 	}
 	got := workload.DataOptionValues(w)
@@ -80,7 +90,7 @@ func TestValidateRejects(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, "_"), func(t *testing.T) {
-			errs := parse(t, c.args...).Validate()
+			errs := parse(t, c.args...).Define().Validate()
 			if len(errs) != len(c.want) {
 				t.Fatalf("Validate() = %v; want %d errors", errs, len(c.want))
 			}
@@ -90,7 +100,7 @@ func TestValidateRejects(t *testing.T) {
 					t.Errorf("error %d = %v (%T); want an OptionError starting %q", i, e, e, c.want[i])
 				}
 			}
-			if w := parse(t, c.args...); w.Tables(sqlite.Dialect{}) != nil {
+			if w := parse(t, c.args...); w.Define().Tables(sqlite.Dialect{}) != nil {
 				t.Error("Tables with bad options is not nil")
 			}
 		})
@@ -99,33 +109,33 @@ func TestValidateRejects(t *testing.T) {
 
 func TestBelowMinimum(t *testing.T) {
 	w := parse(t, "--customers", "1000", "--itd", "60")
-	if errs := w.Validate(); len(errs) != 0 {
+	if errs := w.Define().Validate(); len(errs) != 0 {
 		t.Fatalf("1000 customers rejected: %v", errs)
 	}
 	if !w.BelowMinimum() {
 		t.Error("1000 customers not reported below the specification's minimum")
 	}
 	final := span(time.Minute, true, nil)
-	ms := metrics(w.Metrics(final))
+	ms := metrics(open(t, w).Metrics(final))
 	if c, itd := ms["customers_vs_spec_minimum"], ms["initial_trade_days_vs_spec"]; *c.Pass || c.Value != 1000 || *c.Limit != 5000 || *itd.Pass || itd.Value != 60 {
 		t.Errorf("Metrics = %+v; want both validity flags failing", ms)
 	}
-	ms = metrics(parse(t).Metrics(final))
+	ms = metrics(open(t, parse(t)).Metrics(final))
 	if !*ms["customers_vs_spec_minimum"].Pass || !*ms["initial_trade_days_vs_spec"].Pass {
 		t.Errorf("defaults: Metrics = %+v; want both flags passing", ms)
 	}
-	if ms := w.Metrics(span(time.Second, false, nil)); len(ms) != 1 || ms[0].Name != MetricTRps {
+	if ms := open(t, w).Metrics(span(time.Second, false, nil)); len(ms) != 1 || ms[0].Name != MetricTRps {
 		t.Errorf("interval Metrics = %+v, want TR/s alone", ms)
 	}
 	// prepare and run say so before any work.
-	notes := strings.Join(w.Notes(), "\n")
+	notes := strings.Join(w.Define().Notes, "\n")
 	if !strings.Contains(notes, "--customers 1000 is below the specification's minimum of 5000") || !strings.Contains(notes, "--itd 60: the specification's initial trade days are 300") {
 		t.Errorf("Notes = %q", notes)
 	}
-	if notes := parse(t).Notes(); len(notes) != 0 {
+	if notes := parse(t).Define().Notes; len(notes) != 0 {
 		t.Errorf("defaults: Notes = %q, want none", notes)
 	}
-	if notes := parse(t, "--mee", "shared").Notes(); len(notes) != 1 || !strings.Contains(notes[0], "--mee shared: one market exchange emulator for every worker, at most 1 ") {
+	if notes := parse(t, "--mee", "shared").Define().Notes; len(notes) != 1 || !strings.Contains(notes[0], "--mee shared: one market exchange emulator for every worker, at most 1 ") {
 		t.Errorf("--mee shared: Notes = %q", notes)
 	}
 }
@@ -134,7 +144,7 @@ func TestBelowMinimum(t *testing.T) {
 // names.
 func TestOps(t *testing.T) {
 	var names []string
-	for _, o := range parse(t).Ops() {
+	for _, o := range parse(t).Define().Ops {
 		names = append(names, o.Name)
 	}
 	want := "broker_volume customer_position market_feed market_watch security_detail trade_lookup trade_order trade_result trade_status trade_update data_maintenance"
@@ -144,10 +154,11 @@ func TestOps(t *testing.T) {
 }
 
 // The run options are not data options, and a bad one is refused by
-// NewWorker and Install before any work.
+// Open and Install before any work.
 func TestRunOptions(t *testing.T) {
 	w := parse(t, "--mee", "shared:4", "--mode", "client", "--pipeline")
-	if errs := w.Validate(); len(errs) != 0 {
+	spec := w.Define()
+	if errs := spec.Validate(); len(errs) != 0 {
 		t.Fatal(errs)
 	}
 	for _, o := range []string{"mee", "mode", "pipeline"} {
@@ -160,27 +171,79 @@ func TestRunOptions(t *testing.T) {
 	}
 	// Each transaction sets its own isolation level: a run-wide one is
 	// refused, and the runner sets none by default.
-	if err := w.CheckIsolation(postgres.Dialect{}, engine.Serializable); err == nil || !strings.Contains(err.Error(), "each transaction's isolation level") {
+	if err := spec.CheckIsolation(postgres.Dialect{}, engine.Serializable); err == nil || !strings.Contains(err.Error(), "each transaction's isolation level") {
 		t.Errorf("CheckIsolation = %v, want a refusal", err)
 	}
-	if d := w.RunDefaults(); d.Isolation != "" {
-		t.Errorf("default isolation %q, want none", d.Isolation)
+	if d := spec.RunDefaults; d == nil || d.Isolation != "" {
+		t.Errorf("run defaults %+v, want no isolation level", d)
 	}
 	bad := parse(t, "--mee", "nonsense")
 	var oe *workload.OptionError
-	if err := bad.Install(context.Background(), sqliteConn(t)); !errors.As(err, &oe) || oe.Flag != "mee" {
+	if err := bad.Define().Install(context.Background(), sqliteConn(t)); !errors.As(err, &oe) || oe.Flag != "mee" {
 		t.Errorf("Install with --mee nonsense = %v, want an error naming --mee", err)
 	}
-	if _, err := bad.NewWorker(context.Background(), sqliteConn(t), workload.WorkerEnv{}); !errors.As(err, &oe) || oe.Flag != "mee" {
-		t.Errorf("NewWorker with --mee nonsense = %v, want an error naming --mee", err)
+	if _, err := bad.Open(context.Background(), workload.RunEnv{}); !errors.As(err, &oe) || oe.Flag != "mee" {
+		t.Errorf("Open with --mee nonsense = %v, want an error naming --mee", err)
+	}
+}
+
+// mysqlCaps are MySQL's and MariaDB's capabilities: stored procedures,
+// no pipelines.
+var mysqlCaps = engine.Capabilities{Kind: engine.KindMySQL, Family: engine.FamilySQL, Transactions: true, Procedures: true}
+
+// Supports refuses, before any work, the server-side modes where there
+// are no stored procedures and --pipeline where connections send one
+// statement per round trip; PostgreSQL runs them all.
+func TestSupports(t *testing.T) {
+	engines := []struct {
+		name string
+		caps engine.Capabilities
+	}{
+		{"sqlite", sqlite.Dialect{}.Capabilities()},
+		{"mysql", mysqlCaps},
+		{"postgres", postgres.Dialect{}.Capabilities()},
+	}
+	cases := []struct {
+		args []string
+		// refused names the flag each engine refuses, none when it
+		// accepts the options.
+		refused map[string]string
+	}{
+		{nil, nil},
+		{[]string{"--pipeline=false"}, nil},
+		{[]string{"--pipeline"}, map[string]string{"sqlite": "pipeline", "mysql": "pipeline"}},
+		{[]string{"--mode", ModeProcedure}, map[string]string{"sqlite": "mode"}},
+		{[]string{"--mode", ModeFrames}, map[string]string{"sqlite": "mode"}},
+	}
+	for _, c := range cases {
+		for _, e := range engines {
+			t.Run(e.name+" "+strings.Join(append([]string{"args"}, c.args...), " "), func(t *testing.T) {
+				errs := parse(t, c.args...).Define().Supports(e.caps)
+				want := c.refused[e.name]
+				if want == "" {
+					if len(errs) != 0 {
+						t.Errorf("Supports = %v, want none", errs)
+					}
+					return
+				}
+				var oe *workload.OptionError
+				if len(errs) != 1 || !errors.As(errs[0], &oe) || oe.Flag != want || !strings.Contains(oe.Err, e.name) {
+					t.Fatalf("Supports = %v, want one OptionError naming --%s and %s", errs, want, e.name)
+				}
+				if want == "pipeline" && !strings.Contains(oe.Err, "PostgreSQL only") {
+					t.Errorf("Supports = %v, want it to say pipelines run on PostgreSQL only", errs)
+				}
+			})
+		}
 	}
 }
 
 // SQLite runs client mode only: Install refuses procedure and frames,
-// naming --mode, before it touches the database.
+// naming --mode, before it touches the database, also when called
+// without Supports.
 func TestModesOnSQLite(t *testing.T) {
 	for _, mode := range []string{ModeProcedure, ModeFrames} {
-		err := parse(t, "--mode", mode).Install(context.Background(), sqliteConn(t))
+		err := parse(t, "--mode", mode).Define().Install(context.Background(), sqliteConn(t))
 		var oe *workload.OptionError
 		if !errors.As(err, &oe) || oe.Flag != "mode" || oe.Value != mode || !strings.Contains(err.Error(), "sqlite") {
 			t.Errorf("--mode %s on sqlite: %v, want an error naming --mode %s", mode, err, mode)
@@ -198,7 +261,7 @@ func TestTables(t *testing.T) {
 		t.Run(fmt.Sprint("customers=", customers), func(t *testing.T) {
 			w := parse(t, "--customers", fmt.Sprint(customers))
 			for _, d := range []engine.Dialect{postgres.Dialect{}, mysql.Dialect{}, sqlite.Dialect{}} {
-				tables := w.Tables(d)
+				tables := w.Define().Tables(d)
 				if len(tables) != 33 {
 					t.Fatalf("%s: %d tables, want 33", d.Name(), len(tables))
 				}
@@ -225,10 +288,10 @@ func TestTables(t *testing.T) {
 			}
 		})
 	}
-	if tables := parse(t, "--fk=false").Tables(postgres.Dialect{}); countFKs(tables) != 0 {
+	if tables := parse(t, "--fk=false").Define().Tables(postgres.Dialect{}); countFKs(tables) != 0 {
 		t.Error("--fk=false declares foreign keys")
 	}
-	study := parse(t, "--index-set", "study").Tables(postgres.Dialect{})
+	study := parse(t, "--index-set", "study").Define().Tables(postgres.Dialect{})
 	for _, tb := range study {
 		if tb.Name == schema.Trade && len(tb.Schema.Indexes) != 5 {
 			t.Errorf("study: trade has %d indexes, want 5", len(tb.Schema.Indexes))
@@ -338,7 +401,7 @@ var golden = map[string]struct {
 func goldenTables(t *testing.T) []workload.Table {
 	t.Helper()
 	w := parse(t, "--customers", "1000", "--itd", "1", "--news-size", "100")
-	return w.Tables(postgres.Dialect{})
+	return w.Define().Tables(postgres.Dialect{})
 }
 
 func TestGolden(t *testing.T) {
@@ -372,9 +435,9 @@ func TestGolden(t *testing.T) {
 // the Load Units are generated in; another seed gives other rows.
 func TestDeterminism(t *testing.T) {
 	args := []string{"--customers", "2000", "--itd", "1", "--news-size", "10"}
-	a := parse(t, args...).Tables(postgres.Dialect{})
-	b := parse(t, args...).Tables(postgres.Dialect{})
-	other := parse(t, append(args, "--seed-data", "7")...).Tables(postgres.Dialect{})
+	a := parse(t, args...).Define().Tables(postgres.Dialect{})
+	b := parse(t, args...).Define().Tables(postgres.Dialect{})
+	other := parse(t, append(args, "--seed-data", "7")...).Define().Tables(postgres.Dialect{})
 	r := rand.New(rand.NewPCG(1, 2))
 	for i := range a {
 		fwd := make([]int, a[i].Batches)

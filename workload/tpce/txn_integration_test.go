@@ -103,7 +103,7 @@ func (v *env) exec(sql string) {
 
 func (v *env) check() {
 	v.t.Helper()
-	problems, err := v.w.Check(context.Background(), v.c)
+	problems, err := v.w.Define().Check(context.Background(), v.c)
 	if err != nil || len(problems) > 0 {
 		v.t.Fatalf("check: %v %v", problems, err)
 	}

@@ -486,7 +486,8 @@ func TestMetrics(t *testing.T) {
 		counts[opNames[op]] = int64(ce.Cards[kind]) * 2
 	}
 	counts["trade_status"] += 40 // 380 → 420 of 1,820: 23.1% against 21.3%
-	ms := w.Metrics(span(time.Minute, true, counts))
+	run := open(t, w)
+	ms := run.Metrics(span(time.Minute, true, counts))
 	if ms[0].Name != MetricTRps || ms[0].Value != 2 || ms[0].Unit != "/s" || !ms[0].Higher {
 		t.Fatalf("headline %+v, want TR/s 2", ms[0])
 	}
@@ -512,12 +513,30 @@ func TestMetrics(t *testing.T) {
 	if win := got[MetricWindow]; win.Value != 60 || *win.Pass || *win.Limit != 7200 {
 		t.Errorf("window %+v", win)
 	}
-	half := metrics(w.Metrics(span(time.Minute, true, map[string]int64{"trade_result": 90})))
+	half := metrics(run.Metrics(span(time.Minute, true, map[string]int64{"trade_result": 90})))
 	if n := half[MetricNominal]; n.Value != 75 || *n.Pass {
 		t.Errorf("75%% of nominal: %+v", n)
 	}
-	if m := metrics(parse(t).Metrics(span(time.Second, true, nil)))[MetricEmulator]; m.Value != 0 {
+	if m := metrics(open(t, parse(t)).Metrics(span(time.Second, true, nil)))[MetricEmulator]; m.Value != 0 {
 		t.Errorf("an emulator per worker: %+v", m)
+	}
+}
+
+// Spec.Metrics names exactly what a whole run's Metrics report when every
+// op ran.
+func TestMetricNames(t *testing.T) {
+	w := parse(t)
+	spec := w.Define()
+	counts := map[string]int64{}
+	for _, op := range spec.Ops {
+		counts[op.Name] = 1
+	}
+	var got []string
+	for _, m := range open(t, w).Metrics(span(time.Minute, true, counts)) {
+		got = append(got, m.Name)
+	}
+	if !slices.Equal(got, spec.Metrics) {
+		t.Errorf("Run.Metrics names %q, Spec.Metrics %q", got, spec.Metrics)
 	}
 }
 
@@ -526,7 +545,7 @@ func TestMetrics(t *testing.T) {
 // Trade-Result gets more replays than the runner's default before it
 // counts as an error (which stops a run under --max-errors 0).
 func TestRetryDefaults(t *testing.T) {
-	d := parse(t).RunDefaults()
+	d := parse(t).Define().RunDefaults
 	if d.Isolation != "" || d.Retry.MaxRetries != TradeResultRetries || d.Retry.MaxRetries <= workload.DefaultRetryPolicy().MaxRetries ||
 		d.Retry.Base != workload.DefaultRetryPolicy().Base || d.Retry.Max != workload.DefaultRetryPolicy().Max {
 		t.Errorf("run defaults %+v", d)
@@ -548,13 +567,14 @@ func TestWorkersConcurrently(t *testing.T) {
 				now = now.Add(10 * time.Millisecond)
 				return now
 			}
+			run, err := w.newRun(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
 			var wg sync.WaitGroup
 			done := make([]int, 4)
 			for id := range 4 {
-				run, emu, err := w.state(uint64(id)+100, id)
-				if err != nil {
-					t.Fatal(err)
-				}
+				emu := run.emulator(uint64(id)+100, id)
 				f := &fakeExec{}
 				var q workload.Queries
 				k := newWorker(run.env, f, emu, id, uint64(id)+100, &q, tick)
@@ -572,10 +592,18 @@ func TestWorkersConcurrently(t *testing.T) {
 				}()
 			}
 			wg.Wait()
+			// A shared emulator hands its work to whichever worker asks
+			// when it is due: one worker may get none of it, the workers
+			// together must.
+			total := 0
 			for id, n := range done {
-				if n == 0 {
+				total += n
+				if n == 0 && mode == "worker" {
 					t.Errorf("worker %d ran no Trade-Result", id)
 				}
+			}
+			if total == 0 {
+				t.Error("the workers ran no Trade-Result")
 			}
 		})
 	}
@@ -585,12 +613,13 @@ func TestWorkersConcurrently(t *testing.T) {
 // holds; another worker has its own.
 func TestEmulatorKeptAcrossReconnects(t *testing.T) {
 	w := parse(t, "--customers", "1000", "--itd", "1", "--news-size", "100")
-	_, a, err := w.state(1, 0)
+	run, err := w.newRun(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, again, _ := w.state(2, 0)
-	_, other, _ := w.state(1, 1)
+	a := run.emulator(1, 0)
+	again := run.emulator(2, 0)
+	other := run.emulator(1, 1)
 	if a != again || a == other {
 		t.Errorf("worker 0's emulator %p, after reconnecting %p, worker 1's %p", a, again, other)
 	}

@@ -52,7 +52,7 @@ func prepare(t testing.TB, target engine.Target) *env {
 	ctx := context.Background()
 	e := enginetest.Open(t, target)
 	w := tpce.New()
-	if err := w.Flags().Parse(testArgs); err != nil {
+	if err := w.Define().Options.Parse(testArgs); err != nil {
 		t.Fatal(err)
 	}
 	stats, err := runner.Prepare(ctx, e, w, runner.PrepareConfig{LoadThreads: 2})
@@ -112,7 +112,7 @@ func (v *env) str(t testing.TB, sql string, args ...any) string {
 
 func (v *env) check(t testing.TB) {
 	t.Helper()
-	problems, err := v.w.Check(context.Background(), v.c)
+	problems, err := v.w.Define().Check(context.Background(), v.c)
 	if err != nil || len(problems) > 0 {
 		t.Fatalf("check: %v %v", problems, err)
 	}

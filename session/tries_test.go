@@ -24,7 +24,7 @@ func docolap(t *testing.T, args ...string) workload.Workload {
 		t.Fatal("docolap is not registered")
 	}
 	w := m.New()
-	if err := w.Flags().Parse(args); err != nil {
+	if err := w.Define().Options.Parse(args); err != nil {
 		t.Fatal(err)
 	}
 	return w

@@ -12,6 +12,30 @@ import (
 
 var _ engine.SchemaRenderer = Dialect{}
 
+// types are MySQL's and MariaDB's names of the column types. Serial is
+// INTEGER NOT NULL AUTO_INCREMENT: the workload declares the primary key
+// itself. Timestamps are DATETIME(6), which, unlike TIMESTAMP, is free of
+// time zone conversion and of the 2038 limit.
+var types = sqlddl.Types{
+	schema.Int:       "INT",
+	schema.BigInt:    "BIGINT",
+	schema.SmallInt:  "SMALLINT",
+	schema.Serial:    "INTEGER NOT NULL AUTO_INCREMENT",
+	schema.Decimal:   "DECIMAL(%d, %d)",
+	schema.Float:     "DOUBLE",
+	schema.Char:      "CHAR(%d)",
+	schema.Varchar:   "VARCHAR(%d)",
+	schema.Text:      "LONGTEXT",
+	schema.Timestamp: "DATETIME(6)",
+	schema.Date:      "DATE",
+	schema.Bool:      "BOOLEAN",
+	schema.Bytes:     "LONGBLOB",
+	schema.JSON:      "JSON",
+}
+
+// ColumnType is c's type in MySQL DDL (types).
+func (Dialect) ColumnType(c schema.Column) string { return types.Column(c) }
+
 // ddl is the MySQL and MariaDB rendering of declared tables, written to
 // the subset both servers take (MariaDB 10.11, MySQL 8): JSON is JSON (an
 // alias of LONGTEXT with a validity check on MariaDB), bytes LONGBLOB.
@@ -21,7 +45,7 @@ var _ engine.SchemaRenderer = Dialect{}
 // columns are appended to the key. The primary key belongs in CREATE
 // TABLE (InnoDB keeps rows in key order).
 var ddl = sqlddl.Dialect{
-	Type:           sqlddl.Types("JSON", "LONGBLOB", Dialect{}.ColumnType),
+	Types:          types,
 	PathExpr:       pathExpr,
 	GeneratedPaths: true,
 	PathType: func(k schema.Key) string {

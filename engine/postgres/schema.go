@@ -11,6 +11,28 @@ import (
 
 var _ engine.SchemaRenderer = Dialect{}
 
+// types are PostgreSQL's names of the column types. Serial is SERIAL: the
+// workload declares the primary key itself.
+var types = sqlddl.Types{
+	schema.Int:       "INTEGER",
+	schema.BigInt:    "BIGINT",
+	schema.SmallInt:  "SMALLINT",
+	schema.Serial:    "SERIAL",
+	schema.Decimal:   "NUMERIC(%d, %d)",
+	schema.Float:     "DOUBLE PRECISION",
+	schema.Char:      "CHAR(%d)",
+	schema.Varchar:   "VARCHAR(%d)",
+	schema.Text:      "TEXT",
+	schema.Timestamp: "TIMESTAMP",
+	schema.Date:      "DATE",
+	schema.Bool:      "BOOLEAN",
+	schema.Bytes:     "BYTEA",
+	schema.JSON:      "JSONB",
+}
+
+// ColumnType is c's type in PostgreSQL DDL (types).
+func (Dialect) ColumnType(c schema.Column) string { return types.Column(c) }
+
 // ddl is PostgreSQL's rendering of declared tables: JSON is jsonb, bytes
 // bytea; a JSON-path key is the expression (doc->'a'->>'b'), cast when it
 // is indexed as another type than text; INCLUDE is native; the primary
@@ -18,7 +40,7 @@ var _ engine.SchemaRenderer = Dialect{}
 // moved past the loaded ids.
 func (d Dialect) ddl() sqlddl.Dialect {
 	return sqlddl.Dialect{
-		Type:     sqlddl.Types("JSONB", "BYTEA", d.ColumnType),
+		Types:    types,
 		PathExpr: pathExpr,
 		Include:  true,
 		DeferPK:  true,

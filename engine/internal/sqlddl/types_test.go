@@ -225,10 +225,8 @@ func renderTypes(t *testing.T, d dialect) []string {
 	}
 	out := make([]string, len(typeCases))
 	for i, c := range typeCases {
-		if ct, ok := sqlddl.ColType(c.Type); ok {
-			if got := d.ColumnType(ct, c.Size, c.Scale); got != def(3*i) {
-				t.Errorf("ColumnType(%v, %d, %d) = %q, want %q as in CREATE TABLE", c.Type, c.Size, c.Scale, got, def(3*i))
-			}
+		if got := d.ColumnType(c); got != def(3*i) {
+			t.Errorf("ColumnType(%v, %d, %d) = %q, want %q as in CREATE TABLE", c.Type, c.Size, c.Scale, got, def(3*i))
 		}
 		out[i] = fmt.Sprintf("%v %d %d: %s | %s | %s | %s", c.Type, c.Size, c.Scale,
 			def(3*i), def(3*i+1), def(3*i+2), d.DeclaredType(c))
@@ -247,4 +245,28 @@ func defaultOf(ty schema.Type) any {
 		return true
 	}
 	return "x"
+}
+
+// TestTypesColumn checks Types.Column's substitution of Size and Scale and
+// its panic on a type the table does not name.
+func TestTypesColumn(t *testing.T) {
+	ts := sqlddl.Types{schema.Int: "INT", schema.Char: "CHAR(%d)", schema.Decimal: "DEC(%d,%d)"}
+	for _, tc := range []struct {
+		c    schema.Column
+		want string
+	}{
+		{schema.Column{Type: schema.Int, Size: 3, Scale: 1}, "INT"},
+		{schema.Column{Type: schema.Char, Size: 3, Scale: 1}, "CHAR(3)"},
+		{schema.Column{Type: schema.Decimal, Size: 12, Scale: 2}, "DEC(12,2)"},
+	} {
+		if got := ts.Column(tc.c); got != tc.want {
+			t.Errorf("Column(%v, %d, %d) = %q, want %q", tc.c.Type, tc.c.Size, tc.c.Scale, got, tc.want)
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("Column of a type the table lacks did not panic")
+		}
+	}()
+	ts.Column(schema.Column{Type: schema.Text})
 }

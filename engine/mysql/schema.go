@@ -1,7 +1,6 @@
 package mysql
 
 import (
-	"fmt"
 	"regexp"
 	"strings"
 
@@ -134,35 +133,26 @@ func (Dialect) NormalType(reported string) string {
 }
 
 // DeclaredType implements engine.TableInspector: COLUMN_TYPE of the type
-// CreateTableSQL gives c, in NormalType's form.
-func (Dialect) DeclaredType(c schema.Column) string {
-	switch c.Type {
-	case schema.Int, schema.Serial:
-		return "int"
-	case schema.BigInt:
-		return "bigint"
-	case schema.Decimal:
-		return fmt.Sprintf("decimal(%d,%d)", c.Size, c.Scale)
-	case schema.Float:
-		return "double"
-	case schema.Char:
-		return fmt.Sprintf("char(%d)", c.Size)
-	case schema.Varchar:
-		return fmt.Sprintf("varchar(%d)", c.Size)
-	case schema.Text, schema.JSON:
-		return "longtext"
-	case schema.Timestamp:
-		return "datetime(6)"
-	case schema.Bool:
-		return "tinyint(1)"
-	case schema.SmallInt:
-		return "smallint"
-	case schema.Date:
-		return "date"
-	case schema.Bytes:
-		return "longblob"
-	}
-	return "?"
+// CreateTableSQL gives c, in NormalType's form (catalogTypes).
+func (Dialect) DeclaredType(c schema.Column) string { return catalogTypes.Column(c) }
+
+// catalogTypes are COLUMN_TYPE's names of the types in types, in
+// NormalType's form: BOOLEAN is tinyint(1), JSON longtext.
+var catalogTypes = sqlddl.Types{
+	schema.Int:       "int",
+	schema.BigInt:    "bigint",
+	schema.SmallInt:  "smallint",
+	schema.Serial:    "int",
+	schema.Decimal:   "decimal(%d,%d)",
+	schema.Float:     "double",
+	schema.Char:      "char(%d)",
+	schema.Varchar:   "varchar(%d)",
+	schema.Text:      "longtext",
+	schema.Timestamp: "datetime(6)",
+	schema.Date:      "date",
+	schema.Bool:      "tinyint(1)",
+	schema.Bytes:     "longblob",
+	schema.JSON:      "longtext",
 }
 
 var _ engine.SizeInspector = Dialect{}

@@ -195,7 +195,7 @@ type Types map[schema.Type]string
 func (ts Types) Column(c schema.Column) string {
 	s, ok := ts[c.Type]
 	if !ok {
-		panic(fmt.Sprintf("sqlddl: no DDL type for %v", c.Type))
+		panic(fmt.Sprintf("sqlddl: no name for column type %v", c.Type))
 	}
 	for _, n := range [...]int{c.Size, c.Scale} {
 		s = strings.Replace(s, "%d", strconv.Itoa(n), 1)

@@ -593,13 +593,14 @@ func (s SQLCatalog) Meta(ctx context.Context, name string) (MetaRecord, bool, er
 // version the columns it lacks.
 func (s SQLCatalog) ensureMeta(ctx context.Context) error {
 	d := s.C.Dialect()
-	v := d.ColumnType(TypeVarchar, 128, 0)
+	varchar := func(n int) string { return d.ColumnType(schema.Column{Type: schema.Varchar, Size: n}) }
+	v := varchar(128)
 	extraCols := ""
 	for _, m := range metaColumns {
 		extraCols += ", " + m.name + " " + m.typ
 	}
 	if err := s.C.Exec(ctx, fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s (table_name %s NOT NULL PRIMARY KEY, workload %s NOT NULL, state %s NOT NULL, created_at %s NOT NULL%s)",
-		MetaTable, v, v, d.ColumnType(TypeVarchar, 16, 0), d.ColumnType(TypeVarchar, 40, 0), extraCols)); err != nil {
+		MetaTable, v, v, varchar(16), varchar(40), extraCols)); err != nil {
 		return fmt.Errorf("creating %s: %w", MetaTable, err)
 	}
 	has, err := s.metaHas(ctx)

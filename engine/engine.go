@@ -33,6 +33,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/dbarena/dbarena/schema"
 )
 
 // Engine is an open target: a factory of connections plus server metadata.
@@ -245,30 +247,6 @@ func (c ErrorClass) String() string {
 	return fmt.Sprintf("ErrorClass(%d)", int(c))
 }
 
-// ColType is a portable column type; Dialect.ColumnType maps it to DDL.
-type ColType int
-
-const (
-	TypeInt    ColType = iota // 32-bit integer
-	TypeBigInt                // 64-bit integer
-	// TypeSerialPK is an auto-incrementing 32-bit integer meant for the
-	// primary key. It maps to the column type only, never to the key: the
-	// workload declares PRIMARY KEY (col) itself, as a table constraint.
-	// PostgreSQL: SERIAL; MySQL: INTEGER NOT NULL AUTO_INCREMENT; SQLite:
-	// INTEGER (with the PRIMARY KEY (col) constraint the column is the
-	// table's rowid alias, numbered automatically when inserted as NULL).
-	TypeSerialPK
-	TypeChar      // fixed-width string, CHAR(n)
-	TypeVarchar   // variable string, VARCHAR(n)
-	TypeText      // unbounded string
-	TypeFloat     // double precision
-	TypeDecimal   // exact numeric, DECIMAL(n, scale)
-	TypeTimestamp // timestamp without time zone
-	TypeBool      // boolean
-	TypeSmallInt  // 16-bit integer
-	TypeDate      // calendar date
-)
-
 // Family is the language an engine speaks. A workload implements its
 // transactions once per family, not once per engine: every SQL engine runs
 // the same statements through SQLConn and SQLDialect, and the document
@@ -305,9 +283,13 @@ type SQLDialect interface {
 	// Rebind turns '?' placeholders into the engine's own ($1, $2 … on
 	// PostgreSQL). '?' inside quoted strings is left alone.
 	Rebind(sql string) string
-	// ColumnType is the DDL for t; size and scale are used by types that
-	// take them (CHAR(size), VARCHAR(size), DECIMAL(size, scale)).
-	ColumnType(t ColType, size, scale int) string
+	// ColumnType is the DDL type of a column declared as c: c.Type with
+	// c.Size and c.Scale where the type takes them (CHAR(size),
+	// VARCHAR(size), DECIMAL(size, scale)). A schema.Serial column's type
+	// carries what numbers it (SERIAL, AUTO_INCREMENT), never its key:
+	// the caller declares PRIMARY KEY (col) as a table constraint. c's
+	// name, nullability and default are not part of it.
+	ColumnType(c schema.Column) string
 	// QuoteIdent quotes an identifier.
 	QuoteIdent(name string) string
 	// TableExistsSQL is a query with one '?' argument (a table name) that

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"net"
-	"strconv"
 	"strings"
 
 	"github.com/go-sql-driver/mysql"
@@ -38,40 +37,6 @@ func (Dialect) Capabilities() engine.Capabilities {
 
 // Rebind returns sql unchanged: MySQL's placeholders are '?'.
 func (Dialect) Rebind(sql string) string { return sql }
-
-// ColumnType maps a portable column type to MySQL DDL. TypeSerialPK is
-// "INTEGER NOT NULL AUTO_INCREMENT": the workload declares the primary key
-// itself. Timestamps are DATETIME(6), which, unlike TIMESTAMP, is free of
-// time zone conversion and of the 2038 limit.
-func (Dialect) ColumnType(t engine.ColType, size, scale int) string {
-	switch t {
-	case engine.TypeInt:
-		return "INT"
-	case engine.TypeBigInt:
-		return "BIGINT"
-	case engine.TypeSerialPK:
-		return "INTEGER NOT NULL AUTO_INCREMENT"
-	case engine.TypeChar:
-		return "CHAR(" + strconv.Itoa(size) + ")"
-	case engine.TypeVarchar:
-		return "VARCHAR(" + strconv.Itoa(size) + ")"
-	case engine.TypeText:
-		return "LONGTEXT"
-	case engine.TypeFloat:
-		return "DOUBLE"
-	case engine.TypeDecimal:
-		return "DECIMAL(" + strconv.Itoa(size) + ", " + strconv.Itoa(scale) + ")"
-	case engine.TypeTimestamp:
-		return "DATETIME(6)"
-	case engine.TypeBool:
-		return "BOOLEAN"
-	case engine.TypeSmallInt:
-		return "SMALLINT"
-	case engine.TypeDate:
-		return "DATE"
-	}
-	panic("mysql: unknown column type " + strconv.Itoa(int(t)))
-}
 
 // QuoteIdent quotes name with backticks.
 func (Dialect) QuoteIdent(name string) string {

@@ -14,6 +14,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/schema"
 )
 
 func TestClassify(t *testing.T) {
@@ -53,23 +54,23 @@ func TestClassify(t *testing.T) {
 func TestColumnType(t *testing.T) {
 	d := Dialect{}
 	for _, tc := range []struct {
-		t           engine.ColType
-		size, scale int
-		want        string
+		c    schema.Column
+		want string
 	}{
-		{engine.TypeInt, 0, 0, "INT"},
-		{engine.TypeBigInt, 0, 0, "BIGINT"},
-		{engine.TypeSerialPK, 0, 0, "INTEGER NOT NULL AUTO_INCREMENT"},
-		{engine.TypeChar, 10, 0, "CHAR(10)"},
-		{engine.TypeVarchar, 60, 0, "VARCHAR(60)"},
-		{engine.TypeText, 0, 0, "LONGTEXT"},
-		{engine.TypeFloat, 0, 0, "DOUBLE"},
-		{engine.TypeDecimal, 12, 2, "DECIMAL(12, 2)"},
-		{engine.TypeTimestamp, 0, 0, "DATETIME(6)"},
-		{engine.TypeBool, 0, 0, "BOOLEAN"},
+		{schema.Column{Type: schema.Int}, "INT"},
+		{schema.Column{Type: schema.BigInt}, "BIGINT"},
+		{schema.Column{Type: schema.Serial}, "INTEGER NOT NULL AUTO_INCREMENT"},
+		{schema.Column{Type: schema.Char, Size: 10}, "CHAR(10)"},
+		{schema.Column{Type: schema.Varchar, Size: 60}, "VARCHAR(60)"},
+		{schema.Column{Type: schema.Text}, "LONGTEXT"},
+		{schema.Column{Type: schema.Float}, "DOUBLE"},
+		{schema.Column{Type: schema.Decimal, Size: 12, Scale: 2}, "DECIMAL(12, 2)"},
+		{schema.Column{Type: schema.Timestamp}, "DATETIME(6)"},
+		{schema.Column{Type: schema.Bool}, "BOOLEAN"},
+		{schema.Column{Type: schema.JSON}, "JSON"},
 	} {
-		if got := d.ColumnType(tc.t, tc.size, tc.scale); got != tc.want {
-			t.Errorf("ColumnType(%d) = %q, want %q", tc.t, got, tc.want)
+		if got := d.ColumnType(tc.c); got != tc.want {
+			t.Errorf("ColumnType(%v) = %q, want %q", tc.c.Type, got, tc.want)
 		}
 	}
 	if got := d.QuoteIdent("we`ird"); got != "`we``ird`" {

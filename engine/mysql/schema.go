@@ -1,7 +1,6 @@
 package mysql
 
 import (
-	"fmt"
 	"regexp"
 	"strings"
 
@@ -12,6 +11,30 @@ import (
 
 var _ engine.SchemaRenderer = Dialect{}
 
+// types are MySQL's and MariaDB's names of the column types. Serial is
+// INTEGER NOT NULL AUTO_INCREMENT: the workload declares the primary key
+// itself. Timestamps are DATETIME(6), which, unlike TIMESTAMP, is free of
+// time zone conversion and of the 2038 limit.
+var types = sqlddl.Types{
+	schema.Int:       "INT",
+	schema.BigInt:    "BIGINT",
+	schema.SmallInt:  "SMALLINT",
+	schema.Serial:    "INTEGER NOT NULL AUTO_INCREMENT",
+	schema.Decimal:   "DECIMAL(%d, %d)",
+	schema.Float:     "DOUBLE",
+	schema.Char:      "CHAR(%d)",
+	schema.Varchar:   "VARCHAR(%d)",
+	schema.Text:      "LONGTEXT",
+	schema.Timestamp: "DATETIME(6)",
+	schema.Date:      "DATE",
+	schema.Bool:      "BOOLEAN",
+	schema.Bytes:     "LONGBLOB",
+	schema.JSON:      "JSON",
+}
+
+// ColumnType is c's type in MySQL DDL (types).
+func (Dialect) ColumnType(c schema.Column) string { return types.Column(c) }
+
 // ddl is the MySQL and MariaDB rendering of declared tables, written to
 // the subset both servers take (MariaDB 10.11, MySQL 8): JSON is JSON (an
 // alias of LONGTEXT with a validity check on MariaDB), bytes LONGBLOB.
@@ -21,7 +44,7 @@ var _ engine.SchemaRenderer = Dialect{}
 // columns are appended to the key. The primary key belongs in CREATE
 // TABLE (InnoDB keeps rows in key order).
 var ddl = sqlddl.Dialect{
-	Type:           sqlddl.Types("JSON", "LONGBLOB", Dialect{}.ColumnType),
+	Types:          types,
 	PathExpr:       pathExpr,
 	GeneratedPaths: true,
 	PathType: func(k schema.Key) string {
@@ -110,35 +133,26 @@ func (Dialect) NormalType(reported string) string {
 }
 
 // DeclaredType implements engine.TableInspector: COLUMN_TYPE of the type
-// CreateTableSQL gives c, in NormalType's form.
-func (Dialect) DeclaredType(c schema.Column) string {
-	switch c.Type {
-	case schema.Int, schema.Serial:
-		return "int"
-	case schema.BigInt:
-		return "bigint"
-	case schema.Decimal:
-		return fmt.Sprintf("decimal(%d,%d)", c.Size, c.Scale)
-	case schema.Float:
-		return "double"
-	case schema.Char:
-		return fmt.Sprintf("char(%d)", c.Size)
-	case schema.Varchar:
-		return fmt.Sprintf("varchar(%d)", c.Size)
-	case schema.Text, schema.JSON:
-		return "longtext"
-	case schema.Timestamp:
-		return "datetime(6)"
-	case schema.Bool:
-		return "tinyint(1)"
-	case schema.SmallInt:
-		return "smallint"
-	case schema.Date:
-		return "date"
-	case schema.Bytes:
-		return "longblob"
-	}
-	return "?"
+// CreateTableSQL gives c, in NormalType's form (catalogTypes).
+func (Dialect) DeclaredType(c schema.Column) string { return catalogTypes.Column(c) }
+
+// catalogTypes are COLUMN_TYPE's names of the types in types, in
+// NormalType's form: BOOLEAN is tinyint(1), JSON longtext.
+var catalogTypes = sqlddl.Types{
+	schema.Int:       "int",
+	schema.BigInt:    "bigint",
+	schema.SmallInt:  "smallint",
+	schema.Serial:    "int",
+	schema.Decimal:   "decimal(%d,%d)",
+	schema.Float:     "double",
+	schema.Char:      "char(%d)",
+	schema.Varchar:   "varchar(%d)",
+	schema.Text:      "longtext",
+	schema.Timestamp: "datetime(6)",
+	schema.Date:      "date",
+	schema.Bool:      "tinyint(1)",
+	schema.Bytes:     "longblob",
+	schema.JSON:      "longtext",
 }
 
 var _ engine.SizeInspector = Dialect{}

@@ -96,38 +96,6 @@ func skipQuoted(sql string, i int, q byte) int {
 	return len(sql)
 }
 
-// ColumnType maps a portable column type to PostgreSQL DDL. TypeSerialPK is
-// "SERIAL": the workload declares the primary key itself.
-func (Dialect) ColumnType(t engine.ColType, size, scale int) string {
-	switch t {
-	case engine.TypeInt:
-		return "INTEGER"
-	case engine.TypeBigInt:
-		return "BIGINT"
-	case engine.TypeSerialPK:
-		return "SERIAL"
-	case engine.TypeChar:
-		return "CHAR(" + strconv.Itoa(size) + ")"
-	case engine.TypeVarchar:
-		return "VARCHAR(" + strconv.Itoa(size) + ")"
-	case engine.TypeText:
-		return "TEXT"
-	case engine.TypeFloat:
-		return "DOUBLE PRECISION"
-	case engine.TypeDecimal:
-		return "NUMERIC(" + strconv.Itoa(size) + ", " + strconv.Itoa(scale) + ")"
-	case engine.TypeTimestamp:
-		return "TIMESTAMP"
-	case engine.TypeBool:
-		return "BOOLEAN"
-	case engine.TypeSmallInt:
-		return "SMALLINT"
-	case engine.TypeDate:
-		return "DATE"
-	}
-	panic("postgres: unknown column type " + strconv.Itoa(int(t)))
-}
-
 // QuoteIdent quotes name as a PostgreSQL identifier.
 func (Dialect) QuoteIdent(name string) string {
 	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`

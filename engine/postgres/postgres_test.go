@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/schema"
 )
 
 func TestRebind(t *testing.T) {
@@ -85,23 +86,23 @@ func TestClassify(t *testing.T) {
 func TestColumnType(t *testing.T) {
 	d := Dialect{}
 	for _, tc := range []struct {
-		t           engine.ColType
-		size, scale int
-		want        string
+		c    schema.Column
+		want string
 	}{
-		{engine.TypeInt, 0, 0, "INTEGER"},
-		{engine.TypeBigInt, 0, 0, "BIGINT"},
-		{engine.TypeSerialPK, 0, 0, "SERIAL"},
-		{engine.TypeChar, 10, 0, "CHAR(10)"},
-		{engine.TypeVarchar, 60, 0, "VARCHAR(60)"},
-		{engine.TypeText, 0, 0, "TEXT"},
-		{engine.TypeFloat, 0, 0, "DOUBLE PRECISION"},
-		{engine.TypeDecimal, 12, 2, "NUMERIC(12, 2)"},
-		{engine.TypeTimestamp, 0, 0, "TIMESTAMP"},
-		{engine.TypeBool, 0, 0, "BOOLEAN"},
+		{schema.Column{Type: schema.Int}, "INTEGER"},
+		{schema.Column{Type: schema.BigInt}, "BIGINT"},
+		{schema.Column{Type: schema.Serial}, "SERIAL"},
+		{schema.Column{Type: schema.Char, Size: 10}, "CHAR(10)"},
+		{schema.Column{Type: schema.Varchar, Size: 60}, "VARCHAR(60)"},
+		{schema.Column{Type: schema.Text}, "TEXT"},
+		{schema.Column{Type: schema.Float}, "DOUBLE PRECISION"},
+		{schema.Column{Type: schema.Decimal, Size: 12, Scale: 2}, "NUMERIC(12, 2)"},
+		{schema.Column{Type: schema.Timestamp}, "TIMESTAMP"},
+		{schema.Column{Type: schema.Bool}, "BOOLEAN"},
+		{schema.Column{Type: schema.JSON}, "JSONB"},
 	} {
-		if got := d.ColumnType(tc.t, tc.size, tc.scale); got != tc.want {
-			t.Errorf("ColumnType(%d, %d, %d) = %q, want %q", tc.t, tc.size, tc.scale, got, tc.want)
+		if got := d.ColumnType(tc.c); got != tc.want {
+			t.Errorf("ColumnType(%v, %d, %d) = %q, want %q", tc.c.Type, tc.c.Size, tc.c.Scale, got, tc.want)
 		}
 	}
 	if got := d.QuoteIdent(`we"ird`); got != `"we""ird"` {

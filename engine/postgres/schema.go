@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/dbarena/dbarena/engine"
@@ -11,6 +10,28 @@ import (
 
 var _ engine.SchemaRenderer = Dialect{}
 
+// types are PostgreSQL's names of the column types. Serial is SERIAL: the
+// workload declares the primary key itself.
+var types = sqlddl.Types{
+	schema.Int:       "INTEGER",
+	schema.BigInt:    "BIGINT",
+	schema.SmallInt:  "SMALLINT",
+	schema.Serial:    "SERIAL",
+	schema.Decimal:   "NUMERIC(%d, %d)",
+	schema.Float:     "DOUBLE PRECISION",
+	schema.Char:      "CHAR(%d)",
+	schema.Varchar:   "VARCHAR(%d)",
+	schema.Text:      "TEXT",
+	schema.Timestamp: "TIMESTAMP",
+	schema.Date:      "DATE",
+	schema.Bool:      "BOOLEAN",
+	schema.Bytes:     "BYTEA",
+	schema.JSON:      "JSONB",
+}
+
+// ColumnType is c's type in PostgreSQL DDL (types).
+func (Dialect) ColumnType(c schema.Column) string { return types.Column(c) }
+
 // ddl is PostgreSQL's rendering of declared tables: JSON is jsonb, bytes
 // bytea; a JSON-path key is the expression (doc->'a'->>'b'), cast when it
 // is indexed as another type than text; INCLUDE is native; the primary
@@ -18,7 +39,7 @@ var _ engine.SchemaRenderer = Dialect{}
 // moved past the loaded ids.
 func (d Dialect) ddl() sqlddl.Dialect {
 	return sqlddl.Dialect{
-		Type:     sqlddl.Types("JSONB", "BYTEA", d.ColumnType),
+		Types:    types,
 		PathExpr: pathExpr,
 		Include:  true,
 		DeferPK:  true,
@@ -100,38 +121,26 @@ func (Dialect) ColumnTypesSQL() string {
 func (Dialect) NormalType(reported string) string { return reported }
 
 // DeclaredType implements engine.TableInspector: format_type's name of
-// the type CreateTableSQL gives c (a SERIAL is an integer with a
-// sequence).
-func (Dialect) DeclaredType(c schema.Column) string {
-	switch c.Type {
-	case schema.Int, schema.Serial:
-		return "integer"
-	case schema.BigInt:
-		return "bigint"
-	case schema.Decimal:
-		return fmt.Sprintf("numeric(%d,%d)", c.Size, c.Scale)
-	case schema.Float:
-		return "double precision"
-	case schema.Char:
-		return fmt.Sprintf("character(%d)", c.Size)
-	case schema.Varchar:
-		return fmt.Sprintf("character varying(%d)", c.Size)
-	case schema.Text:
-		return "text"
-	case schema.Timestamp:
-		return "timestamp without time zone"
-	case schema.Bool:
-		return "boolean"
-	case schema.SmallInt:
-		return "smallint"
-	case schema.Date:
-		return "date"
-	case schema.Bytes:
-		return "bytea"
-	case schema.JSON:
-		return "jsonb"
-	}
-	return "?"
+// the type CreateTableSQL gives c (catalogTypes).
+func (Dialect) DeclaredType(c schema.Column) string { return catalogTypes.Column(c) }
+
+// catalogTypes are format_type's names of the types in types (a SERIAL
+// is an integer with a sequence).
+var catalogTypes = sqlddl.Types{
+	schema.Int:       "integer",
+	schema.BigInt:    "bigint",
+	schema.SmallInt:  "smallint",
+	schema.Serial:    "integer",
+	schema.Decimal:   "numeric(%d,%d)",
+	schema.Float:     "double precision",
+	schema.Char:      "character(%d)",
+	schema.Varchar:   "character varying(%d)",
+	schema.Text:      "text",
+	schema.Timestamp: "timestamp without time zone",
+	schema.Date:      "date",
+	schema.Bool:      "boolean",
+	schema.Bytes:     "bytea",
+	schema.JSON:      "jsonb",
 }
 
 var _ engine.SizeInspector = Dialect{}

@@ -11,6 +11,30 @@ import (
 
 var _ engine.SchemaRenderer = Dialect{}
 
+// types are SQLite's names of the column types. Serial is INTEGER: with
+// the workload's PRIMARY KEY (id) table constraint the column becomes an
+// alias of the rowid, assigned automatically when NULL. JSON is TEXT
+// holding the document, bytes BLOB.
+var types = sqlddl.Types{
+	schema.Int:       "INTEGER",
+	schema.BigInt:    "BIGINT",
+	schema.SmallInt:  "SMALLINT",
+	schema.Serial:    "INTEGER",
+	schema.Decimal:   "DECIMAL(%d, %d)",
+	schema.Float:     "DOUBLE",
+	schema.Char:      "CHAR(%d)",
+	schema.Varchar:   "VARCHAR(%d)",
+	schema.Text:      "TEXT",
+	schema.Timestamp: "TIMESTAMP",
+	schema.Date:      "DATE",
+	schema.Bool:      "BOOLEAN",
+	schema.Bytes:     "BLOB",
+	schema.JSON:      "TEXT",
+}
+
+// ColumnType is c's type in SQLite DDL (types).
+func (Dialect) ColumnType(c schema.Column) string { return types.Column(c) }
+
 // ddl is SQLite's rendering of declared tables: JSON is TEXT holding the
 // document, bytes BLOB; a JSON-path key is the expression
 // json_extract(doc, '$.a.b'), which keeps the value's JSON type whatever
@@ -19,7 +43,7 @@ var _ engine.SchemaRenderer = Dialect{}
 // index that covers the same queries. Foreign keys are refused (see
 // ForeignKeySQL).
 var ddl = sqlddl.Dialect{
-	Type: sqlddl.Types("TEXT", "BLOB", Dialect{}.ColumnType),
+	Types: types,
 	PathExpr: func(k schema.Key) string {
 		return "json_extract(" + k.Column + ", " + sqlddl.PathLiteral(k.Path) + ")"
 	},
@@ -85,7 +109,7 @@ func (Dialect) NormalType(reported string) string {
 
 // DeclaredType implements engine.TableInspector: the type CreateTableSQL
 // writes for c, in NormalType's form.
-func (d Dialect) DeclaredType(c schema.Column) string { return d.NormalType(ddl.Type(c)) }
+func (d Dialect) DeclaredType(c schema.Column) string { return d.NormalType(types.Column(c)) }
 
 var _ engine.SizeInspector = Dialect{}
 

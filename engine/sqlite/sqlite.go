@@ -469,37 +469,6 @@ func (Dialect) IsolationSQL(level string) (string, error) {
 // Rebind returns sql unchanged: SQLite takes '?'.
 func (Dialect) Rebind(sql string) string { return sql }
 
-// ColumnType maps a portable column type to SQLite DDL. TypeSerialPK is
-// "INTEGER": with the workload's PRIMARY KEY (id) table constraint the
-// column becomes an alias of the rowid, assigned automatically when NULL.
-func (Dialect) ColumnType(t engine.ColType, size, scale int) string {
-	switch t {
-	case engine.TypeInt, engine.TypeSerialPK:
-		return "INTEGER"
-	case engine.TypeBigInt:
-		return "BIGINT"
-	case engine.TypeChar:
-		return "CHAR(" + strconv.Itoa(size) + ")"
-	case engine.TypeVarchar:
-		return "VARCHAR(" + strconv.Itoa(size) + ")"
-	case engine.TypeText:
-		return "TEXT"
-	case engine.TypeFloat:
-		return "DOUBLE"
-	case engine.TypeDecimal:
-		return "DECIMAL(" + strconv.Itoa(size) + ", " + strconv.Itoa(scale) + ")"
-	case engine.TypeTimestamp:
-		return "TIMESTAMP"
-	case engine.TypeBool:
-		return "BOOLEAN"
-	case engine.TypeSmallInt:
-		return "SMALLINT"
-	case engine.TypeDate:
-		return "DATE"
-	}
-	panic("sqlite: unknown column type " + strconv.Itoa(int(t)))
-}
-
 // QuoteIdent quotes name as an SQLite identifier.
 func (Dialect) QuoteIdent(name string) string {
 	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`

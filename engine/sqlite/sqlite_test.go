@@ -69,14 +69,14 @@ func TestDSN(t *testing.T) {
 
 func TestColumnType(t *testing.T) {
 	d := sqlite.Dialect{}
-	for ct, want := range map[engine.ColType]string{
-		engine.TypeInt: "INTEGER", engine.TypeBigInt: "BIGINT", engine.TypeSerialPK: "INTEGER",
-		engine.TypeChar: "CHAR(8)", engine.TypeVarchar: "VARCHAR(8)", engine.TypeText: "TEXT",
-		engine.TypeFloat: "DOUBLE", engine.TypeDecimal: "DECIMAL(8, 2)", engine.TypeTimestamp: "TIMESTAMP",
-		engine.TypeBool: "BOOLEAN",
+	for ty, want := range map[schema.Type]string{
+		schema.Int: "INTEGER", schema.BigInt: "BIGINT", schema.Serial: "INTEGER",
+		schema.Char: "CHAR(8)", schema.Varchar: "VARCHAR(8)", schema.Text: "TEXT",
+		schema.Float: "DOUBLE", schema.Decimal: "DECIMAL(8, 2)", schema.Timestamp: "TIMESTAMP",
+		schema.Bool: "BOOLEAN", schema.JSON: "TEXT", schema.Bytes: "BLOB",
 	} {
-		if got := d.ColumnType(ct, 8, 2); got != want {
-			t.Errorf("ColumnType(%d) = %q, want %q", ct, got, want)
+		if got := d.ColumnType(schema.Column{Type: ty, Size: 8, Scale: 2}); got != want {
+			t.Errorf("ColumnType(%v) = %q, want %q", ty, got, want)
 		}
 	}
 }
@@ -103,7 +103,7 @@ func TestOpenMissingDirectory(t *testing.T) {
 	}
 }
 
-// TestSerialPKIsRowid checks that TypeSerialPK with a PRIMARY KEY (id) table
+// TestSerialPKIsRowid checks that a schema.Serial column with a PRIMARY KEY (id) table
 // constraint makes id an alias of the rowid: numbered automatically, and
 // the same as rowid.
 func TestSerialPKIsRowid(t *testing.T) {
@@ -111,7 +111,7 @@ func TestSerialPKIsRowid(t *testing.T) {
 	e := open(t, "")
 	c := enginetest.Connect(t, e)
 	d := c.Dialect()
-	if err := c.Exec(ctx, "CREATE TABLE s (id "+d.ColumnType(engine.TypeSerialPK, 0, 0)+", v TEXT, PRIMARY KEY (id))"); err != nil {
+	if err := c.Exec(ctx, "CREATE TABLE s (id "+d.ColumnType(schema.Column{Type: schema.Serial})+", v TEXT, PRIMARY KEY (id))"); err != nil {
 		t.Fatal(err)
 	}
 	st, err := c.Prepare(ctx, "INSERT INTO s (v) VALUES (?)")

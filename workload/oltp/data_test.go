@@ -28,12 +28,12 @@ func (ddlDialect) Classify(error) engine.ErrorClass { return engine.ClassOther }
 func (ddlDialect) Capabilities() engine.Capabilities {
 	return engine.Capabilities{Family: engine.FamilySQL}
 }
-func (d ddlDialect) ColumnType(t engine.ColType, size, _ int) string {
-	switch t {
-	case engine.TypeSerialPK:
+func (d ddlDialect) ColumnType(c schema.Column) string {
+	switch c.Type {
+	case schema.Serial:
 		return d.serial
-	case engine.TypeChar:
-		return fmt.Sprintf("CHAR(%d)", size)
+	case schema.Char:
+		return fmt.Sprintf("CHAR(%d)", c.Size)
 	default:
 		return "INTEGER"
 	}

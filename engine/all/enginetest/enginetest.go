@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/schema"
 )
 
 // Config tells Run what the engine under test can be asked.
@@ -105,12 +106,15 @@ func Run(t *testing.T, tg engine.Target, cfg Config) {
 	bulk := cfg.Table + "_bulk"
 	mustExec(t, c, "DROP TABLE IF EXISTS "+d.QuoteIdent(tbl))
 	mustExec(t, c, "DROP TABLE IF EXISTS "+d.QuoteIdent(bulk))
+	ct := func(ty schema.Type, size, scale int) string {
+		return d.ColumnType(schema.Column{Type: ty, Size: size, Scale: scale})
+	}
 	mustExec(t, c, fmt.Sprintf("CREATE TABLE %s (id %s, k %s NOT NULL, c %s, f %s, d %s, ts %s, b %s, PRIMARY KEY (id))",
-		d.QuoteIdent(tbl), d.ColumnType(engine.TypeSerialPK, 0, 0), d.ColumnType(engine.TypeInt, 0, 0),
-		d.ColumnType(engine.TypeVarchar, 100, 0), d.ColumnType(engine.TypeFloat, 0, 0),
-		d.ColumnType(engine.TypeDecimal, 10, 2), d.ColumnType(engine.TypeTimestamp, 0, 0), d.ColumnType(engine.TypeBool, 0, 0)))
+		d.QuoteIdent(tbl), ct(schema.Serial, 0, 0), ct(schema.Int, 0, 0),
+		ct(schema.Varchar, 100, 0), ct(schema.Float, 0, 0),
+		ct(schema.Decimal, 10, 2), ct(schema.Timestamp, 0, 0), ct(schema.Bool, 0, 0)))
 	mustExec(t, c, fmt.Sprintf("CREATE TABLE %s (id %s NOT NULL, k %s NOT NULL, c %s NOT NULL, PRIMARY KEY (id))",
-		d.QuoteIdent(bulk), d.ColumnType(engine.TypeBigInt, 0, 0), d.ColumnType(engine.TypeInt, 0, 0), d.ColumnType(engine.TypeChar, 20, 0)))
+		d.QuoteIdent(bulk), ct(schema.BigInt, 0, 0), ct(schema.Int, 0, 0), ct(schema.Char, 20, 0)))
 	t.Cleanup(func() {
 		c, err := e.Connect(ctx)
 		if err != nil {

@@ -3,7 +3,8 @@
 // definitions and constraints, CREATE INDEX, ALTER TABLE … ADD CONSTRAINT
 // … FOREIGN KEY), with what differs between dialects (types, defaults,
 // expression keys, INCLUDE, where the primary key goes) supplied by each
-// engine's Dialect.
+// engine's Dialect. Each dialect states its column types as data (Types);
+// Types.Column is the one place they are rendered.
 //
 // Identifiers are written as declared, unquoted: schema names are plain
 // lower-case identifiers (schema.Validate), which every dialect takes as
@@ -15,16 +16,14 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/schema"
 )
 
 // Dialect is what one SQL dialect supplies.
 type Dialect struct {
-	// Type is a column's type in DDL, with whatever a Serial column
-	// needs (SERIAL, AUTO_INCREMENT); NOT NULL and DEFAULT are added by
-	// Render.
-	Type func(c schema.Column) string
+	// Types names the column types in DDL; NOT NULL and DEFAULT are
+	// added by CreateTable.
+	Types Types
 	// PathExpr is the expression of a JSON-path key (k.Path is set).
 	PathExpr func(k schema.Key) string
 	// GeneratedPaths makes CREATE TABLE add a virtual generated column
@@ -87,7 +86,7 @@ func (d Dialect) CreateTable(t *schema.Table) string {
 		if n > 0 {
 			b.WriteString(",\n")
 		}
-		b.WriteString("  " + c.Name + " " + d.Type(c))
+		b.WriteString("  " + c.Name + " " + d.Types.Column(c))
 		if c.Default != nil {
 			b.WriteString(" DEFAULT " + d.Literal(c.Default))
 		}
@@ -181,53 +180,27 @@ func fkConstraint(fk schema.ForeignKey) string {
 		fk.Name, strings.Join(fk.Columns, ", "), fk.Ref, strings.Join(fk.RefColumns, ", "))
 }
 
-// ColType maps the schema types that engine.ColType also has (all but
-// Bytes and JSON) to it, so that a dialect renders them with its
-// ColumnType; ok is false for the others.
-func ColType(t schema.Type) (ct engine.ColType, ok bool) {
-	switch t {
-	case schema.Int:
-		return engine.TypeInt, true
-	case schema.BigInt:
-		return engine.TypeBigInt, true
-	case schema.Serial:
-		return engine.TypeSerialPK, true
-	case schema.Decimal:
-		return engine.TypeDecimal, true
-	case schema.Float:
-		return engine.TypeFloat, true
-	case schema.Char:
-		return engine.TypeChar, true
-	case schema.Varchar:
-		return engine.TypeVarchar, true
-	case schema.Text:
-		return engine.TypeText, true
-	case schema.Timestamp:
-		return engine.TypeTimestamp, true
-	case schema.Bool:
-		return engine.TypeBool, true
-	case schema.SmallInt:
-		return engine.TypeSmallInt, true
-	case schema.Date:
-		return engine.TypeDate, true
-	}
-	return 0, false
-}
+// Types is a dialect's column types as data: for every schema.Type, its
+// name in DDL. The first %d in a name stands for the column's Size, the
+// second for its Scale ("VARCHAR(%d)", "NUMERIC(%d, %d)"); a name without
+// them ignores both. A Serial's name includes what makes the database
+// number the column (SERIAL, AUTO_INCREMENT) but never its key: the
+// primary key is declared as a table constraint.
+type Types map[schema.Type]string
 
-// Types is a Dialect.Type for a dialect whose JSON and Bytes columns are
-// json and bytes, and every other column what colType (the dialect's
-// engine.SQLDialect.ColumnType) makes of its ColType.
-func Types(json, bytes string, colType func(t engine.ColType, size, scale int) string) func(schema.Column) string {
-	return func(c schema.Column) string {
-		switch c.Type {
-		case schema.JSON:
-			return json
-		case schema.Bytes:
-			return bytes
-		}
-		ct, _ := ColType(c.Type)
-		return colType(ct, c.Size, c.Scale)
+// Column is the type of a column declared as c, as ts names it, with c's
+// Size and Scale in place of the name's %d. NOT NULL and DEFAULT are left
+// to CreateTable. It panics when ts has no name for c.Type: schema.Validate
+// refuses unknown types before any dialect sees them.
+func (ts Types) Column(c schema.Column) string {
+	s, ok := ts[c.Type]
+	if !ok {
+		panic(fmt.Sprintf("sqlddl: no name for column type %v", c.Type))
 	}
+	for _, n := range [...]int{c.Size, c.Scale} {
+		s = strings.Replace(s, "%d", strconv.Itoa(n), 1)
+	}
+	return s
 }
 
 // PathLiteral is the string literal of a JSON path for MySQL's and

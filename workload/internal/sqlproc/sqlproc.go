@@ -64,8 +64,8 @@ func Pick(names []string, sources map[string]string) []Routine {
 	return out
 }
 
-// namesOf are the routines' names.
-func namesOf(rs []Routine) []string {
+// Names are the routines' names, in order.
+func Names(rs []Routine) []string {
 	out := make([]string, len(rs))
 	for i, r := range rs {
 		out[i] = r.Name
@@ -101,7 +101,7 @@ func pgOverloadsSQL(n int) string {
 // the earlier versions in place.
 func (p Postgres) Install(ctx context.Context, c engine.SQLConn, rs []Routine) error {
 	return p.inTx(ctx, c, func() error {
-		if err := p.drop(ctx, c, namesOf(rs)); err != nil {
+		if err := p.drop(ctx, c, Names(rs)); err != nil {
 			return err
 		}
 		for _, r := range rs {

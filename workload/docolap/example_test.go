@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/workload/docolap"
 )
 
@@ -20,7 +21,7 @@ func Example() {
 		return
 	}
 	fmt.Println(g.Events(), ev.ID, ev.CreatedAt)
-	c, _ := docolap.SQL("postgres", docolap.QueryC)
+	c, _ := docolap.SQL(engine.KindPostgres, docolap.QueryC)
 	fmt.Println(c)
 	// Output:
 	// 644000 2489420001 2015-01-01T13:55:11Z
@@ -30,7 +31,7 @@ func Example() {
 // The normalized form: query C on its typed columns, as PostgreSQL runs
 // it, and the first rows of a batch of norm_events and norm_commits.
 func ExampleNormSQL() {
-	c, _ := docolap.NormSQL("postgres", docolap.QueryC)
+	c, _ := docolap.NormSQL(engine.KindPostgres, docolap.QueryC)
 	fmt.Println(c)
 	w := docolap.New()
 	if err := w.Define().Options.Parse([]string{"--events", "10", "--normalized"}); err != nil {

@@ -232,34 +232,23 @@ func (s *flatRows) Values() ([]any, error) { return s.row, s.err }
 func (s *flatRows) Err() error             { return s.err }
 
 // normSQL writes one SQL engine's name ordering and average for the
-// normalized queries, as sqlFor does for the JSON ones: names sort in
+// normalized queries, as jsonSQL does for the JSON ones: names sort in
 // byte order, averages read alike everywhere.
 type normSQL struct {
 	byName func(col string) string
 	avg    func(col string) string
 }
 
-func normFor(name string) (normSQL, error) {
-	switch name {
-	case "postgres":
-		return normSQL{byName: func(c string) string { return c + ` COLLATE "C"` }, avg: func(c string) string { return "avg(" + c + ")" }}, nil
-	case "mysql":
-		return normSQL{byName: func(c string) string { return "BINARY " + c }, avg: func(c string) string { return "AVG(CAST(" + c + " AS DOUBLE))" }}, nil
-	case "sqlite":
-		return normSQL{byName: same, avg: func(c string) string { return "avg(" + c + ")" }}, nil
-	}
-	return normSQL{}, fmt.Errorf("docolap: no queries for SQL engine %q", name)
-}
-
 // NormSQL returns query name's text on the normalized tables for the SQL
-// engine called engineName ("postgres", "mysql" or "sqlite"): the same
-// rows, in the same order, as SQL's on the JSON form of the same events.
-// Each filters and groups on the plain columns the five indexes are on.
-func NormSQL(engineName, name string) (string, error) {
-	j, err := normFor(engineName)
+// engine of kind (as SQL's): the same rows, in the same order, as SQL's
+// on the JSON form of the same events. Each filters and groups on the
+// plain columns the five indexes are on.
+func NormSQL(kind engine.Kind, name string) (string, error) {
+	d, err := dialectFor(kind)
 	if err != nil {
 		return "", err
 	}
+	j := d.norm
 	q, ok := LookupQuery(name)
 	if !ok {
 		return "", fmt.Errorf("docolap: no query %q (known: %s)", name, QueryNames())

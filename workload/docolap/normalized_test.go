@@ -18,22 +18,22 @@ import (
 )
 
 // goldenNormSQL are the normalized queries' texts per SQL engine.
-var goldenNormSQL = map[string]map[string]string{
-	"postgres": {
+var goldenNormSQL = map[engine.Kind]map[string]string{
+	engine.KindPostgres: {
 		"A":  `SELECT repo_name AS repo, count(*) AS n FROM norm_events WHERE type = 'IssuesEvent' AND action = 'opened' GROUP BY repo_name ORDER BY n DESC, repo_name COLLATE "C"`,
 		"B":  `SELECT type, count(*) AS n FROM norm_events GROUP BY type ORDER BY n DESC, type COLLATE "C"`,
 		"C":  `SELECT actor_login AS login, count(*) AS n FROM norm_events GROUP BY actor_login ORDER BY n DESC, actor_login COLLATE "C" LIMIT 10`,
 		"D":  `SELECT repo_name AS repo, avg(issue_comments) AS comments FROM norm_events WHERE type = 'PushEvent' AND issue_comments > 2 GROUP BY repo_name ORDER BY comments DESC, repo_name COLLATE "C"`,
 		"D2": `SELECT repo_name AS repo, avg(issue_comments) AS comments FROM norm_events WHERE type = 'IssueCommentEvent' AND issue_comments > 2 GROUP BY repo_name ORDER BY comments DESC, repo_name COLLATE "C"`,
 	},
-	"mysql": {
+	engine.KindMySQL: {
 		"A":  `SELECT repo_name AS repo, count(*) AS n FROM norm_events WHERE type = 'IssuesEvent' AND action = 'opened' GROUP BY repo_name ORDER BY n DESC, BINARY repo_name`,
 		"B":  `SELECT type, count(*) AS n FROM norm_events GROUP BY type ORDER BY n DESC, BINARY type`,
 		"C":  `SELECT actor_login AS login, count(*) AS n FROM norm_events GROUP BY actor_login ORDER BY n DESC, BINARY actor_login LIMIT 10`,
 		"D":  `SELECT repo_name AS repo, AVG(CAST(issue_comments AS DOUBLE)) AS comments FROM norm_events WHERE type = 'PushEvent' AND issue_comments > 2 GROUP BY repo_name ORDER BY comments DESC, BINARY repo_name`,
 		"D2": `SELECT repo_name AS repo, AVG(CAST(issue_comments AS DOUBLE)) AS comments FROM norm_events WHERE type = 'IssueCommentEvent' AND issue_comments > 2 GROUP BY repo_name ORDER BY comments DESC, BINARY repo_name`,
 	},
-	"sqlite": {
+	engine.KindSQLite: {
 		"A":  `SELECT repo_name AS repo, count(*) AS n FROM norm_events WHERE type = 'IssuesEvent' AND action = 'opened' GROUP BY repo_name ORDER BY n DESC, repo_name`,
 		"B":  `SELECT type, count(*) AS n FROM norm_events GROUP BY type ORDER BY n DESC, type`,
 		"C":  `SELECT actor_login AS login, count(*) AS n FROM norm_events GROUP BY actor_login ORDER BY n DESC, actor_login LIMIT 10`,
@@ -57,7 +57,7 @@ func TestNormSQLGolden(t *testing.T) {
 	if _, err := NormSQL("oracle", "A"); err == nil {
 		t.Error("a query for an unknown engine")
 	}
-	if _, err := NormSQL("sqlite", "E"); err == nil || !strings.Contains(err.Error(), "A,B,C,D,D2") {
+	if _, err := NormSQL(engine.KindSQLite, "E"); err == nil || !strings.Contains(err.Error(), "A,B,C,D,D2") {
 		t.Errorf("unknown query: %v", err)
 	}
 }
@@ -93,7 +93,7 @@ func TestNormIndexes(t *testing.T) {
 			}
 		}
 		for _, q := range Queries() {
-			text, err := NormSQL(d.Name(), q.Name)
+			text, err := NormSQL(d.Capabilities().Kind, q.Name)
 			if err != nil {
 				t.Fatal(err)
 			}

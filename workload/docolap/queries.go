@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/workload/internal/byengine"
 )
 
 // Kind is how a result column's values are written in a Row.
@@ -115,74 +116,35 @@ type jsonSQL struct {
 
 func same(s string) string { return s }
 
-// sqlFor returns the JSON expressions of SQL engine name.
-func sqlFor(name string) (jsonSQL, error) {
-	switch name {
-	case "postgres":
-		// doc->'a'->>'b'; ORDER BY in the "C" collation (byte order),
-		// whatever the database's default.
-		arrows := func(path []string) string {
-			var b strings.Builder
-			b.WriteString("doc")
-			for i, p := range path {
-				if i == len(path)-1 {
-					b.WriteString("->>")
-				} else {
-					b.WriteString("->")
-				}
-				b.WriteString("'" + p + "'")
-			}
-			return b.String()
-		}
-		return jsonSQL{
-			text:   func(p ...string) string { return arrows(p) },
-			num:    func(p ...string) string { return "(" + arrows(p) + ")::bigint" },
-			avg:    func(x string) string { return "avg(" + x + ")" },
-			name:   func(x string) string { return x + ` COLLATE "C"` },
-			byName: same,
-		}, nil
-	case "mysql":
-		// MariaDB 10.11 has no -> or ->> (they came in 13.1): the
-		// expressions of the generated columns that the path keys' indexes
-		// are built on, which MySQL 8 and MariaDB 11.8+ substitute with the
-		// indexed columns. The JSON functions' results are utf8mb4_bin
-		// already; BINARY makes the order bytewise anyway. AVG of a DOUBLE:
-		// the average of integers as DECIMAL would be rounded to four
-		// places by the server.
-		path := func(p []string) string {
-			return "JSON_UNQUOTE(JSON_EXTRACT(doc, '$." + strings.Join(p, ".") + "'))"
-		}
-		return jsonSQL{
-			text:   func(p ...string) string { return path(p) },
-			num:    func(p ...string) string { return "CAST(" + path(p) + " AS SIGNED)" },
-			avg:    func(x string) string { return "AVG(CAST(" + x + " AS DOUBLE))" },
-			name:   same,
-			byName: func(c string) string { return "BINARY " + c },
-		}, nil
-	case "sqlite":
-		// json_extract, as the expression indexes; the BINARY collation
-		// is byte order already.
-		path := func(p []string) string {
-			return "json_extract(doc, '$." + strings.Join(p, ".") + "')"
-		}
-		return jsonSQL{
-			text:   func(p ...string) string { return path(p) },
-			num:    func(p ...string) string { return path(p) },
-			avg:    func(x string) string { return "avg(" + x + ")" },
-			name:   same,
-			byName: same,
-		}, nil
-	}
-	return jsonSQL{}, fmt.Errorf("docolap: no queries for SQL engine %q", name)
+// sqlDialect is one SQL engine's part of the queries; each engine's
+// file (sql_postgres.go, sql_mysql.go, sql_sqlite.go) registers its own
+// in sqlDialects.
+type sqlDialect struct {
+	json jsonSQL // the JSON form's expressions
+	norm normSQL // the normalized form's ordering and average
 }
 
-// SQL returns query name's text for the SQL engine called engineName
-// ("postgres", "mysql" or "sqlite": engine.Dialect's Name).
-func SQL(engineName, name string) (string, error) {
-	j, err := sqlFor(engineName)
+// sqlDialects are the SQL engines' parts of the queries.
+var sqlDialects = byengine.Registry[sqlDialect]{What: "docolap queries"}
+
+// dialectFor returns the part of the queries of SQL engine kind.
+func dialectFor(kind engine.Kind) (sqlDialect, error) {
+	d, err := sqlDialects.For(kind)
+	if err != nil {
+		return sqlDialect{}, fmt.Errorf("docolap: %w", err)
+	}
+	return d, nil
+}
+
+// SQL returns query name's text for the SQL engine of kind
+// (engine.KindPostgres, KindMySQL or KindSQLite: the dialect's
+// Capabilities().Kind).
+func SQL(kind engine.Kind, name string) (string, error) {
+	d, err := dialectFor(kind)
 	if err != nil {
 		return "", err
 	}
+	j := d.json
 	q, ok := LookupQuery(name)
 	if !ok {
 		return "", fmt.Errorf("docolap: no query %q (known: %s)", name, QueryNames())
@@ -219,8 +181,8 @@ func RunSQL(ctx context.Context, c engine.SQLConn, name string) ([]Row, error) {
 
 // runSQL runs query name, as write writes it for c's engine, on c and
 // returns its rows.
-func runSQL(ctx context.Context, c engine.SQLConn, name string, write func(engineName, name string) (string, error)) ([]Row, error) {
-	text, err := write(c.Dialect().Name(), name)
+func runSQL(ctx context.Context, c engine.SQLConn, name string, write func(kind engine.Kind, name string) (string, error)) ([]Row, error) {
+	text, err := write(c.Dialect().Capabilities().Kind, name)
 	if err != nil {
 		return nil, err
 	}

@@ -356,30 +356,5 @@ func (w *Payments) check(ctx context.Context, conn engine.Conn) ([]workload.Prob
 	if cerr != nil {
 		return nil, cerr
 	}
-	var probs []workload.Problem
-	var n int64
-	var sum float64
-	if err := c.QueryRow(ctx, "SELECT COUNT(*), COALESCE(SUM(balance), 0) FROM accounts", nil, &n, &sum); err != nil {
-		return nil, err
-	}
-	want := float64(w.opts.accounts) * w.opts.balance
-	if n != int64(w.opts.accounts) {
-		probs = append(probs, workload.Problem{Check: "accounts", Detail: fmt.Sprintf("%d accounts, want --accounts %d", n, w.opts.accounts)})
-	}
-	if diff := sum - want; diff > 0.005 || diff < -0.005 {
-		probs = append(probs, workload.Problem{Check: "total balance", Detail: fmt.Sprintf("the balances sum to %.2f, want %.2f (%d × %.2f)", sum, want, w.opts.accounts, w.opts.balance)})
-	}
-	if err := c.QueryRow(ctx, "SELECT COUNT(*) FROM accounts WHERE balance < 0", nil, &n); err != nil {
-		return probs, err
-	}
-	if n > 0 {
-		probs = append(probs, workload.Problem{Check: "no negative balance", Detail: fmt.Sprintf("%d accounts below zero", n)})
-	}
-	if err := c.QueryRow(ctx, "SELECT COUNT(*) FROM transfers t LEFT JOIN accounts f ON f.id = t.from_account LEFT JOIN accounts a ON a.id = t.to_account WHERE f.id IS NULL OR a.id IS NULL", nil, &n); err != nil {
-		return probs, err
-	}
-	if n > 0 {
-		probs = append(probs, workload.Problem{Check: "transfers reference accounts", Detail: fmt.Sprintf("%d transfers name an account that does not exist", n)})
-	}
-	return probs, nil
+	return w.checkSQL(ctx, c)
 }

@@ -43,7 +43,7 @@ func (w *Payments) newWorker(ctx context.Context, conn engine.Conn, env workload
 		*p.dst = st
 	}
 	if w.opts.mode == ModeProcedure {
-		_, _, call, err := procedureSQL(c.Dialect())
+		call, err := procedureCall(c.Dialect())
 		if err != nil {
 			return nil, err
 		}

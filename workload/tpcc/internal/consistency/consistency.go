@@ -4,15 +4,15 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/workload"
+	"github.com/dbarena/dbarena/workload/internal/rules"
 )
 
 // MaxDetails is how many violating rows a Problem's Detail names; the
 // Detail always says how many there are in all.
-const MaxDetails = 5
+const MaxDetails = rules.MaxDetails
 
 // InitialDelivered is the number of orders per district that the initial
 // population delivers (clause 4.3.3.1: orders 1 to 2,100 of 3,000), the
@@ -59,30 +59,14 @@ func Check(ctx context.Context, c engine.SQLConn) ([]workload.Problem, error) {
 
 // CheckWith is Check with options; with Fresh it checks condition 11 too.
 func CheckWith(ctx context.Context, c engine.SQLConn, opts Options) ([]workload.Problem, error) {
-	var problems []workload.Problem
-	total := 0
-	for i := range conditions {
-		if !conditions[i].freshOnly || opts.Fresh {
-			total++
-		}
-	}
-	done := 0
+	var rs []rules.Rule
 	for i := range conditions {
 		cd := &conditions[i]
-		if cd.freshOnly && !opts.Fresh {
-			continue
+		if !cd.freshOnly || opts.Fresh {
+			rs = append(rs, cd.query().Rule(c, "consistency"))
 		}
-		p, err := cd.check(ctx, c)
-		if err != nil {
-			return problems, err
-		}
-		if p != nil {
-			problems = append(problems, *p)
-		}
-		done++
-		workload.ReportCheck(ctx, done, total, cd.Check())
 	}
-	return problems, nil
+	return rules.Run(ctx, rs)
 }
 
 // Number returns the number of the condition p reports, or 0 when p is
@@ -96,19 +80,14 @@ func Number(p workload.Problem) int {
 	return 0
 }
 
-// kind says how to print a value of a violating row.
-type kind int
-
+// How to print a value of a violating row.
 const (
-	kMoney kind = iota // decimal with two places
-	kInt               // integer (or null)
-	kText              // a string, as it is
+	kMoney = rules.Money // decimal with two places
+	kInt   = rules.Int   // integer (or null)
+	kText  = rules.Text  // a string, as it is
 )
 
-type column struct {
-	label string
-	kind  kind
-}
+type column = rules.Column
 
 // condition is a Condition with its query. The query returns only
 // violating rows: first len(keys) key columns, then one column per
@@ -123,108 +102,9 @@ type condition struct {
 	sql       string
 }
 
-// check runs cd's query and turns its rows into a Problem, nil when there
-// are none.
-func (cd *condition) check(ctx context.Context, c engine.SQLConn) (*workload.Problem, error) {
-	order := make([]string, len(cd.keys))
-	for i := range order {
-		order[i] = strconv.Itoa(i + 1)
-	}
-	q := "SELECT * FROM (" + cd.sql + ") v ORDER BY " + strings.Join(order, ", ") +
-		" LIMIT " + strconv.Itoa(MaxDetails+1)
-	var rows []string
-	err := c.QueryRows(ctx, q, nil, func(row []any) error {
-		if len(row) != len(cd.keys)+len(cd.cols) {
-			return fmt.Errorf("query returned %d columns, want %d", len(row), len(cd.keys)+len(cd.cols))
-		}
-		rows = append(rows, cd.format(row))
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("consistency: %s: %w", cd.Check(), err)
-	}
-	if len(rows) == 0 {
-		return nil, nil
-	}
-	total := int64(len(rows))
-	if len(rows) > MaxDetails {
-		rows = rows[:MaxDetails]
-		if err := c.QueryRow(ctx, "SELECT COUNT(*) FROM ("+cd.sql+") v", nil, &total); err != nil {
-			return nil, fmt.Errorf("consistency: %s: counting: %w", cd.Check(), err)
-		}
-	}
-	unit := cd.unit + "s"
-	if total == 1 {
-		unit = cd.unit
-	}
-	detail := strings.Join(rows, "; ")
-	if int64(len(rows)) < total {
-		detail += "; …"
-	}
-	detail += fmt.Sprintf(" (%d %s in all)", total, unit)
-	return &workload.Problem{Check: cd.Check(), Detail: detail}, nil
-}
-
-// format prints one violating row: "district w=1 d=3: d_ytd 30000.00,
-// sum(h_amount) 29990.00", or "warehouse 3: …" for a single key.
-func (cd *condition) format(row []any) string {
-	var b strings.Builder
-	b.WriteString(cd.unit)
-	for i, k := range cd.keys {
-		b.WriteByte(' ')
-		if len(cd.keys) > 1 {
-			b.WriteString(k + "=")
-		}
-		b.WriteString(formatValue(kInt, row[i]))
-	}
-	b.WriteByte(':')
-	for i, col := range cd.cols {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(" " + col.label + " " + formatValue(col.kind, row[len(cd.keys)+i]))
-	}
-	return b.String()
-}
-
-// formatValue prints v, one of the types engine.SQLConn.QueryRows returns.
-func formatValue(k kind, v any) string {
-	if v == nil {
-		return "null"
-	}
-	if k == kText {
-		if b, ok := v.([]byte); ok {
-			return string(b)
-		}
-		return fmt.Sprint(v)
-	}
-	var f float64
-	switch x := v.(type) {
-	case int64:
-		f = float64(x)
-		if k == kInt {
-			return strconv.FormatInt(x, 10)
-		}
-	case float64:
-		f = x
-	case []byte:
-		return formatValue(k, string(x))
-	case string:
-		g, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
-		if err != nil {
-			return x
-		}
-		f = g
-	default:
-		return fmt.Sprint(v)
-	}
-	if f == 0 {
-		f = 0 // no "-0.00"
-	}
-	if k == kMoney {
-		return strconv.FormatFloat(f, 'f', 2, 64)
-	}
-	return strconv.FormatFloat(f, 'f', -1, 64)
+// query is cd as the rule that checks it.
+func (cd *condition) query() rules.Query {
+	return rules.Query{Name: cd.Check(), Unit: cd.unit, Keys: cd.keys, Cols: cd.cols, SQL: cd.sql}
 }
 
 // Shared pieces of the queries.

@@ -1,14 +1,13 @@
 package procs
 
 import (
-	"context"
-	"fmt"
 	"strings"
 
 	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/workload/internal/sqlproc"
 )
 
-// mysqlFlavor is the MySQL/MariaDB stored-procedure form of the
+// The MySQL/MariaDB flavor is the stored-procedure form of the
 // transactions.
 //
 // Each procedure runs START TRANSACTION … COMMIT itself and ends with
@@ -23,7 +22,17 @@ import (
 //
 // Local variables are prefixed v_ and parameters p_: in MySQL a local
 // variable named like a column shadows the column.
-type mysqlFlavor struct{}
+//
+// The server prepares a CALL of a missing procedure without complaint:
+// Prepare looks for the five in information_schema first.
+func init() {
+	procedures := sqlproc.MySQL{}
+	flavors.Register(engine.KindMySQL, flavor{
+		inst:     procedures,
+		routines: routines(myNewOrder, myPayment, myOrderStatus, myDelivery, myStockLevel),
+		missing:  procedures.Missing,
+	})
+}
 
 // myHandlers are the declarations every procedure ends its DECLARE
 // section with.
@@ -290,59 +299,3 @@ BEGIN
     COMMIT;
     SELECT v_count AS status;
 END`
-
-func (mysqlFlavor) install(ctx context.Context, c engine.SQLConn) error {
-	for i, src := range []string{myNewOrder, myPayment, myOrderStatus, myDelivery, myStockLevel} {
-		if err := c.Exec(ctx, "DROP PROCEDURE IF EXISTS "+Names[i]); err != nil {
-			return err
-		}
-		if err := c.Exec(ctx, src); err != nil {
-			return fmt.Errorf("creating %s: %w", Names[i], err)
-		}
-	}
-	return nil
-}
-
-func (mysqlFlavor) uninstall(ctx context.Context, c engine.SQLConn) error {
-	for _, n := range Names {
-		if err := c.Exec(ctx, "DROP PROCEDURE IF EXISTS "+n); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// check lists the procedures missing from the current database: the server
-// prepares a CALL of a missing procedure without complaint.
-func (mysqlFlavor) check(ctx context.Context, c engine.SQLConn) error {
-	args := make([]any, len(Names))
-	for i, n := range Names {
-		args[i] = n
-	}
-	have := map[string]bool{}
-	err := c.QueryRows(ctx, `SELECT routine_name FROM information_schema.routines
- WHERE routine_schema = DATABASE() AND routine_type = 'PROCEDURE' AND routine_name IN (?, ?, ?, ?, ?)`, args,
-		func(row []any) error {
-			if s, ok := row[0].(string); ok {
-				have[s] = true
-			}
-			return nil
-		})
-	if err != nil {
-		return fmt.Errorf("listing procedures: %w", err)
-	}
-	var missing []string
-	for _, n := range Names {
-		if !have[n] {
-			missing = append(missing, n)
-		}
-	}
-	if len(missing) > 0 {
-		return fmt.Errorf("procedures missing from the database (not installed?): %s", strings.Join(missing, ", "))
-	}
-	return nil
-}
-
-func (mysqlFlavor) call(name string, n int) string {
-	return "CALL " + name + "(?" + strings.Repeat(", ?", n-1) + ")"
-}

@@ -1,14 +1,14 @@
 package procs
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
 	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/workload/internal/sqlproc"
 )
 
-// postgresFlavor is the PL/pgSQL form of the transactions.
+// The PostgreSQL flavor is the PL/pgSQL form of the transactions.
 //
 // A function call is one statement of the caller's transaction (autocommit:
 // the call is the whole transaction). A function cannot COMMIT or ROLLBACK,
@@ -21,8 +21,14 @@ import (
 // snapshot of the calling statement, as one read-only transaction would.
 // The others are VOLATILE (the default), whose statements see the rows of
 // transactions committed while they waited for a lock, as client-side
-// statements at READ COMMITTED do.
-type postgresFlavor struct{}
+// statements at READ COMMITTED do. Preparing a call fails when its
+// function is missing.
+func init() {
+	flavors.Register(engine.KindPostgres, flavor{
+		inst:     sqlproc.Postgres{},
+		routines: routines(pgNewOrder, pgPayment, pgOrderStatus, pgDelivery, pgStockLevel),
+	})
+}
 
 // errItemNotFound is the SQLSTATE New-Order raises for an unused item.
 const errItemNotFound = "TPC01"
@@ -235,79 +241,3 @@ BEGIN
     RETURN v_count;
 END
 $fn$`
-
-// pgOverloadsSQL lists the signatures of every overload of the five names
-// in the current schema.
-const pgOverloadsSQL = `SELECT p.oid::regprocedure::text FROM pg_proc p
- WHERE p.pronamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema())
-   AND p.proname IN (?, ?, ?, ?, ?)
- ORDER BY 1`
-
-func (postgresFlavor) dropAll(ctx context.Context, c engine.SQLConn) error {
-	var sigs []string
-	args := make([]any, len(Names))
-	for i, n := range Names {
-		args[i] = n
-	}
-	err := c.QueryRows(ctx, pgOverloadsSQL, args, func(row []any) error {
-		s, ok := row[0].(string)
-		if !ok {
-			return fmt.Errorf("function signature %v is a %T", row[0], row[0])
-		}
-		sigs = append(sigs, s)
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("listing functions: %w", err)
-	}
-	for _, s := range sigs {
-		// The signature comes from regprocedure's output, which quotes
-		// the names that need it.
-		if err := c.Exec(ctx, "DROP FUNCTION IF EXISTS "+s); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (f postgresFlavor) install(ctx context.Context, c engine.SQLConn) (err error) {
-	if err := c.Begin(ctx); err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			_ = c.Rollback(context.WithoutCancel(ctx))
-		}
-	}()
-	if err := f.dropAll(ctx, c); err != nil {
-		return err
-	}
-	for i, src := range []string{pgNewOrder, pgPayment, pgOrderStatus, pgDelivery, pgStockLevel} {
-		if err := c.Exec(ctx, src); err != nil {
-			return fmt.Errorf("creating %s: %w", Names[i], err)
-		}
-	}
-	return c.Commit(ctx)
-}
-
-func (f postgresFlavor) uninstall(ctx context.Context, c engine.SQLConn) (err error) {
-	if err := c.Begin(ctx); err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			_ = c.Rollback(context.WithoutCancel(ctx))
-		}
-	}()
-	if err := f.dropAll(ctx, c); err != nil {
-		return err
-	}
-	return c.Commit(ctx)
-}
-
-// check does nothing: preparing a call fails when its function is missing.
-func (postgresFlavor) check(context.Context, engine.SQLConn) error { return nil }
-
-func (postgresFlavor) call(name string, n int) string {
-	return "SELECT " + name + "(?" + strings.Repeat(", ?", n-1) + ")"
-}

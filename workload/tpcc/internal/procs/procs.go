@@ -5,12 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/workload/internal/byengine"
+	"github.com/dbarena/dbarena/workload/internal/sqlproc"
 )
 
-// ErrUnsupported is returned by Install, Uninstall and Prepare for SQLite.
+// ErrUnsupported is returned by Install, Uninstall and Prepare for an
+// engine without stored procedures (SQLite), and wrapped by them for one
+// whose procedures this package lacks.
 var ErrUnsupported = errors.New("sqlite has no stored procedures; use --mode client")
 
 // Names of the server objects, in the order of Calls' fields.
@@ -25,30 +30,43 @@ const (
 // Names lists the five server objects.
 var Names = []string{NewOrderName, PaymentName, OrderStatusName, DeliveryName, StockLevelName}
 
-// flavor is the server code and the calls of one engine family.
-type flavor interface {
-	install(ctx context.Context, c engine.SQLConn) error
-	uninstall(ctx context.Context, c engine.SQLConn) error
-	// check returns an error naming the objects missing from c's schema
-	// or database when preparing their calls would not tell.
-	check(ctx context.Context, c engine.SQLConn) error
-	// call is the statement ('?' placeholders) that runs object name with
-	// n arguments and returns one row with one integer column.
-	call(name string, n int) string
+// flavor is the server code and the calls of one engine family; each
+// engine's file registers its own in flavors.
+type flavor struct {
+	// inst installs, drops and calls the routines on the engine.
+	inst sqlproc.Installer
+	// routines are the five, in the order of Names.
+	routines []sqlproc.Routine
+	// missing lists those of names missing from c's schema or database,
+	// on an engine where preparing their calls would not tell (nil
+	// elsewhere).
+	missing func(ctx context.Context, c engine.SQLConn, names []string) ([]string, error)
+}
+
+// flavors are the engines' flavors.
+var flavors = byengine.Registry[flavor]{What: "tpcc stored procedures", Err: ErrUnsupported}
+
+// routines pairs the five sources, in the order of Names, with their names.
+func routines(newOrder, payment, orderStatus, delivery, stockLevel string) []sqlproc.Routine {
+	srcs := []string{newOrder, payment, orderStatus, delivery, stockLevel}
+	out := make([]sqlproc.Routine, len(Names))
+	for i, n := range Names {
+		out[i] = sqlproc.Routine{Name: n, Create: srcs[i]}
+	}
+	return out
 }
 
 // flavorOf picks the flavor of c's engine family.
 func flavorOf(c engine.SQLConn) (flavor, error) {
-	switch name := c.Dialect().Name(); name {
-	case "postgres":
-		return postgresFlavor{}, nil
-	case "mysql":
-		return mysqlFlavor{}, nil
-	case "sqlite":
-		return nil, ErrUnsupported
-	default:
-		return nil, fmt.Errorf("procs: no stored procedures for engine %q", name)
+	caps := c.Dialect().Capabilities()
+	if !caps.Procedures {
+		return flavor{}, ErrUnsupported
 	}
+	f, err := flavors.For(caps.Kind)
+	if err != nil {
+		return flavor{}, fmt.Errorf("procs: %w", err)
+	}
+	return f, nil
 }
 
 // Install creates the five server objects in c's current schema or
@@ -60,7 +78,7 @@ func Install(ctx context.Context, c engine.SQLConn) error {
 	if err != nil {
 		return err
 	}
-	if err := f.install(ctx, c); err != nil {
+	if err := f.inst.Install(ctx, c, f.routines); err != nil {
 		return fmt.Errorf("procs: install: %w", err)
 	}
 	return nil
@@ -73,7 +91,7 @@ func Uninstall(ctx context.Context, c engine.SQLConn) error {
 	if err != nil {
 		return err
 	}
-	if err := f.uninstall(ctx, c); err != nil {
+	if err := f.inst.Uninstall(ctx, c, Names); err != nil {
 		return fmt.Errorf("procs: uninstall: %w", err)
 	}
 	return nil
@@ -100,8 +118,14 @@ func Prepare(ctx context.Context, c engine.SQLConn) (*Calls, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := f.check(ctx, c); err != nil {
-		return nil, fmt.Errorf("procs: %w", err)
+	if f.missing != nil {
+		missing, err := f.missing(ctx, c, Names)
+		if err != nil {
+			return nil, fmt.Errorf("procs: %w", err)
+		}
+		if len(missing) > 0 {
+			return nil, fmt.Errorf("procs: procedures missing from the database (not installed?): %s", strings.Join(missing, ", "))
+		}
 	}
 	k := &Calls{}
 	for _, p := range []struct {
@@ -115,7 +139,7 @@ func Prepare(ctx context.Context, c engine.SQLConn) (*Calls, error) {
 		{&k.Delivery, DeliveryName, 3},
 		{&k.StockLevel, StockLevelName, 3},
 	} {
-		st, err := c.Prepare(ctx, f.call(p.name, p.n))
+		st, err := c.Prepare(ctx, f.inst.Call(p.name, p.n))
 		if err != nil {
 			return nil, fmt.Errorf("procs: preparing the call of %s (is it installed?): %w", p.name, err)
 		}

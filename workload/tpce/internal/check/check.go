@@ -18,11 +18,12 @@ import (
 
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/workload"
+	"github.com/dbarena/dbarena/workload/internal/rules"
 )
 
 // MaxDetails is how many violating rows a Problem's Detail names; the
 // Detail always says how many there are in all.
-const MaxDetails = 5
+const MaxDetails = rules.MaxDetails
 
 // Sizes the rules check (the specification's cardinalities).
 const (
@@ -104,29 +105,19 @@ func PerRule(child string, n int, parent string) string {
 // (the Problems found before it are returned with it). Check runs one
 // query after the other on c, which must not be used concurrently.
 func Check(ctx context.Context, c engine.SQLConn, cfg Config) ([]workload.Problem, error) {
-	var problems []workload.Problem
-	ps, err := totals(ctx, c, cfg)
-	problems = append(problems, ps...)
+	counts, err := totals(ctx, c, cfg)
 	if err != nil {
-		return problems, err
+		return counts, err
 	}
 	fresh, err := atLoad(ctx, c, cfg)
 	if err != nil {
-		return problems, err
+		return counts, err
 	}
-	rs := rules(fresh)
-	workload.ReportCheck(ctx, 1, len(rs)+1, "row counts")
-	for i, r := range rs {
-		p, err := r.check(ctx, c)
-		if err != nil {
-			return problems, err
-		}
-		if p != nil {
-			problems = append(problems, *p)
-		}
-		workload.ReportCheck(ctx, i+2, len(rs)+1, r.name)
+	rs := []rules.Rule{{Name: "row counts", Check: func(context.Context) ([]workload.Problem, error) { return counts, nil }}}
+	for _, r := range queries(fresh) {
+		rs = append(rs, r.Rule(c, "check"))
 	}
-	return problems, nil
+	return rules.Run(ctx, rs)
 }
 
 // atLoad says whether the trades are the initial ones only: no t_id above
@@ -194,39 +185,27 @@ func totals(ctx context.Context, c engine.SQLConn, cfg Config) ([]workload.Probl
 	return out, nil
 }
 
-// kind says how to print a value of a violating row.
-type kind int
-
+// How to print a value of a violating row.
 const (
-	kInt   kind = iota // integer (or null)
-	kMoney             // decimal with two places
-	kText              // a string, as it is
+	kInt   = rules.Int   // integer (or null)
+	kMoney = rules.Money // decimal with two places
+	kText  = rules.Text  // a string, as it is
 )
 
-type column struct {
-	label string
-	kind  kind
-}
+type column = rules.Column
 
 // rule is one check whose query returns only violating rows: first
-// len(keys) key columns, then one column per entry of cols. Its column
-// names must be unique (it runs as a derived table).
-type rule struct {
-	name string
-	unit string   // what a row is: "trade", "broker" …
-	keys []string // labels of the key columns: "t_id" …
-	cols []column
-	sql  string
-}
+// len(Keys) key columns, then one column per entry of Cols.
+type rule = rules.Query
 
 // perKey is the rule that every row of parent (key pkey) owns exactly n
 // rows of child (whose column ckey refers to it); a child row whose owner
 // does not exist breaks it too.
 func perKey(child, ckey string, n int, parent, pkey, unit string) rule {
 	return rule{
-		name: PerRule(child, n, unit), unit: unit, keys: []string{pkey},
-		cols: []column{{child + " rows", kInt}, {"", kText}},
-		sql: fmt.Sprintf(`SELECT p.%[5]s AS k, COALESCE(c.n, 0) AS n, '' AS note
+		Name: PerRule(child, n, unit), Unit: unit, Keys: []string{pkey},
+		Cols: []column{{child + " rows", kInt}, {"", kText}},
+		SQL: fmt.Sprintf(`SELECT p.%[5]s AS k, COALESCE(c.n, 0) AS n, '' AS note
 			FROM %[4]s p LEFT JOIN (SELECT %[2]s AS k, COUNT(*) AS n FROM %[1]s GROUP BY %[2]s) c ON c.k = p.%[5]s
 			WHERE COALESCE(c.n, 0) <> %[3]d
 			UNION ALL
@@ -236,9 +215,9 @@ func perKey(child, ckey string, n int, parent, pkey, unit string) rule {
 	}
 }
 
-// rules lists the rules after the row totals; atLoad adds those that hold
+// queries lists the rules after the row totals; atLoad adds those that hold
 // only before a run.
-func rules(atLoad bool) []rule {
+func queries(atLoad bool) []rule {
 	out := []rule{
 		perKey("customer_taxrate", "cx_c_id", TaxratesPerCustomer, "customer", "c_id", "customer"),
 		perKey("watch_list", "wl_c_id", WatchListsPerCustomer, "customer", "c_id", "customer"),
@@ -247,23 +226,23 @@ func rules(atLoad bool) []rule {
 		perKey("last_trade", "lt_s_symb", LastTradesPerSecurity, "security", "s_symb", "security"),
 		perKey("daily_market", "dm_s_symb", DaysPerSecurity, "security", "s_symb", "security"),
 		{
-			name: RuleSettlement, unit: "trade", keys: []string{"t_id"},
-			cols: []column{{"", kText}},
-			sql: `SELECT t.t_id, 'completed, without settlement' AS what FROM trade t
+			Name: RuleSettlement, Unit: "trade", Keys: []string{"t_id"},
+			Cols: []column{{"", kText}},
+			SQL: `SELECT t.t_id, 'completed, without settlement' AS what FROM trade t
 				WHERE t.t_st_id = '` + statusCompleted + `'
 				  AND NOT EXISTS (SELECT 1 FROM settlement s WHERE s.se_t_id = t.t_id)`,
 		},
 		{
-			name: RuleSettlementOrphan, unit: "settlement", keys: []string{"se_t_id"},
-			cols: []column{{"trade status", kText}},
-			sql: `SELECT s.se_t_id, COALESCE(t.t_st_id, 'no such trade') AS status
+			Name: RuleSettlementOrphan, Unit: "settlement", Keys: []string{"se_t_id"},
+			Cols: []column{{"trade status", kText}},
+			SQL: `SELECT s.se_t_id, COALESCE(t.t_st_id, 'no such trade') AS status
 				FROM settlement s LEFT JOIN trade t ON t.t_id = s.se_t_id
 				WHERE t.t_id IS NULL OR t.t_st_id <> '` + statusCompleted + `'`,
 		},
 		{
-			name: RuleHistory, unit: "trade", keys: []string{"t_id"},
-			cols: []column{{"t_tt_id", kText}, {"PNDG rows", kInt}, {"SBMT rows", kInt}, {"CMPT rows", kInt}},
-			sql: `SELECT t.t_id, t.t_tt_id, COALESCE(h.pndg, 0) AS pndg, COALESCE(h.sbmt, 0) AS sbmt, COALESCE(h.cmpt, 0) AS cmpt
+			Name: RuleHistory, Unit: "trade", Keys: []string{"t_id"},
+			Cols: []column{{"t_tt_id", kText}, {"PNDG rows", kInt}, {"SBMT rows", kInt}, {"CMPT rows", kInt}},
+			SQL: `SELECT t.t_id, t.t_tt_id, COALESCE(h.pndg, 0) AS pndg, COALESCE(h.sbmt, 0) AS sbmt, COALESCE(h.cmpt, 0) AS cmpt
 				FROM trade t
 				JOIN trade_type tt ON tt.tt_id = t.t_tt_id
 				LEFT JOIN (SELECT th_t_id,
@@ -276,9 +255,9 @@ func rules(atLoad bool) []rule {
 				       OR COALESCE(h.pndg, 0) <> CASE WHEN tt.tt_is_mrkt THEN 0 ELSE 1 END)`,
 		},
 		{
-			name: RuleCash, unit: "trade", keys: []string{"t_id"},
-			cols: []column{{"", kText}},
-			sql: `SELECT t.t_id, 'cash trade without cash_transaction' AS what FROM trade t
+			Name: RuleCash, Unit: "trade", Keys: []string{"t_id"},
+			Cols: []column{{"", kText}},
+			SQL: `SELECT t.t_id, 'cash trade without cash_transaction' AS what FROM trade t
 				WHERE t.t_st_id = '` + statusCompleted + `' AND t.t_is_cash
 				  AND NOT EXISTS (SELECT 1 FROM cash_transaction c WHERE c.ct_t_id = t.t_id)
 				UNION ALL
@@ -287,9 +266,9 @@ func rules(atLoad bool) []rule {
 				WHERE NOT t.t_is_cash`,
 		},
 		{
-			name: RuleHoldingSummary, unit: "holding_summary", keys: []string{"ca_id", "symbol"},
-			cols: []column{{"hs_qty", kInt}, {"sum(h_qty)", kInt}},
-			sql: `SELECT s.hs_ca_id, s.hs_s_symb, s.hs_qty, COALESCE(h.q, 0) AS sum_h_qty
+			Name: RuleHoldingSummary, Unit: "holding_summary", Keys: []string{"ca_id", "symbol"},
+			Cols: []column{{"hs_qty", kInt}, {"sum(h_qty)", kInt}},
+			SQL: `SELECT s.hs_ca_id, s.hs_s_symb, s.hs_qty, COALESCE(h.q, 0) AS sum_h_qty
 				FROM holding_summary s
 				LEFT JOIN (SELECT h_ca_id, h_s_symb, SUM(h_qty) AS q FROM holding GROUP BY h_ca_id, h_s_symb) h
 				  ON h.h_ca_id = s.hs_ca_id AND h.h_s_symb = s.hs_s_symb
@@ -301,9 +280,9 @@ func rules(atLoad bool) []rule {
 				GROUP BY h.h_ca_id, h.h_s_symb`,
 		},
 		{
-			name: RuleCharge, unit: "trade", keys: []string{"t_id"},
-			cols: []column{{"t_chrg", kMoney}, {"ch_chrg", kMoney}},
-			sql: `SELECT t.t_id, t.t_chrg, ch.ch_chrg
+			Name: RuleCharge, Unit: "trade", Keys: []string{"t_id"},
+			Cols: []column{{"t_chrg", kMoney}, {"ch_chrg", kMoney}},
+			SQL: `SELECT t.t_id, t.t_chrg, ch.ch_chrg
 				FROM trade t
 				JOIN customer_account ca ON ca.ca_id = t.t_ca_id
 				JOIN customer c ON c.c_id = ca.ca_c_id
@@ -311,9 +290,9 @@ func rules(atLoad bool) []rule {
 				WHERE t.t_st_id = '` + statusCompleted + `' AND t.t_chrg <> ch.ch_chrg`,
 		},
 		{
-			name: RuleBroker, unit: "broker", keys: []string{"b_id"},
-			cols: []column{{"b_num_trades", kInt}, {"completed trades", kInt}, {"b_comm_total", kMoney}, {"sum(t_comm)", kMoney}},
-			sql: `SELECT b.b_id, b.b_num_trades, COALESCE(x.n, 0) AS n, b.b_comm_total, COALESCE(x.s, 0) AS s
+			Name: RuleBroker, Unit: "broker", Keys: []string{"b_id"},
+			Cols: []column{{"b_num_trades", kInt}, {"completed trades", kInt}, {"b_comm_total", kMoney}, {"sum(t_comm)", kMoney}},
+			SQL: `SELECT b.b_id, b.b_num_trades, COALESCE(x.n, 0) AS n, b.b_comm_total, COALESCE(x.s, 0) AS s
 				FROM broker b
 				LEFT JOIN (SELECT ca.ca_b_id, COUNT(*) AS n, SUM(t.t_comm) AS s
 				           FROM trade t JOIN customer_account ca ON ca.ca_id = t.t_ca_id
@@ -325,126 +304,10 @@ func rules(atLoad bool) []rule {
 	}
 	if atLoad {
 		out = append(out, rule{
-			name: RuleTradeRequest, unit: "trade_request", keys: []string{"tr_t_id"},
-			cols: []column{{"tr_s_symb", kText}},
-			sql:  `SELECT tr_t_id, tr_s_symb FROM trade_request`,
+			Name: RuleTradeRequest, Unit: "trade_request", Keys: []string{"tr_t_id"},
+			Cols: []column{{"tr_s_symb", kText}},
+			SQL:  `SELECT tr_t_id, tr_s_symb FROM trade_request`,
 		})
 	}
 	return out
-}
-
-// check runs r's query and turns its rows into a Problem, nil when there
-// are none.
-func (r *rule) check(ctx context.Context, c engine.SQLConn) (*workload.Problem, error) {
-	order := make([]string, len(r.keys))
-	for i := range order {
-		order[i] = strconv.Itoa(i + 1)
-	}
-	q := "SELECT * FROM (" + r.sql + ") v ORDER BY " + strings.Join(order, ", ") +
-		" LIMIT " + strconv.Itoa(MaxDetails+1)
-	var rows []string
-	err := c.QueryRows(ctx, q, nil, func(row []any) error {
-		if len(row) != len(r.keys)+len(r.cols) {
-			return fmt.Errorf("query returned %d columns, want %d", len(row), len(r.keys)+len(r.cols))
-		}
-		rows = append(rows, r.format(row))
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("check: %s: %w", r.name, err)
-	}
-	if len(rows) == 0 {
-		return nil, nil
-	}
-	n := int64(len(rows))
-	if len(rows) > MaxDetails {
-		rows = rows[:MaxDetails]
-		if err := c.QueryRow(ctx, "SELECT COUNT(*) FROM ("+r.sql+") v", nil, &n); err != nil {
-			return nil, fmt.Errorf("check: %s: counting: %w", r.name, err)
-		}
-	}
-	detail := strings.Join(rows, "; ")
-	if int64(len(rows)) < n {
-		detail += "; …"
-	}
-	unit := r.unit + "s"
-	if n == 1 {
-		unit = r.unit
-	}
-	detail += fmt.Sprintf(" (%d %s in all)", n, unit)
-	return &workload.Problem{Check: r.name, Detail: detail}, nil
-}
-
-// format prints one violating row: "broker 3: b_num_trades 10, completed
-// trades 9, …", or "holding_summary ca_id=11 symbol=AAB: …" for a
-// composite key. A column without a label prints its value alone, and
-// is left out when empty.
-func (r *rule) format(row []any) string {
-	var b strings.Builder
-	b.WriteString(r.unit)
-	for i, k := range r.keys {
-		b.WriteByte(' ')
-		if len(r.keys) > 1 {
-			b.WriteString(k + "=")
-		}
-		b.WriteString(formatValue(kText, row[i]))
-	}
-	b.WriteByte(':')
-	first := true
-	for i, col := range r.cols {
-		v := formatValue(col.kind, row[len(r.keys)+i])
-		if col.label == "" && (v == "" || v == "null") {
-			continue
-		}
-		if !first {
-			b.WriteByte(',')
-		}
-		first = false
-		b.WriteByte(' ')
-		if col.label != "" {
-			b.WriteString(col.label + " ")
-		}
-		b.WriteString(v)
-	}
-	return b.String()
-}
-
-// formatValue prints v, one of the types engine.SQLConn.QueryRows returns.
-func formatValue(k kind, v any) string {
-	if v == nil {
-		return "null"
-	}
-	var f float64
-	switch x := v.(type) {
-	case []byte:
-		return formatValue(k, string(x))
-	case int64:
-		if k != kMoney {
-			return strconv.FormatInt(x, 10)
-		}
-		f = float64(x)
-	case float64:
-		f = x
-		if k == kInt || k == kText {
-			return strconv.FormatFloat(f, 'f', -1, 64)
-		}
-	case string:
-		if k == kText {
-			return x
-		}
-		g, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
-		if err != nil {
-			return x
-		}
-		if k == kInt {
-			return strconv.FormatFloat(g, 'f', -1, 64)
-		}
-		f = g
-	default:
-		return fmt.Sprint(v)
-	}
-	if f == 0 {
-		f = 0 // no "-0.00"
-	}
-	return strconv.FormatFloat(f, 'f', 2, 64)
 }

@@ -7,9 +7,10 @@ import (
 	"strings"
 
 	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/workload/internal/sqlproc"
 )
 
-// mysqlFlavor is the MariaDB form of the transactions: stored functions,
+// The MySQL flavor is the MariaDB form of the transactions: stored functions,
 // called with SELECT. A function call is one statement, so in autocommit
 // (procedure mode) everything the function does is one transaction, undone
 // whole when it fails; in frames mode the client's BEGIN and COMMIT frame
@@ -29,7 +30,13 @@ import (
 // table, which under repeatable read locks every row it reads (a
 // Market-Feed would hold every trade until it commits), so those updates
 // are joins driven by the rows that select them (STRAIGHT_JOIN).
-type mysqlFlavor struct{}
+func init() {
+	functions := sqlproc.MySQL{Functions: true}
+	flavors.Register(engine.KindMySQL, flavor{
+		inst: functions, sources: mySources, supported: mariaDBOnly,
+		call: functions.Call, result: myResult,
+	})
+}
 
 // myTS formats a DATETIME or DATE expression as RFC 3339 in UTC.
 func myTS(e string) string { return "DATE_FORMAT(" + e + ", '%Y-%m-%dT%H:%i:%s.%fZ')" }
@@ -834,7 +841,8 @@ func isMariaDB(ctx context.Context, c engine.SQLConn) (bool, error) {
 	return strings.Contains(strings.ToLower(v), "mariadb"), nil
 }
 
-func (mysqlFlavor) supported(ctx context.Context, c engine.SQLConn) error {
+// mariaDBOnly refuses MySQL, which lacks what the functions use.
+func mariaDBOnly(ctx context.Context, c engine.SQLConn) error {
 	ok, err := isMariaDB(ctx, c)
 	if err == nil && !ok {
 		err = fmt.Errorf("%w: tpce's server functions need MariaDB, not MySQL", ErrUnsupported)
@@ -842,43 +850,8 @@ func (mysqlFlavor) supported(ctx context.Context, c engine.SQLConn) error {
 	return err
 }
 
-func (f mysqlFlavor) install(ctx context.Context, c engine.SQLConn, names []string) error {
-	for _, n := range names {
-		src, ok := mySources[n]
-		if !ok {
-			continue // a helper only PL/pgSQL needs
-		}
-		if err := c.Exec(ctx, "DROP FUNCTION IF EXISTS "+n); err != nil {
-			return err
-		}
-		if err := c.Exec(ctx, src); err != nil {
-			return fmt.Errorf("creating %s: %w", n, err)
-		}
-	}
-	return nil
-}
-
-func (mysqlFlavor) uninstall(ctx context.Context, c engine.SQLConn) error {
-	for _, n := range Names {
-		if _, ok := mySources[n]; !ok {
-			continue
-		}
-		if err := c.Exec(ctx, "DROP FUNCTION IF EXISTS "+n); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (mysqlFlavor) call(name string, n int) string {
-	marks := ""
-	if n > 0 {
-		marks = "?" + strings.Repeat(", ?", n-1)
-	}
-	return "SELECT " + name + "(" + marks + ")"
-}
-
-func (mysqlFlavor) result(ctx context.Context, st engine.Stmt, args []any) (string, string, error) {
+// myResult reads a function's "M…" or "R…".
+func myResult(ctx context.Context, st engine.Stmt, args []any) (string, string, error) {
 	var r sql.NullString
 	if err := st.QueryRow(ctx, args, &r); err != nil {
 		return "", "", err

@@ -3,13 +3,13 @@ package procs
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"strings"
 
 	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/workload/internal/sqlproc"
 )
 
-// postgresFlavor is the PL/pgSQL form of the transactions.
+// The PostgreSQL flavor is the PL/pgSQL form of the transactions.
 //
 // Every function has two OUT parameters: missing, the row a frame needed
 // and did not find (NULL when all were there), and result, the frame's or
@@ -23,7 +23,9 @@ import (
 // A transaction function that finds a row missing after it has written
 // raises an exception instead, which fails the call and with it the
 // transaction.
-type postgresFlavor struct{}
+func init() {
+	flavors.Register(engine.KindPostgres, flavor{inst: sqlproc.Postgres{}, sources: pgSources, call: pgCall, result: pgResult})
+}
 
 // pgNF returns early with missing set to what and the values of exprs,
 // when the last SELECT … INTO found no row.
@@ -895,86 +897,15 @@ var pgSources = func() map[string]string {
 	return m
 }()
 
-// pgOverloadsSQL lists the signatures of every overload of a list of
-// names in the current schema.
-const pgOverloadsSQL = `SELECT p.oid::regprocedure::text FROM pg_proc p
- WHERE p.pronamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema())
-   AND p.proname = ANY (string_to_array(?, ','))
- ORDER BY 1`
+// pgCall runs function name with n arguments and returns its two OUT
+// parameters.
+func pgCall(name string, n int) string { return sqlproc.Call("SELECT missing, result FROM", name, n) }
 
-// drop drops every overload of names in the current schema.
-func (postgresFlavor) drop(ctx context.Context, c engine.SQLConn, names []string) error {
-	var sigs []string
-	err := c.QueryRows(ctx, pgOverloadsSQL, []any{strings.Join(names, ",")}, func(row []any) error {
-		s, ok := row[0].(string)
-		if !ok {
-			return fmt.Errorf("function signature %v is a %T", row[0], row[0])
-		}
-		sigs = append(sigs, s)
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("listing functions: %w", err)
-	}
-	for _, s := range sigs {
-		// The signature comes from regprocedure's output, which quotes
-		// the names that need it.
-		if err := c.Exec(ctx, "DROP FUNCTION IF EXISTS "+s); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (f postgresFlavor) install(ctx context.Context, c engine.SQLConn, names []string) (err error) {
-	if err := c.Begin(ctx); err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			_ = c.Rollback(context.WithoutCancel(ctx))
-		}
-	}()
-	if err := f.drop(ctx, c, names); err != nil {
-		return err
-	}
-	for _, n := range names {
-		if err := c.Exec(ctx, pgSources[n]); err != nil {
-			return fmt.Errorf("creating %s: %w", n, err)
-		}
-	}
-	return c.Commit(ctx)
-}
-
-func (f postgresFlavor) uninstall(ctx context.Context, c engine.SQLConn) (err error) {
-	if err := c.Begin(ctx); err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			_ = c.Rollback(context.WithoutCancel(ctx))
-		}
-	}()
-	if err := f.drop(ctx, c, Names); err != nil {
-		return err
-	}
-	return c.Commit(ctx)
-}
-
-func (postgresFlavor) call(name string, n int) string {
-	marks := ""
-	if n > 0 {
-		marks = "?" + strings.Repeat(", ?", n-1)
-	}
-	return "SELECT missing, result FROM " + name + "(" + marks + ")"
-}
-
-func (postgresFlavor) result(ctx context.Context, st engine.Stmt, args []any) (string, string, error) {
+// pgResult reads a function's two OUT parameters.
+func pgResult(ctx context.Context, st engine.Stmt, args []any) (string, string, error) {
 	var missing, result sql.NullString
 	if err := st.QueryRow(ctx, args, &missing, &result); err != nil {
 		return "", "", err
 	}
 	return missing.String, result.String, nil
 }
-
-func (postgresFlavor) supported(context.Context, engine.SQLConn) error { return nil }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/workload"
+	"github.com/dbarena/dbarena/workload/internal/byengine"
+	"github.com/dbarena/dbarena/workload/internal/sqlproc"
 	"github.com/dbarena/dbarena/workload/tpce/internal/txn"
 )
 
@@ -106,35 +108,48 @@ func (m Mode) Validate() error {
 	return nil
 }
 
-// flavor is the server code and the calls of one engine family.
-type flavor interface {
+// flavor is the server code and the calls of one engine family; each
+// engine's file registers its own in flavors.
+type flavor struct {
+	// inst installs and drops the functions.
+	inst sqlproc.Installer
+	// sources are the functions' CREATE statements by name; a helper
+	// the engine does not need has none.
+	sources map[string]string
 	// supported returns an error wrapping ErrUnsupported when c's server
-	// cannot run the functions.
-	supported(ctx context.Context, c engine.SQLConn) error
-	// install creates the functions names (replacing the functions of
-	// those names already there), in one transaction where the engine
-	// can.
-	install(ctx context.Context, c engine.SQLConn, names []string) error
-	// uninstall drops every function of Names present.
-	uninstall(ctx context.Context, c engine.SQLConn) error
+	// cannot run the functions (nil: every server of the engine can).
+	supported func(ctx context.Context, c engine.SQLConn) error
 	// call is the statement ('?' placeholders) that runs function name
 	// with n arguments.
-	call(name string, n int) string
+	call func(name string, n int) string
 	// result runs a call and returns what the function reported missing
 	// ("" for nothing) and its JSON result.
-	result(ctx context.Context, st engine.Stmt, args []any) (missing, result string, err error)
+	result func(ctx context.Context, st engine.Stmt, args []any) (missing, result string, err error)
 }
+
+// flavors are the engines' flavors.
+var flavors = byengine.Registry[flavor]{What: "tpce server functions", Err: ErrUnsupported}
 
 // flavorOf picks the flavor of c's engine family.
 func flavorOf(c engine.SQLConn) (flavor, error) {
-	switch name := c.Dialect().Name(); name {
-	case "postgres":
-		return postgresFlavor{}, nil
-	case "mysql":
-		return mysqlFlavor{}, nil
-	default:
-		return nil, fmt.Errorf("%w (%s)", ErrUnsupported, name)
+	d := c.Dialect()
+	if !d.Capabilities().Procedures {
+		return flavor{}, fmt.Errorf("%w (%s)", ErrUnsupported, d.Name())
 	}
+	f, err := flavors.For(d.Capabilities().Kind)
+	if err != nil {
+		return flavor{}, fmt.Errorf("tpce: %w", err)
+	}
+	return f, nil
+}
+
+// runnable is flavorOf when c's server can run the flavor's functions.
+func runnable(ctx context.Context, c engine.SQLConn) (flavor, error) {
+	f, err := flavorOf(c)
+	if err == nil && f.supported != nil {
+		err = f.supported(ctx, c)
+	}
+	return f, err
 }
 
 // Install creates the server functions of mode m in c's current schema
@@ -146,14 +161,11 @@ func Install(ctx context.Context, c engine.SQLConn, m Mode) error {
 	if err := m.Validate(); err != nil {
 		return err
 	}
-	f, err := flavorOf(c)
+	f, err := runnable(ctx, c)
 	if err != nil {
 		return err
 	}
-	if err := f.supported(ctx, c); err != nil {
-		return err
-	}
-	if err := f.install(ctx, c, m.names()); err != nil {
+	if err := f.inst.Install(ctx, c, sqlproc.Pick(m.names(), f.sources)); err != nil {
 		return fmt.Errorf("tpce: installing the %s functions: %w", m, err)
 	}
 	return nil
@@ -166,7 +178,7 @@ func Uninstall(ctx context.Context, c engine.SQLConn) error {
 	if err != nil {
 		return err
 	}
-	if err := f.uninstall(ctx, c); err != nil {
+	if err := f.inst.Uninstall(ctx, c, sqlproc.Names(sqlproc.Pick(Names, f.sources))); err != nil {
 		return fmt.Errorf("tpce: dropping the server functions: %w", err)
 	}
 	return nil
@@ -214,11 +226,8 @@ func New(ctx context.Context, c engine.SQLConn, m Mode) (*Client, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
-	f, err := flavorOf(c)
+	f, err := runnable(ctx, c)
 	if err != nil {
-		return nil, err
-	}
-	if err := f.supported(ctx, c); err != nil {
 		return nil, err
 	}
 	cl := &Client{c: c, f: f, mode: m, stmts: map[string]engine.Stmt{}, Now: time.Now}

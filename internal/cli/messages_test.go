@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/internal/cli"
+	"github.com/dbarena/dbarena/internal/testdb"
 )
 
 // Each bad input is refused before any work starts, with a message that
@@ -182,5 +183,43 @@ func TestDataMismatchHint(t *testing.T) {
 	}
 	if strings.Contains(o.stderr, "pass --days 0") {
 		t.Errorf("stderr %q suggests --days 0, which is refused", o.stderr)
+	}
+}
+
+// Pipelines run on PostgreSQL only: on SQLite and MariaDB a workload
+// that asks for them is refused before any work, with exit 2 and no
+// run header, where it used to fail once its workers started.
+func TestPipelinesRefusedBeforeTheRun(t *testing.T) {
+	ctx := context.Background()
+	script := filepath.Join(t.TempDir(), "pipe.sql")
+	if err := os.WriteFile(script, []byte("\\startpipeline\nSELECT 1;\n\\endpipeline\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	targets := map[string]string{"sqlite": sqliteURL(t), "mysql": withPassword(testdb.MySQL(t))}
+	for name, tg := range targets {
+		for _, tc := range []struct {
+			name string
+			args []string
+			want string
+		}{
+			{"tpce", []string{"run", "tpce", "--pipeline", "--time", "1s"}, "--pipeline"},
+			{"script", []string{"run", "script", "--file", script, "--protocol", "prepared", "--time", "1s"}, "--file " + script},
+		} {
+			t.Run(name+"/"+tc.name, func(t *testing.T) {
+				o := dbarena(t, ctx, nil, append(tc.args, "--target", tg)...)
+				if o.code != cli.ExitUsage {
+					t.Errorf("exit %d, want %d: %s", o.code, cli.ExitUsage, o.stderr)
+				}
+				if !strings.Contains(o.stderr, tc.want) || !strings.Contains(o.stderr, "PostgreSQL") {
+					t.Errorf("stderr %q should name %s and say where pipelines run", o.stderr, tc.want)
+				}
+				if strings.Contains(o.stdout, "running ") {
+					t.Errorf("refused after the run began: %s", o.stdout)
+				}
+			})
+		}
+	}
+	if _, err := os.Stat(strings.TrimPrefix(targets["sqlite"], "sqlite://")); err == nil {
+		t.Errorf("%s was created by a refused run", targets["sqlite"])
 	}
 }

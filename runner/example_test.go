@@ -9,6 +9,7 @@ import (
 
 	"github.com/dbarena/dbarena/engine"
 	_ "github.com/dbarena/dbarena/engine/sqlite"
+	"github.com/dbarena/dbarena/load"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/workload"
 	_ "github.com/dbarena/dbarena/workload/oltp"
@@ -30,7 +31,7 @@ func ExampleRun() {
 	m, _ := workload.Lookup("oltp_read_write")
 	w := m.New()
 	_ = w.Flags().Parse([]string{"--tables", "2", "--table-size", "1000"})
-	stats, err := runner.Prepare(ctx, eng, w, runner.PrepareConfig{})
+	stats, err := load.Prepare(ctx, eng, w, load.PrepareConfig{})
 	if err != nil {
 		panic(err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/internal/testdb"
+	"github.com/dbarena/dbarena/load"
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/workload"
@@ -140,7 +141,7 @@ func TestThousandThreadsSQLite(t *testing.T) {
 	if err := w.Flags().Parse([]string{"--tables", "1", "--table-size", "1000"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := runner.Prepare(ctx, eng, w, runner.PrepareConfig{}); err != nil {
+	if _, err := load.Prepare(ctx, eng, w, load.PrepareConfig{}); err != nil {
 		t.Fatal(err)
 	}
 	cfg := runner.Config{Threads: 1000, Duration: 3 * time.Second, ReportInterval: 500 * time.Millisecond}

@@ -16,6 +16,7 @@ import (
 	_ "github.com/dbarena/dbarena/engine/sqlite"
 	"github.com/dbarena/dbarena/histogram"
 	"github.com/dbarena/dbarena/internal/testdb"
+	"github.com/dbarena/dbarena/load"
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/workload"
@@ -39,7 +40,7 @@ func pointSelect(t *testing.T, tg engine.Target) (engine.Engine, workload.Worklo
 	if err := w.Flags().Parse([]string{"--tables", "1", "--table-size", "1000"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := runner.Prepare(ctx, eng, w, runner.PrepareConfig{}); err != nil {
+	if _, err := load.Prepare(ctx, eng, w, load.PrepareConfig{}); err != nil {
 		t.Fatal(err)
 	}
 	admin, err := engine.ConnectSQL(ctx, eng)

@@ -15,6 +15,7 @@ import (
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/runner/timing"
 	"github.com/dbarena/dbarena/workload"
 )
 
@@ -227,7 +228,7 @@ func TestEventsWithRate(t *testing.T) {
 	rate := 4000.0
 	p := &counted{}
 	const n = 500
-	run := runEvents(t, p, runner.Config{Threads: 4, Events: events(n), Rate: runner.RateConfig{TPS: &rate, Arrival: runner.ArrivalUniform}})
+	run := runEvents(t, p, runner.Config{Threads: 4, Events: events(n), Rate: timing.RateConfig{TPS: &rate, Arrival: timing.ArrivalUniform}})
 	if run.Transactions != n || p.calls.Load() != n {
 		t.Errorf("%d transactions counted, %d run, want %d", run.Transactions, p.calls.Load(), n)
 	}

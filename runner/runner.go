@@ -1,7 +1,7 @@
 // Package runner owns the benchmark loop: it opens one connection per
 // worker (at the run's isolation level), calls Worker.Next whenever the
-// run's Scheduler says (Closed: back to back; Open: at an arrival rate,
-// schedule_rate.go), times every transaction from the instant the
+// run's timing.Scheduler says (timing.Closed: back to back; timing.Open:
+// at an arrival rate), times every transaction from the instant the
 // scheduler gives (under an arrival rate, its intended start, with its
 // service time and lag apart), classifies every error, replays
 // retried transactions of Replayer workers by the run's retry policy,
@@ -29,6 +29,7 @@ import (
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/histogram"
 	"github.com/dbarena/dbarena/result"
+	"github.com/dbarena/dbarena/runner/timing"
 	"github.com/dbarena/dbarena/sysmon"
 	"github.com/dbarena/dbarena/workload"
 )
@@ -84,13 +85,13 @@ type Config struct {
 	ServerDown func() bool
 	// Now is the clock (default time.Now).
 	Now func() time.Time
-	// Scheduler is the load model (default Closed; Open when Rate is
-	// set, which takes precedence).
-	Scheduler Scheduler
+	// Scheduler is the load model (default timing.Closed; timing.Open
+	// when Rate is set, which takes precedence).
+	Scheduler timing.Scheduler
 	// Rate, when set, runs the arrival-rate (open) model: transactions
 	// arrive at its rate, Threads workers start them (at most Threads at
 	// once), each timed from its intended start.
-	Rate RateConfig
+	Rate timing.RateConfig
 	// Isolation is the transaction isolation level the runner sets on
 	// every worker's connection (engine.ReadCommitted, RepeatableRead,
 	// Serializable); "" takes the workload's default
@@ -122,8 +123,9 @@ type Config struct {
 	// default GOMAXPROCS, as embedded engines (SQLite) always do.
 	ClientThreads int
 
-	// Analytic selects the analytic timing model instead (tries.go).
-	Analytic
+	// Analytic selects the analytic timing model instead
+	// (timing.RunTries).
+	timing.Analytic
 }
 
 // Limit says how a run of c ends, for headers and logs: "30s",
@@ -211,8 +213,8 @@ func (c Config) Validate() []error {
 	if c.AbortOnFail && len(c.Thresholds) == 0 {
 		bad("abort-on-fail", c.AbortOnFail, "needs at least one --threshold")
 	}
-	c.Rate.validate(c.Warmup, c.Duration, bad)
-	errs = append(errs, c.validateAnalytic()...)
+	errs = append(errs, c.Rate.Validate(c.Warmup, c.Duration)...)
+	errs = append(errs, c.Analytic.Validate(c.Threads, c.Warmup, c.Rate)...)
 	return errs
 }
 
@@ -256,8 +258,9 @@ type Observer interface {
 var (
 	// ErrTooManyErrors stops a run whose errors exceed --max-errors.
 	ErrTooManyErrors = errors.New("too many errors")
-	// ErrInterrupted marks a run stopped by its context (Ctrl-C).
-	ErrInterrupted = errors.New("interrupted")
+	// ErrInterrupted marks a run stopped by its context (Ctrl-C), in
+	// every timing model: it is timing.ErrInterrupted.
+	ErrInterrupted = timing.ErrInterrupted
 	// ErrServerGone fails a run whose workers all lost their connections
 	// and could not open new ones for Config.ReconnectTimeout (or for the
 	// whole last interval of the run).
@@ -265,9 +268,6 @@ var (
 	// ErrStalled ends a run that stopped making progress (status
 	// result.StatusStalled, every figure kept).
 	ErrStalled = errors.New("the run stalled")
-	// ErrEveryTryFailed fails a run of the analytic timing model none of
-	// whose tries answered (status failed, every try kept).
-	ErrEveryTryFailed = errors.New("every try failed")
 )
 
 // DefaultReconnectTimeout is Config.ReconnectTimeout's default: long
@@ -301,16 +301,15 @@ func Run(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config
 		return nil, err
 	}
 	if cfg.Tries != nil {
-		return runTries(ctx, eng, w, cfg)
+		return timing.RunTries(ctx, eng, w, cfg.Analytic, cfg.Now)
 	}
-	var open *Open
 	if cfg.Rate.Open() {
-		open = NewOpen(cfg.Rate)
-		cfg.Scheduler = open
+		cfg.Scheduler = timing.NewOpen(cfg.Rate)
 	}
 	if cfg.Scheduler == nil {
-		cfg.Scheduler = Closed{}
+		cfg.Scheduler = timing.Closed{}
 	}
+	open, _ := cfg.Scheduler.(timing.Arrivals)
 	ops := w.Ops()
 	retryable := retryPolicy(w)
 	isolation, policy := cfg.Effective(w)
@@ -404,7 +403,7 @@ type worker struct {
 	// isolation is set on every connection the worker opens.
 	isolation string
 	// sched says when the worker starts its next transaction.
-	sched WorkerSchedule
+	sched timing.WorkerSchedule
 	// thread runs the worker and waits on its connection; nil when the
 	// worker has a goroutine of its own.
 	thread *drive.Thread
@@ -614,7 +613,7 @@ type run struct {
 	mon         *monitor // nil unless the workload is a CounterReader
 	reporter    workload.Reporter
 	// open is the arrival-rate model, nil in the closed model.
-	open *Open
+	open timing.Arrivals
 	// left is what remains of the --events budget (nil without it): a
 	// worker takes one before it starts a transaction, and leaves the
 	// run when none is left; active counts the workers still in it, the
@@ -768,7 +767,7 @@ func (r *run) loop(ctx context.Context, s *worker) {
 		defer r.quit()
 	}
 	d := r.eng.Dialect()
-	var slot Slot
+	var slot timing.Slot
 	carry, held := false, false
 	for !r.stop.Load() {
 		if !carry {
@@ -866,7 +865,7 @@ func (r *run) lost(ctx context.Context, s *worker) bool {
 // actual start and its lag), and tells whether it did. A connection whose
 // driver replaced it after a server loss the worker never saw counts as a
 // reconnect here.
-func (r *run) recorded(s *worker, op int, err error, slot Slot, now time.Time) bool {
+func (r *run) recorded(s *worker, op int, err error, slot timing.Slot, now time.Time) bool {
 	rollback := false
 	switch {
 	case err == nil:
@@ -882,7 +881,7 @@ func (r *run) recorded(s *worker, op int, err error, slot Slot, now time.Time) b
 	case r.open != nil:
 		lag := slot.Began.Sub(slot.Intended)
 		s.rec.Open(op, histogram.Arrival{Latency: now.Sub(slot.Intended), Service: now.Sub(slot.Began), Lag: lag,
-			Late: lag > LateTolerance, Rollback: rollback}, s.q)
+			Late: lag > timing.LateTolerance, Rollback: rollback}, s.q)
 	case rollback:
 		s.rec.Rollback(op, now.Sub(slot.Intended), s.q)
 	default:
@@ -897,7 +896,7 @@ func (r *run) recorded(s *worker, op int, err error, slot Slot, now time.Time) b
 // ends well (recorded from start, its first attempt), fails with an error
 // that is not retryable or for the MaxRetries-th time (returned, for the
 // caller to count as an error), or the run stops.
-func (r *run) replay(ctx context.Context, s *worker, rp workload.Replayer, slot Slot) (op int, err error, stopped bool) {
+func (r *run) replay(ctx context.Context, s *worker, rp workload.Replayer, slot timing.Slot) (op int, err error, stopped bool) {
 	start := slot.Intended
 	d := r.eng.Dialect()
 	for attempt := 1; ; attempt++ {

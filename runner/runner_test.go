@@ -18,6 +18,7 @@ import (
 	"github.com/dbarena/dbarena/internal/testdb"
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/runner/timing"
 	"github.com/dbarena/dbarena/sysmon"
 	"github.com/dbarena/dbarena/workload"
 )
@@ -465,7 +466,7 @@ type lateScheduler struct {
 	limit int
 }
 
-func (s lateScheduler) Worker(env runner.ScheduleEnv) runner.WorkerSchedule {
+func (s lateScheduler) Worker(env timing.ScheduleEnv) timing.WorkerSchedule {
 	return &lateSchedule{s: s, now: env.Now}
 }
 
@@ -475,12 +476,12 @@ type lateSchedule struct {
 	n   int
 }
 
-func (w *lateSchedule) Start(context.Context) (runner.Slot, bool) {
+func (w *lateSchedule) Start(context.Context) (timing.Slot, bool) {
 	if w.n++; w.n > w.s.limit {
-		return runner.Slot{}, false
+		return timing.Slot{}, false
 	}
 	now := w.now()
-	return runner.Slot{Intended: now.Add(-w.s.late), Began: now}, true
+	return timing.Slot{Intended: now.Add(-w.s.late), Began: now}, true
 }
 
 // The scheduler decides whether and when each worker starts a transaction

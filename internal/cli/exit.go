@@ -10,6 +10,7 @@ import (
 	"github.com/dbarena/dbarena/plan"
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/runner/timing"
 	"github.com/dbarena/dbarena/server"
 	"github.com/dbarena/dbarena/session"
 	"github.com/dbarena/dbarena/threshold"
@@ -92,7 +93,7 @@ var exitClasses = []exitClass{
 	{"target unreachable", ExitTarget, isAny(engine.ErrConnect, engine.ErrAuth, server.ErrNotInstalled, server.ErrStart)},
 	{"not prepared", ExitSetup, isAny(load.ErrNotPrepared, load.ErrAlreadyPrepared, load.ErrBeingPrepared, load.ErrNotOurs, load.ErrShape)},
 	{"threshold failed", ExitThreshold, isAny(threshold.ErrFailed)},
-	{"too many errors, or the server gone", ExitRunFailed, isAny(runner.ErrTooManyErrors, runner.ErrServerGone, runner.ErrEveryTryFailed)},
+	{"too many errors, or the server gone", ExitRunFailed, isAny(runner.ErrTooManyErrors, runner.ErrServerGone, timing.ErrEveryTryFailed)},
 	{"stalled", ExitStalled, isAny(runner.ErrStalled)},
 	{"check failed", ExitCheckFailed, isAny(ErrCheckFailed)},
 }

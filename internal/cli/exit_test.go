@@ -17,6 +17,7 @@ import (
 	"github.com/dbarena/dbarena/plan"
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/runner/timing"
 	"github.com/dbarena/dbarena/server"
 	"github.com/dbarena/dbarena/threshold"
 	"github.com/dbarena/dbarena/workload"
@@ -68,7 +69,7 @@ var exitCases = []struct {
 	{"threshold failed", &threshold.AbortError{Expr: "errors<5", Observed: 5, At: "3s"}, ExitThreshold},
 	{"too many errors, or the server gone", fmt.Errorf("run: %w", runner.ErrTooManyErrors), ExitRunFailed},
 	{"too many errors, or the server gone", fmt.Errorf("run: %w", runner.ErrServerGone), ExitRunFailed},
-	{"too many errors, or the server gone", fmt.Errorf("run: %w: all 4 tries of the 2 queries failed", runner.ErrEveryTryFailed), ExitRunFailed},
+	{"too many errors, or the server gone", fmt.Errorf("run: %w: all 4 tries of the 2 queries failed", timing.ErrEveryTryFailed), ExitRunFailed},
 	{"stalled", fmt.Errorf("%w: 7 of 8 measured intervals had no transaction end", runner.ErrStalled), ExitStalled},
 	{"check failed", fmt.Errorf("%w: 2 problems", ErrCheckFailed), ExitCheckFailed},
 }

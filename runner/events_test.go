@@ -87,7 +87,7 @@ func runEvents(t *testing.T, w workload.Workload, cfg runner.Config) *result.Run
 	if cfg.ReportInterval == 0 {
 		cfg.ReportInterval = 20 * time.Millisecond
 	}
-	run, err := runner.Run(context.Background(), memEngine{open(t)}, w, cfg, nil)
+	run, err := runWithPolicy(context.Background(), memEngine{open(t)}, w, cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -108,7 +108,7 @@ func checkIntervals(t *testing.T, run *result.Run, cfg runner.Config, busy bool)
 func TestThousandWorkers(t *testing.T) {
 	p := &spin{work: 200}
 	cfg := runner.Config{Threads: 1000, Duration: 2 * time.Second, ReportInterval: 200 * time.Millisecond}
-	run, err := runner.Run(context.Background(), memEngine{open(t)}, p, cfg, nil)
+	run, err := runWithPolicy(context.Background(), memEngine{open(t)}, p, cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

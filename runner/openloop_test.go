@@ -66,7 +66,7 @@ func TestRateAccuracy(t *testing.T) {
 			eng, w, _ := pointSelect(t, testdb.Isolated(t, c.target(t)))
 			cfg := runner.Config{Threads: 4, Duration: 5 * time.Second,
 				Rate: timing.RateConfig{TPS: ratePtr(400), Arrival: timing.ArrivalUniform}}
-			run, err := runner.Run(context.Background(), eng, w, cfg, nil)
+			run, err := runWithPolicy(context.Background(), eng, w, cfg, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -135,7 +135,7 @@ func TestCoordinatedOmission(t *testing.T) {
 	})
 	cfg := runner.Config{Threads: threads, Duration: 7 * time.Second,
 		Rate: timing.RateConfig{TPS: ratePtr(rate), Arrival: timing.ArrivalUniform}}
-	run, err := runner.Run(ctx, eng, w, cfg, nil)
+	run, err := runWithPolicy(ctx, eng, w, cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +206,7 @@ func TestRunAtMaxRate(t *testing.T) {
 			done := make(chan ran, 1)
 			begun := time.Now()
 			go func() {
-				run, err := runner.Run(context.Background(), memEngine{open(t)}, &spin{}, cfg, nil)
+				run, err := runWithPolicy(context.Background(), memEngine{open(t)}, &spin{}, cfg, nil)
 				done <- ran{run, err}
 			}()
 			var r ran
@@ -227,7 +227,7 @@ func TestRunAtMaxRate(t *testing.T) {
 			cfg.Duration = time.Hour
 			time.AfterFunc(500*time.Millisecond, cancel)
 			go func() {
-				run, err := runner.Run(ctx, memEngine{open(t)}, &spin{}, cfg, nil)
+				run, err := runWithPolicy(ctx, memEngine{open(t)}, &spin{}, cfg, nil)
 				done <- ran{run, err}
 			}()
 			select {
@@ -280,7 +280,7 @@ func TestOpenLoopShortfall(t *testing.T) {
 			rc := c.rc
 			rc.TPS, rc.Arrival = ratePtr(4000), timing.ArrivalUniform
 			cfg := runner.Config{Threads: 2, Duration: time.Second, ReportInterval: 250 * time.Millisecond, StopGrace: time.Second, Rate: rc}
-			run, err := runner.Run(context.Background(), memEngine{open(t)}, nap{}, cfg, nil)
+			run, err := runWithPolicy(context.Background(), memEngine{open(t)}, nap{}, cfg, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

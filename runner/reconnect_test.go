@@ -81,7 +81,7 @@ func TestReconnectAfterTerminatedBackends(t *testing.T) {
 		killed <- n
 	})
 	w := oltpWorkload(t, "--tables", "1", "--table-size", "1000")
-	run, err := runner.Run(ctx, eng, w, runner.Config{Threads: 2, Duration: 2 * time.Second}, nil)
+	run, err := runWithPolicy(ctx, eng, w, runner.Config{Threads: 2, Duration: 2 * time.Second}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func TestOneLostConnectionIsNotAnError(t *testing.T) {
 				killed <- n
 			})
 			w := oltpWorkload(t, "--tables", "1", "--table-size", "1000")
-			run, err := runner.Run(ctx, eng, w, runner.Config{Threads: 8, Duration: 2 * time.Second}, nil)
+			run, err := runWithPolicy(ctx, eng, w, runner.Config{Threads: 8, Duration: 2 * time.Second}, nil)
 			if n := <-killed; n != 1 {
 				t.Fatalf("killed %d connections, want one worker's", n)
 			}

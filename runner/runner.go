@@ -115,13 +115,23 @@ type Config struct {
 	AbortOnFail bool
 
 	// ClientThreads is how many OS threads run the workers, at most one
-	// per worker (clientThreads). On engine.Driven engines they drive the
-	// workers' connections, several each, as pgbench's -j does (package
-	// drive; 0: one per CPU); on other engines served over a network it is
-	// the Go runtime's GOMAXPROCS for the run (0: half the CPUs, at least
-	// one). -1 runs each worker on a goroutine of its own with Go's
-	// default GOMAXPROCS, as embedded engines (SQLite) always do.
+	// per worker, as --client-threads asks: package session turns it
+	// into the run's Process (session.ProcessFor), Run does not read it.
+	// On engine.Driven engines they drive the workers' connections,
+	// several each, as pgbench's -j does (package drive; 0: one per CPU);
+	// on other engines served over a network it is the Go runtime's
+	// GOMAXPROCS for the run (0: half the CPUs, at least one). -1 runs
+	// each worker on a goroutine of its own with Go's default
+	// GOMAXPROCS, as embedded engines (SQLite) always do.
 	ClientThreads int
+	// Process is how the workers run in this process: on client threads
+	// or on goroutines, under which GOMAXPROCS. Package session decides
+	// it for every run (session.ProcessFor, from ClientThreads and the
+	// engine) and Run applies it as given. The zero Process runs each
+	// worker on a goroutine of its own under the runtime's GOMAXPROCS.
+	// The analytic timing model runs on the caller's goroutine and
+	// ignores it.
+	Process Process
 
 	// Analytic selects the analytic timing model instead
 	// (timing.RunTries).
@@ -338,11 +348,11 @@ func Run(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config
 	workerCtx, cancelWorkers := context.WithCancel(ctx)
 	defer cancelWorkers()
 
-	threads, procs, threadsNote, err := clientThreads(eng, cfg)
+	threads, err := cfg.Process.start(cfg.Threads)
 	if err != nil {
 		return nil, err
 	}
-	if procs > 0 && procs != runtime.GOMAXPROCS(0) {
+	if procs := cfg.Process.GOMAXPROCS; procs > 0 && procs != runtime.GOMAXPROCS(0) {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 	}
 	defer func() {
@@ -364,7 +374,7 @@ func Run(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config
 	r := &run{
 		cfg: cfg, ops: ops, eng: eng, w: w, retryable: retryable,
 		workers: ws, fail: make(chan error, 1), stopCh: make(chan struct{}), epoch: epoch,
-		mon: mon, open: open, threads: threads, threadsNote: threadsNote,
+		mon: mon, open: open, threads: threads, threadsNote: cfg.Process.Note,
 	}
 	if cfg.Events != nil {
 		r.left = new(atomic.Int64)
@@ -424,63 +434,6 @@ func (s *worker) bind(ctx context.Context) context.Context {
 		return ctx
 	}
 	return drive.WithThread(ctx, s.thread)
-}
-
-// clientThreads decides what runs the workers (Config.ClientThreads) and
-// returns the OS threads that drive them, or nil when each worker runs on
-// a goroutine of its own, the GOMAXPROCS the run wants (0: leave it), and
-// a note for the result when threads could not be used.
-//
-//   - An engine.Driven engine gets -client-threads drive.Threads (0: one
-//     per CPU), at most one per worker. A thread blocks in the kernel
-//     holding its P, so GOMAXPROCS is raised to one more than the threads:
-//     that one serves the collector, the timers and everything else. Where
-//     threads are not supported (drive.Unsupported: not Linux, or
-//     GODEBUG=asyncpreemptoff=1) it is run as the next case, with a note.
-//   - Another engine that a network separates from its server runs its
-//     workers on goroutines, with GOMAXPROCS set to -client-threads (0:
-//     half the CPUs, at least one), at most one per worker. Every
-//     goroutine that wakes while a P is idle wakes an OS thread, which
-//     spins looking for work: with as many Ps as CPUs those wake-ups cost
-//     the client more CPU than the parallelism gives it
-//     (docs/BENCHMARKS.md, "Goroutine-driven engines").
-//   - An engine.Embedded engine (SQLite) does the database's work on the
-//     client's CPUs and keeps Go's default; so does -1 everywhere.
-func clientThreads(eng engine.Engine, cfg Config) (threads []*drive.Thread, procs int, note string, err error) {
-	if cfg.ClientThreads < 0 {
-		return nil, 0, "", nil
-	}
-	if e, ok := eng.(engine.Embedded); ok && e.Embedded() {
-		return nil, 0, "", nil
-	}
-	n := cfg.ClientThreads
-	d, driven := eng.(engine.Driven)
-	driven = driven && d.Driven()
-	if why := drive.Unsupported(); driven && why != nil {
-		note = fmt.Sprintf("the workers ran on goroutines, not on client threads: %v", why)
-		driven = false
-	}
-	if !driven {
-		if n == 0 {
-			n = max(1, runtime.NumCPU()/2)
-		}
-		return nil, min(n, cfg.Threads), note, nil
-	}
-	if n == 0 {
-		n = runtime.NumCPU()
-	}
-	ts := make([]*drive.Thread, min(n, cfg.Threads))
-	for i := range ts {
-		t, err := drive.NewThread()
-		if err != nil {
-			for _, o := range ts[:i] {
-				_ = o.Close()
-			}
-			return nil, 0, "", err
-		}
-		ts[i] = t
-	}
-	return ts, max(len(ts)+1, runtime.GOMAXPROCS(0)), "", nil
 }
 
 func (s *worker) close() {
@@ -621,7 +574,8 @@ type run struct {
 	left   *atomic.Int64
 	active atomic.Int64
 	// threads drive the workers, nil when each has a goroutine;
-	// threadsNote says why an engine.Driven engine's have goroutines.
+	// threadsNote says why an engine.Driven engine's have goroutines
+	// (Process.Note).
 	threads     []*drive.Thread
 	threadsNote string
 	// threadErr is the first error a thread's Run returned.

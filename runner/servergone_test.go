@@ -57,7 +57,7 @@ func (p *breaking) Next(context.Context) (int, error) {
 func TestServerGoneFailsRun(t *testing.T) {
 	dead := new(atomic.Bool)
 	time.AfterFunc(300*time.Millisecond, func() { dead.Store(true) })
-	run, err := runner.Run(context.Background(), mortal{open(t), dead}, &breaking{dead}, runner.Config{
+	run, err := runWithPolicy(context.Background(), mortal{open(t), dead}, &breaking{dead}, runner.Config{
 		Threads: 4, Duration: time.Minute, TolerateErrors: true, ReconnectTimeout: 2 * time.Second,
 	}, nil)
 	if !errors.Is(err, runner.ErrServerGone) {

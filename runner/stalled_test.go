@@ -120,7 +120,7 @@ func TestStalledRun(t *testing.T) {
 		w    workload.Workload
 	}{{"after a busy start", halts{before: 50}}, {"from the start", halts{}}} {
 		t.Run(c.name, func(t *testing.T) {
-			run, err := runner.Run(ctx, memEngine{open(t)}, c.w, cfg, nil)
+			run, err := runWithPolicy(ctx, memEngine{open(t)}, c.w, cfg, nil)
 			if !errors.Is(err, runner.ErrStalled) || run == nil || run.Status != result.StatusStalled {
 				t.Fatalf("err %v, run %v: want %v and status stalled", err, run != nil, runner.ErrStalled)
 			}
@@ -144,7 +144,7 @@ func TestStalledRun(t *testing.T) {
 			Rate: timing.RateConfig{TPS: ratePtr(3), Arrival: timing.ArrivalUniform}}, slow{time.Millisecond}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			run, err := runner.Run(ctx, memEngine{open(t)}, c.w, c.cfg, nil)
+			run, err := runWithPolicy(ctx, memEngine{open(t)}, c.w, c.cfg, nil)
 			if err != nil || run.Status != result.StatusComplete {
 				t.Fatalf("err %v, status %s: want complete", err, run.Status)
 			}

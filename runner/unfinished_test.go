@@ -47,7 +47,7 @@ func (w *stuckWorker) Next(ctx context.Context) (int, error) {
 // it stalled (TestStalledRun), its figures kept.
 func TestUnfinishedTransactions(t *testing.T) {
 	cfg := runner.Config{Threads: 4, Duration: 2500 * time.Millisecond, ReportInterval: 250 * time.Millisecond, StopGrace: 50 * time.Millisecond}
-	run, err := runner.Run(context.Background(), memEngine{open(t)}, stuck{}, cfg, nil)
+	run, err := runWithPolicy(context.Background(), memEngine{open(t)}, stuck{}, cfg, nil)
 	if !errors.Is(err, runner.ErrStalled) {
 		t.Fatalf("err %v, want %v", err, runner.ErrStalled)
 	}

@@ -236,8 +236,9 @@ func (s *Session) Measure(ctx context.Context, w workload.Workload, cfgs []runne
 	return file, runErr
 }
 
-// Run runs w once with cfg, the session's monitor sampling the server.
-// A run on a managed server that died fails, with the end of its log.
+// Run runs w once with cfg, the session's monitor sampling the server,
+// in the process the policy gives it (ProcessFor). A run on a managed
+// server that died fails, with the end of its log.
 func (s *Session) Run(ctx context.Context, w workload.Workload, cfg runner.Config, obs runner.Observer) (*result.Run, error) {
 	if s.mon != nil && cfg.Server == nil {
 		cfg.Server = s.mon
@@ -248,6 +249,7 @@ func (s *Session) Run(ctx context.Context, w workload.Workload, cfg runner.Confi
 	if cfg.Tries != nil && cfg.Cold == nil {
 		cfg.Cold = s.coldHook()
 	}
+	cfg.Process = ProcessFor(s.opt.Engine, cfg)
 	ts, errs := threshold.ParseAll(cfg.Thresholds, threshold.ContextOf(w))
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)

@@ -179,6 +179,9 @@ func TestMeasurePostgresMonitor(t *testing.T) {
 	if file.Runs[0].Transactions == 0 {
 		t.Errorf("no transactions")
 	}
+	if want := session.ProcessFor(s.Engine(), runner.Config{Threads: 2}).Threads; file.Runs[0].ClientThreads != want {
+		t.Errorf("%d client threads, want %d: the session gives every run its process (ProcessFor)", file.Runs[0].ClientThreads, want)
+	}
 	if file.Target.URL != target.Redacted() {
 		t.Errorf("the file's URL %s, want the redacted %s", file.Target.URL, target.Redacted())
 	}

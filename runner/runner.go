@@ -289,7 +289,8 @@ const DefaultReconnectTimeout = 30 * time.Second
 // result is filled in even when an error is returned after the measured
 // phase started (status interrupted or failed), so nothing measured is
 // lost. w may be a registered workload: Run uses its implementation for
-// eng's family (workload.ForFamily).
+// eng's family (workload.ForFamily). The workers run as cfg.Process says
+// (client threads or goroutines, GOMAXPROCS), which Run applies as given.
 func Run(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config, obs Observer) (*result.Run, error) {
 	if cfg.ReportInterval == 0 {
 		cfg.ReportInterval = time.Second

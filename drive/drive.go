@@ -11,7 +11,7 @@
 // reply. The thread blocks in the kernel without telling the Go
 // scheduler (so the scheduler neither hands its P to another thread nor
 // wakes one), which is why a run with threads keeps one more P than it
-// has threads for everything else (runner.Config.ClientThreads).
+// has threads for everything else (session.ProcessFor, runner.Process).
 //
 // Engines opt in by dialling through Adopt: a socket dialled with a
 // context that names a Thread (WithThread) is taken out of Go's

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/load"
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/session"
@@ -27,7 +28,7 @@ type ExecutorOptions struct {
 	// (0: 4).
 	LoadThreads int
 	// Prepare loads w into a target that lacks its tables (default:
-	// runner.Prepare with LoadThreads loaders, reporting nothing).
+	// load.Prepare with LoadThreads loaders, reporting nothing).
 	Prepare func(ctx context.Context, target engine.Target, eng engine.Engine, w workload.Workload) error
 	// Tool is written into every result file.
 	Tool result.Tool
@@ -80,7 +81,7 @@ func NewSessionExecutor(o ExecutorOptions) *SessionExecutor {
 	}
 	if o.Prepare == nil {
 		o.Prepare = func(ctx context.Context, _ engine.Target, eng engine.Engine, w workload.Workload) error {
-			_, err := runner.Prepare(ctx, eng, w, runner.PrepareConfig{LoadThreads: o.LoadThreads, Now: o.Now})
+			_, err := load.Prepare(ctx, eng, w, load.PrepareConfig{LoadThreads: o.LoadThreads, Now: o.Now})
 			return err
 		}
 	}

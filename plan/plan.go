@@ -166,7 +166,7 @@ type Cell struct {
 }
 
 // PrepareKey names one prepared data set: a target, a workload and the
-// options that define its data (workload.DataOptioner; every option of a
+// options that define its data (Spec.DataOptions; every option of a
 // workload that does not say which do). Cells with the same key share
 // one prepare.
 type PrepareKey struct {

@@ -13,7 +13,7 @@ import (
 	"github.com/dbarena/dbarena/markdown"
 	"github.com/dbarena/dbarena/report/htmlreport"
 	"github.com/dbarena/dbarena/result"
-	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/runner/timing"
 )
 
 // Report writes the end artifacts of p's results directory from the runs
@@ -394,10 +394,10 @@ func ratesNote(w Workload) string {
 	}
 	arrival := w.Run.Rate.Arrival
 	if arrival == "" {
-		arrival = runner.ArrivalPoisson
+		arrival = timing.ArrivalPoisson
 	}
 	if len(w.Run.Rate.Stages) > 0 {
-		return fmt.Sprintf("; arrival rate stages %s (%s)", markdown.Escape(runner.FormatStages(w.Run.Rate.Stages)), arrival)
+		return fmt.Sprintf("; arrival rate stages %s (%s)", markdown.Escape(timing.FormatStages(w.Run.Rate.Stages)), arrival)
 	}
 	parts := make([]string, len(rates))
 	for i, r := range rates {

@@ -12,6 +12,7 @@ import (
 	"github.com/dbarena/dbarena/histogram"
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/runner/timing"
 	"github.com/dbarena/dbarena/sysmon"
 )
 
@@ -208,7 +209,7 @@ func openSummary(w io.Writer, r *result.Run) {
 	if r.Offered > 0 {
 		fmt.Fprintf(w, "    arrivals:                            %-10d (started %d, %.2f%%)\n", r.Offered, r.Started, pct(r.Started, r.Offered))
 	}
-	fmt.Fprintf(w, "    late (started > %v after arrival): %-10d (%.2f%% of transactions)\n", runner.LateTolerance, r.Late, pct(r.Late, r.Transactions))
+	fmt.Fprintf(w, "    late (started > %v after arrival): %-10d (%.2f%% of transactions)\n", timing.LateTolerance, r.Late, pct(r.Late, r.Transactions))
 	limit := ""
 	if o.LatencyLimitMS > 0 {
 		limit = fmt.Sprintf(" (--latency-limit %g ms)", o.LatencyLimitMS)

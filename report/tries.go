@@ -6,14 +6,14 @@ import (
 	"text/tabwriter"
 
 	"github.com/dbarena/dbarena/result"
-	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/runner/timing"
 )
 
 // TryLine formats one try of the analytic timing model as it ends:
 //
 //	[ query A 1/3 lukewarm ] 1.234s, 120 rows, answer 3f2a…
 //	[ query B 2/3 hot ] failed: query B timed out after 1m0s (--query-timeout)
-func TryLine(e runner.TryEvent) string {
+func TryLine(e timing.TryEvent) string {
 	head := fmt.Sprintf("[ query %s %d/%d %s ]", e.Query, e.N, e.Of, e.Try.Label)
 	if e.Try.S == nil {
 		return head + " failed: " + e.Try.Error

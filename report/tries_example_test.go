@@ -5,7 +5,7 @@ import (
 
 	"github.com/dbarena/dbarena/report"
 	"github.com/dbarena/dbarena/result"
-	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/runner/timing"
 )
 
 func sec(v float64) *float64 { return &v }
@@ -26,7 +26,7 @@ func ExampleTries() {
 		}},
 	}}}
 	report.Tries(os.Stdout, run)
-	os.Stdout.WriteString(report.TryLine(runner.TryEvent{Query: "B", N: 2, Of: 3, Try: run.Tries.Queries[1].Tries[1]}) + "\n")
+	os.Stdout.WriteString(report.TryLine(timing.TryEvent{Query: "B", N: 2, Of: 3, Try: run.Tries.Queries[1].Tries[1]}) + "\n")
 	// Output:
 	// Queries (3 tries each, query timeout 60s, status: complete):
 	//     query  first try            hot (best)  spread        rows  answer        failed

@@ -220,7 +220,7 @@ type Run struct {
 	// asked; TPS is what was achieved).
 	OfferedTPS float64 `json:"offered_tps,omitempty"`
 	// Late counts the transactions that started later than their
-	// intended start by more than a tolerance (runner.LateTolerance);
+	// intended start by more than a tolerance (timing.LateTolerance);
 	// Skipped the arrivals not started because they could not start
 	// within the latency limit; Dropped those that found the queue full;
 	// Unstarted those still waiting for a worker when the run ended.

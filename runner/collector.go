@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"math"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	"github.com/dbarena/dbarena/drive"
 	"github.com/dbarena/dbarena/histogram"
 	"github.com/dbarena/dbarena/result"
+	"github.com/dbarena/dbarena/runner/timing"
 	"github.com/dbarena/dbarena/sysmon"
 )
 
@@ -145,7 +147,7 @@ func (c *collector) begin() {
 	r.edge.Store(c.b.at(0).UnixNano())
 	// The schedules count from the run's start.
 	for _, s := range r.workers {
-		env := ScheduleEnv{ID: s.id, Threads: cfg.Threads, Seed: s.env.Seed, Start: start, Now: cfg.Now,
+		env := timing.ScheduleEnv{ID: s.id, Threads: cfg.Threads, Seed: s.env.Seed, Start: start, Now: cfg.Now,
 			Stopped: r.stopCh, Missed: s.rec.Missed}
 		if s.thread != nil {
 			// The thread's Interrupt ends the wait when the run stops.
@@ -204,7 +206,7 @@ func (c *collector) stop(status string, wait func()) {
 		if !s.unfinished.IsZero() && s.unfinished.Before(c.stopAt) {
 			c.unfinished = append(c.unfinished, c.stopAt.Sub(s.unfinished))
 		}
-		if o, ok := s.sched.(*openSchedule); ok && !r.spent() {
+		if o, ok := s.sched.(timing.ArrivalSchedule); ok && !r.spent() {
 			// Once the --events budget is spent, the arrivals left are
 			// beyond the run's transactions, not missed ones.
 			// The arrivals the run had: those before it stopped, and
@@ -216,7 +218,7 @@ func (c *collector) stop(status string, wait func()) {
 			if c.waits == nil {
 				c.waits = histogram.New()
 			}
-			c.unstarted += o.unstartedWaits(end, c.waits)
+			c.unstarted += o.UnstartedWaits(end, c.waits)
 			if !s.abandoned.IsZero() && s.abandoned.Before(end) {
 				c.unstarted++
 				_ = c.waits.RecordValue(histogram.Micros(end.Sub(s.abandoned)))
@@ -329,7 +331,7 @@ func (c *collector) finish(status string, runErr error) (*result.Run, error) {
 		c.unfinishedSummary()
 	}
 	if r.open != nil {
-		res.Open = r.open.describe()
+		res.Open = r.open.Describe()
 		from := c.b.warmupEnd.Sub(c.b.start)
 		res.OfferedTPS = round2(r.open.Offered(from, from+dur))
 		res.Unstarted = c.unstarted
@@ -464,7 +466,7 @@ func (c *collector) warnings() []string {
 	if late := c.stopAt.Sub(c.b.end); c.status == result.StatusComplete && late > c.cfg.ReportInterval {
 		out = append(out, fmt.Sprintf("the run stopped %.3fs after the end of --time %v, more than one interval (%v): nothing ran to notice the end", late.Seconds(), c.cfg.Duration, c.cfg.ReportInterval))
 	}
-	if w := Shortfall(c.res); w != "" {
+	if w := timing.Shortfall(c.res); w != "" {
 		out = append(out, w)
 	}
 	if e := c.res.UnfinishedMS; e != nil && e.Max > c.res.LatencyMS.Max {
@@ -514,3 +516,5 @@ func (c *collector) report(length time.Duration, label time.Time, warmup bool) {
 		c.total.Merge(tick)
 	}
 }
+
+func round2(v float64) float64 { return math.Round(v*100) / 100 }

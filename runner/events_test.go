@@ -15,6 +15,7 @@ import (
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/runner/timing"
 	"github.com/dbarena/dbarena/workload"
 )
 
@@ -86,7 +87,7 @@ func runEvents(t *testing.T, w workload.Workload, cfg runner.Config) *result.Run
 	if cfg.ReportInterval == 0 {
 		cfg.ReportInterval = 20 * time.Millisecond
 	}
-	run, err := runner.Run(context.Background(), memEngine{open(t)}, w, cfg, nil)
+	run, err := runWithPolicy(context.Background(), memEngine{open(t)}, w, cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +228,7 @@ func TestEventsWithRate(t *testing.T) {
 	rate := 4000.0
 	p := &counted{}
 	const n = 500
-	run := runEvents(t, p, runner.Config{Threads: 4, Events: events(n), Rate: runner.RateConfig{TPS: &rate, Arrival: runner.ArrivalUniform}})
+	run := runEvents(t, p, runner.Config{Threads: 4, Events: events(n), Rate: timing.RateConfig{TPS: &rate, Arrival: timing.ArrivalUniform}})
 	if run.Transactions != n || p.calls.Load() != n {
 		t.Errorf("%d transactions counted, %d run, want %d", run.Transactions, p.calls.Load(), n)
 	}
@@ -273,4 +274,22 @@ func TestEventsValidate(t *testing.T) {
 	if errs := def.Validate(); len(errs) != 1 || !strings.Contains(errs[0].Error(), "--time 0s: must be positive") {
 		t.Errorf("no events, time 0: %v", errs)
 	}
+}
+
+// Define is the test workload's Spec, made of its methods.
+func (r *counted) Define() workload.Spec {
+	s := workload.Spec{Meta: r.Meta(), Options: r.Flags(), Ops: r.Ops(), Tables: r.Tables}
+	return s
+}
+
+// Open starts a run of the test workload: its workers are NewWorker's.
+func (r *counted) Open(context.Context, workload.RunEnv) (*workload.Run, error) {
+	return &workload.Run{NewWorker: r.NewWorker}, nil
+}
+
+// Define is the test workload's Spec, made of its methods.
+func (r retryingCounted) Define() workload.Spec {
+	s := r.counted.Define()
+	s.Retryable = r.Retryable
+	return s
 }

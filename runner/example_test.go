@@ -9,6 +9,7 @@ import (
 
 	"github.com/dbarena/dbarena/engine"
 	_ "github.com/dbarena/dbarena/engine/sqlite"
+	"github.com/dbarena/dbarena/load"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/workload"
 	_ "github.com/dbarena/dbarena/workload/oltp"
@@ -29,8 +30,8 @@ func ExampleRun() {
 
 	m, _ := workload.Lookup("oltp_read_write")
 	w := m.New()
-	_ = w.Flags().Parse([]string{"--tables", "2", "--table-size", "1000"})
-	stats, err := runner.Prepare(ctx, eng, w, runner.PrepareConfig{})
+	_ = w.Define().Options.Parse([]string{"--tables", "2", "--table-size", "1000"})
+	stats, err := load.Prepare(ctx, eng, w, load.PrepareConfig{})
 	if err != nil {
 		panic(err)
 	}
@@ -46,21 +47,4 @@ func ExampleRun() {
 	// rows loaded: 2000
 	// complete oltp_read_write true
 	// statements per transaction: 20
-}
-
-// ParseStages reads --rate-stages: linear ramps from one target rate to
-// the next; the stages' total is the run's length (warm-up included).
-func ExampleParseStages() {
-	stages, err := runner.ParseStages("30s:100,2m:1000,30s:0")
-	if err != nil {
-		panic(err)
-	}
-	rc := runner.RateConfig{Stages: stages, Arrival: runner.ArrivalUniform}
-	o := runner.NewOpen(rc)
-	fmt.Println(runner.FormatStages(stages), rc.StagesTotal())
-	fmt.Printf("mean rate over the first stage %.0f/s, over the second %.0f/s\n",
-		o.Offered(0, 30*time.Second), o.Offered(30*time.Second, 150*time.Second))
-	// Output:
-	// 30s:100,2m0s:1000,30s:0 3m0s
-	// mean rate over the first stage 50/s, over the second 550/s
 }

@@ -35,7 +35,7 @@ func BenchmarkLoop(b *testing.B) {
 				if tc.events {
 					cfg.Events = events(1 << 40)
 				}
-				run, err := runner.Run(context.Background(), eng, p, cfg, nil)
+				run, err := runWithPolicy(context.Background(), eng, p, cfg, nil)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/internal/testdb"
+	"github.com/dbarena/dbarena/load"
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/workload"
@@ -107,7 +108,7 @@ func checkIntervals(t *testing.T, run *result.Run, cfg runner.Config, busy bool)
 func TestThousandWorkers(t *testing.T) {
 	p := &spin{work: 200}
 	cfg := runner.Config{Threads: 1000, Duration: 2 * time.Second, ReportInterval: 200 * time.Millisecond}
-	run, err := runner.Run(context.Background(), memEngine{open(t)}, p, cfg, nil)
+	run, err := runWithPolicy(context.Background(), memEngine{open(t)}, p, cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,10 +138,10 @@ func TestThousandThreadsSQLite(t *testing.T) {
 		t.Fatal("oltp_point_select is not registered")
 	}
 	w := m.New()
-	if err := w.Flags().Parse([]string{"--tables", "1", "--table-size", "1000"}); err != nil {
+	if err := w.Define().Options.Parse([]string{"--tables", "1", "--table-size", "1000"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := runner.Prepare(ctx, eng, w, runner.PrepareConfig{}); err != nil {
+	if _, err := load.Prepare(ctx, eng, w, load.PrepareConfig{}); err != nil {
 		t.Fatal(err)
 	}
 	cfg := runner.Config{Threads: 1000, Duration: 3 * time.Second, ReportInterval: 500 * time.Millisecond}
@@ -151,4 +152,15 @@ func TestThousandThreadsSQLite(t *testing.T) {
 	// A thousand connections to one SQLite file can wait on each other
 	// for a while (the run's warnings then say so): the structure holds.
 	checkIntervals(t, run, cfg, false)
+}
+
+// Define is the test workload's Spec, made of its methods.
+func (r *spin) Define() workload.Spec {
+	s := workload.Spec{Meta: r.Meta(), Options: r.Flags(), Ops: r.Ops(), Tables: r.Tables}
+	return s
+}
+
+// Open starts a run of the test workload: its workers are NewWorker's.
+func (r *spin) Open(context.Context, workload.RunEnv) (*workload.Run, error) {
+	return &workload.Run{NewWorker: r.NewWorker}, nil
 }

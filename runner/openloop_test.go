@@ -16,8 +16,10 @@ import (
 	_ "github.com/dbarena/dbarena/engine/sqlite"
 	"github.com/dbarena/dbarena/histogram"
 	"github.com/dbarena/dbarena/internal/testdb"
+	"github.com/dbarena/dbarena/load"
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/runner/timing"
 	"github.com/dbarena/dbarena/workload"
 )
 
@@ -36,10 +38,10 @@ func pointSelect(t *testing.T, tg engine.Target) (engine.Engine, workload.Worklo
 		t.Fatal("oltp_point_select is not registered")
 	}
 	w := m.New()
-	if err := w.Flags().Parse([]string{"--tables", "1", "--table-size", "1000"}); err != nil {
+	if err := w.Define().Options.Parse([]string{"--tables", "1", "--table-size", "1000"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := runner.Prepare(ctx, eng, w, runner.PrepareConfig{}); err != nil {
+	if _, err := load.Prepare(ctx, eng, w, load.PrepareConfig{}); err != nil {
 		t.Fatal(err)
 	}
 	admin, err := engine.ConnectSQL(ctx, eng)
@@ -63,8 +65,8 @@ func TestRateAccuracy(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			eng, w, _ := pointSelect(t, testdb.Isolated(t, c.target(t)))
 			cfg := runner.Config{Threads: 4, Duration: 5 * time.Second,
-				Rate: runner.RateConfig{TPS: ratePtr(400), Arrival: runner.ArrivalUniform}}
-			run, err := runner.Run(context.Background(), eng, w, cfg, nil)
+				Rate: timing.RateConfig{TPS: ratePtr(400), Arrival: timing.ArrivalUniform}}
+			run, err := runWithPolicy(context.Background(), eng, w, cfg, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -77,7 +79,7 @@ func TestRateAccuracy(t *testing.T) {
 			if n := run.Transactions + run.Unfinished + run.Unstarted; n != 2000 {
 				t.Errorf("%d transactions + %d unfinished + %d unstarted = %d, want the 2000 arrivals", run.Transactions, run.Unfinished, run.Unstarted, n)
 			}
-			if run.Open == nil || run.Open.Arrival != runner.ArrivalUniform || run.Open.RateTPS != 400 || run.OfferedTPS != 400 {
+			if run.Open == nil || run.Open.Arrival != timing.ArrivalUniform || run.Open.RateTPS != 400 || run.OfferedTPS != 400 {
 				t.Errorf("open %+v offered %v, want uniform at 400/s", run.Open, run.OfferedTPS)
 			}
 			if run.ServiceMS == nil || run.LagMS == nil || run.Ops[0].ServiceHDR == "" {
@@ -132,8 +134,8 @@ func TestCoordinatedOmission(t *testing.T) {
 		held <- hold
 	})
 	cfg := runner.Config{Threads: threads, Duration: 7 * time.Second,
-		Rate: runner.RateConfig{TPS: ratePtr(rate), Arrival: runner.ArrivalUniform}}
-	run, err := runner.Run(ctx, eng, w, cfg, nil)
+		Rate: timing.RateConfig{TPS: ratePtr(rate), Arrival: timing.ArrivalUniform}}
+	run, err := runWithPolicy(ctx, eng, w, cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,11 +193,11 @@ func over(t *testing.T, s string, us int64) int64 {
 func TestRunAtMaxRate(t *testing.T) {
 	for _, c := range []struct {
 		name string
-		rc   runner.RateConfig
-	}{{"unbounded", runner.RateConfig{}}, {"max-queue", runner.RateConfig{MaxQueue: new(10)}}, {"latency-limit", runner.RateConfig{LatencyLimit: time.Millisecond}}} {
+		rc   timing.RateConfig
+	}{{"unbounded", timing.RateConfig{}}, {"max-queue", timing.RateConfig{MaxQueue: new(10)}}, {"latency-limit", timing.RateConfig{LatencyLimit: time.Millisecond}}} {
 		t.Run(c.name, func(t *testing.T) {
 			rc := c.rc
-			rc.TPS = ratePtr(runner.MaxRate)
+			rc.TPS = ratePtr(timing.MaxRate)
 			cfg := runner.Config{Threads: 2, Duration: time.Second, ReportInterval: 250 * time.Millisecond, StopGrace: time.Second, Rate: rc}
 			type ran struct {
 				run *result.Run
@@ -204,14 +206,14 @@ func TestRunAtMaxRate(t *testing.T) {
 			done := make(chan ran, 1)
 			begun := time.Now()
 			go func() {
-				run, err := runner.Run(context.Background(), memEngine{open(t)}, &spin{}, cfg, nil)
+				run, err := runWithPolicy(context.Background(), memEngine{open(t)}, &spin{}, cfg, nil)
 				done <- ran{run, err}
 			}()
 			var r ran
 			select {
 			case r = <-done:
 			case <-time.After(10 * time.Second):
-				t.Fatalf("a 1 s run at --rate %g has not ended after 10 s", runner.MaxRate)
+				t.Fatalf("a 1 s run at --rate %g has not ended after 10 s", timing.MaxRate)
 			}
 			if r.err != nil {
 				t.Fatal(r.err)
@@ -225,13 +227,13 @@ func TestRunAtMaxRate(t *testing.T) {
 			cfg.Duration = time.Hour
 			time.AfterFunc(500*time.Millisecond, cancel)
 			go func() {
-				run, err := runner.Run(ctx, memEngine{open(t)}, &spin{}, cfg, nil)
+				run, err := runWithPolicy(ctx, memEngine{open(t)}, &spin{}, cfg, nil)
 				done <- ran{run, err}
 			}()
 			select {
 			case r = <-done:
 			case <-time.After(10 * time.Second):
-				t.Fatalf("a run at --rate %g interrupted after 0.5 s has not ended after 10 s", runner.MaxRate)
+				t.Fatalf("a run at --rate %g interrupted after 0.5 s has not ended after 10 s", timing.MaxRate)
 			}
 			if !errors.Is(r.err, runner.ErrInterrupted) || r.run.Status != result.StatusInterrupted {
 				t.Errorf("interrupted: %v, want %v", r.err, runner.ErrInterrupted)
@@ -272,13 +274,13 @@ func (napWorker) Next(ctx context.Context) (int, error) {
 func TestOpenLoopShortfall(t *testing.T) {
 	for _, c := range []struct {
 		name string
-		rc   runner.RateConfig
-	}{{"unbounded", runner.RateConfig{}}, {"max-queue", runner.RateConfig{MaxQueue: new(20)}}} {
+		rc   timing.RateConfig
+	}{{"unbounded", timing.RateConfig{}}, {"max-queue", timing.RateConfig{MaxQueue: new(20)}}} {
 		t.Run(c.name, func(t *testing.T) {
 			rc := c.rc
-			rc.TPS, rc.Arrival = ratePtr(4000), runner.ArrivalUniform
+			rc.TPS, rc.Arrival = ratePtr(4000), timing.ArrivalUniform
 			cfg := runner.Config{Threads: 2, Duration: time.Second, ReportInterval: 250 * time.Millisecond, StopGrace: time.Second, Rate: rc}
-			run, err := runner.Run(context.Background(), memEngine{open(t)}, nap{}, cfg, nil)
+			run, err := runWithPolicy(context.Background(), memEngine{open(t)}, nap{}, cfg, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -311,4 +313,15 @@ func TestOpenLoopShortfall(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Define is the test workload's Spec, made of its methods.
+func (r nap) Define() workload.Spec {
+	s := workload.Spec{Meta: r.Meta(), Options: r.Flags(), Ops: r.Ops(), Tables: r.Tables}
+	return s
+}
+
+// Open starts a run of the test workload: its workers are NewWorker's.
+func (r nap) Open(context.Context, workload.RunEnv) (*workload.Run, error) {
+	return &workload.Run{NewWorker: r.NewWorker}, nil
 }

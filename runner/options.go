@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/dbarena/dbarena/runner/timing"
 )
 
 // Option is one run option: a field of Config that `dbarena run` sets by
@@ -59,7 +61,7 @@ func Options() []Option {
 			Value: func(c *Config) pflag.Value { return (*listValue)(&c.Thresholds) }},
 		{Flag: "abort-on-fail", Field: "abort_on_fail", Usage: "stop a run as soon as a threshold can no longer hold (an upper bound on a count such as errors, retries or transactions, or on the max latency, already crossed)",
 			Value: func(c *Config) pflag.Value { return (*boolValue)(&c.AbortOnFail) }},
-		// The arrival-rate (open) model: RateConfig.
+		// The arrival-rate (open) model: timing.RateConfig.
 		{Flag: "rate", Field: "rate", Usage: "arrival rate in transactions per second across all workers (at most 1e9): an open model, each transaction timed from its intended start; --threads caps how many run at once (default: none, workers back to back)",
 			Value: func(c *Config) pflag.Value { return &optFloatValue{p: &c.Rate.TPS} }},
 		{Flag: "rate-stages", Field: "rate_stages", Usage: "ramp the arrival rate linearly through stages duration:rate, e.g. 30s:100,2m:1000,30s:0, from --rate (default 0); they span --warmup plus --time, which must add up to them",
@@ -71,6 +73,17 @@ func Options() []Option {
 		{Flag: "max-queue", Field: "max_queue", Usage: "under --rate, how many arrivals may wait for a busy worker, for the run (split evenly among the workers); later ones are dropped and counted (default: unbounded)",
 			Value: func(c *Config) pflag.Value { return &optIntValue{p: &c.Rate.MaxQueue} }},
 	}, analyticOptions()...)
+}
+
+// analyticOptions are the analytic timing model's run options
+// (timing.Analytic).
+func analyticOptions() []Option {
+	return []Option{
+		{Flag: "tries", Field: "tries", Usage: "the analytic timing model: run each of the workload's queries this many times in a row on one connection (the first try cold on a managed server, restarted, else lukewarm; hot is the best of the others), instead of the closed loop for --time",
+			Value: func(c *Config) pflag.Value { return &optIntValue{p: &c.Tries} }},
+		{Flag: "query-timeout", Field: "query_timeout", Usage: "with --tries: the longest one try may take; a try that takes longer is cancelled and recorded as failed (null), never as a time",
+			Value: func(c *Config) pflag.Value { return (*durationValue)(&c.QueryTimeout) }},
+	}
 }
 
 // LookupOption finds a run option by its plan field name.
@@ -99,13 +112,9 @@ type durationValue time.Duration
 func (d *durationValue) String() string { return time.Duration(*d).String() }
 func (d *durationValue) Type() string   { return "duration" }
 func (d *durationValue) Set(s string) error {
-	if n, err := strconv.ParseFloat(s, 64); err == nil {
-		*d = durationValue(n * float64(time.Second))
-		return nil
-	}
-	v, err := time.ParseDuration(s)
+	v, err := timing.ParseDuration(s)
 	if err != nil {
-		return fmt.Errorf("%q: want a duration such as 60s, 5m or plain seconds", s)
+		return err
 	}
 	*d = durationValue(v)
 	return nil
@@ -282,13 +291,13 @@ func (v *optFloatValue) Set(s string) error {
 	return nil
 }
 
-// stagesValue is --rate-stages (ParseStages).
-type stagesValue []RateStage
+// stagesValue is --rate-stages (timing.ParseStages).
+type stagesValue []timing.RateStage
 
 func (v *stagesValue) Type() string   { return "stages" }
-func (v *stagesValue) String() string { return FormatStages(*v) }
+func (v *stagesValue) String() string { return timing.FormatStages(*v) }
 func (v *stagesValue) Set(s string) error {
-	st, err := ParseStages(s)
+	st, err := timing.ParseStages(s)
 	if err != nil {
 		return err
 	}

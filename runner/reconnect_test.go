@@ -11,8 +11,11 @@ import (
 	_ "github.com/dbarena/dbarena/engine/mysql"
 	_ "github.com/dbarena/dbarena/engine/postgres"
 	"github.com/dbarena/dbarena/internal/testdb"
+	"github.com/dbarena/dbarena/load"
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/workload"
+	_ "github.com/dbarena/dbarena/workload/oltp"
 )
 
 // withApp names the target's connections so that a test can find its
@@ -26,6 +29,19 @@ func withApp(tg engine.Target, app string) engine.Target {
 	return tg
 }
 
+func oltpWorkload(t *testing.T, args ...string) workload.Workload {
+	t.Helper()
+	m, ok := workload.Lookup("oltp_read_write")
+	if !ok {
+		t.Fatal("oltp_read_write is not registered")
+	}
+	w := m.New()
+	if err := w.Define().Options.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
 // prepared opens tg and prepares a small oltp_read_write on it, with an
 // admin connection of its own.
 func prepared(t *testing.T, tg engine.Target) (engine.Engine, engine.SQLConn) {
@@ -36,7 +52,7 @@ func prepared(t *testing.T, tg engine.Target) (engine.Engine, engine.SQLConn) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { eng.Close() })
-	if _, err := runner.Prepare(ctx, eng, oltpWorkload(t, "--tables", "1", "--table-size", "1000"), runner.PrepareConfig{}); err != nil {
+	if _, err := load.Prepare(ctx, eng, oltpWorkload(t, "--tables", "1", "--table-size", "1000"), load.PrepareConfig{}); err != nil {
 		t.Fatal(err)
 	}
 	admin, err := engine.ConnectSQL(ctx, eng)
@@ -65,7 +81,7 @@ func TestReconnectAfterTerminatedBackends(t *testing.T) {
 		killed <- n
 	})
 	w := oltpWorkload(t, "--tables", "1", "--table-size", "1000")
-	run, err := runner.Run(ctx, eng, w, runner.Config{Threads: 2, Duration: 2 * time.Second}, nil)
+	run, err := runWithPolicy(ctx, eng, w, runner.Config{Threads: 2, Duration: 2 * time.Second}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +144,7 @@ func TestOneLostConnectionIsNotAnError(t *testing.T) {
 				killed <- n
 			})
 			w := oltpWorkload(t, "--tables", "1", "--table-size", "1000")
-			run, err := runner.Run(ctx, eng, w, runner.Config{Threads: 8, Duration: 2 * time.Second}, nil)
+			run, err := runWithPolicy(ctx, eng, w, runner.Config{Threads: 8, Duration: 2 * time.Second}, nil)
 			if n := <-killed; n != 1 {
 				t.Fatalf("killed %d connections, want one worker's", n)
 			}

@@ -1,7 +1,7 @@
 // Package runner owns the benchmark loop: it opens one connection per
 // worker (at the run's isolation level), calls Worker.Next whenever the
-// run's Scheduler says (Closed: back to back; Open: at an arrival rate,
-// schedule_rate.go), times every transaction from the instant the
+// run's timing.Scheduler says (timing.Closed: back to back; timing.Open:
+// at an arrival rate), times every transaction from the instant the
 // scheduler gives (under an arrival rate, its intended start, with its
 // service time and lag apart), classifies every error, replays
 // retried transactions of Replayer workers by the run's retry policy,
@@ -29,6 +29,7 @@ import (
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/histogram"
 	"github.com/dbarena/dbarena/result"
+	"github.com/dbarena/dbarena/runner/timing"
 	"github.com/dbarena/dbarena/sysmon"
 	"github.com/dbarena/dbarena/workload"
 )
@@ -84,13 +85,13 @@ type Config struct {
 	ServerDown func() bool
 	// Now is the clock (default time.Now).
 	Now func() time.Time
-	// Scheduler is the load model (default Closed; Open when Rate is
-	// set, which takes precedence).
-	Scheduler Scheduler
+	// Scheduler is the load model (default timing.Closed; timing.Open
+	// when Rate is set, which takes precedence).
+	Scheduler timing.Scheduler
 	// Rate, when set, runs the arrival-rate (open) model: transactions
 	// arrive at its rate, Threads workers start them (at most Threads at
 	// once), each timed from its intended start.
-	Rate RateConfig
+	Rate timing.RateConfig
 	// Isolation is the transaction isolation level the runner sets on
 	// every worker's connection (engine.ReadCommitted, RepeatableRead,
 	// Serializable); "" takes the workload's default
@@ -114,16 +115,27 @@ type Config struct {
 	AbortOnFail bool
 
 	// ClientThreads is how many OS threads run the workers, at most one
-	// per worker (clientThreads). On engine.Driven engines they drive the
-	// workers' connections, several each, as pgbench's -j does (package
-	// drive; 0: one per CPU); on other engines served over a network it is
-	// the Go runtime's GOMAXPROCS for the run (0: half the CPUs, at least
-	// one). -1 runs each worker on a goroutine of its own with Go's
-	// default GOMAXPROCS, as embedded engines (SQLite) always do.
+	// per worker, as --client-threads asks: package session turns it
+	// into the run's Process (session.ProcessFor), Run does not read it.
+	// On engine.Driven engines they drive the workers' connections,
+	// several each, as pgbench's -j does (package drive; 0: one per CPU);
+	// on other engines served over a network it is the Go runtime's
+	// GOMAXPROCS for the run (0: half the CPUs, at least one). -1 runs
+	// each worker on a goroutine of its own with Go's default
+	// GOMAXPROCS, as embedded engines (SQLite) always do.
 	ClientThreads int
+	// Process is how the workers run in this process: on client threads
+	// or on goroutines, under which GOMAXPROCS. Package session decides
+	// it for every run (session.ProcessFor, from ClientThreads and the
+	// engine) and Run applies it as given. The zero Process runs each
+	// worker on a goroutine of its own under the runtime's GOMAXPROCS.
+	// The analytic timing model runs on the caller's goroutine and
+	// ignores it.
+	Process Process
 
-	// Analytic selects the analytic timing model instead (tries.go).
-	Analytic
+	// Analytic selects the analytic timing model instead
+	// (timing.RunTries).
+	timing.Analytic
 }
 
 // Limit says how a run of c ends, for headers and logs: "30s",
@@ -211,8 +223,8 @@ func (c Config) Validate() []error {
 	if c.AbortOnFail && len(c.Thresholds) == 0 {
 		bad("abort-on-fail", c.AbortOnFail, "needs at least one --threshold")
 	}
-	c.Rate.validate(c.Warmup, c.Duration, bad)
-	errs = append(errs, c.validateAnalytic()...)
+	errs = append(errs, c.Rate.Validate(c.Warmup, c.Duration)...)
+	errs = append(errs, c.Analytic.Validate(c.Threads, c.Warmup, c.Rate)...)
 	return errs
 }
 
@@ -256,8 +268,9 @@ type Observer interface {
 var (
 	// ErrTooManyErrors stops a run whose errors exceed --max-errors.
 	ErrTooManyErrors = errors.New("too many errors")
-	// ErrInterrupted marks a run stopped by its context (Ctrl-C).
-	ErrInterrupted = errors.New("interrupted")
+	// ErrInterrupted marks a run stopped by its context (Ctrl-C), in
+	// every timing model: it is timing.ErrInterrupted.
+	ErrInterrupted = timing.ErrInterrupted
 	// ErrServerGone fails a run whose workers all lost their connections
 	// and could not open new ones for Config.ReconnectTimeout (or for the
 	// whole last interval of the run).
@@ -265,9 +278,6 @@ var (
 	// ErrStalled ends a run that stopped making progress (status
 	// result.StatusStalled, every figure kept).
 	ErrStalled = errors.New("the run stalled")
-	// ErrEveryTryFailed fails a run of the analytic timing model none of
-	// whose tries answered (status failed, every try kept).
-	ErrEveryTryFailed = errors.New("every try failed")
 )
 
 // DefaultReconnectTimeout is Config.ReconnectTimeout's default: long
@@ -279,7 +289,8 @@ const DefaultReconnectTimeout = 30 * time.Second
 // result is filled in even when an error is returned after the measured
 // phase started (status interrupted or failed), so nothing measured is
 // lost. w may be a registered workload: Run uses its implementation for
-// eng's family (workload.ForFamily).
+// eng's family (workload.ForFamily). The workers run as cfg.Process says
+// (client threads or goroutines, GOMAXPROCS), which Run applies as given.
 func Run(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config, obs Observer) (*result.Run, error) {
 	if cfg.ReportInterval == 0 {
 		cfg.ReportInterval = time.Second
@@ -301,16 +312,15 @@ func Run(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config
 		return nil, err
 	}
 	if cfg.Tries != nil {
-		return runTries(ctx, eng, w, cfg)
+		return timing.RunTries(ctx, eng, w, cfg.Analytic, cfg.Now)
 	}
-	var open *Open
 	if cfg.Rate.Open() {
-		open = NewOpen(cfg.Rate)
-		cfg.Scheduler = open
+		cfg.Scheduler = timing.NewOpen(cfg.Rate)
 	}
 	if cfg.Scheduler == nil {
-		cfg.Scheduler = Closed{}
+		cfg.Scheduler = timing.Closed{}
 	}
+	open, _ := cfg.Scheduler.(timing.Arrivals)
 	spec := w.Define()
 	ops := spec.Ops
 	retryable := retryPolicy(spec)
@@ -348,11 +358,11 @@ func Run(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config
 	workerCtx, cancelWorkers := context.WithCancel(ctx)
 	defer cancelWorkers()
 
-	threads, procs, threadsNote, err := clientThreads(eng, cfg)
+	threads, err := cfg.Process.start(cfg.Threads)
 	if err != nil {
 		return nil, err
 	}
-	if procs > 0 && procs != runtime.GOMAXPROCS(0) {
+	if procs := cfg.Process.GOMAXPROCS; procs > 0 && procs != runtime.GOMAXPROCS(0) {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 	}
 	defer func() {
@@ -374,7 +384,7 @@ func Run(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config
 	r := &run{
 		cfg: cfg, ops: ops, eng: eng, w: wrun, retryable: retryable,
 		workers: ws, fail: make(chan error, 1), stopCh: make(chan struct{}), epoch: epoch,
-		mon: mon, open: open, threads: threads, threadsNote: threadsNote,
+		mon: mon, open: open, threads: threads, threadsNote: cfg.Process.Note,
 	}
 	if cfg.Events != nil {
 		r.left = new(atomic.Int64)
@@ -413,7 +423,7 @@ type worker struct {
 	// isolation is set on every connection the worker opens.
 	isolation string
 	// sched says when the worker starts its next transaction.
-	sched WorkerSchedule
+	sched timing.WorkerSchedule
 	// thread runs the worker and waits on its connection; nil when the
 	// worker has a goroutine of its own.
 	thread *drive.Thread
@@ -434,63 +444,6 @@ func (s *worker) bind(ctx context.Context) context.Context {
 		return ctx
 	}
 	return drive.WithThread(ctx, s.thread)
-}
-
-// clientThreads decides what runs the workers (Config.ClientThreads) and
-// returns the OS threads that drive them, or nil when each worker runs on
-// a goroutine of its own, the GOMAXPROCS the run wants (0: leave it), and
-// a note for the result when threads could not be used.
-//
-//   - An engine.Driven engine gets -client-threads drive.Threads (0: one
-//     per CPU), at most one per worker. A thread blocks in the kernel
-//     holding its P, so GOMAXPROCS is raised to one more than the threads:
-//     that one serves the collector, the timers and everything else. Where
-//     threads are not supported (drive.Unsupported: not Linux, or
-//     GODEBUG=asyncpreemptoff=1) it is run as the next case, with a note.
-//   - Another engine that a network separates from its server runs its
-//     workers on goroutines, with GOMAXPROCS set to -client-threads (0:
-//     half the CPUs, at least one), at most one per worker. Every
-//     goroutine that wakes while a P is idle wakes an OS thread, which
-//     spins looking for work: with as many Ps as CPUs those wake-ups cost
-//     the client more CPU than the parallelism gives it
-//     (docs/BENCHMARKS.md, "Goroutine-driven engines").
-//   - An engine.Embedded engine (SQLite) does the database's work on the
-//     client's CPUs and keeps Go's default; so does -1 everywhere.
-func clientThreads(eng engine.Engine, cfg Config) (threads []*drive.Thread, procs int, note string, err error) {
-	if cfg.ClientThreads < 0 {
-		return nil, 0, "", nil
-	}
-	if e, ok := eng.(engine.Embedded); ok && e.Embedded() {
-		return nil, 0, "", nil
-	}
-	n := cfg.ClientThreads
-	d, driven := eng.(engine.Driven)
-	driven = driven && d.Driven()
-	if why := drive.Unsupported(); driven && why != nil {
-		note = fmt.Sprintf("the workers ran on goroutines, not on client threads: %v", why)
-		driven = false
-	}
-	if !driven {
-		if n == 0 {
-			n = max(1, runtime.NumCPU()/2)
-		}
-		return nil, min(n, cfg.Threads), note, nil
-	}
-	if n == 0 {
-		n = runtime.NumCPU()
-	}
-	ts := make([]*drive.Thread, min(n, cfg.Threads))
-	for i := range ts {
-		t, err := drive.NewThread()
-		if err != nil {
-			for _, o := range ts[:i] {
-				_ = o.Close()
-			}
-			return nil, 0, "", err
-		}
-		ts[i] = t
-	}
-	return ts, max(len(ts)+1, runtime.GOMAXPROCS(0)), "", nil
 }
 
 func (s *worker) close() {
@@ -624,7 +577,7 @@ type run struct {
 	mon         *monitor // nil unless the workload has Counters
 	report      func(workload.Span) []result.Metric
 	// open is the arrival-rate model, nil in the closed model.
-	open *Open
+	open timing.Arrivals
 	// left is what remains of the --events budget (nil without it): a
 	// worker takes one before it starts a transaction, and leaves the
 	// run when none is left; active counts the workers still in it, the
@@ -632,7 +585,8 @@ type run struct {
 	left   *atomic.Int64
 	active atomic.Int64
 	// threads drive the workers, nil when each has a goroutine;
-	// threadsNote says why an engine.Driven engine's have goroutines.
+	// threadsNote says why an engine.Driven engine's have goroutines
+	// (Process.Note).
 	threads     []*drive.Thread
 	threadsNote string
 	// threadErr is the first error a thread's Run returned.
@@ -778,7 +732,7 @@ func (r *run) loop(ctx context.Context, s *worker) {
 		defer r.quit()
 	}
 	d := r.eng.Dialect()
-	var slot Slot
+	var slot timing.Slot
 	carry, held := false, false
 	for !r.stop.Load() {
 		if !carry {
@@ -876,7 +830,7 @@ func (r *run) lost(ctx context.Context, s *worker) bool {
 // actual start and its lag), and tells whether it did. A connection whose
 // driver replaced it after a server loss the worker never saw counts as a
 // reconnect here.
-func (r *run) recorded(s *worker, op int, err error, slot Slot, now time.Time) bool {
+func (r *run) recorded(s *worker, op int, err error, slot timing.Slot, now time.Time) bool {
 	rollback := false
 	switch {
 	case err == nil:
@@ -892,7 +846,7 @@ func (r *run) recorded(s *worker, op int, err error, slot Slot, now time.Time) b
 	case r.open != nil:
 		lag := slot.Began.Sub(slot.Intended)
 		s.rec.Open(op, histogram.Arrival{Latency: now.Sub(slot.Intended), Service: now.Sub(slot.Began), Lag: lag,
-			Late: lag > LateTolerance, Rollback: rollback}, s.q)
+			Late: lag > timing.LateTolerance, Rollback: rollback}, s.q)
 	case rollback:
 		s.rec.Rollback(op, now.Sub(slot.Intended), s.q)
 	default:
@@ -907,7 +861,7 @@ func (r *run) recorded(s *worker, op int, err error, slot Slot, now time.Time) b
 // ends well (recorded from start, its first attempt), fails with an error
 // that is not retryable or for the MaxRetries-th time (returned, for the
 // caller to count as an error), or the run stops.
-func (r *run) replay(ctx context.Context, s *worker, rp workload.Replayer, slot Slot) (op int, err error, stopped bool) {
+func (r *run) replay(ctx context.Context, s *worker, rp workload.Replayer, slot timing.Slot) (op int, err error, stopped bool) {
 	start := slot.Intended
 	d := r.eng.Dialect()
 	for attempt := 1; ; attempt++ {

@@ -18,6 +18,7 @@ import (
 	"github.com/dbarena/dbarena/internal/testdb"
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/runner/timing"
 	"github.com/dbarena/dbarena/sysmon"
 	"github.com/dbarena/dbarena/workload"
 )
@@ -465,7 +466,7 @@ type lateScheduler struct {
 	limit int
 }
 
-func (s lateScheduler) Worker(env runner.ScheduleEnv) runner.WorkerSchedule {
+func (s lateScheduler) Worker(env timing.ScheduleEnv) timing.WorkerSchedule {
 	return &lateSchedule{s: s, now: env.Now}
 }
 
@@ -475,12 +476,12 @@ type lateSchedule struct {
 	n   int
 }
 
-func (w *lateSchedule) Start(context.Context) (runner.Slot, bool) {
+func (w *lateSchedule) Start(context.Context) (timing.Slot, bool) {
 	if w.n++; w.n > w.s.limit {
-		return runner.Slot{}, false
+		return timing.Slot{}, false
 	}
 	now := w.now()
-	return runner.Slot{Intended: now.Add(-w.s.late), Began: now}, true
+	return timing.Slot{Intended: now.Add(-w.s.late), Began: now}, true
 }
 
 // The scheduler decides whether and when each worker starts a transaction
@@ -519,4 +520,36 @@ func TestIsolation(t *testing.T) {
 	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "--isolation snapshot: must be read-committed, repeatable-read or serializable") {
 		t.Errorf("Validate: %v", errs)
 	}
+}
+
+// Define is the test workload's Spec, made of its methods.
+func (r retryingProbe) Define() workload.Spec {
+	s := r.probe.Define()
+	s.Retryable = r.Retryable
+	return s
+}
+
+// Define is the test workload's Spec, made of its methods.
+func (r *probe) Define() workload.Spec {
+	s := workload.Spec{Meta: r.Meta(), Options: r.Flags(), Ops: r.Ops(), Tables: r.Tables}
+	return s
+}
+
+// Open starts a run of the test workload: its workers are NewWorker's.
+func (r *probe) Open(context.Context, workload.RunEnv) (*workload.Run, error) {
+	return &workload.Run{NewWorker: r.NewWorker}, nil
+}
+
+// Define is probe's Spec with replayProbe's retries.
+func (p *replayProbe) Define() workload.Spec {
+	s := p.probe.Define()
+	s.Retryable = p.Retryable
+	d := p.RunDefaults()
+	s.RunDefaults = &d
+	return s
+}
+
+// Open starts a run whose workers are replayProbe's.
+func (p *replayProbe) Open(context.Context, workload.RunEnv) (*workload.Run, error) {
+	return &workload.Run{NewWorker: p.NewWorker}, nil
 }

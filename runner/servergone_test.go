@@ -57,7 +57,7 @@ func (p *breaking) Next(context.Context) (int, error) {
 func TestServerGoneFailsRun(t *testing.T) {
 	dead := new(atomic.Bool)
 	time.AfterFunc(300*time.Millisecond, func() { dead.Store(true) })
-	run, err := runner.Run(context.Background(), mortal{open(t), dead}, &breaking{dead}, runner.Config{
+	run, err := runWithPolicy(context.Background(), mortal{open(t), dead}, &breaking{dead}, runner.Config{
 		Threads: 4, Duration: time.Minute, TolerateErrors: true, ReconnectTimeout: 2 * time.Second,
 	}, nil)
 	if !errors.Is(err, runner.ErrServerGone) {
@@ -69,4 +69,15 @@ func TestServerGoneFailsRun(t *testing.T) {
 	if run.DurationS > 30 {
 		t.Errorf("the run lasted %vs of its minute", run.DurationS)
 	}
+}
+
+// Define is the test workload's Spec, made of its methods.
+func (r *breaking) Define() workload.Spec {
+	s := workload.Spec{Meta: r.Meta(), Options: r.Flags(), Ops: r.Ops(), Tables: r.Tables}
+	return s
+}
+
+// Open starts a run of the test workload: its workers are NewWorker's.
+func (r *breaking) Open(context.Context, workload.RunEnv) (*workload.Run, error) {
+	return &workload.Run{NewWorker: r.NewWorker}, nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/runner/timing"
 	"github.com/dbarena/dbarena/workload"
 )
 
@@ -119,7 +120,7 @@ func TestStalledRun(t *testing.T) {
 		w    workload.Workload
 	}{{"after a busy start", halts{before: 50}}, {"from the start", halts{}}} {
 		t.Run(c.name, func(t *testing.T) {
-			run, err := runner.Run(ctx, memEngine{open(t)}, c.w, cfg, nil)
+			run, err := runWithPolicy(ctx, memEngine{open(t)}, c.w, cfg, nil)
 			if !errors.Is(err, runner.ErrStalled) || run == nil || run.Status != result.StatusStalled {
 				t.Fatalf("err %v, run %v: want %v and status stalled", err, run != nil, runner.ErrStalled)
 			}
@@ -140,10 +141,10 @@ func TestStalledRun(t *testing.T) {
 			&waitsOnce{at: 10 * time.Millisecond, wait: 1300 * time.Millisecond}},
 		{"slower than an interval", runner.Config{Threads: 2, Duration: time.Second, ReportInterval: 100 * time.Millisecond}, slow{250 * time.Millisecond}},
 		{"rare arrivals", runner.Config{Threads: 2, Duration: time.Second, ReportInterval: 100 * time.Millisecond,
-			Rate: runner.RateConfig{TPS: ratePtr(3), Arrival: runner.ArrivalUniform}}, slow{time.Millisecond}},
+			Rate: timing.RateConfig{TPS: ratePtr(3), Arrival: timing.ArrivalUniform}}, slow{time.Millisecond}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			run, err := runner.Run(ctx, memEngine{open(t)}, c.w, c.cfg, nil)
+			run, err := runWithPolicy(ctx, memEngine{open(t)}, c.w, c.cfg, nil)
 			if err != nil || run.Status != result.StatusComplete {
 				t.Fatalf("err %v, status %s: want complete", err, run.Status)
 			}
@@ -160,24 +161,35 @@ func TestStalledRun(t *testing.T) {
 	}
 }
 
-// A run of the analytic timing model whose every try failed (each ran
-// past --query-timeout) ends failed, with ErrEveryTryFailed, keeping
-// every try; one with a try that answered is complete.
-func TestEveryTryFailed(t *testing.T) {
-	eng := open(t)
-	clock := &fakeClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-	a := &answers{clock: clock, order: []string{"sleep", "B"}, tries: map[string]int{}, times: map[string][]time.Duration{"B": {-1, -1}}}
-	cfg := triesConfig(clock, 2)
-	cfg.QueryTimeout = time.Millisecond
-	run, err := runner.Run(context.Background(), eng, a, cfg, nil)
-	if !errors.Is(err, runner.ErrEveryTryFailed) || run == nil || run.Status != result.StatusFailed || run.Error != err.Error() {
-		t.Fatalf("err %v, run %+v: want %v and status failed", err, run, runner.ErrEveryTryFailed)
-	}
-	if !strings.Contains(err.Error(), "all 4 tries") || len(run.Tries.Queries) != 2 || len(run.Tries.Queries[0].Tries) != 2 || run.Errors != 4 {
-		t.Errorf("error %q, tries %+v, %d errors", err, run.Tries, run.Errors)
-	}
-	a = &answers{clock: clock, order: []string{"sleep", "B"}, tries: map[string]int{}, times: map[string][]time.Duration{"B": {-1, time.Second}}}
-	if run, err := runner.Run(context.Background(), eng, a, cfg, nil); err != nil || run.Status != result.StatusComplete {
-		t.Errorf("one try answered: err %v, status %s, want complete", err, run.Status)
-	}
+// Define is the test workload's Spec, made of its methods.
+func (r halts) Define() workload.Spec {
+	s := workload.Spec{Meta: r.Meta(), Options: r.Flags(), Ops: r.Ops(), Tables: r.Tables}
+	return s
+}
+
+// Open starts a run of the test workload: its workers are NewWorker's.
+func (r halts) Open(context.Context, workload.RunEnv) (*workload.Run, error) {
+	return &workload.Run{NewWorker: r.NewWorker}, nil
+}
+
+// Define is the test workload's Spec, made of its methods.
+func (r slow) Define() workload.Spec {
+	s := workload.Spec{Meta: r.Meta(), Options: r.Flags(), Ops: r.Ops(), Tables: r.Tables}
+	return s
+}
+
+// Open starts a run of the test workload: its workers are NewWorker's.
+func (r slow) Open(context.Context, workload.RunEnv) (*workload.Run, error) {
+	return &workload.Run{NewWorker: r.NewWorker}, nil
+}
+
+// Define is the test workload's Spec, made of its methods.
+func (r *waitsOnce) Define() workload.Spec {
+	s := workload.Spec{Meta: r.Meta(), Options: r.Flags(), Ops: r.Ops(), Tables: r.Tables}
+	return s
+}
+
+// Open starts a run of the test workload: its workers are NewWorker's.
+func (r *waitsOnce) Open(context.Context, workload.RunEnv) (*workload.Run, error) {
+	return &workload.Run{NewWorker: r.NewWorker}, nil
 }

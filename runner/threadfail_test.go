@@ -68,7 +68,7 @@ func TestThreadWorkerPanicFailsRun(t *testing.T) {
 	}
 	done := make(chan ran, 1)
 	go func() {
-		r, err := runner.Run(context.Background(), eng, panicker{}, cfg, nil)
+		r, err := runWithPolicy(context.Background(), eng, panicker{}, cfg, nil)
 		done <- ran{r, err}
 	}()
 	var got ran
@@ -108,7 +108,7 @@ func TestThreadsWithoutAsyncPreemption(t *testing.T) {
 	}
 	t.Cleanup(func() { eng.Close() })
 	cfg := runner.Config{Threads: 4, Duration: 500 * time.Millisecond, ReportInterval: 250 * time.Millisecond}
-	run, err := runner.Run(context.Background(), eng, &pacer{}, cfg, nil)
+	run, err := runWithPolicy(context.Background(), eng, &pacer{}, cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func TestWorkerEnvSleepOnThread(t *testing.T) {
 	}
 	t.Cleanup(func() { eng.Close() })
 	cfg := runner.Config{Threads: 8, ClientThreads: 1, Duration: time.Second, ReportInterval: 250 * time.Millisecond}
-	run, err := runner.Run(context.Background(), eng, envSleeper{20 * time.Millisecond}, cfg, nil)
+	run, err := runWithPolicy(context.Background(), eng, envSleeper{20 * time.Millisecond}, cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +178,7 @@ func TestWorkerEnvSleepOnThread(t *testing.T) {
 	cfg = runner.Config{Threads: 4, ClientThreads: 2, Duration: 500 * time.Millisecond, ReportInterval: 250 * time.Millisecond, StopGrace: time.Hour}
 	done := make(chan *result.Run, 1)
 	go func() {
-		run, err := runner.Run(context.Background(), eng, envSleeper{time.Hour}, cfg, nil)
+		run, err := runWithPolicy(context.Background(), eng, envSleeper{time.Hour}, cfg, nil)
 		if err != nil {
 			t.Error(err)
 		}
@@ -192,4 +192,26 @@ func TestWorkerEnvSleepOnThread(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("a run whose workers sleep an hour did not end when it stopped")
 	}
+}
+
+// Define is the test workload's Spec, made of its methods.
+func (r panicker) Define() workload.Spec {
+	s := workload.Spec{Meta: r.Meta(), Options: r.Flags(), Ops: r.Ops(), Tables: r.Tables}
+	return s
+}
+
+// Open starts a run of the test workload: its workers are NewWorker's.
+func (r panicker) Open(context.Context, workload.RunEnv) (*workload.Run, error) {
+	return &workload.Run{NewWorker: r.NewWorker}, nil
+}
+
+// Define is the test workload's Spec, made of its methods.
+func (r envSleeper) Define() workload.Spec {
+	s := workload.Spec{Meta: r.Meta(), Options: r.Flags(), Ops: r.Ops(), Tables: r.Tables}
+	return s
+}
+
+// Open starts a run of the test workload: its workers are NewWorker's.
+func (r envSleeper) Open(context.Context, workload.RunEnv) (*workload.Run, error) {
+	return &workload.Run{NewWorker: r.NewWorker}, nil
 }

@@ -51,7 +51,7 @@ func TestClientThreads(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := runner.Config{Threads: c.threads, ClientThreads: c.flag, Duration: time.Second, ReportInterval: 250 * time.Millisecond}
-			run, err := runner.Run(context.Background(), c.eng, c.w, cfg, nil)
+			run, err := runWithPolicy(context.Background(), c.eng, c.w, cfg, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -118,7 +118,7 @@ func TestThreadPauses(t *testing.T) {
 	eng, _ := prepared(t, testdb.Isolated(t, testdb.Postgres(t)))
 	p := &pacer{pause: 20 * time.Millisecond}
 	cfg := runner.Config{Threads: 8, ClientThreads: 1, Duration: time.Second, ReportInterval: 250 * time.Millisecond}
-	run, err := runner.Run(context.Background(), eng, p, cfg, nil)
+	run, err := runWithPolicy(context.Background(), eng, p, cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func TestThreadPauses(t *testing.T) {
 
 	long := &pacer{pause: time.Hour}
 	cfg = runner.Config{Threads: 4, ClientThreads: 2, Duration: 500 * time.Millisecond, ReportInterval: 250 * time.Millisecond}
-	run, err = runner.Run(context.Background(), eng, long, cfg, nil)
+	run, err = runWithPolicy(context.Background(), eng, long, cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,8 +142,19 @@ func TestThreadPauses(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(2*time.Second, cancel) // once the workers connected and pause
 	cfg.Duration = time.Hour
-	run, err = runner.Run(ctx, eng, &pacer{pause: time.Hour}, cfg, nil)
+	run, err = runWithPolicy(ctx, eng, &pacer{pause: time.Hour}, cfg, nil)
 	if run == nil || run.Status != result.StatusInterrupted {
 		t.Fatalf("cancelled run: %+v, %v; want interrupted", run, err)
 	}
+}
+
+// Define is the test workload's Spec, made of its methods.
+func (r *pacer) Define() workload.Spec {
+	s := workload.Spec{Meta: r.Meta(), Options: r.Flags(), Ops: r.Ops(), Tables: r.Tables}
+	return s
+}
+
+// Open starts a run of the test workload: its workers are NewWorker's.
+func (r *pacer) Open(context.Context, workload.RunEnv) (*workload.Run, error) {
+	return &workload.Run{NewWorker: r.NewWorker}, nil
 }

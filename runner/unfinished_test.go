@@ -47,7 +47,7 @@ func (w *stuckWorker) Next(ctx context.Context) (int, error) {
 // it stalled (TestStalledRun), its figures kept.
 func TestUnfinishedTransactions(t *testing.T) {
 	cfg := runner.Config{Threads: 4, Duration: 2500 * time.Millisecond, ReportInterval: 250 * time.Millisecond, StopGrace: 50 * time.Millisecond}
-	run, err := runner.Run(context.Background(), memEngine{open(t)}, stuck{}, cfg, nil)
+	run, err := runWithPolicy(context.Background(), memEngine{open(t)}, stuck{}, cfg, nil)
 	if !errors.Is(err, runner.ErrStalled) {
 		t.Fatalf("err %v, want %v", err, runner.ErrStalled)
 	}
@@ -68,4 +68,15 @@ func TestUnfinishedTransactions(t *testing.T) {
 	if !intervals || !longer {
 		t.Errorf("warnings %q", run.Warnings)
 	}
+}
+
+// Define is the test workload's Spec, made of its methods.
+func (r stuck) Define() workload.Spec {
+	s := workload.Spec{Meta: r.Meta(), Options: r.Flags(), Ops: r.Ops(), Tables: r.Tables}
+	return s
+}
+
+// Open starts a run of the test workload: its workers are NewWorker's.
+func (r stuck) Open(context.Context, workload.RunEnv) (*workload.Run, error) {
+	return &workload.Run{NewWorker: r.NewWorker}, nil
 }

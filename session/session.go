@@ -27,6 +27,7 @@ import (
 
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/hostinfo"
+	"github.com/dbarena/dbarena/load"
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/sysmon"
@@ -53,10 +54,10 @@ type Options struct {
 	// PrepareOnFirstUse lets EnsurePrepared load a workload whose tables
 	// are missing (the embedded default target, a managed server started
 	// empty, every target of a plan). Without it a missing table is an
-	// error wrapping runner.ErrNotPrepared.
+	// error wrapping load.ErrNotPrepared.
 	PrepareOnFirstUse bool
 	// Prepare loads w into the target (with progress output of the
-	// caller's choosing). Default: runner.Prepare with 4 loaders and no
+	// caller's choosing). Default: load.Prepare with 4 loaders and no
 	// progress.
 	Prepare func(ctx context.Context, eng engine.Engine, w workload.Workload) error
 	// NoMonitor leaves the server's metrics unsampled.
@@ -106,7 +107,7 @@ func Open(ctx context.Context, opt Options) (*Session, error) {
 	}
 	if opt.Prepare == nil {
 		opt.Prepare = func(ctx context.Context, eng engine.Engine, w workload.Workload) error {
-			_, err := runner.Prepare(ctx, eng, w, runner.PrepareConfig{LoadThreads: 4, Now: opt.Now})
+			_, err := load.Prepare(ctx, eng, w, load.PrepareConfig{LoadThreads: 4, Now: opt.Now})
 			return err
 		}
 	}
@@ -138,9 +139,9 @@ func (s *Session) EnsurePrepared(ctx context.Context, w workload.Workload) error
 	if err != nil {
 		return err
 	}
-	err = runner.VerifyPrepared(ctx, c, eng.Dialect(), w)
+	err = load.VerifyPrepared(ctx, c, eng.Dialect(), w)
 	c.Close()
-	if err == nil || !s.opt.PrepareOnFirstUse || !errors.Is(err, runner.ErrNotPrepared) {
+	if err == nil || !s.opt.PrepareOnFirstUse || !errors.Is(err, load.ErrNotPrepared) {
 		return err
 	}
 	fmt.Fprintf(s.opt.Log, "the %s target is not prepared for %s: preparing it now\n", s.opt.Target.Label, w.Define().Meta.Name)
@@ -235,8 +236,9 @@ func (s *Session) Measure(ctx context.Context, w workload.Workload, cfgs []runne
 	return file, runErr
 }
 
-// Run runs w once with cfg, the session's monitor sampling the server.
-// A run on a managed server that died fails, with the end of its log.
+// Run runs w once with cfg, the session's monitor sampling the server,
+// in the process the policy gives it (ProcessFor). A run on a managed
+// server that died fails, with the end of its log.
 func (s *Session) Run(ctx context.Context, w workload.Workload, cfg runner.Config, obs runner.Observer) (*result.Run, error) {
 	if s.mon != nil && cfg.Server == nil {
 		cfg.Server = s.mon
@@ -247,6 +249,7 @@ func (s *Session) Run(ctx context.Context, w workload.Workload, cfg runner.Confi
 	if cfg.Tries != nil && cfg.Cold == nil {
 		cfg.Cold = s.coldHook()
 	}
+	cfg.Process = ProcessFor(s.opt.Engine, cfg)
 	ts, errs := threshold.ParseAll(cfg.Thresholds, threshold.ContextOf(w))
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)

@@ -13,6 +13,7 @@ import (
 	_ "github.com/dbarena/dbarena/engine/postgres"
 	_ "github.com/dbarena/dbarena/engine/sqlite"
 	"github.com/dbarena/dbarena/internal/testdb"
+	"github.com/dbarena/dbarena/load"
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/session"
@@ -78,7 +79,7 @@ func TestMeasureSweepPreparesOnFirstUse(t *testing.T) {
 	w := oltp(t)
 
 	strict := open(t, target, session.Options{NoMonitor: true})
-	if err := strict.EnsurePrepared(ctx, w); !errors.Is(err, runner.ErrNotPrepared) {
+	if err := strict.EnsurePrepared(ctx, w); !errors.Is(err, load.ErrNotPrepared) {
 		t.Fatalf("EnsurePrepared without PrepareOnFirstUse = %v, want ErrNotPrepared", err)
 	}
 
@@ -177,6 +178,9 @@ func TestMeasurePostgresMonitor(t *testing.T) {
 	}
 	if file.Runs[0].Transactions == 0 {
 		t.Errorf("no transactions")
+	}
+	if want := session.ProcessFor(s.Engine(), runner.Config{Threads: 2}).Threads; file.Runs[0].ClientThreads != want {
+		t.Errorf("%d client threads, want %d: the session gives every run its process (ProcessFor)", file.Runs[0].ClientThreads, want)
 	}
 	if file.Target.URL != target.Redacted() {
 		t.Errorf("the file's URL %s, want the redacted %s", file.Target.URL, target.Redacted())

@@ -22,7 +22,7 @@ type Restarter interface {
 // dropCachesFile is where Linux takes the order to drop its page cache.
 const dropCachesFile = "/proc/sys/vm/drop_caches"
 
-// coldHook is the analytic timing model's Cold (runner.Analytic) for the
+// coldHook is the analytic timing model's Cold (timing.Analytic) for the
 // session's target: restart a managed server that can be, drop the
 // operating system's page cache where permitted (writing 1 to
 // /proc/sys/vm/drop_caches needs root, and a container may forbid it

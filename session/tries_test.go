@@ -10,6 +10,7 @@ import (
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/runner/timing"
 	"github.com/dbarena/dbarena/server"
 	"github.com/dbarena/dbarena/server/postgres"
 	"github.com/dbarena/dbarena/session"
@@ -61,7 +62,7 @@ func TestTriesColdOnManagedServer(t *testing.T) {
 	tries := 2
 	cfg.Tries = &tries
 	var pids []int
-	cfg.OnTry = func(e runner.TryEvent) {
+	cfg.OnTry = func(e timing.TryEvent) {
 		if e.N == 1 {
 			pids = append(pids, srv.PID())
 		}

@@ -3,7 +3,7 @@
 // `op:new_order p90<5ms`, `NOPM>1000`. Parse checks an expression
 // against the metrics every run has (metric.RunMetrics, with their
 // names and aliases) and the workload's own (its ops and the figures
-// its workload.Reporter gives); Evaluate judges a finished run; Watch
+// its Spec.Metrics names); Evaluate judges a finished run; Watch
 // stops a run early (--abort-on-fail) when a criterion can no longer
 // hold, which only upper bounds on what only grows can tell: counts
 // (transactions, queries, errors, retries, rollbacks, reconnects …) and

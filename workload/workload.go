@@ -359,7 +359,7 @@ type RetryPolicy struct {
 }
 
 // DefaultRetryPolicy is the retry policy of workloads that give none
-// (RunDefaulter): up to 10 replays, back-off bounds from 2 ms to 500 ms.
+// (Spec.RunDefaults): up to 10 replays, back-off bounds from 2 ms to 500 ms.
 func DefaultRetryPolicy() RetryPolicy {
 	return RetryPolicy{Base: 2 * time.Millisecond, Max: 500 * time.Millisecond, MaxRetries: 10}
 }
@@ -391,7 +391,7 @@ type Span struct {
 	// Final is set for the whole measured phase.
 	Final bool
 	Ops   []OpSpan
-	// Counters holds the deltas of the CounterReader's counters over the
+	// Counters holds the deltas of the Spec.Counters over the
 	// span, nil when they could not be read.
 	Counters []int64
 }

@@ -86,8 +86,10 @@ func within(t *testing.T, all map[string][]string, dir string, min int) []string
 }
 
 // TestImportRules fails for every import, direct or not, that breaks
-// the layering: an engine that reaches a workload or a managed server, a
-// managed server that reaches an engine, a model package that reaches
+// the layering: an engine that reaches a workload, a managed server or
+// the execution floor (the run loop, loading), a managed server that
+// reaches an engine, the run loop and loading that reach each other,
+// the orchestration above them or the CLI, a model package that reaches
 // anything but the model.
 func TestImportRules(t *testing.T) {
 	all := deps(t)
@@ -102,10 +104,21 @@ func TestImportRules(t *testing.T) {
 	}
 	forbid("engine", "workload", 10)
 	forbid("engine", "server", 10)
+	forbid("engine", "runner", 10)
+	forbid("engine", "load", 10)
 	forbid("server", "engine", 1)
 	// Plans and sessions run without the CLI: a pod runs them as a library.
 	forbid("plan", "internal", 1)
 	forbid("session", "internal", 1)
+	// The execution floor: the run loop (runner, its timing models in
+	// runner/timing) and loading (load) are siblings below session.
+	for _, exec := range []string{"runner", "load"} {
+		for _, above := range []string{"session", "plan", "internal"} {
+			forbid(exec, above, 1)
+		}
+	}
+	forbid("runner", "load", 2)
+	forbid("load", "runner", 1)
 
 	for _, m := range model {
 		if _, ok := all[m]; !ok {

@@ -5,10 +5,12 @@ import (
 	"errors"
 
 	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/load"
 	"github.com/dbarena/dbarena/lockfile"
 	"github.com/dbarena/dbarena/plan"
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/runner/timing"
 	"github.com/dbarena/dbarena/server"
 	"github.com/dbarena/dbarena/session"
 	"github.com/dbarena/dbarena/threshold"
@@ -44,7 +46,7 @@ var ErrCheckFailed = errors.New("consistency check failed")
 type InterruptedError struct{ Err error }
 
 func (e *InterruptedError) Error() string {
-	var rb *runner.RolledBackError
+	var rb *load.RolledBackError
 	if errors.As(e.Err, &rb) {
 		return "interrupted: rolled back: " + rb.Undone() + " (it stopped at: " + rb.Err.Error() + ")"
 	}
@@ -89,9 +91,9 @@ var exitClasses = []exitClass{
 	{"bad managed server", ExitUsage, isAny(server.ErrBadSpec, server.ErrUnknownKind, server.ErrKnob, server.ErrNotFound,
 		server.ErrExists, server.ErrPortInUse)},
 	{"target unreachable", ExitTarget, isAny(engine.ErrConnect, engine.ErrAuth, server.ErrNotInstalled, server.ErrStart)},
-	{"not prepared", ExitSetup, isAny(runner.ErrNotPrepared, runner.ErrAlreadyPrepared, runner.ErrBeingPrepared, runner.ErrNotOurs, runner.ErrShape)},
+	{"not prepared", ExitSetup, isAny(load.ErrNotPrepared, load.ErrAlreadyPrepared, load.ErrBeingPrepared, load.ErrNotOurs, load.ErrShape)},
 	{"threshold failed", ExitThreshold, isAny(threshold.ErrFailed)},
-	{"too many errors, or the server gone", ExitRunFailed, isAny(runner.ErrTooManyErrors, runner.ErrServerGone, runner.ErrEveryTryFailed)},
+	{"too many errors, or the server gone", ExitRunFailed, isAny(runner.ErrTooManyErrors, runner.ErrServerGone, timing.ErrEveryTryFailed)},
 	{"stalled", ExitStalled, isAny(runner.ErrStalled)},
 	{"check failed", ExitCheckFailed, isAny(ErrCheckFailed)},
 }

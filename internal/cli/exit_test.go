@@ -12,10 +12,12 @@ import (
 	"testing"
 
 	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/load"
 	"github.com/dbarena/dbarena/lockfile"
 	"github.com/dbarena/dbarena/plan"
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/runner/timing"
 	"github.com/dbarena/dbarena/server"
 	"github.com/dbarena/dbarena/threshold"
 	"github.com/dbarena/dbarena/workload"
@@ -58,16 +60,16 @@ var exitCases = []struct {
 	{"target unreachable", &engine.ConnectError{Msg: "rejected", Auth: true}, ExitTarget},
 	{"target unreachable", server.ErrNotInstalled, ExitTarget},
 	{"target unreachable", server.ErrStart, ExitTarget},
-	{"not prepared", &runner.TableError{Table: "sbtest1", Err: runner.ErrNotPrepared}, ExitSetup},
-	{"not prepared", runner.ErrAlreadyPrepared, ExitSetup},
-	{"not prepared", &runner.RolledBackError{Err: &runner.TableError{Table: "sbtest1", Err: fmt.Errorf("%w by PID 7 on this host", runner.ErrBeingPrepared)}}, ExitSetup},
-	{"not prepared", runner.ErrNotOurs, ExitSetup},
-	{"not prepared", runner.ErrShape, ExitSetup},
+	{"not prepared", &load.TableError{Table: "sbtest1", Err: load.ErrNotPrepared}, ExitSetup},
+	{"not prepared", load.ErrAlreadyPrepared, ExitSetup},
+	{"not prepared", &load.RolledBackError{Err: &load.TableError{Table: "sbtest1", Err: fmt.Errorf("%w by PID 7 on this host", load.ErrBeingPrepared)}}, ExitSetup},
+	{"not prepared", load.ErrNotOurs, ExitSetup},
+	{"not prepared", load.ErrShape, ExitSetup},
 	{"threshold failed", fmt.Errorf("%w: p99<50ms", threshold.ErrFailed), ExitThreshold},
 	{"threshold failed", &threshold.AbortError{Expr: "errors<5", Observed: 5, At: "3s"}, ExitThreshold},
 	{"too many errors, or the server gone", fmt.Errorf("run: %w", runner.ErrTooManyErrors), ExitRunFailed},
 	{"too many errors, or the server gone", fmt.Errorf("run: %w", runner.ErrServerGone), ExitRunFailed},
-	{"too many errors, or the server gone", fmt.Errorf("run: %w: all 4 tries of the 2 queries failed", runner.ErrEveryTryFailed), ExitRunFailed},
+	{"too many errors, or the server gone", fmt.Errorf("run: %w: all 4 tries of the 2 queries failed", timing.ErrEveryTryFailed), ExitRunFailed},
 	{"stalled", fmt.Errorf("%w: 7 of 8 measured intervals had no transaction end", runner.ErrStalled), ExitStalled},
 	{"check failed", fmt.Errorf("%w: 2 problems", ErrCheckFailed), ExitCheckFailed},
 }
@@ -105,12 +107,12 @@ func TestInterruption(t *testing.T) {
 	}{
 		{"driver error, context live", context.Background(), driver, ExitInternal},
 		{"driver error, context cancelled", cancelled, driver, ExitInterrupted},
-		{"rolled back prepare, context cancelled", cancelled, &runner.RolledBackError{Err: driver, Dropped: []string{"sbtest1"}}, ExitInterrupted},
+		{"rolled back prepare, context cancelled", cancelled, &load.RolledBackError{Err: driver, Dropped: []string{"sbtest1"}}, ExitInterrupted},
 		{"connect, context cancelled", cancelled, connect, ExitInterrupted},
 		{"too many errors, context cancelled", cancelled, runner.ErrTooManyErrors, ExitInterrupted},
 		{"usage error stays", cancelled, &UsageError{errors.New("--threads 0")}, ExitUsage},
 		{"failed check stays", cancelled, ErrCheckFailed, ExitCheckFailed},
-		{"not prepared stays", cancelled, runner.ErrNotPrepared, ExitSetup},
+		{"not prepared stays", cancelled, load.ErrNotPrepared, ExitSetup},
 		{"no error", cancelled, nil, ExitOK},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -121,7 +123,7 @@ func TestInterruption(t *testing.T) {
 			if tc.code == ExitInterrupted && !strings.HasPrefix(err.Error(), "interrupted") {
 				t.Errorf("message %q does not start with interrupted", err)
 			}
-			var rb *runner.RolledBackError
+			var rb *load.RolledBackError
 			if errors.As(tc.err, &rb) && !strings.HasPrefix(err.Error(), "interrupted: rolled back: dropped sbtest1, which this prepare had created (it stopped at: loading sbtest1") {
 				t.Errorf("message %q does not lead with what was rolled back", err)
 			}

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/engine"
-	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/load"
 )
 
 func TestHumanBytes(t *testing.T) {
@@ -32,13 +32,13 @@ func TestHumanBytes(t *testing.T) {
 }
 
 func Example_writePrepared() {
-	size := func(name string, rows, data, indexes int64) runner.TableStat {
-		return runner.TableStat{TableSize: engine.TableSize{Table: name, Data: data, Indexes: indexes, Total: data + indexes}, Rows: rows}
+	size := func(name string, rows, data, indexes int64) load.TableStat {
+		return load.TableStat{TableSize: engine.TableSize{Table: name, Data: data, Indexes: indexes, Total: data + indexes}, Rows: rows}
 	}
-	writePrepared(os.Stdout, runner.PrepareStats{
+	writePrepared(os.Stdout, load.PrepareStats{
 		Tables: 3, Rows: 3_000_001, Load: 20 * time.Second, Indexes: 2 * time.Second, Duration: 22 * time.Second,
-		Times: runner.LoadTimes{Generate: 28 * time.Second, Write: 40 * time.Second, Finish: 12 * time.Second, ForeignKeys: 1500 * time.Millisecond},
-		Sizes: []runner.TableStat{
+		Times: load.LoadTimes{Generate: 28 * time.Second, Write: 40 * time.Second, Finish: 12 * time.Second, ForeignKeys: 1500 * time.Millisecond},
+		Sizes: []load.TableStat{
 			size("warehouse", 1, 8192, 16384),
 			size("order_line", 3_000_000, 320_000_000, 67_000_000),
 			size("history", 0, 0, 0),
@@ -46,8 +46,8 @@ func Example_writePrepared() {
 		SizeNote: "InnoDB's sizes are estimates",
 		SizeTime: 1423 * time.Millisecond,
 	}, 4)
-	writePrepared(os.Stdout, runner.PrepareStats{Tables: 1, Rows: 10, Load: time.Second, Duration: time.Second,
-		Times:   runner.LoadTimes{Generate: time.Millisecond, Write: 3 * time.Millisecond},
+	writePrepared(os.Stdout, load.PrepareStats{Tables: 1, Rows: 10, Load: time.Second, Duration: time.Second,
+		Times:   load.LoadTimes{Generate: time.Millisecond, Write: 3 * time.Millisecond},
 		SizeErr: errors.New("the engine does not report table sizes: x")}, 1)
 	// Output:
 	// prepared 3 tables, 3000001 rows in 22s (rows in after 20s, 150000 rows/s; indexes finished 2s later)

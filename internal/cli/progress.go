@@ -15,8 +15,8 @@ import (
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 
+	"github.com/dbarena/dbarena/load"
 	"github.com/dbarena/dbarena/plan"
-	"github.com/dbarena/dbarena/runner"
 )
 
 // plainEvery is how often a plain progress line is written at most.
@@ -29,7 +29,7 @@ func newBars(st *State) *mpb.Progress {
 	return mpb.New(mpb.WithOutput(st.Stdout), mpb.ForceTTY(), mpb.WithAutoRefresh())
 }
 
-// loadProgress shows a prepare's progress (runner.LoadProgress): a bar of
+// loadProgress shows a prepare's progress (load.LoadProgress): a bar of
 // batches (and units, like warehouses) done with rows, rows/s and ETA on
 // a terminal; a plain line every 5 s and one at the end otherwise.
 type loadProgress struct {
@@ -40,7 +40,7 @@ type loadProgress struct {
 	bars *mpb.Progress
 	bar  *mpb.Bar
 	mu   sync.Mutex
-	last runner.LoadProgress
+	last load.LoadProgress
 
 	// Plain lines: the time and batch count of the last one.
 	lastLine    time.Duration
@@ -50,7 +50,7 @@ type loadProgress struct {
 func newLoadProgress(st *State) *loadProgress { return &loadProgress{st: st} }
 
 // update takes a report from the loaders.
-func (p *loadProgress) update(lp runner.LoadProgress) {
+func (p *loadProgress) update(lp load.LoadProgress) {
 	switch {
 	case p.st.Quiet:
 	case p.st.Terminal:
@@ -118,7 +118,7 @@ func (p *loadProgress) finish(ok bool) {
 	p.bars.Wait()
 }
 
-func rowRate(lp runner.LoadProgress) float64 {
+func rowRate(lp load.LoadProgress) float64 {
 	if s := lp.Elapsed.Seconds(); s > 0 {
 		return float64(lp.Rows) / s
 	}
@@ -127,7 +127,7 @@ func rowRate(lp runner.LoadProgress) float64 {
 
 // loadETA is the time left at the pace of the batches so far: "?" before
 // the first batch is in.
-func loadETA(lp runner.LoadProgress) string {
+func loadETA(lp load.LoadProgress) string {
 	if lp.Batches == 0 || lp.TotalBatches == 0 {
 		return "?"
 	}
@@ -136,7 +136,7 @@ func loadETA(lp runner.LoadProgress) string {
 }
 
 // units is ", 3/10 warehouses" for workloads that load in units.
-func units(lp runner.LoadProgress) string {
+func units(lp load.LoadProgress) string {
 	if lp.Unit == "" {
 		return ""
 	}

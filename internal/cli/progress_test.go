@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbarena/dbarena/load"
 	"github.com/dbarena/dbarena/plan"
-	"github.com/dbarena/dbarena/runner"
 )
 
 // syncBuffer is a bytes.Buffer that mpb's goroutine and the test may
@@ -54,14 +54,14 @@ func progressState(terminal, quiet bool) (*State, *syncBuffer) {
 
 // loadReports is a prepare of 40 batches in 10 warehouses, reported
 // every second for 12 s, then its end.
-func loadReports() []runner.LoadProgress {
-	var lps []runner.LoadProgress
+func loadReports() []load.LoadProgress {
+	var lps []load.LoadProgress
 	for s := 1; s <= 12; s++ {
 		b := s * 3
-		lps = append(lps, runner.LoadProgress{Rows: int64(b) * 1000, Batches: b, TotalBatches: 40, Unit: "warehouses", UnitsDone: b / 4, Units: 10,
+		lps = append(lps, load.LoadProgress{Rows: int64(b) * 1000, Batches: b, TotalBatches: 40, Unit: "warehouses", UnitsDone: b / 4, Units: 10,
 			Elapsed: time.Duration(s) * time.Second})
 	}
-	return append(lps, runner.LoadProgress{Rows: 40000, Batches: 40, TotalBatches: 40, Unit: "warehouses", UnitsDone: 10, Units: 10,
+	return append(lps, load.LoadProgress{Rows: 40000, Batches: 40, TotalBatches: 40, Unit: "warehouses", UnitsDone: 10, Units: 10,
 		Elapsed: 13 * time.Second, Done: true})
 }
 
@@ -86,8 +86,8 @@ func TestLoadProgressPlain(t *testing.T) {
 func TestLoadProgressPlainNoUnits(t *testing.T) {
 	st, out := progressState(false, false)
 	p := newLoadProgress(st)
-	p.update(runner.LoadProgress{Rows: 0, Batches: 0, TotalBatches: 4, Elapsed: 5 * time.Second})
-	p.update(runner.LoadProgress{Rows: 800, Batches: 4, TotalBatches: 4, Elapsed: 8 * time.Second, Done: true})
+	p.update(load.LoadProgress{Rows: 0, Batches: 0, TotalBatches: 4, Elapsed: 5 * time.Second})
+	p.update(load.LoadProgress{Rows: 800, Batches: 4, TotalBatches: 4, Elapsed: 8 * time.Second, Done: true})
 	want := "loaded 0/4 batches, 0 rows, 0 rows/s, ETA ?\nloaded 4/4 batches, 800 rows, 100 rows/s\n"
 	if got := out.String(); got != want {
 		t.Errorf("got %q, want %q", got, want)

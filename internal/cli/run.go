@@ -13,6 +13,7 @@ import (
 	"github.com/dbarena/dbarena/report"
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/runner/timing"
 	"github.com/dbarena/dbarena/session"
 	"github.com/dbarena/dbarena/threshold"
 	"github.com/dbarena/dbarena/workload"
@@ -72,7 +73,7 @@ func (rf *runFlags) config(threads int, st *State) runner.Config {
 		cfg.Duration = cfg.Rate.StagesTotal() - cfg.Warmup // the stages span warm-up and measured phase
 	}
 	if cfg.Tries != nil {
-		cfg.OnTry = func(e runner.TryEvent) { fmt.Fprintln(st.Stdout, report.TryLine(e)) }
+		cfg.OnTry = func(e timing.TryEvent) { fmt.Fprintln(st.Stdout, report.TryLine(e)) }
 	}
 	return cfg
 }
@@ -105,7 +106,7 @@ func (rf *runFlags) validate(st *State) []error {
 	stagesOverWarmup := len(rf.cfg.Rate.Stages) > 0 && !timeSet && rf.cfg.Warmup >= rf.cfg.Rate.StagesTotal()
 	if stagesOverWarmup {
 		errs = append(errs, fmt.Errorf("--%s %s: not shorter than --rate-stages %s (%s in all), which span the warm-up and the measured time: shorten the warm-up or lengthen the stages",
-			flagOf("warmup"), rf.cfg.Warmup, runner.FormatStages(rf.cfg.Rate.Stages), rf.cfg.Rate.StagesTotal()))
+			flagOf("warmup"), rf.cfg.Warmup, timing.FormatStages(rf.cfg.Rate.Stages), rf.cfg.Rate.StagesTotal()))
 	}
 	for _, n := range rf.threads {
 		for _, e := range rf.config(n, st).Validate() {
@@ -148,7 +149,7 @@ func runWorkload(ctx context.Context, st *State, w workload.Workload, tf *target
 		// prepared on first use): there is nothing to measure.
 		name := w.Define().Meta.Name
 		errs = append(errs, fmt.Errorf("%s has no transactions yet: only dbarena prepare, check and cleanup work for %s", name, name))
-	} else if err := runner.CheckAnalytic(w, rf.cfg); err != nil {
+	} else if err := timing.CheckAnalytic(w, rf.cfg.Analytic); err != nil {
 		errs = append(errs, err)
 	}
 	if err := usage(errs); err != nil {
@@ -204,7 +205,7 @@ func runWorkload(ctx context.Context, st *State, w workload.Workload, tf *target
 				report.Summary(st.Stdout, run)
 			}
 			report.Thresholds(st.Stdout, run)
-			if w := runner.Shortfall(run); w != "" {
+			if w := timing.Shortfall(run); w != "" {
 				fmt.Fprintf(st.Stderr, "dbarena: warning: %s\n", w)
 			}
 		},
@@ -233,16 +234,16 @@ func runWorkload(ctx context.Context, st *State, w workload.Workload, tf *target
 
 // rateHeader describes a run's arrival rate for its header line: "" in
 // the closed model.
-func rateHeader(rc runner.RateConfig) string {
+func rateHeader(rc timing.RateConfig) string {
 	if !rc.Open() {
 		return ""
 	}
 	arrival := rc.Arrival
 	if arrival == "" {
-		arrival = runner.ArrivalPoisson
+		arrival = timing.ArrivalPoisson
 	}
 	if len(rc.Stages) > 0 {
-		return fmt.Sprintf(", %s arrivals, stages %s", arrival, runner.FormatStages(rc.Stages))
+		return fmt.Sprintf(", %s arrivals, stages %s", arrival, timing.FormatStages(rc.Stages))
 	}
 	return fmt.Sprintf(", %s arrivals at %g/s", arrival, *rc.TPS)
 }

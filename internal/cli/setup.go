@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dbarena/dbarena/engine"
-	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/load"
 	"github.com/dbarena/dbarena/workload"
 )
 
@@ -58,7 +58,7 @@ func prepare(ctx context.Context, st *State, target engine.Target, eng engine.En
 	// Loading allocates short-lived rows at a high rate over a small live
 	// heap; a higher GC target trades a few MB for much less collection.
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
-	stats, err := runner.Prepare(ctx, eng, w, runner.PrepareConfig{
+	stats, err := load.Prepare(ctx, eng, w, load.PrepareConfig{
 		LoadThreads: loadThreads,
 		Progress:    pb.update,
 		Now:         st.Now,
@@ -73,7 +73,7 @@ func prepare(ctx context.Context, st *State, target engine.Target, eng engine.En
 
 // writePrepared prints a prepare's summary: the totals, where the
 // loaders' time went and each table's size on disk.
-func writePrepared(w io.Writer, stats runner.PrepareStats, loaders int) {
+func writePrepared(w io.Writer, stats load.PrepareStats, loaders int) {
 	rate := 0.0
 	if stats.Load > 0 {
 		rate = float64(stats.Rows) / stats.Load.Seconds()
@@ -109,12 +109,12 @@ func writePrepared(w io.Writer, stats runner.PrepareStats, loaders int) {
 
 // writeSizes prints tables' sizes on disk, one line per table in the
 // order given and a total line, the sizes in human units.
-func writeSizes(w io.Writer, sizes []runner.TableStat) {
+func writeSizes(w io.Writer, sizes []load.TableStat) {
 	if len(sizes) == 0 {
 		return
 	}
 	rows := [][]string{{"table", "rows", "data", "indexes", "total"}}
-	var sum runner.TableStat
+	var sum load.TableStat
 	for _, s := range sizes {
 		rows = append(rows, []string{s.Table, strconv.FormatInt(s.Rows, 10), humanBytes(s.Data), humanBytes(s.Indexes), humanBytes(s.Total)})
 		sum.Rows += s.Rows
@@ -174,7 +174,7 @@ func newCheckCmd(st *State, m workload.Meta) *cobra.Command {
 			}
 			defer r.Engine.Close()
 			pc := startCheck(quietly(st, quiet), fmt.Sprintf("%s on %s", w.Define().Meta.Name, r.Target))
-			problems, err := runner.Check(workload.WithCheckProgress(cmd.Context(), pc.report), r.Engine, w)
+			problems, err := load.Check(workload.WithCheckProgress(cmd.Context(), pc.report), r.Engine, w)
 			pc.finish(err == nil)
 			if err != nil {
 				if cmd.Context().Err() != nil {
@@ -214,7 +214,7 @@ func newCleanupCmd(st *State, m workload.Meta) *cobra.Command {
 				return err
 			}
 			defer r.Engine.Close()
-			cleaned, err := runner.Cleanup(cmd.Context(), r.Engine, w)
+			cleaned, err := load.Cleanup(cmd.Context(), r.Engine, w)
 			if len(cleaned.Dropped) > 0 {
 				fmt.Fprintf(st.Stdout, "dropped %s\n", strings.Join(cleaned.Dropped, ", "))
 			} else if err == nil {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/dbarena/dbarena/engine"
 	_ "github.com/dbarena/dbarena/engine/all"
+	"github.com/dbarena/dbarena/load"
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/server"
@@ -349,7 +350,7 @@ func killedAndRestarted(t *testing.T, v victim, configure func(*runner.Config)) 
 	if _, ok := last.Server["server_cpu_pct"]; !ok {
 		t.Errorf("the last interval has no server_cpu_pct: the server's metrics did not resume (notes %v)", o.file.Target.Monitor)
 	}
-	problems, err := runner.Check(ctx, eng, w)
+	problems, err := load.Check(ctx, eng, w)
 	if err != nil {
 		t.Fatal(err)
 	}

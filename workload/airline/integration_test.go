@@ -10,6 +10,7 @@ import (
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/engine/all/enginetest"
 	"github.com/dbarena/dbarena/internal/testdb"
+	"github.com/dbarena/dbarena/load"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/workload"
 	"github.com/dbarena/dbarena/workload/airline/internal/airlinetest"
@@ -45,7 +46,7 @@ func TestBookThenCheck(t *testing.T) {
 			ctx := context.Background()
 			e := enginetest.Open(t, db.target(t))
 			w := parse(t, "--schedules", "20", "--aircraft", "5")
-			if _, err := runner.Prepare(ctx, e, w, runner.PrepareConfig{LoadThreads: loadThreads}); err != nil {
+			if _, err := load.Prepare(ctx, e, w, load.PrepareConfig{LoadThreads: loadThreads}); err != nil {
 				t.Fatalf("prepare: %v", err)
 			}
 			res, err := runner.Run(ctx, e, w, runner.Config{Threads: 16, Duration: 2 * time.Second, Seed: 5, Isolation: db.isolation}, nil)
@@ -70,7 +71,7 @@ func TestBookThenCheck(t *testing.T) {
 				}
 				airlinetest.WantProblem(t, tc.name, probs, tc.want, CheckAuditCounts)
 			}
-			if _, err := runner.Cleanup(ctx, e, w); err != nil {
+			if _, err := load.Cleanup(ctx, e, w); err != nil {
 				t.Errorf("cleanup: %v", err)
 			}
 		})
@@ -82,7 +83,7 @@ func TestIsolationRefused(t *testing.T) {
 	ctx := context.Background()
 	e := enginetest.Open(t, testdb.SQLite(t))
 	w := parse(t, "--schedules", "5", "--aircraft", "2")
-	if _, err := runner.Prepare(ctx, e, w, runner.PrepareConfig{}); err != nil {
+	if _, err := load.Prepare(ctx, e, w, load.PrepareConfig{}); err != nil {
 		t.Fatal(err)
 	}
 	_, err := runner.Run(ctx, e, w, runner.Config{Threads: 1, Duration: time.Second, Isolation: engine.ReadCommitted}, nil)
@@ -121,7 +122,7 @@ func TestTransactionsAndIsolationRefused(t *testing.T) {
 		t.Run("engine="+db.name+"/transactions=off", func(t *testing.T) {
 			e := enginetest.Open(t, db.target(t))
 			w := parse(t, "--schedules", "5", "--aircraft", "2", "--transactions", "off")
-			if _, err := runner.Prepare(ctx, e, w, runner.PrepareConfig{LoadThreads: loadThreads}); err != nil {
+			if _, err := load.Prepare(ctx, e, w, load.PrepareConfig{LoadThreads: loadThreads}); err != nil {
 				t.Fatal(err)
 			}
 			_, err := runner.Run(ctx, e, w, cfg, nil)

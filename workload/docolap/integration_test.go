@@ -9,6 +9,7 @@ import (
 	_ "github.com/dbarena/dbarena/engine/all"
 	"github.com/dbarena/dbarena/engine/all/enginetest"
 	"github.com/dbarena/dbarena/internal/testdb"
+	"github.com/dbarena/dbarena/load"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/workload"
 	"github.com/dbarena/dbarena/workload/docolap"
@@ -53,10 +54,10 @@ func TestSameAnswersEverywhere(t *testing.T) {
 			ctx := context.Background()
 			e := enginetest.Open(t, db.target(t))
 			w := parse(t, args...)
-			if _, err := runner.Prepare(ctx, e, w, runner.PrepareConfig{LoadThreads: 2}); err != nil {
+			if _, err := load.Prepare(ctx, e, w, load.PrepareConfig{LoadThreads: 2}); err != nil {
 				t.Fatalf("prepare: %v", err)
 			}
-			t.Cleanup(func() { runner.Cleanup(context.Background(), e, w) })
+			t.Cleanup(func() { load.Cleanup(context.Background(), e, w) })
 			impl, err := workload.ForFamily(w, e.Dialect())
 			if err != nil {
 				t.Fatal(err)

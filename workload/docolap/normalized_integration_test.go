@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/load"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/workload"
 	"github.com/dbarena/dbarena/workload/docolap"
@@ -55,11 +56,11 @@ func checkNormalized(t *testing.T, e engine.Engine, args []string, want map[stri
 	ctx := context.Background()
 	jw := parse(t, args...)
 	nw := parse(t, append([]string{"--normalized"}, args...)...)
-	st, err := runner.Prepare(ctx, e, nw, runner.PrepareConfig{LoadThreads: 2})
+	st, err := load.Prepare(ctx, e, nw, load.PrepareConfig{LoadThreads: 2})
 	if err != nil {
 		t.Fatalf("prepare --normalized: %v", err)
 	}
-	t.Cleanup(func() { runner.Cleanup(context.Background(), e, nw) })
+	t.Cleanup(func() { load.Cleanup(context.Background(), e, nw) })
 	if st.Tables != 2 || st.Rows <= int64(len(want[docolap.QueryB])) {
 		t.Errorf("prepare --normalized: %d tables, %d rows", st.Tables, st.Rows)
 	}
@@ -105,16 +106,16 @@ func checkNormalized(t *testing.T, e engine.Engine, args []string, want map[stri
 
 	// Each form checks its own tables and its data options.
 	for _, w := range []*docolap.Docolap{jw, nw} {
-		if err := runner.VerifyPrepared(ctx, c, e.Dialect(), w); err != nil {
+		if err := load.VerifyPrepared(ctx, c, e.Dialect(), w); err != nil {
 			t.Errorf("verify normalized=%v: %v", w.Normalized(), err)
 		}
 	}
 	other := parse(t, "--normalized", "--events", "3999", "--seed-data", "11")
 	var oe *workload.OptionError
-	if err := runner.VerifyPrepared(ctx, c, e.Dialect(), other); !errors.As(err, &oe) || oe.Flag != "events" {
+	if err := load.VerifyPrepared(ctx, c, e.Dialect(), other); !errors.As(err, &oe) || oe.Flag != "events" {
 		t.Errorf("verify --normalized --events 3999: %v, want an option error on --events", err)
 	}
-	if probs, err := runner.Check(ctx, e, nw); err != nil || len(probs) > 0 {
+	if probs, err := load.Check(ctx, e, nw); err != nil || len(probs) > 0 {
 		t.Errorf("check --normalized: %v, %v", probs, err)
 	}
 
@@ -123,15 +124,15 @@ func checkNormalized(t *testing.T, e engine.Engine, args []string, want map[stri
 	// and asking for its own tables when run again.
 	notPrepared := func(w *docolap.Docolap, table, flags string) {
 		t.Helper()
-		err := runner.VerifyPrepared(ctx, c, e.Dialect(), w)
-		var te *runner.TableError
-		if !errors.Is(err, runner.ErrNotPrepared) || !errors.As(err, &te) || te.Table != table || !strings.HasSuffix(te.Hint, "with the same options: "+flags) {
+		err := load.VerifyPrepared(ctx, c, e.Dialect(), w)
+		var te *load.TableError
+		if !errors.Is(err, load.ErrNotPrepared) || !errors.As(err, &te) || te.Table != table || !strings.HasSuffix(te.Hint, "with the same options: "+flags) {
 			t.Errorf("verify normalized=%v: %v, want table %s not prepared, the hint naming %s", w.Normalized(), err, table, flags)
 		}
 	}
 	cleanup := func(w *docolap.Docolap, want ...string) {
 		t.Helper()
-		cl, err := runner.Cleanup(ctx, e, w)
+		cl, err := load.Cleanup(ctx, e, w)
 		if err != nil {
 			t.Fatalf("cleanup normalized=%v: %v", w.Normalized(), err)
 		}
@@ -141,12 +142,12 @@ func checkNormalized(t *testing.T, e engine.Engine, args []string, want map[stri
 	}
 	cleanup(jw, docolap.Table)
 	notPrepared(jw, docolap.Table, "--events 4000 --seed-data 11")
-	if err := runner.VerifyPrepared(ctx, c, e.Dialect(), nw); err != nil {
+	if err := load.VerifyPrepared(ctx, c, e.Dialect(), nw); err != nil {
 		t.Errorf("the normalized form after the JSON form's cleanup: %v", err)
 	}
 	cleanup(nw, docolap.NormTable, docolap.NormCommitsTable)
 	notPrepared(nw, docolap.NormTable, "--events 4000 --normalized=true --seed-data 11")
-	for _, name := range []string{docolap.Table, docolap.NormTable, docolap.NormCommitsTable, runner.MetaTable} {
+	for _, name := range []string{docolap.Table, docolap.NormTable, docolap.NormCommitsTable, load.MetaTable} {
 		if ok, err := c.Catalog().TableExists(ctx, name); err != nil || ok {
 			t.Errorf("%s exists (%v) after both cleanups", name, err)
 		}
@@ -166,14 +167,14 @@ func checkNormalizedRefused(t *testing.T, e engine.Engine, args []string) {
 			t.Errorf("%s --normalized on MongoDB: %v, want an option error on --normalized", what, err)
 		}
 	}
-	_, err := runner.Prepare(ctx, e, nw, runner.PrepareConfig{LoadThreads: 2})
+	_, err := load.Prepare(ctx, e, nw, load.PrepareConfig{LoadThreads: 2})
 	refused("prepare", err)
 	cfg := runner.DefaultConfig()
 	tries := 1
 	cfg.Tries = &tries
 	_, err = runner.Run(ctx, e, nw, cfg, nil)
 	refused("run", err)
-	_, err = runner.Cleanup(ctx, e, nw)
+	_, err = load.Cleanup(ctx, e, nw)
 	refused("cleanup", err)
 	c, err := e.Connect(ctx)
 	if err != nil {
@@ -186,7 +187,7 @@ func checkNormalizedRefused(t *testing.T, e engine.Engine, args []string) {
 		}
 	}
 	// The JSON form prepared before is still there.
-	if err := runner.VerifyPrepared(ctx, c, e.Dialect(), parse(t, args...)); err != nil {
+	if err := load.VerifyPrepared(ctx, c, e.Dialect(), parse(t, args...)); err != nil {
 		t.Errorf("the JSON form after --normalized was refused: %v", err)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/dbarena/dbarena/engine/all/enginetest"
 	"github.com/dbarena/dbarena/engine/mongo"
 	"github.com/dbarena/dbarena/internal/testdb"
+	"github.com/dbarena/dbarena/load"
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/workload"
@@ -164,7 +165,7 @@ func TestTransfersThenCheck(t *testing.T) {
 			e := enginetest.Open(t, db.target(t))
 			opts := []string{"--accounts", "10", "--users", "10", "--organizations", "2", "--initial-balance", "500"}
 			w := paymentstest.Parse(t, opts...)
-			if _, err := runner.Prepare(ctx, e, w, runner.PrepareConfig{LoadThreads: 2}); err != nil {
+			if _, err := load.Prepare(ctx, e, w, load.PrepareConfig{LoadThreads: 2}); err != nil {
 				t.Fatalf("prepare: %v", err)
 			}
 			if probs, err := check(t, ctx, w, e, paymentstest.Connect(t, e)); err != nil || len(probs) > 0 {
@@ -237,7 +238,7 @@ func TestTransfersThenCheck(t *testing.T) {
 					t.Errorf("after %s: problems %q, want %q", tc.what, names, tc.want)
 				}
 			}
-			if _, err := runner.Cleanup(ctx, e, w); err != nil {
+			if _, err := load.Cleanup(ctx, e, w); err != nil {
 				t.Errorf("cleanup: %v", err)
 			}
 		})
@@ -257,7 +258,7 @@ func TestStatementCounts(t *testing.T) {
 			ctx := context.Background()
 			e := enginetest.Open(t, db.target(t))
 			w := paymentstest.Parse(t, "--accounts", "100", "--users", "10", "--organizations", "2", "--initial-balance", "1000000")
-			if _, err := runner.Prepare(ctx, e, w, runner.PrepareConfig{LoadThreads: 1}); err != nil {
+			if _, err := load.Prepare(ctx, e, w, load.PrepareConfig{LoadThreads: 1}); err != nil {
 				t.Fatalf("prepare: %v", err)
 			}
 			q := &workload.Queries{}

@@ -15,6 +15,7 @@ import (
 	_ "github.com/dbarena/dbarena/engine/all"
 	"github.com/dbarena/dbarena/engine/all/enginetest"
 	"github.com/dbarena/dbarena/internal/testdb"
+	"github.com/dbarena/dbarena/load"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/workload"
 	"github.com/dbarena/dbarena/workload/script"
@@ -384,7 +385,7 @@ func TestInitPgbench(t *testing.T) {
 			target := db.target(t)
 			e := enginetest.Open(t, target)
 			w := parse(t, "--init", "pgbench", "--scale", "2")
-			if _, err := runner.Prepare(ctx, e, w, runner.PrepareConfig{LoadThreads: 2}); err != nil {
+			if _, err := load.Prepare(ctx, e, w, load.PrepareConfig{LoadThreads: 2}); err != nil {
 				t.Fatalf("prepare: %v", err)
 			}
 			c := enginetest.Connect(t, e)
@@ -397,7 +398,7 @@ func TestInitPgbench(t *testing.T) {
 				t.Fatal(err)
 			}
 			run := parse(t, "--init", "pgbench", "--scale", "2", "--file", file, "--protocol", "prepared")
-			if err := runner.VerifyPrepared(ctx, c, e.Dialect(), run); err != nil {
+			if err := load.VerifyPrepared(ctx, c, e.Dialect(), run); err != nil {
 				t.Fatalf("verify: %v", err)
 			}
 			res, err := runner.Run(ctx, e, run, runner.Config{Threads: db.threads, Duration: 2 * time.Second, Seed: 1}, nil)
@@ -483,7 +484,7 @@ func TestSerializationFailuresAreReplayed(t *testing.T) {
 	ctx := context.Background()
 	e := enginetest.Open(t, testdb.Isolated(t, testdb.Postgres(t)))
 	w := parse(t, "--init", "pgbench", "--protocol", "prepared")
-	if _, err := runner.Prepare(ctx, e, w, runner.PrepareConfig{LoadThreads: 2}); err != nil {
+	if _, err := load.Prepare(ctx, e, w, load.PrepareConfig{LoadThreads: 2}); err != nil {
 		t.Fatalf("prepare: %v", err)
 	}
 	// Eight clients on one branch row: a transaction may fail many times

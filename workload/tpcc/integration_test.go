@@ -16,6 +16,7 @@ import (
 	_ "github.com/dbarena/dbarena/engine/postgres"
 	_ "github.com/dbarena/dbarena/engine/sqlite"
 	"github.com/dbarena/dbarena/internal/testdb"
+	"github.com/dbarena/dbarena/load"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/workload"
 )
@@ -23,7 +24,7 @@ import (
 // The tests below run against real databases from internal/testdb: a
 // fresh SQLite file, a fresh schema on the PostgreSQL test server and a
 // fresh database on the MariaDB test server, each loaded with one
-// warehouse by runner.Prepare.
+// warehouse by load.Prepare.
 
 type testDB struct {
 	name       string
@@ -57,7 +58,7 @@ func preparedDB(t *testing.T, db testDB, args ...string) (engine.Engine, *TPCC) 
 	t.Helper()
 	e := enginetest.Open(t, db.target(t))
 	w := parse(t, append([]string{"--warehouses", "1", "--seed-data", "3"}, args...)...)
-	if _, err := runner.Prepare(context.Background(), e, w, runner.PrepareConfig{LoadThreads: 2}); err != nil {
+	if _, err := load.Prepare(context.Background(), e, w, load.PrepareConfig{LoadThreads: 2}); err != nil {
 		t.Fatalf("prepare: %v", err)
 	}
 	return e, w
@@ -454,7 +455,7 @@ func testRunThenCheck(t *testing.T, db testDB, e engine.Engine, w *TPCC) {
 	if got := strings.Join(names, "; "); !strings.Contains(got, "condition 1:") || !strings.Contains(got, "condition 9:") {
 		t.Errorf("after d_ytd + 1: problems %q, want conditions 1 and 9", got)
 	}
-	if _, err := runner.Cleanup(ctx, e, w); err != nil {
+	if _, err := load.Cleanup(ctx, e, w); err != nil {
 		t.Errorf("cleanup: %v", err)
 	}
 }
@@ -467,7 +468,7 @@ func TestForeignKeys(t *testing.T) {
 	// TestRunThenCheck, which prepares with --fk and runs on them.
 	e := enginetest.Open(t, testdb.SQLite(t))
 	w := parse(t, "--warehouses", "1", "--fk")
-	_, err := runner.Prepare(context.Background(), e, w, runner.PrepareConfig{LoadThreads: 2})
+	_, err := load.Prepare(context.Background(), e, w, load.PrepareConfig{LoadThreads: 2})
 	var oe *workload.OptionError
 	if !errors.As(err, &oe) || oe.Flag != "fk" {
 		t.Fatalf("prepare --fk on sqlite = %v, want an error naming --fk", err)

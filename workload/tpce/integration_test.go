@@ -13,7 +13,7 @@ import (
 	_ "github.com/dbarena/dbarena/engine/postgres"
 	_ "github.com/dbarena/dbarena/engine/sqlite"
 	"github.com/dbarena/dbarena/internal/testdb"
-	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/load"
 	"github.com/dbarena/dbarena/workload"
 	"github.com/dbarena/dbarena/workload/tpce/internal/check"
 )
@@ -21,7 +21,7 @@ import (
 // The tests below run against real databases from internal/testdb: a
 // fresh SQLite file, a fresh schema on the PostgreSQL test server and a
 // fresh database on the MariaDB test server, each loaded by
-// runner.Prepare with one Load Unit (1,000 customers), one initial trade
+// load.Prepare with one Load Unit (1,000 customers), one initial trade
 // day and news items of 100 bytes.
 
 var testDBs = []struct {
@@ -206,14 +206,14 @@ func TestOnEveryEngine(t *testing.T) {
 			ctx := context.Background()
 			e := enginetest.Open(t, db.target(t))
 			w := parse(t, testArgs...)
-			stats, err := runner.Prepare(ctx, e, w, runner.PrepareConfig{LoadThreads: 2})
+			stats, err := load.Prepare(ctx, e, w, load.PrepareConfig{LoadThreads: 2})
 			if err != nil {
 				t.Fatalf("prepare: %v", err)
 			}
 			t.Logf("prepared %d rows in %s", stats.Rows, stats.Duration)
 			var done, total int
 			progress := workload.WithCheckProgress(ctx, func(d, n int, _ string) { done, total = d, n })
-			problems, err := runner.Check(progress, e, w)
+			problems, err := load.Check(progress, e, w)
 			if err != nil || len(problems) > 0 {
 				t.Fatalf("check after prepare: %v %v", problems, err)
 			}

@@ -13,6 +13,7 @@ import (
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/engine/mongo"
 	"github.com/dbarena/dbarena/engine/sqlite"
+	"github.com/dbarena/dbarena/load"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/workload"
 	"github.com/dbarena/dbarena/workload/airline"
@@ -127,7 +128,7 @@ func TestBookThenCheck(t *testing.T) {
 	ctx := context.Background()
 	e := mongoEngine(t)
 	w := parse(t, "--schedules", "20", "--aircraft", "5")
-	if _, err := runner.Prepare(ctx, e, w, runner.PrepareConfig{LoadThreads: loadThreads}); err != nil {
+	if _, err := load.Prepare(ctx, e, w, load.PrepareConfig{LoadThreads: loadThreads}); err != nil {
 		t.Fatalf("prepare: %v", err)
 	}
 	res, err := runner.Run(ctx, e, w, runner.Config{Threads: 16, Duration: 2 * time.Second, Seed: 5, Isolation: engine.RepeatableRead}, nil)
@@ -153,7 +154,7 @@ func TestBookThenCheck(t *testing.T) {
 		}
 		airlinetest.WantProblem(t, tc.name, probs, tc.want, airline.CheckAuditCounts)
 	}
-	if _, err := runner.Cleanup(ctx, e, w); err != nil {
+	if _, err := load.Cleanup(ctx, e, w); err != nil {
 		t.Errorf("cleanup: %v", err)
 	}
 }

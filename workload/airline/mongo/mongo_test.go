@@ -10,6 +10,7 @@ import (
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/engine/all/enginetest"
 	"github.com/dbarena/dbarena/internal/testdb"
+	"github.com/dbarena/dbarena/load"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/workload/airline"
 	"github.com/dbarena/dbarena/workload/airline/internal/airlinetest"
@@ -42,7 +43,7 @@ func TestMongoTransactionsOnOff(t *testing.T) {
 			ctx := context.Background()
 			e := mongoEngine(t)
 			w := parse(t, "--transactions", mode)
-			if _, err := runner.Prepare(ctx, e, w, runner.PrepareConfig{LoadThreads: loadThreads}); err != nil {
+			if _, err := load.Prepare(ctx, e, w, load.PrepareConfig{LoadThreads: loadThreads}); err != nil {
 				t.Fatalf("prepare: %v", err)
 			}
 			res, err := runner.Run(ctx, e, w, runner.Config{Threads: 4, Duration: 3 * time.Second, Seed: 3}, nil)
@@ -68,7 +69,7 @@ func TestMongoTransactionsOnOff(t *testing.T) {
 			if seats, occupied := booked(t, c); seats < res.Transactions || seats > res.Transactions+4 || occupied != seats {
 				t.Errorf("%d seats, %d occupied, %d bookings counted", seats, occupied, res.Transactions)
 			}
-			if probs, err := runner.Check(ctx, e, w); err != nil || len(probs) > 0 {
+			if probs, err := load.Check(ctx, e, w); err != nil || len(probs) > 0 {
 				t.Fatalf("check: %v %v", probs, err)
 			}
 		})
@@ -92,7 +93,7 @@ func TestMongoInterruptedBookings(t *testing.T) {
 			e := mongoEngine(t)
 			data := []string{"--schedules", "3", "--aircraft", "2", "--transactions", mode}
 			w := parse(t, data...)
-			if _, err := runner.Prepare(ctx, e, w, runner.PrepareConfig{LoadThreads: loadThreads}); err != nil {
+			if _, err := load.Prepare(ctx, e, w, load.PrepareConfig{LoadThreads: loadThreads}); err != nil {
 				t.Fatalf("prepare: %v", err)
 			}
 			if _, err := runner.Run(ctx, e, w, runner.Config{Threads: threads, Duration: time.Second, Seed: 1}, nil); err != nil {
@@ -100,7 +101,7 @@ func TestMongoInterruptedBookings(t *testing.T) {
 			}
 			c := airlinetest.Connect(t, e)
 			seats0, occupied0 := booked(t, c)
-			if probs, err := runner.Check(ctx, e, w); err != nil || len(probs) > 0 {
+			if probs, err := load.Check(ctx, e, w); err != nil || len(probs) > 0 {
 				t.Fatalf("check after the first run: %v %v", probs, err)
 			}
 
@@ -124,7 +125,7 @@ func TestMongoInterruptedBookings(t *testing.T) {
 			}
 
 			seats, occupied := booked(t, c)
-			probs, err := runner.Check(ctx, e, w)
+			probs, err := load.Check(ctx, e, w)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -175,7 +176,7 @@ func TestTransactionsAndIsolationRefused(t *testing.T) {
 	t.Run("engine=mongodb/isolation", func(t *testing.T) {
 		e := mongoEngine(t)
 		w := parse(t, "--schedules", "5", "--aircraft", "2")
-		if _, err := runner.Prepare(ctx, e, w, runner.PrepareConfig{LoadThreads: loadThreads}); err != nil {
+		if _, err := load.Prepare(ctx, e, w, load.PrepareConfig{LoadThreads: loadThreads}); err != nil {
 			t.Fatal(err)
 		}
 		for _, level := range []string{engine.Serializable, engine.ReadCommitted} {

@@ -15,6 +15,7 @@ import (
 	"github.com/dbarena/dbarena/engine/mongo"
 	"github.com/dbarena/dbarena/engine/postgres"
 	"github.com/dbarena/dbarena/internal/testdb"
+	"github.com/dbarena/dbarena/load"
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/workload"
@@ -69,7 +70,7 @@ func connect(t *testing.T, e engine.Engine) *mongo.Conn {
 
 func prepareMongo(t *testing.T, e engine.Engine, w workload.Workload) {
 	t.Helper()
-	if _, err := runner.Prepare(context.Background(), e, w, runner.PrepareConfig{LoadThreads: 2}); err != nil {
+	if _, err := load.Prepare(context.Background(), e, w, load.PrepareConfig{LoadThreads: 2}); err != nil {
 		t.Fatalf("prepare: %v", err)
 	}
 }
@@ -257,7 +258,7 @@ func TestMongoRunner(t *testing.T) {
 	if run.Retries == 0 {
 		t.Error("no retries: write conflicts were not classified as retryable")
 	}
-	if probs, err := runner.Check(ctx, e, w); err != nil || len(probs) > 0 {
+	if probs, err := load.Check(ctx, e, w); err != nil || len(probs) > 0 {
 		t.Errorf("check: %v %v", probs, err)
 	}
 }

@@ -14,7 +14,7 @@ import (
 	_ "github.com/dbarena/dbarena/engine/postgres"
 	_ "github.com/dbarena/dbarena/engine/sqlite"
 	"github.com/dbarena/dbarena/internal/testdb"
-	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/load"
 	"github.com/dbarena/dbarena/workload"
 	"github.com/dbarena/dbarena/workload/tpce"
 	"github.com/dbarena/dbarena/workload/tpce/internal/ce"
@@ -24,7 +24,7 @@ import (
 )
 
 // The tests below run on one database per engine, loaded once by
-// runner.Prepare with one Load Unit (1,000 customers), one initial trade
+// load.Prepare with one Load Unit (1,000 customers), one initial trade
 // day and news items of 100 bytes: the options and seed of testConfig.
 var testArgs = []string{"--customers", "1000", "--itd", "1", "--news-size", "100", "--seed-data", "3"}
 
@@ -55,7 +55,7 @@ func prepare(t testing.TB, target engine.Target) *env {
 	if err := w.Define().Options.Parse(testArgs); err != nil {
 		t.Fatal(err)
 	}
-	stats, err := runner.Prepare(ctx, e, w, runner.PrepareConfig{LoadThreads: 2})
+	stats, err := load.Prepare(ctx, e, w, load.PrepareConfig{LoadThreads: 2})
 	if err != nil {
 		t.Fatalf("prepare: %v", err)
 	}

@@ -1,13 +1,12 @@
-package runner
+package timing
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"strconv"
+	"syscall"
 	"time"
-
-	"github.com/spf13/pflag"
 
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/histogram"
@@ -50,18 +49,21 @@ type TryEvent struct {
 	Try   result.Try
 }
 
-// analyticOptions are the timing model's run options (see Options).
-func analyticOptions() []Option {
-	return []Option{
-		{Flag: "tries", Field: "tries", Usage: "the analytic timing model: run each of the workload's queries this many times in a row on one connection (the first try cold on a managed server, restarted, else lukewarm; hot is the best of the others), instead of the closed loop for --time",
-			Value: func(c *Config) pflag.Value { return &optIntValue{p: &c.Tries} }},
-		{Flag: "query-timeout", Field: "query_timeout", Usage: "with --tries: the longest one try may take; a try that takes longer is cancelled and recorded as failed (null), never as a time",
-			Value: func(c *Config) pflag.Value { return (*durationValue)(&c.QueryTimeout) }},
-	}
-}
+// Sentinel errors of the analytic timing model.
+var (
+	// ErrInterrupted marks a run stopped by its context (Ctrl-C); it is
+	// runner.ErrInterrupted, in the closed and open models too.
+	ErrInterrupted = errors.New("interrupted")
+	// ErrEveryTryFailed fails a run of the analytic timing model none of
+	// whose tries answered (status failed, every try kept).
+	ErrEveryTryFailed = errors.New("every try failed")
+)
 
-// validateAnalytic reports the problems with the timing model's options.
-func (c Config) validateAnalytic() []error {
+// Validate reports the problems with the timing model's options in a run
+// of threads workers after a warm-up, at rate, each a
+// *workload.OptionError naming the option's flag and value
+// (runner.Config.Validate reports them with the run's others).
+func (c Analytic) Validate(threads int, warmup time.Duration, rate RateConfig) []error {
 	var errs []error
 	bad := func(flag string, v any, msg string) {
 		errs = append(errs, &workload.OptionError{Flag: flag, Value: fmt.Sprint(v), Err: msg})
@@ -78,13 +80,13 @@ func (c Config) validateAnalytic() []error {
 	if *c.Tries < 1 {
 		bad("tries", *c.Tries, "must be at least 1")
 	}
-	if c.Threads > 1 {
-		bad("threads", c.Threads, "the analytic timing model (--tries) runs its queries on one connection: give 1")
+	if threads > 1 {
+		bad("threads", threads, "the analytic timing model (--tries) runs its queries on one connection: give 1")
 	}
-	if c.Warmup > 0 {
-		bad("warmup", c.Warmup, "the analytic timing model (--tries) has no warm-up: its tries after the first are the warm ones")
+	if warmup > 0 {
+		bad("warmup", warmup, "the analytic timing model (--tries) has no warm-up: its tries after the first are the warm ones")
 	}
-	if c.Rate.Open() {
+	if rate.Open() {
 		bad("tries", *c.Tries, "the analytic timing model runs each query in turn on one connection: it takes no --rate or --rate-stages")
 	}
 	return errs
@@ -93,8 +95,8 @@ func (c Config) validateAnalytic() []error {
 // CheckAnalytic refuses the analytic timing model (cfg.Tries) for a
 // workload whose operations are not queries it can time (not a
 // Spec.Answers), naming --tries; the CLI calls it before any work,
-// Run again.
-func CheckAnalytic(w workload.Workload, cfg Config) error {
+// RunTries again.
+func CheckAnalytic(w workload.Workload, cfg Analytic) error {
 	if cfg.Tries == nil {
 		return nil
 	}
@@ -104,10 +106,26 @@ func CheckAnalytic(w workload.Workload, cfg Config) error {
 	return nil
 }
 
-// runTries is Run in the analytic timing model, cfg validated and w the
-// implementation for eng's family.
-func runTries(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config) (*result.Run, error) {
-	if err := CheckAnalytic(w, cfg); err != nil {
+// RunTries runs w on eng in the analytic timing model m (m.Tries set),
+// with the clock now, and returns its result: runner.Run hands it the
+// run once the run's configuration is validated (Analytic.Validate) and
+// w is the implementation for eng's family. The result is filled in even
+// when an error is returned (status interrupted or failed), every try
+// so far kept.
+//
+// The model is no Scheduler. A Scheduler says when workers start their
+// transactions (workload.Worker.Next) and the loop around it cuts
+// intervals, the warm-up and the end, replaces lost connections and
+// merges the workers' histograms; the analytic model has none of that to
+// schedule. It runs each query of a workload's Spec.Answers (not its workers'
+// transactions) in turn on one connection, which it replaces after each
+// failed try and, before each query's first try, around m.Cold (a
+// server's restart); it keeps every try with its label, rows and hash
+// (result.Tries) rather than intervals; and it ends when the tries are
+// done, not at a time.
+func RunTries(ctx context.Context, eng engine.Engine, w workload.Workload, m Analytic, now func() time.Time) (*result.Run, error) {
+	cfg := triesConfig{Analytic: m, Now: now}
+	if err := CheckAnalytic(w, cfg.Analytic); err != nil {
 		return nil, err
 	}
 	spec := w.Define()
@@ -209,11 +227,18 @@ func firstTryError(t *result.Tries) string {
 	return ""
 }
 
+// triesConfig is a run of the analytic timing model: the model and the
+// clock.
+type triesConfig struct {
+	Analytic
+	Now func() time.Time
+}
+
 // tryRun holds the timing model's one connection.
 type tryRun struct {
 	eng engine.Engine
 	a   *workload.Answers
-	cfg Config
+	cfg triesConfig
 	c   engine.Conn
 }
 
@@ -269,4 +294,14 @@ func (t *tryRun) try(ctx context.Context, q, label string) (result.Try, error) {
 		return try, fmt.Errorf("after query %s failed (%s): %w", q, try.Error, err)
 	}
 	return try, nil
+}
+
+// cpuTime is this process's user+system CPU time so far, as the run
+// loop's.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

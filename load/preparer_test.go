@@ -1,4 +1,4 @@
-package runner_test
+package load_test
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/engine/all/enginetest"
 	"github.com/dbarena/dbarena/internal/testdb"
-	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/load"
 )
 
 // A table another prepare is loading, whose process runs, is left alone:
@@ -45,7 +45,7 @@ func TestPrepareRefusesLivePreparer(t *testing.T) {
 	if err := cat.SetMeta(ctx, rec); err != nil {
 		t.Fatal(err)
 	}
-	if err := cat.CreateTable(ctx, w.Tables(eng.Dialect())[0].Schema); err != nil {
+	if err := cat.CreateTable(ctx, w.Define().Tables(eng.Dialect())[0].Schema); err != nil {
 		t.Fatal(err)
 	}
 	if rec.Identity, err = cat.Identity(ctx, "sbtest1"); err != nil {
@@ -55,13 +55,13 @@ func TestPrepareRefusesLivePreparer(t *testing.T) {
 		t.Fatal(err)
 	}
 	by := "being prepared by PID " + strconv.Itoa(other.Process.Pid)
-	if _, err := runner.Prepare(ctx, eng, w, runner.PrepareConfig{LoadThreads: 1}); !errors.Is(err, runner.ErrBeingPrepared) || !strings.Contains(err.Error(), by) {
+	if _, err := load.Prepare(ctx, eng, w, load.PrepareConfig{LoadThreads: 1}); !errors.Is(err, load.ErrBeingPrepared) || !strings.Contains(err.Error(), by) {
 		t.Errorf("Prepare = %v, want ErrBeingPrepared: %s", err, by)
 	}
-	if err := runner.VerifyPrepared(ctx, c, eng.Dialect(), w); !errors.Is(err, runner.ErrNotPrepared) || !strings.Contains(err.Error(), by) {
+	if err := load.VerifyPrepared(ctx, c, eng.Dialect(), w); !errors.Is(err, load.ErrNotPrepared) || !strings.Contains(err.Error(), by) {
 		t.Errorf("VerifyPrepared = %v, want ErrNotPrepared: %s", err, by)
 	}
-	if cleaned, err := runner.Cleanup(ctx, eng, w); !errors.Is(err, runner.ErrBeingPrepared) || len(cleaned.Dropped) > 0 {
+	if cleaned, err := load.Cleanup(ctx, eng, w); !errors.Is(err, load.ErrBeingPrepared) || len(cleaned.Dropped) > 0 {
 		t.Errorf("Cleanup = %v, %v; want ErrBeingPrepared and nothing dropped", cleaned.Dropped, err)
 	}
 	if got, ok, err := cat.Meta(ctx, "sbtest1"); err != nil || !ok || got.Preparer != rec.Preparer {
@@ -77,16 +77,16 @@ func TestPrepareRefusesLivePreparer(t *testing.T) {
 	if err := cat.SetMeta(ctx, rec); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := runner.Prepare(ctx, eng, w, runner.PrepareConfig{LoadThreads: 1}); !errors.Is(err, runner.ErrBeingPrepared) || !strings.Contains(err.Error(), "on host "+host+"-elsewhere") {
+	if _, err := load.Prepare(ctx, eng, w, load.PrepareConfig{LoadThreads: 1}); !errors.Is(err, load.ErrBeingPrepared) || !strings.Contains(err.Error(), "on host "+host+"-elsewhere") {
 		t.Errorf("Prepare = %v, want ErrBeingPrepared on host %s-elsewhere", err, host)
 	}
-	if cleaned, err := runner.Cleanup(ctx, eng, w); err != nil || len(cleaned.Dropped) != 1 {
+	if cleaned, err := load.Cleanup(ctx, eng, w); err != nil || len(cleaned.Dropped) != 1 {
 		t.Errorf("Cleanup = %v, %v; want sbtest1 dropped", cleaned.Dropped, err)
 	}
 	if err := cat.SetMeta(ctx, rec); err != nil {
 		t.Fatal(err)
 	}
-	if err := cat.CreateTable(ctx, w.Tables(eng.Dialect())[0].Schema); err != nil {
+	if err := cat.CreateTable(ctx, w.Define().Tables(eng.Dialect())[0].Schema); err != nil {
 		t.Fatal(err)
 	}
 	if rec.Identity, err = cat.Identity(ctx, "sbtest1"); err != nil {
@@ -99,10 +99,10 @@ func TestPrepareRefusesLivePreparer(t *testing.T) {
 	if err := cat.SetMeta(ctx, rec); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := runner.Prepare(ctx, eng, w, runner.PrepareConfig{LoadThreads: 1}); err != nil {
+	if _, err := load.Prepare(ctx, eng, w, load.PrepareConfig{LoadThreads: 1}); err != nil {
 		t.Errorf("Prepare over the record of a process that ended: %v", err)
 	}
-	if err := runner.VerifyPrepared(ctx, c, eng.Dialect(), w); err != nil {
+	if err := load.VerifyPrepared(ctx, c, eng.Dialect(), w); err != nil {
 		t.Errorf("VerifyPrepared after that prepare: %v", err)
 	}
 }
@@ -125,7 +125,7 @@ func TestConcurrentPrepare(t *testing.T) {
 					wg.Add(1)
 					go func() {
 						defer wg.Done()
-						_, errs[i] = runner.Prepare(ctx, engs[i], oltpWorkload(t, "--tables", "2", "--table-size", "100"), runner.PrepareConfig{LoadThreads: 1})
+						_, errs[i] = load.Prepare(ctx, engs[i], oltpWorkload(t, "--tables", "2", "--table-size", "100"), load.PrepareConfig{LoadThreads: 1})
 					}()
 				}
 				wg.Wait()
@@ -134,10 +134,10 @@ func TestConcurrentPrepare(t *testing.T) {
 					switch {
 					case err == nil:
 						won++
-					case errors.Is(err, runner.ErrAlreadyPrepared) && strings.Contains(err.Error(), "another prepare made it"):
+					case errors.Is(err, load.ErrAlreadyPrepared) && strings.Contains(err.Error(), "another prepare made it"):
 						// The other was done before this one looked
 						// (SQLite's writers wait for each other).
-					case !errors.Is(err, runner.ErrBeingPrepared) || !strings.Contains(err.Error(), "being prepared"):
+					case !errors.Is(err, load.ErrBeingPrepared) || !strings.Contains(err.Error(), "being prepared"):
 						t.Errorf("round %d: the prepare that lost: %v, want ErrBeingPrepared", round, err)
 					}
 				}
@@ -148,12 +148,12 @@ func TestConcurrentPrepare(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				err = runner.VerifyPrepared(ctx, c, engs[0].Dialect(), w)
+				err = load.VerifyPrepared(ctx, c, engs[0].Dialect(), w)
 				c.Close()
 				if err != nil {
 					t.Errorf("round %d: VerifyPrepared after the race: %v", round, err)
 				}
-				if cleaned, err := runner.Cleanup(ctx, engs[0], w); err != nil || len(cleaned.Dropped) != 2 {
+				if cleaned, err := load.Cleanup(ctx, engs[0], w); err != nil || len(cleaned.Dropped) != 2 {
 					t.Fatalf("round %d: Cleanup = %v, %v", round, cleaned.Dropped, err)
 				}
 			}

@@ -1,4 +1,4 @@
-package runner_test
+package load_test
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 	"github.com/dbarena/dbarena/engine/all/enginetest"
 	"github.com/dbarena/dbarena/engine/mongo"
 	"github.com/dbarena/dbarena/internal/testdb"
-	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/load"
 	"github.com/dbarena/dbarena/schema"
 	"github.com/dbarena/dbarena/workload"
 	_ "github.com/dbarena/dbarena/workload/oltp/mongo"
@@ -123,7 +123,7 @@ func sameShape(t *testing.T, c engine.Conn) {
 	ctx := context.Background()
 	w := oltpWorkload(t, "--tables", "2", "--table-size", "100")
 	var decl *schema.Table
-	for _, tb := range w.Tables(nil) {
+	for _, tb := range w.Define().Tables(nil) {
 		if tb.Schema.Name == "sbtest2" {
 			decl = tb.Schema
 		}
@@ -157,7 +157,7 @@ func TestCleanupLeavesReplacedTable(t *testing.T) {
 				ctx := context.Background()
 				eng := enginetest.Open(t, tc.target(t))
 				w := oltpWorkload(t, "--tables", "2", "--table-size", "100")
-				if _, err := runner.Prepare(ctx, eng, w, runner.PrepareConfig{LoadThreads: 2}); err != nil {
+				if _, err := load.Prepare(ctx, eng, w, load.PrepareConfig{LoadThreads: 2}); err != nil {
 					t.Fatal(err)
 				}
 				c, err := eng.Connect(ctx)
@@ -171,15 +171,15 @@ func TestCleanupLeavesReplacedTable(t *testing.T) {
 					tc.user.replace(t, c)
 				}
 				// Runs, which write, refuse it as well.
-				if err := runner.VerifyPrepared(ctx, c, eng.Dialect(), w); !errors.Is(err, runner.ErrNotOurs) && !errors.Is(err, runner.ErrShape) {
+				if err := load.VerifyPrepared(ctx, c, eng.Dialect(), w); !errors.Is(err, load.ErrNotOurs) && !errors.Is(err, load.ErrShape) {
 					t.Errorf("VerifyPrepared = %v, want ErrNotOurs or ErrShape", err)
-				} else if shape == "same" && !errors.Is(err, runner.ErrNotOurs) {
+				} else if shape == "same" && !errors.Is(err, load.ErrNotOurs) {
 					t.Errorf("VerifyPrepared = %v, want ErrNotOurs: the identity differs", err)
 				}
 
-				cleaned, err := runner.Cleanup(ctx, eng, w)
+				cleaned, err := load.Cleanup(ctx, eng, w)
 				dropped := cleaned.Dropped
-				if !errors.Is(err, runner.ErrNotOurs) || !strings.Contains(err.Error(), "not dropped: sbtest2 is not the one dbarena created") {
+				if !errors.Is(err, load.ErrNotOurs) || !strings.Contains(err.Error(), "not dropped: sbtest2 is not the one dbarena created") {
 					t.Errorf("Cleanup error = %v, want ErrNotOurs saying sbtest2 is not the one dbarena created", err)
 				}
 				if len(dropped) != 1 || dropped[0] != "sbtest1" {
@@ -204,10 +204,10 @@ func TestCleanupDropsPrepared(t *testing.T) {
 			ctx := context.Background()
 			eng := enginetest.Open(t, tc.target(t))
 			w := oltpWorkload(t, "--tables", "2", "--table-size", "100")
-			if _, err := runner.Prepare(ctx, eng, w, runner.PrepareConfig{LoadThreads: 2}); err != nil {
+			if _, err := load.Prepare(ctx, eng, w, load.PrepareConfig{LoadThreads: 2}); err != nil {
 				t.Fatal(err)
 			}
-			cleaned, err := runner.Cleanup(ctx, eng, w)
+			cleaned, err := load.Cleanup(ctx, eng, w)
 			dropped := cleaned.Dropped
 			if err != nil || strings.Join(dropped, ",") != "sbtest1,sbtest2" {
 				t.Fatalf("Cleanup = %v, %v; want [sbtest1 sbtest2]", dropped, err)
@@ -234,7 +234,7 @@ func TestVerifyPreparedDataOptions(t *testing.T) {
 		t.Run("engine="+tc.name, func(t *testing.T) {
 			ctx := context.Background()
 			eng := enginetest.Open(t, tc.target(t))
-			if _, err := runner.Prepare(ctx, eng, oltpWorkload(t, "--tables", "2", "--table-size", "100"), runner.PrepareConfig{LoadThreads: 2}); err != nil {
+			if _, err := load.Prepare(ctx, eng, oltpWorkload(t, "--tables", "2", "--table-size", "100"), load.PrepareConfig{LoadThreads: 2}); err != nil {
 				t.Fatal(err)
 			}
 			c, err := eng.Connect(ctx)
@@ -243,11 +243,11 @@ func TestVerifyPreparedDataOptions(t *testing.T) {
 			}
 			defer c.Close()
 			same := oltpWorkload(t, "--tables", "2", "--table-size", "100", "--point-selects", "3", "--rand-type", "uniform")
-			if err := runner.VerifyPrepared(ctx, c, eng.Dialect(), same); err != nil {
+			if err := load.VerifyPrepared(ctx, c, eng.Dialect(), same); err != nil {
 				t.Errorf("VerifyPrepared with the prepared data options: %v", err)
 			}
 			other := oltpWorkload(t, "--tables", "2", "--table-size", "200", "--seed-data", "5")
-			err = runner.VerifyPrepared(ctx, c, eng.Dialect(), other)
+			err = load.VerifyPrepared(ctx, c, eng.Dialect(), other)
 			var oe *workload.OptionError
 			if !errors.As(err, &oe) ||
 				!strings.Contains(err.Error(), "--table-size 200: does not match the data: prepared with --table-size 100") ||
@@ -343,7 +343,7 @@ func TestCopiedTableIsNotOurs(t *testing.T) {
 			ctx := context.Background()
 			eng := enginetest.Open(t, tc.target(t))
 			w := oltpWorkload(t, "--tables", "2", "--table-size", "100")
-			if _, err := runner.Prepare(ctx, eng, w, runner.PrepareConfig{LoadThreads: 2}); err != nil {
+			if _, err := load.Prepare(ctx, eng, w, load.PrepareConfig{LoadThreads: 2}); err != nil {
 				t.Fatal(err)
 			}
 			c, err := eng.Connect(ctx)
@@ -352,18 +352,18 @@ func TestCopiedTableIsNotOurs(t *testing.T) {
 			}
 			defer c.Close()
 			copyTable[tc.name](t, c, "sbtest1")
-			if diff, err := c.Catalog().MatchShape(ctx, w.Tables(eng.Dialect())[0].Schema); err != nil || diff != "" {
+			if diff, err := c.Catalog().MatchShape(ctx, w.Define().Tables(eng.Dialect())[0].Schema); err != nil || diff != "" {
 				t.Fatalf("the copy's shape differs (%q, %v): the test must swap in a table of the same columns", diff, err)
 			}
 
-			if err := runner.VerifyPrepared(ctx, c, eng.Dialect(), w); !errors.Is(err, runner.ErrNotOurs) || !strings.Contains(err.Error(), "sbtest1") {
+			if err := load.VerifyPrepared(ctx, c, eng.Dialect(), w); !errors.Is(err, load.ErrNotOurs) || !strings.Contains(err.Error(), "sbtest1") {
 				t.Errorf("VerifyPrepared (run) = %v, want ErrNotOurs naming sbtest1", err)
 			}
-			if _, err := runner.Check(ctx, eng, w); !errors.Is(err, runner.ErrNotOurs) || !strings.Contains(err.Error(), "sbtest1") {
+			if _, err := load.Check(ctx, eng, w); !errors.Is(err, load.ErrNotOurs) || !strings.Contains(err.Error(), "sbtest1") {
 				t.Errorf("Check = %v, want ErrNotOurs naming sbtest1", err)
 			}
-			cleaned, err := runner.Cleanup(ctx, eng, w)
-			if !errors.Is(err, runner.ErrNotOurs) || !strings.Contains(err.Error(), "not dropped: sbtest1 is not the one dbarena created") {
+			cleaned, err := load.Cleanup(ctx, eng, w)
+			if !errors.Is(err, load.ErrNotOurs) || !strings.Contains(err.Error(), "not dropped: sbtest1 is not the one dbarena created") {
 				t.Errorf("Cleanup error = %v, want ErrNotOurs saying sbtest1 is not the one dbarena created", err)
 			}
 			if strings.Join(cleaned.Dropped, ",") != "sbtest2" {
@@ -419,7 +419,7 @@ func TestMarkerOnlyRecordUnconfirmed(t *testing.T) {
 			ctx := context.Background()
 			eng := enginetest.Open(t, tc.target(t))
 			w := oltpWorkload(t, "--tables", "1", "--table-size", "100")
-			if _, err := runner.Prepare(ctx, eng, w, runner.PrepareConfig{LoadThreads: 1}); err != nil {
+			if _, err := load.Prepare(ctx, eng, w, load.PrepareConfig{LoadThreads: 1}); err != nil {
 				t.Fatal(err)
 			}
 			c, err := eng.Connect(ctx)
@@ -441,12 +441,12 @@ func TestMarkerOnlyRecordUnconfirmed(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			err = runner.VerifyPrepared(ctx, c, eng.Dialect(), w)
-			if !errors.Is(err, runner.ErrNotOurs) || !strings.Contains(err.Error(), "cannot tell it from a copy") {
+			err = load.VerifyPrepared(ctx, c, eng.Dialect(), w)
+			if !errors.Is(err, load.ErrNotOurs) || !strings.Contains(err.Error(), "cannot tell it from a copy") {
 				t.Errorf("VerifyPrepared = %v, want ErrNotOurs: cannot tell it from a copy", err)
 			}
-			cleaned, err := runner.Cleanup(ctx, eng, w)
-			var nd *runner.NotDroppedError
+			cleaned, err := load.Cleanup(ctx, eng, w)
+			var nd *load.NotDroppedError
 			if !errors.As(err, &nd) || len(nd.Tables) != 1 || !nd.Tables[0].Unconfirmed || !strings.Contains(err.Error(), "drop it yourself") {
 				t.Errorf("Cleanup = %v, want sbtest1 not dropped as unconfirmed", err)
 			}
@@ -463,7 +463,7 @@ func TestMarkerOnlyRecordUnconfirmed(t *testing.T) {
 			if err := cat.DropTable(ctx, "sbtest1"); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := runner.Cleanup(ctx, eng, w); err != nil {
+			if _, err := load.Cleanup(ctx, eng, w); err != nil {
 				t.Errorf("Cleanup after the user dropped it: %v", err)
 			}
 			if ok, err := cat.TableExists(ctx, engine.MetaTable); err != nil || ok {

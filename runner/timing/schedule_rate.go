@@ -1,4 +1,4 @@
-package runner
+package timing
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/dbarena/dbarena/histogram"
 	"github.com/dbarena/dbarena/result"
+	"github.com/dbarena/dbarena/workload"
 )
 
 // Arrival processes of the arrival-rate model.
@@ -91,8 +92,14 @@ func (r RateConfig) arrival() string {
 	return r.Arrival
 }
 
-// validate reports r's problems against a run of warm-up plus dur.
-func (r RateConfig) validate(warmup, dur time.Duration, bad func(flag string, v any, msg string)) {
+// Validate reports every problem of r against a run of warm-up plus dur,
+// each a *workload.OptionError naming the option's flag and value
+// (runner.Config.Validate reports them with the run's others).
+func (r RateConfig) Validate(warmup, dur time.Duration) []error {
+	var errs []error
+	bad := func(flag string, v any, msg string) {
+		errs = append(errs, &workload.OptionError{Flag: flag, Value: fmt.Sprint(v), Err: msg})
+	}
 	if r.TPS != nil && (*r.TPS < 0 || math.IsNaN(*r.TPS) || math.IsInf(*r.TPS, 0) || (*r.TPS == 0 && len(r.Stages) == 0)) {
 		if len(r.Stages) == 0 {
 			bad("rate", *r.TPS, "must be a positive number of transactions per second")
@@ -117,7 +124,7 @@ func (r RateConfig) validate(warmup, dur time.Duration, bad func(flag string, v 
 		if r.MaxQueue != nil {
 			bad("max-queue", *r.MaxQueue, "needs --rate or --rate-stages (it bounds the arrivals waiting for a worker)")
 		}
-		return
+		return errs
 	}
 	if r.LatencyLimit < 0 {
 		bad("latency-limit", r.LatencyLimit, "must not be negative")
@@ -146,6 +153,7 @@ func (r RateConfig) validate(warmup, dur time.Duration, bad func(flag string, v 
 			bad("rate-stages", stages, fmt.Sprintf("the stages last %v, but --warmup %v + --time %v = %v: they must agree (give --time %v)", total, warmup, dur, warmup+dur, max(total-warmup, 0)))
 		}
 	}
+	return errs
 }
 
 // ParseStages reads --rate-stages: stages "duration:rate" separated by
@@ -159,8 +167,8 @@ func ParseStages(s string) ([]RateStage, error) {
 		if !ok {
 			return nil, fmt.Errorf("%q: want stages such as 30s:100,2m:1000,30s:0 (duration:rate, comma-separated)", part)
 		}
-		var dur durationValue
-		if err := dur.Set(strings.TrimSpace(d)); err != nil {
+		dur, err := ParseDuration(strings.TrimSpace(d))
+		if err != nil {
 			return nil, fmt.Errorf("stage %q: %v", part, err)
 		}
 		if dur <= 0 {
@@ -170,9 +178,23 @@ func ParseStages(s string) ([]RateStage, error) {
 		if err != nil || rate < 0 || math.IsNaN(rate) || math.IsInf(rate, 0) {
 			return nil, fmt.Errorf("stage %q: the rate must be a number of transactions per second, 0 or more", part)
 		}
-		out = append(out, RateStage{Duration: time.Duration(dur), Target: rate})
+		out = append(out, RateStage{Duration: dur, Target: rate})
 	}
 	return out, nil
+}
+
+// ParseDuration reads a duration as the run options take it: a Go
+// duration ("60s", "5m") or plain seconds ("60"), as sysbench's --time
+// does.
+func ParseDuration(s string) (time.Duration, error) {
+	if n, err := strconv.ParseFloat(s, 64); err == nil {
+		return time.Duration(n * float64(time.Second)), nil
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("%q: want a duration such as 60s, 5m or plain seconds", s)
+	}
+	return v, nil
 }
 
 // FormatStages writes stages as ParseStages reads them.
@@ -311,7 +333,12 @@ type Open struct {
 	prof *profile
 }
 
-// NewOpen returns the arrival-rate model of rc (which Config.Validate
+var (
+	_ Arrivals        = (*Open)(nil)
+	_ ArrivalSchedule = (*openSchedule)(nil)
+)
+
+// NewOpen returns the arrival-rate model of rc (which RateConfig.Validate
 // checked).
 func NewOpen(rc RateConfig) *Open { return &Open{rc: rc, prof: newProfile(rc)} }
 
@@ -545,13 +572,13 @@ func (s *openSchedule) sleep(ctx context.Context, d time.Duration) bool {
 // unstarted counts the worker's arrivals intended before end that it did
 // not start: those waiting in its queue and those it never got to. It is
 // called once the worker has returned.
-func (s *openSchedule) unstarted(end time.Time) int64 { return s.unstartedWaits(end, nil) }
+func (s *openSchedule) unstarted(end time.Time) int64 { return s.UnstartedWaits(end, nil) }
 
-// waitPoints is how many values at most unstartedWaits records for the
+// waitPoints is how many values at most UnstartedWaits records for the
 // arrivals a worker never got to, each standing for its share of them.
 const waitPoints = 1024
 
-// unstartedWaits is unstarted, and records into waits (unless nil) how
+// UnstartedWaits is unstarted, and records into waits (unless nil) how
 // long each of those arrivals had waited at end, from its intended
 // start. The queued ones are recorded one by one (the queue is bounded);
 // the ones the worker never got to are spread evenly over the rate's
@@ -561,7 +588,7 @@ const waitPoints = 1024
 // middle with its count. A percentile of their waits is then off by at
 // most half a group, 1/2048 of their span, within the histogram's own
 // precision, whatever their number.
-func (s *openSchedule) unstartedWaits(end time.Time, waits *hdr.Histogram) int64 {
+func (s *openSchedule) UnstartedWaits(end time.Time, waits *hdr.Histogram) int64 {
 	var n int64
 	for i := 0; i < s.n; i++ {
 		if t := s.queue[(s.head+i)%len(s.queue)]; t < end.UnixNano() {
@@ -649,8 +676,8 @@ func poissonCount(r *rand.Rand, m float64) int64 {
 	}
 }
 
-// describe returns the model as the result file records it.
-func (o *Open) describe() *result.Open { return o.rc.Describe() }
+// Describe returns the model as the result file records it.
+func (o *Open) Describe() *result.Open { return o.rc.Describe() }
 
 // Describe returns the arrival rate as the result file records it
 // (result.Run.Open); nil in the closed model.
@@ -691,5 +718,3 @@ func Shortfall(r *result.Run) string {
 	}
 	return w
 }
-
-func round2(v float64) float64 { return math.Round(v*100) / 100 }

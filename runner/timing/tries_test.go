@@ -1,4 +1,4 @@
-package runner_test
+package timing_test
 
 import (
 	"context"
@@ -12,9 +12,10 @@ import (
 
 	"github.com/dbarena/dbarena/engine"
 	_ "github.com/dbarena/dbarena/engine/postgres"
+	_ "github.com/dbarena/dbarena/engine/sqlite"
 	"github.com/dbarena/dbarena/internal/testdb"
 	"github.com/dbarena/dbarena/result"
-	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/runner/timing"
 	"github.com/dbarena/dbarena/workload"
 )
 
@@ -70,15 +71,23 @@ func (a *answers) Answer(ctx context.Context, c engine.Conn, q string) ([][]stri
 	return [][]string{{q, "1"}, {"z", "2"}}, nil
 }
 
-type tryLog struct{ tries []runner.TryEvent }
+type tryLog struct{ tries []timing.TryEvent }
 
-func (o *tryLog) OnTry(e runner.TryEvent) { o.tries = append(o.tries, e) }
+func (o *tryLog) OnTry(e timing.TryEvent) { o.tries = append(o.tries, e) }
 
-func triesConfig(clock *fakeClock, tries int) runner.Config {
-	cfg := runner.DefaultConfig()
-	cfg.Now = clock.Now
-	cfg.Tries = &tries
-	return cfg
+func triesConfig(tries int) timing.Analytic {
+	return timing.Analytic{Tries: &tries}
+}
+
+// open opens an embedded SQLite target: the tries' connections.
+func open(t testing.TB) engine.Engine {
+	t.Helper()
+	eng, err := engine.Open(context.Background(), testdb.SQLite(t), engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	return eng
 }
 
 func secondsOf(t result.Try) any {
@@ -100,9 +109,9 @@ func TestTriesProtocol(t *testing.T) {
 		"B": {time.Second, -1, 4 * time.Second},
 	}}
 	obs := &tryLog{}
-	cfg := triesConfig(clock, 3)
+	cfg := triesConfig(3)
 	cfg.OnTry = obs.OnTry
-	run, err := runner.Run(context.Background(), eng, a, cfg, nil)
+	run, err := timing.RunTries(context.Background(), eng, a, cfg, clock.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,13 +171,13 @@ func TestTriesCold(t *testing.T) {
 	a := &answers{clock: clock, order: []string{"A", "B"}, tries: map[string]int{}, times: map[string][]time.Duration{
 		"A": {time.Second, time.Second}, "B": {time.Second, time.Second},
 	}}
-	cfg := triesConfig(clock, 2)
+	cfg := triesConfig(2)
 	var colds []int
 	cfg.Cold = func(context.Context) (string, error) {
 		colds = append(colds, a.tries["A"]+a.tries["B"])
 		return result.LabelColdCacheKept, nil
 	}
-	run, err := runner.Run(context.Background(), eng, a, cfg, nil)
+	run, err := timing.RunTries(context.Background(), eng, a, cfg, clock.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +191,7 @@ func TestTriesCold(t *testing.T) {
 	}
 
 	cfg.Cold = func(context.Context) (string, error) { return "", errors.New("restart failed") }
-	run, err = runner.Run(context.Background(), eng, a, cfg, nil)
+	run, err = timing.RunTries(context.Background(), eng, a, cfg, clock.Now)
 	if err == nil || !strings.Contains(err.Error(), "before query A's first try: restart failed") || run.Status != result.StatusFailed {
 		t.Errorf("a failed restart: %v, status %s", err, run.Status)
 	}
@@ -194,9 +203,9 @@ func TestTriesQueryTimeout(t *testing.T) {
 	eng := open(t)
 	clock := &fakeClock{now: time.Now()}
 	a := &answers{clock: clock, order: []string{"sleep", "A"}, tries: map[string]int{}, times: map[string][]time.Duration{"A": {time.Second}}}
-	cfg := triesConfig(clock, 1)
+	cfg := triesConfig(1)
 	cfg.QueryTimeout = 20 * time.Millisecond
-	run, err := runner.Run(context.Background(), eng, a, cfg, nil)
+	run, err := timing.RunTries(context.Background(), eng, a, cfg, clock.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,47 +218,6 @@ func TestTriesQueryTimeout(t *testing.T) {
 	}
 	if run.Tries.QueryTimeoutS != 0.02 {
 		t.Errorf("query_timeout_s = %v", run.Tries.QueryTimeoutS)
-	}
-}
-
-func TestTriesOptionsRejected(t *testing.T) {
-	zero, one := 0, 1
-	for _, tc := range []struct {
-		name string
-		set  func(c *runner.Config)
-		want string
-	}{
-		{"tries 0", func(c *runner.Config) { c.Tries = &zero }, "--tries 0: must be at least 1"},
-		{"query timeout without tries", func(c *runner.Config) { c.QueryTimeout = time.Second }, "--query-timeout 1s: limits the tries of the analytic timing model: give --tries too"},
-		{"negative query timeout", func(c *runner.Config) { c.Tries, c.QueryTimeout = &one, -time.Second }, "--query-timeout -1s: must not be negative"},
-		{"threads", func(c *runner.Config) { c.Tries, c.Threads = &one, 4 }, "--threads 4: the analytic timing model (--tries) runs its queries on one connection"},
-		{"warmup", func(c *runner.Config) { c.Tries, c.Warmup = &one, time.Second }, "--warmup 1s: the analytic timing model (--tries) has no warm-up"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			c := runner.DefaultConfig()
-			tc.set(&c)
-			errs := c.Validate()
-			if len(errs) != 1 || !strings.Contains(errs[0].Error(), tc.want) {
-				t.Errorf("Validate = %v, want %q", errs, tc.want)
-			}
-		})
-	}
-	// Through the flags as `dbarena run` binds them.
-	c := runner.DefaultConfig()
-	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
-	runner.BindFlags(fs, &c)
-	if err := fs.Parse([]string{"--tries", "0"}); err != nil {
-		t.Fatal(err)
-	}
-	if errs := c.Validate(); len(errs) != 1 || !strings.HasPrefix(errs[0].Error(), "--tries 0") {
-		t.Errorf("--tries 0: %v", errs)
-	}
-	// A workload whose ops are not queries with answers.
-	c = runner.DefaultConfig()
-	c.Tries = &one
-	_, err := runner.Run(context.Background(), open(t), &probe{}, c, nil)
-	if err == nil || !strings.HasPrefix(err.Error(), "--tries 1: the workload's operations are not queries") {
-		t.Errorf("tries on a workload without answers: %v", err)
 	}
 }
 
@@ -285,10 +253,9 @@ func TestTriesQueryTimeoutPostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer eng.Close()
-	cfg := runner.DefaultConfig()
 	tries := 2
-	cfg.Tries, cfg.QueryTimeout = &tries, 100*time.Millisecond
-	run, err := runner.Run(ctx, eng, &sleeper{}, cfg, nil)
+	cfg := timing.Analytic{Tries: &tries, QueryTimeout: 100 * time.Millisecond}
+	run, err := timing.RunTries(ctx, eng, &sleeper{}, cfg, time.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,17 +281,59 @@ func TestTriesInterrupted(t *testing.T) {
 	clock := &fakeClock{now: time.Now()}
 	a := &answers{clock: clock, order: []string{"A", "sleep"}, tries: map[string]int{}, times: map[string][]time.Duration{"A": {time.Second, time.Second}}}
 	ctx, cancel := context.WithCancel(context.Background())
-	cfg := triesConfig(clock, 2)
-	cfg.OnTry = func(e runner.TryEvent) {
+	cfg := triesConfig(2)
+	cfg.OnTry = func(e timing.TryEvent) {
 		if e.Query == "A" && e.N == 2 {
 			cancel() // the next query, sleep, waits until this ends it
 		}
 	}
-	run, err := runner.Run(ctx, eng, a, cfg, nil)
-	if !errors.Is(err, runner.ErrInterrupted) || run == nil || run.Status != result.StatusInterrupted {
+	run, err := timing.RunTries(ctx, eng, a, cfg, clock.Now)
+	if !errors.Is(err, timing.ErrInterrupted) || run == nil || run.Status != result.StatusInterrupted {
 		t.Fatalf("run %v, err %v: want interrupted", run, err)
 	}
 	if len(run.Tries.Queries) != 2 || len(run.Tries.Queries[0].Tries) != 2 || len(run.Tries.Queries[1].Tries) != 0 {
 		t.Errorf("tries kept: %+v", run.Tries.Queries)
 	}
+}
+
+// A run of the analytic timing model whose every try failed (each ran
+// past --query-timeout) ends failed, with ErrEveryTryFailed, keeping
+// every try; one with a try that answered is complete.
+func TestEveryTryFailed(t *testing.T) {
+	eng := open(t)
+	clock := &fakeClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	a := &answers{clock: clock, order: []string{"sleep", "B"}, tries: map[string]int{}, times: map[string][]time.Duration{"B": {-1, -1}}}
+	cfg := triesConfig(2)
+	cfg.QueryTimeout = time.Millisecond
+	run, err := timing.RunTries(context.Background(), eng, a, cfg, clock.Now)
+	if !errors.Is(err, timing.ErrEveryTryFailed) || run == nil || run.Status != result.StatusFailed || run.Error != err.Error() {
+		t.Fatalf("err %v, run %+v: want %v and status failed", err, run, timing.ErrEveryTryFailed)
+	}
+	if !strings.Contains(err.Error(), "all 4 tries") || len(run.Tries.Queries) != 2 || len(run.Tries.Queries[0].Tries) != 2 || run.Errors != 4 {
+		t.Errorf("error %q, tries %+v, %d errors", err, run.Tries, run.Errors)
+	}
+	a = &answers{clock: clock, order: []string{"sleep", "B"}, tries: map[string]int{}, times: map[string][]time.Duration{"B": {-1, time.Second}}}
+	if run, err := timing.RunTries(context.Background(), eng, a, cfg, clock.Now); err != nil || run.Status != result.StatusComplete {
+		t.Errorf("one try answered: err %v, status %s, want complete", err, run.Status)
+	}
+}
+
+// Define is the test workload's Spec, made of its methods.
+func (r *answers) Define() workload.Spec {
+	s := workload.Spec{Meta: r.Meta(), Options: r.Flags(), Ops: r.Ops(), Tables: r.Tables}
+	s.Answers = &workload.Answers{Ops: r.AnswerOps, Answer: r.Answer}
+	return s
+}
+
+// Open starts a run of the test workload: its workers are NewWorker's.
+func (r *answers) Open(context.Context, workload.RunEnv) (*workload.Run, error) {
+	return &workload.Run{NewWorker: r.NewWorker}, nil
+}
+
+// Define is the test workload's Spec, made of its methods.
+func (r *sleeper) Define() workload.Spec {
+	s := r.answers.Define()
+	s.Ops = r.Ops()
+	s.Answers = &workload.Answers{Ops: r.AnswerOps, Answer: r.Answer}
+	return s
 }

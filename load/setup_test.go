@@ -1,4 +1,4 @@
-package runner_test
+package load_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/internal/testdb"
-	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/load"
 	"github.com/dbarena/dbarena/workload"
 	_ "github.com/dbarena/dbarena/workload/oltp"
 )
@@ -21,7 +21,7 @@ func oltpWorkload(t *testing.T, args ...string) workload.Workload {
 		t.Fatal("oltp_read_write is not registered")
 	}
 	w := m.New()
-	if err := w.Flags().Parse(args); err != nil {
+	if err := w.Define().Options.Parse(args); err != nil {
 		t.Fatal(err)
 	}
 	return w
@@ -52,10 +52,10 @@ func TestPrepareInterruptedLeavesNothing(t *testing.T) {
 	w := oltpWorkload(t, "--tables", "4", "--table-size", "2000000")
 	ctx, cancel := context.WithCancel(context.Background())
 	progressed := false
-	_, err = runner.Prepare(ctx, eng, w, runner.PrepareConfig{
+	_, err = load.Prepare(ctx, eng, w, load.PrepareConfig{
 		LoadThreads:   2,
 		ProgressEvery: 20 * time.Millisecond,
-		Progress: func(p runner.LoadProgress) {
+		Progress: func(p load.LoadProgress) {
 			if p.Rows > 0 && !progressed {
 				progressed = true
 				cancel()
@@ -65,7 +65,7 @@ func TestPrepareInterruptedLeavesNothing(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Prepare = %v, want context.Canceled", err)
 	}
-	var rb *runner.RolledBackError
+	var rb *load.RolledBackError
 	if !errors.As(err, &rb) || !slices.Equal(rb.Dropped, []string{"sbtest1", "sbtest2", "sbtest3", "sbtest4"}) || len(rb.Left) != 0 {
 		t.Errorf("Prepare = %v, want a RolledBackError naming the 4 tables it dropped", err)
 	}
@@ -76,14 +76,14 @@ func TestPrepareInterruptedLeavesNothing(t *testing.T) {
 		t.Errorf("%d sbtest tables left after an interrupted prepare", n)
 	}
 	small := oltpWorkload(t, "--tables", "2", "--table-size", "100")
-	stats, err := runner.Prepare(context.Background(), eng, small, runner.PrepareConfig{})
+	stats, err := load.Prepare(context.Background(), eng, small, load.PrepareConfig{})
 	if err != nil || stats.Rows != 200 || stats.Tables != 2 {
 		t.Fatalf("second prepare: %+v, %v", stats, err)
 	}
-	if _, err := runner.Prepare(context.Background(), eng, small, runner.PrepareConfig{}); !errors.Is(err, runner.ErrAlreadyPrepared) {
+	if _, err := load.Prepare(context.Background(), eng, small, load.PrepareConfig{}); !errors.Is(err, load.ErrAlreadyPrepared) {
 		t.Errorf("third prepare = %v, want ErrAlreadyPrepared", err)
 	}
-	cleaned, err := runner.Cleanup(context.Background(), eng, small)
+	cleaned, err := load.Cleanup(context.Background(), eng, small)
 	if err != nil || len(cleaned.Dropped) != 2 {
 		t.Errorf("Cleanup = %v, %v", cleaned.Dropped, err)
 	}
@@ -101,7 +101,7 @@ func TestPrepareStatsSizesAndTimes(t *testing.T) {
 	}
 	defer eng.Close()
 	w := oltpWorkload(t, "--tables", "3", "--table-size", "5000")
-	stats, err := runner.Prepare(context.Background(), eng, w, runner.PrepareConfig{LoadThreads: 2})
+	stats, err := load.Prepare(context.Background(), eng, w, load.PrepareConfig{LoadThreads: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

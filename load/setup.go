@@ -1,4 +1,4 @@
-package runner
+package load
 
 import (
 	"context"
@@ -786,6 +786,15 @@ func rootErr(errs []error) error {
 		}
 	}
 	return firstErr(errs)
+}
+
+func firstErr(errs []error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
 }
 
 // dropOurs drops a table recorded in MetaTable and forgets it.

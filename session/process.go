@@ -1,0 +1,59 @@
+package session
+
+import (
+	"fmt"
+	"runtime"
+
+	"github.com/dbarena/dbarena/drive"
+	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/runner"
+)
+
+// ProcessFor is the process policy of a run of cfg on eng: what runs the
+// workers and the Go runtime's GOMAXPROCS meanwhile (runner.Process),
+// from cfg.ClientThreads (--client-threads) and what eng is. Session.Run
+// sets it on every run; nothing else decides it, and the runner applies
+// it as given.
+//
+//   - An engine.Driven engine gets -client-threads drive.Threads (0: one
+//     per CPU), at most one per worker. A thread blocks in the kernel
+//     holding its P, so GOMAXPROCS is raised to one more than the threads:
+//     that one serves the collector, the timers and everything else. Where
+//     threads are not supported (drive.Unsupported: not Linux, or
+//     GODEBUG=asyncpreemptoff=1) it is run as the next case, with a note.
+//   - Another engine that a network separates from its server runs its
+//     workers on goroutines, with GOMAXPROCS set to -client-threads (0:
+//     half the CPUs, at least one), at most one per worker. Every
+//     goroutine that wakes while a P is idle wakes an OS thread, which
+//     spins looking for work: with as many Ps as CPUs those wake-ups cost
+//     the client more CPU than the parallelism gives it
+//     (docs/BENCHMARKS.md, "Goroutine-driven engines").
+//   - An engine.Embedded engine (SQLite) does the database's work on the
+//     client's CPUs and keeps Go's default; so does -1 everywhere.
+func ProcessFor(eng engine.Engine, cfg runner.Config) runner.Process {
+	if cfg.ClientThreads < 0 {
+		return runner.Process{}
+	}
+	if e, ok := eng.(engine.Embedded); ok && e.Embedded() {
+		return runner.Process{}
+	}
+	n := cfg.ClientThreads
+	d, driven := eng.(engine.Driven)
+	driven = driven && d.Driven()
+	var note string
+	if why := drive.Unsupported(); driven && why != nil {
+		note = fmt.Sprintf("the workers ran on goroutines, not on client threads: %v", why)
+		driven = false
+	}
+	if !driven {
+		if n == 0 {
+			n = max(1, runtime.NumCPU()/2)
+		}
+		return runner.Process{GOMAXPROCS: min(n, cfg.Threads), Note: note}
+	}
+	if n == 0 {
+		n = runtime.NumCPU()
+	}
+	threads := min(n, cfg.Threads)
+	return runner.Process{Threads: threads, GOMAXPROCS: max(threads+1, runtime.GOMAXPROCS(0))}
+}

@@ -1,0 +1,88 @@
+package session_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbarena/dbarena/drive"
+	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/session"
+)
+
+// Engines as the process policy sees them: served over a network,
+// driven by client threads (PostgreSQL's) or embedded (SQLite).
+type (
+	networkEngine  struct{ engine.Engine }
+	drivenEngine   struct{ engine.Engine }
+	embeddedEngine struct{ engine.Engine }
+)
+
+func (drivenEngine) Driven() bool     { return true }
+func (embeddedEngine) Embedded() bool { return true }
+
+// The process policy: client threads for a driven engine (one per CPU by
+// default, at most one per worker, with a P beside them), goroutines
+// under GOMAXPROCS --client-threads for an engine over a network (half
+// the CPUs by default, at most one per worker), Go's defaults for an
+// embedded engine and for -1. Where client threads are not supported
+// (GODEBUG=asyncpreemptoff=1: the test runs itself again with it) a
+// driven engine is run as a networked one, with a note saying why.
+func TestProcessFor(t *testing.T) {
+	if drive.Unsupported() == nil {
+		// And again where they are not: under GODEBUG=asyncpreemptoff=1.
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestProcessFor$", "-test.count=1", "-test.v")
+		cmd.Env = append(os.Environ(), "GODEBUG=asyncpreemptoff=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "--- PASS: TestProcessFor") {
+			t.Fatalf("under GODEBUG=asyncpreemptoff=1: %v\n%s", err, out)
+		}
+	}
+	cpus, procs := runtime.NumCPU(), runtime.GOMAXPROCS(0)
+	network := func(n int) runner.Process { return runner.Process{GOMAXPROCS: n} }
+	// driven is threads client threads, or GOMAXPROCS n where they are
+	// not supported.
+	driven := func(threads, n int) runner.Process {
+		if drive.Unsupported() != nil {
+			return network(n)
+		}
+		return runner.Process{Threads: threads, GOMAXPROCS: max(threads+1, procs)}
+	}
+	for _, c := range []struct {
+		name          string
+		eng           engine.Engine
+		threads, flag int
+		want          runner.Process
+	}{
+		{"driven/default", drivenEngine{}, 8, 0, driven(min(cpus, 8), min(max(1, cpus/2), 8))},
+		{"driven/3", drivenEngine{}, 8, 3, driven(3, 3)},
+		{"driven/more-than-workers", drivenEngine{}, 2, 5, driven(2, 2)},
+		{"driven/goroutines", drivenEngine{}, 8, -1, runner.Process{}},
+		{"network/default", networkEngine{}, 8, 0, network(min(max(1, cpus/2), 8))},
+		{"network/3", networkEngine{}, 8, 3, network(3)},
+		{"network/more-than-workers", networkEngine{}, 2, 5, network(2)},
+		{"network/goroutines", networkEngine{}, 8, -1, runner.Process{}},
+		{"embedded/default", embeddedEngine{}, 4, 0, runner.Process{}},
+		{"embedded/3", embeddedEngine{}, 4, 3, runner.Process{}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := session.ProcessFor(c.eng, runner.Config{Threads: c.threads, ClientThreads: c.flag})
+			note := got.Note
+			got.Note = ""
+			if got != c.want {
+				t.Errorf("ProcessFor = %+v, want %+v", got, c.want)
+			}
+			wantNote := strings.HasPrefix(c.name, "driven/") && c.flag >= 0 && drive.Unsupported() != nil
+			if (note != "") != wantNote || wantNote && !strings.Contains(note, drive.Unsupported().Error()) {
+				t.Errorf("note %q, want one only where client threads were wanted but are not supported", note)
+			}
+		})
+	}
+}

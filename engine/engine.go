@@ -404,19 +404,3 @@ func (e *ConnectError) Unwrap() []error {
 	}
 	return []error{ErrConnect, e.Cause}
 }
-
-// Driven is implemented by an engine whose connections, when Connect's
-// context names a drive.Thread (drive.WithThread), are waited on by that
-// thread (drive.Adopt): the runner may then run their workers as the
-// thread's coroutines. Driven reports whether this engine's connections
-// are.
-type Driven interface {
-	Driven() bool
-}
-
-// Embedded is implemented by an engine that runs inside dbarena's own
-// process (SQLite): its workers do the database's work on the client's
-// CPUs, so the runner leaves the Go scheduler all of them.
-type Embedded interface {
-	Embedded() bool
-}

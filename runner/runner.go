@@ -117,7 +117,7 @@ type Config struct {
 	// ClientThreads is how many OS threads run the workers, at most one
 	// per worker, as --client-threads asks: package session turns it
 	// into the run's Process (session.ProcessFor), Run does not read it.
-	// On engine.Driven engines they drive the workers' connections,
+	// On engines whose connections are Driven (engine.Capabilities) they drive the workers' connections,
 	// several each, as pgbench's -j does (package drive; 0: one per CPU);
 	// on other engines served over a network it is the Go runtime's
 	// GOMAXPROCS for the run (0: half the CPUs, at least one). -1 runs
@@ -585,7 +585,7 @@ type run struct {
 	left   *atomic.Int64
 	active atomic.Int64
 	// threads drive the workers, nil when each has a goroutine;
-	// threadsNote says why an engine.Driven engine's have goroutines
+	// threadsNote says why a Driven engine's have goroutines
 	// (Process.Note).
 	threads     []*drive.Thread
 	threadsNote string

@@ -15,7 +15,7 @@ import (
 // sets it on every run; nothing else decides it, and the runner applies
 // it as given.
 //
-//   - An engine.Driven engine gets -client-threads drive.Threads (0: one
+//   - An engine whose connections are Driven (engine.Capabilities) gets -client-threads drive.Threads (0: one
 //     per CPU), at most one per worker. A thread blocks in the kernel
 //     holding its P, so GOMAXPROCS is raised to one more than the threads:
 //     that one serves the collector, the timers and everything else. Where
@@ -28,18 +28,18 @@ import (
 //     spins looking for work: with as many Ps as CPUs those wake-ups cost
 //     the client more CPU than the parallelism gives it
 //     (docs/BENCHMARKS.md, "Goroutine-driven engines").
-//   - An engine.Embedded engine (SQLite) does the database's work on the
+//   - An Embedded engine (SQLite) does the database's work on the
 //     client's CPUs and keeps Go's default; so does -1 everywhere.
 func ProcessFor(eng engine.Engine, cfg runner.Config) runner.Process {
 	if cfg.ClientThreads < 0 {
 		return runner.Process{}
 	}
-	if e, ok := eng.(engine.Embedded); ok && e.Embedded() {
+	caps := eng.Dialect().Capabilities()
+	if caps.Embedded {
 		return runner.Process{}
 	}
 	n := cfg.ClientThreads
-	d, driven := eng.(engine.Driven)
-	driven = driven && d.Driven()
+	driven := caps.Driven
 	var note string
 	if why := drive.Unsupported(); driven && why != nil {
 		note = fmt.Sprintf("the workers ran on goroutines, not on client threads: %v", why)

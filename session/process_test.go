@@ -11,20 +11,34 @@ import (
 
 	"github.com/dbarena/dbarena/drive"
 	"github.com/dbarena/dbarena/engine"
+	_ "github.com/dbarena/dbarena/engine/all"
+	"github.com/dbarena/dbarena/internal/testdb"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/session"
 )
 
-// Engines as the process policy sees them: served over a network,
-// driven by client threads (PostgreSQL's) or embedded (SQLite).
-type (
-	networkEngine  struct{ engine.Engine }
-	drivenEngine   struct{ engine.Engine }
-	embeddedEngine struct{ engine.Engine }
-)
+// Engines as the process policy sees them, by their capabilities:
+// served over a network, driven by client threads (PostgreSQL's) or
+// embedded (SQLite).
+type capsEngine struct {
+	engine.Engine
+	caps engine.Capabilities
+}
 
-func (drivenEngine) Driven() bool     { return true }
-func (embeddedEngine) Embedded() bool { return true }
+func (e capsEngine) Dialect() engine.Dialect { return capsDialect{e.caps} }
+
+type capsDialect struct{ caps engine.Capabilities }
+
+func (capsDialect) Name() string                        { return "test" }
+func (d capsDialect) Family() engine.Family             { return d.caps.Family }
+func (capsDialect) Classify(error) engine.ErrorClass    { return engine.ClassOther }
+func (d capsDialect) Capabilities() engine.Capabilities { return d.caps }
+
+var (
+	networkEngine  = capsEngine{caps: engine.Capabilities{Family: engine.FamilySQL}}
+	drivenEngine   = capsEngine{caps: engine.Capabilities{Family: engine.FamilySQL, Driven: true}}
+	embeddedEngine = capsEngine{caps: engine.Capabilities{Family: engine.FamilySQL, Embedded: true}}
+)
 
 // The process policy: client threads for a driven engine (one per CPU by
 // default, at most one per worker, with a P beside them), goroutines
@@ -61,16 +75,16 @@ func TestProcessFor(t *testing.T) {
 		threads, flag int
 		want          runner.Process
 	}{
-		{"driven/default", drivenEngine{}, 8, 0, driven(min(cpus, 8), min(max(1, cpus/2), 8))},
-		{"driven/3", drivenEngine{}, 8, 3, driven(3, 3)},
-		{"driven/more-than-workers", drivenEngine{}, 2, 5, driven(2, 2)},
-		{"driven/goroutines", drivenEngine{}, 8, -1, runner.Process{}},
-		{"network/default", networkEngine{}, 8, 0, network(min(max(1, cpus/2), 8))},
-		{"network/3", networkEngine{}, 8, 3, network(3)},
-		{"network/more-than-workers", networkEngine{}, 2, 5, network(2)},
-		{"network/goroutines", networkEngine{}, 8, -1, runner.Process{}},
-		{"embedded/default", embeddedEngine{}, 4, 0, runner.Process{}},
-		{"embedded/3", embeddedEngine{}, 4, 3, runner.Process{}},
+		{"driven/default", drivenEngine, 8, 0, driven(min(cpus, 8), min(max(1, cpus/2), 8))},
+		{"driven/3", drivenEngine, 8, 3, driven(3, 3)},
+		{"driven/more-than-workers", drivenEngine, 2, 5, driven(2, 2)},
+		{"driven/goroutines", drivenEngine, 8, -1, runner.Process{}},
+		{"network/default", networkEngine, 8, 0, network(min(max(1, cpus/2), 8))},
+		{"network/3", networkEngine, 8, 3, network(3)},
+		{"network/more-than-workers", networkEngine, 2, 5, network(2)},
+		{"network/goroutines", networkEngine, 8, -1, runner.Process{}},
+		{"embedded/default", embeddedEngine, 4, 0, runner.Process{}},
+		{"embedded/3", embeddedEngine, 4, 3, runner.Process{}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got := session.ProcessFor(c.eng, runner.Config{Threads: c.threads, ClientThreads: c.flag})
@@ -84,5 +98,29 @@ func TestProcessFor(t *testing.T) {
 				t.Errorf("note %q, want one only where client threads were wanted but are not supported", note)
 			}
 		})
+	}
+}
+
+// A real engine's policy comes from what its dialect states, so an
+// engine wrapped by another (a managed server's, which stops the server
+// when it closes) keeps it: PostgreSQL's workers run on client threads
+// either way, SQLite's keep Go's defaults.
+func TestProcessForRealEngines(t *testing.T) {
+	ctx := context.Background()
+	pg, err := engine.Open(ctx, testdb.Postgres(t), engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pg.Close()
+	type wrapped struct{ engine.Engine }
+	cfg := runner.Config{Threads: 2}
+	for name, eng := range map[string]engine.Engine{"postgres": pg, "wrapped postgres": wrapped{pg}} {
+		p := session.ProcessFor(eng, cfg)
+		switch {
+		case drive.Unsupported() == nil && p.Threads != 2:
+			t.Errorf("%s: ProcessFor = %+v, want 2 client threads", name, p)
+		case drive.Unsupported() != nil && (p.Threads != 0 || p.Note == ""):
+			t.Errorf("%s: ProcessFor = %+v, want goroutines and a note where client threads are not supported", name, p)
+		}
 	}
 }

@@ -51,7 +51,6 @@ type Engine struct {
 
 var (
 	_ engine.Engine = (*Engine)(nil)
-	_ engine.Driven = (*Engine)(nil)
 )
 
 // Open parses t into a pgx configuration and checks that a connection can
@@ -108,10 +107,6 @@ func Config(t engine.Target, opts engine.Options) (*pgx.ConnConfig, error) {
 	}
 	return cfg, nil
 }
-
-// Driven reports true: connections opened under a drive.Thread are its
-// to wait on (Config's dialler), in every exec mode.
-func (e *Engine) Driven() bool { return true }
 
 // connect opens one pgx connection and turns its failure into an error that
 // names user and host only.

@@ -234,9 +234,6 @@ func (e *Engine) ServerInfo(ctx context.Context) (engine.ServerInfo, error) {
 // Close closes the database.
 func (e *Engine) Close() error { return e.db.Close() }
 
-// Embedded reports true: the database runs in dbarena's process.
-func (e *Engine) Embedded() bool { return true }
-
 // Conn is one SQLite connection: the database/sql methods every such
 // engine shares (sqlconn.Conn: Exec, Prepare, Begin, Commit, Rollback,
 // QueryRow, QueryRows, Ping, Close) plus SQLite's BulkLoad. Begin sends

@@ -19,6 +19,8 @@ const (
 // (Dialect.Capabilities). Workloads, the runner and session ask it
 // before any work instead of probing connections by type assertion;
 // the zero value is an engine that can do none of the optional things.
+// An engine's Capabilities share their slices: read them, never change
+// them.
 type Capabilities struct {
 	// Kind is which engine this is.
 	Kind Kind

@@ -511,11 +511,11 @@ func (Dialect) Family() engine.Family { return engine.FamilyMongo }
 // Capabilities states what MongoDB can do: multi-document transactions
 // (on a replica set) at their one level, which no session setting
 // changes, and a driver that replaces lost connections itself.
-func (Dialect) Capabilities() engine.Capabilities {
-	return engine.Capabilities{
-		Kind: engine.KindMongo, Family: engine.FamilyMongo,
-		Transactions: true, Rejoins: true,
-	}
+func (Dialect) Capabilities() engine.Capabilities { return capabilities }
+
+var capabilities = engine.Capabilities{
+	Kind: engine.KindMongo, Family: engine.FamilyMongo,
+	Transactions: true, Rejoins: true,
 }
 
 // Classify reads the driver's labels and codes: transient transaction

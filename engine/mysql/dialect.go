@@ -26,13 +26,13 @@ func (Dialect) Family() engine.Family { return engine.FamilySQL }
 
 // Capabilities states what MySQL and MariaDB can do: no pipelines (the
 // driver sends one statement per round trip).
-func (Dialect) Capabilities() engine.Capabilities {
-	return engine.Capabilities{
-		Kind: engine.KindMySQL, Family: engine.FamilySQL,
-		Transactions: true, Isolation: []string{engine.ReadCommitted, engine.RepeatableRead, engine.Serializable},
-		Procedures: true, TextResults: true,
-		LockingRead: " FOR UPDATE", Upsert: engine.UpsertOnDuplicateKey, LateForeignKeys: true,
-	}
+func (Dialect) Capabilities() engine.Capabilities { return capabilities }
+
+var capabilities = engine.Capabilities{
+	Kind: engine.KindMySQL, Family: engine.FamilySQL,
+	Transactions: true, Isolation: []string{engine.ReadCommitted, engine.RepeatableRead, engine.Serializable},
+	Procedures: true, TextResults: true,
+	LockingRead: " FOR UPDATE", Upsert: engine.UpsertOnDuplicateKey, LateForeignKeys: true,
 }
 
 // Rebind returns sql unchanged: MySQL's placeholders are '?'.

@@ -26,14 +26,14 @@ func (Dialect) Name() string { return "postgres" }
 func (Dialect) Family() engine.Family { return engine.FamilySQL }
 
 // Capabilities states what PostgreSQL and its wire family can do.
-func (Dialect) Capabilities() engine.Capabilities {
-	return engine.Capabilities{
-		Kind: engine.KindPostgres, Family: engine.FamilySQL,
-		Transactions: true, Isolation: []string{engine.ReadCommitted, engine.RepeatableRead, engine.Serializable},
-		Procedures: true, Pipelines: true, TextResults: true, MultiResults: true,
-		LockingRead: " FOR UPDATE", PreferIndexScans: "SET LOCAL enable_seqscan = off",
-		Upsert: engine.UpsertOnConflict, LateForeignKeys: true, Driven: true,
-	}
+func (Dialect) Capabilities() engine.Capabilities { return capabilities }
+
+var capabilities = engine.Capabilities{
+	Kind: engine.KindPostgres, Family: engine.FamilySQL,
+	Transactions: true, Isolation: []string{engine.ReadCommitted, engine.RepeatableRead, engine.Serializable},
+	Procedures: true, Pipelines: true, TextResults: true, MultiResults: true,
+	LockingRead: " FOR UPDATE", PreferIndexScans: "SET LOCAL enable_seqscan = off",
+	Upsert: engine.UpsertOnConflict, LateForeignKeys: true, Driven: true,
 }
 
 // Rebind turns '?' placeholders into $1, $2 …, leaving alone any '?' inside

@@ -442,12 +442,12 @@ func (Dialect) Family() engine.Family { return engine.FamilySQL }
 // Capabilities states what SQLite can do: serializable transactions
 // only, no server to keep procedures on, no pipelines, foreign keys only
 // where tables are created, and its work done in dbarena's own process.
-func (Dialect) Capabilities() engine.Capabilities {
-	return engine.Capabilities{
-		Kind: engine.KindSQLite, Family: engine.FamilySQL,
-		Transactions: true, Isolation: []string{engine.Serializable},
-		TextResults: true, Upsert: engine.UpsertOnConflict, Embedded: true,
-	}
+func (Dialect) Capabilities() engine.Capabilities { return capabilities }
+
+var capabilities = engine.Capabilities{
+	Kind: engine.KindSQLite, Family: engine.FamilySQL,
+	Transactions: true, Isolation: []string{engine.Serializable},
+	TextResults: true, Upsert: engine.UpsertOnConflict, Embedded: true,
 }
 
 // IsolationSQL accepts serializable only: SQLite runs every transaction

@@ -577,10 +577,10 @@ func (k *worker) store(ctx context.Context, c *lang.Command, queries []string, a
 	k.res.last = len(c.Queries) - 1
 	k.res.pending = k.res.pending[:0]
 	var err error
-	if tq, ok := k.c.(engine.TextQuerier); ok && len(queries) > 1 && !tq.MultiResults() {
+	if len(queries) > 1 && !k.c.Dialect().Capabilities().MultiResults {
 		for i, q := range queries {
 			k.res.offset = i
-			if err = tq.QueryText(ctx, q, nil, k.res.fn); err != nil {
+			if err = engine.QueryText(ctx, k.c, q, nil, k.res.fn); err != nil {
 				break
 			}
 		}

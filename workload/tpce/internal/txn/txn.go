@@ -91,6 +91,8 @@ type Client struct {
 	// counted with BEGIN and COMMIT.
 	indexScans string
 	setting    engine.Stmt
+	// pipelines tells whether the engine sends a batch in one round trip.
+	pipelines bool
 	// level is the isolation level each BEGIN carries when the client
 	// pipelines (SetIsolation); "" for the session's.
 	level string
@@ -120,7 +122,7 @@ const maxPlusOne = "SELECT COALESCE(MAX(t_id), 0) + 1 FROM trade"
 // New returns a client of c. It finds how the server numbers trades (see
 // the package documentation).
 func New(ctx context.Context, c engine.SQLConn) (*Client, error) {
-	cl := &Client{c: c, fu: c.Dialect().Capabilities().LockingRead, indexScans: c.Dialect().Capabilities().PreferIndexScans,
+	cl := &Client{c: c, fu: c.Dialect().Capabilities().LockingRead, indexScans: c.Dialect().Capabilities().PreferIndexScans, pipelines: c.Dialect().Capabilities().Pipelines,
 		stmts: map[string]engine.Stmt{}, nextID: maxPlusOne, Now: time.Now}
 	for _, q := range nextvals {
 		if st, err := c.Prepare(ctx, q); err == nil {
@@ -445,11 +447,11 @@ func (c *Client) inTx(ctx context.Context, fn func() error) error {
 }
 
 // SetIsolation makes the transactions from the next one on run at level.
-// With Pipeline, on an engine that pipelines (engine.Batcher), every
+// With Pipeline, on an engine that pipelines (Capabilities.Pipelines), every
 // BEGIN carries the level (engine.Batch.BeginAt) and nothing is sent now;
 // otherwise the session's level is set at once, a statement of its own.
 func (c *Client) SetIsolation(ctx context.Context, level string) error {
-	if _, ok := c.c.(engine.Batcher); ok && c.Pipeline {
+	if c.Pipeline && c.pipelines {
 		c.level = level
 		return nil
 	}

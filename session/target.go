@@ -95,8 +95,8 @@ type TargetSpec struct {
 	// Workload, when set, is what the target is opened for: Resolve
 	// refuses a target whose engine it cannot run with its options as
 	// set (no implementation for the engine's family, or what its
-	// Spec.Supports refuses) before the engine is opened, and before a
-	// managed server is started where the target's URL names the engine.
+	// Spec.Supports refuses) before the engine is opened; a managed
+	// server started for the target is stopped again.
 	Workload workload.Workload
 }
 

@@ -1,4 +1,4 @@
-// Package rules runs a workload's invariants (its Checker's rules) in
+// Package rules runs a workload's invariants (the rules of its Spec.Check) in
 // order: it reports each one done to workload.ReportCheck and collects
 // the workload.Problems they find. Most rules are one SQL query that
 // returns only the rows that break the invariant (Query); a Problem names

@@ -28,6 +28,7 @@ import (
 	"golang.org/x/perf/benchmath"
 
 	"github.com/dbarena/dbarena/result"
+	"github.com/dbarena/dbarena/target"
 )
 
 // figure is one number of a run, and whether lower is better.
@@ -85,7 +86,7 @@ func run(a, b string, rounds int, args []string) error {
 	defer os.RemoveAll(dir)
 	builds := [2]string{a, b}
 	var runs [2][]*result.Run
-	fmt.Printf("benchab: A = %s, B = %s, %d rounds of: dbarena %s\n\n", a, b, rounds, strings.Join(args, " "))
+	fmt.Printf("benchab: A = %s, B = %s, %d rounds of: dbarena %s\n\n", a, b, rounds, shown(args))
 	for r := range rounds {
 		order := [2]int{0, 1}
 		if r%2 == 1 {
@@ -165,4 +166,14 @@ func verdict(lo, hi float64, lower bool) string {
 		return "B better"
 	}
 	return "B worse"
+}
+
+// shown is the command line as benchab prints it: a target's password
+// never shows.
+func shown(args []string) string {
+	out := make([]string, len(args))
+	for i, arg := range args {
+		out[i] = target.RedactURL(arg)
+	}
+	return strings.Join(out, " ")
 }

@@ -63,6 +63,8 @@ func (e *Error) Unwrap() error { return ErrInvalid }
 // collects every problem instead of stopping at the first.
 type decoder struct {
 	probs []Problem
+	// vars are the plan's variables (vars.go), by name.
+	vars map[string]*planVar
 }
 
 // pos is the position of n: its first key for a mapping, its first item
@@ -129,9 +131,23 @@ func (d *decoder) parseYAML(data []byte) ast.Node {
 	return nil
 }
 
-// resolve looks through anchors, aliases and tags to the value. Aliases
-// are resolved by the parser's anchor links.
+// resolve looks through anchors, aliases, tags and variables (a value
+// that is `${name}`) to the value. Aliases are resolved by the parser's
+// anchor links.
 func (d *decoder) resolve(n ast.Node) ast.Node {
+	n = d.resolveOnly(n)
+	for range 10 { // a variable's value may be another's ${name}
+		v, ok := d.variable(n)
+		if !ok {
+			return n
+		}
+		n = d.resolveOnly(v)
+	}
+	return n
+}
+
+// resolveOnly looks through anchors and tags.
+func (d *decoder) resolveOnly(n ast.Node) ast.Node {
 	for i := 0; i < 100 && n != nil; i++ {
 		switch v := n.(type) {
 		case *ast.AnchorNode:
@@ -279,7 +295,7 @@ func join(path, key string) string {
 func (d *decoder) str(n ast.Node, path string) (string, bool) {
 	switch v := d.resolve(n).(type) {
 	case *ast.StringNode:
-		return v.Value, true
+		return d.interpolate(v.Value, n), true
 	case *ast.LiteralNode:
 		return v.Value.Value, true
 	}
@@ -292,7 +308,7 @@ func (d *decoder) str(n ast.Node, path string) (string, bool) {
 func (d *decoder) scalar(n ast.Node, path string) (string, bool) {
 	switch v := d.resolve(n).(type) {
 	case *ast.StringNode:
-		return v.Value, true
+		return d.interpolate(v.Value, n), true
 	case *ast.LiteralNode:
 		return v.Value.Value, true
 	case *ast.IntegerNode:

@@ -199,6 +199,9 @@ type Options struct {
 	// Without it, managed URLs are only checked for their prefix; plain
 	// URLs are always parsed with engine.ParseTarget.
 	ValidateTarget func(raw string) error
+	// Vars override the defaults of the plan's variables (vars:), each
+	// value read as YAML: the CLI's --var name=value.
+	Vars map[string]string
 }
 
 // Load reads, decodes and validates the plan file at path. Workloads are
@@ -221,6 +224,7 @@ func Parse(path string, data []byte, opt Options) (*Plan, error) {
 	var p *Plan
 	if body != nil {
 		p = d.plan(body, path, opt)
+		d.checkVarsUsed()
 	}
 	if len(d.probs) > 0 {
 		slices.SortStableFunc(d.probs, func(a, b Problem) int {
@@ -235,7 +239,7 @@ func Parse(path string, data []byte, opt Options) (*Plan, error) {
 // Known fields, in the order the documentation gives them; the run
 // options (runner.Options) follow threads.
 var (
-	planFields     = slices.Concat([]string{"name", "description", "seed", "repetitions", "threads"}, runFields(), []string{"baseline", "change", "relative", "columns", "knobs", "knob_labels", "targets", "workloads"})
+	planFields     = slices.Concat([]string{"name", "description", "vars", "seed", "repetitions", "threads"}, runFields(), []string{"baseline", "change", "relative", "columns", "knobs", "knob_labels", "targets", "workloads"})
 	targetFields   = []string{"label", "url", "password_file", "knobs"}
 	workloadFields = slices.Concat([]string{"name", "label", "options", "threads"}, runFields(), []string{"metric", "columns", "targets", "group"})
 )
@@ -332,8 +336,10 @@ func (d *decoder) plan(body ast.Node, path string, opt Options) *Plan {
 	var baselineN, changeN ast.Node
 	var targetsN, workloadsN ast.Node
 	var columns []columnValue
+	d.declareVars(body, opt.Vars)
 	d.fields(body, "", planFields, func(f field, fp string) {
 		switch f.key {
+		case "vars": // read first, by declareVars
 		case "name":
 			if s, ok := d.str(f.value, fp); ok {
 				if !labelRE.MatchString(s) {

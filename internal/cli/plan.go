@@ -38,12 +38,13 @@ func newPlanCmd(st *State) *cobra.Command {
 	var loadThreads int
 	var metricsAddr string
 	var quiet bool
+	var vars []string
 	run := &cobra.Command{
 		Use:   "run PLAN.yaml",
 		Short: "Run a plan's cells in interleaved, seeded rounds; resumes a half-finished results directory",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p, err := loadPlan(st, args[0])
+			p, err := loadPlan(st, args[0], vars)
 			if err != nil {
 				return err
 			}
@@ -93,6 +94,7 @@ func newPlanCmd(st *State) *cobra.Command {
 		},
 	}
 	run.Flags().StringVarP(&dir, "out", "o", "", "results directory (default: <plan name>-results next to the plan file)")
+	run.Flags().StringArrayVar(&vars, "var", nil, "set a variable the plan declares under vars (NAME=VALUE, the value in YAML: 8, 64MB, [1, 2, 4]); repeatable")
 	run.Flags().BoolVar(&noRetry, "no-retry-failed", false, "leave runs that failed before as they are instead of running them again")
 	run.Flags().Var(&connectTimeout, "connect-timeout", "give up connecting after this long")
 	run.Flags().IntVar(&loadThreads, "load-threads", 4, "parallel loaders when a target is prepared")
@@ -103,7 +105,7 @@ func newPlanCmd(st *State) *cobra.Command {
 		Short: "Print a plan's cells, their order and which runs are done",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p, err := loadPlan(st, args[0])
+			p, err := loadPlan(st, args[0], vars)
 			if err != nil {
 				return err
 			}
@@ -111,6 +113,7 @@ func newPlanCmd(st *State) *cobra.Command {
 		},
 	}
 	show.Flags().StringVarP(&dir, "out", "o", "", "results directory (default: <plan name>-results next to the plan file)")
+	show.Flags().StringArrayVar(&vars, "var", nil, "set a variable the plan declares under vars (NAME=VALUE); repeatable")
 	for _, c := range []*cobra.Command{run, show} {
 		c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{err} })
 	}
@@ -120,8 +123,19 @@ func newPlanCmd(st *State) *cobra.Command {
 
 // loadPlan reads and validates a plan: managed: targets through package
 // server, other URLs by their engine's scheme.
-func loadPlan(st *State, path string) (*plan.Plan, error) {
-	return plan.Load(path, plan.Options{ValidateTarget: func(raw string) error {
+func loadPlan(st *State, path string, vars []string) (*plan.Plan, error) {
+	given := map[string]string{}
+	for _, v := range vars {
+		name, value, ok := strings.Cut(v, "=")
+		if !ok || name == "" {
+			return nil, &UsageError{fmt.Errorf("--var %s: want NAME=VALUE", v)}
+		}
+		if _, dup := given[name]; dup {
+			return nil, &UsageError{fmt.Errorf("--var %s: %s is given twice", v, name)}
+		}
+		given[name] = value
+	}
+	return plan.Load(path, plan.Options{Vars: given, ValidateTarget: func(raw string) error {
 		t, err := engine.ParseTarget(raw, "", st.Getenv)
 		if err != nil {
 			return err

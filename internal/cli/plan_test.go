@@ -334,3 +334,25 @@ func TestPlanExamples(t *testing.T) {
 		})
 	}
 }
+
+// plan show and plan run take --var NAME=VALUE for a variable the plan
+// declares; a --var it does not declare, or without "=", is bad input.
+func TestPlanVars(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "vars.yaml")
+	src := "vars:\n  clients: [1, 2]\nduration: 1s\nthreads: ${clients}\ntargets:\n  - {label: sq, url: \"sqlite://" + filepath.Join(dir, "v.db") + "\"}\nworkloads:\n  - name: oltp_point_select\n"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	o := dbarena(t, ctx, nil, "plan", "show", path, "--var", "clients=[3, 5]")
+	if o.code != cli.ExitOK || !strings.Contains(o.stdout, "__t3") || !strings.Contains(o.stdout, "__t5") || strings.Contains(o.stdout, "__t1") {
+		t.Errorf("plan show --var clients=[3, 5]: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	}
+	for _, bad := range []string{"nosuch=1", "clients"} {
+		o := dbarena(t, ctx, nil, "plan", "show", path, "--var", bad)
+		if o.code != cli.ExitUsage || !strings.Contains(o.stderr, "--var "+bad) {
+			t.Errorf("--var %s: exit %d, stderr %q", bad, o.code, o.stderr)
+		}
+	}
+}

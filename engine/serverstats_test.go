@@ -25,7 +25,7 @@ func TestServerStatsRegistered(t *testing.T) {
 // An incomplete ServerStats is a programming error: Register panics,
 // naming what is wrong.
 func TestRegisterBadServerStats(t *testing.T) {
-	open := func(context.Context, engine.StatsConn) engine.ServerStatsOpening { return engine.ServerStatsOpening{} }
+	open := func(context.Context, engine.Conn) engine.ServerStatsOpening { return engine.ServerStatsOpening{} }
 	rate := engine.StatsMetric{Name: "x_s", Unit: "/s", Help: "x", Kind: engine.MetricRate, Counters: []string{"x"}}
 	for _, tc := range []struct {
 		name  string

@@ -13,6 +13,7 @@ import (
 // contain, so that Open and the engines' sources it opens can be tested
 // without a server.
 type fakeConn struct {
+	engine.Conn // nil: the sources call only QueryRows
 	dialect string
 	answers []answer
 	queries []string

@@ -135,7 +135,7 @@ func cloneCounters(s *Sample) map[string]uint64 {
 func TestPostgresServer(t *testing.T) {
 	mon, work := connect(t, testdb.Isolated(t, testdb.Postgres(t)))
 	ctx := context.Background()
-	m := Open(ctx, Config{Conn: mon})
+	m := Open(ctx, Config{Conn: mon, Dialect: mon.Dialect()})
 	checkLocalServer(t, m, "postgres")
 	for _, want := range []string{"postgres", "process", "host"} {
 		if !strings.Contains(strings.Join(m.Sources(), " "), want) {
@@ -193,7 +193,7 @@ func TestPostgresServer(t *testing.T) {
 func TestMySQLServer(t *testing.T) {
 	mon, work := connect(t, testdb.Isolated(t, testdb.MySQL(t)))
 	ctx := context.Background()
-	m := Open(ctx, Config{Conn: mon})
+	m := Open(ctx, Config{Conn: mon, Dialect: mon.Dialect()})
 	checkLocalServer(t, m, "mariadbd")
 	for _, want := range []string{"mysql", "process", "host"} {
 		if !strings.Contains(strings.Join(m.Sources(), " "), want) {
@@ -266,7 +266,7 @@ func TestMonitorConnectionKilled(t *testing.T) {
 					conn.(engine.SQLConn).Close()
 				}
 			}()
-			m := Open(ctx, Config{Conn: mon, Reopen: reopen})
+			m := Open(ctx, Config{Conn: mon, Dialect: mon.Dialect(), Reopen: reopen})
 			m.Start(ctx)
 			time.Sleep(200 * time.Millisecond)
 			if iv := m.Tick(ctx); !hasAll(iv, tc.rate, "server_cpu_pct") {

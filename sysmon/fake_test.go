@@ -14,9 +14,9 @@ import (
 // without a server.
 type fakeConn struct {
 	engine.Conn // nil: the sources call only QueryRows
-	dialect string
-	answers []answer
-	queries []string
+	dialect     string
+	answers     []answer
+	queries     []string
 }
 
 type answer struct {

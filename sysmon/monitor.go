@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -565,19 +566,45 @@ func (m *Monitor) reconnect(ctx context.Context) bool {
 		m.reopenErr = err.Error()
 		return false
 	}
-	m.conn, m.lost = c, false
-	m.reopened++
+	m.conn = c
 	if m.stats == nil {
+		m.lost = false
+		m.reopened++
 		return true
 	}
-	loc := m.openStats(ctx, c)
+	had := m.engSrc != nil
+	op := m.stats.Open(ctx, c)
+	if had && op.Source == nil {
+		// A connection that reads no statistics where the last one did
+		// is not back yet (an engine whose driver connects lazily opens
+		// one while the server is still down): try again at the next
+		// sample.
+		m.reopenFails++
+		m.reopenErr = "the new connection reads no statistics: " + strings.Join(op.Notes, "; ")
+		m.engSrc = nil
+		m.rebuild()
+		return false
+	}
+	m.lost = false
+	m.reopened++
+	m.addNotes(op.Notes...)
+	m.engSrc = nil
+	if op.Source != nil {
+		m.engSrc = engineSource{op.Source}
+	}
+	loc := op.Process
 	same := m.serverStart > 0 && loc.Start > 0 && math.Abs(loc.Start-m.serverStart) <= startSlack
 	m.serverStart = loc.Start
 	// The same server (only the connection was lost) goes on counting;
 	// a restarted one starts again.
 	m.freshEng = !same
 	if m.pidFound {
-		if pid := m.locate(loc); pid > 0 {
+		pid := m.locate(loc)
+		if pid == 0 && m.locateFn != nil {
+			// The engine's server tells its process (Config.Locate).
+			pid, _, _ = m.locateFn(ctx)
+		}
+		if pid > 0 {
 			m.follow(pid)
 		}
 	}

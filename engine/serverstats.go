@@ -13,8 +13,9 @@ import (
 type ServerStats struct {
 	// Open learns about the server through c, the monitor's own
 	// connection (what the engine's Connect returned: an SQL engine's is
-	// a StatsConn, engine/mongo's its session), and returns its statistics source, notes on what it
-	// cannot read, and where its process is. It runs a few statements and
+	// a StatsConn, engine/mongo's its session), and returns its
+	// statistics source, notes on what it cannot read, and where its
+	// process is. It runs a few statements and
 	// never fails: what does not work is a note. The monitor calls it
 	// again on a new connection after the old one was lost (a server
 	// restart changes the server's pid).

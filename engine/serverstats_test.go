@@ -11,7 +11,7 @@ import (
 // The engines whose servers tell statistics register them; the others do
 // not.
 func TestServerStatsRegistered(t *testing.T) {
-	for name, want := range map[string]bool{"postgres": true, "mysql": true, "sqlite": false, "mongodb": false} {
+	for name, want := range map[string]bool{"postgres": true, "mysql": true, "sqlite": false, "mongodb": true} {
 		r, ok := engine.Lookup(name)
 		if !ok {
 			t.Fatalf("no engine %s", name)

@@ -12,20 +12,22 @@ import (
 // names no engine and knows none of this otherwise.
 type ServerStats struct {
 	// Open learns about the server through c, the monitor's own
-	// connection, and returns its statistics source, notes on what it
-	// cannot read, and where its process is. It runs a few statements and
+	// connection (what the engine's Connect returned: an SQL engine's is
+	// a StatsConn, engine/mongo's its session), and returns its
+	// statistics source, notes on what it cannot read, and where its
+	// process is. It runs a few statements and
 	// never fails: what does not work is a note. The monitor calls it
 	// again on a new connection after the old one was lost (a server
 	// restart changes the server's pid).
-	Open func(ctx context.Context, c StatsConn) ServerStatsOpening
+	Open func(ctx context.Context, c Conn) ServerStatsOpening
 	// Metrics are the metrics computed from the source's counters and
 	// gauges, in the order reports list them. Their names are unique
 	// across engines and end in their unit.
 	Metrics []StatsMetric
 }
 
-// StatsConn is what a statistics source needs of its connection: every
-// SQLConn has it. The connection is the monitor's own and is used from
+// StatsConn is what an SQL engine's statistics source needs of its
+// connection: every SQLConn has it. The connection is the monitor's own and is used from
 // one goroutine at a time.
 type StatsConn interface {
 	// QueryRows runs sql and calls fn once per row, as Conn does.

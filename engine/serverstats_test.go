@@ -11,7 +11,7 @@ import (
 // The engines whose servers tell statistics register them; the others do
 // not.
 func TestServerStatsRegistered(t *testing.T) {
-	for name, want := range map[string]bool{"postgres": true, "mysql": true, "sqlite": false, "mongodb": false} {
+	for name, want := range map[string]bool{"postgres": true, "mysql": true, "sqlite": false, "mongodb": true} {
 		r, ok := engine.Lookup(name)
 		if !ok {
 			t.Fatalf("no engine %s", name)
@@ -25,7 +25,7 @@ func TestServerStatsRegistered(t *testing.T) {
 // An incomplete ServerStats is a programming error: Register panics,
 // naming what is wrong.
 func TestRegisterBadServerStats(t *testing.T) {
-	open := func(context.Context, engine.StatsConn) engine.ServerStatsOpening { return engine.ServerStatsOpening{} }
+	open := func(context.Context, engine.Conn) engine.ServerStatsOpening { return engine.ServerStatsOpening{} }
 	rate := engine.StatsMetric{Name: "x_s", Unit: "/s", Help: "x", Kind: engine.MetricRate, Counters: []string{"x"}}
 	for _, tc := range []struct {
 		name  string

@@ -411,15 +411,14 @@ func MeasureRTT(ctx context.Context, eng engine.Engine) (float64, error) {
 }
 
 // openMonitor opens the server metrics' monitor for the target on a
-// connection of its own (SQL engines' statistics views), which it reopens
-// when it is lost, and with the
-// server's process when it is on this host: pid given, found by sysmon
-// through the SQL connection, or reported by the engine
-// (engine.ProcessReporter) and recognised in /proc.
+// connection of its own (the engine's statistics: views, serverStatus),
+// which it reopens when it is lost, and with the server's process when it
+// is on this host: pid given, found by sysmon through the connection, or
+// reported by the engine (engine.ProcessReporter) and recognised in /proc.
 func openMonitor(ctx context.Context, eng engine.Engine, t engine.Target, pid int) (*sysmon.Monitor, func()) {
-	cfg := sysmon.Config{ServerPID: pid}
+	cfg := sysmon.Config{ServerPID: pid, Dialect: eng.Dialect()}
 	closeConn := func() {}
-	if c, err := engine.ConnectSQL(ctx, eng); err == nil {
+	if c, err := eng.Connect(ctx); err == nil {
 		// The monitor reopens its connection when it is lost (a server
 		// restart, a killed backend); the session closes the one it
 		// replaces, and the last one when it closes.
@@ -427,7 +426,7 @@ func openMonitor(ctx context.Context, eng engine.Engine, t engine.Target, pid in
 		cur := c
 		cfg.Conn = c
 		cfg.Reopen = func(ctx context.Context) (sysmon.Conn, error) {
-			nc, err := engine.ConnectSQL(ctx, eng)
+			nc, err := eng.Connect(ctx)
 			if err != nil {
 				return nil, err
 			}

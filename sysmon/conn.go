@@ -6,27 +6,19 @@ import (
 	"github.com/dbarena/dbarena/engine"
 )
 
-// Conn is what the monitor needs of a database connection; every
-// engine.SQLConn has it. The monitor runs its statements on the Conn from
-// whichever goroutine calls Open, Start and Tick, so the Conn must be its
-// own, never a worker's.
-type Conn interface {
-	// QueryRows runs sql and calls fn once per row, as engine.Conn does.
-	QueryRows(ctx context.Context, sql string, args []any, fn func(row []any) error) error
-	// Dialect names the engine: its registered name finds the engine's
-	// engine.ServerStats.
-	Dialect() engine.SQLDialect
-}
+// Conn is the monitor's own connection to the target, as its engine's
+// Connect returned it (an SQLConn, engine/mongo's session): the monitor
+// hands it to the engine's ServerStats.Open and otherwise does not use
+// it. The monitor samples from whichever goroutine calls Open, Start and
+// Tick, so the Conn must be its own, never a worker's.
+type Conn = engine.Conn
 
-var (
-	_ Conn             = engine.SQLConn(nil)
-	_ engine.StatsSink = (*Sample)(nil)
-)
+var _ engine.StatsSink = (*Sample)(nil)
 
-// serverStatsOf returns the server statistics the engine of c registered,
+// serverStatsOf returns the server statistics the engine of d registered,
 // with the engine's name.
-func serverStatsOf(c Conn) (*engine.ServerStats, string) {
-	name := c.Dialect().Name()
+func serverStatsOf(d engine.Dialect) (*engine.ServerStats, string) {
+	name := d.Name()
 	r, ok := engine.Lookup(name)
 	if !ok || r.ServerStats == nil {
 		return nil, name

@@ -39,7 +39,7 @@
 // restarted server's new process followed. The runner calls Start when a
 // run begins and Tick at every reporting tick:
 //
-//	mon := sysmon.Open(ctx, sysmon.Config{Conn: c, ServerPID: pid, Reopen: reconnect})
+//	mon := sysmon.Open(ctx, sysmon.Config{Conn: c, Dialect: d, ServerPID: pid, Reopen: reconnect})
 //	mon.Start(ctx)
 //	for range ticker.C {
 //		iv := mon.Tick(ctx) // store in the result's interval; Compact(iv) for the live line

@@ -13,9 +13,10 @@ import (
 // contain, so that Open and the engines' sources it opens can be tested
 // without a server.
 type fakeConn struct {
-	dialect string
-	answers []answer
-	queries []string
+	engine.Conn // nil: the sources call only QueryRows
+	dialect     string
+	answers     []answer
+	queries     []string
 }
 
 type answer struct {

@@ -10,7 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
+
 	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/engine/mongo"
 	_ "github.com/dbarena/dbarena/engine/mysql"
 	_ "github.com/dbarena/dbarena/engine/postgres"
 	"github.com/dbarena/dbarena/internal/testdb"
@@ -135,7 +138,7 @@ func cloneCounters(s *Sample) map[string]uint64 {
 func TestPostgresServer(t *testing.T) {
 	mon, work := connect(t, testdb.Isolated(t, testdb.Postgres(t)))
 	ctx := context.Background()
-	m := Open(ctx, Config{Conn: mon})
+	m := Open(ctx, Config{Conn: mon, Dialect: mon.Dialect()})
 	checkLocalServer(t, m, "postgres")
 	for _, want := range []string{"postgres", "process", "host"} {
 		if !strings.Contains(strings.Join(m.Sources(), " "), want) {
@@ -193,7 +196,7 @@ func TestPostgresServer(t *testing.T) {
 func TestMySQLServer(t *testing.T) {
 	mon, work := connect(t, testdb.Isolated(t, testdb.MySQL(t)))
 	ctx := context.Background()
-	m := Open(ctx, Config{Conn: mon})
+	m := Open(ctx, Config{Conn: mon, Dialect: mon.Dialect()})
 	checkLocalServer(t, m, "mariadbd")
 	for _, want := range []string{"mysql", "process", "host"} {
 		if !strings.Contains(strings.Join(m.Sources(), " "), want) {
@@ -266,7 +269,7 @@ func TestMonitorConnectionKilled(t *testing.T) {
 					conn.(engine.SQLConn).Close()
 				}
 			}()
-			m := Open(ctx, Config{Conn: mon, Reopen: reopen})
+			m := Open(ctx, Config{Conn: mon, Dialect: mon.Dialect(), Reopen: reopen})
 			m.Start(ctx)
 			time.Sleep(200 * time.Millisecond)
 			if iv := m.Tick(ctx); !hasAll(iv, tc.rate, "server_cpu_pct") {
@@ -294,5 +297,97 @@ func TestMonitorConnectionKilled(t *testing.T) {
 			}
 			t.Logf("%v\nnotes:\n%s", ivs, notes)
 		})
+	}
+}
+
+// TestMongoServer inserts documents through the engine and reads them
+// back from serverStatus: opcounters, transactions, the WiredTiger cache,
+// tickets, network and connections; the server's process is the one the
+// server reports (engine.ProcessReporter), as the session asks it.
+func TestMongoServer(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	eng, err := engine.Open(ctx, testdb.Isolated(t, testdb.Mongo(t)), engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	mon, err := eng.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { mon.Close() })
+	work, err := eng.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { work.Close() })
+	pr := eng.(engine.ProcessReporter)
+	locate := func(ctx context.Context) (int, string, error) {
+		sp, err := pr.ServerProcess(ctx)
+		return sp.PID, sp.DataDir, err
+	}
+	m := Open(ctx, Config{Conn: mon, Dialect: eng.Dialect(), Locate: locate})
+	checkLocalServer(t, m, "mongod")
+	for _, want := range []string{"mongodb", "process", "host"} {
+		if !strings.Contains(strings.Join(m.Sources(), " "), want) {
+			t.Errorf("sources %v lack %s", m.Sources(), want)
+		}
+	}
+
+	m.Start(ctx)
+	const n, txns = 300, 50
+	mc, err := mongo.ConnOf(work)
+	if err != nil {
+		t.Fatal(err)
+	}
+	coll := mc.DB().Collection("sysmon_mongo")
+	for i := range n {
+		if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: i}, {Key: "v", Value: strings.Repeat("x", 100)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range txns {
+		if err := mc.Session().StartTransaction(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := coll.UpdateOne(mc.Ctx(ctx), bson.D{{Key: "_id", Value: i}}, bson.D{{Key: "$set", Value: bson.D{{Key: "t", Value: i}}}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := mc.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ivs := tickUntil(t, m, func(total map[string]float64) bool {
+		// Other tests may write too: at least ours (within 2 %, as
+		// TestMySQLServer says why).
+		return total["mongo_opcounters_insert_s"] >= 0.98*n && total["mongo_txn_commits_s"] >= 0.98*txns &&
+			total["mongo_opcounters_update_s"] >= 0.98*txns
+	})
+	s := Summary(ivs)
+	t.Logf("summary %v", s)
+	t.Logf("first: %s", Compact(ivs[0]))
+	if s["mongo_net_in_mb_s"] <= 0 || s["mongo_net_out_mb_s"] <= 0 || s["mongo_opcounters_command_s"] <= 0 {
+		t.Errorf("summary %v: want network and commands > 0", s)
+	}
+	if v := s["mongo_cache_mb"]; v <= 0 || v > 1<<20 {
+		t.Errorf("mongo_cache_mb = %v", v)
+	}
+	if v, ok := s["mongo_cache_dirty_mb"]; !ok || v < 0 || v > s["mongo_cache_mb"] {
+		t.Errorf("mongo_cache_dirty_mb = %v (%v), cache %v", v, ok, s["mongo_cache_mb"])
+	}
+	for _, k := range []string{"mongo_tickets_read", "mongo_tickets_write"} {
+		if v := s[k]; v < 1 || v > 1<<16 {
+			t.Errorf("%s = %v", k, v)
+		}
+	}
+	if v := s["mongo_connections"]; v < 2 {
+		t.Errorf("mongo_connections = %v, want the monitor's and the test's at least", v)
+	}
+	if _, ok := s["server_cpu_pct"]; !ok {
+		t.Errorf("no server_cpu_pct in %v", s)
+	}
+	if notes := strings.Join(m.Notes(), "\n"); strings.Contains(notes, "failed") || strings.Contains(notes, "backwards") {
+		t.Errorf("notes:\n%s", notes)
 	}
 }

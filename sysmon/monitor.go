@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -44,6 +45,10 @@ type Config struct {
 	// monitor reads the server's statistics and finds its pid and data
 	// directory. The caller closes it after the monitor's last Tick.
 	Conn Conn
+	// Dialect is the dialect of Conn's engine: its name finds the
+	// engine's engine.ServerStats, and it tells a lost connection from
+	// other errors. Required with Conn.
+	Dialect engine.Dialect
 	// ServerPID is the server's main process on this host (postmaster,
 	// mariadbd). 0 means: find it through Conn, which succeeds only when
 	// the server is on this host.
@@ -94,6 +99,7 @@ type Monitor struct {
 
 	// Reconnecting (Config.Reopen).
 	conn        Conn
+	dialect     engine.Dialect
 	reopen      func(ctx context.Context) (Conn, error)
 	locateFn    func(ctx context.Context) (int, string, error)
 	serverStart float64 // when the server started, as it said; 0 unknown
@@ -184,14 +190,16 @@ func Open(ctx context.Context, cfg Config) *Monitor {
 	m.tick = env.tick
 	m.reopen = cfg.Reopen
 	m.locateFn = cfg.Locate
-	m.conn = cfg.Conn
+	m.conn, m.dialect = cfg.Conn, cfg.Dialect
 
 	m.env = env
 	pid, dataDir := cfg.ServerPID, cfg.DataDir
 	local := pid > 0 || dataDir != "" // what the caller says is on this host
 	var logDir string
-	if cfg.Conn != nil {
-		if stats, name := serverStatsOf(cfg.Conn); stats == nil {
+	if cfg.Conn != nil && cfg.Dialect == nil {
+		m.addNote("monitor", "the connection's engine is not known (no Config.Dialect): no server statistics")
+	} else if cfg.Conn != nil {
+		if stats, name := serverStatsOf(cfg.Dialect); stats == nil {
 			m.addNote(name, "no server statistics for this engine")
 		} else {
 			m.stats = stats
@@ -522,7 +530,7 @@ func (m *Monitor) sample(ctx context.Context, src Source, s *Sample) error {
 	}
 	if err != nil && ctx.Err() == nil {
 		switch {
-		case isEng && m.conn != nil && m.conn.Dialect().Classify(err) == engine.ClassConnLost:
+		case isEng && m.conn != nil && m.dialect.Classify(err) == engine.ClassConnLost:
 			m.lost = true
 		case isProc && m.pidFound && errors.Is(err, errProcessGone):
 			m.lost = true // the server restarted: find it again
@@ -558,19 +566,45 @@ func (m *Monitor) reconnect(ctx context.Context) bool {
 		m.reopenErr = err.Error()
 		return false
 	}
-	m.conn, m.lost = c, false
-	m.reopened++
+	m.conn = c
 	if m.stats == nil {
+		m.lost = false
+		m.reopened++
 		return true
 	}
-	loc := m.openStats(ctx, c)
+	had := m.engSrc != nil
+	op := m.stats.Open(ctx, c)
+	if had && op.Source == nil {
+		// A connection that reads no statistics where the last one did
+		// is not back yet (an engine whose driver connects lazily opens
+		// one while the server is still down): try again at the next
+		// sample.
+		m.reopenFails++
+		m.reopenErr = "the new connection reads no statistics: " + strings.Join(op.Notes, "; ")
+		m.engSrc = nil
+		m.rebuild()
+		return false
+	}
+	m.lost = false
+	m.reopened++
+	m.addNotes(op.Notes...)
+	m.engSrc = nil
+	if op.Source != nil {
+		m.engSrc = engineSource{op.Source}
+	}
+	loc := op.Process
 	same := m.serverStart > 0 && loc.Start > 0 && math.Abs(loc.Start-m.serverStart) <= startSlack
 	m.serverStart = loc.Start
 	// The same server (only the connection was lost) goes on counting;
 	// a restarted one starts again.
 	m.freshEng = !same
 	if m.pidFound {
-		if pid := m.locate(loc); pid > 0 {
+		pid := m.locate(loc)
+		if pid == 0 && m.locateFn != nil {
+			// The engine's server tells its process (Config.Locate).
+			pid, _, _ = m.locateFn(ctx)
+		}
+		if pid > 0 {
 			m.follow(pid)
 		}
 	}

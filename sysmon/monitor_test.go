@@ -129,7 +129,7 @@ func TestOpenNotes(t *testing.T) {
 			[]string{"process: pid 99999: open 99999/stat: file does not exist: no server CPU", "disk: the data directory is unknown"}},
 		{"relative data directory", Config{DataDir: "pgdata"}, []string{"host"},
 			[]string{`disk: data directory "pgdata" is not an absolute path`}},
-		{"sqlite", Config{Conn: &fakeConn{dialect: "sqlite"}}, []string{}, []string{"sqlite: no server statistics for this engine"}},
+		{"sqlite", Config{Conn: &fakeConn{dialect: "sqlite"}, Dialect: fakeDialect{name: "sqlite"}}, []string{}, []string{"sqlite: no server statistics for this engine"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.cfg.Proc, tc.cfg.Sys = procFixture(t), sysFixture()
@@ -184,7 +184,7 @@ func TestOpenPostgresFindsServer(t *testing.T) {
 				on("FROM pg_stat", nil)
 			proc := procFixture(t)
 			setFile(proc, "3105/mountinfo", pgMountinfo)
-			m := Open(ctx, Config{Conn: c, Proc: proc, Sys: sysFixture()})
+			m := Open(ctx, Config{Conn: c, Dialect: c.Dialect(), Proc: proc, Sys: sysFixture()})
 			if m.ServerPID() != tc.pid {
 				t.Errorf("pid %d, want %d", m.ServerPID(), tc.pid)
 			}
@@ -212,7 +212,7 @@ func TestOpenPostgresWALElsewhere(t *testing.T) {
 		on("pg_backend_pid(), coalesce", nil, pgIdentity(3120, "127.0.0.1", 1795422400.5, 150018)).
 		on("current_setting('data_directory')", nil, []any{"/var/lib/postgresql/15/main"}).
 		on("FROM pg_stat", nil)
-	m := Open(context.Background(), Config{Conn: c, Proc: procFixture(t), Sys: sysFixture()})
+	m := Open(context.Background(), Config{Conn: c, Dialect: c.Dialect(), Proc: procFixture(t), Sys: sysFixture()})
 	want := []string{"disk: pg_wal (/var/lib/postgresql/15/main/pg_wal) is on sdb1, not on the data directory's sda2: the disk metrics leave out WAL writes"}
 	if m.Device() != "sda2" || !reflect.DeepEqual(m.Notes(), want) {
 		t.Errorf("device %q, notes %q; want sda2, %q", m.Device(), m.Notes(), want)
@@ -244,7 +244,7 @@ func TestOpenMySQLFindsServer(t *testing.T) {
 				on("information_schema.processlist", nil, []any{tc.client})
 			proc := procFixture(t)
 			setFile(proc, "5000/stat", stat)
-			m := Open(ctx, Config{Conn: c, Proc: proc, Sys: sysFixture()})
+			m := Open(ctx, Config{Conn: c, Dialect: c.Dialect(), Proc: proc, Sys: sysFixture()})
 			if m.ServerPID() != tc.pid {
 				t.Errorf("pid %d, want %d; notes %q", m.ServerPID(), tc.pid, m.Notes())
 			}
@@ -271,7 +271,7 @@ func TestTickCountsFailures(t *testing.T) {
 		on("UNIX_TIMESTAMP()", nil, []any{int64(0), "", ""}).
 		on("information_schema.processlist", nil, []any{"10.0.0.1:1"})
 	proc := procFixture(t)
-	m := Open(context.Background(), Config{Conn: c, DataDir: "/", Proc: proc, Sys: fstest.MapFS{}, Now: fakeClock()})
+	m := Open(context.Background(), Config{Conn: c, Dialect: c.Dialect(), DataDir: "/", Proc: proc, Sys: fstest.MapFS{}, Now: fakeClock()})
 	m.Start(context.Background())
 	c.answers[0].err = context.DeadlineExceeded
 	for range 3 {

@@ -70,7 +70,7 @@ func TestReopenFollowsRestartedServer(t *testing.T) {
 		}
 		return fresh, nil
 	}
-	m := Open(ctx, Config{Conn: old, Reopen: reopen, Proc: proc, Sys: sysFixture(), Now: fakeClock()})
+	m := Open(ctx, Config{Conn: old, Dialect: old.Dialect(), Reopen: reopen, Proc: proc, Sys: sysFixture(), Now: fakeClock()})
 	if m.ServerPID() != 3105 {
 		t.Fatalf("pid %d; notes %q", m.ServerPID(), m.Notes())
 	}
@@ -137,7 +137,7 @@ func TestReopenSameServer(t *testing.T) {
 	start := 1795422240 + 160.08 + 0.5
 	old := fakePostgres(3120, start, 1000)
 	again := fakePostgres(3121, start, 1000)
-	m := Open(ctx, Config{Conn: old, Reopen: func(context.Context) (Conn, error) { return again, nil }, Proc: proc, Sys: sysFixture(), Now: fakeClock()})
+	m := Open(ctx, Config{Conn: old, Dialect: old.Dialect(), Reopen: func(context.Context) (Conn, error) { return again, nil }, Proc: proc, Sys: sysFixture(), Now: fakeClock()})
 	m.Start(ctx)
 	old.answers = []answer{{"", nil, errConnLost}}
 	pgStats(again, 1200)
@@ -157,7 +157,7 @@ func TestReopenSameServer(t *testing.T) {
 func TestBackwardsRestartsDelta(t *testing.T) {
 	ctx := context.Background()
 	c := fakePostgres(3120, 0, 1000)
-	m := Open(ctx, Config{Conn: c, Proc: procFixture(t), Sys: sysFixture(), Now: fakeClock()})
+	m := Open(ctx, Config{Conn: c, Dialect: c.Dialect(), Proc: procFixture(t), Sys: sysFixture(), Now: fakeClock()})
 	m.Start(ctx)
 	pgStats(c, 10)
 	absent(t, "reset", m.Tick(ctx), "pg_commits_s")
@@ -267,7 +267,7 @@ func TestImpossibleHitRatioDropped(t *testing.T) {
 		on("SHOW GLOBAL STATUS", nil, status("1000", "10")...).
 		on("UNIX_TIMESTAMP()", nil, []any{int64(0), "", ""}).
 		on("information_schema.processlist", nil, []any{"10.0.0.1:1"})
-	m := Open(ctx, Config{Conn: c, Proc: procFixture(t), Sys: sysFixture(), Now: fakeClock()})
+	m := Open(ctx, Config{Conn: c, Dialect: c.Dialect(), Proc: procFixture(t), Sys: sysFixture(), Now: fakeClock()})
 	m.Start(ctx)
 	c.answers[0].rows = status("1100", "160")
 	iv := m.Tick(ctx)

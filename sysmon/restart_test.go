@@ -179,7 +179,7 @@ func testRestart(t *testing.T, r *restartable, rate, comm string) {
 		return c, nil
 	}
 	t.Cleanup(func() { conn.Close() })
-	m := Open(ctx, Config{Conn: conn, Reopen: reopen})
+	m := Open(ctx, Config{Conn: conn, Dialect: conn.Dialect(), Reopen: reopen})
 	if m.ServerPID() != r.pid {
 		t.Fatalf("monitor pid %d, server %d; notes %q", m.ServerPID(), r.pid, m.Notes())
 	}

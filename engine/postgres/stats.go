@@ -17,7 +17,11 @@ var serverStats = &engine.ServerStats{Open: openStats, Metrics: metrics}
 
 // openStats learns about the server through c and says where its process
 // is.
-func openStats(ctx context.Context, c engine.StatsConn) engine.ServerStatsOpening {
+func openStats(ctx context.Context, conn engine.Conn) engine.ServerStatsOpening {
+	c, ok := conn.(engine.StatsConn)
+	if !ok {
+		return engine.ServerStatsOpening{Notes: []string{fmt.Sprintf("postgres: the monitor's connection (%T) runs no queries: no PostgreSQL metrics", conn)}}
+	}
 	src, srv, notes := openPostgres(ctx, c)
 	out := engine.ServerStatsOpening{Notes: notes}
 	if src != nil {

@@ -627,7 +627,21 @@ func serverRows(r *result.Run) [][2]string {
 	add("WAL MB/s / checkpoints", []string{"pg_wal_mb_s", "pg_checkpoints"}, func(vs []float64) string { return f2(vs[0]) + " / " + f2(vs[1]) })
 	add("buffer hit %", []string{"pg_blks_hit_pct"}, func(vs []float64) string { return f2(vs[0]) })
 	add("InnoDB log MB/s / buffer pool hit %", []string{"mysql_log_mb_s", "mysql_bp_hit_pct"}, func(vs []float64) string { return f2(vs[0]) + " / " + f2(vs[1]) })
+	add("MongoDB inserts / queries / updates / deletes per s", []string{"mongo_opcounters_insert_s", "mongo_opcounters_query_s", "mongo_opcounters_update_s", "mongo_opcounters_delete_s"}, slash)
+	add("MongoDB transactions committed / aborted per s", []string{"mongo_txn_commits_s", "mongo_txn_aborts_s"}, slash)
+	add("WiredTiger cache / dirty MB", []string{"mongo_cache_mb", "mongo_cache_dirty_mb"}, slash)
+	add("read / write tickets available", []string{"mongo_tickets_read", "mongo_tickets_write"}, slash)
+	add("network in / out MB/s / connections", []string{"mongo_net_in_mb_s", "mongo_net_out_mb_s", "mongo_connections"}, slash)
 	return out
+}
+
+// slash writes values as "1.00 / 2.00".
+func slash(vs []float64) string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = f2(v)
+	}
+	return strings.Join(out, " / ")
 }
 
 func plural(n int, one, many string) string {

@@ -7,10 +7,14 @@ import (
 	"context"
 	"errors"
 	"strings"
+
+	"github.com/dbarena/dbarena/engine"
 )
 
 // Conn answers statements by the first registered fragment they contain.
 type Conn struct {
+	// engine.Conn is nil: the sources call only QueryRows.
+	engine.Conn
 	Answers []Answer
 	// Queries are the statements run, in order.
 	Queries []string

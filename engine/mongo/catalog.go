@@ -428,7 +428,7 @@ func (k catalog) MatchShape(ctx context.Context, t *schema.Table) (string, error
 		msg := fmt.Sprintf("recorded fields are (%s), want (%s)", strings.Join(recorded, ", "), strings.Join(want, ", "))
 		for _, c := range t.Columns {
 			if c.Document {
-				msg += fmt.Sprintf(" (%s.*: the fields of %s at the top level of each document, not nested under %s); run dbarena cleanup, then prepare", c.Name, c.Name, c.Name)
+				msg += fmt.Sprintf(", %s.* being the fields of %s at the top level of each document, not nested under %s: run dbarena cleanup, then prepare", c.Name, c.Name, c.Name)
 			}
 		}
 		return msg, nil

@@ -232,7 +232,7 @@ func TestBulkLoadDocumentColumn(t *testing.T) {
 	}
 	old.Columns[1].Document = true
 	old.Name = "oldevents"
-	if shape, err := cat.MatchShape(ctx, old); err != nil || !strings.HasPrefix(shape, "recorded fields are (id, doc), want (id, doc.*) (doc.*: the fields of doc at the top level") {
+	if shape, err := cat.MatchShape(ctx, old); err != nil || shape != "recorded fields are (id, doc), want (id, doc.*), doc.* being the fields of doc at the top level of each document, not nested under doc: run dbarena cleanup, then prepare" {
 		t.Errorf("MatchShape of a collection recorded with doc nested = %q, %v", shape, err)
 	}
 

@@ -99,6 +99,7 @@ func (k catalog) BulkLoad(ctx context.Context, t *schema.Table, src engine.RowSo
 	docs := make([]any, 0, loadChunk)
 	var n int64
 	var tc jsonTranscoder
+	var slab []byte // the document column's documents (spread)
 	flush := func() error {
 		if len(docs) == 0 {
 			return nil
@@ -143,9 +144,19 @@ func (k catalog) BulkLoad(ctx context.Context, t *schema.Table, src engine.RowSo
 		}
 		if object == nil {
 			docs = append(docs, doc)
-		} else if d, err := spread(doc, object); err != nil {
-			return n, fmt.Errorf("collection %s field %s row %d: %w", table, objectCol, row, err)
 		} else {
+			// The documents wait for their insertMany: each is cut from
+			// a slab of its own chunk's.
+			if cap(slab)-len(slab) < len(object)+64 {
+				slab = make([]byte, 0, max(1<<20, 2*len(object)))
+			}
+			d, err := spread(slab[len(slab):], doc, object)
+			if err != nil {
+				return n, fmt.Errorf("collection %s field %s row %d: %w", table, objectCol, row, err)
+			}
+			if len(d) <= cap(slab)-len(slab) { // written in place
+				slab = slab[:len(slab)+len(d)]
+			}
 			docs = append(docs, d)
 		}
 		if len(docs) == loadChunk {
@@ -181,9 +192,10 @@ func documentObject(v any) (bson.Raw, error) {
 	return b, nil
 }
 
-// spread is the document of fields followed by object's own fields, at
-// the top level; a field object has too (the _id of the key) is refused.
-func spread(fields bson.D, object bson.Raw) (bson.Raw, error) {
+// spread appends to dst the document of fields followed by object's own
+// fields, at the top level, and returns that document (capped at its
+// length); a field object has too (the _id of the key) is refused.
+func spread(dst []byte, fields bson.D, object bson.Raw) (bson.Raw, error) {
 	if len(object) < 5 {
 		return nil, errors.New("not a BSON document")
 	}
@@ -192,15 +204,18 @@ func spread(fields bson.D, object bson.Raw) (bson.Raw, error) {
 			return nil, fmt.Errorf("the object has a field %s of its own, which the collection keeps for its column", f.Key)
 		}
 	}
-	head, err := bson.Marshal(fields)
-	if err != nil {
-		return nil, err
+	start := len(dst)
+	out := append(dst, 0, 0, 0, 0)
+	for _, f := range fields {
+		t, v, err := bson.MarshalValue(f.Value)
+		if err != nil {
+			return nil, fmt.Errorf("field %s: %w", f.Key, err)
+		}
+		out = append(append(append(append(out, byte(t)), f.Key...), 0), v...)
 	}
-	out := make([]byte, 0, len(head)+len(object)-5)
-	out = append(out, head[:len(head)-1]...)    // without the closing 0
-	out = append(out, object[4:len(object)]...) // the object's elements and its closing 0
-	binary.LittleEndian.PutUint32(out, uint32(len(out)))
-	return out, nil
+	out = append(out, object[4:]...) // the object's elements and its closing 0
+	binary.LittleEndian.PutUint32(out[start:], uint32(len(out)-start))
+	return out[start:len(out):len(out)], nil
 }
 
 // value maps a row value to its BSON counterpart: integers become int64

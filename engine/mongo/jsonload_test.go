@@ -201,20 +201,28 @@ func TestBulkLoadDocumentColumn(t *testing.T) {
 	if got, err := cat.BulkLoad(ctx, def, &jsonRows{n: n}); err != nil || got != n {
 		t.Fatalf("BulkLoad = %d, %v; want %d", got, err, n)
 	}
-	var d bson.Raw
-	if err := conn.DB().Collection(def.Name).FindOne(ctx, bson.D{{Key: "_id", Value: 7}}).Decode(&d); err != nil {
+	cur, err := conn.DB().Collection(def.Name).Find(ctx, bson.D{}, options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}))
+	if err != nil {
 		t.Fatal(err)
 	}
-	want := extJSON(t, event(7)).Document()
-	elems, _ := d.Elements()
-	wantElems, _ := want.Elements()
-	if len(elems) != len(wantElems)+1 || elems[0].Key() != "_id" || elems[0].Value().Int64() != 7 {
-		t.Fatalf("document 7: %v", d)
-	}
-	for i, w := range wantElems {
-		if !bytes.Equal(elems[i+1], w) {
-			t.Errorf("document 7 field %d: %v, want %v", i+1, elems[i+1], w)
+	defer cur.Close(ctx)
+	read := 0
+	for ; cur.Next(ctx); read++ {
+		d := cur.Current
+		id := read + 1
+		elems, _ := d.Elements()
+		wantElems, _ := extJSON(t, event(id)).Document().Elements()
+		if len(elems) != len(wantElems)+1 || elems[0].Key() != "_id" || elems[0].Value().Int64() != int64(id) {
+			t.Fatalf("document %d: %v", id, d)
 		}
+		for i, w := range wantElems {
+			if !bytes.Equal(elems[i+1], w) {
+				t.Fatalf("document %d field %d: %v, want %v", id, i+1, elems[i+1], w)
+			}
+		}
+	}
+	if read != n {
+		t.Errorf("read %d documents, want %d", read, n)
 	}
 	if n, err := conn.DB().Collection(def.Name).CountDocuments(ctx, bson.D{{Key: "actor.login", Value: "user-7"}}); err != nil || n != 1 {
 		t.Errorf("documents of actor.login user-7: %d, %v", n, err)

@@ -98,7 +98,7 @@ func TestDocumentColumn(t *testing.T) {
 		t.Errorf("Indexes = %v", ix)
 	}
 	obj, _ := bson.Marshal(bson.D{{Key: "id", Value: "7"}, {Key: "actor", Value: bson.D{{Key: "login", Value: "x"}}}})
-	d, err := spread(bson.D{{Key: "_id", Value: int64(7)}}, obj)
+	d, err := spread(nil, bson.D{{Key: "_id", Value: int64(7)}}, obj)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func TestDocumentColumn(t *testing.T) {
 		t.Errorf("spread = %s (%v)", d, err)
 	}
 	withID, _ := bson.Marshal(bson.D{{Key: "_id", Value: 1}})
-	if _, err := spread(bson.D{{Key: "_id", Value: int64(7)}}, withID); err == nil || !strings.Contains(err.Error(), "a field _id of its own") {
+	if _, err := spread(nil, bson.D{{Key: "_id", Value: int64(7)}}, withID); err == nil || !strings.Contains(err.Error(), "a field _id of its own") {
 		t.Errorf("spread of an object with _id: %v", err)
 	}
 	var tc jsonTranscoder

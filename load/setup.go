@@ -852,7 +852,8 @@ func (e *NotDroppedError) Unwrap() error { return ErrNotOurs }
 // tables of w that dbarena created, in reverse creation order. A table is
 // dropped only when MetaTable records it and it is still the table
 // dbarena created: its identity (engine.Catalog.Identity) is the recorded
-// one and its columns are the declared ones. Every table is judged before
+// one, whatever its columns (a table of an older declaration, which runs
+// refuse with ErrShape, is dbarena's too). Every table is judged before
 // any is dropped. Every other table of those names is left alone and
 // reported in a *NotDroppedError: the record of a replaced one is
 // forgotten, that of one whose record holds no identity a copy cannot
@@ -905,12 +906,15 @@ func Cleanup(ctx context.Context, eng engine.Engine, w workload.Workload) (Clean
 				return out, err
 			}
 			switch {
-			case j.other():
+			case j.replaced != "" || (j.shape != "" && j.unconfirmed != ""):
 				refused = append(refused, NotDropped{Table: t.Name, Reason: j.why()})
 				acts[i] = forget // the record is of a table that is gone
 			case j.unconfirmed != "":
 				refused = append(refused, NotDropped{Table: t.Name, Unconfirmed: true, Reason: j.unconfirmed})
 			default:
+				// Its identity is the recorded one: dbarena's own table,
+				// in the declared shape or another (an older dbarena's
+				// declaration, a column added since).
 				acts[i] = drop
 			}
 		case st.meta != "":

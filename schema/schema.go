@@ -86,6 +86,13 @@ type Column struct {
 	// Default, when not nil, is the value of a row inserted without the
 	// column: an int, int64, float64, string or bool.
 	Default any
+	// Document, on a JSON column holding objects, makes each row's object
+	// the row itself in a document store: MongoDB stores the object's
+	// fields at the top level of the row's document, beside the other
+	// columns (the primary key as _id), and a key on a path inside it is
+	// that path from the document's root. SQL engines store the column
+	// as any JSON column. A table has at most one; it is not a key.
+	Document bool
 }
 
 // Key is one part of an index's key: a column, or the value at Path
@@ -316,6 +323,7 @@ func (t *Table) Validate() []error {
 		seen[name] = true
 	}
 	seen := map[string]bool{}
+	documents := 0
 	for i, c := range t.Columns {
 		field := fmt.Sprintf("column %d (%s)", i+1, c.Name)
 		named(seen, field, c.Name)
@@ -331,6 +339,17 @@ func (t *Table) Validate() []error {
 		case nil, int, int64, float64, string, bool:
 		default:
 			bad(field, "%w: default of type %T", ErrBadColumn, c.Default)
+		}
+		if c.Document {
+			switch {
+			case c.Type != JSON:
+				bad(field, "%w: a document column is JSON, not %v", ErrBadColumn, c.Type)
+			case documents > 0:
+				bad(field, "%w: a second document column", ErrBadColumn)
+			case slices.Contains(t.PrimaryKey, c.Name):
+				bad(field, "%w: a document column is not a key", ErrBadColumn)
+			}
+			documents++
 		}
 	}
 	cols := func(field string, names []string) {

@@ -119,3 +119,30 @@ func TestSelectKeepsSharedAndChosenIndexes(t *testing.T) {
 		t.Errorf("Select(z) = %v, want ErrUnknownIndexSet", err)
 	}
 }
+
+// TestValidateDocumentColumn checks that a document column is a JSON
+// column, the only one of its table, and not a key.
+func TestValidateDocumentColumn(t *testing.T) {
+	ok := &Table{Name: "e", Columns: []Column{{Name: "id", Type: BigInt}, {Name: "doc", Type: JSON, Document: true}}, PrimaryKey: []string{"id"},
+		Indexes: []Index{{Name: "e_type", Keys: []Key{Path("doc", "type")}}}}
+	if errs := ok.Validate(); len(errs) > 0 {
+		t.Fatalf("a document column: %v", errs)
+	}
+	bad := &Table{Name: "e", Columns: []Column{
+		{Name: "id", Type: JSON, Document: true},
+		{Name: "a", Type: Text, Document: true},
+		{Name: "b", Type: JSON, Document: true},
+	}, PrimaryKey: []string{"id"}}
+	var msgs []string
+	for _, e := range bad.Validate() {
+		msgs = append(msgs, e.Error())
+	}
+	want := []string{
+		"table e: column 1 (id): bad column: a document column is not a key",
+		"table e: column 2 (a): bad column: a document column is JSON, not text",
+		"table e: column 3 (b): bad column: a second document column",
+	}
+	if strings.Join(msgs, "\n") != strings.Join(want, "\n") {
+		t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(msgs, "\n"), strings.Join(want, "\n"))
+	}
+}

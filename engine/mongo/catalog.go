@@ -2,6 +2,7 @@ package mongo
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -57,14 +58,28 @@ func (k catalog) Columns(ctx context.Context, name string) ([]string, error) {
 }
 
 // CreateTable implements engine.Catalog: it creates the collection and
-// records its fields.
+// records its fields (recordedColumns).
 func (k catalog) CreateTable(ctx context.Context, t *schema.Table) error {
 	if err := k.c.db.CreateCollection(ctx, t.Name); err != nil {
 		return err
 	}
 	_, err := k.meta().UpdateOne(ctx, bson.D{{Key: "_id", Value: t.Name}},
-		bson.D{{Key: "$set", Value: bson.D{{Key: "columns", Value: t.ColumnNames()}}}}, options.UpdateOne().SetUpsert(true))
+		bson.D{{Key: "$set", Value: bson.D{{Key: "columns", Value: recordedColumns(t)}}}}, options.UpdateOne().SetUpsert(true))
 	return err
+}
+
+// recordedColumns are the column names CreateTable records, a document
+// column's written name.* (its fields at the top level), so that a
+// collection whose documents nest that column under its name is told
+// from one whose documents are the column's objects.
+func recordedColumns(t *schema.Table) []string {
+	out := t.ColumnNames()
+	for i, c := range t.Columns {
+		if c.Document {
+			out[i] += ".*"
+		}
+	}
+	return out
 }
 
 // BulkLoad implements engine.Catalog: one unordered insertMany per
@@ -72,8 +87,11 @@ func (k catalog) CreateTable(ctx context.Context, t *schema.Table) error {
 // A one-column primary key is the document's _id (see Fields), a JSON
 // column's value (json.RawMessage, []byte or a string holding JSON) is
 // parsed into a nested document (invalid JSON fails the load with an
-// error naming the collection, field and row), and a Decimal column's
-// number becomes a Decimal128 rounded to the column's scale.
+// error naming the collection, field and row), or, for the document
+// column (schema.Column.Document), into the object whose fields follow
+// the other columns' at the top level (bson.Raw passes as it is), and a
+// Decimal column's number becomes a Decimal128 rounded to the column's
+// scale.
 func (k catalog) BulkLoad(ctx context.Context, t *schema.Table, src engine.RowSource) (int64, error) {
 	table, columns, kinds := t.Name, Fields(t), t.Columns
 	coll := k.c.db.Collection(table)
@@ -81,6 +99,7 @@ func (k catalog) BulkLoad(ctx context.Context, t *schema.Table, src engine.RowSo
 	docs := make([]any, 0, loadChunk)
 	var n int64
 	var tc jsonTranscoder
+	var slab []byte // the document column's documents (spread)
 	flush := func() error {
 		if len(docs) == 0 {
 			return nil
@@ -101,7 +120,9 @@ func (k catalog) BulkLoad(ctx context.Context, t *schema.Table, src engine.RowSo
 			return n, fmt.Errorf("collection %s: row has %d values for %d fields", table, len(vals), len(columns))
 		}
 		row := n + int64(len(docs)) + 1 // counted from 1, as the source gave it
-		doc := make(bson.D, len(columns))
+		doc := make(bson.D, 0, len(columns))
+		var object bson.Raw // the document column's
+		var objectCol string
 		for i, col := range columns {
 			v := value(vals[i])
 			switch kinds[i].Type {
@@ -112,9 +133,32 @@ func (k catalog) BulkLoad(ctx context.Context, t *schema.Table, src engine.RowSo
 			case schema.Decimal:
 				v = decimal(v, kinds[i].Scale)
 			}
-			doc[i] = bson.E{Key: col, Value: v}
+			if kinds[i].Document {
+				if object, err = documentObject(v); err != nil {
+					return n, fmt.Errorf("collection %s field %s row %d: %w", table, kinds[i].Name, row, err)
+				}
+				objectCol = kinds[i].Name
+				continue
+			}
+			doc = append(doc, bson.E{Key: col, Value: v})
 		}
-		docs = append(docs, doc)
+		if object == nil {
+			docs = append(docs, doc)
+		} else {
+			// The documents wait for their insertMany: each is cut from
+			// a slab of its own chunk's.
+			if cap(slab)-len(slab) < len(object)+64 {
+				slab = make([]byte, 0, max(1<<20, 2*len(object)))
+			}
+			d, err := spread(slab[len(slab):], doc, object)
+			if err != nil {
+				return n, fmt.Errorf("collection %s field %s row %d: %w", table, objectCol, row, err)
+			}
+			if len(d) <= cap(slab)-len(slab) { // written in place
+				slab = slab[:len(slab)+len(d)]
+			}
+			docs = append(docs, d)
+		}
 		if len(docs) == loadChunk {
 			if err := flush(); err != nil {
 				return n, err
@@ -125,6 +169,53 @@ func (k catalog) BulkLoad(ctx context.Context, t *schema.Table, src engine.RowSo
 		return n, err
 	}
 	return n, flush()
+}
+
+// documentObject is the document column's value v, as document parsed
+// it or as the row gave it (bson.Raw, bson.D): an object.
+func documentObject(v any) (bson.Raw, error) {
+	switch x := v.(type) {
+	case bson.Raw:
+		return x, nil
+	case bson.RawValue:
+		if x.Type == bson.TypeEmbeddedDocument {
+			return bson.Raw(x.Value), nil
+		}
+		return nil, fmt.Errorf("a document column holds JSON objects, got a value of type %s", x.Type)
+	case nil:
+		return nil, errors.New("a document column holds JSON objects, got null")
+	}
+	b, err := bson.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("a document column holds JSON objects: %w", err)
+	}
+	return b, nil
+}
+
+// spread appends to dst the document of fields followed by object's own
+// fields, at the top level, and returns that document (capped at its
+// length); a field object has too (the _id of the key) is refused.
+func spread(dst []byte, fields bson.D, object bson.Raw) (bson.Raw, error) {
+	if len(object) < 5 {
+		return nil, errors.New("not a BSON document")
+	}
+	for _, f := range fields {
+		if _, err := object.LookupErr(f.Key); err == nil {
+			return nil, fmt.Errorf("the object has a field %s of its own, which the collection keeps for its column", f.Key)
+		}
+	}
+	start := len(dst)
+	out := append(dst, 0, 0, 0, 0)
+	for _, f := range fields {
+		t, v, err := bson.MarshalValue(f.Value)
+		if err != nil {
+			return nil, fmt.Errorf("field %s: %w", f.Key, err)
+		}
+		out = append(append(append(append(out, byte(t)), f.Key...), 0), v...)
+	}
+	out = append(out, object[4:]...) // the object's elements and its closing 0
+	binary.LittleEndian.PutUint32(out[start:], uint32(len(out)-start))
+	return out[start:len(out):len(out)], nil
 }
 
 // value maps a row value to its BSON counterpart: integers become int64
@@ -222,9 +313,11 @@ func Validator(t *schema.Table) bson.D {
 }
 
 // Fields are the document fields of a declared table's columns: the
-// column names, except a one-column primary key, which is _id.
+// column names, except a one-column primary key, which is _id, and the
+// document column (schema.Column.Document), whose fields are at the top
+// level: written name.*.
 func Fields(t *schema.Table) []string {
-	out := t.ColumnNames()
+	out := recordedColumns(t)
 	if len(t.PrimaryKey) == 1 {
 		for i, c := range out {
 			if c == t.PrimaryKey[0] {
@@ -236,12 +329,16 @@ func Fields(t *schema.Table) []string {
 }
 
 // field is the document field of key k of t: _id for a one-column
-// primary key, col.a.b for a JSON path.
+// primary key, col.a.b for a JSON path, a.b for a path in the document
+// column.
 func field(t *schema.Table, k schema.Key) string {
 	if len(t.PrimaryKey) == 1 && k.Column == t.PrimaryKey[0] {
 		return "_id"
 	}
 	if len(k.Path) > 0 {
+		if c := t.Column(k.Column); c != nil && c.Document {
+			return k.PathName()
+		}
 		return k.Column + "." + k.PathName()
 	}
 	return k.Column
@@ -341,9 +438,15 @@ func (k catalog) MatchShape(ctx context.Context, t *schema.Table) (string, error
 	if err != nil {
 		return "", err
 	}
-	want := t.ColumnNames()
+	want := recordedColumns(t)
 	if recorded != nil && !slices.Equal(recorded, want) {
-		return fmt.Sprintf("recorded fields are (%s), want (%s)", strings.Join(recorded, ", "), strings.Join(want, ", ")), nil
+		msg := fmt.Sprintf("recorded fields are (%s), want (%s)", strings.Join(recorded, ", "), strings.Join(want, ", "))
+		for _, c := range t.Columns {
+			if c.Document {
+				msg += fmt.Sprintf(", %s.* being the fields of %s at the top level of each document, not nested under %s: run dbarena cleanup, then prepare", c.Name, c.Name, c.Name)
+			}
+		}
+		return msg, nil
 	}
 	var doc bson.Raw
 	err = k.c.db.Collection(t.Name).FindOne(ctx, bson.D{}).Decode(&doc)
@@ -358,6 +461,7 @@ func (k catalog) MatchShape(ctx context.Context, t *schema.Table) (string, error
 		return "", err
 	}
 	fields := Fields(t)
+	document := slices.ContainsFunc(t.Columns, func(c schema.Column) bool { return c.Document })
 	var got []string
 	ok := true
 	for _, e := range elems {
@@ -370,6 +474,8 @@ func (k catalog) MatchShape(ctx context.Context, t *schema.Table) (string, error
 		case e.Key() == "_id":
 			// The server's own _id of a table whose key is not one column.
 			ok = ok && typ == bson.TypeObjectID
+		case document:
+			// One of the document column's fields.
 		default:
 			ok = false
 		}

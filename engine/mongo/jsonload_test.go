@@ -1,6 +1,7 @@
 package mongo_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -178,5 +179,88 @@ func BenchmarkBulkLoadJSON(b *testing.B) {
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "docs/s")
 	if cpu := mongo.CPUTime() - cpu0; cpu > 0 {
 		b.ReportMetric(float64(n)*float64(b.N)/cpu.Seconds(), "docs/client-cpu-s")
+	}
+}
+
+// TestBulkLoadDocumentColumn: a document column's objects are the
+// documents themselves, their fields after _id; MatchShape accepts the
+// collection and tells it from one recorded with the column nested; a
+// value that is no object, or has an _id of its own, fails the load
+// naming its row.
+func TestBulkLoadDocumentColumn(t *testing.T) {
+	ctx := context.Background()
+	e := open(t, testdb.Isolated(t, testdb.Mongo(t)))
+	conn := connect(t, e)
+	cat := conn.Catalog()
+	def := jsonTable("events")
+	def.Columns[1].Document = true
+	if err := cat.CreateTable(ctx, def); err != nil {
+		t.Fatal(err)
+	}
+	const n = 1200
+	if got, err := cat.BulkLoad(ctx, def, &jsonRows{n: n}); err != nil || got != n {
+		t.Fatalf("BulkLoad = %d, %v; want %d", got, err, n)
+	}
+	cur, err := conn.DB().Collection(def.Name).Find(ctx, bson.D{}, options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cur.Close(ctx)
+	read := 0
+	for ; cur.Next(ctx); read++ {
+		d := cur.Current
+		id := read + 1
+		elems, _ := d.Elements()
+		wantElems, _ := extJSON(t, event(id)).Document().Elements()
+		if len(elems) != len(wantElems)+1 || elems[0].Key() != "_id" || elems[0].Value().Int64() != int64(id) {
+			t.Fatalf("document %d: %v", id, d)
+		}
+		for i, w := range wantElems {
+			if !bytes.Equal(elems[i+1], w) {
+				t.Fatalf("document %d field %d: %v, want %v", id, i+1, elems[i+1], w)
+			}
+		}
+	}
+	if read != n {
+		t.Errorf("read %d documents, want %d", read, n)
+	}
+	if n, err := conn.DB().Collection(def.Name).CountDocuments(ctx, bson.D{{Key: "actor.login", Value: "user-7"}}); err != nil || n != 1 {
+		t.Errorf("documents of actor.login user-7: %d, %v", n, err)
+	}
+	if shape, err := cat.MatchShape(ctx, def); err != nil || shape != "" {
+		t.Errorf("MatchShape = %q, %v; want a match", shape, err)
+	}
+	nested := jsonTable("events")
+	if shape, err := cat.MatchShape(ctx, nested); err != nil || shape != "recorded fields are (id, doc.*), want (id, doc)" {
+		t.Errorf("MatchShape with doc nested = %q, %v", shape, err)
+	}
+	old := jsonTable("oldevents")
+	if err := cat.CreateTable(ctx, old); err != nil {
+		t.Fatal(err)
+	}
+	old.Columns[1].Document = true
+	old.Name = "oldevents"
+	if shape, err := cat.MatchShape(ctx, old); err != nil || shape != "recorded fields are (id, doc), want (id, doc.*), doc.* being the fields of doc at the top level of each document, not nested under doc: run dbarena cleanup, then prepare" {
+		t.Errorf("MatchShape of a collection recorded with doc nested = %q, %v", shape, err)
+	}
+
+	for _, c := range []struct {
+		vals []any
+		msg  string
+	}{
+		{[]any{`{}`, `[1]`}, "collection bad field doc row 2: a document column holds JSON objects, got a value of type array"},
+		{[]any{`{"_id":3}`}, "collection bad field doc row 1: the object has a field _id of its own"},
+	} {
+		bad := jsonTable("bad")
+		bad.Columns[1].Document = true
+		if err := cat.CreateTable(ctx, bad); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := cat.BulkLoad(ctx, bad, &jsonRows{n: 3, vals: c.vals}); err == nil || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("BulkLoad of %v: %v, want %q", c.vals, err, c.msg)
+		}
+		if err := cat.DropTable(ctx, "bad"); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

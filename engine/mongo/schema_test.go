@@ -3,6 +3,7 @@ package mongo
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -77,5 +78,45 @@ func TestFieldsIndexesValidator(t *testing.T) {
 	v := Validator(tb)
 	if got := v.String(); got != `{"$and":[{"amt":{"$gte":{"$numberDecimal":"0.00"}}},{"_id":{"$lt":{"$numberInt":"100"}}}]}` {
 		t.Errorf("Validator = %s", got)
+	}
+}
+
+// TestDocumentColumn: a document column's fields are at the top level:
+// its paths are indexed from the document's root, and a row's document
+// is its other columns followed by the object's fields.
+func TestDocumentColumn(t *testing.T) {
+	tb := &schema.Table{
+		Name:       "e",
+		Columns:    []schema.Column{{Name: "id", Type: schema.BigInt}, {Name: "doc", Type: schema.JSON, Document: true}},
+		PrimaryKey: []string{"id"},
+		Indexes:    []schema.Index{{Name: "e_login", Keys: []schema.Key{schema.Path("doc", "actor", "login")}}},
+	}
+	if f := fmt.Sprint(Fields(tb)); f != "[_id doc.*]" {
+		t.Errorf("Fields = %s", f)
+	}
+	if ix := Indexes(tb); len(ix) != 1 || ix[0].Keys.String() != `{"actor.login":{"$numberInt":"1"}}` {
+		t.Errorf("Indexes = %v", ix)
+	}
+	obj, _ := bson.Marshal(bson.D{{Key: "id", Value: "7"}, {Key: "actor", Value: bson.D{{Key: "login", Value: "x"}}}})
+	d, err := spread(nil, bson.D{{Key: "_id", Value: int64(7)}}, obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Validate(); err != nil || d.String() != `{"_id": {"$numberLong":"7"},"id": "7","actor": {"login": "x"}}` {
+		t.Errorf("spread = %s (%v)", d, err)
+	}
+	withID, _ := bson.Marshal(bson.D{{Key: "_id", Value: 1}})
+	if _, err := spread(nil, bson.D{{Key: "_id", Value: int64(7)}}, withID); err == nil || !strings.Contains(err.Error(), "a field _id of its own") {
+		t.Errorf("spread of an object with _id: %v", err)
+	}
+	var tc jsonTranscoder
+	for _, s := range []string{`[1]`, `"s"`} {
+		v, err := tc.document(json.RawMessage(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := documentObject(v); err == nil || !strings.Contains(err.Error(), "a document column holds JSON objects") {
+			t.Errorf("documentObject(%s): %v", s, err)
+		}
 	}
 }

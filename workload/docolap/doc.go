@@ -40,8 +40,9 @@
 //
 // One table, events: id (the event's id as a number, the primary key; _id
 // on MongoDB) and doc, the event as a JSON document (jsonb on PostgreSQL,
-// JSON on MySQL/MariaDB, JSON text on SQLite, a nested document under doc
-// on MongoDB), with the study's five path indexes declared once
+// JSON on MySQL/MariaDB, JSON text on SQLite; on MongoDB the event is the
+// document itself, its fields at the top level beside _id, as the study
+// imported the events), with the study's five path indexes declared once
 // (Declared): type, repo.name, payload.action, actor.login and
 // payload.issue.comments (as an integer).
 //

@@ -19,7 +19,7 @@ func meta() workload.Meta {
 	return workload.Meta{
 		Name:        "docolap",
 		Description: "JSON document analytics (PostgreSQL/MongoDB OLAP study): generated 2015 GitHub events, one JSON document per row, the study's aggregate queries A–D and D′",
-		Version:     "1",
+		Version:     "2", // 2: on MongoDB each event is the document itself, not nested under doc
 		New:         func() workload.Workload { return New() },
 	}
 }
@@ -167,16 +167,17 @@ func ops() []workload.Op {
 
 // Declared is the events table: the event's id (the number its "id"
 // holds) as the primary key, the event as a JSON document (jsonb on
-// PostgreSQL, JSON on MySQL and MariaDB, JSON text on SQLite, a nested
-// document under doc on MongoDB), and the study's five indexes: on the
-// type, repo.name, payload.action, actor.login and, as an integer,
-// payload.issue.comments.
+// PostgreSQL, JSON on MySQL and MariaDB, JSON text on SQLite) that is, on
+// MongoDB, the document itself (schema.Column.Document: its fields at the
+// top level, beside _id), and the study's five indexes: on the type,
+// repo.name, payload.action, actor.login and, as an integer,
+// payload.issue.comments (on MongoDB the top-level type, repo.name, …).
 func Declared() *schema.Table {
 	return &schema.Table{
 		Name: Table,
 		Columns: []schema.Column{
 			{Name: "id", Type: schema.BigInt},
-			{Name: "doc", Type: schema.JSON},
+			{Name: "doc", Type: schema.JSON, Document: true},
 		},
 		PrimaryKey: []string{"id"},
 		Indexes: []schema.Index{

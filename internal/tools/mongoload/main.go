@@ -3,9 +3,9 @@
 // documents. It reads a file that `dbarena dump docolap` wrote (PostgreSQL's
 // COPY text format: one event a line, its id, a tab and its JSON document
 // with backslashes doubled) and encodes every line as the BSON document
-// {_id: id, doc: <the JSON as a nested document>} (numbers as a relaxed
-// Extended JSON parser makes them: int32 where they fit, else int64 or
-// double). With -encode it writes those documents, one after another, to
+// dbarena stores: the event itself, {_id: id, <the JSON's fields>}, its
+// fields at the top level after _id (numbers as a relaxed Extended JSON
+// parser makes them: int32 where they fit, else int64 or double). With -encode it writes those documents, one after another, to
 // a .bson file (the layout mongodump writes), so that later runs read them
 // ready-made with -bson. Then, timed:
 //
@@ -278,13 +278,19 @@ func decode(dst, line []byte) ([]byte, error) {
 	return unescape(dst, rest)
 }
 
-// encodeDoc is the BSON document {_id: id, doc: doc parsed}.
+// encodeDoc is the BSON document {_id: id, <doc's fields>}: the event
+// parsed, its fields after _id.
 func encodeDoc(id int64, doc []byte) (bson.Raw, error) {
-	var nested bson.D
-	if err := bson.UnmarshalExtJSON(doc, false, &nested); err != nil {
+	var fields bson.D
+	if err := bson.UnmarshalExtJSON(doc, false, &fields); err != nil {
 		return nil, err
 	}
-	return bson.Marshal(bson.D{{Key: "_id", Value: id}, {Key: "doc", Value: nested}})
+	for _, f := range fields {
+		if f.Key == "_id" {
+			return nil, errors.New("the document has an _id of its own")
+		}
+	}
+	return bson.Marshal(append(bson.D{{Key: "_id", Value: id}}, fields...))
 }
 
 // writeBSON writes docs, one after another, to a new file out.

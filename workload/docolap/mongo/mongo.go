@@ -1,9 +1,11 @@
 // Package mongo is the docolap workload's implementation for MongoDB: the
-// events collection holds the same rows as the SQL table, each event a
-// nested document under doc with the event's id as _id, and the study's
-// five indexes on doc.type, doc.repo.name, doc.payload.action,
-// doc.actor.login and doc.payload.issue.comments (declared once, in
-// package workload/docolap, and built by engine/mongo). The queries are
+// events collection holds the same events as the SQL table, each event
+// the document itself, as the study imported them: its fields (its own
+// id, a numeric string, among them) at the top level, after _id, the
+// event's id as a number (the SQL table's id column). The study's five
+// indexes are on type, repo.name, payload.action, actor.login and
+// payload.issue.comments (declared once, in package workload/docolap, and
+// built by engine/mongo). The queries are
 // aggregation pipelines run with allowDiskUse, ordered with the same
 // tie-breaking keys as the SQL ones, so that every engine returns the
 // same rows. It registers itself for engine.FamilyMongo; workload.ForFamily
@@ -158,17 +160,14 @@ func (w *Docolap) answer(ctx context.Context, c engine.Conn, op string) ([][]str
 	return docolap.AnswerWith(ctx, w, c, op)
 }
 
-// field is the document field of a path inside the event: the events are
-// nested under doc, the table's JSON column.
-func field(path string) string { return "doc." + path }
-
-// Pipeline is query name's aggregation pipeline. Each sorts by its figure
+// Pipeline is query name's aggregation pipeline, on the events' own
+// fields (paths from the document's root: $type, $actor.login, …). Each sorts by its figure
 // descending and then by _id (the name) ascending, in byte order (the
 // simple collation), as the SQL queries do.
 func Pipeline(name string) (drv.Pipeline, error) {
 	count := func(key string, limit int) drv.Pipeline {
 		p := drv.Pipeline{
-			{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$" + field(key)}, {Key: "n", Value: bson.D{{Key: "$sum", Value: 1}}}}}},
+			{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$" + key}, {Key: "n", Value: bson.D{{Key: "$sum", Value: 1}}}}}},
 			{{Key: "$sort", Value: bson.D{{Key: "n", Value: -1}, {Key: "_id", Value: 1}}}},
 		}
 		if limit > 0 {
@@ -178,15 +177,15 @@ func Pipeline(name string) (drv.Pipeline, error) {
 	}
 	avg := func(typ string) drv.Pipeline {
 		return drv.Pipeline{
-			{{Key: "$match", Value: bson.D{{Key: field("type"), Value: typ}, {Key: field("payload.issue.comments"), Value: bson.D{{Key: "$gt", Value: 2}}}}}},
-			{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$" + field("repo.name")}, {Key: "comments", Value: bson.D{{Key: "$avg", Value: "$" + field("payload.issue.comments")}}}}}},
+			{{Key: "$match", Value: bson.D{{Key: "type", Value: typ}, {Key: "payload.issue.comments", Value: bson.D{{Key: "$gt", Value: 2}}}}}},
+			{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$repo.name"}, {Key: "comments", Value: bson.D{{Key: "$avg", Value: "$payload.issue.comments"}}}}}},
 			{{Key: "$sort", Value: bson.D{{Key: "comments", Value: -1}, {Key: "_id", Value: 1}}}},
 		}
 	}
 	switch name {
 	case docolap.QueryA:
 		return append(drv.Pipeline{
-			{{Key: "$match", Value: bson.D{{Key: field("type"), Value: "IssuesEvent"}, {Key: field("payload.action"), Value: "opened"}}}},
+			{{Key: "$match", Value: bson.D{{Key: "type", Value: "IssuesEvent"}, {Key: "payload.action", Value: "opened"}}}},
 		}, count("repo.name", 0)...), nil
 	case docolap.QueryB:
 		return count("type", 0), nil

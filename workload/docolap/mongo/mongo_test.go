@@ -16,11 +16,11 @@ import (
 // goldenPipelines are the queries' aggregation pipelines, as relaxed
 // extended JSON.
 var goldenPipelines = map[string]string{
-	"A":  `[{"$match":{"doc.type":"IssuesEvent","doc.payload.action":"opened"}},{"$group":{"_id":"$doc.repo.name","n":{"$sum":1}}},{"$sort":{"n":-1,"_id":1}}]`,
-	"B":  `[{"$group":{"_id":"$doc.type","n":{"$sum":1}}},{"$sort":{"n":-1,"_id":1}}]`,
-	"C":  `[{"$group":{"_id":"$doc.actor.login","n":{"$sum":1}}},{"$sort":{"n":-1,"_id":1}},{"$limit":10}]`,
-	"D":  `[{"$match":{"doc.type":"PushEvent","doc.payload.issue.comments":{"$gt":2}}},{"$group":{"_id":"$doc.repo.name","comments":{"$avg":"$doc.payload.issue.comments"}}},{"$sort":{"comments":-1,"_id":1}}]`,
-	"D2": `[{"$match":{"doc.type":"IssueCommentEvent","doc.payload.issue.comments":{"$gt":2}}},{"$group":{"_id":"$doc.repo.name","comments":{"$avg":"$doc.payload.issue.comments"}}},{"$sort":{"comments":-1,"_id":1}}]`,
+	"A":  `[{"$match":{"type":"IssuesEvent","payload.action":"opened"}},{"$group":{"_id":"$repo.name","n":{"$sum":1}}},{"$sort":{"n":-1,"_id":1}}]`,
+	"B":  `[{"$group":{"_id":"$type","n":{"$sum":1}}},{"$sort":{"n":-1,"_id":1}}]`,
+	"C":  `[{"$group":{"_id":"$actor.login","n":{"$sum":1}}},{"$sort":{"n":-1,"_id":1}},{"$limit":10}]`,
+	"D":  `[{"$match":{"type":"PushEvent","payload.issue.comments":{"$gt":2}}},{"$group":{"_id":"$repo.name","comments":{"$avg":"$payload.issue.comments"}}},{"$sort":{"comments":-1,"_id":1}}]`,
+	"D2": `[{"$match":{"type":"IssueCommentEvent","payload.issue.comments":{"$gt":2}}},{"$group":{"_id":"$repo.name","comments":{"$avg":"$payload.issue.comments"}}},{"$sort":{"comments":-1,"_id":1}}]`,
 }
 
 func TestPipelines(t *testing.T) {
@@ -51,7 +51,7 @@ func TestIndexes(t *testing.T) {
 		b, _ := bson.MarshalExtJSON(x.Keys, false, false)
 		got = append(got, string(b))
 	}
-	want := []string{`{"doc.repo.name":1}`, `{"doc.payload.action":1}`, `{"doc.type":1}`, `{"doc.actor.login":1}`, `{"doc.payload.issue.comments":1}`}
+	want := []string{`{"repo.name":1}`, `{"payload.action":1}`, `{"type":1}`, `{"actor.login":1}`, `{"payload.issue.comments":1}`}
 	if len(got) != len(want) {
 		t.Fatalf("indexes %v", got)
 	}

@@ -12,6 +12,8 @@
 //
 //	name: knobs                  # default: the file's name
 //	description: one line for the summary
+//	vars:                        # variables, each with its default: ${clients} stands for the value
+//	  clients: [1, 2, 4]         # plan run/show --var 'clients=[1, 2, 4, 8, 16]' overrides it (as YAML)
 //	seed: 42                     # the order of the runs and the runs' seed (default 1)
 //	repetitions: 3               # rounds (default 1)
 //	duration: 60s                # measured phase of each run (or seconds; optional with events)

@@ -11,6 +11,7 @@ import (
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/runner/timing"
+	"github.com/dbarena/dbarena/server"
 	"github.com/dbarena/dbarena/workload"
 )
 
@@ -84,6 +85,25 @@ func CheckCold(mode, target string, restartable bool, dropCaches string) error {
 		return bad(fmt.Sprintf("the OS page cache cannot be dropped here (%s cannot be written: %v; a container may forbid it); give --cold restart to restart the server only", dropCaches, err))
 	}
 	return f.Close()
+}
+
+// CheckColdTarget is CheckCold for a target as written (TargetSpec.URL;
+// "" the embedded default), before it is resolved: only a managed:
+// target can be restarted. Session.Measure checks again against the
+// server it has (a managed PgBouncer cannot be restarted).
+func CheckColdTarget(mode, raw, dropCaches string) error {
+	if mode == "" || mode == timing.ColdNone {
+		return nil
+	}
+	name, restartable := "the embedded default (SQLite)", false
+	if raw != "" {
+		t, err := engine.ParseTarget(raw, "", func(string) string { return "" })
+		if err != nil {
+			return nil // Resolve reports it
+		}
+		name, restartable = t.String(), t.URL.Scheme == server.Scheme
+	}
+	return CheckCold(mode, name, restartable, dropCaches)
 }
 
 // coldFor decides cfg's cold mode on the session's target, refusing one

@@ -152,6 +152,11 @@ func runWorkload(ctx context.Context, st *State, w workload.Workload, tf *target
 	} else if err := timing.CheckAnalytic(w, rf.cfg.Analytic); err != nil {
 		errs = append(errs, err)
 	}
+	if rf.cfg.Tries != nil {
+		if err := session.CheckColdTarget(rf.cfg.ColdMode, tf.target, ""); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if err := usage(errs); err != nil {
 		return err
 	}

@@ -61,21 +61,39 @@ func ColdMode(mode string, restartable bool) string {
 // naming --cold and the target: restart or drop-caches on a target
 // dbarena cannot restart (not a managed server, or one in front of
 // another), and drop-caches where dropCaches (DropCachesFile when "")
-// cannot be written: that needs root, and it empties the page cache of
-// the whole host. mode "" is the target's default and always holds.
+// cannot be written (CheckDropCaches). mode "" is the target's default
+// and always holds.
 func CheckCold(mode, target string, restartable bool, dropCaches string) error {
-	if mode == "" || mode == timing.ColdNone {
+	if err := CheckRestartable(mode, target, restartable); err != nil {
+		return err
+	}
+	if mode == timing.ColdDropCaches {
+		return CheckDropCaches(dropCaches)
+	}
+	return nil
+}
+
+// CheckRestartable is CheckCold's first half, which reads nothing on
+// this host: restart or drop-caches on a target dbarena cannot restart
+// is refused, naming --cold and the target.
+func CheckRestartable(mode, target string, restartable bool) error {
+	if mode == "" || mode == timing.ColdNone || restartable {
 		return nil
 	}
-	bad := func(msg string) error { return &workload.OptionError{Flag: "cold", Value: mode, Err: msg} }
-	if !restartable {
-		return bad(fmt.Sprintf("target %s is not a managed server that dbarena can restart: give --cold none (its first tries are lukewarm) or a managed: target", target))
-	}
-	if mode != timing.ColdDropCaches {
-		return nil
-	}
+	return &workload.OptionError{Flag: "cold", Value: mode,
+		Err: fmt.Sprintf("target %s is not a managed server that dbarena can restart: give --cold none (its first tries are lukewarm) or a managed: target", target)}
+}
+
+// CheckDropCaches refuses --cold drop-caches where dropCaches
+// (DropCachesFile when "") cannot be written: that needs root, and it
+// empties the page cache of the whole host. It opens the file for
+// writing and writes nothing.
+func CheckDropCaches(dropCaches string) error {
 	if dropCaches == "" {
 		dropCaches = DropCachesFile
+	}
+	bad := func(msg string) error {
+		return &workload.OptionError{Flag: "cold", Value: timing.ColdDropCaches, Err: msg}
 	}
 	f, err := os.OpenFile(dropCaches, os.O_WRONLY, 0)
 	if err != nil {

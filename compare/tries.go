@@ -32,7 +32,11 @@ type TriesTable struct {
 	// FirstTries says how each column's first tries ran (cold, lukewarm;
 	// several kinds joined by ", ").
 	FirstTries []string
-	Rows       []TriesRow
+	// ColdModes are each column's cold modes as its files record them
+	// (the run option cold: restart, drop-caches, none; several joined
+	// by ", "; "" in files that predate it).
+	ColdModes []string
+	Rows      []TriesRow
 	// Differences are what differs between the columns besides the
 	// figures (server settings, versions), as under Build's tables.
 	Differences []Difference
@@ -152,9 +156,13 @@ func buildTries(inputs []Input, baseline string) (*TriesTable, error) {
 	var queries []string
 	pooled := make([]map[string]*result.QueryTries, len(t.Labels))
 	firsts := make([][]string, len(t.Labels))
+	modes := make([][]string, len(t.Labels))
 	for c, ins := range colInputs {
 		pooled[c] = map[string]*result.QueryTries{}
 		for _, in := range ins {
+			if m := in.File.Workload.Options["cold"]; m != "" && !slices.Contains(modes[c], m) {
+				modes[c] = append(modes[c], m)
+			}
 			for _, r := range in.File.Runs {
 				if r.Tries == nil {
 					continue
@@ -182,8 +190,9 @@ func buildTries(inputs []Input, baseline string) (*TriesTable, error) {
 			}
 		}
 	}
-	for _, f := range firsts {
+	for c, f := range firsts {
 		t.FirstTries = append(t.FirstTries, strings.Join(f, ", "))
+		t.ColdModes = append(t.ColdModes, strings.Join(modes[c], ", "))
 	}
 
 	for _, q := range queries {
@@ -357,21 +366,39 @@ func formatSeconds(v float64) string {
 	return strconv.FormatFloat(v, 'f', 4, 64)
 }
 
-// FirstTriesNote says how each column's first tries ran, when that is
-// not cold everywhere.
+// FirstTriesNote says how the columns' first tries ran when that is not
+// cold (result.LabelCold) everywhere: once when every column's ran
+// alike, else column by column, saying why for lukewarm ones (the cold
+// mode none, recorded in the file, or a target dbarena cannot restart).
+// It is "" when every first try was cold.
 func (t *TriesTable) FirstTriesNote() string {
-	var parts []string
-	allCold := true
-	for c, f := range t.FirstTries {
-		if f != result.LabelCold {
-			allCold = false
-		}
-		parts = append(parts, t.Labels[c]+" "+f)
-	}
-	if allCold {
+	if len(t.FirstTries) == 0 {
 		return ""
 	}
-	return "first tries: " + strings.Join(parts, "; ") + " (a target dbarena cannot restart, not a managed server, has lukewarm first tries)"
+	same, lukewarm := true, false
+	for _, f := range t.FirstTries {
+		same = same && f == t.FirstTries[0]
+		lukewarm = lukewarm || slices.Contains(strings.Split(f, ", "), result.LabelLukewarm)
+	}
+	if same && !lukewarm {
+		if f := t.FirstTries[0]; f != result.LabelCold && f != "" {
+			return "first tries: " + f + " in every column"
+		}
+		return ""
+	}
+	var parts []string
+	for c, f := range t.FirstTries {
+		part := t.Labels[c] + " " + f
+		if slices.Contains(strings.Split(f, ", "), result.LabelLukewarm) {
+			if m := t.ColdModes[c]; m != "" {
+				part += " (--cold " + m + ": the server was not restarted before them)"
+			} else {
+				part += " (a target dbarena cannot restart, not a managed server)"
+			}
+		}
+		parts = append(parts, part)
+	}
+	return "first tries: " + strings.Join(parts, "; ")
 }
 
 // WriteTriesText writes the tables aligned, their notes under them.

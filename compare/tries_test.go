@@ -131,3 +131,41 @@ func TestSpeedup(t *testing.T) {
 		}
 	}
 }
+
+// The note on the first tries says how they ran when not cold
+// everywhere, and why for lukewarm ones, by the cold mode the files
+// record: none at all when every column's were restarted alike.
+func TestFirstTriesNote(t *testing.T) {
+	times := map[string][]*float64{"A": {s(2), s(1)}, "B": {s(2), s(1)}}
+	file := func(label, first, mode string) Input {
+		f := triesFile(label, first, "h1", times)
+		if mode != "" {
+			f.Workload.Options["cold"] = mode
+		}
+		return Input{Path: label + ".json", File: f}
+	}
+	kept := result.LabelColdCacheKept
+	for _, tc := range []struct {
+		name string
+		in   []Input
+		want string
+	}{
+		{"cold everywhere", []Input{file("pg", result.LabelCold, "drop-caches"), file("mongo", result.LabelCold, "drop-caches")}, ""},
+		{"restarted everywhere", []Input{file("pg", kept, "restart"), file("mongo", kept, "restart")},
+			"first tries: cold (server restarted, OS cache kept) in every column"},
+		{"one lukewarm by --cold none", []Input{file("pg", kept, "restart"), file("mongo", result.LabelLukewarm, "none")},
+			"first tries: pg cold (server restarted, OS cache kept); mongo lukewarm (--cold none: the server was not restarted before them)"},
+		{"an older file's lukewarm", []Input{file("pg", result.LabelCold, ""), file("mongo", result.LabelLukewarm, "")},
+			"first tries: pg cold; mongo lukewarm (a target dbarena cannot restart, not a managed server)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tables, err := BuildTries(tc.in, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := tables[0].FirstTriesNote(); got != tc.want {
+				t.Errorf("note\n got %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+}

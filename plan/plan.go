@@ -20,6 +20,7 @@ import (
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/metric"
 	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/session"
 	"github.com/dbarena/dbarena/threshold"
 	"github.com/dbarena/dbarena/workload"
 )
@@ -309,12 +310,16 @@ type rawWorkload struct {
 	rs runSettings
 	// columns are the entry's columns field (hasColumns: given);
 	// own are the workload's own metrics (known: the workload was found).
-	columns                []columnValue
-	hasColumns, known      bool
-	own                    []string
-	node, labelN, metricN  ast.Node
-	targetsN               ast.Node
-	targetNodes            []ast.Node
+	columns               []columnValue
+	hasColumns, known     bool
+	own                   []string
+	node, labelN, metricN ast.Node
+	targetsN              ast.Node
+	targetNodes           []ast.Node
+	// coldN is where the entry's cold mode was given (its own or the
+	// plan's), at coldPath.
+	coldN                  ast.Node
+	coldPath               string
 	path                   string
 	optionKey              string
 	hasLabel, hasOptionErr bool
@@ -593,6 +598,17 @@ func (d *decoder) plan(body ast.Node, path string, opt Options) *Plan {
 			if !w.RunsOn(t) {
 				continue
 			}
+			if w.Run.Tries != nil {
+				// A managed server can be restarted; whether this host
+				// may drop its page cache is the runner's to check
+				// (session.CheckDropCaches), not the file's.
+				if err := session.CheckRestartable(w.Run.ColdMode, fmt.Sprintf("%q (%s)", t.Label, t.Redacted), t.Managed); err != nil {
+					var oe *workload.OptionError
+					errors.As(err, &oe)
+					d.errorf(workloads[i].coldN, workloads[i].coldPath, "%s: %s", oe.Value, oe.Err)
+					continue
+				}
+			}
 			rates := []*float64{nil}
 			if len(w.Rates) > 0 {
 				rates = make([]*float64, len(w.Rates))
@@ -802,6 +818,9 @@ func (d *decoder) runConfig(rw *rawWorkload, plan *runSettings, seen map[Problem
 		cfg.Duration = runner.DefaultConfig().Duration // unused by tries; valid
 	}
 	d.checkTriesThreads(rw, cfg)
+	if v, ok := where["cold"]; ok {
+		rw.coldN, rw.coldPath = v.node, v.path
+	}
 	rw.w.Run = cfg
 }
 

@@ -35,6 +35,14 @@ func TestTriesInPlans(t *testing.T) {
 	if errs := p.Cells[0].Config().Validate(); len(errs) > 0 {
 		t.Errorf("the cell's configuration: %v", errs)
 	}
+	// A cold mode is a run option like the others; none holds anywhere.
+	p, err = plan.Parse("exp.yaml", []byte(triesPlan+"    cold: none\n"), plan.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Cells[0].Config().ColdMode; got != "none" {
+		t.Errorf("cold mode %q, want none", got)
+	}
 
 	for _, tc := range []struct {
 		name, src, field, msg string
@@ -42,6 +50,9 @@ func TestTriesInPlans(t *testing.T) {
 		{"tries 0", strings.Replace(triesPlan, "tries: 3", "tries: 0", 1), "workloads[0].tries", "0: must be at least 1"},
 		{"threads", triesPlan + "    threads: [1, 2]\n", "workloads[0].threads", "[1 2]: the analytic timing model (tries) runs its queries on one connection: give 1"},
 		{"warmup", triesPlan + "    warmup: 5s\n", "workloads[0].warmup", "5s: the analytic timing model (--tries) has no warm-up"},
+		{"cold unknown", triesPlan + "    cold: frozen\n", "workloads[0].cold", "frozen: want restart, drop-caches, none"},
+		{"cold restart on a URL", triesPlan + "    cold: restart\n", "workloads[0].cold", `restart: target "pg" (postgres://bench@127.0.0.1/bench) is not a managed server that dbarena can restart`},
+		{"cold without tries", strings.Replace(triesPlan, "tries: 3\n    query_timeout: 1m", "duration: 1s\n    threads: 1\n    cold: none", 1), "workloads[0].cold", "none: says how the first tries"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pe := problems(t, tc.src, plan.Options{})

@@ -6,18 +6,22 @@ import (
 	"slices"
 )
 
-// How the first try of a query ran (Try.Label); the later tries are
-// LabelHot.
+// How the first try of a query ran (Try.Label), as the run's cold mode
+// (the run option cold, recorded in Workload.Options) made it; the later
+// tries are LabelHot.
 const (
 	// LabelCold is a first try after the server was restarted and the
-	// operating system's page cache dropped.
+	// operating system's page cache dropped (--cold drop-caches).
 	LabelCold = "cold"
-	// LabelColdCacheKept is a first try after the server was restarted
-	// when the page cache could not be dropped (that needs root): the
-	// server's own caches were empty, the operating system's were not.
+	// LabelColdCacheKept is a first try after the server was restarted,
+	// the operating system's page cache kept (--cold restart, the
+	// default on a managed server; in files of older versions, a run
+	// whose drop of the page cache was not permitted): the server's own
+	// caches were empty, the operating system's were not.
 	LabelColdCacheKept = "cold (server restarted, OS cache kept)"
-	// LabelLukewarm is a first try on a server dbarena cannot restart
-	// (a URL target): whatever earlier work left in its caches stays.
+	// LabelLukewarm is a first try on a server that was not restarted
+	// (--cold none, the default on a target dbarena cannot restart, not
+	// a managed server): whatever earlier work left in its caches stays.
 	LabelLukewarm = "lukewarm"
 	// LabelHot is every try after the first.
 	LabelHot = "hot"

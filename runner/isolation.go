@@ -54,21 +54,27 @@ func (c Config) Effective(w workload.Workload) (isolation string, retry workload
 // workload's options, under their flag names, so that compare treats
 // them like the workload options they once were (--vary isolation): for a
 // workload with RunDefaults (its workers replay), the isolation level and
-// the retry policy; for others the isolation level when one is set.
+// the retry policy; for others the isolation level when one is set; in
+// the analytic timing model (Tries) the cold mode, as decided for the
+// target (ColdMode, set by package session before the file's header is
+// written).
 func OptionValues(w workload.Workload, c Config) map[string]string {
+	out := map[string]string{}
+	if c.Tries != nil && c.ColdMode != "" {
+		out["cold"] = c.ColdMode
+	}
 	isolation, retry := c.Effective(w)
 	if w.Define().RunDefaults == nil {
-		if isolation == "" {
-			return nil
+		if isolation != "" {
+			out["isolation"] = isolation
 		}
-		return map[string]string{"isolation": isolation}
+		return out
 	}
-	return map[string]string{
-		"isolation":         isolation,
-		"max-retries":       strconv.Itoa(retry.MaxRetries),
-		"retry-backoff":     retry.Base.String(),
-		"retry-backoff-max": retry.Max.String(),
-	}
+	out["isolation"] = isolation
+	out["max-retries"] = strconv.Itoa(retry.MaxRetries)
+	out["retry-backoff"] = retry.Base.String()
+	out["retry-backoff-max"] = retry.Max.String()
+	return out
 }
 
 // checkIsolation refuses an isolation level the target's engine does not

@@ -79,8 +79,10 @@ func Options() []Option {
 // (timing.Analytic).
 func analyticOptions() []Option {
 	return []Option{
-		{Flag: "tries", Field: "tries", Usage: "the analytic timing model: run each of the workload's queries this many times in a row on one connection (the first try cold on a managed server, restarted, else lukewarm; hot is the best of the others), instead of the closed loop for --time",
+		{Flag: "tries", Field: "tries", Usage: "the analytic timing model: run each of the workload's queries this many times in a row on one connection (the first try cold as --cold says; hot is the best of the others), instead of the closed loop for --time",
 			Value: func(c *Config) pflag.Value { return &optIntValue{p: &c.Tries} }},
+		{Flag: "cold", Field: "cold", Usage: "with --tries: how each query's first try is made cold: restart (restart the server, keeping the OS page cache; the default on a managed server), drop-caches (restart it and drop the OS page cache: the whole host's, needs root; only when asked) or none (the first try lukewarm; the default on a target dbarena cannot restart)",
+			Value: func(c *Config) pflag.Value { return (*stringValue)(&c.ColdMode) }},
 		{Flag: "query-timeout", Field: "query_timeout", Usage: "with --tries: the longest one try may take; a try that takes longer is cancelled and recorded as failed (null), never as a time",
 			Value: func(c *Config) pflag.Value { return (*durationValue)(&c.QueryTimeout) }},
 	}

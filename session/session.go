@@ -67,6 +67,10 @@ type Options struct {
 	ServerPID int
 	// Managed is the managed server behind the target, or nil.
 	Managed Managed
+	// DropCachesFile is the file that drops the operating system's page
+	// cache under --cold drop-caches (default DropCachesFile); nothing
+	// else writes it.
+	DropCachesFile string
 	// Knobs are the settings the target's server was asked for (a
 	// managed server's), recorded as the result file's Target.Knobs.
 	Knobs map[string]string
@@ -179,6 +183,12 @@ func (s *Session) Measure(ctx context.Context, w workload.Workload, cfgs []runne
 	if len(cfgs) == 0 {
 		return nil, errors.New("session: no run configuration")
 	}
+	cfgs = slices.Clone(cfgs)
+	for i := range cfgs {
+		if err := s.coldFor(&cfgs[i]); err != nil {
+			return nil, err
+		}
+	}
 	file, err := s.describe(ctx, w, cfgs[0])
 	if err != nil {
 		return nil, s.serverDied(err)
@@ -246,8 +256,11 @@ func (s *Session) Run(ctx context.Context, w workload.Workload, cfg runner.Confi
 	if m := s.opt.Managed; m != nil && cfg.ServerDown == nil {
 		cfg.ServerDown = func() bool { return !m.Alive() }
 	}
+	if err := s.coldFor(&cfg); err != nil {
+		return nil, err
+	}
 	if cfg.Tries != nil && cfg.Cold == nil {
-		cfg.Cold = s.coldHook()
+		cfg.Cold = s.coldHook(cfg.ColdMode)
 	}
 	cfg.Process = ProcessFor(s.opt.Engine, cfg)
 	ts, errs := threshold.ParseAll(cfg.Thresholds, threshold.ContextOf(w))

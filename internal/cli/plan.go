@@ -16,6 +16,7 @@ import (
 	"github.com/dbarena/dbarena/report"
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/runner/timing"
 	"github.com/dbarena/dbarena/server"
 	"github.com/dbarena/dbarena/session"
 	"github.com/dbarena/dbarena/sysmon"
@@ -50,6 +51,14 @@ func newPlanCmd(st *State) *cobra.Command {
 			}
 			if loadThreads < 1 {
 				return &UsageError{fmt.Errorf("--load-threads %d: must be at least 1", loadThreads)}
+			}
+			for _, c := range p.Cells {
+				if c.Workload.Run.Tries != nil && c.Workload.Run.ColdMode == timing.ColdDropCaches {
+					if err := session.CheckDropCaches(""); err != nil {
+						return &UsageError{fmt.Errorf("%s: workload %q: %w", args[0], c.Workload.Label, err)}
+					}
+					break
+				}
 			}
 			if connectTimeout <= 0 {
 				return &UsageError{fmt.Errorf("--connect-timeout %s: must be positive", connectTimeout.String())}

@@ -152,6 +152,11 @@ func runWorkload(ctx context.Context, st *State, w workload.Workload, tf *target
 	} else if err := timing.CheckAnalytic(w, rf.cfg.Analytic); err != nil {
 		errs = append(errs, err)
 	}
+	if rf.cfg.Tries != nil {
+		if err := session.CheckColdTarget(rf.cfg.ColdMode, tf.target, ""); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if err := usage(errs); err != nil {
 		return err
 	}
@@ -190,7 +195,7 @@ func runWorkload(ctx context.Context, st *State, w workload.Workload, tf *target
 		Observer: live.observer(&report.Lines{W: st.Stdout}),
 		Before: func(cfg runner.Config) {
 			if cfg.Tries != nil {
-				fmt.Fprintf(st.Stdout, "\nrunning %s on %s: each query %d times on one connection\n", w.Define().Meta.Name, r.Target, *cfg.Tries)
+				fmt.Fprintf(st.Stdout, "\nrunning %s on %s: each query %d times on one connection (--cold %s)\n", w.Define().Meta.Name, r.Target, *cfg.Tries, cfg.ColdMode)
 			} else {
 				fmt.Fprintf(st.Stdout, "\nrunning %s on %s: %d threads, %s (warm-up %s)%s\n", w.Define().Meta.Name, r.Target, cfg.Threads, cfg.Limit(), cfg.Warmup, rateHeader(cfg.Rate))
 			}

@@ -23,6 +23,10 @@ func TestTriesOptionsRefused(t *testing.T) {
 		{"tries 0", []string{"run", "docolap", "--tries", "0", "--target", sq}, "--tries 0: must be at least 1"},
 		{"query timeout alone", []string{"run", "docolap", "--query-timeout", "1m", "--target", sq}, "--query-timeout 1m0s: limits the tries of the analytic timing model: give --tries too"},
 		{"threads", []string{"run", "docolap", "--tries", "3", "--threads", "4", "--target", sq}, "--threads 4: the analytic timing model (--tries) runs its queries on one connection"},
+		{"cold unknown", []string{"run", "docolap", "--tries", "3", "--cold", "frozen", "--target", sq}, "--cold frozen: want restart, drop-caches, none"},
+		{"cold alone", []string{"run", "docolap", "--cold", "none", "--target", sq}, "--cold none: says how the first tries of the analytic timing model are made cold: give --tries too"},
+		{"cold restart on a URL", []string{"run", "docolap", "--tries", "3", "--cold", "restart", "--target", sq}, "--cold restart: target sqlite=" + sq + " is not a managed server that dbarena can restart"},
+		{"drop caches on the default", []string{"run", "docolap", "--tries", "3", "--cold", "drop-caches"}, "--cold drop-caches: target the embedded default (SQLite) is not a managed server"},
 		{"not queries", []string{"run", "oltp_point_select", "--tries", "3", "--target", sq}, "--tries 3: the workload's operations are not queries"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

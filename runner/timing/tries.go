@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -30,16 +32,37 @@ type Analytic struct {
 	Tries *int
 	// QueryTimeout limits one try (--query-timeout; 0: no limit).
 	QueryTimeout time.Duration
+	// ColdMode is how each query's first try is made cold (--cold): one
+	// of the Cold constants, "" for the target's default (package
+	// session decides it: ColdRestart on a managed server that can be
+	// restarted, else ColdNone) and turns it into Cold.
+	ColdMode string
 	// Cold, when set, is called before the first try of each query, on no
 	// open connection: it makes the try cold (a managed server restarted,
-	// the operating system's page cache dropped where permitted) and
-	// returns the try's label (result.LabelCold, LabelColdCacheKept).
-	// Without it the first try is result.LabelLukewarm.
+	// with ColdDropCaches the operating system's page cache dropped too)
+	// and returns the try's label (result.LabelColdCacheKept,
+	// result.LabelCold). Without it the first try is result.LabelLukewarm.
 	Cold func(ctx context.Context) (label string, err error)
 	// OnTry, when set, is told about each try as it ends, on the run's
 	// goroutine (live output).
 	OnTry func(TryEvent)
 }
+
+// The cold modes (Analytic.ColdMode, --cold).
+const (
+	// ColdRestart restarts the server before each query's first try; the
+	// operating system's page cache is left alone.
+	ColdRestart = "restart"
+	// ColdDropCaches restarts the server and drops the operating
+	// system's page cache (sync, then 1 to /proc/sys/vm/drop_caches): it
+	// empties the cache of the whole host, and needs root.
+	ColdDropCaches = "drop-caches"
+	// ColdNone runs the first tries as they come: lukewarm.
+	ColdNone = "none"
+)
+
+// ColdModes are the cold modes in the order help gives them.
+var ColdModes = []string{ColdRestart, ColdDropCaches, ColdNone}
 
 // TryEvent is what Analytic.OnTry is told after each try.
 type TryEvent struct {
@@ -75,7 +98,13 @@ func (c Analytic) Validate(threads int, warmup time.Duration, rate RateConfig) [
 		if c.QueryTimeout > 0 {
 			bad("query-timeout", c.QueryTimeout, "limits the tries of the analytic timing model: give --tries too")
 		}
+		if c.ColdMode != "" {
+			bad("cold", c.ColdMode, "says how the first tries of the analytic timing model are made cold: give --tries too")
+		}
 		return errs
+	}
+	if c.ColdMode != "" && !slices.Contains(ColdModes, c.ColdMode) {
+		bad("cold", c.ColdMode, "want "+strings.Join(ColdModes, ", "))
 	}
 	if *c.Tries < 1 {
 		bad("tries", *c.Tries, "must be at least 1")

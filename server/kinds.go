@@ -48,6 +48,9 @@ type KindDef struct {
 	// an error wrapping ErrNotInstalled that names the package to
 	// install.
 	Find func(spec Spec) (Binaries, error)
+	// Programs are the programs whose paths Find takes from
+	// Spec.Programs (its flag is --NAME); Validate refuses others.
+	Programs []string
 	// Start starts the server in its new state directory: it writes the
 	// configuration, runs the set-up programs (Starting.Setup), starts
 	// the server (Starting.Run), and reads every knob back

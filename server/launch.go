@@ -116,7 +116,8 @@ var logPrefix = regexp.MustCompile(`^\d{4}-\d\d-\d\d\s+[\d:.]+\s+(?:[A-Z]{2,5}\s
 
 // errorWords mark the log lines that may blame a knob (a MariaDB note
 // that merely echoes a setting does not).
-var errorWords = []string{"ERROR", "FATAL", "HINT", "invalid", "Invalid", "unknown", "unrecognized", "out of range", "must be"}
+var errorWords = []string{"ERROR", "FATAL", "HINT", "invalid", "Invalid", "unknown", "unrecognized", "out of range", "must be",
+	"Unknown", "BadValue", "Error parsing"}
 
 // knobProblems finds the knobs that error lines of a failed start's log
 // name: "unrecognized configuration parameter "shared_bufers"",

@@ -68,6 +68,9 @@ type Spec struct {
 	// BinDir is where the server's programs are; empty means the usual
 	// places (see Kind).
 	BinDir string
+	// Programs names the paths of some of the kind's programs, by name
+	// ("mongod"), ahead of BinDir and the usual places.
+	Programs map[string]string
 	// Home is dbarena's data directory: the server's files go into
 	// Home/servers/NAME/. It is required.
 	Home string
@@ -135,6 +138,11 @@ func (s Spec) Validate() []error {
 	}
 	if s.Backend != "" && def.Backend == "" {
 		bad("backend %q: only %s servers have one", s.Backend, frontKinds())
+	}
+	for prog, path := range s.Programs {
+		if !containsName(def.Programs, prog) && def.known() {
+			bad("--%s %s: %s servers take no such program", prog, path, s.Kind)
+		}
 	}
 	seen := map[string]bool{}
 	for _, k := range s.Knobs {

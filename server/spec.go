@@ -206,6 +206,7 @@ func mustKind(k Kind) Kind {
 //	managed:postgres?shared_buffers=1GB&max_wal_size=4GB   a new PostgreSQL
 //	managed:mariadb?innodb_buffer_pool_size=1G             a new MariaDB
 //	managed:pgbouncer?shared_buffers=1GB                   a new PgBouncer in front of a new PostgreSQL
+//	managed:mongo?wiredTigerCacheSizeGB=1                  a new MongoDB (a one-node replica set)
 //	managed:pg1                                            the started server named pg1
 //
 // ("managed://postgres?…" is accepted too). For a new server the Spec has

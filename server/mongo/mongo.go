@@ -167,6 +167,8 @@ func knobArgs(knobs []server.Knob, opts map[string]bool) (args []string, params 
 	for _, k := range knobs {
 		takesValue, isOpt := opts[k.Name]
 		switch {
+		case !isOpt && caseless(opts, k.Name) != "":
+			errs = append(errs, &server.KnobError{Kind: ServerKind, Knob: k, Problem: "mongod's option is " + caseless(opts, k.Name) + " (its names are case-sensitive)"})
 		case !isOpt:
 			params[k.Name] = true
 			args = append(args, "--setParameter", k.Name+"="+k.Value)
@@ -179,6 +181,16 @@ func knobArgs(knobs []server.Knob, opts map[string]bool) (args []string, params 
 		}
 	}
 	return args, params, errors.Join(errs...)
+}
+
+// caseless is the option whose name is name but for case, or "".
+func caseless(opts map[string]bool, name string) string {
+	for o := range opts {
+		if strings.EqualFold(o, name) {
+			return o
+		}
+	}
+	return ""
 }
 
 // optionPaths are the places of command-line options in getCmdLineOpts'

@@ -139,6 +139,7 @@ func TestManagedMongoBadKnobs(t *testing.T) {
 		{"wiredTigerCacheSizeGB=banana", "Error parsing option"},
 		{"noSuchParameterAtAll=1", "Unknown --setParameter"},
 		{"cpu=false", "a switch of mongod"},
+		{"wiredTigerCacheSizeGb=1", "mongod's option is wiredTigerCacheSizeGB"},
 	} {
 		t.Run(tc.knob, func(t *testing.T) {
 			k, _ := server.ParseKnob(tc.knob)

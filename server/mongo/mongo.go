@@ -213,7 +213,8 @@ var optionPaths = map[string]string{
 }
 
 // startMongod writes a keyFile, starts mongod on 127.0.0.1 in the run
-// directory (data in data/, --replSet rs0 --auth --keyFile, the knobs),
+// directory (data in data/, --replSet rs0 --auth --keyFile, no Unix
+// socket, the knobs),
 // makes it a one-node replica set with user bench (root) through the
 // localhost exception (Initiate), waits until a transaction commits,
 // and reads the knobs back (getParameter, getCmdLineOpts).
@@ -248,7 +249,7 @@ func startMongod(ctx context.Context, st *server.Starting) error {
 	command := func(port int) (string, []string, error) {
 		args := []string{"--dbpath", dataDir, "--bind_ip", "127.0.0.1", "--port", strconv.Itoa(port),
 			"--replSet", ReplSet, "--auth", "--keyFile", keyFile, "--pidfilepath", pidFile(run),
-			"--unixSocketPrefix", run}
+			"--nounixsocket"}
 		return st.Program("mongod"), append(args, kargs...), nil
 	}
 	node := func() Node {

@@ -138,6 +138,7 @@ func TestManagedMongoBadKnobs(t *testing.T) {
 	for _, tc := range []struct{ knob, want string }{
 		{"wiredTigerCacheSizeGB=banana", "Error parsing option"},
 		{"noSuchParameterAtAll=1", "Unknown --setParameter"},
+		{"featureCompatibilityVersion=6.0", "Cannot use --setParameter to set"},
 		{"cpu=false", "a switch of mongod"},
 		{"wiredTigerCacheSizeGb=1", "mongod's option is wiredTigerCacheSizeGB"},
 	} {

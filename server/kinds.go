@@ -185,8 +185,9 @@ func Kinds() []Kind {
 	return out
 }
 
-// kindNames is "postgres, mariadb or pgbouncer" (sep ", " and last " or ")
-// or, with last ", ", "postgres, mariadb, pgbouncer".
+// kindNames is "postgres, mariadb, pgbouncer or mongo" (sep ", " and
+// last " or ") or, with last ", ", "postgres, mariadb, pgbouncer, mongo",
+// with the kinds server/all registers.
 func kindNames(last string) string {
 	list := registered()
 	var b strings.Builder

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -142,7 +143,7 @@ func knobProblems(def *KindDef, log string, knobs []Knob) []error {
 			if !mentions(strings.ToLower(line), name) || !hasAny(line, errorWords) {
 				continue
 			}
-			problem := logPrefix.ReplaceAllString(strings.TrimSpace(line), "")
+			problem := logPrefix.ReplaceAllString(plainLine(line), "")
 			if i+1 < len(lines) && strings.Contains(lines[i+1], "HINT:") {
 				problem += " (" + logPrefix.ReplaceAllString(strings.TrimSpace(lines[i+1]), "") + ")"
 			}
@@ -151,6 +152,27 @@ func knobProblems(def *KindDef, log string, knobs []Knob) []error {
 		}
 	}
 	return errs
+}
+
+// plainLine is a log line as a message: for a structured (JSON) line, as
+// mongod writes them, its msg and the error's errmsg.
+func plainLine(line string) string {
+	line = strings.TrimSpace(line)
+	var l struct {
+		Msg  string `json:"msg"`
+		Attr struct {
+			Error struct {
+				Errmsg string `json:"errmsg"`
+			} `json:"error"`
+		} `json:"attr"`
+	}
+	if !strings.HasPrefix(line, "{") || json.Unmarshal([]byte(line), &l) != nil || l.Msg == "" {
+		return line
+	}
+	if l.Attr.Error.Errmsg != "" {
+		return l.Msg + ": " + l.Attr.Error.Errmsg
+	}
+	return l.Msg
 }
 
 // mentions tells whether line holds name as a whole word ('-' and '_'

@@ -159,7 +159,8 @@ func parseHelp(out []byte) map[string]bool {
 
 // knobArgs turns the knobs into mongod arguments: an option --help lists
 // as --name=value (a switch, with value true, as --name), any other name
-// as --setParameter name=value. It returns the arguments and which knobs
+// as --setParameter name=value; a name that is an option's but for case,
+// or within two edits of one, is refused (a misspelt option). It returns the arguments and which knobs
 // are setParameters.
 func knobArgs(knobs []server.Knob, opts map[string]bool) (args []string, params map[string]bool, err error) {
 	params = map[string]bool{}
@@ -169,6 +170,9 @@ func knobArgs(knobs []server.Knob, opts map[string]bool) (args []string, params 
 		switch {
 		case !isOpt && caseless(opts, k.Name) != "":
 			errs = append(errs, &server.KnobError{Kind: ServerKind, Knob: k, Problem: "mongod's option is " + caseless(opts, k.Name) + " (its names are case-sensitive)"})
+		case !isOpt && server.Nearest(k.Name, opts) != "":
+			// No setParameter is within two edits of an option.
+			errs = append(errs, &server.KnobError{Kind: ServerKind, Knob: k, Problem: "neither an option of mongod --help nor (surely) a setParameter; did you mean " + server.Nearest(k.Name, opts) + "?"})
 		case !isOpt:
 			params[k.Name] = true
 			args = append(args, "--setParameter", k.Name+"="+k.Value)

@@ -141,6 +141,7 @@ func TestManagedMongoBadKnobs(t *testing.T) {
 		{"featureCompatibilityVersion=6.0", "Cannot use --setParameter to set"},
 		{"cpu=false", "a switch of mongod"},
 		{"wiredTigerCacheSizeGb=1", "mongod's option is wiredTigerCacheSizeGB"},
+		{"wiredTigerCacheSizGB=1", "did you mean wiredTigerCacheSizeGB?"},
 	} {
 		t.Run(tc.knob, func(t *testing.T) {
 			k, _ := server.ParseKnob(tc.knob)

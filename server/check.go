@@ -71,6 +71,15 @@ func CheckKnobs(ctx context.Context, spec Spec) error {
 	return errors.Join(errs...)
 }
 
+// Nearest is the name of known within two edits of name (but not name
+// itself), "" when there is none: the setting a misspelt one meant.
+func Nearest(name string, known map[string]bool) string {
+	if known[name] {
+		return ""
+	}
+	return nearest(name, known)
+}
+
 // nearest is the known name within two edits of name, "" when there is
 // none (the first in sorted order on a tie).
 func nearest(name string, known map[string]bool) string {

@@ -1,11 +1,12 @@
 // Package server starts, finds and stops managed servers: throw-away
-// local PostgreSQL, MariaDB and PgBouncer servers that dbarena runs from
-// the machine's own binaries, with the settings (knobs) a benchmark asks
+// local PostgreSQL, MariaDB, PgBouncer and MongoDB servers that dbarena
+// runs from the machine's own binaries, with the settings (knobs) a benchmark asks
 // for.
 //
 // The package names no kind itself: each kind is a KindDef that a
 // package of its own registers from its init (RegisterKind) — PostgreSQL
-// and PgBouncer in server/postgres, MariaDB in server/mariadb — so a
+// and PgBouncer in server/postgres, MariaDB in server/mariadb, MongoDB (a
+// one-node replica set) in server/mongo — so a
 // binary knows the kinds it imports (server/all). The package and its
 // kinds import no engine, and no engine imports them.
 //
@@ -23,7 +24,7 @@
 //
 // PostgreSQL and PgBouncer refuse to run as root: as root they run as
 // user postgres (created as a system user when missing), MariaDB as root
-// with --user=root. Otherwise every server runs as the caller. Servers run
+// with --user=root, mongod as root. Otherwise every server runs as the caller. Servers run
 // in sessions of their own: they outlive the process that started them
 // until Stop, here or in another process after Lookup.
 //
@@ -41,5 +42,6 @@
 //
 // The package runs the servers' programs directly (os/exec), never a
 // shell or scripts/testservers, and reads no process globals but PATH
-// and TMPDIR through Spec.Getenv (os.Getenv by default).
+// and TMPDIR through Spec.Getenv (os.Getenv by default); server/mongo
+// reads DBARENA_MONGOD, XDG_CACHE_HOME and HOME there too.
 package server

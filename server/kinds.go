@@ -48,6 +48,9 @@ type KindDef struct {
 	// an error wrapping ErrNotInstalled that names the package to
 	// install.
 	Find func(spec Spec) (Binaries, error)
+	// Programs are the programs whose paths Find takes from
+	// Spec.Programs (its flag is --NAME); Validate refuses others.
+	Programs []string
 	// Start starts the server in its new state directory: it writes the
 	// configuration, runs the set-up programs (Starting.Setup), starts
 	// the server (Starting.Run), and reads every knob back
@@ -182,8 +185,9 @@ func Kinds() []Kind {
 	return out
 }
 
-// kindNames is "postgres, mariadb or pgbouncer" (sep ", " and last " or ")
-// or, with last ", ", "postgres, mariadb, pgbouncer".
+// kindNames is "postgres, mariadb, pgbouncer or mongo" (sep ", " and
+// last " or ") or, with last ", ", "postgres, mariadb, pgbouncer, mongo",
+// with the kinds server/all registers.
 func kindNames(last string) string {
 	list := registered()
 	var b strings.Builder

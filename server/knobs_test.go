@@ -67,6 +67,15 @@ func TestServerKnobProblems(t *testing.T) {
 	if len(got) != 1 || got[0].Error() != "pgbouncer setting pgbouncer.default_pool_sise=5: unknown parameter: pgbouncer/default_pool_sise" {
 		t.Errorf("PgBouncer: %v", got)
 	}
+
+	mLog := `{"t":{"$date":"2026-12-01T19:40:50.736Z"},"s":"I",  "c":"CONTROL",  "id":20697,   "ctx":"-","msg":"Renamed existing log file"}
+{"t":{"$date":"2026-12-01T19:40:50.736Z"},"s":"F",  "c":"CONTROL",  "id":20574,   "ctx":"-","msg":"Error during global initialization","attr":{"error":{"code":2,"codeName":"BadValue","errmsg":"Unknown --setParameter 'fooBar'"}}}
+Error parsing option "wiredTigerCacheSizeGB" as double in: Did not consume any digits`
+	got = knobProblems(&KindDef{Kind: "mongo"}, mLog, []Knob{{"fooBar", "1"}, {"wiredTigerCacheSizeGB", "x"}, {"slowms", "5"}})
+	if len(got) != 2 || got[0].Error() != "mongo setting fooBar=1: Error during global initialization: Unknown --setParameter 'fooBar'" ||
+		got[1].Error() != `mongo setting wiredTigerCacheSizeGB=x: Error parsing option "wiredTigerCacheSizeGB" as double in: Did not consume any digits` {
+		t.Errorf("MongoDB: %v", got)
+	}
 }
 
 func TestServerParseStat(t *testing.T) {

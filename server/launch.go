@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -116,7 +117,8 @@ var logPrefix = regexp.MustCompile(`^\d{4}-\d\d-\d\d\s+[\d:.]+\s+(?:[A-Z]{2,5}\s
 
 // errorWords mark the log lines that may blame a knob (a MariaDB note
 // that merely echoes a setting does not).
-var errorWords = []string{"ERROR", "FATAL", "HINT", "invalid", "Invalid", "unknown", "unrecognized", "out of range", "must be"}
+var errorWords = []string{"ERROR", "FATAL", "HINT", "invalid", "Invalid", "unknown", "unrecognized", "out of range", "must be",
+	"Unknown", "BadValue", "Error parsing"}
 
 // knobProblems finds the knobs that error lines of a failed start's log
 // name: "unrecognized configuration parameter "shared_bufers"",
@@ -141,7 +143,7 @@ func knobProblems(def *KindDef, log string, knobs []Knob) []error {
 			if !mentions(strings.ToLower(line), name) || !hasAny(line, errorWords) {
 				continue
 			}
-			problem := logPrefix.ReplaceAllString(strings.TrimSpace(line), "")
+			problem := logPrefix.ReplaceAllString(plainLine(line), "")
 			if i+1 < len(lines) && strings.Contains(lines[i+1], "HINT:") {
 				problem += " (" + logPrefix.ReplaceAllString(strings.TrimSpace(lines[i+1]), "") + ")"
 			}
@@ -150,6 +152,27 @@ func knobProblems(def *KindDef, log string, knobs []Knob) []error {
 		}
 	}
 	return errs
+}
+
+// plainLine is a log line as a message: for a structured (JSON) line, as
+// mongod writes them, its msg and the error's errmsg.
+func plainLine(line string) string {
+	line = strings.TrimSpace(line)
+	var l struct {
+		Msg  string `json:"msg"`
+		Attr struct {
+			Error struct {
+				Errmsg string `json:"errmsg"`
+			} `json:"error"`
+		} `json:"attr"`
+	}
+	if !strings.HasPrefix(line, "{") || json.Unmarshal([]byte(line), &l) != nil || l.Msg == "" {
+		return line
+	}
+	if l.Attr.Error.Errmsg != "" {
+		return l.Msg + ": " + l.Attr.Error.Errmsg
+	}
+	return l.Msg
 }
 
 // mentions tells whether line holds name as a whole word ('-' and '_'

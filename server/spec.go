@@ -68,6 +68,9 @@ type Spec struct {
 	// BinDir is where the server's programs are; empty means the usual
 	// places (see Kind).
 	BinDir string
+	// Programs names the paths of some of the kind's programs, by name
+	// ("mongod"), ahead of BinDir and the usual places.
+	Programs map[string]string
 	// Home is dbarena's data directory: the server's files go into
 	// Home/servers/NAME/. It is required.
 	Home string
@@ -136,6 +139,11 @@ func (s Spec) Validate() []error {
 	if s.Backend != "" && def.Backend == "" {
 		bad("backend %q: only %s servers have one", s.Backend, frontKinds())
 	}
+	for prog, path := range s.Programs {
+		if !containsName(def.Programs, prog) && def.known() {
+			bad("--%s %s: %s servers take no such program", prog, path, s.Kind)
+		}
+	}
 	seen := map[string]bool{}
 	for _, k := range s.Knobs {
 		what := "setting " + k.String()
@@ -198,6 +206,7 @@ func mustKind(k Kind) Kind {
 //	managed:postgres?shared_buffers=1GB&max_wal_size=4GB   a new PostgreSQL
 //	managed:mariadb?innodb_buffer_pool_size=1G             a new MariaDB
 //	managed:pgbouncer?shared_buffers=1GB                   a new PgBouncer in front of a new PostgreSQL
+//	managed:mongo?wiredTigerCacheSizeGB=1                  a new MongoDB (a one-node replica set)
 //	managed:pg1                                            the started server named pg1
 //
 // ("managed://postgres?…" is accepted too). For a new server the Spec has

@@ -19,8 +19,8 @@ import (
 func newServerCmd(st *State) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "server",
-		Short: "Start, list and stop managed local servers (PostgreSQL, MariaDB, PgBouncer)",
-		Long: "Managed servers are throw-away PostgreSQL, MariaDB and PgBouncer servers that dbarena starts from the machine's\n" +
+		Short: "Start, list and stop managed local servers (PostgreSQL, MariaDB, PgBouncer, MongoDB)",
+		Long: "Managed servers are throw-away PostgreSQL, MariaDB, PgBouncer and MongoDB servers that dbarena starts from the machine's\n" +
 			"binaries in its data directory, with the settings given (--set name=value, read back from the running server).\n" +
 			"Each listens on 127.0.0.1 only and has user bench, database bench and a random password kept in a file.\n" +
 			"A target managed:NAME uses a started one; managed:postgres?shared_buffers=1GB starts one for one command.",
@@ -44,9 +44,10 @@ func newServerCmd(st *State) *cobra.Command {
 func newServerStartCmd(st *State) *cobra.Command {
 	var spec server.Spec
 	var sets []string
+	var mongod string
 	timeout := seconds(time.Minute)
 	cmd := &cobra.Command{
-		Use:   "start postgres|mariadb|pgbouncer [--name NAME] [--set name=value]...",
+		Use:   "start postgres|mariadb|pgbouncer|mongo [--name NAME] [--set name=value]...",
 		Short: "Start a managed server and leave it running",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -56,6 +57,9 @@ func newServerStartCmd(st *State) *cobra.Command {
 				errs = append(errs, err)
 			}
 			spec.Kind, spec.Timeout, spec.Getenv = kind, time.Duration(timeout), st.Getenv
+			if mongod != "" {
+				spec.Programs = map[string]string{"mongod": mongod}
+			}
 			for _, s := range sets {
 				k, err := server.ParseKnob(s)
 				if err != nil {
@@ -87,6 +91,7 @@ func newServerStartCmd(st *State) *cobra.Command {
 	fs.StringVar(&spec.Name, "name", "", "name of the server, for --target managed:NAME and server stop NAME (default: KIND-<random>)")
 	fs.StringArrayVar(&sets, "set", nil, "a server setting, name=value (repeatable); for pgbouncer, pgbouncer.NAME=value sets PgBouncer's own, the others its PostgreSQL's")
 	fs.IntVar(&spec.Port, "port", 0, "TCP port on 127.0.0.1 (default: a free one)")
+	fs.StringVar(&mongod, "mongod", "", "mongo: the mongod `program` (default: $DBARENA_MONGOD, PATH, then the cache scripts/testservers install fills)")
 	fs.StringVar(&spec.BinDir, "bin-dir", "", "directory of the server's programs (default: the newest /usr/lib/postgresql/*/bin, else PATH and /usr/sbin)")
 	fs.StringVar(&spec.Backend, "backend", "", "pgbouncer: the started PostgreSQL server to go in front of (default: start one of its own with the --set values)")
 	fs.Var(&timeout, "timeout", "give up when the server does not accept connections after this long")

@@ -4,21 +4,12 @@
 // by itself (it ships no mongo shell).
 //
 // Run against a freshly started node (--replSet, --auth, --keyFile), it
-//
-//  1. connects directly (directConnection=true, no credentials: the
-//     localhost exception lets a client on 127.0.0.1 in while the node has
-//     no users),
-//  2. runs replSetInitiate with one member, host:port, unless the node
-//     already belongs to the replica set,
-//  3. waits until the node is primary (hello's isWritablePrimary),
-//  4. creates the user in admin with role root, unless that user can log in
-//     already,
-//  5. checks that a new client, connected through the replica-set URL and
-//     authenticated as the user, gets an answer to ping.
-//
-// Every step is idempotent: a second run against an initiated node whose
-// user exists only waits for the primary and logs in. With -check it does
-// step 5 alone (exit status 0 when the server is ready).
+// calls server/mongo's Initiate, the code that starts dbarena's managed
+// MongoDB servers: initiate the replica set through the localhost
+// exception, wait for the primary, create the user in admin with role
+// root, and ping through the replica-set URL as that user. Every step is
+// idempotent. With -check it only logs in and pings (server/mongo's
+// Check; exit status 0 when the server is ready).
 //
 // The password is read from the first line of -password-file ("-" reads
 // standard input); it is never printed.
@@ -38,22 +29,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
-	"net/url"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
-)
-
-// Server error codes (src/mongo/base/error_codes.yml).
-const (
-	codeUnauthorized       = 13
-	codeAlreadyInitialized = 23
+	"github.com/dbarena/dbarena/server/mongo"
 )
 
 type config struct {
@@ -119,19 +99,18 @@ Usage: go run ./internal/tools/mongoinit [flags]
 	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
 	defer cancel()
 	logf := func(format string, a ...any) { fmt.Fprintf(stderr, "mongoinit: "+format+"\n", a...) }
+	n := mongo.Node{Host: c.host, Port: c.port, ReplSet: c.replSet, User: c.user, Password: password}
 	if c.checkOnly {
-		err = check(ctx, c, password)
+		err = mongo.Check(ctx, n)
 	} else {
-		err = initiate(ctx, c, password, logf)
+		err = mongo.Initiate(ctx, n, logf)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "mongoinit: %s: %v\n", c.addr(), err)
+		fmt.Fprintf(stderr, "mongoinit: %s: %v\n", n.Addr(), err)
 		return 1
 	}
 	return 0
 }
-
-func (c config) addr() string { return net.JoinHostPort(c.host, strconv.Itoa(c.port)) }
 
 // readPassword returns the first line of the file, or of stdin for "-".
 func readPassword(file string, stdin io.Reader) (string, error) {
@@ -153,110 +132,4 @@ func readPassword(file string, stdin io.Reader) (string, error) {
 		return "", errors.New("the password is empty")
 	}
 	return pw, nil
-}
-
-// hello is the part of the hello command's answer mongoinit reads.
-type hello struct {
-	SetName           string `bson:"setName"`
-	IsWritablePrimary bool   `bson:"isWritablePrimary"`
-}
-
-func initiate(ctx context.Context, c config, password string, logf func(string, ...any)) error {
-	direct, err := mongo.Connect(options.Client().
-		ApplyURI("mongodb://" + c.addr() + "/?directConnection=true").
-		SetServerSelectionTimeout(10 * time.Second))
-	if err != nil {
-		return err
-	}
-	defer direct.Disconnect(context.Background())
-	admin := direct.Database("admin")
-
-	var h hello
-	if err := admin.RunCommand(ctx, bson.D{{Key: "hello", Value: 1}}).Decode(&h); err != nil {
-		return fmt.Errorf("hello: %w", err)
-	}
-	switch h.SetName {
-	case "":
-		cfg := bson.D{
-			{Key: "_id", Value: c.replSet},
-			{Key: "members", Value: bson.A{bson.D{{Key: "_id", Value: 0}, {Key: "host", Value: c.addr()}}}},
-		}
-		err := admin.RunCommand(ctx, bson.D{{Key: "replSetInitiate", Value: cfg}}).Err()
-		switch {
-		case err == nil:
-			logf("initiated replica set %s with member %s", c.replSet, c.addr())
-		case hasCode(err, codeAlreadyInitialized), hasCode(err, codeUnauthorized):
-			// A restarted node answers hello before it has loaded its
-			// replica set configuration; its users closed the localhost
-			// exception. Either way it is initiated: wait for the primary.
-			logf("replica set %s is initiated already", c.replSet)
-		default:
-			return fmt.Errorf("replSetInitiate: %w", err)
-		}
-	case c.replSet:
-		logf("replica set %s is initiated already", c.replSet)
-	default:
-		return fmt.Errorf("the node belongs to replica set %q, not %q", h.SetName, c.replSet)
-	}
-
-	var helloErr error // the last one, while the node changes state
-	for !h.IsWritablePrimary {
-		select {
-		case <-ctx.Done():
-			if helloErr != nil {
-				return fmt.Errorf("the node did not become primary: %w (last hello: %v)", ctx.Err(), helloErr)
-			}
-			return fmt.Errorf("the node did not become primary: %w", ctx.Err())
-		case <-time.After(250 * time.Millisecond):
-		}
-		h = hello{}
-		helloErr = admin.RunCommand(ctx, bson.D{{Key: "hello", Value: 1}}).Decode(&h)
-	}
-
-	loginErr := check(ctx, c, password)
-	if loginErr == nil {
-		logf("%s is primary; user %s logs in", c.addr(), c.user)
-		return nil
-	}
-	err = admin.RunCommand(ctx, bson.D{
-		{Key: "createUser", Value: c.user},
-		{Key: "pwd", Value: password},
-		{Key: "roles", Value: bson.A{bson.D{{Key: "role", Value: "root"}, {Key: "db", Value: "admin"}}}},
-	}).Err()
-	if err != nil {
-		if hasCode(err, codeUnauthorized) {
-			return fmt.Errorf("user %s cannot log in (%v), and the node has users already, so the localhost exception no longer lets it be created: %w", c.user, loginErr, err)
-		}
-		return fmt.Errorf("createUser %s: %w", c.user, err)
-	}
-	logf("created user %s in admin with role root", c.user)
-	if err := check(ctx, c, password); err != nil {
-		return err
-	}
-	logf("%s is primary; user %s logs in", c.addr(), c.user)
-	return nil
-}
-
-// check logs in as the user with a new client through the replica-set URL
-// and pings. (A client that connected before the node became primary would
-// keep reporting that sessions are not supported.)
-func check(ctx context.Context, c config, password string) error {
-	q := url.Values{"replicaSet": {c.replSet}, "authSource": {"admin"}}
-	client, err := mongo.Connect(options.Client().
-		ApplyURI("mongodb://" + c.addr() + "/?" + q.Encode()).
-		SetAuth(options.Credential{Username: c.user, Password: password, PasswordSet: true, AuthSource: "admin"}).
-		SetServerSelectionTimeout(10 * time.Second))
-	if err != nil {
-		return err
-	}
-	defer client.Disconnect(context.Background())
-	if err := client.Database("admin").RunCommand(ctx, bson.D{{Key: "ping", Value: 1}}).Err(); err != nil {
-		return fmt.Errorf("ping as %s through replica set %s: %w", c.user, c.replSet, err)
-	}
-	return nil
-}
-
-func hasCode(err error, code int) bool {
-	var se mongo.ServerError
-	return errors.As(err, &se) && se.HasErrorCode(code)
 }

@@ -232,8 +232,23 @@ func (s *section) varied() []string {
 			values[o.Name][o.Value] = true
 		}
 	}
+	// The run options a result file records among the workload's
+	// (runner.OptionValues): entries of a group that set them apart are
+	// compared across them too.
+	for _, w := range s.group {
+		if values["isolation"] == nil {
+			values["isolation"] = map[string]bool{}
+		}
+		values["isolation"][w.Run.Isolation] = true
+	}
 	var out []string
 	for name, vs := range values {
+		if name == "isolation" {
+			if len(vs) > 1 {
+				out = append(out, name)
+			}
+			continue
+		}
 		set := 0
 		for _, w := range s.group {
 			if slices.ContainsFunc(w.Options, func(o Setting) bool { return o.Name == name }) {

@@ -41,6 +41,13 @@ var studyPages = map[string]studyPage{
 		chart:   "NOPM (/min) vs threads",
 		headers: []string{"wal vs base", "wal+sb vs wal", "base server_cpu_pct", "wal+sb pg_checkpoints"},
 	},
+	"ongres-study.yaml": {
+		title:   "airline: tps (/s), higher is better; changes against pg/rc; average: means, and the change of the means; beside each column its retries_per_s (/s), retry_pct (medians of the runs)",
+		chart:   "tps vs threads",
+		headers: []string{"pg/ser vs pg/rc", "mongo/txn vs pg/rc", "pg/ser retries_per_s", "mongo/txn retry_pct"},
+		retries: true,
+		more:    []string{"pgbouncer", "cold (server restarted, OS cache kept)"},
+	},
 	"payments-pg-vs-mariadb.yaml": {
 		title:   "payments: transfers/min, higher is better; changes against postgres; average: means, and the change of the means; beside each column its server_cpu_pct, host_iowait_pct (medians of the runs)",
 		chart:   "transfers/min vs threads",

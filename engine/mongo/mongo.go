@@ -239,7 +239,11 @@ func (e *Engine) ServerInfo(ctx context.Context) (engine.ServerInfo, error) {
 	if err := admin.RunCommand(ctx, bson.D{{Key: "getParameter", Value: "*"}}).Decode(&params); err != nil {
 		return info, fmt.Errorf("mongodb: getParameter: %w", err)
 	}
-	delete(params, "ok")
+	// The reply's status, cluster time and operation time are not
+	// parameters: the times would make every two result files differ.
+	for _, k := range []string{"ok", "$clusterTime", "operationTime"} {
+		delete(params, k)
+	}
 	flatten(info.Settings, "param.", params)
 	var cmdline bson.M
 	if err := admin.RunCommand(ctx, bson.D{{Key: "getCmdLineOpts", Value: 1}}).Decode(&cmdline); err == nil {

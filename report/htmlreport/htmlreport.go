@@ -1,6 +1,8 @@
 // Package htmlreport renders result files into one self-contained HTML
 // file: charts of throughput and latency against threads, throughput and
-// p95 over time for every run, per-operation tables, and the environment.
+// p95 over time for every run, the server's metrics over time where they
+// were sampled (CPU and IOPS, and the charts the engines' metrics name:
+// metric.ServerMetric.Chart), per-operation tables, and the environment.
 //
 // The page needs no network: Apache ECharts 5.6.0 (assets/echarts.min.js,
 // Apache License 2.0, from the npm package) is inlined, and the charts'

@@ -677,7 +677,7 @@ func (c statsChart) chart(r *result.Run, s *scale) map[string]any {
 	grid := o["grid"].(map[string]any)
 	// A title, a legend of short labels that wraps past four on a
 	// phone's width, and the axis' name.
-	grid["top"] = 60 + 20*((len(series)-1)/4)
+	grid["top"] = 60 + 26*((len(series)-1)/4)
 	return o
 }
 

@@ -168,6 +168,10 @@ type StatsMetric struct {
 	// Live places the metric in the live line, under LiveLabel.
 	Live      LiveSlot
 	LiveLabel string
+	// Chart, when not "", is the title of the report's server chart over
+	// time that draws the metric, one line per metric of the engine with
+	// the same Chart, all of one Unit, under ChartLabel ("insert").
+	Chart, ChartLabel string
 }
 
 // check reports what is wrong with an engine's ServerStats (a programming
@@ -176,7 +180,7 @@ func (s *ServerStats) check() string {
 	if s.Open == nil {
 		return "ServerStats without Open"
 	}
-	seen := map[string]bool{}
+	seen, chartUnits := map[string]bool{}, map[string]string{}
 	for _, m := range s.Metrics {
 		switch {
 		case m.Name == "" || m.Unit == "" || m.Help == "":
@@ -193,6 +197,13 @@ func (s *ServerStats) check() string {
 			return "metric " + m.Name + ": a count's unit is \"count\", and only a count's"
 		case m.Live != LiveNone && m.LiveLabel == "":
 			return "metric " + m.Name + ": a place in the live line needs a LiveLabel"
+		case m.Chart != "" && m.ChartLabel == "":
+			return "metric " + m.Name + ": a place in a chart needs a ChartLabel"
+		case m.Chart != "" && chartUnits[m.Chart] != "" && chartUnits[m.Chart] != m.Unit:
+			return fmt.Sprintf("metric %s: chart %q draws %s, not %s: a chart has one axis", m.Name, m.Chart, chartUnits[m.Chart], m.Unit)
+		}
+		if m.Chart != "" {
+			chartUnits[m.Chart] = m.Unit
 		}
 		seen[m.Name] = true
 	}

@@ -38,6 +38,10 @@ func TestRegisterBadServerStats(t *testing.T) {
 		{"no kind", engine.ServerStats{Open: open, Metrics: []engine.StatsMetric{{Name: "x_s", Unit: "/s", Help: "x", Counters: []string{"x"}}}}, "unknown kind 0"},
 		{"hit without parts", engine.ServerStats{Open: open, Metrics: []engine.StatsMetric{{Name: "x_pct", Unit: "%", Help: "x", Kind: engine.MetricHitPct, Counters: []string{"h", "m"}}}}, "a hit percentage needs"},
 		{"count's unit", engine.ServerStats{Open: open, Metrics: []engine.StatsMetric{{Name: "x", Unit: "/s", Help: "x", Kind: engine.MetricCount, Counters: []string{"x"}}}}, `a count's unit is "count"`},
+		{"chart without label", engine.ServerStats{Open: open, Metrics: []engine.StatsMetric{{Name: "x_s", Unit: "/s", Help: "x", Kind: engine.MetricRate, Counters: []string{"x"}, Chart: "X"}}}, "a place in a chart needs a ChartLabel"},
+		{"chart of two units", engine.ServerStats{Open: open, Metrics: []engine.StatsMetric{
+			{Name: "x_s", Unit: "/s", Help: "x", Kind: engine.MetricRate, Counters: []string{"x"}, Chart: "X", ChartLabel: "x"},
+			{Name: "y_mb", Unit: "MB", Help: "y", Kind: engine.MetricGauge, Counters: []string{"y"}, Chart: "X", ChartLabel: "y"}}}, `chart "X" draws /s, not MB`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			defer func() {

@@ -38,6 +38,10 @@ type ServerMetric struct {
 	// Summed tells that a run's value adds the metric up over the
 	// intervals (a count of events) rather than averaging it.
 	Summed bool
+	// Chart, when not "", is the title of the report's server chart over
+	// time that draws the metric with the others of the same Chart (all
+	// of one Unit), under ChartLabel.
+	Chart, ChartLabel string
 }
 
 // serverMetrics is the registered source of the server metrics.

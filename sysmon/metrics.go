@@ -77,7 +77,8 @@ var metricUnits = sync.OnceValue(func() map[string]string {
 
 // engineDef is how an engine's declared metric is computed.
 func engineDef(sm engine.StatsMetric) metricDef {
-	d := metricDef{MetricInfo: MetricInfo{Name: sm.Name, Unit: sm.Unit, Help: sm.Help, Summed: sm.Kind == engine.MetricCount},
+	d := metricDef{MetricInfo: MetricInfo{Name: sm.Name, Unit: sm.Unit, Help: sm.Help, Summed: sm.Kind == engine.MetricCount,
+		Chart: sm.Chart, ChartLabel: sm.ChartLabel},
 		live: sm.Live, liveLabel: sm.LiveLabel}
 	first := ""
 	if len(sm.Counters) > 0 {

@@ -164,23 +164,38 @@ func gauge(name, unit, help, g string) engine.StatsMetric {
 	return engine.StatsMetric{Name: name, Unit: unit, Help: help, Kind: engine.MetricGauge, Counters: []string{g}}
 }
 
+// The report's charts of MongoDB's metrics (engine.StatsMetric.Chart).
+const (
+	chartOps     = "MongoDB operations per second"
+	chartTxn     = "MongoDB transactions per second"
+	chartCache   = "WiredTiger cache (MB)"
+	chartTickets = "tickets available"
+	chartNet     = "MongoDB network (MB/s)"
+)
+
+// charted places m in the report's chart title under label.
+func charted(m engine.StatsMetric, title, label string) engine.StatsMetric {
+	m.Chart, m.ChartLabel = title, label
+	return m
+}
+
 // metrics are MongoDB's server metrics, in the order reports list them.
 var metrics = []engine.StatsMetric{
-	rate("mongo_opcounters_insert_s", "documents inserted per second (serverStatus opcounters.insert)", "mongo.opcounters.insert"),
-	rate("mongo_opcounters_query_s", "queries per second (opcounters.query)", "mongo.opcounters.query"),
-	rate("mongo_opcounters_update_s", "update operations per second (opcounters.update)", "mongo.opcounters.update"),
-	rate("mongo_opcounters_delete_s", "delete operations per second (opcounters.delete)", "mongo.opcounters.delete"),
-	rate("mongo_opcounters_getmore_s", "getMore operations (next batches of cursors) per second (opcounters.getmore)", "mongo.opcounters.getmore"),
-	rate("mongo_opcounters_command_s", "commands per second (opcounters.command; the monitor's serverStatus included)", "mongo.opcounters.command"),
-	rate("mongo_txn_commits_s", "transactions committed per second (transactions.totalCommitted)", "mongo.transactions.totalCommitted"),
-	rate("mongo_txn_aborts_s", "transactions aborted per second (transactions.totalAborted)", "mongo.transactions.totalAborted"),
-	gauge("mongo_cache_mb", "MB", "WiredTiger cache in use in MB (wiredTiger.cache \"bytes currently in the cache\")", "mongo.cache_mb"),
-	gauge("mongo_cache_dirty_mb", "MB", "dirty bytes in the WiredTiger cache in MB (\"tracked dirty bytes in the cache\")", "mongo.cache_dirty_mb"),
-	gauge("mongo_tickets_read", "tickets", "read tickets available (queues.execution.read.available; up to 6.0 wiredTiger.concurrentTransactions)", "mongo.tickets_read"),
-	gauge("mongo_tickets_write", "tickets", "write tickets available (as mongo_tickets_read, write)", "mongo.tickets_write"),
-	{Name: "mongo_net_in_mb_s", Unit: "MB/s", Help: "bytes received per second in MB (network.bytesIn)",
-		Kind: engine.MetricMBRate, Counters: []string{"mongo.network.bytesIn"}},
-	{Name: "mongo_net_out_mb_s", Unit: "MB/s", Help: "bytes sent per second in MB (network.bytesOut)",
-		Kind: engine.MetricMBRate, Counters: []string{"mongo.network.bytesOut"}},
+	charted(rate("mongo_opcounters_insert_s", "documents inserted per second (serverStatus opcounters.insert)", "mongo.opcounters.insert"), chartOps, "insert"),
+	charted(rate("mongo_opcounters_query_s", "queries per second (opcounters.query)", "mongo.opcounters.query"), chartOps, "query"),
+	charted(rate("mongo_opcounters_update_s", "update operations per second (opcounters.update)", "mongo.opcounters.update"), chartOps, "update"),
+	charted(rate("mongo_opcounters_delete_s", "delete operations per second (opcounters.delete)", "mongo.opcounters.delete"), chartOps, "delete"),
+	charted(rate("mongo_opcounters_getmore_s", "getMore operations (next batches of cursors) per second (opcounters.getmore)", "mongo.opcounters.getmore"), chartOps, "getmore"),
+	charted(rate("mongo_opcounters_command_s", "commands per second (opcounters.command; the monitor's serverStatus included)", "mongo.opcounters.command"), chartOps, "command"),
+	charted(rate("mongo_txn_commits_s", "transactions committed per second (transactions.totalCommitted)", "mongo.transactions.totalCommitted"), chartTxn, "committed"),
+	charted(rate("mongo_txn_aborts_s", "transactions aborted per second (transactions.totalAborted)", "mongo.transactions.totalAborted"), chartTxn, "aborted"),
+	charted(gauge("mongo_cache_mb", "MB", "WiredTiger cache in use in MB (wiredTiger.cache \"bytes currently in the cache\")", "mongo.cache_mb"), chartCache, "in cache"),
+	charted(gauge("mongo_cache_dirty_mb", "MB", "dirty bytes in the WiredTiger cache in MB (\"tracked dirty bytes in the cache\")", "mongo.cache_dirty_mb"), chartCache, "dirty"),
+	charted(gauge("mongo_tickets_read", "tickets", "read tickets available (queues.execution.read.available; up to 6.0 wiredTiger.concurrentTransactions)", "mongo.tickets_read"), chartTickets, "read"),
+	charted(gauge("mongo_tickets_write", "tickets", "write tickets available (as mongo_tickets_read, write)", "mongo.tickets_write"), chartTickets, "write"),
+	charted(engine.StatsMetric{Name: "mongo_net_in_mb_s", Unit: "MB/s", Help: "bytes received per second in MB (network.bytesIn)",
+		Kind: engine.MetricMBRate, Counters: []string{"mongo.network.bytesIn"}}, chartNet, "in"),
+	charted(engine.StatsMetric{Name: "mongo_net_out_mb_s", Unit: "MB/s", Help: "bytes sent per second in MB (network.bytesOut)",
+		Kind: engine.MetricMBRate, Counters: []string{"mongo.network.bytesOut"}}, chartNet, "out"),
 	gauge("mongo_connections", "connections", "connections open (connections.current), the monitor's included", "mongo.connections_current"),
 }

@@ -23,7 +23,9 @@ func newReportCmd(st *State) *cobra.Command {
 the workload's headline figure (NOPM for tpcc, transfers/min for payments,
 tps otherwise; --metric chooses another) and p50/p95/p99/p99.9 latency against
 threads per target, the compare table, retries against threads where the
-workload retried, throughput and p95 over time for every run (warm-up shaded), per-operation
+workload retried, throughput and p95 over time for every run (warm-up shaded), the server's
+metrics over time where they were sampled (MongoDB's serverStatus too: operations by kind,
+transactions, WiredTiger cache, tickets, network), per-operation
 latency, errors, retries and rollbacks, workload metrics, and the environment
 (targets, server versions, settings that differ, client host, dbarena version).
 ` + inputsHelp,

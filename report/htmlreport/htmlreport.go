@@ -1,6 +1,8 @@
 // Package htmlreport renders result files into one self-contained HTML
 // file: charts of throughput and latency against threads, throughput and
-// p95 over time for every run, per-operation tables, and the environment.
+// p95 over time for every run, the server's metrics over time where they
+// were sampled (CPU and IOPS, and the charts the engines' metrics name:
+// metric.ServerMetric.Chart), per-operation tables, and the environment.
 //
 // The page needs no network: Apache ECharts 5.6.0 (assets/echarts.min.js,
 // Apache License 2.0, from the npm package) is inlined, and the charts'
@@ -23,6 +25,7 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/compare"
+	"github.com/dbarena/dbarena/metric"
 	"github.com/dbarena/dbarena/result"
 )
 
@@ -75,6 +78,9 @@ type page struct {
 	Runs                            []runSection
 	Env                             []envRow
 	Charts                          []chart
+	// StatsCharts tells that a run has a chart of its engine's own
+	// metrics (runSection.StatsCharts).
+	StatsCharts bool
 }
 
 type chart struct {
@@ -122,6 +128,9 @@ type runSection struct {
 	Chart    string
 	// ServerChart is the id of the server-metrics chart, "" without one.
 	ServerChart string
+	// StatsCharts are the ids of the charts of the engine's own metrics
+	// (metric.ServerMetric.Chart) the run has.
+	StatsCharts []string
 	Ops         [][]string
 	Metrics     [][]string
 }
@@ -220,15 +229,16 @@ func Write(w io.Writer, inputs []compare.Input, opt Options) error {
 		p.Title = "dbarena report: " + strings.Join(names, ", ")
 	}
 	n := 0
+	stats := statsCharts()
 	scales := map[string]*scale{}
 	for _, in := range inputs {
 		s := scales[in.File.Workload.Name]
 		if s == nil {
-			s = &scale{}
+			s = &scale{stats: map[string]float64{}}
 			scales[in.File.Workload.Name] = s
 		}
 		for i := range in.File.Runs {
-			s.add(&in.File.Runs[i])
+			s.add(&in.File.Runs[i], stats)
 		}
 	}
 	for _, in := range inputs {
@@ -242,6 +252,14 @@ func Write(w io.Writer, inputs []compare.Input, opt Options) error {
 			if c := serverChart(r, s); c != nil {
 				rs.ServerChart = fmt.Sprintf("run%d-server", n)
 				p.Charts = append(p.Charts, chart{rs.ServerChart, c})
+			}
+			for k, sc := range stats {
+				if c := sc.chart(r, s); c != nil {
+					id := fmt.Sprintf("run%d-stats%d", n, k+1)
+					rs.StatsCharts = append(rs.StatsCharts, id)
+					p.StatsCharts = true
+					p.Charts = append(p.Charts, chart{id, c})
+				}
 			}
 			p.Runs = append(p.Runs, rs)
 		}
@@ -321,12 +339,20 @@ func threadsAxis(t *compare.Table) []string {
 
 // scale is the upper ends of the over-time charts' axes, shared by every
 // run of a workload so that runs compare at a glance; every axis starts
-// at zero.
-type scale struct{ tps, p95, pct, iops float64 }
+// at zero. stats are the engines' charts' (statsChart), by title.
+type scale struct {
+	tps, p95, pct, iops float64
+	stats               map[string]float64
+}
 
-// add widens s to hold r's intervals.
-func (s *scale) add(r *result.Run) {
+// add widens s to hold r's intervals, stats' charts included.
+func (s *scale) add(r *result.Run, stats []statsChart) {
 	for _, iv := range r.Intervals {
+		for _, sc := range stats {
+			for _, m := range sc.metrics {
+				s.stats[sc.title] = max(s.stats[sc.title], iv.Server[m.Name])
+			}
+		}
 		s.tps = max(s.tps, iv.TPS)
 		s.p95 = max(s.p95, iv.LatencyMS.P95)
 		for _, k := range []string{"server_cpu_pct", "host_cpu_pct", "host_iowait_pct"} {
@@ -599,6 +625,60 @@ func serverChart(r *result.Run, s *scale) map[string]any {
 		[]any{map[string]any{"type": "value", "name": "%", "min": 0, "max": niceMax(s.pct)},
 			map[string]any{"type": "value", "name": "IOPS", "min": 0, "max": niceMax(s.iops), "splitLine": map[string]any{"show": false}}},
 		series)
+}
+
+// statsChart is one of the engines' server charts over time: the metrics
+// of the registry (metric.ServerMetrics) that name it as their Chart, in
+// the registry's order, all of one unit.
+type statsChart struct {
+	title, unit string
+	metrics     []metric.ServerMetric
+}
+
+// statsCharts are the engines' server charts, in the order of their first
+// metrics in the registry.
+func statsCharts() []statsChart {
+	var out []statsChart
+	for _, m := range metric.ServerMetrics() {
+		if m.Chart == "" {
+			continue
+		}
+		i := slices.IndexFunc(out, func(c statsChart) bool { return c.title == m.Chart })
+		if i < 0 {
+			out = append(out, statsChart{title: m.Chart, unit: m.Unit})
+			i = len(out) - 1
+		}
+		out[i].metrics = append(out[i].metrics, m)
+	}
+	return out
+}
+
+// chart is c's options for r: one line per metric r's intervals hold, on
+// one axis in c's unit that ends where s says; nil when r holds none.
+func (c statsChart) chart(r *result.Run, s *scale) map[string]any {
+	var series []any
+	for _, m := range c.metrics {
+		var data []any
+		for _, iv := range r.Intervals {
+			if v, ok := iv.Server[m.Name]; ok {
+				data = append(data, []any{num(iv.TS), num(v)})
+			}
+		}
+		if len(data) > 0 {
+			series = append(series, map[string]any{"name": m.ChartLabel, "type": "line", "data": data, "showSymbol": false})
+		}
+	}
+	if len(series) == 0 {
+		return nil
+	}
+	o := timeChart([]any{map[string]any{"type": "value", "name": c.unit, "min": 0, "max": niceMax(s.stats[c.title])}}, series)
+	o["title"] = map[string]any{"text": c.title, "left": "center", "top": 0, "textStyle": map[string]any{"fontSize": 13}}
+	o["legend"] = map[string]any{"top": 20}
+	grid := o["grid"].(map[string]any)
+	// A title, a legend of short labels that wraps past four on a
+	// phone's width, and the axis' name.
+	grid["top"] = 60 + 26*((len(series)-1)/4)
+	return o
 }
 
 // serverRows are a run's server metrics for its summary table: what the

@@ -134,9 +134,11 @@ func TestConcurrentPrepare(t *testing.T) {
 					switch {
 					case err == nil:
 						won++
-					case errors.Is(err, load.ErrAlreadyPrepared) && strings.Contains(err.Error(), "another prepare made it"):
-						// The other was done before this one looked
-						// (SQLite's writers wait for each other).
+					case errors.Is(err, load.ErrAlreadyPrepared):
+						// The other was done before this one looked:
+						// SQLite's writers wait for each other, and on a
+						// busy host one goroutine may start only after the
+						// other's small load has finished.
 					case !errors.Is(err, load.ErrBeingPrepared) || !strings.Contains(err.Error(), "being prepared"):
 						t.Errorf("round %d: the prepare that lost: %v, want ErrBeingPrepared", round, err)
 					}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/engine/mysql"
 	"github.com/dbarena/dbarena/engine/postgres"
 	"github.com/dbarena/dbarena/engine/sqlite"
 	"github.com/dbarena/dbarena/histogram"
@@ -295,10 +296,6 @@ func TestMetricNames(t *testing.T) {
 	}
 }
 
-// mysqlCaps are MySQL's and MariaDB's capabilities: stored procedures,
-// no pipelines.
-var mysqlCaps = engine.Capabilities{Kind: engine.KindMySQL, Family: engine.FamilySQL, Transactions: true, Procedures: true}
-
 // Supports refuses, before any work, procedure mode where there are no
 // stored procedures and a --pipeline asked for where connections send one
 // statement per round trip; the default --pipeline runs everywhere.
@@ -308,7 +305,7 @@ func TestSupports(t *testing.T) {
 		caps engine.Capabilities
 	}{
 		{"sqlite", sqlite.Dialect{}.Capabilities()},
-		{"mysql", mysqlCaps},
+		{"mysql", mysql.Dialect{}.Capabilities()},
 		{"postgres", postgres.Dialect{}.Capabilities()},
 	}
 	cases := []struct {

@@ -187,10 +187,6 @@ func TestRunOptions(t *testing.T) {
 	}
 }
 
-// mysqlCaps are MySQL's and MariaDB's capabilities: stored procedures,
-// no pipelines.
-var mysqlCaps = engine.Capabilities{Kind: engine.KindMySQL, Family: engine.FamilySQL, Transactions: true, Procedures: true}
-
 // Supports refuses, before any work, the server-side modes where there
 // are no stored procedures and --pipeline where connections send one
 // statement per round trip; PostgreSQL runs them all.
@@ -200,7 +196,7 @@ func TestSupports(t *testing.T) {
 		caps engine.Capabilities
 	}{
 		{"sqlite", sqlite.Dialect{}.Capabilities()},
-		{"mysql", mysqlCaps},
+		{"mysql", mysql.Dialect{}.Capabilities()},
 		{"postgres", postgres.Dialect{}.Capabilities()},
 	}
 	cases := []struct {

@@ -142,6 +142,27 @@ type Catalog interface {
 	DeleteMeta(ctx context.Context, name string) error
 	// DropMetaIfEmpty drops MetaTable once it records nothing.
 	DropMetaIfEmpty(ctx context.Context) error
+
+	// The records of sharded runs (ShardTable, ResultTable): see
+	// ShardRecord. AddShardRecord creates table when needed and writes
+	// rec unless a record of the same run, phase and shard is there, in
+	// one step no other writer can come between: added is false then,
+	// and nothing is written.
+	AddShardRecord(ctx context.Context, table string, rec ShardRecord) (added bool, err error)
+	// PutShardRecord creates table when needed and writes rec, replacing
+	// the record of the same run, phase and shard.
+	PutShardRecord(ctx context.Context, table string, rec ShardRecord) error
+	// ShardRecords returns run's records in table (of phase only, unless
+	// phase is ""), ordered by phase and shard; none when table does not
+	// exist.
+	ShardRecords(ctx context.Context, table, run, phase string) ([]ShardRecord, error)
+	// DeleteShardRecords deletes run's records in table (every run's
+	// when run is ""), drops table once it holds none, and returns how
+	// many it deleted.
+	DeleteShardRecords(ctx context.Context, table, run string) (int, error)
+	// ServerTime reads the server's clock (an embedded engine's: the
+	// host's).
+	ServerTime(ctx context.Context) (time.Time, error)
 }
 
 // TableInspector is implemented by the dialects of SQL engines: how their

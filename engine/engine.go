@@ -299,6 +299,9 @@ type SQLDialect interface {
 	// ColumnsSQL is a query with one '?' argument (a table name) that
 	// returns the table's column names, one per row, in ordinal order.
 	ColumnsSQL() string
+	// ClockSQL is a query returning one row with one integer: the
+	// server's clock in microseconds since the Unix epoch.
+	ClockSQL() string
 }
 
 // ProcessReporter is implemented by engines whose server tells its own

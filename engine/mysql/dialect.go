@@ -43,6 +43,11 @@ func (Dialect) QuoteIdent(name string) string {
 	return "`" + strings.ReplaceAll(name, "`", "``") + "`"
 }
 
+// ClockSQL reads the server's clock in microseconds.
+func (Dialect) ClockSQL() string {
+	return "SELECT CAST(UNIX_TIMESTAMP(NOW(6)) * 1000000 AS SIGNED)"
+}
+
 // TableExistsSQL counts tables of that name in the current database.
 func (Dialect) TableExistsSQL() string {
 	return "SELECT count(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ?"

@@ -101,6 +101,11 @@ func (Dialect) QuoteIdent(name string) string {
 	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
 }
 
+// ClockSQL reads the server's clock in microseconds.
+func (Dialect) ClockSQL() string {
+	return "SELECT CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000 AS BIGINT)"
+}
+
 // TableExistsSQL counts tables of that name in the current schema.
 func (Dialect) TableExistsSQL() string {
 	return "SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = ?"

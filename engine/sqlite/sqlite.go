@@ -471,6 +471,11 @@ func (Dialect) QuoteIdent(name string) string {
 	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
 }
 
+// ClockSQL reads the server's clock in microseconds.
+func (Dialect) ClockSQL() string {
+	return "SELECT CAST((julianday('now') - 2440587.5) * 86400000000 AS INTEGER)"
+}
+
 // TableExistsSQL counts tables of that name in the main database.
 func (Dialect) TableExistsSQL() string {
 	return "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?"

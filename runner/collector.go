@@ -147,7 +147,7 @@ func (c *collector) begin() {
 	r.edge.Store(c.b.at(0).UnixNano())
 	// The schedules count from the run's start.
 	for _, s := range r.workers {
-		env := timing.ScheduleEnv{ID: s.id, Threads: cfg.Threads, Seed: s.env.Seed, Start: start, Now: cfg.Now,
+		env := timing.ScheduleEnv{ID: s.env.ID, Threads: cfg.Shard.Whole().Count * cfg.Threads, Seed: s.env.Seed, Start: start, Now: cfg.Now,
 			Stopped: r.stopCh, Missed: s.rec.Missed}
 		if s.thread != nil {
 			// The thread's Interrupt ends the wait when the run stops.

@@ -136,6 +136,20 @@ type Config struct {
 	// Analytic selects the analytic timing model instead
 	// (timing.RunTries).
 	timing.Analytic
+
+	// Shard is the part of a sharded run this process runs (the zero
+	// Shard: all of it). Its workers are numbered from
+	// Shard.Index*Threads (Shard.Worker), so that the shards' workers
+	// together are those of one run of Count*Threads workers: their
+	// seeds, their ids (a script's client_id, TPC-C's home warehouses)
+	// and their shares of the arrivals. Events is the whole run's: the
+	// shard takes its part (Shard.Events).
+	Shard workload.Shard
+	// Start, when set, is called once every worker is connected, before
+	// the run begins; it returns the instant the run begins at (a sharded
+	// run's start barrier), which Run waits for. The warm-up begins
+	// then, and the intervals count from it.
+	Start func(ctx context.Context) (time.Time, error)
 }
 
 // Limit says how a run of c ends, for headers and logs: "30s",
@@ -347,7 +361,7 @@ func Run(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config
 		mon = newMonitor(spec.Counters, c)
 	}
 	wrun, err := w.Open(ctx, workload.RunEnv{Engine: eng.Dialect().Capabilities(), Dialect: eng.Dialect(),
-		Seed: cfg.Seed, Shard: workload.Shard{Index: 0, Count: 1}, Now: cfg.Now})
+		Seed: cfg.Seed, Shard: cfg.Shard.Whole(), Now: cfg.Now})
 	if err != nil {
 		return nil, err
 	}
@@ -388,12 +402,39 @@ func Run(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Config
 	}
 	if cfg.Events != nil {
 		r.left = new(atomic.Int64)
-		r.left.Store(*cfg.Events)
+		r.left.Store(cfg.Shard.Events(*cfg.Events))
 		r.active.Store(int64(cfg.Threads))
 	}
 	r.report = wrun.Metrics
 	r.policy = policy
+	if cfg.Start != nil {
+		at, err := cfg.Start(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if !sleepUntil(ctx, cfg.Now, at) {
+			return nil, ctx.Err()
+		}
+	}
 	return r.execute(ctx, workerCtx, cancelWorkers, obs)
+}
+
+// sleepUntil waits until the clock now reads at, and reports whether it
+// did before ctx ended.
+func sleepUntil(ctx context.Context, now func() time.Time, at time.Time) bool {
+	for {
+		d := at.Sub(now())
+		if d <= 0 {
+			return ctx.Err() == nil
+		}
+		t := time.NewTimer(d)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return false
+		}
+	}
 }
 
 // install runs a workload's Spec.Install on a connection of its own.
@@ -468,7 +509,8 @@ func startWorkers(ctx context.Context, eng engine.Engine, w *workload.Run, cfg C
 		s := &worker{id: i, rec: histogram.NewRecorderOn(nops, epoch), isolation: isolation}
 		// drive.Sleep suspends a worker on a client thread (the context
 		// its loop runs under names the thread), and is a timer elsewhere.
-		s.env = workload.WorkerEnv{ID: i, Seed: WorkerSeed(cfg.Seed, i), Queries: &s.q, Sleeper: drive.Sleep}
+		id := cfg.Shard.Worker(i, cfg.Threads)
+		s.env = workload.WorkerEnv{ID: id, Seed: WorkerSeed(cfg.Seed, id), Queries: &s.q, Sleeper: drive.Sleep}
 		if steps != nil {
 			s.env.Steps = s.rec.EnableSteps(steps)
 		}

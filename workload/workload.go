@@ -174,10 +174,47 @@ type Dump struct {
 	Write  func(ctx context.Context, w io.Writer) (rows int64, err error)
 }
 
-// Shard is one part of a run split across processes: Index of Count,
-// {0, 1} for a run in one process.
+// Shard is one part of a run split across processes (--shard i/N):
+// Index of Count, {0, 1} for a run in one process (the zero Shard is
+// taken as that too).
+//
+// The runner numbers a shard's workers after the workers of the shards
+// before it (Worker), so that a workload that divides its work by
+// WorkerEnv.ID (TPC-C's home warehouses, a script's client_id, the
+// workers' random streams, their shares of the arrivals) divides it
+// across every shard's workers. prepare loads a shard's part of every
+// table's batches (Batches).
 type Shard struct {
 	Index, Count int
+}
+
+// Whole returns s, the zero Shard as {0, 1}.
+func (s Shard) Whole() Shard {
+	if s.Count <= 0 {
+		return Shard{0, 1}
+	}
+	return s
+}
+
+// Worker returns the run-wide number of the shard's worker i of threads.
+func (s Shard) Worker(i, threads int) int { return s.Whole().Index*threads + i }
+
+// Owns reports whether batch b of a table is the shard's to load: the
+// batches are dealt out in turn, b mod Count.
+func (s Shard) Owns(b int) bool {
+	s = s.Whole()
+	return b%s.Count == s.Index
+}
+
+// Events returns the shard's part of a budget of n transactions for the
+// whole run: n/Count, the first n mod Count shards one more.
+func (s Shard) Events(n int64) int64 {
+	s = s.Whole()
+	part := n / int64(s.Count)
+	if int64(s.Index) < n%int64(s.Count) {
+		part++
+	}
+	return part
 }
 
 // RunEnv is what a run knows when the workload opens it.
@@ -229,7 +266,8 @@ type Step struct {
 
 // WorkerEnv is what the runner gives each worker.
 type WorkerEnv struct {
-	// ID is the worker's number, 0-based.
+	// ID is the worker's number, 0-based, across every shard of a
+	// sharded run (Shard.Worker).
 	ID int
 	// Seed seeds the worker's own random source. It is derived from the
 	// run's seed and the worker ID, so runs are reproducible.

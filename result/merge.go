@@ -203,6 +203,7 @@ func Merge(files ...*File) (*File, error) {
 		}
 	}
 	m.Status, m.Error = worst(statuses), joinErrors(errs)
+	m.MissingShards = missingShards(m.Shards)
 
 	weights := make([]float64, len(files))
 	for i, f := range files {
@@ -220,6 +221,27 @@ func Merge(files ...*File) (*File, error) {
 		m.Runs = append(m.Runs, *run)
 	}
 	return m, nil
+}
+
+// missingShards returns the indexes of a sharded run's shards that
+// shards lack, when their identities name one run of more shards.
+func missingShards(shards []Shard) []int {
+	count := 0
+	have := map[int]bool{}
+	for _, s := range shards {
+		if s.Identity == nil || s.Identity.Count <= 1 {
+			return nil
+		}
+		count = max(count, s.Identity.Count)
+		have[s.Identity.Index] = true
+	}
+	var missing []int
+	for i := range count {
+		if !have[i] {
+			missing = append(missing, i)
+		}
+	}
+	return missing
 }
 
 // sameRun checks that f is a shard of the run base is a shard of.
@@ -297,6 +319,12 @@ func mergeRuns(runs []*Run, weights []float64, r int) (*Run, error) {
 	var durS, cpuS, n float64
 	var statuses, errs []string
 	for i, run := range runs {
+		if b := run.Barrier; b != nil {
+			if m.Barrier == nil {
+				m.Barrier = &Barrier{At: b.At}
+			}
+			m.Barrier.Starts = append(m.Barrier.Starts, b.Starts...)
+		}
 		n += weights[i]
 		durS += weights[i] * run.DurationS
 		m.Threads += run.Threads
@@ -432,6 +460,10 @@ func mergeRuns(runs []*Run, weights []float64, r int) (*Run, error) {
 	}
 	m.Intervals = ivs
 	m.Tries = mergeTries(runs)
+	if b := m.Barrier; b != nil {
+		slices.SortFunc(b.Starts, func(x, y ShardStart) int { return x.Shard - y.Shard })
+		b.SkewMS = round(float64(b.Skew())/float64(time.Millisecond), 3)
+	}
 	return m, nil
 }
 

@@ -59,6 +59,10 @@ type File struct {
 	// Shards lists the files a merged file was made from (Merge), in the
 	// order given; absent in a file written by a run.
 	Shards []Shard `json:"shards,omitempty"`
+	// MissingShards are the shards of a sharded run (--shard) that a
+	// merged file lacks, by index: their identities say the run had
+	// more shards than were merged.
+	MissingShards []int `json:"missing_shards,omitempty"`
 }
 
 // Shard describes one of the files a merged file was made from: what the
@@ -73,6 +77,47 @@ type Shard struct {
 	// Identity is the shard's File.Identity, absent for a file that had
 	// none.
 	Identity *Identity `json:"identity,omitempty"`
+}
+
+// Barrier is how the shards of a sharded run started a run together,
+// on the server's clock, which each measured its own against.
+type Barrier struct {
+	// At is the start instant the barrier published.
+	At time.Time `json:"at"`
+	// Starts are the shards' own starts, in shard order: one in a
+	// shard's file, every merged shard's in a merged one.
+	Starts []ShardStart `json:"starts"`
+	// SkewMS is the latest start minus the earliest, in milliseconds.
+	SkewMS float64 `json:"skew_ms"`
+}
+
+// ShardStart is one shard's start of a run.
+type ShardStart struct {
+	Shard int `json:"shard"`
+	// Started is when its warm-up began, on the server's clock as the
+	// shard's clock offset gives it.
+	Started time.Time `json:"started"`
+	// ClockOffsetMS is the server's clock minus the shard's; ClockErrorMS
+	// bounds its error (half the round trip it was read in).
+	ClockOffsetMS float64 `json:"clock_offset_ms"`
+	ClockErrorMS  float64 `json:"clock_error_ms"`
+}
+
+// Skew returns the latest start minus the earliest.
+func (b *Barrier) Skew() time.Duration {
+	if b == nil || len(b.Starts) == 0 {
+		return 0
+	}
+	lo, hi := b.Starts[0].Started, b.Starts[0].Started
+	for _, s := range b.Starts[1:] {
+		if s.Started.Before(lo) {
+			lo = s.Started
+		}
+		if s.Started.After(hi) {
+			hi = s.Started
+		}
+	}
+	return hi.Sub(lo)
 }
 
 // Tool identifies the dbarena build.
@@ -178,6 +223,10 @@ type Run struct {
 	// Rollbacks counts transactions the workload rolled back on purpose
 	// (TPC-C's unused item numbers); they are included in Transactions.
 	Rollbacks int64 `json:"rollbacks,omitempty"`
+	// Barrier is the start of a run of a sharded run (--shard): the
+	// instant its shards waited for and each one's own start; absent
+	// in a run of one process.
+	Barrier *Barrier `json:"barrier,omitempty"`
 	// Counters are counts kept by the database itself, read when the
 	// measured phase started and ended.
 	Counters []Counter `json:"counters,omitempty"`

@@ -333,7 +333,7 @@ func (c *collector) finish(status string, runErr error) (*result.Run, error) {
 	if r.open != nil {
 		res.Open = r.open.Describe()
 		from := c.b.warmupEnd.Sub(c.b.start)
-		res.OfferedTPS = round2(r.open.Offered(from, from+dur))
+		res.OfferedTPS = round2(r.open.Offered(from, from+dur) / float64(c.cfg.Shard.Whole().Count))
 		res.Unstarted = c.unstarted
 		if c.unstarted > 0 {
 			w := histogram.Summarize(c.waits)
@@ -346,7 +346,7 @@ func (c *collector) finish(status string, runErr error) (*result.Run, error) {
 		}
 	}
 	if e := c.cfg.Events; e != nil {
-		res.Events = *e
+		res.Events = c.cfg.Shard.Events(*e)
 	}
 	res.ClientThreads, res.GOMAXPROCS, res.GCPercent = len(r.threads), runtime.GOMAXPROCS(0), gcPercent()
 	res.Warnings = c.warnings()
@@ -496,7 +496,7 @@ func (c *collector) report(length time.Duration, label time.Time, warmup bool) {
 	elapsed := label.Sub(c.b.start)
 	iv := intervalOf(tick, elapsed, length, warmup)
 	if r.open != nil {
-		iv.OfferedTPS = round2(r.open.Offered(elapsed-length, elapsed))
+		iv.OfferedTPS = round2(r.open.Offered(elapsed-length, elapsed) / float64(c.cfg.Shard.Whole().Count))
 	}
 	if len(srv) > 0 {
 		iv.Server = srv

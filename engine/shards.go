@@ -66,6 +66,11 @@ func (s SQLCatalog) ensureShardTable(ctx context.Context, table string) error {
 	v := typ(schema.Varchar, 128)
 	if err := s.C.Exec(ctx, fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s (run_id %s NOT NULL, phase %s NOT NULL, shard %s NOT NULL, shards %s NOT NULL, written_us %s NOT NULL, body %s NOT NULL, PRIMARY KEY (run_id, phase, shard))",
 		table, v, v, typ(schema.Int, 0), typ(schema.Int, 0), typ(schema.BigInt, 0), typ(schema.Text, 0))); err != nil {
+		// Shards create it at once: PostgreSQL's IF NOT EXISTS loses
+		// that race with a unique violation of its catalogue.
+		if ok, xerr := s.TableExists(ctx, table); xerr == nil && ok {
+			return nil
+		}
 		return fmt.Errorf("creating %s: %w", table, err)
 	}
 	return nil

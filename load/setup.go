@@ -2,6 +2,7 @@ package load
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/schema"
+	"github.com/dbarena/dbarena/shard"
 	"github.com/dbarena/dbarena/workload"
 )
 
@@ -93,6 +95,13 @@ type PrepareConfig struct {
 	ProgressEvery time.Duration
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// Shard, when set, loads the shard's part of a sharded prepare
+	// (package shard): shard 0 creates the tables, every shard loads its
+	// batches of each (workload.Shard.Owns), then shard 0 builds their
+	// indexes and keys once all have loaded. The shards meet at
+	// barriers in the target; a shard that fails stops the others, and
+	// shard 0 rolls back what it created.
+	Shard *shard.Spec
 }
 
 // LoadProgress is a snapshot of a running prepare.
@@ -376,7 +385,26 @@ func sameData(w workload.Workload, rec engine.MetaRecord) error {
 // half-loaded is left behind. Its PrepareStats say where the time went
 // (LoadTimes) and, read once every table is ready, how much disk each
 // table takes; sizes that cannot be read are no failure (SizeErr).
-func Prepare(ctx context.Context, eng engine.Engine, w workload.Workload, cfg PrepareConfig) (PrepareStats, error) {
+func Prepare(ctx context.Context, eng engine.Engine, w workload.Workload, cfg PrepareConfig) (stats PrepareStats, err error) {
+	if sp := cfg.Shard; sp != nil {
+		defer func() {
+			var fe *shard.FailedError
+			var ie *shard.IncompleteError
+			if err != nil && !errors.As(err, &fe) && !errors.As(err, &ie) {
+				// The others stop waiting for this shard.
+				fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+				defer cancel()
+				if c, cerr := eng.Connect(fctx); cerr == nil {
+					_ = sp.Fail(fctx, c.Catalog(), err.Error())
+					c.Close()
+				}
+			}
+		}()
+	}
+	return prepare(ctx, eng, w, cfg)
+}
+
+func prepare(ctx context.Context, eng engine.Engine, w workload.Workload, cfg PrepareConfig) (PrepareStats, error) {
 	var stats PrepareStats
 	if cfg.LoadThreads <= 0 {
 		cfg.LoadThreads = 4
@@ -404,6 +432,21 @@ func Prepare(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Pr
 	}
 	defer c.Close()
 	cat := c.Catalog()
+	sp := cfg.Shard
+	config := "workload=" + w.Define().Meta.Name + "\n" + dataFlags(w)
+	if sp != nil {
+		stop, err := sp.Heartbeat(ctx, eng)
+		if err != nil {
+			return stats, err
+		}
+		defer stop()
+		if _, err := sp.Arrive(ctx, cat, "prepare", config, false); err != nil {
+			return stats, err
+		}
+		if sp.Index != 0 {
+			return prepareShard(ctx, eng, cat, w, tables, cfg, start, config)
+		}
+	}
 
 	// Look before touching anything: every problem is reported before a
 	// single table is created.
@@ -507,11 +550,38 @@ func Prepare(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Pr
 
 	spec := w.Define()
 	unit := spec.BatchUnit
+	if sp != nil {
+		if _, err := sp.Arrive(ctx, cat, "prepare created", config, false); err != nil {
+			return fail(err)
+		}
+	}
 	ld, err := load(ctx, eng, tables, unit, cfg)
 	stats.Rows, stats.Times = ld.rows, ld.times
 	lastBatch := ld.lastBatch
 	if err != nil {
 		return fail(err)
+	}
+	if sp != nil {
+		if err := tellRows(ctx, cat, sp, ld.tableRows); err != nil {
+			return fail(err)
+		}
+		if _, err := sp.Arrive(ctx, cat, "prepare loaded", config, false); err != nil {
+			return fail(err)
+		}
+		// The tables' rows are every shard's.
+		if ld.tableRows, err = shardRows(ctx, cat, sp, len(tables)); err != nil {
+			return fail(err)
+		}
+		stats.Rows = 0
+		for _, n := range ld.tableRows {
+			stats.Rows += n
+		}
+		lastBatch = cfg.Now()
+		for i := range tables {
+			if err := afterLoad(ctx, cat, d, &tables[i]); err != nil {
+				return fail(err)
+			}
+		}
 	}
 	fkStart := cfg.Now()
 	if spec.FinishLoad != nil {
@@ -539,6 +609,11 @@ func Prepare(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Pr
 		}
 		if err := cat.SetMeta(ctx, recs[i]); err != nil {
 			return fail(fmt.Errorf("recording table %s: %w", t.Name, err))
+		}
+	}
+	if sp != nil {
+		if _, err := sp.Arrive(ctx, cat, "prepare ready", config, false); err != nil {
+			return fail(err)
 		}
 	}
 	stats.Tables = len(tables)
@@ -593,19 +668,17 @@ func load(ctx context.Context, eng engine.Engine, tables []workload.Table, unit 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	jobs := make(chan batchJob)
-	total, units := 0, 0
+	// A shard loads its batches only; shard 0 finishes the tables once
+	// every shard's are in.
+	finish := cfg.Shard == nil
+	order, units := loadOrder(tables, unit, cfg.Shard)
+	total := len(order)
 	remaining := make([]atomic.Int64, len(tables))
-	for i, t := range tables {
-		total += t.Batches
-		units = max(units, t.Batches)
-		remaining[i].Store(int64(t.Batches))
-	}
 	// unitLeft[b] counts the tables whose batch b is not in yet.
 	unitLeft := make([]atomic.Int64, units)
-	for _, t := range tables {
-		for b := 0; b < t.Batches; b++ {
-			unitLeft[b].Add(1)
-		}
+	for _, j := range order {
+		remaining[j.table].Add(1)
+		unitLeft[j.batch].Add(1)
 	}
 	var rows, batches, unitsDone atomic.Int64
 	tableRows := make([]atomic.Int64, len(tables))
@@ -675,7 +748,7 @@ func load(ctx context.Context, eng engine.Engine, tables []workload.Table, unit 
 				if unitLeft[j.batch].Add(-1) == 0 {
 					unitsDone.Add(1)
 				}
-				if remaining[j.table].Add(-1) == 0 {
+				if remaining[j.table].Add(-1) == 0 && finish {
 					done := cfg.Now()
 					lastBatch.Store(done.UnixNano())
 					if err := afterLoad(ctx, c.Catalog(), eng.Dialect(), t); err != nil {
@@ -687,25 +760,6 @@ func load(ctx context.Context, eng engine.Engine, tables []workload.Table, unit 
 				}
 			}
 		}()
-	}
-	// Table by table, so each table's indexes build while later tables
-	// load; unit by unit for a workload with a Spec.BatchUnit, so units (warehouses)
-	// complete one after another.
-	order := make([]batchJob, 0, total)
-	if unit == "" {
-		for ti := range tables {
-			for b := 0; b < tables[ti].Batches; b++ {
-				order = append(order, batchJob{ti, b})
-			}
-		}
-	} else {
-		for b := 0; b < units; b++ {
-			for ti := range tables {
-				if b < tables[ti].Batches {
-					order = append(order, batchJob{ti, b})
-				}
-			}
-		}
 	}
 feed:
 	for _, j := range order {
@@ -735,7 +789,7 @@ feed:
 	// Tables without initial data still get their indexes.
 	var empty []*workload.Table
 	for i := range tables {
-		if tables[i].Batches == 0 {
+		if tables[i].Batches == 0 && finish {
 			empty = append(empty, &tables[i])
 		}
 	}
@@ -759,6 +813,46 @@ feed:
 		out.lastBatch = time.Unix(0, ns)
 	}
 	return out, nil
+}
+
+// loadOrder is the order the batches of tables are loaded in, and the
+// number of units: table by table, so each table's indexes build while
+// later tables load; unit by unit for a workload with a Spec.BatchUnit,
+// so units (warehouses) complete one after another. A shard of a sharded
+// prepare takes its part: every Count-th unit from its Index (a unit's
+// batches of every table: a TPC-C warehouse's rows stay together), or
+// without units every Count-th batch of that order, so that the shards'
+// parts differ by one batch at most.
+func loadOrder(tables []workload.Table, unit string, sp *shard.Spec) ([]batchJob, int) {
+	units := 0
+	for _, t := range tables {
+		units = max(units, t.Batches)
+	}
+	part := workload.Shard{Index: 0, Count: 1}
+	if sp != nil {
+		part = sp.Shard()
+	}
+	var order []batchJob
+	if unit == "" {
+		k := 0
+		for ti := range tables {
+			for b := 0; b < tables[ti].Batches; b++ {
+				if k%part.Count == part.Index {
+					order = append(order, batchJob{ti, b})
+				}
+				k++
+			}
+		}
+		return order, units
+	}
+	for b := part.Index; b < units; b += part.Count {
+		for ti := range tables {
+			if b < tables[ti].Batches {
+				order = append(order, batchJob{ti, b})
+			}
+		}
+	}
+	return order, units
 }
 
 // afterLoad builds what one table needs once its rows are in (indexes,
@@ -972,4 +1066,69 @@ func Check(ctx context.Context, eng engine.Engine, w workload.Workload) ([]workl
 		return nil, nil
 	}
 	return check(ctx, c)
+}
+
+// prepareShard is a shard's part of a sharded prepare other than shard
+// 0's: once shard 0 has created the tables it loads its batches, and
+// waits for shard 0 to finish the tables. It creates and drops nothing:
+// shard 0 rolls back the whole prepare when a shard fails.
+func prepareShard(ctx context.Context, eng engine.Engine, cat engine.Catalog, w workload.Workload, tables []workload.Table, cfg PrepareConfig, start time.Time, config string) (PrepareStats, error) {
+	var stats PrepareStats
+	sp := cfg.Shard
+	if _, err := sp.Arrive(ctx, cat, "prepare created", config, false); err != nil {
+		return stats, err
+	}
+	ld, err := load(ctx, eng, tables, w.Define().BatchUnit, cfg)
+	stats.Rows, stats.Times = ld.rows, ld.times
+	if err != nil {
+		return stats, err
+	}
+	stats.Load = cfg.Now().Sub(start)
+	if err := tellRows(ctx, cat, sp, ld.tableRows); err != nil {
+		return stats, err
+	}
+	if _, err := sp.Arrive(ctx, cat, "prepare loaded", config, false); err != nil {
+		return stats, err
+	}
+	if _, err := sp.Arrive(ctx, cat, "prepare ready", config, false); err != nil {
+		return stats, err
+	}
+	stats.Tables = len(tables)
+	stats.Duration = cfg.Now().Sub(start)
+	stats.Indexes = stats.Duration - stats.Load
+	stats.SizeErr = errShardSizes
+	return stats, nil
+}
+
+// errShardSizes is why a shard other than 0 of a sharded prepare tells
+// no sizes.
+var errShardSizes = errors.New("shard 0 reports them, with every shard's rows")
+
+// rowsPhase is where each shard of a sharded prepare tells the rows it
+// loaded into each table, for shard 0's summary.
+const rowsPhase = "prepare rows"
+
+func tellRows(ctx context.Context, cat engine.Catalog, sp *shard.Spec, rows []int64) error {
+	b, _ := json.Marshal(rows)
+	return sp.Tell(ctx, cat, rowsPhase, string(b))
+}
+
+// shardRows adds up the rows every shard told it loaded into each of n
+// tables.
+func shardRows(ctx context.Context, cat engine.Catalog, sp *shard.Spec, n int) ([]int64, error) {
+	sum := make([]int64, n)
+	for i := range sp.Count {
+		body, ok, err := sp.Told(ctx, cat, rowsPhase, i)
+		if err != nil {
+			return nil, err
+		}
+		var rows []int64
+		if !ok || json.Unmarshal([]byte(body), &rows) != nil || len(rows) != n {
+			return nil, fmt.Errorf("shard %d did not tell the rows it loaded", i)
+		}
+		for t, r := range rows {
+			sum[t] += r
+		}
+	}
+	return sum, nil
 }

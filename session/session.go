@@ -30,6 +30,7 @@ import (
 	"github.com/dbarena/dbarena/load"
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/shard"
 	"github.com/dbarena/dbarena/sysmon"
 	"github.com/dbarena/dbarena/threshold"
 	"github.com/dbarena/dbarena/workload"
@@ -80,6 +81,10 @@ type Options struct {
 	Now func() time.Time
 	// Log receives the session's own messages (default: nothing).
 	Log io.Writer
+	// Shard, when set, makes every run a shard's of a sharded run
+	// (package shard): each starts at a barrier every shard reaches, and
+	// each result file is also stored in the target.
+	Shard *shard.Spec
 	// Scrub removes secrets from an error message before it is stored
 	// (default: the message as it is; engines' errors carry no password
 	// of the target URL, but environment passwords may appear).
@@ -171,6 +176,9 @@ type Hooks struct {
 	Out string
 	// Wrote is called when Measure has written Out at the end.
 	Wrote func(path string, file *result.File)
+	// Part names the result among a sharded run's (a plan's cell); ""
+	// is a run's.
+	Part string
 }
 
 // Measure describes the target, then runs w once per configuration, in
@@ -193,6 +201,12 @@ func (s *Session) Measure(ctx context.Context, w workload.Workload, cfgs []runne
 	if err != nil {
 		return nil, s.serverDied(err)
 	}
+	sh := s.sharded(h.Part, file)
+	if sh != nil {
+		for i := range cfgs {
+			sh.configure(i, &cfgs[i])
+		}
+	}
 	if s.mon != nil {
 		// The file records the problems of its own runs, not those of
 		// the files the session measured before it.
@@ -214,6 +228,9 @@ func (s *Session) Measure(ctx context.Context, w workload.Workload, cfgs []runne
 			obs = jl.observe(i, cfg, h.Observer)
 		}
 		run, err := s.Run(ctx, w, cfg, obs)
+		if run != nil && sh != nil {
+			sh.record(i, run)
+		}
 		if run != nil {
 			file.Runs = append(file.Runs, *run)
 			if h.After != nil {
@@ -232,9 +249,20 @@ func (s *Session) Measure(ctx context.Context, w workload.Workload, cfgs []runne
 		if jl != nil {
 			jl.discard()
 		}
+		if sh != nil {
+			s.finish(file, runErr)
+			if err := sh.store(ctx, file, runErr); err != nil {
+				runErr = errors.Join(runErr, err)
+			}
+		}
 		return nil, runErr
 	}
 	s.finish(file, runErr)
+	if sh != nil {
+		if err := sh.store(ctx, file, runErr); err != nil {
+			return file, errors.Join(runErr, err)
+		}
+	}
 	if jl != nil {
 		if err := jl.close(file); err != nil {
 			return file, errors.Join(runErr, err)

@@ -499,3 +499,26 @@ func Remove(ctx context.Context, cat engine.Catalog, run string) (int, error) {
 	}
 	return n, nil
 }
+
+// Tell records body under phase in engine.ShardTable for the other
+// shards to read (Told): what one shard found that all report, such as
+// shard 0's check verdict.
+func (s *Spec) Tell(ctx context.Context, cat engine.Catalog, phase, body string) error {
+	s.defaults()
+	return cat.PutShardRecord(ctx, engine.ShardTable, engine.ShardRecord{Run: s.Run, Phase: phase, Shard: s.Index, Count: s.Count, At: s.Now(), Body: body})
+}
+
+// Told returns what shard from recorded under phase (Tell), and whether
+// it did.
+func (s *Spec) Told(ctx context.Context, cat engine.Catalog, phase string, from int) (string, bool, error) {
+	recs, err := cat.ShardRecords(ctx, engine.ShardTable, s.Run, phase)
+	if err != nil {
+		return "", false, err
+	}
+	for _, r := range recs {
+		if r.Shard == from {
+			return r.Body, true, nil
+		}
+	}
+	return "", false, nil
+}

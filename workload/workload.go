@@ -182,8 +182,9 @@ type Dump struct {
 // before it (Worker), so that a workload that divides its work by
 // WorkerEnv.ID (TPC-C's home warehouses, a script's client_id, the
 // workers' random streams, their shares of the arrivals) divides it
-// across every shard's workers. prepare loads a shard's part of every
-// table's batches (Batches).
+// across every shard's workers. prepare deals the tables' batches
+// (Table.Batches; whole units when the workload has a Spec.BatchUnit)
+// out among the shards.
 type Shard struct {
 	Index, Count int
 }
@@ -198,13 +199,6 @@ func (s Shard) Whole() Shard {
 
 // Worker returns the run-wide number of the shard's worker i of threads.
 func (s Shard) Worker(i, threads int) int { return s.Whole().Index*threads + i }
-
-// Owns reports whether batch b of a table is the shard's to load: the
-// batches are dealt out in turn, b mod Count.
-func (s Shard) Owns(b int) bool {
-	s = s.Whole()
-	return b%s.Count == s.Index
-}
 
 // Events returns the shard's part of a budget of n transactions for the
 // whole run: n/Count, the first n mod Count shards one more.

@@ -188,7 +188,7 @@ func planExecutor(st *State, out io.Writer, progress *planProgress, connectTimeo
 		ConnectTimeout: connectTimeout,
 		LoadThreads:    loadThreads,
 		Prepare: func(ctx context.Context, target engine.Target, eng engine.Engine, w workload.Workload) error {
-			return prepare(ctx, &quiet, target, eng, w, loadThreads)
+			return prepare(ctx, &quiet, target, eng, w, loadThreads, nil)
 		},
 		Tool: result.Tool{Name: "dbarena", Version: st.Version, Commit: st.Commit},
 		Now:  st.Now,

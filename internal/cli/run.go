@@ -15,6 +15,7 @@ import (
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/runner/timing"
 	"github.com/dbarena/dbarena/session"
+	"github.com/dbarena/dbarena/shard"
 	"github.com/dbarena/dbarena/threshold"
 	"github.com/dbarena/dbarena/workload"
 )
@@ -34,6 +35,7 @@ type runFlags struct {
 	// timeSet tells whether --time was given: without it, --rate-stages
 	// set the run's length, and --events alone sets no limit in time.
 	timeSet func() bool
+	shard   shardFlags
 }
 
 func newRunCmd(st *State, m workload.Meta) *cobra.Command {
@@ -59,6 +61,7 @@ func newRunCmd(st *State, m workload.Meta) *cobra.Command {
 	fs.IntVar(&rf.serverPID, "server-pid", 0, "the server's main process on this host, for its CPU, the host's and the data disk's metrics (default: found through the server when it is local)")
 	fs.BoolVar(&rf.noMonitor, "no-server-metrics", false, "do not sample the server's statistics, process, host and disk every interval")
 	addMetricsAddr(fs, &rf.metricsAddr)
+	rf.shard.register(fs)
 	fs.AddFlagSet(w.Define().Options)
 	return cmd
 }
@@ -138,6 +141,11 @@ func (rf *runFlags) validate(st *State) []error {
 			errs = append(errs, err)
 		}
 	}
+	if sp, err := rf.shard.spec(); err != nil {
+		errs = append(errs, err)
+	} else if sp != nil && sp.Count > 1 && rf.cfg.Tries != nil {
+		errs = append(errs, fmt.Errorf("--shard %s: not with --tries, whose queries run one after the other on one connection: run the analytic model as one process", rf.shard.shard))
+	}
 	return errs
 }
 
@@ -178,7 +186,8 @@ func runWorkload(ctx context.Context, st *State, w workload.Workload, tf *target
 	if err != nil {
 		return err
 	}
-	s, err := openSession(ctx, st, r, st.Stdout, rf.loadThreads, r.Fresh, rf.noMonitor, rf.serverPID)
+	sp, _ := rf.shard.spec() // validated above
+	s, err := openSession(ctx, st, r, st.Stdout, rf.loadThreads, r.Fresh, rf.noMonitor, rf.serverPID, sp)
 	if err != nil {
 		_ = r.Engine.Close()
 		return err
@@ -265,14 +274,15 @@ func monitorProblems(w io.Writer, file *result.File) {
 // openSession opens the run pipeline on r: prepared on first use when
 // prepareOnFirstUse (with progress on log), with the server's metrics
 // unless noMonitor. The session owns r's engine from here on.
-func openSession(ctx context.Context, st *State, r *session.Resolved, log io.Writer, loadThreads int, prepareOnFirstUse, noMonitor bool, serverPID int) (*session.Session, error) {
+func openSession(ctx context.Context, st *State, r *session.Resolved, log io.Writer, loadThreads int, prepareOnFirstUse, noMonitor bool, serverPID int, sp *shard.Spec) (*session.Session, error) {
 	return r.Open(ctx, session.Options{
-		PrepareOnFirstUse: prepareOnFirstUse,
+		PrepareOnFirstUse: prepareOnFirstUse && sp == nil,
 		Prepare: func(ctx context.Context, eng engine.Engine, w workload.Workload) error {
 			q := *st
 			q.Stdout = log
-			return prepare(ctx, &q, r.Target, eng, w, loadThreads)
+			return prepare(ctx, &q, r.Target, eng, w, loadThreads, nil)
 		},
+		Shard:     sp,
 		NoMonitor: noMonitor,
 		ServerPID: serverPID,
 		Tool:      result.Tool{Name: "dbarena", Version: st.Version, Commit: st.Commit},

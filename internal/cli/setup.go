@@ -13,6 +13,7 @@ import (
 
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/load"
+	"github.com/dbarena/dbarena/shard"
 	"github.com/dbarena/dbarena/workload"
 )
 
@@ -21,6 +22,7 @@ func newPrepareCmd(st *State, m workload.Meta) *cobra.Command {
 	var tf targetFlags
 	var loadThreads int
 	var quiet bool
+	var sf shardFlags
 	cmd := &cobra.Command{
 		Use:   m.Name,
 		Short: m.Description,
@@ -30,6 +32,10 @@ func newPrepareCmd(st *State, m workload.Meta) *cobra.Command {
 			if loadThreads < 1 {
 				errs = append(errs, fmt.Errorf("--load-threads %d: must be at least 1", loadThreads))
 			}
+			sp, err := sf.spec()
+			if err != nil {
+				errs = append(errs, err)
+			}
 			if err := usage(errs); err != nil {
 				return err
 			}
@@ -38,10 +44,11 @@ func newPrepareCmd(st *State, m workload.Meta) *cobra.Command {
 				return err
 			}
 			defer r.Engine.Close()
-			return prepare(cmd.Context(), quietly(st, quiet), r.Target, r.Engine, w, loadThreads)
+			return prepare(cmd.Context(), quietly(st, quiet), r.Target, r.Engine, w, loadThreads, sp)
 		},
 	}
 	tf.register(cmd.Flags())
+	sf.register(cmd.Flags())
 	cmd.Flags().IntVar(&loadThreads, "load-threads", 4, "parallel loaders, each with its own connection")
 	addQuiet(cmd.Flags(), &quiet)
 	cmd.Flags().AddFlagSet(w.Define().Options)
@@ -49,9 +56,13 @@ func newPrepareCmd(st *State, m workload.Meta) *cobra.Command {
 }
 
 // prepare loads w into r and prints progress and a summary.
-func prepare(ctx context.Context, st *State, target engine.Target, eng engine.Engine, w workload.Workload, loadThreads int) error {
+func prepare(ctx context.Context, st *State, target engine.Target, eng engine.Engine, w workload.Workload, loadThreads int, sp *shard.Spec) error {
 	if !st.Quiet {
-		fmt.Fprintf(st.Stdout, "preparing %s on %s with %d loaders\n", w.Define().Meta.Name, target, loadThreads)
+		part := ""
+		if sp != nil {
+			part = fmt.Sprintf(" as shard %d of %d (run %s)", sp.Index, sp.Count, sp.Run)
+		}
+		fmt.Fprintf(st.Stdout, "preparing %s on %s with %d loaders%s\n", w.Define().Meta.Name, target, loadThreads, part)
 	}
 	printNotes(st.Stdout, w)
 	pb := newLoadProgress(st)
@@ -62,6 +73,7 @@ func prepare(ctx context.Context, st *State, target engine.Target, eng engine.En
 		LoadThreads: loadThreads,
 		Progress:    pb.update,
 		Now:         st.Now,
+		Shard:       sp,
 	})
 	pb.finish(err == nil)
 	if err != nil {
@@ -160,12 +172,18 @@ func newCheckCmd(st *State, m workload.Meta) *cobra.Command {
 	w := m.New()
 	var tf targetFlags
 	var quiet bool
+	var sf shardFlags
 	cmd := &cobra.Command{
 		Use:   m.Name,
 		Short: m.Description,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := usage(validateWorkload(w)); err != nil {
+			errs := validateWorkload(w)
+			sp, err := sf.spec()
+			if err != nil {
+				errs = append(errs, err)
+			}
+			if err := usage(errs); err != nil {
 				return err
 			}
 			r, err := tf.open(cmd.Context(), st, w)
@@ -174,7 +192,15 @@ func newCheckCmd(st *State, m workload.Meta) *cobra.Command {
 			}
 			defer r.Engine.Close()
 			pc := startCheck(quietly(st, quiet), fmt.Sprintf("%s on %s", w.Define().Meta.Name, r.Target))
-			problems, err := load.Check(workload.WithCheckProgress(cmd.Context(), pc.report), r.Engine, w)
+			check := func() ([]workload.Problem, error) {
+				return load.Check(workload.WithCheckProgress(cmd.Context(), pc.report), r.Engine, w)
+			}
+			var problems []workload.Problem
+			if sp != nil {
+				problems, err = checkSharded(cmd.Context(), sp, r.Engine, w, check)
+			} else {
+				problems, err = check()
+			}
 			pc.finish(err == nil)
 			if err != nil {
 				if cmd.Context().Err() != nil {
@@ -193,6 +219,7 @@ func newCheckCmd(st *State, m workload.Meta) *cobra.Command {
 		},
 	}
 	tf.register(cmd.Flags())
+	sf.register(cmd.Flags())
 	addQuiet(cmd.Flags(), &quiet)
 	cmd.Flags().AddFlagSet(w.Define().Options)
 	return cmd

@@ -146,6 +146,7 @@ func MeasureClock(ctx context.Context, cat engine.Catalog, now func() time.Time)
 		now = time.Now
 	}
 	best := Clock{Error: -1}
+	whole := true // every reading in whole milliseconds
 	for range 7 {
 		t0 := now()
 		st, err := cat.ServerTime(ctx)
@@ -153,14 +154,17 @@ func MeasureClock(ctx context.Context, cat engine.Catalog, now func() time.Time)
 		if err != nil {
 			return Clock{}, err
 		}
+		whole = whole && st.Nanosecond()%int(time.Millisecond) == 0
 		half := t1.Sub(t0) / 2
 		if best.Error < 0 || half < best.Error {
 			best = Clock{Offset: st.Sub(t0.Add(half)), Error: half}
 		}
 	}
-	// A server clock read in whole milliseconds (MongoDB's, SQLite's)
-	// adds up to a millisecond.
-	best.Error += time.Millisecond
+	if whole {
+		// A server clock read in whole milliseconds (MongoDB's,
+		// SQLite's) adds up to a millisecond.
+		best.Error += time.Millisecond
+	}
 	return best, nil
 }
 

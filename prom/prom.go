@@ -58,11 +58,25 @@ type Labels struct {
 	// Run tells the run apart from the others of the command: a sweep's
 	// thread count, a plan's cell and repetition.
 	Run string
+	// Shard is the process's shard index in a sharded run (--shard), ""
+	// otherwise: a Prometheus scraping every shard sums their series.
+	Shard string
 }
 
-func (l Labels) values() []string { return []string{l.Target, l.Workload, l.Run} }
+func (l Labels) values() []string {
+	if l.Shard != "" {
+		return []string{l.Target, l.Workload, l.Run, l.Shard}
+	}
+	return []string{l.Target, l.Workload, l.Run}
+}
 
-var runLabels = []string{"target", "workload", "run"}
+// names are the labels' names: a shard's series have a shard label.
+func (l Labels) names() []string {
+	if l.Shard != "" {
+		return []string{"target", "workload", "run", "shard"}
+	}
+	return []string{"target", "workload", "run"}
+}
 
 // opCounts are an op's counts in one phase.
 type opCounts struct {
@@ -145,6 +159,9 @@ type Exporter struct {
 	next runner.Observer
 
 	descs map[string]*prometheus.Desc
+	// labelNames are the runs' label names (Labels.names): one process
+	// runs as a shard or not at all.
+	labelNames []string
 }
 
 var _ runner.Observer = (*Exporter)(nil)
@@ -197,6 +214,7 @@ func (e *Exporter) Begin(l Labels, threads int) {
 	e.runs = slices.DeleteFunc(e.runs, func(r *runState) bool { return r.labels == l })
 	e.cur = &runState{labels: l, threads: threads}
 	e.runs = append(e.runs, e.cur)
+	e.labelNames = l.names()
 }
 
 // SetRate records the arrival rate (transactions per second) the current
@@ -389,7 +407,7 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 			if h == "" {
 				h = "server metric"
 			}
-			ch <- prometheus.MustNewConstMetric(e.rawDesc(serverMetricName(name), "the server's "+strings.TrimSuffix(h, ".")+", over the last interval (package sysmon)", runLabels),
+			ch <- prometheus.MustNewConstMetric(e.rawDesc(serverMetricName(name), "the server's "+strings.TrimSuffix(h, ".")+", over the last interval (package sysmon)", r.labels.names()),
 				prometheus.GaugeValue, v, lv...)
 		}
 	}
@@ -413,7 +431,7 @@ func (e *Exporter) End() {
 
 func (e *Exporter) counter(ch chan<- prometheus.Metric, name, help string, v int64, lv []string) {
 	extra := []string{"phase"}
-	if len(lv) == len(runLabels)+2 {
+	if len(lv) == len(e.labelNames)+2 {
 		extra = append(extra, "op")
 	}
 	ch <- prometheus.MustNewConstMetric(e.descWith(name, help, extra), prometheus.CounterValue, float64(v), lv...)
@@ -430,7 +448,7 @@ func (e *Exporter) desc(name, help, extra string) *prometheus.Desc {
 }
 
 func (e *Exporter) descWith(name, help string, extra []string) *prometheus.Desc {
-	return e.rawDesc(Namespace+"_"+name, help, append(slices.Clone(runLabels), extra...))
+	return e.rawDesc(Namespace+"_"+name, help, append(slices.Clone(e.labelNames), extra...))
 }
 
 // rawDesc caches descriptions by name (with e.mu held).

@@ -202,6 +202,40 @@ func TestExporter(t *testing.T) {
 	}
 }
 
+// A shard's series carry its index, so that a Prometheus scraping every
+// shard sums them; a process that is no shard has no shard label.
+func TestShardLabel(t *testing.T) {
+	for _, shard := range []string{"2", ""} {
+		e, err := prom.Listen("127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		obs := e.Observer(nil)
+		e.Begin(prom.Labels{Target: "pg", Workload: "tpcc", Run: "threads=4", Shard: shard}, 4)
+		ops := []workload.Op{{Name: "new_order"}}
+		obs.OnTick(runner.Tick{Threads: 4, Elapsed: time.Second, Length: time.Second, Ops: ops, Interval: interval([]int64{50}, nil, 0),
+			Server: sysmon.Interval{"server_cpu_pct": 42, sysmon.IntervalKey: 1}})
+		f := scrape(t, e.Addr())
+		e.Close()
+		for _, name := range []string{"dbarena_transactions_total", "dbarena_threads", "dbarena_server_cpu_pct"} {
+			if f[name] == nil {
+				t.Fatalf("shard %q: no %s", shard, name)
+			}
+			for _, m := range f[name].Metric {
+				got, has := "", false
+				for _, l := range m.Label {
+					if l.GetName() == "shard" {
+						got, has = l.GetValue(), true
+					}
+				}
+				if got != shard || has != (shard != "") {
+					t.Errorf("shard %q: %s has shard label %q (present %v)", shard, name, got, has)
+				}
+			}
+		}
+	}
+}
+
 // An address in use is refused at once, naming it.
 func TestListenInUse(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/spf13/pflag"
 
@@ -47,9 +48,13 @@ func (l *liveMetrics) begin(target, workload, run string, cfg runner.Config) {
 	if l == nil {
 		return
 	}
-	l.e.Begin(prom.Labels{Target: target, Workload: workload, Run: run}, cfg.Threads)
+	labels := prom.Labels{Target: target, Workload: workload, Run: run}
+	if cfg.Shard.Count > 0 {
+		labels.Shard = strconv.Itoa(cfg.Shard.Index)
+	}
+	l.e.Begin(labels, cfg.Threads)
 	if cfg.Rate.TPS != nil {
-		l.e.SetRate(*cfg.Rate.TPS)
+		l.e.SetRate(*cfg.Rate.TPS / float64(cfg.Shard.Whole().Count)) // the shard's part
 	}
 }
 

@@ -152,9 +152,9 @@ type Catalog interface {
 	// PutShardRecord creates table when needed and writes rec, replacing
 	// the record of the same run, phase and shard.
 	PutShardRecord(ctx context.Context, table string, rec ShardRecord) error
-	// ShardRecords returns run's records in table (of phase only, unless
-	// phase is ""), ordered by phase and shard; none when table does not
-	// exist.
+	// ShardRecords returns run's records in table (every run's when run
+	// is ""; of phase only, unless phase is ""), ordered by run, phase
+	// and shard; none when table does not exist.
 	ShardRecords(ctx context.Context, table, run, phase string) ([]ShardRecord, error)
 	// DeleteShardRecords deletes run's records in table (every run's
 	// when run is ""), drops table once it holds none, and returns how

@@ -145,14 +145,18 @@ func (s SQLCatalog) ShardRecords(ctx context.Context, table, run, phase string) 
 	if ok, err := s.TableExists(ctx, table); err != nil || !ok {
 		return nil, err
 	}
-	q := "SELECT run_id, phase, shard, shards, written_us, body FROM " + table + " WHERE run_id = ?"
-	args := []any{run}
+	q := "SELECT run_id, phase, shard, shards, written_us, body FROM " + table + " WHERE 1 = 1"
+	var args []any
+	if run != "" {
+		q += " AND run_id = ?"
+		args = append(args, run)
+	}
 	if phase != "" {
 		q += " AND phase = ?"
 		args = append(args, phase)
 	}
 	var out []ShardRecord
-	err := s.C.QueryRows(ctx, q+" ORDER BY phase, shard", args, func(row []any) error {
+	err := s.C.QueryRows(ctx, q+" ORDER BY run_id, phase, shard", args, func(row []any) error {
 		var n [3]int64
 		for i := range n {
 			v, err := asInt(row[2+i])

@@ -504,6 +504,25 @@ func Remove(ctx context.Context, cat engine.Catalog, run string) (int, error) {
 	return n, nil
 }
 
+// RemoveBarriers deletes every run's barrier records (dropping
+// engine.ShardTable), and leaves their stored results, and returns the
+// runs whose results are stored still.
+func RemoveBarriers(ctx context.Context, cat engine.Catalog) (stored []string, err error) {
+	if _, err := cat.DeleteShardRecords(ctx, engine.ShardTable, ""); err != nil {
+		return nil, err
+	}
+	recs, err := cat.ShardRecords(ctx, engine.ResultTable, "", "")
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range recs {
+		if !slices.Contains(stored, r.Run) {
+			stored = append(stored, r.Run)
+		}
+	}
+	return stored, nil
+}
+
 // Tell records body under phase in engine.ShardTable for the other
 // shards to read (Told): what one shard found that all report, such as
 // shard 0's check verdict.

@@ -75,11 +75,14 @@ func (k catalog) ShardRecords(ctx context.Context, table, run, phase string) ([]
 	if err != nil {
 		return nil, err
 	}
-	filter := bson.D{{Key: "_id.run_id", Value: run}}
+	filter := bson.D{}
+	if run != "" {
+		filter = append(filter, bson.E{Key: "_id.run_id", Value: run})
+	}
 	if phase != "" {
 		filter = append(filter, bson.E{Key: "_id.phase", Value: phase})
 	}
-	cur, err := coll.Find(ctx, filter, options.Find().SetSort(bson.D{{Key: "_id.phase", Value: 1}, {Key: "_id.shard", Value: 1}}))
+	cur, err := coll.Find(ctx, filter, options.Find().SetSort(bson.D{{Key: "_id.run_id", Value: 1}, {Key: "_id.phase", Value: 1}, {Key: "_id.shard", Value: 1}}))
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", table, err)
 	}

@@ -228,6 +228,7 @@ func newCheckCmd(st *State, m workload.Meta) *cobra.Command {
 func newCleanupCmd(st *State, m workload.Meta) *cobra.Command {
 	w := m.New()
 	var tf targetFlags
+	var runID string
 	cmd := &cobra.Command{
 		Use:   m.Name,
 		Short: m.Description,
@@ -254,12 +255,43 @@ func newCleanupCmd(st *State, m workload.Meta) *cobra.Command {
 				}
 				err = fmt.Errorf("cleanup %s on %s: %w (dropped %s; what is left stays recorded as dbarena's: run cleanup again)", w.Define().Meta.Name, r.Target, err, done)
 			}
-			return err
+			if err != nil {
+				return err
+			}
+			return cleanupShards(cmd.Context(), st, r.Engine, runID)
 		},
 	}
 	tf.register(cmd.Flags())
+	cmd.Flags().StringVar(&runID, "run-id", "", "also remove the results this sharded run's shards stored in the target (merge them first: dbarena merge --from)")
 	cmd.Flags().AddFlagSet(w.Define().Options)
 	return cmd
+}
+
+// cleanupShards removes the barrier records of sharded runs, and the
+// stored results of run when it is given; it says which runs' results
+// stay.
+func cleanupShards(ctx context.Context, st *State, eng engine.Engine, run string) error {
+	c, err := eng.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	cat := c.Catalog()
+	if run != "" {
+		n, err := shard.Remove(ctx, cat, run)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(st.Stdout, "removed %d records of sharded run %s\n", n, run)
+	}
+	stored, err := shard.RemoveBarriers(ctx, cat)
+	if err != nil {
+		return err
+	}
+	if len(stored) > 0 {
+		fmt.Fprintf(st.Stdout, "kept the stored results of sharded runs %s: merge them (dbarena merge --from … --run-id ID) and remove them with cleanup --run-id ID\n", strings.Join(stored, ", "))
+	}
+	return nil
 }
 
 // printNotes prints the workload's remarks on its options

@@ -83,7 +83,8 @@ type Options struct {
 	Log io.Writer
 	// Shard, when set, makes every run a shard's of a sharded run
 	// (package shard): each starts at a barrier every shard reaches, and
-	// each result file is also stored in the target.
+	// each result file is also stored in the target. Only shard 0
+	// samples the server's metrics.
 	Shard *shard.Spec
 	// Scrub removes secrets from an error message before it is stored
 	// (default: the message as it is; engines' errors carry no password
@@ -121,6 +122,13 @@ func Open(ctx context.Context, opt Options) (*Session, error) {
 		}
 	}
 	s := &Session{opt: opt, closeMon: func() {}}
+	// Every shard of a sharded run measures the same server: shard 0
+	// samples it, for all (a merged file's server metrics are the
+	// shards' that have them), and the others add no queries of their
+	// own to what the server counts.
+	if opt.Shard != nil && opt.Shard.Index != 0 {
+		opt.NoMonitor = true
+	}
 	if !opt.NoMonitor {
 		s.mon, s.closeMon = openMonitor(ctx, opt.Engine, opt.Target, opt.ServerPID)
 	}

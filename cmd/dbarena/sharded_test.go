@@ -1,0 +1,321 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/engine/all/enginetest"
+	_ "github.com/dbarena/dbarena/engine/postgres"
+	"github.com/dbarena/dbarena/internal/testdb"
+	"github.com/dbarena/dbarena/result"
+)
+
+// shardedCLI runs dbarena processes against one target for the sharded
+// tests.
+type shardedCLI struct {
+	t   *testing.T
+	bin string
+	env []string
+	url string
+}
+
+// newShardedCLI runs dbarena on tg, its password in the engine's
+// variable (as a pod gets it from a Secret), or in the URL for an engine
+// that has none.
+func newShardedCLI(t *testing.T, tg engine.Target) *shardedCLI {
+	env := append(os.Environ(), "DBARENA_HOME="+t.TempDir())
+	u := *tg.URL
+	if r, ok := engine.Lookup(u.Scheme); ok && r.PasswordEnv != "" {
+		env = append(env, r.PasswordEnv+"="+tg.Password.Reveal())
+	} else if tg.Password.IsSet() {
+		u.User = url.UserPassword(u.User.Username(), tg.Password.Reveal())
+	}
+	return &shardedCLI{t: t, bin: buildBinary(t), env: env, url: u.String()}
+}
+
+type outcome struct {
+	out  string
+	code int
+}
+
+// run runs dbarena with args and returns its output and exit status.
+func (c *shardedCLI) run(args ...string) outcome {
+	cmd := exec.Command(c.bin, args...)
+	cmd.Env = c.env
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return outcome{string(out), exit.ExitCode()}
+	}
+	if err != nil {
+		c.t.Fatalf("%v: %v", args, err)
+	}
+	return outcome{string(out), 0}
+}
+
+// shards runs n processes at once, process i with args(i).
+func (c *shardedCLI) shards(n int, args func(i int) []string) []outcome {
+	out := make([]outcome, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() { defer wg.Done(); out[i] = c.run(args(i)...) }()
+	}
+	wg.Wait()
+	return out
+}
+
+func (c *shardedCLI) mustAll(what string, outs []outcome) {
+	c.t.Helper()
+	for i, o := range outs {
+		if o.code != 0 {
+			c.t.Fatalf("%s, shard %d: exit %d\n%s", what, i, o.code, o.out)
+		}
+	}
+}
+
+func shardArgs(i, n int, run string, args ...string) []string {
+	return append(args, "--shard", fmt.Sprintf("%d/%d", i, n), "--run-id", run)
+}
+
+// sbtestHash is the md5 of every row of the sbtest tables, in key order.
+func sbtestHash(t *testing.T, c engine.SQLConn, tables int) string {
+	t.Helper()
+	var all []string
+	for i := 1; i <= tables; i++ {
+		var h string
+		q := fmt.Sprintf("SELECT md5(string_agg(id || ':' || k || ':' || c || ':' || pad, ',' ORDER BY id)) || ' ' || count(*) FROM sbtest%d", i)
+		if err := c.QueryRow(context.Background(), q, nil, &h); err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, h)
+	}
+	return strings.Join(all, " ")
+}
+
+// inserted is what PostgreSQL counted as rows inserted into the sbtest
+// tables, once every backend's statistics are in (they stop changing).
+func inserted(t *testing.T, c engine.SQLConn) int64 {
+	t.Helper()
+	last := int64(-1)
+	for range 50 {
+		var n int64
+		if err := c.QueryRow(context.Background(), "SELECT coalesce(sum(n_tup_ins), 0)::bigint FROM pg_stat_user_tables WHERE schemaname = current_schema() AND relname LIKE 'sbtest%'", nil, &n); err != nil {
+			t.Fatal(err)
+		}
+		if n == last {
+			return n
+		}
+		last = n
+		time.Sleep(300 * time.Millisecond)
+	}
+	t.Fatal("the statistics of the sbtest tables did not settle")
+	return 0
+}
+
+// One oltp_read_write run as three processes (--shard i/3) against the
+// real PostgreSQL of the tests: the sharded prepare loads the same rows
+// as one process; the shards start within 50 ms of each other; merged
+// from the target, their transactions are the sum of the shards' and what
+// the server counted (every transaction inserts one row) within 1%;
+// check passes on every shard.
+func TestShardedPostgres(t *testing.T) {
+	tg := testdb.Isolated(t, testdb.Postgres(t))
+	c := newShardedCLI(t, tg)
+	conn := enginetest.Connect(t, enginetest.Open(t, tg))
+	data := []string{"--target", c.url, "--tables", "3", "--table-size", "30000"}
+
+	if o := c.run(append([]string{"prepare", "oltp_read_write"}, data...)...); o.code != 0 {
+		t.Fatalf("prepare: %s", o.out)
+	}
+	want := sbtestHash(t, conn, 3)
+	if o := c.run(append([]string{"cleanup", "oltp_read_write"}, data...)...); o.code != 0 {
+		t.Fatalf("cleanup: %s", o.out)
+	}
+	c.mustAll("sharded prepare", c.shards(3, func(i int) []string {
+		return shardArgs(i, 3, "prep", append([]string{"prepare", "oltp_read_write"}, data...)...)
+	}))
+	if got := sbtestHash(t, conn, 3); got != want {
+		t.Fatalf("a sharded prepare loaded other rows:\n%s\nwant (one process)\n%s", got, want)
+	}
+
+	dir := t.TempDir()
+	before := inserted(t, conn)
+	c.mustAll("sharded run", c.shards(3, func(i int) []string {
+		return shardArgs(i, 3, "run1", append([]string{"run", "oltp_read_write", "--threads", "2", "--time", "4s", "--warmup", "0",
+			"--out", filepath.Join(dir, fmt.Sprintf("shard%d.json", i))}, data...)...)
+	}))
+	ins := inserted(t, conn) - before
+	merged := filepath.Join(dir, "merged.json")
+	if o := c.run("merge", "--from", c.url, "--run-id", "run1", "-o", merged); o.code != 0 {
+		t.Fatalf("merge --from: exit %d\n%s", o.code, o.out)
+	}
+	m, err := result.Read(merged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum int64
+	for i := range 3 {
+		f, err := result.Read(filepath.Join(dir, fmt.Sprintf("shard%d.json", i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum += f.Runs[0].Transactions
+	}
+	r := m.Runs[0]
+	t.Logf("merged: %d transactions (shards' sum %d), %d threads; the server inserted %d rows; start skew %.3f ms", r.Transactions, sum, r.Threads, ins, r.Barrier.SkewMS)
+	if r.Transactions != sum || r.Threads != 6 || len(m.MissingShards) != 0 {
+		t.Errorf("merged %d transactions over %d threads, missing %v; the shards ran %d over 6", r.Transactions, r.Threads, m.MissingShards, sum)
+	}
+	// A transaction cut short at the end may have inserted its row.
+	if d := math.Abs(float64(ins-r.Transactions)) / float64(r.Transactions); d > 0.01 {
+		t.Errorf("the server inserted %d rows for %d transactions: %.2f%% apart", ins, r.Transactions, 100*d)
+	}
+	if r.Barrier == nil || len(r.Barrier.Starts) != 3 || r.Barrier.Skew() > 50*time.Millisecond {
+		t.Errorf("start barrier %+v: want 3 starts within 50 ms", r.Barrier)
+	}
+	for _, o := range c.shards(3, func(i int) []string {
+		return shardArgs(i, 3, "check1", append([]string{"check", "oltp_read_write"}, data...)...)
+	}) {
+		if o.code != 0 || !strings.Contains(o.out, ": ok") {
+			t.Errorf("sharded check: exit %d\n%s", o.code, o.out)
+		}
+	}
+}
+
+// --rate 600 over three shards is 600 transactions per second in all,
+// and its arrivals are one process's: the same Poisson arrivals (from
+// the same seed) in every interval, and evenly spaced ones at 600 ± 1%.
+func TestShardedRate(t *testing.T) {
+	tg := testdb.Isolated(t, testdb.Postgres(t))
+	c := newShardedCLI(t, tg)
+	data := []string{"--target", c.url, "--table-size", "10000"}
+	if o := c.run(append([]string{"prepare", "oltp_point_select"}, data...)...); o.code != 0 {
+		t.Fatalf("prepare: %s", o.out)
+	}
+	dir := t.TempDir()
+	read := func(path string) result.Run {
+		t.Helper()
+		f, err := result.Read(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f.Runs[0]
+	}
+	sharded := func(run string, args []string) result.Run {
+		t.Helper()
+		c.mustAll("sharded run", c.shards(3, func(i int) []string {
+			return shardArgs(i, 3, run, append(args, "--threads", "4", "--out", filepath.Join(dir, fmt.Sprintf("%s-%d.json", run, i)))...)
+		}))
+		merged := filepath.Join(dir, run+".json")
+		if o := c.run("merge", "--from", c.url, "--run-id", run, "-o", merged); o.code != 0 {
+			t.Fatalf("merge: %s", o.out)
+		}
+		return read(merged)
+	}
+	runArgs := append([]string{"run", "oltp_point_select", "--rate", "600", "--time", "4s", "--warmup", "0"}, data...)
+
+	one := filepath.Join(dir, "one.json")
+	if o := c.run(append(runArgs, "--threads", "12", "--out", one)...); o.code != 0 {
+		t.Fatalf("one process: %s", o.out)
+	}
+	ur, mr := read(one), sharded("poisson", runArgs)
+	t.Logf("poisson: merged %d started, %.1f tps; one process %d started, %.1f tps", mr.Started, mr.TPS, ur.Started, ur.TPS)
+	if mr.Started != ur.Started || mr.OfferedTPS != 600 {
+		t.Errorf("merged: %d arrivals started, %.2f offered; one process: %d", mr.Started, mr.OfferedTPS, ur.Started)
+	}
+	if len(mr.Intervals) != len(ur.Intervals) {
+		t.Fatalf("%d merged intervals, %d of one process", len(mr.Intervals), len(ur.Intervals))
+	}
+	for i := range mr.Intervals {
+		// A transaction counts in the interval it ends in.
+		a, b := mr.Intervals[i], ur.Intervals[i]
+		if a.OfferedTPS != b.OfferedTPS || math.Abs(a.TPS-b.TPS) > 0.01*b.TPS+2 {
+			t.Errorf("interval %d: merged %.0f tps of %.0f offered, one process %.0f of %.0f", i, a.TPS, a.OfferedTPS, b.TPS, b.OfferedTPS)
+		}
+	}
+	mr = sharded("uniform", append(runArgs, "--arrival", "uniform"))
+	t.Logf("uniform: merged %.1f tps of %.1f offered", mr.TPS, mr.OfferedTPS)
+	if math.Abs(mr.TPS-600)/600 > 0.01 {
+		t.Errorf("merged: %.2f tps; want 600 ± 1%%", mr.TPS)
+	}
+}
+
+// A shard killed mid-run leaves the others to finish; merging from the
+// target then says 2 of 3 shards and fails, or with --allow-partial
+// writes the two. A shard that never starts makes the barrier fail,
+// naming it.
+func TestShardedKilledAndMissing(t *testing.T) {
+	tg := testdb.Isolated(t, testdb.Postgres(t))
+	c := newShardedCLI(t, tg)
+	data := []string{"--target", c.url, "--table-size", "10000"}
+	if o := c.run(append([]string{"prepare", "oltp_point_select"}, data...)...); o.code != 0 {
+		t.Fatalf("prepare: %s", o.out)
+	}
+	dir := t.TempDir()
+	procs := make([]*exec.Cmd, 3)
+	outs := make([]syncBuffer, 3)
+	for i := range procs {
+		procs[i] = exec.Command(c.bin, shardArgs(i, 3, "kill1", append([]string{"run", "oltp_point_select", "--threads", "2", "--time", "5s", "--warmup", "0",
+			"--out", filepath.Join(dir, fmt.Sprintf("s%d.json", i))}, data...)...)...)
+		procs[i].Env, procs[i].Stdout, procs[i].Stderr = c.env, &outs[i], &outs[i]
+		if err := procs[i].Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for !strings.Contains(outs[1].String(), "thds: 2") {
+		if time.Now().After(deadline) {
+			t.Fatalf("shard 1 reported nothing:\n%s", outs[1].String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := procs[1].Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range procs {
+		err := p.Wait()
+		if i != 1 && err != nil {
+			t.Errorf("shard %d: %v\n%s", i, err, outs[i].String())
+		}
+	}
+	o := c.run("merge", "--from", c.url, "--run-id", "kill1", "-o", filepath.Join(dir, "m.json"))
+	if o.code == 0 || !strings.Contains(o.out, "2 of 3 shards") || !strings.Contains(o.out, "shard 1 stored no result") {
+		t.Errorf("merge of a run with a killed shard: exit %d\n%s", o.code, o.out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "m.json")); err == nil {
+		t.Error("a partial merge wrote its file without --allow-partial")
+	}
+	o = c.run("merge", "--from", c.url, "--run-id", "kill1", "--allow-partial", "-o", filepath.Join(dir, "m.json"))
+	if o.code == 0 || !strings.Contains(o.out, "2 of 3 shards") {
+		t.Errorf("merge --allow-partial: exit %d\n%s", o.code, o.out)
+	}
+	m, err := result.Read(filepath.Join(dir, "m.json"))
+	if err != nil {
+		t.Fatalf("merge --allow-partial wrote no file: %v", err)
+	}
+	if len(m.MissingShards) != 1 || m.MissingShards[0] != 1 || m.Runs[0].Threads != 4 {
+		t.Errorf("partial merge: missing %v, %d threads; want shard 1 missing, 4 threads", m.MissingShards, m.Runs[0].Threads)
+	}
+
+	outs2 := c.shards(2, func(i int) []string {
+		return shardArgs(i*2, 3, "missing1", append([]string{"run", "oltp_point_select", "--time", "2s", "--barrier-timeout", "3s"}, data...)...)
+	})
+	for _, o := range outs2 {
+		if o.code == 0 || !strings.Contains(o.out, "2 of 3 shards arrived") || !strings.Contains(o.out, "missing: 1") {
+			t.Errorf("a barrier shard 1 never reached: exit %d\n%s", o.code, o.out)
+		}
+	}
+}

@@ -220,7 +220,7 @@ func (s JobSpec) Validate() []error {
 	if s.Plan != nil {
 		k8sMsgs("Plan.Name", s.Plan.Name, validation.IsConfigMapKey(s.Plan.Name))
 		if len(s.Plan.Content) == 0 {
-			bad("Plan.Name", s.Plan.Name, "the plan is empty")
+			bad("Plan.Content", s.Plan.Name, "the plan is empty")
 		}
 	}
 	errs = append(errs, s.validateTarget()...)
@@ -281,7 +281,7 @@ func (s JobSpec) validateTarget() []error {
 		return []error{&FieldError{Field: "Target", Value: shown, Problem: "not a URL"}}
 	}
 	if len(target.URLSecrets(s.Target)) > 0 || shown != s.Target {
-		return []error{&FieldError{Field: "Target", Value: shown, Problem: "holds a secret: the pods' arguments would show it; the password goes in Password"}}
+		return []error{&FieldError{Field: "Target", Value: shown, Problem: "holds a secret (a password, a secret parameter): the pods' arguments would show it; leave it out"}}
 	}
 	return nil
 }

@@ -372,6 +372,7 @@ func newK8sWorkloadCmd(st *State, m workload.Meta) *cobra.Command {
 	// told apart; a name k8s job takes itself (--out) stays its own.
 	runFS := pflag.NewFlagSet(m.Name, pflag.ContinueOnError)
 	bindRunFlags(runFS, w, &tf, &rf)
+	runFS.Lookup("target").Usage = "the URL of the database server the pods run against, optionally labelled: [label=]postgres://user@host:port/db, mysql://…, mongodb://…/db; its password goes into the Secret; required"
 	given := recordFlags(runFS, "target", "password-file")
 	cmd.Flags().AddFlagSet(runFS)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {

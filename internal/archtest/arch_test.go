@@ -132,3 +132,49 @@ func TestImportRules(t *testing.T) {
 		}
 	}
 }
+
+// k8sImporters are the packages that may import the Kubernetes API's
+// modules (k8s.io/, sigs.k8s.io/): package k8s, which writes the
+// manifests of sharded runs, and internal/k8stest, its test helpers.
+// Nothing else takes their weight or their types; test files may, to
+// read manifests back.
+var k8sImporters = []string{"k8s", "internal/k8stest"}
+
+// TestK8sImports fails for every package but k8sImporters that imports
+// a package of k8s.io/ or sigs.k8s.io/ (test files left out).
+func TestK8sImports(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, module+"/...").Output()
+	if err != nil {
+		if ee, ok := err.(*exec.ExitError); ok {
+			t.Fatalf("go list: %v\n%s", err, ee.Stderr)
+		}
+		t.Fatalf("go list: %v", err)
+	}
+	checked, k8sImports := 0, false
+	for line := range strings.Lines(string(out)) {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		p, ok := relative(f[0])
+		if !ok {
+			continue
+		}
+		checked++
+		allowed := slices.ContainsFunc(k8sImporters, func(dir string) bool { return under(p, dir) })
+		for _, imp := range f[1:] {
+			if !strings.HasPrefix(imp, "k8s.io/") && !strings.HasPrefix(imp, "sigs.k8s.io/") {
+				continue
+			}
+			if p == "k8s" {
+				k8sImports = true
+			}
+			if !allowed {
+				t.Errorf("%s imports %s: only %s may import k8s.io/ and sigs.k8s.io/", p, imp, strings.Join(k8sImporters, " and "))
+			}
+		}
+	}
+	if checked < 20 || !k8sImports {
+		t.Fatalf("checked %d packages, package k8s importing the API: %v; the listing found too little:\n%s", checked, k8sImports, out)
+	}
+}

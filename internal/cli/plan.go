@@ -133,16 +133,9 @@ func newPlanCmd(st *State) *cobra.Command {
 // loadPlan reads and validates a plan: managed: targets through package
 // server, other URLs by their engine's scheme.
 func loadPlan(st *State, path string, vars []string) (*plan.Plan, error) {
-	given := map[string]string{}
-	for _, v := range vars {
-		name, value, ok := strings.Cut(v, "=")
-		if !ok || name == "" {
-			return nil, &UsageError{fmt.Errorf("--var %s: want NAME=VALUE", v)}
-		}
-		if _, dup := given[name]; dup {
-			return nil, &UsageError{fmt.Errorf("--var %s: %s is given twice", v, name)}
-		}
-		given[name] = value
+	given, err := planVars(vars)
+	if err != nil {
+		return nil, err
 	}
 	return plan.Load(path, plan.Options{Vars: given, ValidateTarget: func(raw string) error {
 		t, err := engine.ParseTarget(raw, "", st.Getenv)
@@ -175,6 +168,22 @@ func loadPlan(st *State, path string, vars []string) (*plan.Plan, error) {
 		}
 		return fmt.Errorf("%w %q (known: %v)", engine.ErrUnknownScheme, t.URL.Scheme, engine.Schemes())
 	}})
+}
+
+// planVars are the --var flags NAME=VALUE as plan.Options takes them.
+func planVars(vars []string) (map[string]string, error) {
+	given := map[string]string{}
+	for _, v := range vars {
+		name, value, ok := strings.Cut(v, "=")
+		if !ok || name == "" {
+			return nil, &UsageError{fmt.Errorf("--var %s: want NAME=VALUE", v)}
+		}
+		if _, dup := given[name]; dup {
+			return nil, &UsageError{fmt.Errorf("--var %s: %s is given twice", v, name)}
+		}
+		given[name] = value
+	}
+	return given, nil
 }
 
 // planExecutor is the executor of plan run: package plan's, with the

@@ -89,6 +89,7 @@ func NewRoot(st *State) *cobra.Command {
 		newRecoverCmd(st),
 		newServerCmd(st),
 		newPlanCmd(st),
+		newK8sCmd(st),
 		&cobra.Command{
 			Use:   "version",
 			Short: "Print the version",

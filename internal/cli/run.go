@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/report"
@@ -41,7 +42,7 @@ type runFlags struct {
 func newRunCmd(st *State, m workload.Meta) *cobra.Command {
 	w := m.New()
 	var tf targetFlags
-	rf := runFlags{threads: intList{1}, cfg: runner.DefaultConfig()}
+	rf := newRunFlags()
 	cmd := &cobra.Command{
 		Use:   m.Name,
 		Short: m.Description,
@@ -50,20 +51,30 @@ func newRunCmd(st *State, m workload.Meta) *cobra.Command {
 			return runWorkload(cmd.Context(), st, w, &tf, &rf)
 		},
 	}
-	fs := cmd.Flags()
+	bindRunFlags(cmd.Flags(), w, &tf, &rf)
+	cmd.Flags().StringVar(&rf.out, "out", "", "write the result file (JSON) here; while the run goes on, its interval log is kept beside it (see recover)")
+	return cmd
+}
+
+// newRunFlags are run's flags at their defaults.
+func newRunFlags() runFlags { return runFlags{threads: intList{1}, cfg: runner.DefaultConfig()} }
+
+// bindRunFlags registers on fs every flag of `dbarena run` for w but
+// --out: the target's, the thread counts, the run options
+// (runner.BindFlagsBeside), the seed, the monitor's and the workload's
+// own options. k8s job binds the same set for its pods.
+func bindRunFlags(fs *pflag.FlagSet, w workload.Workload, tf *targetFlags, rf *runFlags) {
 	tf.register(fs)
 	fs.Var(&rf.threads, "threads", "workers (one connection each); a list like 1,2,4,8 runs a sweep, one run per value")
 	rf.renamed = runner.BindFlagsBeside(fs, &rf.cfg, w.Define().Options)
 	rf.timeSet = func() bool { return fs.Changed("time") }
 	fs.Uint64Var(&rf.cfg.Seed, "seed", rf.cfg.Seed, "seed of the workers' random choices")
-	fs.StringVar(&rf.out, "out", "", "write the result file (JSON) here; while the run goes on, its interval log is kept beside it (see recover)")
 	fs.IntVar(&rf.loadThreads, "load-threads", 4, "parallel loaders when the embedded default target is prepared on first use")
 	fs.IntVar(&rf.serverPID, "server-pid", 0, "the server's main process on this host, for its CPU, the host's and the data disk's metrics (default: found through the server when it is local)")
 	fs.BoolVar(&rf.noMonitor, "no-server-metrics", false, "do not sample the server's statistics, process, host and disk every interval")
 	addMetricsAddr(fs, &rf.metricsAddr)
 	rf.shard.register(fs)
 	fs.AddFlagSet(w.Define().Options)
-	return cmd
 }
 
 func (rf *runFlags) config(threads int, st *State) runner.Config {
@@ -149,7 +160,10 @@ func (rf *runFlags) validate(st *State) []error {
 	return errs
 }
 
-func runWorkload(ctx context.Context, st *State, w workload.Workload, tf *targetFlags, rf *runFlags) error {
+// runProblems are every problem of run's flags for w, found before any
+// work: the workload's options, the run options of each thread count,
+// thresholds, the timing model.
+func runProblems(st *State, w workload.Workload, tf *targetFlags, rf *runFlags) []error {
 	errs := append(validateWorkload(w), rf.validate(st)...)
 	errs = append(errs, checkThresholds(w, rf.cfg)...)
 	if len(w.Define().Ops) == 0 {
@@ -165,7 +179,11 @@ func runWorkload(ctx context.Context, st *State, w workload.Workload, tf *target
 			errs = append(errs, err)
 		}
 	}
-	if err := usage(errs); err != nil {
+	return errs
+}
+
+func runWorkload(ctx context.Context, st *State, w workload.Workload, tf *targetFlags, rf *runFlags) error {
+	if err := usage(runProblems(st, w, tf, rf)); err != nil {
 		return err
 	}
 	if rf.out != "" {

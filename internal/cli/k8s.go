@@ -373,12 +373,17 @@ func newK8sWorkloadCmd(st *State, m workload.Meta) *cobra.Command {
 	runFS := pflag.NewFlagSet(m.Name, pflag.ContinueOnError)
 	bindRunFlags(runFS, w, &tf, &rf)
 	runFS.Lookup("target").Usage = "the URL of the database server the pods run against, optionally labelled: [label=]postgres://user@host:port/db, mysql://…, mongodb://…/db; its password goes into the Secret; required"
-	given := recordFlags(runFS, "target", "password-file")
+	// --shard is each pod's own, --run-id the Job's (k8s job's flag).
+	given := recordFlags(runFS, "target", "password-file", "shard", "run-id")
 	cmd.Flags().AddFlagSet(runFS)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		spec := kf.spec(st)
 		spec.Workload = m.Name
 		var errs []error
+		if runFS.Changed("shard") {
+			errs = append(errs, fmt.Errorf("--shard %s: each pod is given its own, --shard INDEX/%d: leave it out", rf.shard.shard, kf.shards))
+			rf.shard.shard = ""
+		}
 		if runFS.Changed("server-pid") {
 			errs = append(errs, fmt.Errorf("--server-pid %d: the server runs on no pod's host: leave it out", rf.serverPID))
 			rf.serverPID = 0 // not looked for on this host either

@@ -340,8 +340,8 @@ func TestK8sJobBadFlags(t *testing.T) {
 }
 
 // k8s job WORKLOAD takes every flag run WORKLOAD takes (but --out, which
-// is its manifests' file), with run's meaning (--target's help says what
-// the pods need).
+// is its manifests' file, and --run-id, the Job's), with run's meaning
+// (--target's help says what the pods need).
 func TestK8sJobTakesEveryRunFlag(t *testing.T) {
 	st := &cli.State{Stdout: &strings.Builder{}, Stderr: &strings.Builder{}, Getenv: func(string) string { return "" }, Now: time.Now}
 	root := cli.NewRoot(st)
@@ -356,7 +356,7 @@ func TestK8sJobTakesEveryRunFlag(t *testing.T) {
 		run, job := find("run", m.Name), find("k8s", "job", m.Name)
 		n := 0
 		run.Flags().VisitAll(func(f *pflag.Flag) {
-			if f.Name == "out" {
+			if f.Name == "out" || f.Name == "run-id" {
 				return
 			}
 			n++

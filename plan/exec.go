@@ -13,6 +13,7 @@ import (
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/session"
+	"github.com/dbarena/dbarena/shard"
 	"github.com/dbarena/dbarena/workload"
 )
 
@@ -27,9 +28,16 @@ type ExecutorOptions struct {
 	// LoadThreads are the parallel loaders when a target is prepared
 	// (0: 4).
 	LoadThreads int
-	// Prepare loads w into a target that lacks its tables (default:
-	// load.Prepare with LoadThreads loaders, reporting nothing).
-	Prepare func(ctx context.Context, target engine.Target, eng engine.Engine, w workload.Workload) error
+	// Prepare loads w into a target that lacks its tables, as shard sp
+	// of a sharded plan when sp is not nil (default: load.Prepare with
+	// LoadThreads loaders, reporting nothing).
+	Prepare func(ctx context.Context, target engine.Target, eng engine.Engine, w workload.Workload, sp *shard.Spec) error
+	// Shard, when set, runs the plan as one shard of a sharded plan
+	// (package shard): every shard runs the same plan; each prepare is
+	// a sharded prepare, each cell's run starts at a barrier of its own,
+	// and each result file is also stored in the target under the
+	// cell's ID and repetition.
+	Shard *shard.Spec
 	// Tool is written into every result file.
 	Tool result.Tool
 	// Now is the clock of the runs and their files (default time.Now).
@@ -55,6 +63,8 @@ type SessionExecutor struct {
 	o       ExecutorOptions
 	targets map[string]*openTarget // by label
 	keys    map[PrepareKey]string
+	// preparing is the Spec of the sharded prepare under way (Prepare).
+	preparing *shard.Spec
 }
 
 // openTarget is one open target of a plan.
@@ -80,8 +90,8 @@ func NewSessionExecutor(o ExecutorOptions) *SessionExecutor {
 		o.Env.Getenv = os.Getenv
 	}
 	if o.Prepare == nil {
-		o.Prepare = func(ctx context.Context, _ engine.Target, eng engine.Engine, w workload.Workload) error {
-			_, err := load.Prepare(ctx, eng, w, load.PrepareConfig{LoadThreads: o.LoadThreads, Now: o.Now})
+		o.Prepare = func(ctx context.Context, _ engine.Target, eng engine.Engine, w workload.Workload, sp *shard.Spec) error {
+			_, err := load.Prepare(ctx, eng, w, load.PrepareConfig{LoadThreads: o.LoadThreads, Now: o.Now, Shard: sp})
 			return err
 		}
 	}
@@ -102,8 +112,9 @@ func (ex *SessionExecutor) open(ctx context.Context, c Cell) (*openTarget, error
 	s, err := r.Open(ctx, session.Options{
 		PrepareOnFirstUse: true,
 		Prepare: func(ctx context.Context, eng engine.Engine, w workload.Workload) error {
-			return ex.o.Prepare(ctx, r.Target, eng, w)
+			return ex.o.Prepare(ctx, r.Target, eng, w, ex.preparing)
 		},
+		Shard: ex.o.Shard,
 		Tool:  ex.o.Tool,
 		Now:   ex.o.Now,
 		Log:   ex.o.Log,
@@ -139,7 +150,27 @@ func (ex *SessionExecutor) Prepare(ctx context.Context, c Cell) error {
 	ot.keys++
 	ex.keys[c.Key] = c.Target.Label
 	ot.loaded[c.Workload.Name] = c.Key
+	if sp := ex.o.Shard; sp != nil {
+		// Every shard looks at the target before any creates a table,
+		// so that all find it prepared or all prepare it together.
+		ex.preparing = sp.In("prepare " + c.Key.String())
+		defer func() { ex.preparing = nil }()
+		if err := ex.arrive(ctx, ot, ex.preparing, "look"); err != nil {
+			return err
+		}
+	}
 	return ot.s.EnsurePrepared(ctx, w)
+}
+
+// arrive waits at sp's barrier phase on a connection of ot's engine.
+func (ex *SessionExecutor) arrive(ctx context.Context, ot *openTarget, sp *shard.Spec, phase string) error {
+	c, err := ot.s.Engine().Connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	_, err = sp.Arrive(ctx, c.Catalog(), phase, "", false)
+	return err
 }
 
 // Run measures one repetition of c and returns its result file. A managed
@@ -160,6 +191,7 @@ func (ex *SessionExecutor) Run(ctx context.Context, c Cell, rep int) (*result.Fi
 		h = ex.o.Hooks(c, rep)
 		h.Out, h.Wrote = "", nil
 	}
+	h.Part = fmt.Sprintf("%s#%d", c.ID, rep)
 	file, err := ot.s.Measure(ctx, w, []runner.Config{cfg}, h)
 	if file == nil {
 		return nil, err

@@ -212,7 +212,9 @@ func (s *Session) Measure(ctx context.Context, w workload.Workload, cfgs []runne
 	sh := s.sharded(h.Part, file)
 	if sh != nil {
 		for i := range cfgs {
-			sh.configure(i, &cfgs[i])
+			if err := sh.configure(i, &cfgs[i]); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if s.mon != nil {

@@ -32,6 +32,8 @@ func (s *Session) sharded(part string, file *result.File) *sharded {
 	}
 	if part == "" {
 		part = "run"
+	} else {
+		spec = spec.In(part) // the part's barriers and failures are its own
 	}
 	file.Identity.RunID, file.Identity.Index, file.Identity.Count = spec.Run, spec.Index, spec.Count
 	keys := make([]string, 0, len(file.Workload.Options))
@@ -48,7 +50,10 @@ func (s *Session) sharded(part string, file *result.File) *sharded {
 
 // configure makes cfg, the file's run i, a shard's run that starts at
 // its barrier.
-func (h *sharded) configure(i int, cfg *runner.Config) {
+func (h *sharded) configure(i int, cfg *runner.Config) error {
+	if cfg.Tries != nil && h.spec.Count > 1 {
+		return fmt.Errorf("--tries runs each query on one connection, one after the other: it cannot run as %d shards", h.spec.Count)
+	}
 	cfg.Shard = h.spec.Shard()
 	config := h.config + fmt.Sprintf("\nthreads=%d", cfg.Threads)
 	cfg.Start = func(ctx context.Context) (time.Time, error) {
@@ -57,13 +62,14 @@ func (h *sharded) configure(i int, cfg *runner.Config) {
 			return time.Time{}, err
 		}
 		defer c.Close()
-		st, err := h.spec.Arrive(ctx, c.Catalog(), fmt.Sprintf("%s/%d", h.part, i), config, false)
+		st, err := h.spec.Arrive(ctx, c.Catalog(), fmt.Sprintf("run %d", i), config, false)
 		if err != nil {
 			return time.Time{}, err
 		}
 		h.starts[i] = st
 		return st.At, nil
 	}
+	return nil
 }
 
 // record sets run i's barrier.

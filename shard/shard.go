@@ -54,8 +54,32 @@ type Spec struct {
 	Lead time.Duration
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// Scope names the part of the run the barriers are of (In): a
+	// plan's prepare or cell, whose barriers and failures are its own.
+	Scope string
 
 	token string
+}
+
+// In returns the Spec of a part of the run: its barriers, and a shard's
+// failure there, are the part's own (a plan's cell that fails on one
+// shard fails that cell only).
+func (s *Spec) In(scope string) *Spec {
+	s.defaults() // the same token in every part
+	c := *s
+	if c.Scope != "" {
+		scope = c.Scope + " / " + scope
+	}
+	c.Scope = scope
+	return &c
+}
+
+// phase is p within the Spec's scope.
+func (s *Spec) phase(p string) string {
+	if s.Scope == "" {
+		return p
+	}
+	return s.Scope + ": " + p
 }
 
 // Parse reads --shard's "i/N".
@@ -238,6 +262,7 @@ const failPhase = "failed"
 // this host's clock only when wait is true.
 func (s *Spec) Arrive(ctx context.Context, cat engine.Catalog, phase, config string, wait bool) (Start, error) {
 	s.defaults()
+	phase = s.phase(phase)
 	clock, err := MeasureClock(ctx, cat, s.Now)
 	if err != nil {
 		return Start{}, err
@@ -313,7 +338,7 @@ const alivePhase = "alive"
 // alive reports whether every missing shard has shown within the
 // timeout that it still runs.
 func (s *Spec) alive(ctx context.Context, cat engine.Catalog, missing []int, clock Clock) bool {
-	recs, err := cat.ShardRecords(ctx, engine.ShardTable, s.Run, alivePhase)
+	recs, err := cat.ShardRecords(ctx, engine.ShardTable, s.Run, s.phase(alivePhase))
 	if err != nil {
 		return false
 	}
@@ -346,7 +371,7 @@ func (s *Spec) Heartbeat(ctx context.Context, eng engine.Engine) (stop func(), e
 		return nil, err
 	}
 	beat := func() error {
-		return cat.PutShardRecord(ctx, engine.ShardTable, engine.ShardRecord{Run: s.Run, Phase: alivePhase, Shard: s.Index, Count: s.Count, At: clock.ToServer(s.Now()), Body: "{}"})
+		return cat.PutShardRecord(ctx, engine.ShardTable, engine.ShardRecord{Run: s.Run, Phase: s.phase(alivePhase), Shard: s.Index, Count: s.Count, At: clock.ToServer(s.Now()), Body: "{}"})
 	}
 	if err := beat(); err != nil {
 		c.Close()
@@ -380,13 +405,13 @@ func (s *Spec) Heartbeat(ctx context.Context, eng engine.Engine) (stop func(), e
 func (s *Spec) Fail(ctx context.Context, cat engine.Catalog, reason string) error {
 	s.defaults()
 	body, _ := json.Marshal(member{Token: s.token, Failed: reason})
-	return cat.PutShardRecord(ctx, engine.ShardTable, engine.ShardRecord{Run: s.Run, Phase: failPhase, Shard: s.Index, Count: s.Count, At: s.Now(), Body: string(body)})
+	return cat.PutShardRecord(ctx, engine.ShardTable, engine.ShardRecord{Run: s.Run, Phase: s.phase(failPhase), Shard: s.Index, Count: s.Count, At: s.Now(), Body: string(body)})
 }
 
 // failed returns a FailedError for the first other shard that recorded
 // it failed.
 func (s *Spec) failed(ctx context.Context, cat engine.Catalog, phase string) error {
-	recs, err := cat.ShardRecords(ctx, engine.ShardTable, s.Run, failPhase)
+	recs, err := cat.ShardRecords(ctx, engine.ShardTable, s.Run, s.phase(failPhase))
 	if err != nil {
 		return err
 	}
@@ -528,13 +553,13 @@ func RemoveBarriers(ctx context.Context, cat engine.Catalog) (stored []string, e
 // shard 0's check verdict.
 func (s *Spec) Tell(ctx context.Context, cat engine.Catalog, phase, body string) error {
 	s.defaults()
-	return cat.PutShardRecord(ctx, engine.ShardTable, engine.ShardRecord{Run: s.Run, Phase: phase, Shard: s.Index, Count: s.Count, At: s.Now(), Body: body})
+	return cat.PutShardRecord(ctx, engine.ShardTable, engine.ShardRecord{Run: s.Run, Phase: s.phase(phase), Shard: s.Index, Count: s.Count, At: s.Now(), Body: body})
 }
 
 // Told returns what shard from recorded under phase (Tell), and whether
 // it did.
 func (s *Spec) Told(ctx context.Context, cat engine.Catalog, phase string, from int) (string, bool, error) {
-	recs, err := cat.ShardRecords(ctx, engine.ShardTable, s.Run, phase)
+	recs, err := cat.ShardRecords(ctx, engine.ShardTable, s.Run, s.phase(phase))
 	if err != nil {
 		return "", false, err
 	}

@@ -319,3 +319,46 @@ func TestShardedKilledAndMissing(t *testing.T) {
 		}
 	}
 }
+
+// A plan run as two shards: each cell's runs start together, both
+// shards prepare the data once, and merge --from writes one merged file
+// per cell and repetition.
+func TestShardedPlan(t *testing.T) {
+	tg := testdb.Isolated(t, testdb.Postgres(t))
+	c := newShardedCLI(t, tg)
+	dir := t.TempDir()
+	planFile := filepath.Join(dir, "p.yaml")
+	yaml := fmt.Sprintf(`name: sharded
+seed: 7
+repetitions: 2
+duration: 2s
+warmup: 0s
+threads: [2]
+targets:
+  - label: pg
+    url: %q
+workloads:
+  - name: oltp_point_select
+    options: {table-size: 5000}
+`, c.url)
+	if err := os.WriteFile(planFile, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c.mustAll("sharded plan", c.shards(2, func(i int) []string {
+		return shardArgs(i, 2, "plan1", "plan", "run", planFile, "-o", filepath.Join(dir, fmt.Sprintf("out%d", i)))
+	}))
+	merged := filepath.Join(dir, "merged")
+	if o := c.run("merge", "--from", c.url, "--run-id", "plan1", "-o", merged); o.code != 0 {
+		t.Fatalf("merge --from: exit %d\n%s", o.code, o.out)
+	}
+	for rep := 1; rep <= 2; rep++ {
+		f, err := result.Read(filepath.Join(merged, fmt.Sprintf("pg__oltp_point_select__t2#%d.json", rep)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := f.Runs[0]
+		if r.Threads != 4 || r.Barrier == nil || len(r.Barrier.Starts) != 2 || r.Barrier.Skew() > 50*time.Millisecond {
+			t.Errorf("repetition %d: %d threads, barrier %+v; want 4 threads started within 50 ms", rep, r.Threads, r.Barrier)
+		}
+	}
+}

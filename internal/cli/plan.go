@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"github.com/dbarena/dbarena/runner/timing"
 	"github.com/dbarena/dbarena/server"
 	"github.com/dbarena/dbarena/session"
+	"github.com/dbarena/dbarena/shard"
 	"github.com/dbarena/dbarena/sysmon"
 	"github.com/dbarena/dbarena/threshold"
 	"github.com/dbarena/dbarena/workload"
@@ -40,6 +42,7 @@ func newPlanCmd(st *State) *cobra.Command {
 	var metricsAddr string
 	var quiet bool
 	var vars []string
+	var sf shardFlags
 	run := &cobra.Command{
 		Use:   "run PLAN.yaml",
 		Short: "Run a plan's cells in interleaved, seeded rounds; resumes a half-finished results directory",
@@ -63,6 +66,13 @@ func newPlanCmd(st *State) *cobra.Command {
 			if connectTimeout <= 0 {
 				return &UsageError{fmt.Errorf("--connect-timeout %s: must be positive", connectTimeout.String())}
 			}
+			sp, err := sf.spec()
+			if err != nil {
+				return &UsageError{err}
+			}
+			if err := shardablePlan(args[0], p, sp); err != nil {
+				return &UsageError{err}
+			}
 			if dir != "" {
 				err = checkOutputDir("--out", dir)
 			} else {
@@ -78,7 +88,7 @@ func newPlanCmd(st *State) *cobra.Command {
 			defer live.close()
 			st := quietly(st, quiet)
 			pp := newPlanProgress(st, p.Name)
-			ex := planExecutor(st, pp.log(), pp, time.Duration(connectTimeout), loadThreads, live)
+			ex := planExecutor(st, pp.log(), pp, time.Duration(connectTimeout), loadThreads, live, sp)
 			defer ex.Close()
 			if !st.Quiet {
 				fmt.Fprintf(st.Stdout, "plan %s: %d cells × %d repetitions, about %s of measurement%s\n",
@@ -109,6 +119,7 @@ func newPlanCmd(st *State) *cobra.Command {
 	run.Flags().IntVar(&loadThreads, "load-threads", 4, "parallel loaders when a target is prepared")
 	addMetricsAddr(run.Flags(), &metricsAddr)
 	addQuiet(run.Flags(), &quiet)
+	sf.register(run.Flags())
 	show := &cobra.Command{
 		Use:   "show PLAN.yaml",
 		Short: "Print a plan's cells, their order and which runs are done",
@@ -186,21 +197,40 @@ func planVars(vars []string) (map[string]string, error) {
 	return given, nil
 }
 
+// shardablePlan refuses, for a plan run as shards (sp), what every shard
+// cannot share: a managed server (each shard would start its own) and
+// the analytic model (one connection).
+func shardablePlan(file string, p *plan.Plan, sp *shard.Spec) error {
+	if sp == nil || sp.Count == 1 {
+		return nil
+	}
+	for _, c := range p.Cells {
+		if u, err := url.Parse(c.Target.URL); err == nil && u.Scheme == server.Scheme {
+			return fmt.Errorf("--shard %d/%d: %s: target %q is a managed server, which every shard would start on its own host: give the URL of a server every shard reaches", sp.Index, sp.Count, file, c.Target.Label)
+		}
+		if c.Workload.Run.Tries != nil {
+			return fmt.Errorf("--shard %d/%d: %s: workload %q runs the analytic model (tries), one query at a time on one connection: run it as one process", sp.Index, sp.Count, file, c.Workload.Label)
+		}
+	}
+	return nil
+}
+
 // planExecutor is the executor of plan run: package plan's, with the
 // plan's log lines and live metrics as its hooks, and prepares as
 // `dbarena prepare` does them, their output left out of the plan's log.
-func planExecutor(st *State, out io.Writer, progress *planProgress, connectTimeout time.Duration, loadThreads int, live *liveMetrics) *plan.SessionExecutor {
+func planExecutor(st *State, out io.Writer, progress *planProgress, connectTimeout time.Duration, loadThreads int, live *liveMetrics, sp *shard.Spec) *plan.SessionExecutor {
 	quiet := *st
 	quiet.Stdout, quiet.Quiet = io.Discard, true
 	return plan.NewSessionExecutor(plan.ExecutorOptions{
 		Env:            st.env(),
 		ConnectTimeout: connectTimeout,
 		LoadThreads:    loadThreads,
-		Prepare: func(ctx context.Context, target engine.Target, eng engine.Engine, w workload.Workload) error {
-			return prepare(ctx, &quiet, target, eng, w, loadThreads, nil)
+		Prepare: func(ctx context.Context, target engine.Target, eng engine.Engine, w workload.Workload, sp *shard.Spec) error {
+			return prepare(ctx, &quiet, target, eng, w, loadThreads, sp)
 		},
-		Tool: result.Tool{Name: "dbarena", Version: st.Version, Commit: st.Commit},
-		Now:  st.Now,
+		Shard: sp,
+		Tool:  result.Tool{Name: "dbarena", Version: st.Version, Commit: st.Commit},
+		Now:   st.Now,
 		Hooks: func(c plan.Cell, rep int) session.Hooks {
 			progress.measuring()
 			return session.Hooks{

@@ -167,6 +167,9 @@ const (
 	transactionsOff = "off"
 )
 
+// scheduleBatch is the flight schedules loaded in one batch.
+const scheduleBatch = 5000
+
 // referenceData returns the aircraft and schedules, generated once, on
 // first use, by whichever loader comes first: the same rows on every
 // engine.
@@ -179,9 +182,15 @@ func (w *Airline) referenceData() func() *referenceData {
 func (w *Airline) tables(engine.Dialect) []workload.Table {
 	data := w.referenceData()
 	decl := declared()
+	// The flights in batches, which the shards of a sharded prepare
+	// share out.
+	flights := (w.opts.schedules + scheduleBatch - 1) / scheduleBatch
 	return []workload.Table{
 		{Schema: decl[0], Batches: 1, Rows: func(int) engine.RowSource { return source(data().aircraft) }},
-		{Schema: decl[1], Batches: 1, Rows: func(int) engine.RowSource { return source(data().schedules) }},
+		{Schema: decl[1], Batches: flights, Rows: func(b int) engine.RowSource {
+			s := data().schedules
+			return source(s[b*scheduleBatch : min((b+1)*scheduleBatch, len(s))])
+		}},
 		{Schema: decl[2]},
 		{Schema: decl[3]},
 		{Schema: decl[4]},

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/md5"
 	"errors"
 	"fmt"
 	"math"
@@ -9,14 +10,20 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/engine/all/enginetest"
+	"github.com/dbarena/dbarena/engine/mongo"
+	_ "github.com/dbarena/dbarena/engine/mysql"
 	_ "github.com/dbarena/dbarena/engine/postgres"
 	"github.com/dbarena/dbarena/internal/testdb"
 	"github.com/dbarena/dbarena/result"
@@ -359,6 +366,202 @@ workloads:
 		r := f.Runs[0]
 		if r.Threads != 4 || r.Barrier == nil || len(r.Barrier.Starts) != 2 || r.Barrier.Skew() > 50*time.Millisecond {
 			t.Errorf("repetition %d: %d threads, barrier %+v; want 4 threads started within 50 ms", rep, r.Threads, r.Barrier)
+		}
+	}
+}
+
+// tpcc as three shards on the real MariaDB of the tests: the sharded
+// prepare loads the same rows as one process (a checksum of every
+// column but the load's timestamps, which each process takes from its
+// own clock); the
+// merged New-Orders and Payments are what the server's tables gained
+// (orders, history), within 1%; the consistency check passes.
+func TestShardedMariaDBTPCC(t *testing.T) {
+	tg := testdb.Isolated(t, testdb.MySQL(t))
+	c := newShardedCLI(t, tg)
+	conn := enginetest.Connect(t, enginetest.Open(t, tg))
+	ctx := context.Background()
+	tables := []string{"warehouse", "district", "customer", "history", "new_order", "orders", "order_line", "item", "stock"}
+	checksum := func() string {
+		var sums []string
+		for _, tb := range tables {
+			var cols []string
+			err := conn.QueryRows(ctx, "SELECT column_name FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = ? AND data_type NOT IN ('datetime', 'timestamp', 'date') ORDER BY ordinal_position",
+				[]any{tb}, func(row []any) error { cols = append(cols, fmt.Sprintf("%s", row[0])); return nil })
+			if err != nil {
+				t.Fatal(err)
+			}
+			var sum string
+			q := fmt.Sprintf("SELECT CONCAT(COUNT(*), ':', COALESCE(SUM(CRC32(CONCAT_WS('|', %s))), 0)) FROM %s", strings.Join(cols, ", "), tb)
+			if err := conn.QueryRow(ctx, q, nil, &sum); err != nil {
+				t.Fatal(err)
+			}
+			sums = append(sums, tb+"="+sum)
+		}
+		return strings.Join(sums, " ")
+	}
+	count := func(tb string) int64 {
+		var n int64
+		if err := conn.QueryRow(ctx, "SELECT COUNT(*) FROM "+tb, nil, &n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	data := []string{"--target", c.url, "--warehouses", "3"}
+	if o := c.run(append([]string{"prepare", "tpcc"}, data...)...); o.code != 0 {
+		t.Fatalf("prepare: %s", o.out)
+	}
+	want := checksum()
+	if o := c.run(append([]string{"cleanup", "tpcc"}, data...)...); o.code != 0 {
+		t.Fatalf("cleanup: %s", o.out)
+	}
+	c.mustAll("sharded prepare", c.shards(3, func(i int) []string {
+		return shardArgs(i, 3, "prep", append([]string{"prepare", "tpcc"}, data...)...)
+	}))
+	if got := checksum(); got != want {
+		t.Fatalf("a sharded prepare loaded other rows:\n%s\nwant (one process)\n%s", got, want)
+	}
+	orders, history := count("orders"), count("history")
+	dir := t.TempDir()
+	c.mustAll("sharded run", c.shards(3, func(i int) []string {
+		return shardArgs(i, 3, "run1", append([]string{"run", "tpcc", "--threads", "2", "--time", "5s", "--warmup", "0",
+			"--out", filepath.Join(dir, fmt.Sprintf("s%d.json", i))}, data...)...)
+	}))
+	merged := filepath.Join(dir, "merged.json")
+	if o := c.run("merge", "--from", c.url, "--run-id", "run1", "-o", merged); o.code != 0 {
+		t.Fatalf("merge --from: exit %d\n%s", o.code, o.out)
+	}
+	m, err := result.Read(merged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := m.Runs[0]
+	ops := map[string]result.Op{}
+	for _, op := range r.Ops {
+		ops[op.Name] = op
+	}
+	newOrders := ops["new_order"].Count - ops["new_order"].Rollbacks
+	payments := ops["payment"].Count
+	dOrders, dHistory := count("orders")-orders, count("history")-history
+	t.Logf("merged: %d transactions, %d committed New-Orders, %d Payments; the server's tables gained %d orders, %d history rows; start skew %.3f ms",
+		r.Transactions, newOrders, payments, dOrders, dHistory, r.Barrier.SkewMS)
+	for _, c := range []struct {
+		what         string
+		merged, rows int64
+	}{{"New-Orders", newOrders, dOrders}, {"Payments", payments, dHistory}} {
+		if c.merged == 0 || math.Abs(float64(c.rows-c.merged))/float64(c.merged) > 0.01 {
+			t.Errorf("%s: merged %d, the server's table gained %d", c.what, c.merged, c.rows)
+		}
+	}
+	if r.Threads != 6 || r.Barrier == nil || r.Barrier.Skew() > 50*time.Millisecond {
+		t.Errorf("%d threads, barrier %+v; want 6 started within 50 ms", r.Threads, r.Barrier)
+	}
+	for _, o := range c.shards(3, func(i int) []string {
+		return shardArgs(i, 3, "check1", append([]string{"check", "tpcc"}, data...)...)
+	}) {
+		if o.code != 0 || !strings.Contains(o.out, ": ok") {
+			t.Errorf("sharded check: exit %d\n%s", o.code, o.out)
+		}
+	}
+}
+
+// payments as three shards on the real MongoDB of the tests: the sharded
+// prepare loads the same documents as one process (every field but the
+// load's timestamps, which each process takes from its own clock); the
+// merged transfers are the documents the transfers collection gained,
+// within 1%; the check passes.
+func TestShardedMongoPayments(t *testing.T) {
+	tg := testdb.Isolated(t, testdb.Mongo(t))
+	c := newShardedCLI(t, tg)
+	conn, err := enginetest.Open(t, tg).Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	db := conn.(*mongo.Conn).DB()
+	ctx := context.Background()
+	colls := []string{"organizations", "users", "permissions", "tokens", "accounts", "cards", "transfers"}
+	hash := func() string {
+		var parts []string
+		for _, name := range colls {
+			cur, err := db.Collection(name).Find(ctx, bson.D{}, options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := md5.New()
+			n := 0
+			for cur.Next(ctx) {
+				var doc bson.D
+				if err := cur.Decode(&doc); err != nil {
+					t.Fatal(err)
+				}
+				doc = slices.DeleteFunc(doc, func(e bson.E) bool { _, isTime := e.Value.(bson.DateTime); return isTime })
+				fmt.Fprintf(h, "%v\n", doc)
+				n++
+			}
+			if err := cur.Err(); err != nil {
+				t.Fatal(err)
+			}
+			parts = append(parts, fmt.Sprintf("%s=%d:%x", name, n, h.Sum(nil)))
+		}
+		return strings.Join(parts, " ")
+	}
+	transfers := func() int64 {
+		n, err := db.Collection("transfers").CountDocuments(ctx, bson.D{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	data := []string{"--target", c.url, "--accounts", "3000", "--users", "3000"}
+	if o := c.run(append([]string{"prepare", "payments"}, data...)...); o.code != 0 {
+		t.Fatalf("prepare: %s", o.out)
+	}
+	want := hash()
+	if o := c.run(append([]string{"cleanup", "payments"}, data...)...); o.code != 0 {
+		t.Fatalf("cleanup: %s", o.out)
+	}
+	c.mustAll("sharded prepare", c.shards(3, func(i int) []string {
+		return shardArgs(i, 3, "prep", append([]string{"prepare", "payments"}, data...)...)
+	}))
+	if got := hash(); got != want {
+		t.Fatalf("a sharded prepare loaded other documents:\n%s\nwant (one process)\n%s", got, want)
+	}
+	before := transfers()
+	dir := t.TempDir()
+	c.mustAll("sharded run", c.shards(3, func(i int) []string {
+		return shardArgs(i, 3, "run1", append([]string{"run", "payments", "--deletes=false", "--threads", "2", "--time", "5s", "--warmup", "0",
+			"--out", filepath.Join(dir, fmt.Sprintf("s%d.json", i))}, data...)...)
+	}))
+	merged := filepath.Join(dir, "merged.json")
+	if o := c.run("merge", "--from", c.url, "--run-id", "run1", "-o", merged); o.code != 0 {
+		t.Fatalf("merge --from: exit %d\n%s", o.code, o.out)
+	}
+	m, err := result.Read(merged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := m.Runs[0]
+	var xfers int64
+	for _, op := range r.Ops {
+		if op.Name == "transfer" {
+			xfers = op.Count - op.Rollbacks
+		}
+	}
+	gained := transfers() - before
+	t.Logf("merged: %d transactions, %d transfers committed (%d rolled back); the transfers collection gained %d; start skew %.3f ms",
+		r.Transactions, xfers, r.Rollbacks, gained, r.Barrier.SkewMS)
+	if xfers == 0 || math.Abs(float64(gained-xfers))/float64(xfers) > 0.01 {
+		t.Errorf("merged %d transfers, the collection gained %d", xfers, gained)
+	}
+	if r.Threads != 6 || r.Barrier == nil || r.Barrier.Skew() > 50*time.Millisecond {
+		t.Errorf("%d threads, barrier %+v; want 6 started within 50 ms", r.Threads, r.Barrier)
+	}
+	for _, o := range c.shards(3, func(i int) []string {
+		return shardArgs(i, 3, "check1", append([]string{"check", "payments"}, data...)...)
+	}) {
+		if o.code != 0 || !strings.Contains(o.out, ": ok") {
+			t.Errorf("sharded check: exit %d\n%s", o.code, o.out)
 		}
 	}
 }

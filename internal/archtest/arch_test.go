@@ -119,6 +119,11 @@ func TestImportRules(t *testing.T) {
 	}
 	forbid("runner", "load", 2)
 	forbid("load", "runner", 1)
+	// A sharded run's coordination is below loading and the sessions
+	// that use it.
+	for _, above := range []string{"load", "runner", "session", "plan", "internal"} {
+		forbid("shard", above, 1)
+	}
 
 	for _, m := range model {
 		if _, ok := all[m]; !ok {

@@ -103,7 +103,11 @@ func (ex *SessionExecutor) open(ctx context.Context, c Cell) (*openTarget, error
 	if ot, ok := ex.targets[c.Target.Label]; ok {
 		return ot, nil
 	}
-	r, err := session.Resolve(ctx, session.TargetSpec{URL: c.Target.URL, PasswordFile: c.Target.PasswordFile, ConnectTimeout: ex.o.ConnectTimeout}, ex.o.Env)
+	spec := session.TargetSpec{URL: c.Target.URL, PasswordFile: c.Target.PasswordFile, ConnectTimeout: ex.o.ConnectTimeout}
+	if ex.o.Shard != nil {
+		spec.Shards = ex.o.Shard.Count
+	}
+	r, err := session.Resolve(ctx, spec, ex.o.Env)
 	if err != nil {
 		return nil, err
 	}

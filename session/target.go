@@ -98,7 +98,15 @@ type TargetSpec struct {
 	// Spec.Supports refuses) before the engine is opened; a managed
 	// server started for the target is stopped again.
 	Workload workload.Workload
+	// Shards, above 1, is the count of a sharded run's shards, which
+	// need a target every shard reaches: Resolve refuses a managed
+	// server (each shard would start its own) and an embedded engine
+	// (each host its own file) before anything starts.
+	Shards int
 }
+
+// ErrNotShared is a target the shards of a sharded run cannot share.
+var ErrNotShared = errors.New("not a target for shards")
 
 // Resolved is an open target.
 type Resolved struct {
@@ -151,6 +159,15 @@ func Resolve(ctx context.Context, spec TargetSpec, env Env) (*Resolved, error) {
 		}
 	}
 	byScheme := t.Label == t.URL.Scheme && !strings.HasPrefix(raw, t.Label+"=")
+	if spec.Shards > 1 {
+		reg, _ := engine.Lookup(t.URL.Scheme)
+		switch {
+		case t.URL.Scheme == server.Scheme:
+			return nil, fmt.Errorf("%w: target %s: a managed server, which each of the %d shards would start on its own host: give the URL of a server every shard reaches", ErrNotShared, t.Redacted(), spec.Shards)
+		case reg.Dialect != nil && reg.Dialect.Capabilities().Embedded:
+			return nil, fmt.Errorf("%w: target %s: an embedded engine, a file of each shard's host: give the URL of a server every shard reaches", ErrNotShared, t.Redacted())
+		}
+	}
 	var stop func() error
 	if t.URL.Scheme == server.Scheme {
 		if r.Server, t, stop, err = openManaged(ctx, env, t, spec.PasswordFile); err != nil {

@@ -241,6 +241,11 @@ func (e *FailedError) Error() string {
 	return fmt.Sprintf("run %s: shard %d failed before %q: %s", e.Run, e.Shard, e.Phase, e.Reason)
 }
 
+// ErrShardFailed is wrapped by every FailedError.
+var ErrShardFailed = errors.New("another shard failed")
+
+func (e *FailedError) Unwrap() error { return ErrShardFailed }
+
 // Indexes formats shard indexes as "0, 2".
 func Indexes(ix []int) string {
 	s := make([]string, len(ix))

@@ -55,6 +55,13 @@ func TestBadTargetInput(t *testing.T) {
 		{"latency limit negative", []string{"run", "oltp_point_select", "--rate", "10", "--latency-limit", "-1s", "--target", sq}, cli.ExitUsage, []string{"--latency-limit -1s", "negative"}},
 		{"postgres database missing", []string{"run", "oltp_point_select", "--target", pgAt(pg.Host(), "no_such_db_x")}, cli.ExitTarget, []string{": database: ", "no_such_db_x", "does not exist"}},
 		{"mysql database missing", []string{"run", "oltp_point_select", "--target", myAt(my.Host(), "no_such_db_x")}, cli.ExitTarget, []string{": database: ", "no_such_db_x", "does not exist"}},
+		{"shard malformed", []string{"run", "oltp_point_select", "--shard", "3/3", "--run-id", "r", "--target", sq}, cli.ExitUsage, []string{"--shard 3/3", "from 0 to 2"}},
+		{"shard without run id", []string{"prepare", "oltp_point_select", "--shard", "0/2", "--target", sq}, cli.ExitUsage, []string{"--shard 0/2", "--run-id"}},
+		{"run id without shard", []string{"check", "oltp_point_select", "--run-id", "r1", "--target", sq}, cli.ExitUsage, []string{"--run-id r1", "only with --shard"}},
+		{"shards with tries", []string{"run", "docolap", "--tries", "3", "--shard", "0/2", "--run-id", "r", "--target", sq}, cli.ExitUsage, []string{"--shard 0/2", "--tries"}},
+		{"shards on sqlite", []string{"run", "oltp_point_select", "--shard", "0/2", "--run-id", "r", "--target", sq}, cli.ExitUsage, []string{"embedded engine", "every shard reaches"}},
+		{"shards on a managed server", []string{"prepare", "oltp_point_select", "--shard", "1/2", "--run-id", "r", "--target", "managed:postgres"}, cli.ExitUsage, []string{"managed:postgres", "each of the 2 shards"}},
+		{"merge from without run id", []string{"merge", "--from", sq, "-o", filepath.Join(dir, "m.json")}, cli.ExitUsage, []string{"--from needs --run-id"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			start := time.Now()

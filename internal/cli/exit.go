@@ -13,6 +13,7 @@ import (
 	"github.com/dbarena/dbarena/runner/timing"
 	"github.com/dbarena/dbarena/server"
 	"github.com/dbarena/dbarena/session"
+	"github.com/dbarena/dbarena/shard"
 	"github.com/dbarena/dbarena/threshold"
 	"github.com/dbarena/dbarena/workload"
 )
@@ -25,7 +26,7 @@ const (
 	ExitUsage       = 2   // bad command line, plan file or output path
 	ExitTarget      = 3   // target unreachable, not the protocol expected, login refused, no such database
 	ExitSetup       = 4   // not prepared, already prepared, being prepared by another, foreign or misshapen tables
-	ExitRunFailed   = 5   // the run stopped on too many errors, or every try failed; a plan: some runs failed or stalled
+	ExitRunFailed   = 5   // the run stopped on too many errors, or every try failed; a plan: some runs failed or stalled; a sharded run: a shard missing or failed
 	ExitCheckFailed = 6   // consistency check found problems
 	ExitThreshold   = 7   // a run's --threshold did not hold (after its result file was written)
 	ExitStalled     = 8   // a run stalled: most of its measured intervals without a transaction ending
@@ -87,13 +88,14 @@ var exitClasses = []exitClass{
 		return errors.As(err, &ue) || errors.As(err, &oe)
 	}},
 	{"bad target or input", ExitUsage, isAny(engine.ErrBadTarget, engine.ErrUnknownScheme, workload.ErrUnsupported, engine.ErrNotSQL,
-		result.ErrSchema, result.ErrNotMergeable, result.ErrNoJournal, result.ErrBadJournal, lockfile.ErrHeld, session.ErrNoDataDir)},
+		result.ErrSchema, result.ErrNotMergeable, result.ErrNoJournal, result.ErrBadJournal, lockfile.ErrHeld, session.ErrNoDataDir, session.ErrNotShared)},
 	{"bad managed server", ExitUsage, isAny(server.ErrBadSpec, server.ErrUnknownKind, server.ErrKnob, server.ErrNotFound,
 		server.ErrExists, server.ErrPortInUse)},
 	{"target unreachable", ExitTarget, isAny(engine.ErrConnect, engine.ErrAuth, server.ErrNotInstalled, server.ErrStart)},
 	{"not prepared", ExitSetup, isAny(load.ErrNotPrepared, load.ErrAlreadyPrepared, load.ErrBeingPrepared, load.ErrNotOurs, load.ErrShape)},
 	{"threshold failed", ExitThreshold, isAny(threshold.ErrFailed)},
 	{"too many errors, or the server gone", ExitRunFailed, isAny(runner.ErrTooManyErrors, runner.ErrServerGone, timing.ErrEveryTryFailed)},
+	{"a shard missing or failed", ExitRunFailed, isAny(shard.ErrIncomplete, shard.ErrShardFailed, ErrPartial)},
 	{"stalled", ExitStalled, isAny(runner.ErrStalled)},
 	{"check failed", ExitCheckFailed, isAny(ErrCheckFailed)},
 }

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/load"
@@ -19,6 +20,8 @@ import (
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/runner/timing"
 	"github.com/dbarena/dbarena/server"
+	"github.com/dbarena/dbarena/session"
+	"github.com/dbarena/dbarena/shard"
 	"github.com/dbarena/dbarena/threshold"
 	"github.com/dbarena/dbarena/workload"
 )
@@ -70,6 +73,10 @@ var exitCases = []struct {
 	{"too many errors, or the server gone", fmt.Errorf("run: %w", runner.ErrTooManyErrors), ExitRunFailed},
 	{"too many errors, or the server gone", fmt.Errorf("run: %w", runner.ErrServerGone), ExitRunFailed},
 	{"too many errors, or the server gone", fmt.Errorf("run: %w: all 4 tries of the 2 queries failed", timing.ErrEveryTryFailed), ExitRunFailed},
+	{"a shard missing or failed", &shard.IncompleteError{Run: "r1", Phase: "run 0", Count: 3, Missing: []int{1}, Timeout: time.Minute}, ExitRunFailed},
+	{"a shard missing or failed", &shard.FailedError{Run: "r1", Phase: "run 0", Shard: 2, Reason: "cannot connect"}, ExitRunFailed},
+	{"a shard missing or failed", fmt.Errorf("%w: run: 2 of 3 shards", ErrPartial), ExitRunFailed},
+	{"bad target or input", fmt.Errorf("%w: target managed:postgres: a managed server", session.ErrNotShared), ExitUsage},
 	{"stalled", fmt.Errorf("%w: 7 of 8 measured intervals had no transaction end", runner.ErrStalled), ExitStalled},
 	{"check failed", fmt.Errorf("%w: 2 problems", ErrCheckFailed), ExitCheckFailed},
 }

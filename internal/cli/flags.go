@@ -68,6 +68,10 @@ type targetFlags struct {
 	writeConcern, readConcern, readPreference string
 	// fs is the flag set the flags are on (nil for a plan's targets).
 	fs *pflag.FlagSet
+	// shards is the count of the sharded run the target is opened for
+	// (0: none): session.Resolve refuses a target every shard cannot
+	// reach.
+	shards int
 }
 
 // mongoParams are the flags that set a mongodb:// target's parameters.
@@ -134,5 +138,6 @@ func (f *targetFlags) open(ctx context.Context, st *State, w workload.Workload) 
 		ConnectTimeout: time.Duration(f.connectTimeout),
 		Rewrite:        f.applyMongoParams,
 		Workload:       w,
+		Shards:         f.shards,
 	}, st.env())
 }

@@ -127,6 +127,9 @@ func writeMerged(ctx context.Context, st *State, files []*result.File, names []s
 				fmt.Fprintf(st.Stderr, "merge: the workload's own metrics (%s) are left out of the merged file: only the workload computes them\n", strings.Join(names, ", "))
 			}
 			for i := range m.Runs {
+				if b := m.Runs[i].Barrier; b != nil {
+					fmt.Fprintf(st.Stdout, "merge: run %d (%d threads): %d shards started within %.1f ms of each other\n", i+1, m.Runs[i].Threads, len(b.Starts), b.SkewMS)
+				}
 				report.Thresholds(st.Stdout, &m.Runs[i])
 			}
 			return threshold.Check(m)

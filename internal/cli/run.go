@@ -200,6 +200,9 @@ func runWorkload(ctx context.Context, st *State, w workload.Workload, tf *target
 		return err
 	}
 	defer live.close()
+	if sp, _ := rf.shard.spec(); sp != nil {
+		tf.shards = sp.Count
+	}
 	r, err := tf.open(ctx, st, w)
 	if err != nil {
 		return err

@@ -39,6 +39,9 @@ func newPrepareCmd(st *State, m workload.Meta) *cobra.Command {
 			if err := usage(errs); err != nil {
 				return err
 			}
+			if sp != nil {
+				tf.shards = sp.Count
+			}
 			r, err := tf.open(cmd.Context(), st, w)
 			if err != nil {
 				return err
@@ -185,6 +188,9 @@ func newCheckCmd(st *State, m workload.Meta) *cobra.Command {
 			}
 			if err := usage(errs); err != nil {
 				return err
+			}
+			if sp != nil {
+				tf.shards = sp.Count
 			}
 			r, err := tf.open(cmd.Context(), st, w)
 			if err != nil {

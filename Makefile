@@ -9,11 +9,16 @@
 #   make bench-docolap  docolap's load against psql \copy and insertMany from a file (scripts/bench-docolap)
 #   make bench-ab     two dbarena builds on one command, interleaved paired rounds
 #                     (A=BIN B=BIN ARGS="run …"; internal/tools/benchab)
+#   make k8s-test     an Indexed Job of shards through a real Kubernetes API server
+#                     and Job controller on loopback (scripts/k8s-control-plane;
+#                     go test -tags k8s ./internal/k8stest/; the first run builds
+#                     the control plane into a cache, ~10 min)
 #   make clean        remove build output
 #
 # make test starts the servers, exports their DBARENA_TEST_* variables and
 # stops them afterwards, whatever the outcome, unless they were running
 # before (then they belong to someone else) or KEEP_SERVERS=1 is given.
+# make k8s-test does the same with the control plane and DBARENA_K8S_*.
 
 SHELL := /bin/bash
 GO ?= go
@@ -37,7 +42,7 @@ SLOW_TESTS := ./workload/tpce/ ./internal/cli/ ./workload/tpce/internal/gen/ ./w
 	./workload/tpcc/internal/consistency/ ./internal/faults/ ./workload/oltp/
 KEEP_SERVERS ?=
 
-.PHONY: build test bench-peers bench-tpcc bench-mongo bench-docolap bench-ab soak clean
+.PHONY: build test k8s-test bench-peers bench-tpcc bench-mongo bench-docolap bench-ab soak clean
 
 build:
 	CGO_ENABLED=0 $(GO) build -o bin/dbarena ./cmd/dbarena
@@ -59,6 +64,26 @@ test:
 		echo "make test: leaving the test servers running"; \
 	else \
 		$(TESTSERVERS) stop all || true; \
+	fi; \
+	exit $$status
+
+K8S_CONTROL_PLANE := scripts/k8s-control-plane
+
+k8s-test:
+	@was_running=0; \
+	if $(K8S_CONTROL_PLANE) status >/dev/null 2>&1; then was_running=1; fi; \
+	status=0; \
+	if $(K8S_CONTROL_PLANE) build && $(K8S_CONTROL_PLANE) start; then \
+		eval "$$($(K8S_CONTROL_PLANE) env)"; \
+		echo "+ go test -tags k8s -count=1 -v ./internal/k8stest/"; \
+		$(GO) test -tags k8s -count=1 -v ./internal/k8stest/ || status=$$?; \
+	else \
+		status=1; \
+	fi; \
+	if [ $$was_running = 1 ] || [ -n "$(KEEP_SERVERS)" ]; then \
+		echo "make k8s-test: leaving the control plane running"; \
+	else \
+		$(K8S_CONTROL_PLANE) stop || true; \
 	fi; \
 	exit $$status
 

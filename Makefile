@@ -18,7 +18,8 @@
 # make test starts the servers, exports their DBARENA_TEST_* variables and
 # stops them afterwards, whatever the outcome, unless they were running
 # before (then they belong to someone else) or KEEP_SERVERS=1 is given.
-# make k8s-test does the same with the control plane and DBARENA_K8S_*.
+# make k8s-test does the same with the control plane and DBARENA_K8S_*, and
+# the PostgreSQL test server the sharded Job runs against.
 
 SHELL := /bin/bash
 GO ?= go
@@ -73,8 +74,9 @@ k8s-test:
 	@was_running=0; \
 	if $(K8S_CONTROL_PLANE) status >/dev/null 2>&1; then was_running=1; fi; \
 	status=0; \
-	if $(K8S_CONTROL_PLANE) build && $(K8S_CONTROL_PLANE) start; then \
+	if $(K8S_CONTROL_PLANE) build && $(K8S_CONTROL_PLANE) start && $(TESTSERVERS) start postgres; then \
 		eval "$$($(K8S_CONTROL_PLANE) env)"; \
+		eval "$$($(TESTSERVERS) env)"; \
 		echo "+ go test -tags k8s -count=1 -v ./internal/k8stest/"; \
 		$(GO) test -tags k8s -count=1 -v ./internal/k8stest/ || status=$$?; \
 	else \

@@ -76,6 +76,28 @@ func (s SQLCatalog) ensureShardTable(ctx context.Context, table string) error {
 	return nil
 }
 
+// again runs write until it succeeds, ctx ends or it fails other than
+// by a deadlock or serialization failure: shards write their records
+// at once (InnoDB's gap locks make concurrent inserts deadlock).
+func (s SQLCatalog) again(ctx context.Context, write func() error) error {
+	for try := 1; ; try++ {
+		err := write()
+		if err == nil || try == 20 || ctx.Err() != nil {
+			return err
+		}
+		if c := s.C.Dialect().Classify(err); c != ClassDeadlock && c != ClassSerialization {
+			return err
+		}
+		t := time.NewTimer(time.Duration(try) * 10 * time.Millisecond)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		}
+	}
+}
+
 func shardRow(rec ShardRecord) []any {
 	return []any{rec.Run, rec.Phase, rec.Shard, rec.Count, rec.At.UnixMicro(), rec.Body}
 }
@@ -90,7 +112,7 @@ func (s SQLCatalog) AddShardRecord(ctx context.Context, table string, rec ShardR
 	if err != nil {
 		return false, err
 	}
-	if _, err = ins.Exec(ctx, shardRow(rec)...); err == nil {
+	if err = s.again(ctx, func() error { _, err := ins.Exec(ctx, shardRow(rec)...); return err }); err == nil {
 		return true, nil
 	}
 	if s.C.Dialect().Classify(err) == ClassUniqueViolation {
@@ -112,6 +134,10 @@ func (s SQLCatalog) PutShardRecord(ctx context.Context, table string, rec ShardR
 	if err := s.ensureShardTable(ctx, table); err != nil {
 		return err
 	}
+	return s.again(ctx, func() error { return s.putShardRecord(ctx, table, rec) })
+}
+
+func (s SQLCatalog) putShardRecord(ctx context.Context, table string, rec ShardRecord) error {
 	if err := s.C.Begin(ctx); err != nil {
 		return err
 	}
@@ -134,7 +160,10 @@ func (s SQLCatalog) PutShardRecord(ctx context.Context, table string, rec ShardR
 		_ = s.C.Rollback(ctx)
 		return fmt.Errorf("recording shard %d of run %s in %s: %w", rec.Shard, rec.Run, table, err)
 	}
-	return s.C.Commit(ctx)
+	if err := s.C.Commit(ctx); err != nil {
+		return fmt.Errorf("recording shard %d of run %s in %s: %w", rec.Shard, rec.Run, table, err)
+	}
+	return nil
 }
 
 // ShardRecords implements Catalog.

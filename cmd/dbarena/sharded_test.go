@@ -94,7 +94,7 @@ func (c *shardedCLI) mustAll(what string, outs []outcome) {
 }
 
 func shardArgs(i, n int, run string, args ...string) []string {
-	return append(args, "--shard", fmt.Sprintf("%d/%d", i, n), "--run-id", run)
+	return slices.Concat(args, []string{"--shard", fmt.Sprintf("%d/%d", i, n), "--run-id", run})
 }
 
 // sbtestHash is the md5 of every row of the sbtest tables, in key order.
@@ -224,7 +224,7 @@ func TestShardedRate(t *testing.T) {
 	sharded := func(run string, args []string) result.Run {
 		t.Helper()
 		c.mustAll("sharded run", c.shards(3, func(i int) []string {
-			return shardArgs(i, 3, run, append(args, "--threads", "4", "--out", filepath.Join(dir, fmt.Sprintf("%s-%d.json", run, i)))...)
+			return shardArgs(i, 3, run, slices.Concat(args, []string{"--threads", "4", "--out", filepath.Join(dir, fmt.Sprintf("%s-%d.json", run, i))})...)
 		}))
 		merged := filepath.Join(dir, run+".json")
 		if o := c.run("merge", "--from", c.url, "--run-id", run, "-o", merged); o.code != 0 {
@@ -235,13 +235,15 @@ func TestShardedRate(t *testing.T) {
 	runArgs := append([]string{"run", "oltp_point_select", "--rate", "600", "--time", "4s", "--warmup", "0"}, data...)
 
 	one := filepath.Join(dir, "one.json")
-	if o := c.run(append(runArgs, "--threads", "12", "--out", one)...); o.code != 0 {
+	if o := c.run(slices.Concat(runArgs, []string{"--threads", "12", "--out", one})...); o.code != 0 {
 		t.Fatalf("one process: %s", o.out)
 	}
 	ur, mr := read(one), sharded("poisson", runArgs)
-	t.Logf("poisson: merged %d started, %.1f tps; one process %d started, %.1f tps", mr.Started, mr.TPS, ur.Started, ur.TPS)
-	if mr.Started != ur.Started || mr.OfferedTPS != 600 {
-		t.Errorf("merged: %d arrivals started, %.2f offered; one process: %d", mr.Started, mr.OfferedTPS, ur.Started)
+	// The arrivals of the measured phase are the same; how many of the
+	// last started before the end depends on the host's load.
+	t.Logf("poisson: merged %d arrivals, %d started, %.1f tps; one process %d arrivals, %d started, %.1f tps", mr.Offered, mr.Started, mr.TPS, ur.Offered, ur.Started, ur.TPS)
+	if mr.Offered != ur.Offered || mr.OfferedTPS != 600 {
+		t.Errorf("merged: %d arrivals, %.2f offered per second; one process: %d arrivals", mr.Offered, mr.OfferedTPS, ur.Offered)
 	}
 	if len(mr.Intervals) != len(ur.Intervals) {
 		t.Fatalf("%d merged intervals, %d of one process", len(mr.Intervals), len(ur.Intervals))
@@ -253,7 +255,7 @@ func TestShardedRate(t *testing.T) {
 			t.Errorf("interval %d: merged %.0f tps of %.0f offered, one process %.0f of %.0f", i, a.TPS, a.OfferedTPS, b.TPS, b.OfferedTPS)
 		}
 	}
-	mr = sharded("uniform", append(runArgs, "--arrival", "uniform"))
+	mr = sharded("uniform", slices.Concat(runArgs, []string{"--arrival", "uniform"}))
 	t.Logf("uniform: merged %.1f tps of %.1f offered", mr.TPS, mr.OfferedTPS)
 	if math.Abs(mr.TPS-600)/600 > 0.01 {
 		t.Errorf("merged: %.2f tps; want 600 ± 1%%", mr.TPS)

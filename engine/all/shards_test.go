@@ -2,7 +2,9 @@ package all_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -100,6 +102,49 @@ func TestShardRecords(t *testing.T) {
 			}
 			if _, err := cat.ShardRecords(ctx, "users", "r1", ""); err == nil {
 				t.Error("ShardRecords on another table: no error")
+			}
+
+			// Shards register at once, the table not there yet: InnoDB's
+			// gap locks made concurrent inserts deadlock.
+			const shards = 6
+			cats := make([]engine.Catalog, shards)
+			for i := range cats {
+				ci, err := e.Connect(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer ci.Close()
+				cats[i] = ci.Catalog()
+			}
+			for round := range 5 {
+				phase := fmt.Sprintf("p%d", round)
+				errs := make(chan error, 2*shards)
+				var wg sync.WaitGroup
+				for i, ci := range cats {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						rec := engine.ShardRecord{Run: "c", Phase: phase, Shard: i, Count: shards, At: at, Body: "{}"}
+						if added, err := ci.AddShardRecord(ctx, engine.ShardTable, rec); err != nil || !added {
+							errs <- fmt.Errorf("shard %d: AddShardRecord = %v, %v", i, added, err)
+						}
+						rec.Phase += " told"
+						if err := ci.PutShardRecord(ctx, engine.ShardTable, rec); err != nil {
+							errs <- fmt.Errorf("shard %d: PutShardRecord: %v", i, err)
+						}
+					}()
+				}
+				wg.Wait()
+				close(errs)
+				for err := range errs {
+					t.Errorf("round %d: %v", round, err)
+				}
+			}
+			if recs, err := cat.ShardRecords(ctx, engine.ShardTable, "c", ""); err != nil || len(recs) != 2*5*shards {
+				t.Errorf("after the concurrent rounds: %d records, %v; want %d", len(recs), err, 2*5*shards)
+			}
+			if _, err := cat.DeleteShardRecords(ctx, engine.ShardTable, ""); err != nil {
+				t.Error(err)
 			}
 		})
 	}

@@ -130,7 +130,9 @@ func TestMergeRefuses(t *testing.T) {
 		want string
 	}{
 		{"no -o", []string{a, a}, "--out (-o) is required"},
-		{"no files", []string{"-o", out}, "requires at least 1 arg"},
+		{"no files", []string{"-o", out}, "give the result files to merge, or --from TARGET --run-id ID"},
+		{"files and --from", []string{a, "--from", "sqlite://" + filepath.Join(dir, "x.db"), "--run-id", "r", "-o", out}, a + ": with --from, the results stored in the target are merged, not files"},
+		{"run id without --from", []string{a, "--run-id", "r", "-o", out}, "--run-id r: only with --from"},
 		{"missing file", []string{a, filepath.Join(dir, "none.json"), "-o", out}, "none.json"},
 		{"not a result", []string{a, notJSON, "-o", out}, notJSON + ": unsupported result file"},
 		{"version 1", []string{a, v1Fixture, "-o", out}, v1Fixture + ": schema_version: version 1 has no histograms per interval"},

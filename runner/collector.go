@@ -87,6 +87,9 @@ type collector struct {
 	r   *run
 	cfg Config
 	obs Observer
+	// serverBaseline, when set, is closed once the server's baseline
+	// is taken (begin: a sharded run's, taken as its workers start).
+	serverBaseline chan struct{}
 
 	tick  *histogram.Interval // the interval being merged, reused
 	total *histogram.Interval // the measured phase so far
@@ -132,7 +135,17 @@ func (c *collector) begin() {
 		}
 	}
 	if cfg.Server != nil {
-		cfg.Server.Start(c.ctx) // the baseline of the first interval
+		if cfg.Start != nil {
+			// The shards of a sharded run start at one instant: the
+			// baseline, a round of queries, is taken as the workers
+			// start, not before, which would start the sampling shard
+			// late by as long.
+			done := make(chan struct{})
+			go func() { defer close(done); cfg.Server.Start(c.ctx) }()
+			c.serverBaseline = done
+		} else {
+			cfg.Server.Start(c.ctx) // the baseline of the first interval
+		}
 	}
 	start := cfg.Now()
 	dur := cfg.Duration
@@ -318,6 +331,7 @@ func (c *collector) measured() (start time.Time, dur time.Duration, inWarmup boo
 
 // finish fills the result from the measured phase.
 func (c *collector) finish(status string, runErr error) (*result.Run, error) {
+	c.awaitBaseline()
 	r, res := c.r, c.res
 	_, dur, inWarmup := c.measured()
 	fill(res, c.total, r.ops, dur, c.cpu)
@@ -478,6 +492,13 @@ func (c *collector) warnings() []string {
 	return out
 }
 
+// awaitBaseline waits for the server's baseline begin took aside.
+func (c *collector) awaitBaseline() {
+	if c.serverBaseline != nil {
+		<-c.serverBaseline // closed: returns at once after the first time
+	}
+}
+
 // report reads the database's counters and the server's metrics and
 // reports the interval merged last, which ends at label; rates use its
 // length.
@@ -489,6 +510,7 @@ func (c *collector) report(length time.Duration, label time.Time, warmup bool) {
 	}
 	metrics := r.metrics(tick, length, deltas, false)
 	var srv sysmon.Interval
+	c.awaitBaseline()
 	if cfg.Server != nil {
 		// The last interval of an interrupted run is sampled too.
 		srv = cfg.Server.Tick(context.WithoutCancel(c.ctx))

@@ -38,7 +38,7 @@ GOTESTFLAGS ?= -count=1 $(RACE) -timeout 10m
 # go test runs packages in the order it is given them, at most GOMAXPROCS
 # at a time: the slowest (a minute and more under the race detector) go
 # first, so that the last minutes are not one long package running alone.
-SLOW_TESTS := ./workload/tpce/ ./internal/cli/ ./workload/tpce/internal/gen/ ./workload/tpcc/ \
+SLOW_TESTS := ./workload/tpce/ ./internal/cli/ ./cmd/dbarena/ ./workload/tpce/internal/gen/ ./workload/tpcc/ \
 	./workload/tpcc/internal/gen/ ./workload/docolap/ ./workload/oltp/mongo/ ./runner/ \
 	./workload/tpcc/internal/consistency/ ./internal/faults/ ./workload/oltp/
 KEEP_SERVERS ?=

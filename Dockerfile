@@ -3,7 +3,7 @@
 # zones, /tmp and the user nonroot (65532) and nothing else: no shell.
 # The pods of `dbarena k8s job` run it as that user with a read-only root.
 #
-#   docker build -t REGISTRY/dbarena:TAG .
+#   docker build --build-arg COMMIT=$(git rev-parse --short=12 HEAD) -t REGISTRY/dbarena:TAG .
 #   docker push REGISTRY/dbarena:TAG
 
 FROM golang:1.26 AS build
@@ -12,7 +12,10 @@ WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-RUN CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o /out/dbarena ./cmd/dbarena
+# The commit for dbarena --version (.git is not copied in):
+# docker build --build-arg COMMIT=$(git rev-parse --short=12 HEAD) .
+ARG COMMIT=
+RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w -X main.stampedCommit=${COMMIT}" -o /out/dbarena ./cmd/dbarena
 
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/dbarena /dbarena

@@ -45,8 +45,11 @@ KEEP_SERVERS ?=
 
 .PHONY: build test k8s-test bench-peers bench-tpcc bench-mongo bench-docolap bench-ab soak clean
 
+# The commit, for dbarena --version where the toolchain stamps none.
+COMMIT := $(shell c=$$(git rev-parse --short=12 HEAD 2>/dev/null) && { git diff --quiet HEAD 2>/dev/null || c=$$c-dirty; echo $$c; })
+
 build:
-	CGO_ENABLED=0 $(GO) build -o bin/dbarena ./cmd/dbarena
+	CGO_ENABLED=0 $(GO) build -ldflags "-X main.stampedCommit=$(COMMIT)" -o bin/dbarena ./cmd/dbarena
 
 test:
 	@was_running=0; \

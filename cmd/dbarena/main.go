@@ -18,6 +18,11 @@ import (
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "0.1.0-dev"
 
+// stampedCommit, set at build time with -ldflags "-X main.stampedCommit=…"
+// (make build does), names the commit where the toolchain stamped none
+// (-buildvcs=false, a source tree without .git).
+var stampedCommit string
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	st := cli.NewState(version, commit())
@@ -26,8 +31,17 @@ func main() {
 	os.Exit(code)
 }
 
-// commit is the VCS revision stamped by the Go toolchain, or "unknown".
+// commit is the VCS revision stamped by the Go toolchain, else the one
+// make build stamped, else "unknown".
 func commit() string {
+	if c := vcsCommit(); c != "unknown" || stampedCommit == "" {
+		return c
+	}
+	return stampedCommit
+}
+
+// vcsCommit is the VCS revision the Go toolchain stamped, or "unknown".
+func vcsCommit() string {
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
 		return "unknown"

@@ -2,14 +2,17 @@ package cli_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/dbarena/dbarena/internal/cli"
 	"github.com/dbarena/dbarena/internal/testdb"
+	"github.com/dbarena/dbarena/workload"
 )
 
 // Each bad input is refused before any work starts, with a message that
@@ -78,10 +81,24 @@ func TestClearMessages(t *testing.T) {
 	}
 }
 
+// --version and version print the version, the commit and the Go
+// toolchain; the top-level help names every registered workload.
 func TestVersionFlag(t *testing.T) {
-	o := dbarena(t, context.Background(), nil, "--version")
-	if o.code != cli.ExitOK || !strings.Contains(o.stdout, "dbarena test (commit none)") {
-		t.Errorf("exit %d, stdout %q, stderr %q", o.code, o.stdout, o.stderr)
+	want := fmt.Sprintf("dbarena test (commit none, %s %s/%s)\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	for _, args := range [][]string{{"--version"}, {"version"}} {
+		o := dbarena(t, context.Background(), nil, args...)
+		if o.code != cli.ExitOK || o.stdout != want {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want %q", args, o.code, o.stdout, o.stderr, want)
+		}
+	}
+	o := dbarena(t, context.Background(), nil, "--help")
+	if n := len(workload.All()); n < 10 {
+		t.Fatalf("%d workloads registered", n)
+	}
+	for _, m := range workload.All() {
+		if !strings.Contains(o.stdout, m.Name) {
+			t.Errorf("the top-level help does not name workload %s:\n%s", m.Name, o.stdout)
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/pprof"
 	"strings"
 
@@ -61,6 +62,23 @@ func Main(ctx context.Context, st *State, args []string) int {
 // engines' own redaction.
 func scrub(msg string, st *State) string { return engine.ScrubEnv(msg, st.Getenv) }
 
+// versionLine is what --version and version print: the version, the
+// commit it was built from and the Go toolchain that built it.
+func versionLine(st *State) string {
+	return fmt.Sprintf("dbarena %s (commit %s, %s %s/%s)", st.Version, st.Commit, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+}
+
+// longHelp is the top-level help's description, naming every registered
+// workload and engine.
+func longHelp() string {
+	var ws []string
+	for _, m := range workload.All() {
+		ws = append(ws, m.Name)
+	}
+	return "dbarena runs database benchmarks against PostgreSQL (and PgBouncer), MySQL/MariaDB, MongoDB and SQLite, runs whole experiments from plan files on servers it manages itself, as one process or as shards on many hosts, and writes versioned result files.\n\n" +
+		"Workloads (dbarena list shows their options): " + strings.Join(ws, ", ") + "."
+}
+
 // NewRoot builds the command tree. Every registered workload becomes a
 // subcommand of run, prepare, check and cleanup, with its own options as
 // flags.
@@ -68,12 +86,12 @@ func NewRoot(st *State) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "dbarena",
 		Short:         "Fair, reproducible database benchmarks",
-		Long:          "dbarena runs database benchmarks (sysbench-compatible OLTP, TPC-C-like, payments, airline booking) against PostgreSQL, MySQL/MariaDB, MongoDB and SQLite, runs whole experiments from plan files on servers it manages itself, and writes versioned result files.",
+		Long:          longHelp(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Version:       st.Version,
 	}
-	root.SetVersionTemplate(fmt.Sprintf("dbarena %s (commit %s)\n", st.Version, st.Commit))
+	root.SetVersionTemplate(versionLine(st) + "\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{err} })
 	root.AddCommand(
 		workloadCommand(st, "run", "Run a workload and measure it", newRunCmd),
@@ -95,7 +113,7 @@ func NewRoot(st *State) *cobra.Command {
 			Short: "Print the version",
 			Args:  cobra.NoArgs,
 			Run: func(cmd *cobra.Command, _ []string) {
-				fmt.Fprintf(st.Stdout, "dbarena %s (commit %s)\n", st.Version, st.Commit)
+				fmt.Fprintln(st.Stdout, versionLine(st))
 			},
 		},
 	)

@@ -41,9 +41,13 @@ func NewState(version, commit string) *State {
 	}
 }
 
+// isTerminal reports whether f is a terminal progress bars can be drawn
+// on: a character device that reports a width. One that reports 0
+// columns (a pseudo-terminal whose size nobody set, as under script(1)
+// or some CI runners) gets plain lines: a bar would draw nothing.
 func isTerminal(f *os.File) bool {
 	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0 && terminalColumns(f) > 0
 }
 
 // DataDir is where the embedded default target lives: $DBARENA_HOME, else

@@ -195,6 +195,7 @@ func buildTries(inputs []Input, baseline string) (*TriesTable, error) {
 		t.ColdModes = append(t.ColdModes, strings.Join(modes[c], ", "))
 	}
 
+	compared, differed := 0, false
 	for _, q := range queries {
 		row := TriesRow{Query: q}
 		type answer struct {
@@ -211,6 +212,7 @@ func buildTries(inputs []Input, baseline string) (*TriesTable, error) {
 			row.Hot = append(row.Hot, timing(p.Tries, false))
 			rows, hash, differ, ok := p.Answer()
 			if differ {
+				differed = true
 				t.Notes = append(t.Notes, fmt.Sprintf("query %s: the tries of %s answered differently from each other", q, t.Labels[c]))
 			}
 			if ok {
@@ -218,18 +220,23 @@ func buildTries(inputs []Input, baseline string) (*TriesTable, error) {
 			}
 		}
 		var ref *answer
-		agree := true
+		agree, n := true, 0
 		for _, a := range answers {
 			if a == nil {
 				continue
 			}
+			n++
 			if ref == nil {
 				ref = a
 			} else if *a != *ref {
 				agree = false
 			}
 		}
+		if agree && n >= 2 {
+			compared++
+		}
 		if !agree {
+			differed = true
 			var parts []string
 			for c, a := range answers {
 				if a != nil {
@@ -239,6 +246,15 @@ func buildTries(inputs []Input, baseline string) (*TriesTable, error) {
 			t.Notes = append(t.Notes, fmt.Sprintf("query %s: the answers differ: %s", q, strings.Join(parts, ", ")))
 		}
 		t.Rows = append(t.Rows, row)
+	}
+	// Said when they agree too: a reader should not have to infer it
+	// from a missing note.
+	switch {
+	case differed || compared == 0:
+	case compared == len(queries):
+		t.Notes = append(t.Notes, fmt.Sprintf("answers: every column returned identical answers to all %d queries (rows and hash)", compared))
+	default:
+		t.Notes = append(t.Notes, fmt.Sprintf("answers: identical in every column that answered, for %d of the %d queries; the others were answered by one column or none", compared, len(queries)))
 	}
 	return t, nil
 }

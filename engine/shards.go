@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/dbarena/dbarena/engine/internal/statsutil"
 	"github.com/dbarena/dbarena/schema"
 )
 
@@ -188,9 +189,9 @@ func (s SQLCatalog) ShardRecords(ctx context.Context, table, run, phase string) 
 	err := s.C.QueryRows(ctx, q+" ORDER BY run_id, phase, shard", args, func(row []any) error {
 		var n [3]int64
 		for i := range n {
-			v, err := asInt(row[2+i])
-			if err != nil {
-				return fmt.Errorf("%s: %w", table, err)
+			v, ok := statsutil.Int64(row[2+i])
+			if !ok {
+				return fmt.Errorf("%s: %v (%T) is no integer", table, row[2+i], row[2+i])
 			}
 			n[i] = v
 		}
@@ -247,26 +248,4 @@ func asString(v any) string {
 		return ""
 	}
 	return fmt.Sprint(v)
-}
-
-func asInt(v any) (int64, error) {
-	switch x := v.(type) {
-	case int64:
-		return x, nil
-	case int32:
-		return int64(x), nil
-	case int:
-		return int64(x), nil
-	case uint64:
-		return int64(x), nil
-	case []byte:
-		var n int64
-		_, err := fmt.Sscan(string(x), &n)
-		return n, err
-	case string:
-		var n int64
-		_, err := fmt.Sscan(x, &n)
-		return n, err
-	}
-	return 0, fmt.Errorf("unexpected value %v (%T)", v, v)
 }

@@ -440,7 +440,7 @@ func prepare(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Pr
 			return stats, err
 		}
 		defer stop()
-		if _, err := sp.Arrive(ctx, cat, "prepare", config, false); err != nil {
+		if _, err := sp.Arrive(ctx, cat, "prepare", config); err != nil {
 			return stats, err
 		}
 		if sp.Index != 0 {
@@ -551,7 +551,7 @@ func prepare(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Pr
 	spec := w.Define()
 	unit := spec.BatchUnit
 	if sp != nil {
-		if _, err := sp.Arrive(ctx, cat, "prepare created", config, false); err != nil {
+		if _, err := sp.Arrive(ctx, cat, "prepare created", config); err != nil {
 			return fail(err)
 		}
 	}
@@ -565,7 +565,7 @@ func prepare(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Pr
 		if err := tellRows(ctx, cat, sp, ld.tableRows); err != nil {
 			return fail(err)
 		}
-		if _, err := sp.Arrive(ctx, cat, "prepare loaded", config, false); err != nil {
+		if _, err := sp.Arrive(ctx, cat, "prepare loaded", config); err != nil {
 			return fail(err)
 		}
 		// The tables' rows are every shard's.
@@ -612,7 +612,7 @@ func prepare(ctx context.Context, eng engine.Engine, w workload.Workload, cfg Pr
 		}
 	}
 	if sp != nil {
-		if _, err := sp.Arrive(ctx, cat, "prepare ready", config, false); err != nil {
+		if _, err := sp.Arrive(ctx, cat, "prepare ready", config); err != nil {
 			return fail(err)
 		}
 	}
@@ -1075,7 +1075,7 @@ func Check(ctx context.Context, eng engine.Engine, w workload.Workload) ([]workl
 func prepareShard(ctx context.Context, eng engine.Engine, cat engine.Catalog, w workload.Workload, tables []workload.Table, cfg PrepareConfig, start time.Time, config string) (PrepareStats, error) {
 	var stats PrepareStats
 	sp := cfg.Shard
-	if _, err := sp.Arrive(ctx, cat, "prepare created", config, false); err != nil {
+	if _, err := sp.Arrive(ctx, cat, "prepare created", config); err != nil {
 		return stats, err
 	}
 	ld, err := load(ctx, eng, tables, w.Define().BatchUnit, cfg)
@@ -1087,10 +1087,10 @@ func prepareShard(ctx context.Context, eng engine.Engine, cat engine.Catalog, w 
 	if err := tellRows(ctx, cat, sp, ld.tableRows); err != nil {
 		return stats, err
 	}
-	if _, err := sp.Arrive(ctx, cat, "prepare loaded", config, false); err != nil {
+	if _, err := sp.Arrive(ctx, cat, "prepare loaded", config); err != nil {
 		return stats, err
 	}
-	if _, err := sp.Arrive(ctx, cat, "prepare ready", config, false); err != nil {
+	if _, err := sp.Arrive(ctx, cat, "prepare ready", config); err != nil {
 		return stats, err
 	}
 	stats.Tables = len(tables)

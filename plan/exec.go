@@ -173,7 +173,7 @@ func (ex *SessionExecutor) arrive(ctx context.Context, ot *openTarget, sp *shard
 		return err
 	}
 	defer c.Close()
-	_, err = sp.Arrive(ctx, c.Catalog(), phase, "", false)
+	_, err = sp.Arrive(ctx, c.Catalog(), phase, "")
 	return err
 }
 

@@ -62,7 +62,7 @@ func (h *sharded) configure(i int, cfg *runner.Config) error {
 			return time.Time{}, err
 		}
 		defer c.Close()
-		st, err := h.spec.Arrive(ctx, c.Catalog(), fmt.Sprintf("run %d", i), config, false)
+		st, err := h.spec.Arrive(ctx, c.Catalog(), fmt.Sprintf("run %d", i), config)
 		if err != nil {
 			return time.Time{}, err
 		}

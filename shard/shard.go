@@ -260,12 +260,11 @@ func Indexes(ix []int) string {
 const failPhase = "failed"
 
 // Arrive registers this shard at the barrier phase and waits until every
-// shard has, then until the start instant. config is what must be the
-// same on every shard (the run's options, as the caller writes them): a
-// shard that registers with another fails the barrier for all, naming
-// it. The start instant comes back; Arrive returns once it has passed on
-// this host's clock only when wait is true.
-func (s *Spec) Arrive(ctx context.Context, cat engine.Catalog, phase, config string, wait bool) (Start, error) {
+// shard has. config is what must be the same on every shard (the run's
+// options, as the caller writes them): a shard that registers with
+// another fails the barrier for all, naming it. The start instant comes
+// back, for the caller to wait for (the runner does).
+func (s *Spec) Arrive(ctx context.Context, cat engine.Catalog, phase, config string) (Start, error) {
 	s.defaults()
 	phase = s.phase(phase)
 	clock, err := MeasureClock(ctx, cat, s.Now)
@@ -322,9 +321,6 @@ func (s *Spec) Arrive(ctx context.Context, cat engine.Catalog, phase, config str
 		if len(missing) == 0 {
 			st := Start{Server: last.Add(s.Lead), Clock: clock}
 			st.At = clock.ToLocal(st.Server)
-			if wait && !sleepUntil(ctx, s.Now, st.At) {
-				return st, ctx.Err()
-			}
 			return st, nil
 		}
 		if !s.Now().Before(deadline) && !s.alive(ctx, cat, missing, clock) {
@@ -481,19 +477,6 @@ func sleep(ctx context.Context, d time.Duration) bool {
 		return true
 	case <-ctx.Done():
 		return false
-	}
-}
-
-// sleepUntil waits until now reads at.
-func sleepUntil(ctx context.Context, now func() time.Time, at time.Time) bool {
-	for {
-		d := at.Sub(now())
-		if d <= 0 {
-			return ctx.Err() == nil
-		}
-		if !sleep(ctx, d) {
-			return false
-		}
 	}
 }
 

@@ -59,6 +59,7 @@ func TestBarrier(t *testing.T) {
 		ss := specs(3, "fills")
 		starts := make([]shard.Start, 3)
 		errs := make([]error, 3)
+		begin := time.Now()
 		var wg sync.WaitGroup
 		for i, s := range ss {
 			cat := catalog(t, e)
@@ -66,7 +67,7 @@ func TestBarrier(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				time.Sleep(time.Duration(i) * 50 * time.Millisecond)
-				starts[i], errs[i] = s.Arrive(ctx, cat, "run", "threads=4", true)
+				starts[i], errs[i] = s.Arrive(ctx, cat, "run", "threads=4")
 			}()
 		}
 		wg.Wait()
@@ -77,8 +78,10 @@ func TestBarrier(t *testing.T) {
 			if !starts[i].Server.Equal(starts[0].Server) {
 				t.Errorf("shard %d starts at %v, shard 0 at %v", i, starts[i].Server, starts[0].Server)
 			}
-			if time.Now().Before(starts[i].At) {
-				t.Errorf("shard %d: Arrive returned before its start %v", i, starts[i].At)
+			// The last registration plus the lead: between the first
+			// Arrive and now, each plus the lead.
+			if at := starts[i].At; at.Before(begin.Add(ss[i].Lead)) || at.After(time.Now().Add(ss[i].Lead)) {
+				t.Errorf("shard %d: start %v, want the lead (%v) after a registration between %v and now", i, at, ss[i].Lead, begin)
 			}
 			if c := starts[i].Clock; c.Offset.Abs() > 5*time.Millisecond || c.Error > 5*time.Millisecond {
 				t.Errorf("shard %d: an embedded engine's clock is the host's, got %+v", i, c)
@@ -93,7 +96,7 @@ func TestBarrier(t *testing.T) {
 		for i := range 2 {
 			cat := catalog(t, e)
 			wg.Add(1)
-			go func() { defer wg.Done(); _, errs[i] = ss[i*2].Arrive(ctx, cat, "run", "", false) }()
+			go func() { defer wg.Done(); _, errs[i] = ss[i*2].Arrive(ctx, cat, "run", "") }()
 		}
 		wg.Wait()
 		for _, err := range errs {
@@ -109,8 +112,8 @@ func TestBarrier(t *testing.T) {
 		cat0, cat1 := catalog(t, e), catalog(t, e)
 		var err0 error
 		done := make(chan struct{})
-		go func() { defer close(done); _, err0 = ss[0].Arrive(ctx, cat0, "run", "threads=4\ntime=10s", false) }()
-		_, err1 := ss[1].Arrive(ctx, cat1, "run", "threads=8\ntime=10s", false)
+		go func() { defer close(done); _, err0 = ss[0].Arrive(ctx, cat0, "run", "threads=4\ntime=10s") }()
+		_, err1 := ss[1].Arrive(ctx, cat1, "run", "threads=8\ntime=10s")
 		<-done
 		for _, err := range []error{err0, err1} {
 			if err == nil || !strings.Contains(err.Error(), "threads=") || !strings.Contains(err.Error(), "same") {
@@ -122,8 +125,8 @@ func TestBarrier(t *testing.T) {
 	t.Run("twice", func(t *testing.T) {
 		a, b := specs(2, "twice")[0], specs(2, "twice")[0]
 		a.Timeout = 200 * time.Millisecond
-		_, _ = a.Arrive(ctx, catalog(t, e), "run", "", false)
-		_, err := b.Arrive(ctx, catalog(t, e), "run", "", false)
+		_, _ = a.Arrive(ctx, catalog(t, e), "run", "")
+		_, err := b.Arrive(ctx, catalog(t, e), "run", "")
 		if err == nil || !strings.Contains(err.Error(), "registered already") {
 			t.Errorf("got %v, want the second shard 0 refused", err)
 		}
@@ -136,7 +139,7 @@ func TestBarrier(t *testing.T) {
 			t.Fatal(err)
 		}
 		start := time.Now()
-		_, err := ss[0].Arrive(ctx, catalog(t, e), "run", "", false)
+		_, err := ss[0].Arrive(ctx, catalog(t, e), "run", "")
 		var fe *shard.FailedError
 		if !errors.As(err, &fe) || fe.Shard != 1 || !strings.Contains(err.Error(), "cannot connect") || time.Since(start) > 10*time.Second {
 			t.Errorf("got %v after %v, want shard 1's failure at once", err, time.Since(start))
@@ -153,9 +156,9 @@ func TestBarrier(t *testing.T) {
 		go func() {
 			time.Sleep(time.Second) // three timeouts: the heartbeat keeps shard 0 waiting
 			stop()
-			_, _ = ss[1].Arrive(ctx, catalog(t, e), "loaded", "", false)
+			_, _ = ss[1].Arrive(ctx, catalog(t, e), "loaded", "")
 		}()
-		if _, err := ss[0].Arrive(ctx, catalog(t, e), "loaded", "", false); err != nil {
+		if _, err := ss[0].Arrive(ctx, catalog(t, e), "loaded", ""); err != nil {
 			t.Errorf("shard 0 gave up on a shard that showed it ran: %v", err)
 		}
 	})

@@ -93,6 +93,39 @@ func (c *shardedCLI) mustAll(what string, outs []outcome) {
 	}
 }
 
+// must runs dbarena with args and fails the test unless it succeeds.
+func (c *shardedCLI) must(args ...string) {
+	c.t.Helper()
+	if o := c.run(args...); o.code != 0 {
+		c.t.Fatalf("%s: exit %d\n%s", strings.Join(args[:min(2, len(args))], " "), o.code, o.out)
+	}
+}
+
+// mergeFrom merges the results sharded run stored in the target into
+// out and reads the merged file.
+func (c *shardedCLI) mergeFrom(run, out string) *result.File {
+	c.t.Helper()
+	c.must("merge", "--from", c.url, "--run-id", run, "-o", out)
+	f, err := result.Read(out)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return f
+}
+
+// checkShards runs w's check as n shards of run and fails the test
+// unless every shard says ok.
+func (c *shardedCLI) checkShards(n int, run, w string, data []string) {
+	c.t.Helper()
+	for _, o := range c.shards(n, func(i int) []string {
+		return shardArgs(i, n, run, slices.Concat([]string{"check", w}, data)...)
+	}) {
+		if o.code != 0 || !strings.Contains(o.out, ": ok") {
+			c.t.Errorf("sharded check: exit %d\n%s", o.code, o.out)
+		}
+	}
+}
+
 func shardArgs(i, n int, run string, args ...string) []string {
 	return slices.Concat(args, []string{"--shard", fmt.Sprintf("%d/%d", i, n), "--run-id", run})
 }
@@ -144,13 +177,9 @@ func TestShardedPostgres(t *testing.T) {
 	conn := enginetest.Connect(t, enginetest.Open(t, tg))
 	data := []string{"--target", c.url, "--tables", "3", "--table-size", "30000"}
 
-	if o := c.run(append([]string{"prepare", "oltp_read_write"}, data...)...); o.code != 0 {
-		t.Fatalf("prepare: %s", o.out)
-	}
+	c.must(slices.Concat([]string{"prepare", "oltp_read_write"}, data)...)
 	want := sbtestHash(t, conn, 3)
-	if o := c.run(append([]string{"cleanup", "oltp_read_write"}, data...)...); o.code != 0 {
-		t.Fatalf("cleanup: %s", o.out)
-	}
+	c.must(slices.Concat([]string{"cleanup", "oltp_read_write"}, data)...)
 	c.mustAll("sharded prepare", c.shards(3, func(i int) []string {
 		return shardArgs(i, 3, "prep", append([]string{"prepare", "oltp_read_write"}, data...)...)
 	}))
@@ -166,13 +195,7 @@ func TestShardedPostgres(t *testing.T) {
 	}))
 	ins := inserted(t, conn) - before
 	merged := filepath.Join(dir, "merged.json")
-	if o := c.run("merge", "--from", c.url, "--run-id", "run1", "-o", merged); o.code != 0 {
-		t.Fatalf("merge --from: exit %d\n%s", o.code, o.out)
-	}
-	m, err := result.Read(merged)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := c.mergeFrom("run1", merged)
 	var sum int64
 	for i := range 3 {
 		f, err := result.Read(filepath.Join(dir, fmt.Sprintf("shard%d.json", i)))
@@ -193,13 +216,7 @@ func TestShardedPostgres(t *testing.T) {
 	if r.Barrier == nil || len(r.Barrier.Starts) != 3 || r.Barrier.Skew() > 50*time.Millisecond {
 		t.Errorf("start barrier %+v: want 3 starts within 50 ms", r.Barrier)
 	}
-	for _, o := range c.shards(3, func(i int) []string {
-		return shardArgs(i, 3, "check1", append([]string{"check", "oltp_read_write"}, data...)...)
-	}) {
-		if o.code != 0 || !strings.Contains(o.out, ": ok") {
-			t.Errorf("sharded check: exit %d\n%s", o.code, o.out)
-		}
-	}
+	c.checkShards(3, "check1", "oltp_read_write", data)
 }
 
 // --rate 600 over three shards is 600 transactions per second in all,
@@ -209,9 +226,7 @@ func TestShardedRate(t *testing.T) {
 	tg := testdb.Isolated(t, testdb.Postgres(t))
 	c := newShardedCLI(t, tg)
 	data := []string{"--target", c.url, "--table-size", "10000"}
-	if o := c.run(append([]string{"prepare", "oltp_point_select"}, data...)...); o.code != 0 {
-		t.Fatalf("prepare: %s", o.out)
-	}
+	c.must(slices.Concat([]string{"prepare", "oltp_point_select"}, data)...)
 	dir := t.TempDir()
 	read := func(path string) result.Run {
 		t.Helper()
@@ -226,11 +241,7 @@ func TestShardedRate(t *testing.T) {
 		c.mustAll("sharded run", c.shards(3, func(i int) []string {
 			return shardArgs(i, 3, run, slices.Concat(args, []string{"--threads", "4", "--out", filepath.Join(dir, fmt.Sprintf("%s-%d.json", run, i))})...)
 		}))
-		merged := filepath.Join(dir, run+".json")
-		if o := c.run("merge", "--from", c.url, "--run-id", run, "-o", merged); o.code != 0 {
-			t.Fatalf("merge: %s", o.out)
-		}
-		return read(merged)
+		return c.mergeFrom(run, filepath.Join(dir, run+".json")).Runs[0]
 	}
 	runArgs := append([]string{"run", "oltp_point_select", "--rate", "600", "--time", "4s", "--warmup", "0"}, data...)
 
@@ -270,9 +281,7 @@ func TestShardedKilledAndMissing(t *testing.T) {
 	tg := testdb.Isolated(t, testdb.Postgres(t))
 	c := newShardedCLI(t, tg)
 	data := []string{"--target", c.url, "--table-size", "10000"}
-	if o := c.run(append([]string{"prepare", "oltp_point_select"}, data...)...); o.code != 0 {
-		t.Fatalf("prepare: %s", o.out)
-	}
+	c.must(slices.Concat([]string{"prepare", "oltp_point_select"}, data)...)
 	dir := t.TempDir()
 	procs := make([]*exec.Cmd, 3)
 	outs := make([]syncBuffer, 3)
@@ -357,9 +366,7 @@ workloads:
 		return shardArgs(i, 2, "plan1", "plan", "run", planFile, "-o", filepath.Join(dir, fmt.Sprintf("out%d", i)))
 	}))
 	merged := filepath.Join(dir, "merged")
-	if o := c.run("merge", "--from", c.url, "--run-id", "plan1", "-o", merged); o.code != 0 {
-		t.Fatalf("merge --from: exit %d\n%s", o.code, o.out)
-	}
+	c.must("merge", "--from", c.url, "--run-id", "plan1", "-o", merged)
 	for rep := 1; rep <= 2; rep++ {
 		f, err := result.Read(filepath.Join(merged, fmt.Sprintf("pg__oltp_point_select__t2#%d.json", rep)))
 		if err != nil {
@@ -410,13 +417,9 @@ func TestShardedMariaDBTPCC(t *testing.T) {
 		return n
 	}
 	data := []string{"--target", c.url, "--warehouses", "3"}
-	if o := c.run(append([]string{"prepare", "tpcc"}, data...)...); o.code != 0 {
-		t.Fatalf("prepare: %s", o.out)
-	}
+	c.must(slices.Concat([]string{"prepare", "tpcc"}, data)...)
 	want := checksum()
-	if o := c.run(append([]string{"cleanup", "tpcc"}, data...)...); o.code != 0 {
-		t.Fatalf("cleanup: %s", o.out)
-	}
+	c.must(slices.Concat([]string{"cleanup", "tpcc"}, data)...)
 	c.mustAll("sharded prepare", c.shards(3, func(i int) []string {
 		return shardArgs(i, 3, "prep", append([]string{"prepare", "tpcc"}, data...)...)
 	}))
@@ -430,13 +433,7 @@ func TestShardedMariaDBTPCC(t *testing.T) {
 			"--out", filepath.Join(dir, fmt.Sprintf("s%d.json", i))}, data...)...)
 	}))
 	merged := filepath.Join(dir, "merged.json")
-	if o := c.run("merge", "--from", c.url, "--run-id", "run1", "-o", merged); o.code != 0 {
-		t.Fatalf("merge --from: exit %d\n%s", o.code, o.out)
-	}
-	m, err := result.Read(merged)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := c.mergeFrom("run1", merged)
 	r := m.Runs[0]
 	ops := map[string]result.Op{}
 	for _, op := range r.Ops {
@@ -458,13 +455,7 @@ func TestShardedMariaDBTPCC(t *testing.T) {
 	if r.Threads != 6 || r.Barrier == nil || r.Barrier.Skew() > 50*time.Millisecond {
 		t.Errorf("%d threads, barrier %+v; want 6 started within 50 ms", r.Threads, r.Barrier)
 	}
-	for _, o := range c.shards(3, func(i int) []string {
-		return shardArgs(i, 3, "check1", append([]string{"check", "tpcc"}, data...)...)
-	}) {
-		if o.code != 0 || !strings.Contains(o.out, ": ok") {
-			t.Errorf("sharded check: exit %d\n%s", o.code, o.out)
-		}
-	}
+	c.checkShards(3, "check1", "tpcc", data)
 }
 
 // payments as three shards on the real MongoDB of the tests: the sharded
@@ -516,13 +507,9 @@ func TestShardedMongoPayments(t *testing.T) {
 		return n
 	}
 	data := []string{"--target", c.url, "--accounts", "3000", "--users", "3000"}
-	if o := c.run(append([]string{"prepare", "payments"}, data...)...); o.code != 0 {
-		t.Fatalf("prepare: %s", o.out)
-	}
+	c.must(slices.Concat([]string{"prepare", "payments"}, data)...)
 	want := hash()
-	if o := c.run(append([]string{"cleanup", "payments"}, data...)...); o.code != 0 {
-		t.Fatalf("cleanup: %s", o.out)
-	}
+	c.must(slices.Concat([]string{"cleanup", "payments"}, data)...)
 	c.mustAll("sharded prepare", c.shards(3, func(i int) []string {
 		return shardArgs(i, 3, "prep", append([]string{"prepare", "payments"}, data...)...)
 	}))
@@ -536,13 +523,7 @@ func TestShardedMongoPayments(t *testing.T) {
 			"--out", filepath.Join(dir, fmt.Sprintf("s%d.json", i))}, data...)...)
 	}))
 	merged := filepath.Join(dir, "merged.json")
-	if o := c.run("merge", "--from", c.url, "--run-id", "run1", "-o", merged); o.code != 0 {
-		t.Fatalf("merge --from: exit %d\n%s", o.code, o.out)
-	}
-	m, err := result.Read(merged)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := c.mergeFrom("run1", merged)
 	r := m.Runs[0]
 	var xfers int64
 	for _, op := range r.Ops {
@@ -559,11 +540,5 @@ func TestShardedMongoPayments(t *testing.T) {
 	if r.Threads != 6 || r.Barrier == nil || r.Barrier.Skew() > 50*time.Millisecond {
 		t.Errorf("%d threads, barrier %+v; want 6 started within 50 ms", r.Threads, r.Barrier)
 	}
-	for _, o := range c.shards(3, func(i int) []string {
-		return shardArgs(i, 3, "check1", append([]string{"check", "payments"}, data...)...)
-	}) {
-		if o.code != 0 || !strings.Contains(o.out, ": ok") {
-			t.Errorf("sharded check: exit %d\n%s", o.code, o.out)
-		}
-	}
+	c.checkShards(3, "check1", "payments", data)
 }

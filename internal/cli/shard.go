@@ -61,7 +61,7 @@ func checkSharded(ctx context.Context, sp *shard.Spec, eng engine.Engine, w work
 	defer c.Close()
 	cat := c.Catalog()
 	config := "workload=" + w.Define().Meta.Name
-	if _, err := sp.Arrive(ctx, cat, "check", config, false); err != nil {
+	if _, err := sp.Arrive(ctx, cat, "check", config); err != nil {
 		return nil, err
 	}
 	const verdict = "check verdict"
@@ -75,10 +75,10 @@ func checkSharded(ctx context.Context, sp *shard.Spec, eng engine.Engine, w work
 		if err := sp.Tell(ctx, cat, verdict, string(b)); err != nil {
 			return nil, err
 		}
-		_, err = sp.Arrive(ctx, cat, "checked", config, false)
+		_, err = sp.Arrive(ctx, cat, "checked", config)
 		return problems, err
 	}
-	if _, err := sp.Arrive(ctx, cat, "checked", config, false); err != nil {
+	if _, err := sp.Arrive(ctx, cat, "checked", config); err != nil {
 		return nil, err
 	}
 	body, ok, err := sp.Told(ctx, cat, verdict, 0)

@@ -35,6 +35,10 @@ func Int64(v any) (int64, bool) {
 	switch x := v.(type) {
 	case int64:
 		return x, true
+	case int32:
+		return int64(x), true
+	case int:
+		return int64(x), true
 	case float64:
 		return int64(x), true
 	case string:

@@ -153,14 +153,18 @@ func TestBarrier(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		cat1 := catalog(t, e)
+		done := make(chan struct{})
 		go func() {
+			defer close(done)
 			time.Sleep(time.Second) // three timeouts: the heartbeat keeps shard 0 waiting
 			stop()
-			_, _ = ss[1].Arrive(ctx, catalog(t, e), "loaded", "")
+			_, _ = ss[1].Arrive(ctx, cat1, "loaded", "")
 		}()
 		if _, err := ss[0].Arrive(ctx, catalog(t, e), "loaded", ""); err != nil {
 			t.Errorf("shard 0 gave up on a shard that showed it ran: %v", err)
 		}
+		<-done // before the subtest's connections close
 	})
 
 	if n, err := shard.Remove(ctx, catalog(t, e), ""); err != nil || n == 0 {

@@ -74,6 +74,9 @@ type Options struct {
 	// Change is how a column's change is computed (ChangeVsBaseline when
 	// empty): see Changes.
 	Change string
+	// Average is how the average row's change is computed
+	// (AverageChangeOfMeans when empty): see Averages.
+	Average string
 	// Columns are figures shown beside each column's value, in this
 	// order: any of metric.RunMetrics (server_cpu_pct, host_iowait_pct,
 	// disk_iops, p95 …) or a workload metric, each the median of the
@@ -100,6 +103,29 @@ const (
 	// each column makes in a study that turns one knob after another.
 	ChangeVsPrevious = "vs-previous"
 )
+
+// The conventions of the average row's change.
+const (
+	// AverageChangeOfMeans is the change between the two columns' means
+	// over the rows where both have a value: a row of small values (+1000%
+	// on 2 tps) does not swing it.
+	AverageChangeOfMeans = "change-of-means"
+	// AverageMeanOfChanges is the mean of the rows' changes: the
+	// "Average" row of a study's spreadsheet (KubeBlocks' 46.78%).
+	AverageMeanOfChanges = "mean-of-changes"
+)
+
+// Averages are the conventions Options.Average takes.
+var Averages = []string{AverageChangeOfMeans, AverageMeanOfChanges}
+
+// CheckAverage returns an error naming the flag when s is no convention
+// of Averages ("" is AverageChangeOfMeans).
+func CheckAverage(s string) error {
+	if s == "" || slices.Contains(Averages, s) {
+		return nil
+	}
+	return fmt.Errorf("--average %q: want %s", s, strings.Join(Averages, ", "))
+}
 
 // Changes are the conventions Options.Change takes.
 var Changes = []string{ChangeVsBaseline, ChangeVsBetter, ChangeVsPrevious}
@@ -131,8 +157,11 @@ type Table struct {
 	Columns  []Column
 	Baseline int // index into Columns
 	// Change is the convention of the changes (one of Changes).
-	Change   string
-	Relative bool
+	Change string
+	// AverageOf is the convention of the average row's change (one of
+	// Averages).
+	AverageOf string
+	Relative  bool
 	// RelativeTo is the baseline value every value was divided by, at
 	// RelativeThreads threads.
 	RelativeTo      float64
@@ -143,10 +172,10 @@ type Table struct {
 	// IOPS beside the throughput, as the TPC-E study prints them.
 	Beside []Metric
 	// Average holds each column's mean over the rows where it has a
-	// value, and for each change the change between the means of the two
-	// columns over the rows where both have a value: the change of the
-	// means, not the mean of the rows' changes (which a row of small
-	// values can swing: +1000% on 2 tps is not a ten-fold average).
+	// value, and for each change, by AverageOf, the change between the
+	// means of the two columns over the rows where both have a value
+	// (the default: a row of small values cannot swing it, +1000% on
+	// 2 tps is not a ten-fold average) or the mean of the rows' changes.
 	Average Row
 	// Differences lists what is not the same between (or within) the
 	// columns: workload options when forced, server, client, tool.
@@ -245,6 +274,9 @@ func Build(inputs []Input, opt Options) ([]*Table, error) {
 		return nil, errors.New("compare: no result files")
 	}
 	if err := CheckChange(opt.Change); err != nil {
+		return nil, err
+	}
+	if err := CheckAverage(opt.Average); err != nil {
 		return nil, err
 	}
 	if opt.Change == ChangeVsPrevious && opt.Baseline != "" {
@@ -393,7 +425,10 @@ func labelOf(in Input) string {
 }
 
 func build(inputs []Input, m metricSpec, beside []metricSpec, opt Options) (*Table, error) {
-	t := &Table{Workload: inputs[0].File.Workload.Name, Op: opt.Op, Relative: opt.Relative, Change: opt.Change}
+	t := &Table{Workload: inputs[0].File.Workload.Name, Op: opt.Op, Relative: opt.Relative, Change: opt.Change, AverageOf: opt.Average}
+	if t.AverageOf == "" {
+		t.AverageOf = AverageChangeOfMeans
+	}
 	if t.Change == "" {
 		t.Change = ChangeVsBaseline
 	}
@@ -622,8 +657,9 @@ func (t *Table) change(base, c Cell) Change {
 }
 
 // average is the mean of each column's medians, and each column's change
-// of the means: between its mean and its reference column's mean over
-// the rows where both have a value.
+// by t.AverageOf: of the means (between its mean and its reference
+// column's mean over the rows where both have a value) or the mean of
+// its rows' changes.
 func average(t *Table) Row {
 	avg := Row{Cells: make([]Cell, len(t.Columns)), Changes: make([]Change, len(t.Columns))}
 	for c := range t.Columns {
@@ -661,6 +697,20 @@ func average(t *Table) Row {
 		}
 		ref := t.Ref(c)
 		if ref < 0 {
+			continue
+		}
+		if t.AverageOf == AverageMeanOfChanges {
+			var sum float64
+			var n int
+			for _, r := range t.Rows {
+				if ch := r.Changes[c]; ch.Present {
+					sum += ch.Pct
+					n++
+				}
+			}
+			if n > 0 {
+				avg.Changes[c] = Change{Present: true, Pct: sum / float64(n)}
+			}
 			continue
 		}
 		var sa, sb float64

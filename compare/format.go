@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -38,7 +39,11 @@ func (t *Table) Title() string {
 	}
 	s := fmt.Sprintf("%s: %s, %s; %s", t.Workload, what, better, changes)
 	if len(t.Rows) > 1 && len(t.Columns) > 1 {
-		s += "; average: means, and the change of the means"
+		if t.AverageOf == AverageMeanOfChanges {
+			s += "; average: means, and the mean of the rows' changes"
+		} else {
+			s += "; average: means, and the change of the means"
+		}
 	}
 	if len(t.Beside) > 0 {
 		var names []string
@@ -100,9 +105,22 @@ func (t *Table) Cells() [][]string {
 		out = append(out, row(t.RowLabel(r), r, false))
 	}
 	if len(t.Rows) > 1 {
-		out = append(out, row("average", t.Average, true))
+		out = append(out, row(t.AverageLabel(), t.Average, true))
 	}
 	return out
+}
+
+// AverageLabel names the average row by its change's convention:
+// "average (change of means)" or "average (mean of changes)"; just
+// "average" in a table of one column, which has no changes.
+func (t *Table) AverageLabel() string {
+	if len(t.Columns) < 2 {
+		return "average"
+	}
+	if t.AverageOf == AverageMeanOfChanges {
+		return "average (mean of changes)"
+	}
+	return "average (change of means)"
 }
 
 // ByColumn tells whether the table reads better turned: one thread count
@@ -333,18 +351,25 @@ func WriteMarkdown(w io.Writer, tables []*Table) error {
 		}
 		b.WriteString("**" + markdown.Escape(t.Title()) + "**\n\n")
 		h, rows := t.Grid()
-		writeMDRow(&b, h)
+		writeMDRow(&b, h, false)
 		seps := make([]string, len(h))
 		for j := range seps {
 			seps[j] = "---:"
 		}
 		seps[0] = "---"
-		writeMDRow(&b, seps)
+		writeMDRow(&b, seps, true)
 		for _, r := range rows {
-			if r[0] == "average" {
-				r[0] = "**average**"
+			if r[0] == t.AverageLabel() && !t.ByColumn() {
+				// Bold, its parentheses escaped like any text.
+				r = slices.Clone(r)
+				for j := range r {
+					r[j] = markdown.Escape(r[j])
+				}
+				r[0] = "**" + r[0] + "**"
+				writeMDRow(&b, r, true)
+				continue
 			}
-			writeMDRow(&b, r)
+			writeMDRow(&b, r, false)
 		}
 		if len(t.Differences) > 0 {
 			b.WriteString("\nDifferences between the columns:\n\n")
@@ -371,14 +396,14 @@ func WriteMarkdown(w io.Writer, tables []*Table) error {
 					lines = append(lines, append([]string{d.Name}, d.Values...))
 				}
 			}
-			writeMDRow(&b, h)
+			writeMDRow(&b, h, false)
 			seps := make([]string, len(h))
 			for j := range seps {
 				seps[j] = "---"
 			}
-			writeMDRow(&b, seps)
+			writeMDRow(&b, seps, true)
 			for _, l := range lines {
-				writeMDRow(&b, l)
+				writeMDRow(&b, l, false)
 			}
 		}
 		if len(t.Notes) > 0 {
@@ -401,10 +426,12 @@ func csvColumn(m Metric) string {
 	return m.Name
 }
 
-func writeMDRow(b *strings.Builder, cells []string) {
+// writeMDRow writes one line of a Markdown table, escaping its cells
+// unless they are Markdown already (raw).
+func writeMDRow(b *strings.Builder, cells []string, raw bool) {
 	b.WriteString("|")
 	for _, c := range cells {
-		if c != "**average**" && c != "---" && c != "---:" {
+		if !raw {
 			c = markdown.Escape(c)
 		}
 		b.WriteString(" " + c + " |")

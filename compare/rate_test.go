@@ -47,7 +47,7 @@ func TestRowsByRate(t *testing.T) {
 	for _, row := range tb.Cells() {
 		labels = append(labels, row[0])
 	}
-	if want := []string{"100/s", "200/s", "400/s", "average"}; !slices.Equal(labels, want) {
+	if want := []string{"100/s", "200/s", "400/s", "average (change of means)"}; !slices.Equal(labels, want) {
 		t.Errorf("rows named %v, want %v", labels, want)
 	}
 	// The CSV names each line's rate next to its threads.

@@ -456,26 +456,26 @@ func WriteTriesMarkdown(w io.Writer, tables []*TriesTable) error {
 		}
 		b.WriteString("**" + markdown.Escape(t.Title()) + "**\n\n")
 		h := t.Header()
-		writeMDRow(&b, h)
+		writeMDRow(&b, h, false)
 		seps := make([]string, len(h))
 		for j := range seps {
 			seps[j] = "---:"
 		}
 		seps[0] = "---"
-		writeMDRow(&b, seps)
+		writeMDRow(&b, seps, true)
 		for _, r := range t.Cells() {
-			writeMDRow(&b, r)
+			writeMDRow(&b, r, false)
 		}
 		if len(t.Differences) > 0 {
 			b.WriteString("\nDifferences between the columns:\n\n")
-			writeMDRow(&b, append([]string{""}, t.Labels...))
+			writeMDRow(&b, append([]string{""}, t.Labels...), false)
 			seps := make([]string, len(t.Labels)+1)
 			for j := range seps {
 				seps[j] = "---"
 			}
-			writeMDRow(&b, seps)
+			writeMDRow(&b, seps, true)
 			for _, d := range t.Differences {
-				writeMDRow(&b, append([]string{d.Name}, d.Values...))
+				writeMDRow(&b, append([]string{d.Name}, d.Values...), false)
 			}
 		}
 		notes := t.Notes

@@ -30,6 +30,7 @@
 //	threads: [8, 32]             # or one number
 //	baseline: pg-sb=1GB          # the compare tables' baseline (default: the first target)
 //	change: vs-baseline          # or vs-better, vs-previous (compare --change)
+//	average: mean-of-changes     # the average row: change-of-means (default) or mean-of-changes (compare --average)
 //	columns: [server_cpu_pct, host_iowait_pct, disk_iops]   # beside each target's metric (compare --columns)
 //	relative: true               # metric tables as multiples of the baseline at its lowest thread count (compare --relative)
 //	knobs:                       # a matrix over every managed target's settings

@@ -50,6 +50,9 @@ type Plan struct {
 	// Change is the compare tables' convention for a change
 	// (compare.Changes; empty: vs-baseline).
 	Change string
+	// Average is the convention of the compare tables' average row
+	// (compare.Averages; empty: change-of-means).
+	Average string
 	// Relative divides the values of every metric table by the
 	// baseline's at its lowest thread count (compare --relative), as the
 	// studies that report relative throughput do.
@@ -240,7 +243,7 @@ func Parse(path string, data []byte, opt Options) (*Plan, error) {
 // Known fields, in the order the documentation gives them; the run
 // options (runner.Options) follow threads.
 var (
-	planFields     = slices.Concat([]string{"name", "description", "vars", "seed", "repetitions", "threads"}, runFields(), []string{"baseline", "change", "relative", "columns", "knobs", "knob_labels", "targets", "workloads"})
+	planFields     = slices.Concat([]string{"name", "description", "vars", "seed", "repetitions", "threads"}, runFields(), []string{"baseline", "change", "average", "relative", "columns", "knobs", "knob_labels", "targets", "workloads"})
 	targetFields   = []string{"label", "url", "password_file", "knobs"}
 	workloadFields = slices.Concat([]string{"name", "label", "options", "threads"}, runFields(), []string{"metric", "columns", "targets", "group"})
 )
@@ -376,6 +379,13 @@ func (d *decoder) plan(body ast.Node, path string, opt Options) *Plan {
 				}
 				p.Change = s
 				changeN = f.value
+			}
+		case "average":
+			if s, ok := d.str(f.value, fp); ok {
+				if err := compare.CheckAverage(s); err != nil {
+					d.errorf(f.value, fp, "%q: want %s", s, strings.Join(compare.Averages, ", "))
+				}
+				p.Average = s
 			}
 		case "columns":
 			columns = d.columns(f.value, fp)

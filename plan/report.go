@@ -147,7 +147,7 @@ func report(p *Plan, st *State, o RunOptions) error {
 			}
 		}
 		err := htmlreport.Write(&html, all, htmlreport.Options{Title: "dbarena plan: " + p.Name, Generated: o.Now(), Tool: o.Tool, Metrics: metrics, WorkloadColumns: columns,
-			Change: p.Change, Baseline: p.Baseline})
+			Change: p.Change, Average: p.Average, Baseline: p.Baseline})
 		if err != nil {
 			reportNote = fmt.Sprintf("%s could not be written: %v", ReportFile, err)
 		} else if err := writeFileAtomic(filepath.Join(o.Dir, ReportFile), html.Bytes()); err != nil {
@@ -180,7 +180,7 @@ func buildTables(inputs []compare.Input, metric string, columns []string, p *Pla
 		}
 		baseline = resultLabel(t, s.w.Label, true)
 	}
-	opt := compare.Options{Metric: metric, Columns: columns, Baseline: baseline, Change: p.Change,
+	opt := compare.Options{Metric: metric, Columns: columns, Baseline: baseline, Change: p.Change, Average: p.Average,
 		Relative: p.Relative && strings.EqualFold(metric, s.w.Metric), Vary: s.varied()}
 	if baseline != "" && !slices.ContainsFunc(inputs, func(in compare.Input) bool { return in.Label == baseline }) {
 		opt.Baseline = ""

@@ -114,7 +114,11 @@ func showCompare(w io.Writer, p *Plan) {
 	if p.Relative {
 		relative = "; metrics relative to the baseline at its lowest thread count"
 	}
-	fmt.Fprintf(w, "\nCompare (change %s, against %s%s):\n", change, against, relative)
+	average := ""
+	if p.Average == compare.AverageMeanOfChanges {
+		average = "; average row: the mean of the rows' changes"
+	}
+	fmt.Fprintf(w, "\nCompare (change %s, against %s%s%s):\n", change, against, relative, average)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "  workload\tmetric\tbeside it\ttable")
 	for _, wl := range p.Workloads {

@@ -66,7 +66,7 @@ var studyPages = map[string]studyPage{
 		more:    []string{"pg-dbt5/procedure-dbt5", "maria-study/client-study", "option --mode", "option --index-set"},
 	},
 	"read-intensive-sweep.yaml": {
-		title:   "oltp_read_write_pct: qps (/s), higher is better; tuned's lead over each column in % of tuned; average: means, and the change of the means; beside each column its server_cpu_pct, host_iowait_pct, disk_iops (/s) (medians of the runs)",
+		title:   "oltp_read_write_pct: qps (/s), higher is better; tuned's lead over each column in % of tuned; average: means, and the mean of the rows' changes; beside each column its server_cpu_pct, host_iowait_pct, disk_iops (/s) (medians of the runs)",
 		chart:   "qps vs threads",
 		headers: []string{"tuned over default", "tuned server_cpu_pct", "tuned host_iowait_pct", "default disk_iops"},
 	},

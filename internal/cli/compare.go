@@ -39,6 +39,9 @@ dbarena version) is listed under the table.
 			if err := compare.CheckChange(opt.Change); err != nil {
 				return &UsageError{err}
 			}
+			if err := compare.CheckAverage(opt.Average); err != nil {
+				return &UsageError{err}
+			}
 			inputs, err := loadInputs(cmd.Context(), "compare", args, st.Stderr, "", "")
 			if err != nil {
 				return err
@@ -70,6 +73,7 @@ dbarena version) is listed under the table.
 	fs.BoolVar(&opt.Relative, "relative", false, "divide every value by the baseline's at its lowest thread count (which reads 1.00x)")
 	fs.StringSliceVar(&opt.Vary, "vary", nil, "workload options the comparison is about (e.g. --vary isolation): they may differ between the columns; repeat or separate with commas")
 	fs.StringVar(&opt.Change, "change", compare.ChangeVsBaseline, "how a change is computed, A the column it is against, B the column: vs-baseline ((B−A)/A, A the baseline), vs-better (the baseline's lead: (A−B)/A, or (B−A)/A where lower is better), vs-previous ((B−A)/A, A the column before: one knob after another)")
+	fs.StringVar(&opt.Average, "average", compare.AverageChangeOfMeans, "the average row's change: change-of-means (the change between the columns' means over the rows) or mean-of-changes (the mean of the rows' changes, as a study's spreadsheet averages them)")
 	fs.BoolVar(&opt.Force, "force", false, "compare runs whose workload options differ (the differences are listed)")
 	fs.StringVar(&format, "format", "text", "output: text (aligned), md (Markdown) or csv (one line per thread count and label)")
 	return cmd

@@ -42,10 +42,20 @@ func TestCompare(t *testing.T) {
 	if o.code != 0 {
 		t.Fatalf("compare: exit %d: %s", o.code, o.stderr)
 	}
-	for _, want := range []string{"changes against before", "after vs before", "1          1000   1100          +10.00%", "average    1500   1500           +0.00%"} {
+	for _, want := range []string{"changes against before", "after vs before", "1                            1000   1100          +10.00%", "average (change of means)    1500   1500           +0.00%"} {
 		if !strings.Contains(o.stdout, want) {
 			t.Errorf("text output lacks %q:\n%s", want, o.stdout)
 		}
+	}
+
+	// The study's spreadsheet convention: (10% − 5%) / 2.
+	o = dbarena(t, ctx, nil, "compare", "--average", "mean-of-changes", "before="+a, "after="+b)
+	if o.code != 0 || !strings.Contains(o.stdout, "average (mean of changes)    1500   1500           +2.50%") {
+		t.Errorf("--average mean-of-changes: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	}
+	o = dbarena(t, ctx, nil, "compare", "--average", "median", "before="+a, "after="+b)
+	if o.code != 2 || !strings.Contains(o.stderr, `--average "median": want change-of-means, mean-of-changes`) {
+		t.Errorf("--average median: exit %d\n%s%s", o.code, o.stdout, o.stderr)
 	}
 
 	o = dbarena(t, ctx, nil, "compare", "--format", "csv", "--baseline", "after", "before="+a, "after="+b)

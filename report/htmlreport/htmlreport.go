@@ -65,6 +65,8 @@ type Options struct {
 	// Change is the headline tables' convention for a change
 	// (compare.Changes; empty: vs-baseline), named in their titles.
 	Change string
+	// Average is the average row's convention (compare.Averages).
+	Average string
 	// Baseline is the label the headline tables' changes are against
 	// (empty, or a label a workload lacks: its first).
 	Baseline string
@@ -178,7 +180,7 @@ func Write(w io.Writer, inputs []compare.Input, opt Options) error {
 			p.Workloads, p.Charts = append(p.Workloads, ws), append(p.Charts, charts...)
 			continue
 		}
-		ts, err := compare.Build(ins, compare.Options{Metric: metric, Columns: columns, Change: opt.Change, Baseline: baseline, Force: true})
+		ts, err := compare.Build(ins, compare.Options{Metric: metric, Columns: columns, Change: opt.Change, Average: opt.Average, Baseline: baseline, Force: true})
 		if err != nil {
 			return err
 		}

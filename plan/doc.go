@@ -42,6 +42,7 @@
 //	  - label: remote
 //	    url: postgres://bench@10.0.0.5/bench
 //	    password_file: ./pw      # relative to the plan file
+//	    provisioned_iops: 3000   # the data disk's provisioned IOPS: adds disk_iops_pct
 //	  - label: maria
 //	    url: "managed:mariadb"
 //	    knobs: {innodb_buffer_pool_size: [1G, 3G]}   # its own matrix instead of the plan's

@@ -76,7 +76,7 @@ workloads:
 	fmt.Println(err)
 	// Output:
 	// bad.yaml:2:14: repetitions: 0: must be at least 1
-	// bad.yaml:6:42: targets[0].knob: unknown field "knob" (known: label, url, password_file, knobs)
+	// bad.yaml:6:42: targets[0].knob: unknown field "knob" (known: label, url, password_file, provisioned_iops, knobs, knob_sequence)
 	// bad.yaml:9:14: workloads[0].options: --warehouses -1: must be at least 1
 }
 

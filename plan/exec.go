@@ -118,11 +118,12 @@ func (ex *SessionExecutor) open(ctx context.Context, c Cell) (*openTarget, error
 		Prepare: func(ctx context.Context, eng engine.Engine, w workload.Workload) error {
 			return ex.o.Prepare(ctx, r.Target, eng, w, ex.preparing)
 		},
-		Shard: ex.o.Shard,
-		Tool:  ex.o.Tool,
-		Now:   ex.o.Now,
-		Log:   ex.o.Log,
-		Scrub: func(msg string) string { return engine.ScrubEnv(msg, getenv) },
+		Shard:           ex.o.Shard,
+		ProvisionedIOPS: c.Target.ProvisionedIOPS,
+		Tool:            ex.o.Tool,
+		Now:             ex.o.Now,
+		Log:             ex.o.Log,
+		Scrub:           func(msg string) string { return engine.ScrubEnv(msg, getenv) },
 	})
 	if err != nil {
 		_ = r.Engine.Close()

@@ -18,6 +18,7 @@ import (
 
 	"github.com/dbarena/dbarena/compare"
 	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/hostknob"
 	"github.com/dbarena/dbarena/metric"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/session"
@@ -90,6 +91,13 @@ type Target struct {
 	// Knobs are the settings this target's knob combination added to its
 	// URL, in the order of the matrix.
 	Knobs []Setting
+	// ProvisionedIOPS is the IOPS the target's data disk was provisioned
+	// with (provisioned_iops), for disk_iops_pct; 0 unknown.
+	ProvisionedIOPS float64
+	// HostKnobs are the knobs of Knobs that are the host's kernel
+	// settings (os.vm.dirty_ratio …, package hostknob), not in URL: Run
+	// sets them before each of the target's runs and restores them after.
+	HostKnobs []hostknob.Setting
 }
 
 // Setting is one name and value: a workload option or a server knob.
@@ -243,8 +251,8 @@ func Parse(path string, data []byte, opt Options) (*Plan, error) {
 // Known fields, in the order the documentation gives them; the run
 // options (runner.Options) follow threads.
 var (
-	planFields     = slices.Concat([]string{"name", "description", "vars", "seed", "repetitions", "threads"}, runFields(), []string{"baseline", "change", "average", "relative", "columns", "knobs", "knob_labels", "targets", "workloads"})
-	targetFields   = []string{"label", "url", "password_file", "knobs"}
+	planFields     = slices.Concat([]string{"name", "description", "vars", "seed", "repetitions", "threads"}, runFields(), []string{"baseline", "change", "average", "relative", "columns", "knobs", "knob_sequence", "knob_labels", "targets", "workloads"})
+	targetFields   = []string{"label", "url", "password_file", "provisioned_iops", "knobs", "knob_sequence"}
 	workloadFields = slices.Concat([]string{"name", "label", "options", "threads"}, runFields(), []string{"metric", "columns", "targets", "group"})
 )
 
@@ -287,15 +295,19 @@ func (rs *runSettings) get(field string) (runValue, bool) {
 	return runValue{}, false
 }
 
-// knobMatrix is an ordered matrix of settings.
+// knobMatrix is an ordered matrix of settings, or a sequence of steps
+// (knob_sequence) when steps is set: each step keeps the knobs of the
+// steps before it and adds (or changes) its own.
 type knobMatrix struct {
-	names  []string
+	names  []string // every knob named, in order of appearance
 	values [][]string
+	steps  [][]Setting
 	node   ast.Node
 }
 
 type rawTarget struct {
 	label, url, passwordFile string
+	provisionedIOPS          float64
 	knobs                    *knobMatrix
 	node, labelN, urlN       ast.Node
 	path                     string
@@ -341,7 +353,7 @@ func (d *decoder) plan(body ast.Node, path string, opt Options) *Plan {
 	abbrevN := map[string]ast.Node{}
 	var targets []rawTarget
 	var workloads []rawWorkload
-	var baselineN, changeN ast.Node
+	var baselineN, changeN, sequenceN ast.Node
 	var targetsN, workloadsN ast.Node
 	var columns []columnValue
 	d.declareVars(body, opt.Vars)
@@ -397,8 +409,17 @@ func (d *decoder) plan(body ast.Node, path string, opt Options) *Plan {
 				}
 				p.Relative = b
 			}
-		case "knobs":
-			knobs = d.knobs(f.value, fp)
+		case "knobs", "knob_sequence":
+			if knobs != nil {
+				d.errorf(f.keyN, fp, "the plan has knobs and a knob_sequence: give one (a matrix, or one knob after another)")
+				return
+			}
+			if f.key == "knobs" {
+				knobs = d.knobs(f.value, fp)
+			} else {
+				knobs = d.knobSequence(f.value, fp)
+				sequenceN = f.keyN
+			}
 		case "knob_labels":
 			fs, _ := d.mapping(f.value, fp)
 			for _, kf := range fs {
@@ -537,19 +558,37 @@ func (d *decoder) plan(body ast.Node, path string, opt Options) *Plan {
 				}
 			}
 		}
-		for _, combo := range combinations(m) {
-			t := Target{Label: rt.label, URL: rt.url, PasswordFile: rt.passwordFile, Managed: managed, Base: rt.label, Knobs: combo}
+		short := func(k Setting) string {
+			name := k.Name
+			if a, ok := abbrev[k.Name]; ok {
+				name = a
+			}
+			return "-" + name + "=" + k.Value
+		}
+		for step, combo := range combinations(m) {
+			t := Target{Label: rt.label, URL: rt.url, PasswordFile: rt.passwordFile, ProvisionedIOPS: rt.provisionedIOPS, Managed: managed, Base: rt.label, Knobs: combo}
 			for _, k := range combo {
+				if hostknob.IsHostKnob(k.Name) {
+					// The host's, set around each of the target's runs.
+					t.HostKnobs = append(t.HostKnobs, hostknob.Setting{Name: k.Name, Value: k.Value})
+					continue
+				}
 				sep := "&"
 				if !strings.Contains(t.URL, "?") {
 					sep = "?"
 				}
 				t.URL += sep + url.QueryEscape(k.Name) + "=" + url.QueryEscape(k.Value)
-				name := k.Name
-				if a, ok := abbrev[k.Name]; ok {
-					name = a
+			}
+			if m != nil && m.steps != nil {
+				// A sequence's step: its number and what it adds.
+				t.Label += "-" + strconv.Itoa(step)
+				for _, k := range m.steps[step] {
+					t.Label += short(k)
 				}
-				t.Label += "-" + name + "=" + k.Value
+			} else {
+				for _, k := range combo {
+					t.Label += short(k)
+				}
 			}
 			t.Redacted = d.checkURL(rt, t.URL, opt)
 			if prev, dup := tlabels[t.Label]; dup {
@@ -584,6 +623,10 @@ func (d *decoder) plan(body ast.Node, path string, opt Options) *Plan {
 			}
 			groups[g] = rw.w.Name
 		}
+	}
+	if sequenceN != nil && changeN == nil && baselineN == nil {
+		// One knob after another: each step against the one before.
+		p.Change = compare.ChangeVsPrevious
 	}
 	if p.Change == compare.ChangeVsPrevious && p.Baseline != "" {
 		d.errorf(changeN, "change", "vs-previous compares each target with the one before it: it takes no baseline (%q)", p.Baseline)
@@ -868,17 +911,89 @@ func (d *decoder) knobs(n ast.Node, fp string) *knobMatrix {
 				vs = append(vs, v)
 			}
 		}
+		if hostknob.IsHostKnob(f.key) {
+			if err := hostknob.CheckName(f.key); err != nil {
+				d.errorf(f.keyN, kp, "%v", err)
+			}
+		}
 		m.names = append(m.names, f.key)
 		m.values = append(m.values, vs)
 	}
 	return m
 }
 
+// knobSequence decodes a knob_sequence: a list of steps, each a mapping
+// of the settings it adds to the steps before it; the first may be
+// empty (the server's defaults).
+func (d *decoder) knobSequence(n ast.Node, fp string) *knobMatrix {
+	m := &knobMatrix{node: n, steps: [][]Setting{}}
+	items, ok := d.list(n, fp)
+	if !ok {
+		return m
+	}
+	if len(items) < 2 {
+		d.errorf(n, fp, "%d step: give at least two, each adding knobs to the one before", len(items))
+	}
+	for i, it := range items {
+		ip := fmt.Sprintf("%s[%d]", fp, i)
+		fs, ok := d.mapping(it, ip)
+		if !ok {
+			continue
+		}
+		if len(fs) == 0 && i > 0 {
+			d.errorf(it, ip, "empty: only the first step may add no knob (the server's defaults)")
+		}
+		var step []Setting
+		for _, f := range fs {
+			kp := join(ip, f.key)
+			if !knobNameRE.MatchString(f.key) {
+				d.errorf(f.keyN, kp, "%q: a setting's name is letters, digits, _ . and -", f.key)
+				continue
+			}
+			v, ok := d.scalar(f.value, kp)
+			switch {
+			case !ok:
+				continue
+			case v == "":
+				d.errorf(f.value, kp, "empty value")
+				continue
+			}
+			if hostknob.IsHostKnob(f.key) {
+				if err := hostknob.CheckName(f.key); err != nil {
+					d.errorf(f.keyN, kp, "%v", err)
+				}
+			}
+			step = append(step, Setting{f.key, v})
+			if !contains(m.names, f.key) {
+				m.names = append(m.names, f.key)
+			}
+		}
+		m.steps = append(m.steps, step)
+	}
+	return m
+}
+
 // combinations is the cartesian product of a matrix, its first setting
-// varying slowest; one empty combination without a matrix.
+// varying slowest; one empty combination without a matrix. A sequence's
+// are its steps, each with the settings of the steps before it.
 func combinations(m *knobMatrix) [][]Setting {
 	out := [][]Setting{nil}
 	if m == nil {
+		return out
+	}
+	if m.steps != nil {
+		out = out[:0]
+		var cur []Setting
+		for _, step := range m.steps {
+			for _, s := range step {
+				if i := slices.IndexFunc(cur, func(c Setting) bool { return c.Name == s.Name }); i >= 0 {
+					cur[i] = s
+				} else {
+					cur = append(cur, s)
+				}
+			}
+			out = append(out, slices.Clone(cur))
+		}
 		return out
 	}
 	for i, name := range m.names {
@@ -925,8 +1040,25 @@ func (d *decoder) target(n ast.Node, tp, planPath string) rawTarget {
 				}
 				rt.passwordFile = s
 			}
-		case "knobs":
-			rt.knobs = d.knobs(f.value, fp)
+		case "provisioned_iops":
+			if s, ok := d.scalar(f.value, fp); ok {
+				v, err := strconv.ParseFloat(s, 64)
+				if err != nil || !(v > 0) || math.IsInf(v, 0) {
+					d.errorf(f.value, fp, "%q: want a positive number of IOPS", s)
+					return
+				}
+				rt.provisionedIOPS = v
+			}
+		case "knobs", "knob_sequence":
+			if rt.knobs != nil {
+				d.errorf(f.keyN, fp, "target has knobs and a knob_sequence: give one (a matrix, or one knob after another)")
+				return
+			}
+			if f.key == "knobs" {
+				rt.knobs = d.knobs(f.value, fp)
+			} else {
+				rt.knobs = d.knobSequence(f.value, fp)
+			}
 		}
 	})
 	if _, isMap := d.resolve(n).(*ast.MappingNode); isMap || rt.labelN != nil || rt.urlN != nil {

@@ -62,7 +62,16 @@ targets:
     url: postgres://bench@127.0.0.1/bench
     pasword_file: ./pw
 workloads: [{name: oltp_point_select}]
-`, 7, 5, "targets[0].pasword_file", `unknown field "pasword_file" (known: label, url, password_file, knobs)`},
+`, 7, 5, "targets[0].pasword_file", `unknown field "pasword_file" (known: label, url, password_file, provisioned_iops, knobs, knob_sequence)`},
+		{"provisioned iops not positive", `
+duration: 10s
+threads: [1]
+targets:
+  - label: pg
+    url: postgres://bench@127.0.0.1/bench
+    provisioned_iops: -3000
+workloads: [{name: oltp_point_select}]
+`, 7, 23, "targets[0].provisioned_iops", `"-3000": want a positive number of IOPS`},
 		{"integer expected", "repetitions: three\n" + minimal, 1, 14, "repetitions", `want an integer, got string "three"`},
 		{"duration expected", "warmup: [1]\n" + minimal, 1, 9, "warmup", "want a duration"},
 		{"bad duration", "warmup: 10 seconds\n" + minimal, 1, 9, "warmup", `"10 seconds": want a duration`},

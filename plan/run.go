@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dbarena/dbarena/hostknob"
 	textreport "github.com/dbarena/dbarena/report"
 	"github.com/dbarena/dbarena/result"
 )
@@ -55,6 +56,52 @@ type RunOptions struct {
 	// Progress, when set, is told where the plan stands when a run
 	// starts and when it ends (done or failed), on Run's goroutine.
 	Progress func(Progress)
+	// HostKnobs allows a plan's host knobs (os.vm.dirty_ratio …): the
+	// kernel settings Run sets before each run of their targets and
+	// restores after. Without it a plan that has some is refused
+	// (ErrHostKnobs) before anything starts.
+	HostKnobs bool
+	// Host is where the host knobs are (default hostknob.Real, which
+	// needs root).
+	Host *hostknob.Host
+}
+
+// ErrHostKnobs is returned for a plan with host knobs run without
+// RunOptions.HostKnobs.
+var ErrHostKnobs = errors.New("the plan changes the host's kernel settings")
+
+// HostKnobsFile holds, while a run's host knobs are set, the values they
+// replaced: Run restores them from it when a run never ended.
+const HostKnobsFile = "host-knobs.json"
+
+func (o *RunOptions) host() hostknob.Host {
+	if o.Host != nil {
+		return *o.Host
+	}
+	return hostknob.Real
+}
+
+// CheckHostKnobs refuses p's host knobs unless o allows them and they
+// can be set here (each a setting this kernel has, dbarena root); Run
+// calls it before anything starts.
+func CheckHostKnobs(p *Plan, o RunOptions) error {
+	var all []hostknob.Setting
+	var names []string
+	for _, t := range p.Targets {
+		for _, k := range t.HostKnobs {
+			all = append(all, k)
+			if !slices.Contains(names, k.Name) {
+				names = append(names, k.Name)
+			}
+		}
+	}
+	if len(all) == 0 {
+		return nil
+	}
+	if !o.HostKnobs {
+		return fmt.Errorf("%w (%s): allow it with --host-knobs; each is set before its target's runs and restored after", ErrHostKnobs, strings.Join(names, ", "))
+	}
+	return o.host().Check(all)
 }
 
 // Progress is where a plan's Run stands. Its counts are of the runs this
@@ -129,6 +176,9 @@ func Inspect(p *Plan, opt RunOptions) (*State, error) {
 // case where one was read.
 func Run(ctx context.Context, p *Plan, ex Executor, opt RunOptions) (*State, error) {
 	o := opt.defaults(p)
+	if err := CheckHostKnobs(p, o); err != nil {
+		return nil, fmt.Errorf("plan: %w", err)
+	}
 	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("plan: results directory: %w", err)
 	}
@@ -137,6 +187,16 @@ func Run(ctx context.Context, p *Plan, ex Executor, opt RunOptions) (*State, err
 		return nil, err
 	}
 	defer unlock()
+	// A run killed while its host knobs were set left them so.
+	if was, err := o.host().Recover(filepath.Join(o.Dir, HostKnobsFile)); err != nil {
+		return nil, fmt.Errorf("plan: restoring the host's settings a killed run left changed: %w", err)
+	} else if len(was) > 0 {
+		var s []string
+		for _, w := range was {
+			s = append(s, w.Name+"="+w.Was)
+		}
+		fmt.Fprintf(o.Log, "restored the host's settings a run that did not end had changed: %s\n", strings.Join(s, ", "))
+	}
 	st, err := inspect(p, o.Dir, o.Now().UTC())
 	if err != nil {
 		return nil, err
@@ -302,6 +362,40 @@ func (r *execution) run(ctx context.Context) error {
 	return nil
 }
 
+// setHostKnobs sets c's host knobs, saving the values they replace.
+func (r *execution) setHostKnobs(c Cell, prefix string) (*hostknob.Applied, error) {
+	if len(c.Target.HostKnobs) == 0 {
+		return nil, nil
+	}
+	a, err := r.o.host().Apply(c.Target.HostKnobs, filepath.Join(r.o.Dir, HostKnobsFile))
+	if err != nil {
+		return nil, err
+	}
+	var s []string
+	for i, k := range a.Now {
+		s = append(s, fmt.Sprintf("%s=%s (was %s)", k.Name, k.Value, a.Was[i].Was))
+	}
+	r.logf("%s: host settings %s", prefix, strings.Join(s, ", "))
+	return a, nil
+}
+
+// recordHostKnobs writes the host knobs a run had into its file: among
+// the knobs asked for and, as read back, among the settings.
+func recordHostKnobs(f *result.File, asked []hostknob.Setting, a *hostknob.Applied) {
+	if f.Target.Knobs == nil {
+		f.Target.Knobs = map[string]string{}
+	}
+	if f.Target.Settings == nil {
+		f.Target.Settings = map[string]string{}
+	}
+	for _, k := range asked {
+		f.Target.Knobs[k.Name] = k.Value
+	}
+	for _, k := range a.Now {
+		f.Target.Settings[k.Name] = k.Value
+	}
+}
+
 // runOne runs one repetition and records it. stop is true when the plan
 // must stop (interrupted, or the directory cannot be written).
 func (r *execution) runOne(ctx context.Context, c Cell, rs *RunState, prefix string) (stop bool, err error) {
@@ -314,7 +408,24 @@ func (r *execution) runOne(ctx context.Context, c Cell, rs *RunState, prefix str
 	prevStatus, prevStart := rs.Status, rs.StartedAt
 	rs.StartedAt, rs.FinishedAt = &start, nil
 	rs.Attempts++
-	f, runErr := r.ex.Run(ctx, c, rs.Rep)
+	var f *result.File
+	var runErr error
+	applied, err := r.setHostKnobs(c, prefix)
+	if err != nil {
+		runErr = err
+	} else {
+		f, runErr = r.ex.Run(ctx, c, rs.Rep)
+	}
+	if applied != nil {
+		if err := applied.Restore(); err != nil {
+			// The host is not as it was: stop rather than run on it.
+			r.releaseAll(ctx)
+			return true, fmt.Errorf("plan: %w", err)
+		}
+		if f != nil {
+			recordHostKnobs(f, c.Target.HostKnobs, applied)
+		}
+	}
 	end := r.o.Now().UTC()
 	completed := runErr == nil && f != nil && f.Status == result.StatusComplete
 	stalled := runErr == nil && f != nil && f.Status == result.StatusStalled

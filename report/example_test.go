@@ -194,3 +194,21 @@ func ExampleThresholds() {
 	//     server_cpu_pct<90  -          FAIL (the run has no server_cpu_pct (not sampled))
 	//     errors<0.1%        -          not evaluated
 }
+
+// Judged metrics print the rule they are checked by and its verdict; a
+// file written before rules were recorded prints its limit.
+func ExampleMetricsTable() {
+	yes, no := true, false
+	share, band, p90 := 21.348, 100.0, 2000.0
+	report.MetricsTable(os.Stdout, []result.Metric{
+		{Name: "TR/s", Value: 56.85, Unit: "/s", Higher: true},
+		{Name: "tr_per_s_pct_of_nominal", Value: 2842.5, Unit: "%", Limit: &band, Rule: "80–102% of the nominal 2.00 TR/s (1000 customers / scale factor 500)", Pass: &no},
+		{Name: "mix trade_status", Value: 21.5, Unit: "%", Limit: &share, Rule: "21.3% ± 5% relative (20.28–22.42%)", Pass: &yes},
+		{Name: "p90 trade_result", Value: 12.5, Unit: "ms", Limit: &p90, Pass: &yes},
+	})
+	// Output:
+	//     TR/s:                     56.85 /s
+	//     tr_per_s_pct_of_nominal:  2842.5%   (80–102% of the nominal 2.00 TR/s (1000 customers / scale factor 500): FAIL)
+	//     mix trade_status:         21.5%     (21.3% ± 5% relative (20.28–22.42%): pass)
+	//     p90 trade_result:         12.50 ms  (at most 2000 ms: pass)
+}

@@ -145,7 +145,11 @@ func Summary(w io.Writer, r *result.Run) {
 		fmt.Fprintf(w, "    unfinished at the end:               %-10d (running for p50 %.2f ms, max %.2f ms)\n", r.Unfinished, r.UnfinishedMS.P50, r.UnfinishedMS.Max)
 	}
 	if cpu, ok := r.Server["server_cpu_pct"]; ok {
-		fmt.Fprintf(w, "    server CPU:                          %.1f%% (%.2f µs/transaction, %.2f µs/query)\n", cpu, r.ServerCPUPerTxnUS, r.ServerCPUPerQueryUS)
+		what := fmt.Sprintf("%.2f cores", cpu/100)
+		if share, ok := r.Server["server_cpu_pct_host"]; ok {
+			what = fmt.Sprintf("%.1f%% of host, %s", share, what)
+		}
+		fmt.Fprintf(w, "    server CPU:                          %s (%.2f µs/transaction, %.2f µs/query)\n", what, r.ServerCPUPerTxnUS, r.ServerCPUPerQueryUS)
 	}
 	if hasServerMetrics(r.Server) {
 		fmt.Fprintf(w, "\nServer metrics (measured phase):\n")
@@ -275,20 +279,42 @@ func MetricsTable(w io.Writer, ms []result.Metric) {
 		if m.Unit != "" && m.Unit != "%" {
 			line += " " + m.Unit
 		}
-		if m.Limit != nil {
-			line += fmt.Sprintf("\t(limit %s", FormatMetric(result.Metric{Value: *m.Limit, Unit: m.Unit}))
-			if m.Pass != nil {
-				if *m.Pass {
-					line += ": pass"
-				} else {
-					line += ": FAIL"
-				}
-			}
-			line += ")"
+		if r := RuleText(m); r != "" {
+			line += "\t(" + r + ")"
 		}
 		fmt.Fprintln(tw, line)
 	}
 	tw.Flush()
+}
+
+// RuleText is the rule a judged metric is checked by and its verdict,
+// "≤ 2s: pass", "80–102% of the nominal 2.00 TR/s (…): FAIL"; a file
+// written before rules were recorded gives its limit, "at most 2000 ms".
+// It is "" for a figure no rule judges.
+func RuleText(m result.Metric) string {
+	if !m.Judged() {
+		return ""
+	}
+	s := m.Rule
+	if s == "" {
+		unit := m.Unit
+		if unit != "" && unit != "%" {
+			unit = " " + unit
+		}
+		s = "at most "
+		if m.Higher {
+			s = "at least "
+		}
+		s += FormatMetric(result.Metric{Value: *m.Limit, Unit: m.Unit}) + unit
+	}
+	if m.Pass != nil {
+		if *m.Pass {
+			s += ": pass"
+		} else {
+			s += ": FAIL"
+		}
+	}
+	return s
 }
 
 // OpsTable prints one row per op: count, errors, retries and latency, and

@@ -174,8 +174,11 @@ type Monitor struct {
 	// server was not known to be local.
 	ServerPID int `json:"server_pid,omitempty"`
 	// Device is the data directory's block device.
-	Device string   `json:"device,omitempty"`
-	Notes  []string `json:"notes,omitempty"`
+	Device string `json:"device,omitempty"`
+	// ProvisionedIOPS is the IOPS the device was said to be provisioned
+	// with (--provisioned-iops), disk_iops_pct's 100%.
+	ProvisionedIOPS float64  `json:"provisioned_iops,omitempty"`
+	Notes           []string `json:"notes,omitempty"`
 	// Problems are the notes that say measurements were lost during the
 	// runs (samples failed, counters went backwards, impossible values
 	// left out, the connection lost): a report shows them as warnings.
@@ -465,17 +468,28 @@ type Counter struct {
 	End   int64  `json:"end"`
 }
 
-// Metric is one headline figure of a workload. Limit and Pass are set for
-// figures checked against a limit (TPC-C's 90th-percentile response
-// times); Higher tells whether a larger value is better.
+// Metric is one headline figure of a workload. Rule, Limit and Pass are
+// set for figures a specification judges (TPC-C's 90th-percentile
+// response times, TPC-E's mix and nominal throughput); Higher tells
+// whether a larger value is better.
 type Metric struct {
-	Name   string   `json:"name"`
-	Value  float64  `json:"value"`
-	Unit   string   `json:"unit,omitempty"`
-	Limit  *float64 `json:"limit,omitempty"`
-	Pass   *bool    `json:"pass,omitempty"`
-	Higher bool     `json:"higher_is_better,omitempty"`
+	Name  string  `json:"name"`
+	Value float64 `json:"value"`
+	Unit  string  `json:"unit,omitempty"`
+	// Limit is the figure the rule names: the bound of a one-sided rule
+	// (at most, or at least when Higher), a tolerance rule's target.
+	Limit *float64 `json:"limit,omitempty"`
+	// Rule states the check as the specification states it: "≤ 2 s",
+	// "80–102% of nominal 2.00 TR/s", "21.3% ± 5% relative
+	// (20.3–22.4%)". Empty in files written before it was recorded.
+	Rule   string `json:"rule,omitempty"`
+	Pass   *bool  `json:"pass,omitempty"`
+	Higher bool   `json:"higher_is_better,omitempty"`
 }
+
+// Judged tells whether m is a rule's verdict rather than a figure to
+// compare: it has a limit or a rule.
+func (m Metric) Judged() bool { return m.Limit != nil || m.Rule != "" }
 
 // IntervalLatency is the latency summary of one interval, in ms.
 type IntervalLatency struct {

@@ -63,6 +63,9 @@ type Options struct {
 	Prepare func(ctx context.Context, eng engine.Engine, w workload.Workload) error
 	// NoMonitor leaves the server's metrics unsampled.
 	NoMonitor bool
+	// ProvisionedIOPS is the IOPS the server's data disk was provisioned
+	// with (a cloud volume's), for disk_iops_pct; 0 unknown.
+	ProvisionedIOPS float64
 	// ServerPID is the server's main process on this host, when known
 	// (0: found through the server when it is local).
 	ServerPID int
@@ -130,7 +133,7 @@ func Open(ctx context.Context, opt Options) (*Session, error) {
 		opt.NoMonitor = true
 	}
 	if !opt.NoMonitor {
-		s.mon, s.closeMon = openMonitor(ctx, opt.Engine, opt.Target, opt.ServerPID)
+		s.mon, s.closeMon = openMonitor(ctx, opt.Engine, opt.Target, opt.ServerPID, opt.ProvisionedIOPS)
 	}
 	return s, nil
 }
@@ -365,7 +368,8 @@ func (s *Session) finish(file *result.File, runErr error) {
 		for i, n := range problems {
 			problems[i] = s.opt.Scrub(n)
 		}
-		file.Target.Monitor = &result.Monitor{Sources: s.mon.Sources(), ServerPID: s.mon.ServerPID(), Device: s.mon.Device(), Notes: notes, Problems: problems}
+		file.Target.Monitor = &result.Monitor{Sources: s.mon.Sources(), ServerPID: s.mon.ServerPID(), Device: s.mon.Device(),
+			ProvisionedIOPS: s.opt.ProvisionedIOPS, Notes: notes, Problems: problems}
 	}
 	file.Status = Status(runErr)
 	if runErr != nil {
@@ -466,8 +470,8 @@ func MeasureRTT(ctx context.Context, eng engine.Engine) (float64, error) {
 // which it reopens when it is lost, and with the server's process when it
 // is on this host: pid given, found by sysmon through the connection, or
 // reported by the engine (engine.ProcessReporter) and recognised in /proc.
-func openMonitor(ctx context.Context, eng engine.Engine, t engine.Target, pid int) (*sysmon.Monitor, func()) {
-	cfg := sysmon.Config{ServerPID: pid, Dialect: eng.Dialect()}
+func openMonitor(ctx context.Context, eng engine.Engine, t engine.Target, pid int, provisionedIOPS float64) (*sysmon.Monitor, func()) {
+	cfg := sysmon.Config{ServerPID: pid, Dialect: eng.Dialect(), ProvisionedIOPS: provisionedIOPS}
 	closeConn := func() {}
 	if c, err := eng.Connect(ctx); err == nil {
 		// The monitor reopens its connection when it is lost (a server

@@ -17,7 +17,7 @@
 // sums of counts, hit ratios from their totals) and Compact formats an
 // interval for a live line:
 //
-//	srv cpu 143% host 71% io 2% iops 120 wal 3.1MB/s hit 99.8%
+//	srv cpu 72% of host (1.43 cores) host 71% io 2% iops 120 wal 3.1MB/s hit 99.8%
 //
 // A metric that cannot be computed is absent, never zero: its source is
 // not there, a sample failed, a counter went backwards (statistics reset,

@@ -10,17 +10,19 @@ import (
 // Compact's live-line format: only the metrics an interval has, in a fixed
 // order; checkpoints only when there were some.
 func ExampleCompact() {
-	pg := sysmon.Interval{"interval_s": 1, "server_cpu_pct": 143.4, "host_cpu_pct": 71.2, "host_iowait_pct": 2.1,
+	pg := sysmon.Interval{"interval_s": 1, "server_cpu_pct": 143.4, "server_cpu_cores": 1.434, "server_cpu_pct_host": 71.7, "host_cpu_pct": 71.2, "host_iowait_pct": 2.1,
 		"disk_iops": 120.4, "pg_wal_mb_s": 3.14, "pg_blks_hit_pct": 99.84, "pg_checkpoints": 1, "pg_commits_s": 2310}
 	fmt.Println(sysmon.Compact(pg))
 	pg["pg_checkpoints"] = 0
 	fmt.Println(sysmon.Compact(pg))
+	fmt.Println(sysmon.Compact(sysmon.Interval{"interval_s": 1, "server_cpu_pct": 143.4, "server_cpu_cores": 1.434}))
 	remote := sysmon.Interval{"interval_s": 1, "mysql_log_mb_s": 0.84, "mysql_bp_hit_pct": 100, "mysql_com_select_s": 900}
 	fmt.Printf("%q\n", sysmon.Compact(remote))
 	fmt.Printf("%q\n", sysmon.Compact(sysmon.Interval{"interval_s": 1}))
 	// Output:
-	// srv cpu 143% host 71% io 2% iops 120 wal 3.1MB/s hit 99.8% ckpt 1
-	// srv cpu 143% host 71% io 2% iops 120 wal 3.1MB/s hit 99.8%
+	// srv cpu 72% of host (1.43 cores) host 71% io 2% iops 120 wal 3.1MB/s hit 99.8% ckpt 1
+	// srv cpu 72% of host (1.43 cores) host 71% io 2% iops 120 wal 3.1MB/s hit 99.8%
+	// srv cpu 1.43 cores
 	// "log 0.8MB/s hit 100.0%"
 	// ""
 }

@@ -36,6 +36,9 @@ func (h *hostSource) Sample(_ context.Context, s *Sample) error {
 	for i, v := range [...]uint64{t.user, t.nice, t.system, t.idle, t.iowait, t.irq, t.softirq, t.steal} {
 		s.SetCounter(hostCPUFields[i], v)
 	}
+	if n := countCPUs(b); n > 0 {
+		s.SetGauge(gHostCPUs, float64(n))
+	}
 	return nil
 }
 
@@ -144,6 +147,9 @@ type diskSource struct {
 	proc         fs.FS
 	major, minor int
 	name         string
+	// provisioned is the IOPS the device was provisioned with
+	// (Config.ProvisionedIOPS), 0 unknown.
+	provisioned float64
 }
 
 func (d *diskSource) Name() string { return "disk" }
@@ -164,6 +170,9 @@ func (d *diskSource) Sample(_ context.Context, s *Sample) error {
 			s.SetCounter(cDiskReadSectors, x.readSectors)
 			s.SetCounter(cDiskWriteSectors, x.writeSectors)
 			s.SetCounter(cDiskIOMS, x.ioMS)
+			if d.provisioned > 0 {
+				s.SetGauge(gDiskProvisionedIOPS, d.provisioned)
+			}
 			return nil
 		}
 	}

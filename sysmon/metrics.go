@@ -114,6 +114,9 @@ func engineDef(sm engine.StatsMetric) metricDef {
 const (
 	cServerCPU   = "server.cpu_us" // user+system CPU of the process tree, µs
 	gServerProcs = "server.procs"
+	gHostCPUs    = "host.cpus" // CPUs of the host, from /proc/stat
+
+	gDiskProvisionedIOPS = "disk.provisioned_iops" // Config.ProvisionedIOPS
 
 	cDiskReads        = "disk.reads"
 	cDiskWrites       = "disk.writes"
@@ -241,6 +244,20 @@ var localDefs = []metricDef{
 			v, ok := d.rate(cServerCPU)
 			return v / 1e6 * 100, ok
 		}},
+	{MetricInfo: MetricInfo{Name: "server_cpu_cores", Unit: "cores", Help: "the same CPU in cores busy (server_cpu_pct / 100): 0.86 = 86% of one core"},
+		delta: func(d *deltaCtx) (float64, bool) {
+			v, ok := d.rate(cServerCPU)
+			return v / 1e6, ok
+		}},
+	{MetricInfo: MetricInfo{Name: "server_cpu_pct_host", Unit: "%", Help: "the same CPU as a share of all the host's CPUs, 0-100 (the \"Database %CPU\" of a study's table); needs the server on this host"},
+		delta: func(d *deltaCtx) (float64, bool) {
+			v, ok := d.rate(cServerCPU)
+			n, ok2 := d.gauge(gHostCPUs)
+			if !ok || !ok2 || n <= 0 {
+				return 0, false
+			}
+			return v / 1e6 / n * 100, true
+		}},
 	{MetricInfo: MetricInfo{Name: "server_procs", Unit: "processes", Help: "processes in the server's process tree at the end of the interval"},
 		delta: gaugeOf(gServerProcs)},
 
@@ -257,6 +274,15 @@ var localDefs = []metricDef{
 		delta: func(d *deltaCtx) (float64, bool) {
 			v, ok := d.sum(cDiskReads, cDiskWrites)
 			return v / d.secs, ok
+		}},
+	{MetricInfo: MetricInfo{Name: "disk_iops_pct", Unit: "%", Help: "disk_iops as a share of the IOPS the device was provisioned with (--provisioned-iops), as a cloud volume's dashboard shows it"},
+		delta: func(d *deltaCtx) (float64, bool) {
+			v, ok := d.sum(cDiskReads, cDiskWrites)
+			p, ok2 := d.gauge(gDiskProvisionedIOPS)
+			if !ok || !ok2 || p <= 0 {
+				return 0, false
+			}
+			return v / d.secs / p * 100, true
 		}},
 	{MetricInfo: MetricInfo{Name: "disk_read_mb_s", Unit: "MB/s", Help: "MB read per second from the data directory's block device"},
 		delta: func(d *deltaCtx) (float64, bool) {

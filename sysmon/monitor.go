@@ -78,6 +78,9 @@ type Config struct {
 	// monitor calls it again when that process is gone (a restart), at
 	// every sample until it answers, to follow the server to its new one.
 	Locate func(ctx context.Context) (pid int, dataDir string, err error)
+	// ProvisionedIOPS is the IOPS the data directory's device was
+	// provisioned with (a cloud volume's), for disk_iops_pct; 0 unknown.
+	ProvisionedIOPS float64
 }
 
 // Monitor samples a set of sources and turns consecutive samples into
@@ -113,6 +116,8 @@ type Monitor struct {
 	freshEng, freshProc bool
 	fresh               map[string]bool // counters new in the last sample
 	errs                map[string]error
+
+	provisionedIOPS float64 // Config.ProvisionedIOPS
 
 	// Impossible values dropped from intervals, by metric.
 	cores      int // CPUs of the host, from /proc/stat; 0 unknown
@@ -188,6 +193,7 @@ func Open(ctx context.Context, cfg Config) *Monitor {
 		m.cores = countCPUs(b)
 	}
 	m.tick = env.tick
+	m.provisionedIOPS = cfg.ProvisionedIOPS
 	m.reopen = cfg.Reopen
 	m.locateFn = cfg.Locate
 	m.conn, m.dialect = cfg.Conn, cfg.Dialect
@@ -341,7 +347,7 @@ func (m *Monitor) openDisk(proc fs.FS, mountinfo, dataDir, logDir string) *devic
 		}
 		return &d
 	}
-	m.diskSrc = &diskSource{proc: proc, major: d.disk.major, minor: d.disk.minor, name: d.disk.name}
+	m.diskSrc = &diskSource{proc: proc, major: d.disk.major, minor: d.disk.minor, name: d.disk.name, provisioned: m.provisionedIOPS}
 	m.devName = d.disk.name
 	if logDir != "" {
 		wal := resolve(filepath.Join(dataDir, logDir))
@@ -444,14 +450,21 @@ func (m *Monitor) dropImpossible(iv Interval) {
 		}
 		limit := math.Inf(1)
 		switch {
-		case k == "server_cpu_pct":
+		case isServerCPU(k):
 			if secs*float64(m.tick) < minCPUTicks {
 				delete(iv, k)
-				m.short++
-				m.lastShort = time.Duration(secs * float64(time.Second))
+				if k == "server_cpu_pct" { // counted once, for all three
+					m.short++
+					m.lastShort = time.Duration(secs * float64(time.Second))
+				}
 				continue
 			}
-			if m.cores > 0 {
+			switch {
+			case k == "server_cpu_pct_host":
+				limit = 100
+			case m.cores > 0 && k == "server_cpu_cores":
+				limit = float64(m.cores)
+			case m.cores > 0:
 				limit = cpuLimit(m.cores)
 			}
 		case units[k] == "%":
@@ -730,6 +743,12 @@ func (m *Monitor) changes() []string {
 	return out
 }
 
+// isServerCPU tells the metrics of the server's CPU time, which move in
+// clock ticks: server_cpu_pct, server_cpu_cores, server_cpu_pct_host.
+func isServerCPU(k string) bool {
+	return k == "server_cpu_pct" || k == "server_cpu_cores" || k == "server_cpu_pct_host"
+}
+
 // impossibleText is a dropped value and why it cannot be.
 func impossibleText(k string, v float64, cores int) string {
 	switch {
@@ -737,6 +756,8 @@ func impossibleText(k string, v float64, cores int) string {
 		return fmt.Sprintf("%.1f, below 0", v)
 	case k == "server_cpu_pct":
 		return fmt.Sprintf("%.1f%%, above 100%% per CPU of the host's %d", v, cores)
+	case k == "server_cpu_cores":
+		return fmt.Sprintf("%.2f cores, above the host's %d", v, cores)
 	default:
 		return fmt.Sprintf("%.1f%%, above 100%%", v)
 	}

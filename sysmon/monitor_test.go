@@ -30,7 +30,7 @@ func TestOpenLocalFromFixtures(t *testing.T) {
 	proc := procFixture(t)
 	setFile(proc, "3105/mountinfo", pgMountinfo)
 	ctx := context.Background()
-	m := Open(ctx, Config{ServerPID: 3105, DataDir: "/var/lib/postgresql/15/main", Proc: proc, Sys: sysFixture(), Now: fakeClock()})
+	m := Open(ctx, Config{ServerPID: 3105, DataDir: "/var/lib/postgresql/15/main", Proc: proc, Sys: sysFixture(), Now: fakeClock(), ProvisionedIOPS: 200})
 	if got, want := m.Sources(), []string{"process", "host", "disk"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("sources %v, want %v", got, want)
 	}
@@ -48,16 +48,17 @@ func TestOpenLocalFromFixtures(t *testing.T) {
 	// One second later: backend 3120 used 100 more ticks (1 s: 100%);
 	// 3121 exited and was reaped, its 40 ticks now in 3120's cutime; the
 	// host's CPUs: user +50, system +30, idle +110, iowait +10 (200
-	// ticks: 40% busy, 5% iowait); dm-0: 30 reads, 20 writes, 2048
-	// sectors written (1 MB), 250 ms busy.
+	// ticks: 40% busy, 5% iowait; two CPUs, so the server's one core
+	// is 50% of the host); dm-0: 30 reads, 20 writes (25% of the 200
+	// IOPS provisioned), 2048 sectors written (1 MB), 250 ms busy.
 	setFile(proc, "3120/stat", "3120 (postgres) S 3105 3120 3120 0 -1 4194624 900 0 0 0 350 50 30 10 20 0 1 0 16500 0 0 0\n")
 	delete(proc, "3121/stat")
-	setFile(proc, "stat", "cpu  34545 28 12545 68467 734 0 1169 43 0 0\nbtime 1795422240\n")
+	setFile(proc, "stat", "cpu  34545 28 12545 68467 734 0 1169 43 0 0\ncpu0 1 0 0 0 0 0 0 0 0 0\ncpu1 1 0 0 0 0 0 0 0 0 0\nbtime 1795422240\n")
 	setFile(proc, "diskstats", " 253       0 dm-0 330 0 2400 100 420 0 5248 200 0 500 300 0 0 0 0\n")
 	iv := m.Tick(ctx)
-	want := Interval{"interval_s": 1, "server_cpu_pct": 100, "server_procs": 3,
+	want := Interval{"interval_s": 1, "server_cpu_pct": 100, "server_cpu_cores": 1, "server_cpu_pct_host": 50, "server_procs": 3,
 		"host_cpu_pct": 40, "host_iowait_pct": 5, "host_steal_pct": 0,
-		"disk_iops": 50, "disk_read_mb_s": 0, "disk_write_mb_s": 1, "disk_util_pct": 25}
+		"disk_iops": 50, "disk_iops_pct": 25, "disk_read_mb_s": 0, "disk_write_mb_s": 1, "disk_util_pct": 25}
 	if !reflect.DeepEqual(iv, want) {
 		t.Errorf("interval %v\nwant     %v", iv, want)
 	}

@@ -81,9 +81,11 @@ func Summary(ivs []Interval) map[string]float64 {
 // Compact formats an interval (or a Summary) for a live line, with only the
 // metrics it has, in this order:
 //
-//	srv cpu 143% host 71% io 2% iops 120 wal 3.1MB/s hit 99.8% ckpt 1
+//	srv cpu 72% of host (1.43 cores) host 71% io 2% iops 120 wal 3.1MB/s hit 99.8% ckpt 1
 //
-// srv cpu is server_cpu_pct (100% per core), host and io are
+// srv cpu is server_cpu_pct_host (the share of all the host's CPUs)
+// and server_cpu_cores, or only the cores when the host's CPUs are
+// not known; host and io are
 // host_cpu_pct and host_iowait_pct, iops is disk_iops; then the engines'
 // metrics that have a place in the live line (engine.StatsMetric.Live):
 // the log written (PostgreSQL's WAL, "wal", or MySQL's redo log, "log"),
@@ -102,7 +104,14 @@ func Compact(iv Interval) string {
 		}
 		fmt.Fprintf(&b, format, append(args, v)...)
 	}
-	add("srv cpu %.0f%%", "server_cpu_pct")
+	if _, ok := iv["server_cpu_pct_host"]; ok {
+		add("srv cpu %.0f%% of host", "server_cpu_pct_host")
+		if cores, ok := iv["server_cpu_cores"]; ok {
+			fmt.Fprintf(&b, " (%.2f cores)", cores)
+		}
+	} else {
+		add("srv cpu %.2f cores", "server_cpu_cores")
+	}
 	add("host %.0f%%", "host_cpu_pct")
 	add("io %.0f%%", "host_iowait_pct")
 	add("iops %.0f", "disk_iops")

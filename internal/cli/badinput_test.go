@@ -47,6 +47,7 @@ func TestBadTargetInput(t *testing.T) {
 		{"report interval 0", []string{"run", "oltp_point_select", "--report-interval", "0", "--target", sq}, cli.ExitUsage, []string{"--report-interval 0s"}},
 		{"max errors with tolerate errors", []string{"run", "oltp_point_select", "--max-errors", "5", "--tolerate-errors", "--target", sq}, cli.ExitUsage, []string{"--max-errors 5", "--tolerate-errors"}},
 		{"rate not positive", []string{"run", "oltp_point_select", "--rate", "0", "--target", sq}, cli.ExitUsage, []string{"--rate 0", "positive"}},
+		{"provisioned iops negative", []string{"run", "oltp_point_select", "--provisioned-iops", "-3000", "--target", sq}, cli.ExitUsage, []string{"--provisioned-iops -3000", "positive"}},
 		{"rate not a number", []string{"run", "oltp_point_select", "--rate", "fast", "--target", sq}, cli.ExitUsage, []string{"--rate", "fast"}},
 		{"rate stages malformed", []string{"run", "oltp_point_select", "--rate-stages", "30s", "--target", sq}, cli.ExitUsage, []string{"--rate-stages", "30s"}},
 		{"rate stages against time", []string{"run", "oltp_point_select", "--rate-stages", "5s:100,5s:0", "--time", "20s", "--target", sq}, cli.ExitUsage, []string{"--rate-stages 5s:100,5s:0", "--time 20s", "give --time 10s"}},

@@ -43,6 +43,7 @@ func newPlanCmd(st *State) *cobra.Command {
 	var quiet bool
 	var vars []string
 	var sf shardFlags
+	var hostKnobs bool
 	run := &cobra.Command{
 		Use:   "run PLAN.yaml",
 		Short: "Run a plan's cells in interleaved, seeded rounds; resumes a half-finished results directory",
@@ -73,6 +74,9 @@ func newPlanCmd(st *State) *cobra.Command {
 			if err := shardablePlan(args[0], p, sp); err != nil {
 				return &UsageError{err}
 			}
+			if err := plan.CheckHostKnobs(p, plan.RunOptions{HostKnobs: hostKnobs}); err != nil {
+				return &UsageError{fmt.Errorf("%s: %w", args[0], err)}
+			}
 			if dir != "" {
 				err = checkOutputDir("--out", dir)
 			} else {
@@ -95,7 +99,7 @@ func newPlanCmd(st *State) *cobra.Command {
 					p.Name, len(p.Cells), p.Repetitions, p.Estimate().Round(time.Second), triesEstimate(p))
 			}
 			state, err := plan.Run(cmd.Context(), p, ex, plan.RunOptions{Dir: dir, NoRetryFailed: noRetry, Now: st.Now, Log: pp.log(),
-				Tool: "dbarena " + st.Version, Progress: pp.update})
+				Tool: "dbarena " + st.Version, Progress: pp.update, HostKnobs: hostKnobs})
 			pp.finish()
 			resDir := dir
 			if resDir == "" {
@@ -114,6 +118,7 @@ func newPlanCmd(st *State) *cobra.Command {
 	}
 	run.Flags().StringVarP(&dir, "out", "o", "", "results directory (default: <plan name>-results next to the plan file)")
 	run.Flags().StringArrayVar(&vars, "var", nil, "set a variable the plan declares under vars (NAME=VALUE, the value in YAML: 8, 64MB, [1, 2, 4]); repeatable")
+	run.Flags().BoolVar(&hostKnobs, "host-knobs", false, "let the plan's host knobs (os.vm.dirty_ratio, os.transparent_hugepage.enabled …) change this host's kernel settings around their targets' runs, restored after (needs root)")
 	run.Flags().BoolVar(&noRetry, "no-retry-failed", false, "leave runs that failed before as they are instead of running them again")
 	run.Flags().Var(&connectTimeout, "connect-timeout", "give up connecting after this long")
 	run.Flags().IntVar(&loadThreads, "load-threads", 4, "parallel loaders when a target is prepared")
@@ -276,17 +281,28 @@ func planThresholds(st *plan.State, dir string) error {
 	return fmt.Errorf("%w: %s", threshold.ErrFailed, strings.Join(failed, "; "))
 }
 
-// planLine is a run's one-line summary in the plan's log.
+// planLine is a run's summary in the plan's log: one line, then one
+// line per rule a specification judges the run by (TPC-E's mix and
+// nominal throughput, the 90th percentiles), each indented below it.
 func planLine(r *result.Run) string {
 	if r.Tries != nil {
 		return r.Status + ": " + triesSummary(r.Tries)
 	}
 	s := fmt.Sprintf("%s: tps %.2f qps %.2f p95 %.2f ms, errors %d, retries %d", r.Status, r.TPS, r.QPS, r.LatencyMS.P95, r.Errors, r.Retries)
+	var rules []string
 	for _, m := range r.Metrics {
+		if m.Judged() {
+			v := report.FormatMetric(m)
+			if m.Unit != "" && m.Unit != "%" {
+				v += " " + m.Unit
+			}
+			rules = append(rules, fmt.Sprintf("\n      %s: %s (%s)", m.Name, v, report.RuleText(m)))
+			continue
+		}
 		s += ", " + m.Name + " " + report.FormatMetric(m)
 	}
 	if c := sysmon.Compact(r.Server); c != "" {
 		s += " | " + c
 	}
-	return s
+	return s + strings.Join(rules, "")
 }

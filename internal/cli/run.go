@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -29,7 +30,9 @@ type runFlags struct {
 	loadThreads int
 	serverPID   int
 	noMonitor   bool
-	metricsAddr string
+	// provisionedIOPS is --provisioned-iops: disk_iops_pct's 100%.
+	provisionedIOPS float64
+	metricsAddr     string
 	// renamed are the run options registered as run-<flag> because the
 	// workload has an option of that name (runner.BindFlagsBeside).
 	renamed map[string]string
@@ -71,6 +74,7 @@ func bindRunFlags(fs *pflag.FlagSet, w workload.Workload, tf *targetFlags, rf *r
 	fs.Uint64Var(&rf.cfg.Seed, "seed", rf.cfg.Seed, "seed of the workers' random choices")
 	fs.IntVar(&rf.loadThreads, "load-threads", 4, "parallel loaders when the embedded default target is prepared on first use")
 	fs.IntVar(&rf.serverPID, "server-pid", 0, "the server's main process on this host, for its CPU, the host's and the data disk's metrics (default: found through the server when it is local)")
+	fs.Float64Var(&rf.provisionedIOPS, "provisioned-iops", 0, "the IOPS the server's data disk was provisioned with (a cloud volume's): adds disk_iops_pct, the disk's IOPS as a share of it")
 	fs.BoolVar(&rf.noMonitor, "no-server-metrics", false, "do not sample the server's statistics, process, host and disk every interval")
 	addMetricsAddr(fs, &rf.metricsAddr)
 	rf.shard.register(fs)
@@ -140,6 +144,9 @@ func (rf *runFlags) validate(st *State) []error {
 	if rf.loadThreads < 1 {
 		errs = append(errs, fmt.Errorf("--load-threads %d: must be at least 1", rf.loadThreads))
 	}
+	if rf.provisionedIOPS < 0 || math.IsNaN(rf.provisionedIOPS) || math.IsInf(rf.provisionedIOPS, 0) {
+		errs = append(errs, fmt.Errorf("--provisioned-iops %g: must be a positive number of IOPS", rf.provisionedIOPS))
+	}
 	if rf.serverPID < 0 {
 		errs = append(errs, fmt.Errorf("--server-pid %d: must be a process id", rf.serverPID))
 	} else if rf.serverPID > 0 {
@@ -208,7 +215,7 @@ func runWorkload(ctx context.Context, st *State, w workload.Workload, tf *target
 		return err
 	}
 	sp, _ := rf.shard.spec() // validated above
-	s, err := openSession(ctx, st, r, st.Stdout, rf.loadThreads, r.Fresh, rf.noMonitor, rf.serverPID, sp)
+	s, err := openSession(ctx, st, r, st.Stdout, rf, r.Fresh, sp)
 	if err != nil {
 		_ = r.Engine.Close()
 		return err
@@ -293,22 +300,24 @@ func monitorProblems(w io.Writer, file *result.File) {
 }
 
 // openSession opens the run pipeline on r: prepared on first use when
-// prepareOnFirstUse (with progress on log), with the server's metrics
-// unless noMonitor. The session owns r's engine from here on.
-func openSession(ctx context.Context, st *State, r *session.Resolved, log io.Writer, loadThreads int, prepareOnFirstUse, noMonitor bool, serverPID int, sp *shard.Spec) (*session.Session, error) {
+// prepareOnFirstUse (with progress on log, rf's loaders), with the
+// server's metrics unless rf says not. The session owns r's engine from
+// here on.
+func openSession(ctx context.Context, st *State, r *session.Resolved, log io.Writer, rf *runFlags, prepareOnFirstUse bool, sp *shard.Spec) (*session.Session, error) {
 	return r.Open(ctx, session.Options{
 		PrepareOnFirstUse: prepareOnFirstUse && sp == nil,
 		Prepare: func(ctx context.Context, eng engine.Engine, w workload.Workload) error {
 			q := *st
 			q.Stdout = log
-			return prepare(ctx, &q, r.Target, eng, w, loadThreads, nil)
+			return prepare(ctx, &q, r.Target, eng, w, rf.loadThreads, nil)
 		},
-		Shard:     sp,
-		NoMonitor: noMonitor,
-		ServerPID: serverPID,
-		Tool:      result.Tool{Name: "dbarena", Version: st.Version, Commit: st.Commit},
-		Now:       st.Now,
-		Log:       log,
-		Scrub:     func(msg string) string { return scrub(msg, st) },
+		Shard:           sp,
+		NoMonitor:       rf.noMonitor,
+		ServerPID:       rf.serverPID,
+		ProvisionedIOPS: rf.provisionedIOPS,
+		Tool:            result.Tool{Name: "dbarena", Version: st.Version, Commit: st.Commit},
+		Now:             st.Now,
+		Log:             log,
+		Scrub:           func(msg string) string { return scrub(msg, st) },
 	})
 }

@@ -90,7 +90,7 @@ func (r *run) metrics(s workload.Span) []result.Metric {
 		limit := float64(p90Limit[i].Milliseconds())
 		p90 := histogram.Percentile(o.Hist, 90)
 		pass := p90 <= limit
-		out = append(out, result.Metric{Name: "p90 " + o.Name, Value: p90, Unit: "ms", Limit: &limit, Pass: &pass})
+		out = append(out, result.Metric{Name: "p90 " + o.Name, Value: p90, Unit: "ms", Limit: &limit, Rule: "≤ " + p90Limit[i].String(), Pass: &pass})
 	}
 	return out
 }

@@ -1,7 +1,9 @@
 package tpce
 
 import (
+	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/dbarena/dbarena/histogram"
@@ -97,7 +99,9 @@ func (r *runState) metrics(s workload.Span) []result.Metric {
 	out = append(out, result.Metric{Name: MetricEmulator, Value: shared})
 	nominal := float64(r.opts.customers) / float64(r.opts.scaleFactor)
 	pct := 100 * trps / nominal
-	out = append(out, result.Metric{Name: MetricNominal, Value: round3(pct), Unit: "%", Limit: limit(100), Pass: flag(pct >= NominalLow && pct <= NominalHigh)})
+	out = append(out, result.Metric{Name: MetricNominal, Value: round3(pct), Unit: "%", Limit: limit(100),
+		Rule: fmt.Sprintf("%g–%g%% of the nominal %.2f TR/s (%d customers / scale factor %d)", NominalLow, NominalHigh, nominal, r.opts.customers, r.opts.scaleFactor),
+		Pass: flag(pct >= NominalLow && pct <= NominalHigh)})
 	var dealt int64
 	for _, op := range dealtOp {
 		dealt += s.Ops[op].Count + s.Ops[op].Errors
@@ -108,6 +112,7 @@ func (r *runState) metrics(s workload.Span) []result.Metric {
 			share := 100 * float64(o.Count+o.Errors) / float64(dealt)
 			want := 100 * float64(ce.Cards[k]) / ce.DeckSize
 			out = append(out, result.Metric{Name: "mix " + o.Name, Value: round3(share), Unit: "%", Limit: limit(round3(want)),
+				Rule: fmt.Sprintf("%.1f%% ± %g%% relative (%.2f–%.2f%%)", want, 100*MixTolerance, want*(1-MixTolerance), want*(1+MixTolerance)),
 				Pass: flag(math.Abs(share-want) <= MixTolerance*want)})
 		}
 	}
@@ -117,12 +122,12 @@ func (r *runState) metrics(s workload.Span) []result.Metric {
 		}
 		lim := float64(p90Limit[i].Milliseconds())
 		p90 := histogram.Percentile(o.Hist, 90)
-		out = append(out, result.Metric{Name: "p90 " + o.Name, Value: p90, Unit: "ms", Limit: &lim, Pass: flag(p90 <= lim)})
+		out = append(out, result.Metric{Name: "p90 " + o.Name, Value: p90, Unit: "ms", Limit: &lim, Rule: "≤ " + p90Limit[i].String(), Pass: flag(p90 <= lim)})
 	}
 	out = append(out,
-		result.Metric{Name: MetricWindow, Value: round3(secs), Unit: "s", Limit: limit(MinWindow.Seconds()), Pass: flag(s.Length >= MinWindow), Higher: true},
-		result.Metric{Name: metricCustomers, Value: float64(r.opts.customers), Limit: limit(DefaultCustomers), Pass: flag(!r.opts.belowMinimum()), Higher: true},
-		result.Metric{Name: metricITD, Value: float64(r.opts.itd), Limit: limit(DefaultITD), Pass: flag(r.opts.itd == DefaultITD)})
+		result.Metric{Name: MetricWindow, Value: round3(secs), Unit: "s", Limit: limit(MinWindow.Seconds()), Rule: "≥ " + strings.TrimSuffix(MinWindow.String(), "0m0s"), Pass: flag(s.Length >= MinWindow), Higher: true},
+		result.Metric{Name: metricCustomers, Value: float64(r.opts.customers), Limit: limit(DefaultCustomers), Rule: fmt.Sprintf("≥ %d customers", DefaultCustomers), Pass: flag(!r.opts.belowMinimum()), Higher: true},
+		result.Metric{Name: metricITD, Value: float64(r.opts.itd), Limit: limit(DefaultITD), Rule: fmt.Sprintf("= %d initial trade days", DefaultITD), Pass: flag(r.opts.itd == DefaultITD)})
 	return out
 }
 

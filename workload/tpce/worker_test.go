@@ -513,6 +513,22 @@ func TestMetrics(t *testing.T) {
 	if win := got[MetricWindow]; win.Value != 60 || *win.Pass || *win.Limit != 7200 {
 		t.Errorf("window %+v", win)
 	}
+	// Each rule as the specification states it: the band, the share and
+	// its tolerance with the bounds, the limits.
+	for name, want := range map[string]string{
+		MetricNominal:      "80–102% of the nominal 2.00 TR/s (1000 customers / scale factor 500)",
+		"mix trade_status": "21.3% ± 5% relative (20.28–22.42%)",
+		"mix trade_order":  "11.3% ± 5% relative (10.78–11.92%)",
+		"p90 trade_status": "≤ 1s",
+		"p90 trade_result": "≤ 2s",
+		MetricWindow:       "≥ 2h",
+		metricCustomers:    "≥ 5000 customers",
+		metricITD:          "= 300 initial trade days",
+	} {
+		if got := got[name].Rule; got != want {
+			t.Errorf("%s: rule %q, want %q", name, got, want)
+		}
+	}
 	half := metrics(run.Metrics(span(time.Minute, true, map[string]int64{"trade_result": 90})))
 	if n := half[MetricNominal]; n.Value != 75 || *n.Pass {
 		t.Errorf("75%% of nominal: %+v", n)

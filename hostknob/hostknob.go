@@ -48,6 +48,14 @@ var ErrNotRoot = errors.New("changing the host's kernel settings needs root")
 
 var sysctlRE = regexp.MustCompile(`^(vm|kernel)\.[a-z0-9_]+$`)
 
+// siblings are the sysctls the kernel keeps in pairs, one of the two 0:
+// writing one zeroes the other, and neither takes 0. Apply saves both,
+// and Restore writes back the one that was not 0.
+var siblings = map[string]string{
+	"os.vm.dirty_bytes": "os.vm.dirty_ratio", "os.vm.dirty_ratio": "os.vm.dirty_bytes",
+	"os.vm.dirty_background_bytes": "os.vm.dirty_background_ratio", "os.vm.dirty_background_ratio": "os.vm.dirty_background_bytes",
+}
+
 // thpKnobs are transparent huge pages' settings under
 // /sys/kernel/mm/transparent_hugepage.
 var thpKnobs = map[string]bool{"enabled": true, "defrag": true}
@@ -159,7 +167,9 @@ type Original struct {
 // Applied is what Apply changed, for Restore.
 type Applied struct {
 	h Host
-	// Was are the values replaced, Now the values read back after.
+	// Was are the values replaced, Now the values read back after, in
+	// the same order: the knobs set and their siblings
+	// (vm.dirty_background_ratio beside vm.dirty_background_bytes).
 	Was  []Original
 	Now  []Setting
 	file string
@@ -174,30 +184,67 @@ func (h Host) Apply(settings []Setting, saveFile string) (*Applied, error) {
 		return nil, err
 	}
 	a := &Applied{h: h, file: saveFile}
-	for _, s := range settings {
-		p, _ := h.Path(s.Name)
-		was, err := h.Read(s.Name)
+	saved := map[string]bool{}
+	keep := func(name string) error {
+		if saved[name] {
+			return nil
+		}
+		p, err := h.Path(name)
 		if err != nil {
+			return err
+		}
+		was, err := h.Read(name)
+		if err != nil {
+			return err
+		}
+		saved[name] = true
+		a.Was = append(a.Was, Original{Name: name, Path: p, Was: was})
+		return nil
+	}
+	for _, s := range settings {
+		if err := keep(s.Name); err != nil {
 			return nil, err
 		}
-		a.Was = append(a.Was, Original{Name: s.Name, Path: p, Was: was})
+		if sib, ok := siblings[s.Name]; ok {
+			if err := keep(sib); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if err := a.save(); err != nil {
 		return nil, err
 	}
+	// On failure, only what was written goes back.
+	var written []Original
+	undo := func() error {
+		b := &Applied{h: h, Was: written, file: saveFile}
+		return b.Restore()
+	}
 	for _, s := range settings {
 		p, _ := h.Path(s.Name)
 		if err := writeFile(p, []byte(s.Value+"\n"), 0o644); err != nil {
-			return nil, errors.Join(fmt.Errorf("knob %s=%s: %w", s.Name, s.Value, err), a.Restore())
+			return nil, errors.Join(fmt.Errorf("knob %s=%s: %w", s.Name, s.Value, err), undo())
+		}
+		for _, o := range a.Was {
+			if o.Name == s.Name || o.Name == siblings[s.Name] {
+				written = append(written, o)
+			}
 		}
 		got, err := h.Read(s.Name)
 		if err == nil && got != value(s.Value) {
 			err = fmt.Errorf("knob %s=%s: the kernel took %q", s.Name, s.Value, got)
 		}
 		if err != nil {
-			return nil, errors.Join(err, a.Restore())
+			return nil, errors.Join(err, undo())
 		}
-		a.Now = append(a.Now, Setting{Name: s.Name, Value: got})
+	}
+	// What the kernel has now, the siblings it changed included.
+	for _, o := range a.Was {
+		got, err := h.Read(o.Name)
+		if err != nil {
+			return nil, errors.Join(err, undo())
+		}
+		a.Now = append(a.Now, Setting{Name: o.Name, Value: got})
 	}
 	return a, nil
 }
@@ -221,12 +268,21 @@ func (a *Applied) save() error {
 }
 
 // Restore writes back every value Apply replaced, last changed first,
-// and removes the saved file once all are back.
+// and removes the saved file once all are back. Of a pair of siblings
+// (vm.dirty_bytes and vm.dirty_ratio) it writes the one that was not 0,
+// which zeroes the other as it was.
 func (a *Applied) Restore() error {
 	var errs []error
+	was := map[string]string{}
+	for _, o := range a.Was {
+		was[o.Name] = o.Was
+	}
 	for i := len(a.Was) - 1; i >= 0; i-- {
 		o := a.Was[i]
-		if err := os.WriteFile(o.Path, []byte(o.Was+"\n"), 0o644); err != nil {
+		if sib, ok := siblings[o.Name]; ok && o.Was == "0" && was[sib] != "" && was[sib] != "0" {
+			continue
+		}
+		if err := writeFile(o.Path, []byte(o.Was+"\n"), 0o644); err != nil {
 			errs = append(errs, fmt.Errorf("restoring %s to %s: %w", o.Name, o.Was, err))
 		}
 	}

@@ -17,6 +17,8 @@ func fakeHost(t *testing.T) hostknob.Host {
 	for p, v := range map[string]string{
 		h.Proc + "/sys/vm/dirty_background_ratio":         "10\n",
 		h.Proc + "/sys/vm/dirty_bytes":                    "0\n",
+		h.Proc + "/sys/vm/dirty_ratio":                    "20\n",
+		h.Proc + "/sys/vm/dirty_background_bytes":         "0\n",
 		h.Proc + "/sys/kernel/sched_autogroup_enabled":    "1\n",
 		h.Sys + "/kernel/mm/transparent_hugepage/enabled": "always [madvise] never\n",
 		h.Sys + "/kernel/debug/sched/migration_cost_ns":   "500000\n",
@@ -55,7 +57,8 @@ func TestApplyRestore(t *testing.T) {
 	if got := read(t, h, "os.kernel.sched_migration_cost_ns"); got != "50000" {
 		t.Errorf("sched_migration_cost_ns %q after Apply (in debugfs on this fake kernel)", got)
 	}
-	if len(a.Now) != 3 || a.Now[1].Value != "never" {
+	// Read back: the knobs and dirty_background_ratio's sibling.
+	if len(a.Now) != 4 || a.Now[1] != (hostknob.Setting{Name: "os.vm.dirty_background_bytes", Value: "0"}) || a.Now[2].Value != "never" {
 		t.Errorf("read back %+v", a.Now)
 	}
 	if _, err := os.Stat(save); err != nil {
@@ -83,8 +86,8 @@ func TestRecover(t *testing.T) {
 	}
 	// killed here
 	was, err := h.Recover(save)
-	if err != nil || len(was) != 1 || was[0].Was != "10" {
-		t.Fatalf("Recover: %+v, %v", was, err)
+	if err != nil || len(was) != 2 || was[0].Was != "10" || was[1].Name != "os.vm.dirty_background_bytes" {
+		t.Fatalf("Recover: %+v, %v (the knob and its sibling)", was, err)
 	}
 	if got := read(t, h, "os.vm.dirty_background_ratio"); got != "10" {
 		t.Errorf("dirty_background_ratio %q after Recover", got)
@@ -111,5 +114,31 @@ func TestCheck(t *testing.T) {
 	}
 	if err := h.Check([]hostknob.Setting{{Name: "os.vm.dirty_bytes", Value: "1"}}); err != nil {
 		t.Errorf("Check of a good knob: %v", err)
+	}
+}
+
+// The kernel's pairs: vm.dirty_background_bytes and
+// vm.dirty_background_ratio are one setting, one of them 0, and neither
+// takes 0. Restoring the ratio restores both; this kernel's files are
+// written and read back, then left as they were.
+func TestRealKernelPair(t *testing.T) {
+	h := hostknob.Real
+	ratio := read(t, h, "os.vm.dirty_background_ratio")
+	bytes := read(t, h, "os.vm.dirty_background_bytes")
+	if (ratio == "0") == (bytes == "0") {
+		t.Fatalf("dirty_background_ratio %s, dirty_background_bytes %s: want one of them 0", ratio, bytes)
+	}
+	a, err := h.Apply([]hostknob.Setting{{Name: "os.vm.dirty_background_bytes", Value: "67108864"}}, "")
+	if err != nil {
+		t.Fatal(err) // as root, on the test machines
+	}
+	if got := read(t, h, "os.vm.dirty_background_ratio"); got != "0" {
+		t.Errorf("the kernel left dirty_background_ratio %s beside dirty_background_bytes", got)
+	}
+	if err := a.Restore(); err != nil {
+		t.Fatal(err)
+	}
+	if r, b := read(t, h, "os.vm.dirty_background_ratio"), read(t, h, "os.vm.dirty_background_bytes"); r != ratio || b != bytes {
+		t.Errorf("restored to ratio %s bytes %s, want %s and %s", r, b, ratio, bytes)
 	}
 }

@@ -371,9 +371,13 @@ func (r *execution) setHostKnobs(c Cell, prefix string) (*hostknob.Applied, erro
 	if err != nil {
 		return nil, err
 	}
+	was := map[string]string{}
+	for _, o := range a.Was {
+		was[o.Name] = o.Was
+	}
 	var s []string
-	for i, k := range a.Now {
-		s = append(s, fmt.Sprintf("%s=%s (was %s)", k.Name, k.Value, a.Was[i].Was))
+	for _, k := range a.Now {
+		s = append(s, fmt.Sprintf("%s=%s (was %s)", k.Name, k.Value, was[k.Name]))
 	}
 	r.logf("%s: host settings %s", prefix, strings.Join(s, ", "))
 	return a, nil

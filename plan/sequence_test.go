@@ -103,6 +103,7 @@ func TestHostKnobsSetAndRestored(t *testing.T) {
 	knob := filepath.Join(h.Proc, "sys/vm/dirty_background_ratio")
 	os.MkdirAll(filepath.Dir(knob), 0o755)
 	os.WriteFile(knob, []byte("10\n"), 0o644)
+	os.WriteFile(filepath.Join(h.Proc, "sys/vm/dirty_background_bytes"), []byte("0\n"), 0o644)
 	p := writePlan(t, tmp, sequence)
 	dir := filepath.Join(tmp, "results")
 
@@ -122,8 +123,13 @@ func TestHostKnobsSetAndRestored(t *testing.T) {
 	os.WriteFile(knob, []byte("7\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, plan.HostKnobsFile), []byte(`[{"name":"os.vm.dirty_background_ratio","path":"`+knob+`","was":"10"}]`), 0o644)
 
-	if _, err := plan.Run(context.Background(), p, ex, plan.RunOptions{Dir: dir, Host: &h, HostKnobs: true, Now: clock()}); err != nil {
+	var log strings.Builder
+	if _, err := plan.Run(context.Background(), p, ex, plan.RunOptions{Dir: dir, Host: &h, HostKnobs: true, Now: clock(), Log: &log}); err != nil {
 		t.Fatal(err)
+	}
+	if !strings.Contains(log.String(), "restored the host's settings a run that did not end had changed: os.vm.dirty_background_ratio=10") ||
+		!strings.Contains(log.String(), "pg-3-dbr=3__oltp_point_select__t4: host settings os.vm.dirty_background_ratio=3 (was 10)") {
+		t.Errorf("the log does not say what was set and restored:\n%s", log.String())
 	}
 	for label, want := range map[string]string{"pg-0": "10", "pg-2-sb=1GB-effective_cache_size=3GB": "10", "pg-3-dbr=3": "3", "pg-4-sb=2GB": "3"} {
 		if got := ex.seen[label]; got != want {

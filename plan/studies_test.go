@@ -41,6 +41,12 @@ var studyPages = map[string]studyPage{
 		chart:   "NOPM (/min) vs threads",
 		headers: []string{"wal vs base", "wal+sb vs wal", "base server_cpu_pct", "wal+sb pg_checkpoints"},
 	},
+	"edb-sequence.yaml": {
+		title:   "tpcc: NOPM (/min), higher is better; changes against the column before; beside each column its server_cpu_pct_host (%), pg_checkpoints, host_iowait_pct (medians of the runs)",
+		chart:   "NOPM (/min) vs threads",
+		headers: []string{"NOPM", "server_cpu_pct_host", "pg_checkpoints", "change"},
+		more:    []string{"os.vm.dirty_background_bytes", "os.transparent_hugepage.enabled"},
+	},
 	"ongres-study.yaml": {
 		title:   "airline: tps (/s), higher is better; changes against pg/rc; average: means, and the change of the means; beside each column its retries_per_s (/s), retry_pct (medians of the runs)",
 		chart:   "tps vs threads",

@@ -658,11 +658,14 @@ func percentileName(m string) string {
 // headline's (metric, else the workload's own headline, compare.Headline:
 // TR/s for tpce, NOPM for tpcc, transfers/min for payments) where the
 // runs' intervals record it (result.Interval.Metrics, the workload's
-// figures per interval), else tps. A file whose intervals lack the
+// figures per interval; qps, which every interval has), else tps. A file whose intervals lack the
 // workload's figures (older versions) is charted in tps: the report does
 // not derive a workload's figure from its operations' counts, the
 // workload defines it.
 func overTimeFigure(inputs []compare.Input, metric string) string {
+	if strings.EqualFold(metric, "qps") {
+		return "qps"
+	}
 	for _, m := range []string{metric, compare.Headline(inputs)} {
 		if m == "" || m == "tps" {
 			continue
@@ -685,8 +688,11 @@ func overTimeFigure(inputs []compare.Input, metric string) string {
 // intervalFigure is iv's value of figure (overTimeFigure); ok is false
 // when iv lacks it.
 func intervalFigure(iv result.Interval, figure string) (float64, bool) {
-	if figure == "tps" || figure == "" {
+	switch figure {
+	case "tps", "":
 		return iv.TPS, true
+	case "qps":
+		return iv.QPS, true
 	}
 	v, ok := iv.Metrics[figure]
 	return v, ok

@@ -77,8 +77,8 @@ func TestLatencyLogAxis(t *testing.T) {
 		t.Fatalf("latency axis %v, want log", y)
 	}
 	low, _ := y["min"].(float64)
-	if !(low > 0 && low < 2) {
-		t.Errorf("latency axis starts at %v, want above 0 and below the 2 ms p50", y["min"])
+	if !(low > 0 && low < 2) || y["startValue"] != y["min"] {
+		t.Errorf("latency axis starts at %v, its bars at %v; want both above 0 and below the 2 ms p50", y["min"], y["startValue"])
 	}
 	var values []float64
 	for _, s := range o["series"].([]any) {

@@ -629,9 +629,12 @@ func latencyBars(ts []*compare.Table) map[string]any {
 	}
 	y := map[string]any{"type": "log", "name": "ms", "logBase": 10}
 	if !math.IsInf(low, 1) {
-		// A bar on a log axis rises from the axis' lower end: a decade
-		// below the smallest value leaves it a visible height.
-		y["min"] = math.Pow(10, math.Floor(math.Log10(low))-1)
+		// A bar on a log axis rises from 1 unless the axis' startValue
+		// says otherwise (ECharts 5.5+): from a decade below the
+		// smallest value, each bar has a visible height, and one under
+		// 1 ms does not hang down from 1.
+		start := math.Pow(10, math.Floor(math.Log10(low))-1)
+		y["min"], y["startValue"] = start, start
 	}
 	return map[string]any{
 		"animation": false,

@@ -384,6 +384,9 @@ func TestFiguresInBrowser(t *testing.T) {
 		if slices.Contains(m.Scrolled, "ops") {
 			t.Errorf("an operations table scrolls at 1400 px: %q", m.Scrolled)
 		}
+		// On a phone the tables scroll in their boxes, the page does
+		// not (measured checks).
+		measured(t, write(t, ins, htmlreport.Options{}), 390, 3000, shots, "tpce")
 	})
 	t.Run("relative", func(t *testing.T) {
 		m := measured(t, write(t, tpceInputs(), htmlreport.Options{Relative: true}), 1400, 2400, shots, "relative")

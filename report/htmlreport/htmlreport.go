@@ -1,8 +1,12 @@
 // Package htmlreport renders result files into one self-contained HTML
-// file: charts of throughput and latency against threads, throughput and
-// p95 over time for every run, the server's metrics over time where they
-// were sampled (CPU and IOPS, and the charts the engines' metrics name:
-// metric.ServerMetric.Chart), per-operation tables, and the environment.
+// file: charts of the workload's headline figure (TR/s, NOPM,
+// transfers/min, tps) and latency against threads (latency on a log
+// axis), the headline figure and p95 over time for every run, the
+// server's metrics over time where they were sampled (CPU and IOPS, and
+// the charts the engines' metrics name: metric.ServerMetric.Chart),
+// per-operation tables, and the environment. Runs of the analytic timing
+// model get per query their cold and hot seconds and their answers'
+// agreement instead.
 //
 // The page needs no network: Apache ECharts 5.6.0 (assets/echarts.min.js,
 // Apache License 2.0, from the npm package) is inlined, and the charts'
@@ -605,9 +609,9 @@ func latencyChart(ts []*compare.Table) map[string]any {
 // latencyBars is the latency chart of a workload run at one thread
 // count: p50, p95, p99 and p99.9 on the x-axis, a bar per label, on a
 // log axis: one 16.8 s p99 beside 2 ms medians would leave the medians
-// no height on a linear one. The axis starts at the power of ten at or
-// below the smallest value, so that every bar has a height; a value of
-// 0 (no latency measured) has no bar.
+// no height on a linear one. The axis and its bars start a decade below
+// the smallest value's power of ten, so that every bar has a height; a
+// value of 0 (no latency measured) has no bar.
 func latencyBars(ts []*compare.Table) map[string]any {
 	var series []any
 	var xs []string
@@ -661,10 +665,10 @@ func percentileName(m string) string {
 // headline's (metric, else the workload's own headline, compare.Headline:
 // TR/s for tpce, NOPM for tpcc, transfers/min for payments) where the
 // runs' intervals record it (result.Interval.Metrics, the workload's
-// figures per interval; qps, which every interval has), else tps. A file whose intervals lack the
-// workload's figures (older versions) is charted in tps: the report does
-// not derive a workload's figure from its operations' counts, the
-// workload defines it.
+// figures per interval; qps, which every interval has), else tps. A file
+// whose intervals lack the workload's figures (older versions) is charted
+// in tps: the report does not derive a workload's figure from its
+// operations' counts, the workload defines it.
 func overTimeFigure(inputs []compare.Input, metric string) string {
 	if strings.EqualFold(metric, "qps") {
 		return "qps"

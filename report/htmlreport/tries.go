@@ -176,14 +176,14 @@ func triesRunOf(in compare.Input, r *result.Run, n int, all map[string][]answer)
 		rs.Tries.Rows = append(rs.Tries.Rows, []string{q.Name, secondsOf(q.Cold()), secondsOf(q.Hot()), spread,
 			strconv.Itoa(q.Errors()), nrows, ans, agrees})
 	}
-	n = len(r.Tries.Queries)
+	queries := len(r.Tries.Queries)
 	switch {
 	case differ > 0:
-		rs.Tries.Agreement = fmt.Sprintf("answers: %d of %d queries differ (%s)", differ, n, strings.Join(differs, ", "))
-	case same == n && n > 0:
-		rs.Tries.Agreement = fmt.Sprintf("answers: all %d the same as every other column's that answered, rows and hash", n)
+		rs.Tries.Agreement = fmt.Sprintf("answers: %d of %d queries differ (%s)", differ, queries, strings.Join(differs, ", "))
+	case same == queries && queries > 0:
+		rs.Tries.Agreement = fmt.Sprintf("answers: all %d the same as every other column's that answered, rows and hash", queries)
 	case same > 0:
-		rs.Tries.Agreement = fmt.Sprintf("answers: %d of %d the same as the other columns'; %d answered here only", same, n, alone)
+		rs.Tries.Agreement = fmt.Sprintf("answers: %d of %d the same as the other columns'; %d answered here only", same, queries, alone)
 	default:
 		rs.Tries.Agreement = "answers: no other column answered these queries"
 	}

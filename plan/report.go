@@ -146,8 +146,11 @@ func report(p *Plan, st *State, o RunOptions) error {
 				columns[w.Name] = w.Columns
 			}
 		}
+		// Relative as compare.md's metric tables; the entries of a
+		// workload differ in the options the plan gave them, which the
+		// report lists (Force).
 		err := htmlreport.Write(&html, all, htmlreport.Options{Title: "dbarena plan: " + p.Name, Generated: o.Now(), Tool: o.Tool, Metrics: metrics, WorkloadColumns: columns,
-			Change: p.Change, Average: p.Average, Baseline: p.Baseline})
+			Change: p.Change, Average: p.Average, Baseline: p.Baseline, Relative: p.Relative, Force: true})
 		if err != nil {
 			reportNote = fmt.Sprintf("%s could not be written: %v", ReportFile, err)
 		} else if err := writeFileAtomic(filepath.Join(o.Dir, ReportFile), html.Bytes()); err != nil {

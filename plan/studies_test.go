@@ -13,33 +13,39 @@ import (
 
 // studyPage is what a study's report.html must show: its headline table's
 // title (the study's metric and its percentage convention), the headline
-// chart's title, header cells (the changes' and the server columns'), and
-// whether it has the retries table and chart.
+// chart's title, header cells (the changes' and the server columns'),
+// whether it has the retries table and chart, and the figure the first
+// run's chart over time plots (its headline, "" for a run of tries,
+// which has no such chart).
 type studyPage struct {
 	title, chart string
 	headers      []string
 	retries      bool
+	overTime     string
 	more         []string // other text the page must have
 }
 
 var studyPages = map[string]studyPage{
 	"airline-isolation.yaml": {
-		title:   "airline: tps (/s), higher is better; changes against pg/rc; average: means, and the change of the means; beside each column its retries_per_s (/s), retry_pct (medians of the runs)",
-		chart:   "tps vs threads",
-		headers: []string{"pg/ser vs pg/rc", "pg/rc retries_per_s", "pg/ser retry_pct"},
-		retries: true,
-		more:    []string{"tps counts booking transactions: the workload has no other", "% of committed"},
+		title:    "airline: tps (/s), higher is better; changes against pg/rc; average: means, and the change of the means; beside each column its retries_per_s (/s), retry_pct (medians of the runs)",
+		chart:    "tps vs threads",
+		headers:  []string{"pg/ser vs pg/rc", "pg/rc retries_per_s", "pg/ser retry_pct"},
+		retries:  true,
+		overTime: "tps",
+		more:     []string{"tps counts booking transactions: the workload has no other", "% of committed"},
 	},
 	"docolap-study.yaml": {
 		title:   "docolap: seconds per query, 2 tries each on one connection; cold is the first try, hot the best of the others (lowest–highest of the tries in brackets); % speedup is (S−F)/S, S the slower, F the faster, named",
 		chart:   "Cold: seconds per query (the first try)",
 		headers: []string{"postgres cold", "mongodb cold", "cold % speedup", "postgres hot", "hot % speedup"},
-		more:    []string{"first tries: postgres cold; mongodb lukewarm"},
+		more: []string{"first tries: postgres cold; mongodb lukewarm", "answers: all 5 the same as every other column's that answered, rows and hash",
+			`<td class="l">A</td><td>0.1696</td><td>0.001565</td>`},
 	},
 	"knobs-edb.yaml": {
-		title:   "tpcc: NOPM (/min), higher is better; changes against the column before; average: means, and the change of the means; beside each column its server_cpu_pct, pg_checkpoints (medians of the runs)",
-		chart:   "NOPM (/min) vs threads",
-		headers: []string{"wal vs base", "wal+sb vs wal", "base server_cpu_pct", "wal+sb pg_checkpoints"},
+		title:    "tpcc: NOPM (/min), higher is better; changes against the column before; average: means, and the change of the means; beside each column its server_cpu_pct, pg_checkpoints (medians of the runs)",
+		chart:    "NOPM (/min) vs threads",
+		headers:  []string{"wal vs base", "wal+sb vs wal", "base server_cpu_pct", "wal+sb pg_checkpoints"},
+		overTime: "NOPM",
 	},
 	"edb-sequence.yaml": {
 		title:   "tpcc: NOPM (/min), higher is better; changes against the column before; beside each column its server_cpu_pct_host (%), pg_checkpoints, host_iowait_pct (medians of the runs)",
@@ -48,33 +54,39 @@ var studyPages = map[string]studyPage{
 		more:    []string{"os.vm.dirty_background_bytes", "os.transparent_hugepage.enabled"},
 	},
 	"ongres-study.yaml": {
-		title:   "airline: tps (/s), higher is better; changes against pg/rc; average: means, and the change of the means; beside each column its retries_per_s (/s), retry_pct (medians of the runs)",
-		chart:   "tps vs threads",
-		headers: []string{"pg/ser vs pg/rc", "mongo/txn vs pg/rc", "pg/ser retries_per_s", "mongo/txn retry_pct"},
-		retries: true,
-		more:    []string{"pgbouncer", "cold (server restarted, OS cache kept)"},
+		title:    "airline: tps (/s), higher is better; changes against pg/rc; average: means, and the change of the means; beside each column its retries_per_s (/s), retry_pct (medians of the runs)",
+		chart:    "tps vs threads",
+		headers:  []string{"pg/ser vs pg/rc", "mongo/txn vs pg/rc", "pg/ser retries_per_s", "mongo/txn retry_pct"},
+		retries:  true,
+		overTime: "tps",
+		more:     []string{"pgbouncer", "cold (server restarted, OS cache kept)"},
 	},
 	"payments-pg-vs-mariadb.yaml": {
-		title:   "payments: transfers/min, higher is better; changes against postgres; average: means, and the change of the means; beside each column its server_cpu_pct, host_iowait_pct (medians of the runs)",
-		chart:   "transfers/min vs threads",
-		headers: []string{"mariadb vs postgres", "postgres server_cpu_pct", "mariadb host_iowait_pct"},
+		title:    "payments: transfers/min, higher is better; changes against postgres; average: means, and the change of the means; beside each column its server_cpu_pct, host_iowait_pct (medians of the runs)",
+		chart:    "transfers/min vs threads",
+		headers:  []string{"mariadb vs postgres", "postgres server_cpu_pct", "mariadb host_iowait_pct"},
+		overTime: "transfers/min",
 	},
 	"pgbouncer-vs-direct.yaml": {
-		title:   "oltp_point_select: tps (/s), higher is better; changes against direct; average: means, and the change of the means; beside each column its server_cpu_pct, host_cpu_pct (medians of the runs)",
-		chart:   "tps vs threads",
-		headers: []string{"pgbouncer vs direct", "direct server_cpu_pct", "pgbouncer host_cpu_pct"},
+		title:    "oltp_point_select: tps (/s), higher is better; changes against direct; average: means, and the change of the means; beside each column its server_cpu_pct, host_cpu_pct (medians of the runs)",
+		chart:    "tps vs threads",
+		headers:  []string{"pgbouncer vs direct", "direct server_cpu_pct", "pgbouncer host_cpu_pct"},
+		overTime: "tps",
 	},
 	"tpce-study.yaml": {
-		title:   "tpce: TR/s, higher is better; changes against pg-dbt5/client-dbt5; beside each column its server_cpu_pct, host_iowait_pct, disk_iops (/s) (medians of the runs)",
-		chart:   "TR/s vs threads",
-		headers: []string{"TR/s", "server_cpu_pct", "host_iowait_pct", "disk_iops", "change"},
-		retries: true, // Trade-Results run serializable and are replayed
-		more:    []string{"pg-dbt5/procedure-dbt5", "maria-study/client-study", "option --mode", "option --index-set"},
+		// relative: true, as compare.md.
+		title:    "tpce: TR/s, higher is better; changes against pg-dbt5/client-dbt5; beside each column its server_cpu_pct, host_iowait_pct, disk_iops (/s) (medians of the runs); values relative to pg-dbt5/client-dbt5 at 4 threads (37.10 = 1.00x)",
+		chart:    "TR/s vs threads, relative to pg-dbt5/client-dbt5 at 4 threads",
+		headers:  []string{"TR/s (relative)", "server_cpu_pct", "host_iowait_pct", "disk_iops", "change"},
+		retries:  true, // Trade-Results run serializable and are replayed
+		overTime: "TR/s",
+		more:     []string{"pg-dbt5/procedure-dbt5", "maria-study/client-study", "option --mode", "option --index-set", "<td>2.44x</td>"},
 	},
 	"read-intensive-sweep.yaml": {
-		title:   "oltp_read_write_pct: qps (/s), higher is better; tuned's lead over each column in % of tuned; average: means, and the mean of the rows' changes; beside each column its server_cpu_pct, host_iowait_pct, disk_iops (/s) (medians of the runs)",
-		chart:   "qps vs threads",
-		headers: []string{"tuned over default", "tuned server_cpu_pct", "tuned host_iowait_pct", "default disk_iops"},
+		title:    "oltp_read_write_pct: qps (/s), higher is better; tuned's lead over each column in % of tuned; average: means, and the mean of the rows' changes; beside each column its server_cpu_pct, host_iowait_pct, disk_iops (/s) (medians of the runs)",
+		chart:    "qps vs threads",
+		headers:  []string{"tuned over default", "tuned server_cpu_pct", "tuned host_iowait_pct", "default disk_iops"},
+		overTime: "qps",
 	},
 }
 
@@ -120,8 +132,20 @@ func TestStudyReports(t *testing.T) {
 			}
 
 			charts := studyCharts(t, page)
-			if got := chartTitle(charts["w0-tps"]); got != want.chart {
+			headline := charts["w0-tps"]
+			if want.overTime == "" {
+				headline = charts["w0-cold"] // the timing model's
+			}
+			if got := chartTitle(headline); got != want.chart {
 				t.Errorf("the headline chart is %q, want %q", got, want.chart)
+			}
+			if run, ok := charts["run1-time"]; want.overTime == "" && ok {
+				t.Error("a run of tries has a chart over time")
+			} else if want.overTime != "" {
+				axis, _ := run["yAxis"].([]any)
+				if len(axis) == 0 || axis[0].(map[string]any)["name"] != want.overTime {
+					t.Errorf("run1's chart over time plots %v, want %s", axis, want.overTime)
+				}
 			}
 			_, hasChart := charts["w0-retries"]
 			hasTable := strings.Contains(page, `<table class="retries">`)

@@ -269,11 +269,67 @@ func TestRecordedStudyDirectory(t *testing.T) {
 		t.Errorf("export: exit %d\n%s%s", o.code, o.stdout, o.stderr)
 	}
 	out := filepath.Join(t.TempDir(), "r.html")
-	if o := dbarena(t, ctx, nil, "report", dir, "-o", out); o.code != 0 {
+	if o := dbarena(t, ctx, nil, "report", dir, "--vary", "isolation", "-o", out); o.code != 0 {
 		t.Fatalf("report: exit %d\n%s", o.code, o.stderr)
 	}
 	if page, _ := os.ReadFile(out); !strings.Contains(string(page), `<table class="retries">`) || !strings.Contains(string(page), `<th colspan="3">pg/ser</th>`) {
 		t.Error("the report lacks the retries table of pg/rc and pg/ser")
+	}
+	// As compare: the isolation levels differ, and the report is not
+	// said to be about them.
+	other := filepath.Join(t.TempDir(), "other.html")
+	if o := dbarena(t, ctx, nil, "report", dir, "-o", other); o.code != 2 || !strings.Contains(o.stderr, "--isolation is") {
+		t.Errorf("report without --vary: exit %d, stderr %q", o.code, o.stderr)
+	}
+	if _, err := os.Stat(other); err == nil {
+		t.Error("a refused report was written")
+	}
+}
+
+// TestReportConventions: report takes compare's --relative, --vary,
+// --force and --average; bad values are refused before anything is
+// written, naming the flag and its value; the options of the headline
+// table are refused for runs of the analytic timing model, as compare
+// refuses them.
+func TestReportConventions(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join("..", "..", "plan", "testdata", "studies", "tpce-study-results")
+	out := filepath.Join(t.TempDir(), "r.html")
+	o := dbarena(t, ctx, nil, "report", dir, "--vary", "mode,index-set", "--relative", "--average", "mean-of-changes", "-o", out)
+	if o.code != 0 {
+		t.Fatalf("report --relative: exit %d\n%s", o.code, o.stderr)
+	}
+	page, _ := os.ReadFile(out)
+	for _, want := range []string{"values relative to pg-dbt5/client-dbt5 at 4 threads (37.10 = 1.00x)", "<td>2.44x</td>", `"name":"TR/s"`} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("report --relative lacks %q", want)
+		}
+	}
+	if o := dbarena(t, ctx, nil, "report", dir, "--force", "-o", out); o.code != 0 {
+		t.Errorf("report --force: exit %d\n%s", o.code, o.stderr)
+	}
+	tries := filepath.Join("..", "..", "plan", "testdata", "studies", "docolap-study-results")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{dir, "--vary", "mode"}, `--index-set is "dbt5" in`},
+		{[]string{dir}, `--mode is "client" in`},
+		{[]string{dir, "--vary", "mode,index-set,nosuch"}, "--vary nosuch: not an option of tpce"},
+		{[]string{dir, "--average", "x"}, `--average "x": want change-of-means, mean-of-changes`},
+		{[]string{dir, "--average", "median", "--change", "vs-worse"}, `--change "vs-worse"`},
+		{[]string{tries, "--relative"}, "--relative true: the inputs are runs of --tries"},
+		{[]string{tries, "--vary", "cold"}, "--vary [cold]: the inputs are runs of --tries"},
+		{[]string{tries, "--average", "mean-of-changes"}, "--average mean-of-changes: the inputs are runs of --tries"},
+	} {
+		refused := filepath.Join(t.TempDir(), "refused.html")
+		o := dbarena(t, ctx, nil, append([]string{"report", "-o", refused}, tc.args...)...)
+		if o.code != 2 || !strings.Contains(o.stderr, tc.want) {
+			t.Errorf("report %q: exit %d, stderr %q; want 2 and %q", tc.args, o.code, o.stderr, tc.want)
+		}
+		if _, err := os.Stat(refused); err == nil {
+			t.Errorf("report %q: the refused report was written", tc.args)
+		}
 	}
 }
 

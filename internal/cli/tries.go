@@ -48,7 +48,7 @@ func triesOnly(cmd *cobra.Command, inputs []compare.Input) error {
 		return nil
 	}
 	var errs []error
-	for _, name := range []string{"metric", "op", "columns", "relative", "vary", "change", "force"} {
+	for _, name := range []string{"metric", "op", "columns", "relative", "vary", "change", "average", "force"} {
 		if f := cmd.Flags().Lookup(name); f != nil && f.Changed {
 			errs = append(errs, fmt.Errorf("--%s %s: the inputs are runs of --tries, whose table gives each query's cold and hot seconds; --%s does not apply", name, f.Value, name))
 		}

@@ -1,8 +1,12 @@
 // Package htmlreport renders result files into one self-contained HTML
-// file: charts of throughput and latency against threads, throughput and
-// p95 over time for every run, the server's metrics over time where they
-// were sampled (CPU and IOPS, and the charts the engines' metrics name:
-// metric.ServerMetric.Chart), per-operation tables, and the environment.
+// file: charts of the workload's headline figure (TR/s, NOPM,
+// transfers/min, tps) and latency against threads (latency on a log
+// axis), the headline figure and p95 over time for every run, the
+// server's metrics over time where they were sampled (CPU and IOPS, and
+// the charts the engines' metrics name: metric.ServerMetric.Chart),
+// per-operation tables, and the environment. Runs of the analytic timing
+// model get per query their cold and hot seconds and their answers'
+// agreement instead.
 //
 // The page needs no network: Apache ECharts 5.6.0 (assets/echarts.min.js,
 // Apache License 2.0, from the npm package) is inlined, and the charts'
@@ -38,7 +42,18 @@ var pageTemplate string
 // EChartsVersion is the version of the inlined chart library.
 const EChartsVersion = "5.6.0"
 
-var tmpl = template.Must(template.New("report").Parse(pageTemplate))
+var tmpl = template.Must(template.New("report").Funcs(template.FuncMap{"wbr": wbr}).Parse(pageTemplate))
+
+// wbr is name with a line-break opportunity after each underscore, so
+// that an operation's name (customer_position) may wrap in a narrow
+// table, escaped.
+func wbr(name string) template.HTML {
+	parts := strings.Split(name, "_")
+	for i, p := range parts {
+		parts[i] = template.HTMLEscapeString(p)
+	}
+	return template.HTML(strings.Join(parts, "_<wbr>"))
+}
 
 // Options are the page's own details.
 type Options struct {
@@ -70,7 +85,26 @@ type Options struct {
 	// Baseline is the label the headline tables' changes are against
 	// (empty, or a label a workload lacks: its first).
 	Baseline string
+	// Relative divides the headline tables' and charts' values by the
+	// baseline's at its lowest thread count (compare.Options.Relative);
+	// the runs' charts over time stay in the figure's own unit.
+	Relative bool
+	// Vary names the workload options the comparison is about
+	// (compare.Options.Vary): runs whose other options differ are
+	// refused, as compare refuses them, unless Force.
+	Vary []string
+	// Force reports runs whose workload options differ, listing them.
+	Force bool
 }
+
+// InputError is an error of the inputs or the options (runs that are
+// not comparable, a metric or baseline no run has): nothing was written.
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the error of compare that refused the inputs.
+func (e *InputError) Unwrap() error { return e.Err }
 
 // page is what the template renders.
 type page struct {
@@ -83,6 +117,9 @@ type page struct {
 	// StatsCharts tells that a run has a chart of its engine's own
 	// metrics (runSection.StatsCharts).
 	StatsCharts bool
+	// TimeRuns and TriesRuns tell that some run has a chart over time,
+	// some a table of tries.
+	TimeRuns, TriesRuns bool
 }
 
 type chart struct {
@@ -124,6 +161,10 @@ type legendItem struct{ Label, Color string }
 
 type runSection struct {
 	ID, Title, Status, Error string
+	// Tries is a run of the analytic timing model's table of queries
+	// (Chart its bars of cold and hot seconds), nil for the other
+	// models; such a run has no Ops and no over-time chart.
+	Tries *triesRun
 	// Warnings are the run's (result.Run.Warnings).
 	Warnings []string
 	Summary  [][2]string
@@ -133,8 +174,13 @@ type runSection struct {
 	// StatsCharts are the ids of the charts of the engine's own metrics
 	// (metric.ServerMetric.Chart) the run has.
 	StatsCharts []string
-	Ops         [][]string
-	Metrics     [][]string
+	// Ops are per operation its name, count, OpsCounts and latency
+	// percentiles; OpsCounts name the counts of errors, retries and
+	// rollbacks that some run of the workload has (the others are 0
+	// everywhere and left out: the table fits half a page's width).
+	Ops       [][]string
+	OpsCounts []string
+	Metrics   [][]string
 }
 
 type envRow struct {
@@ -142,7 +188,13 @@ type envRow struct {
 }
 
 // Write renders inputs into w. Runs are grouped by workload as compare
-// groups them (differing workload options are listed, not refused).
+// groups them, and refused as compare refuses them: runs whose workload
+// options differ, unless Options.Vary names those options or
+// Options.Force (the differences are listed). A workload's runs of the
+// analytic timing model (--tries) get the study's table of queries; its
+// other runs beside them the usual tables, as compare writes both. An
+// error of the inputs or options is an *InputError, returned before
+// anything is written.
 func Write(w io.Writer, inputs []compare.Input, opt Options) error {
 	if len(inputs) == 0 {
 		return fmt.Errorf("report: no result files")
@@ -155,6 +207,10 @@ func Write(w io.Writer, inputs []compare.Input, opt Options) error {
 			names = append(names, in.File.Workload.Name)
 		}
 	}
+	// figures are the figure of each workload's charts over time, answers
+	// its tries' answers by query.
+	figures := map[string]string{}
+	answers := map[string]map[string][]answer{}
 	for i, name := range names {
 		ins := inputsOf(inputs, name)
 		metric := opt.Metric
@@ -172,19 +228,32 @@ func Write(w io.Writer, inputs []compare.Input, opt Options) error {
 		if !hasLabel(ins, baseline) {
 			baseline = ""
 		}
-		if tries, _ := compare.SplitTries(ins); len(tries) > 0 {
+		tries, rest := compare.SplitTries(ins)
+		if len(tries) > 0 {
 			ws, charts, err := triesSection(tries, baseline, i)
 			if err != nil {
-				return err
+				return &InputError{err}
+			}
+			if len(rest) > 0 {
+				ws.Name += " (analytic timing model)"
 			}
 			p.Workloads, p.Charts = append(p.Workloads, ws), append(p.Charts, charts...)
+			answers[name] = answersOf(tries)
+		}
+		if len(rest) == 0 {
 			continue
 		}
-		ts, err := compare.Build(ins, compare.Options{Metric: metric, Columns: columns, Change: opt.Change, Average: opt.Average, Baseline: baseline, Force: true})
+		ins = rest
+		if !hasLabel(ins, baseline) {
+			baseline = ""
+		}
+		ts, err := compare.Build(ins, compare.Options{Metric: metric, Columns: columns, Change: opt.Change, Average: opt.Average, Baseline: baseline,
+			Relative: opt.Relative, Vary: opt.Vary, Force: opt.Force})
 		if err != nil {
-			return err
+			return &InputError{err}
 		}
 		t := ts[0]
+		figures[name] = overTimeFigure(ins, metric)
 		ws := workloadSection{Name: t.Workload, Title: t.Title(), Notes: t.Notes, Differences: t.Differences}
 		if op := onlyOp(ins); op != "" && t.Metric.Name == "tps" {
 			ws.Reads = "tps counts " + op + " transactions: the workload has no other"
@@ -236,12 +305,13 @@ func Write(w io.Writer, inputs []compare.Input, opt Options) error {
 	for _, in := range inputs {
 		s := scales[in.File.Workload.Name]
 		if s == nil {
-			s = &scale{stats: map[string]float64{}}
+			s = &scale{figure: figures[in.File.Workload.Name], stats: map[string]float64{}}
 			scales[in.File.Workload.Name] = s
 		}
 		for i := range in.File.Runs {
 			s.add(&in.File.Runs[i], stats)
 		}
+		s.counts = opsCounts(in, s.counts)
 	}
 	for _, in := range inputs {
 		p.Env = append(p.Env, envOf(in))
@@ -249,8 +319,15 @@ func Write(w io.Writer, inputs []compare.Input, opt Options) error {
 		for i := range in.File.Runs {
 			r := &in.File.Runs[i]
 			n++
-			rs := runOf(in, r, n)
-			p.Charts = append(p.Charts, chart{rs.Chart, overTimeChart(r, s)})
+			rs := runOf(in, r, n, s.counts)
+			if r.Tries != nil {
+				rs = triesRunOf(in, r, n, answers[in.File.Workload.Name])
+				p.Charts = append(p.Charts, chart{rs.Chart, tryBars(r)})
+				p.TriesRuns = true
+			} else {
+				p.Charts = append(p.Charts, chart{rs.Chart, overTimeChart(r, s)})
+				p.TimeRuns = true
+			}
 			if c := serverChart(r, s); c != nil {
 				rs.ServerChart = fmt.Sprintf("run%d-server", n)
 				p.Charts = append(p.Charts, chart{rs.ServerChart, c})
@@ -341,9 +418,13 @@ func threadsAxis(t *compare.Table) []string {
 
 // scale is the upper ends of the over-time charts' axes, shared by every
 // run of a workload so that runs compare at a glance; every axis starts
-// at zero. stats are the engines' charts' (statsChart), by title.
+// at zero. figure is the workload's figure over time (overTimeFigure),
+// top its highest value; stats are the engines' charts' (statsChart), by
+// title.
 type scale struct {
-	tps, p95, pct, iops float64
+	figure              string
+	counts              []string // runSection.OpsCounts
+	top, p95, pct, iops float64
 	stats               map[string]float64
 }
 
@@ -355,7 +436,9 @@ func (s *scale) add(r *result.Run, stats []statsChart) {
 				s.stats[sc.title] = max(s.stats[sc.title], iv.Server[m.Name])
 			}
 		}
-		s.tps = max(s.tps, iv.TPS)
+		if v, ok := intervalFigure(iv, s.figure); ok {
+			s.top = max(s.top, v)
+		}
 		s.p95 = max(s.p95, iv.LatencyMS.P95)
 		for _, k := range []string{"server_cpu_pct", "host_cpu_pct", "host_iowait_pct"} {
 			s.pct = max(s.pct, iv.Server[k])
@@ -459,15 +542,22 @@ func throughputChart(t *compare.Table) map[string]any {
 		}
 		series = append(series, s)
 	}
+	title, yName := axisName(t.Metric)+" vs threads", axisName(t.Metric)
+	if t.Relative && t.RelativeTo != 0 {
+		// The table's convention: 1.00x is the baseline at its lowest
+		// thread count.
+		title = fmt.Sprintf("%s vs threads, relative to %s at %d %s", t.Metric.Name, t.Columns[t.Baseline].Label, t.RelativeThreads, plural(t.RelativeThreads, "thread", "threads"))
+		yName = t.Metric.Name + " (x)"
+	}
 	return map[string]any{
 		"animation": false,
-		"title":     map[string]any{"text": axisName(t.Metric) + " vs threads", "left": "center", "textStyle": map[string]any{"fontSize": 14}},
+		"title":     map[string]any{"text": title, "left": "center", "textStyle": map[string]any{"fontSize": 14}},
 		"tooltip":   map[string]any{"trigger": "axis", "confine": true},
 		// The labels' colours are in the page's legend above the charts.
 		"legend": map[string]any{"show": false},
 		"grid":   map[string]any{"top": 40, "left": 10, "right": 20, "bottom": 40, "containLabel": true},
 		"xAxis":  map[string]any{"type": "category", "name": t.Header()[0], "nameLocation": "middle", "nameGap": 28, "data": threadsAxis(t)},
-		"yAxis":  map[string]any{"type": "value", "name": axisName(t.Metric), "min": 0},
+		"yAxis":  map[string]any{"type": "value", "name": yName, "min": 0},
 		"series": series,
 	}
 }
@@ -517,32 +607,47 @@ func latencyChart(ts []*compare.Table) map[string]any {
 }
 
 // latencyBars is the latency chart of a workload run at one thread
-// count: p50, p95, p99 and p99.9 on the x-axis, a bar per label.
+// count: p50, p95, p99 and p99.9 on the x-axis, a bar per label, on a
+// log axis: one 16.8 s p99 beside 2 ms medians would leave the medians
+// no height on a linear one. The axis and its bars start a decade below
+// the smallest value's power of ten, so that every bar has a height; a
+// value of 0 (no latency measured) has no bar.
 func latencyBars(ts []*compare.Table) map[string]any {
 	var series []any
 	var xs []string
 	for _, t := range ts {
 		xs = append(xs, percentileName(t.Metric.Name))
 	}
+	low := math.Inf(1)
 	for c, col := range ts[0].Columns {
 		var data []any
 		for _, t := range ts {
-			if cell := t.Rows[0].Cells[c]; cell.N() > 0 {
+			if cell := t.Rows[0].Cells[c]; cell.N() > 0 && cell.Center > 0 {
 				data = append(data, num(cell.Center))
+				low = min(low, cell.Center)
 			} else {
 				data = append(data, nil)
 			}
 		}
 		series = append(series, map[string]any{"name": col.Label, "type": "bar", "data": data, "itemStyle": map[string]any{"color": palette[c%len(palette)]}})
 	}
+	y := map[string]any{"type": "log", "name": "ms", "logBase": 10}
+	if !math.IsInf(low, 1) {
+		// A bar on a log axis rises from 1 unless the axis' startValue
+		// says otherwise (ECharts 5.5+): from a decade below the
+		// smallest value, each bar has a visible height, and one under
+		// 1 ms does not hang down from 1.
+		start := math.Pow(10, math.Floor(math.Log10(low))-1)
+		y["min"], y["startValue"] = start, start
+	}
 	return map[string]any{
 		"animation": false,
-		"title":     map[string]any{"text": "Latency at " + strconv.Itoa(ts[0].Rows[0].Threads) + " " + plural(ts[0].Rows[0].Threads, "thread", "threads") + " (ms)", "left": "center", "textStyle": map[string]any{"fontSize": 14}},
+		"title":     map[string]any{"text": "Latency at " + strconv.Itoa(ts[0].Rows[0].Threads) + " " + plural(ts[0].Rows[0].Threads, "thread", "threads") + " (ms, log scale)", "left": "center", "textStyle": map[string]any{"fontSize": 14}},
 		"tooltip":   map[string]any{"trigger": "axis", "confine": true},
 		"legend":    map[string]any{"show": false},
 		"grid":      map[string]any{"top": 40, "left": 10, "right": 20, "bottom": 40, "containLabel": true},
 		"xAxis":     map[string]any{"type": "category", "name": "percentile", "nameLocation": "middle", "nameGap": 28, "data": xs},
-		"yAxis":     map[string]any{"type": "value", "name": "ms", "min": 0},
+		"yAxis":     y,
 		"series":    series,
 	}
 }
@@ -556,19 +661,66 @@ func percentileName(m string) string {
 	return m
 }
 
-// overTimeChart is one run's tps (left axis) and p95 (right axis) per
-// interval, the warm-up shaded.
+// overTimeFigure is the figure a workload's charts over time plot: the
+// headline's (metric, else the workload's own headline, compare.Headline:
+// TR/s for tpce, NOPM for tpcc, transfers/min for payments) where the
+// runs' intervals record it (result.Interval.Metrics, the workload's
+// figures per interval; qps, which every interval has), else tps. A file
+// whose intervals lack the workload's figures (older versions) is charted
+// in tps: the report does not derive a workload's figure from its
+// operations' counts, the workload defines it.
+func overTimeFigure(inputs []compare.Input, metric string) string {
+	if strings.EqualFold(metric, "qps") {
+		return "qps"
+	}
+	for _, m := range []string{metric, compare.Headline(inputs)} {
+		if m == "" || m == "tps" {
+			continue
+		}
+		for _, in := range inputs {
+			for _, r := range in.File.Runs {
+				for _, iv := range r.Intervals {
+					for k := range iv.Metrics {
+						if strings.EqualFold(k, m) {
+							return k
+						}
+					}
+				}
+			}
+		}
+	}
+	return "tps"
+}
+
+// intervalFigure is iv's value of figure (overTimeFigure); ok is false
+// when iv lacks it.
+func intervalFigure(iv result.Interval, figure string) (float64, bool) {
+	switch figure {
+	case "tps", "":
+		return iv.TPS, true
+	case "qps":
+		return iv.QPS, true
+	}
+	v, ok := iv.Metrics[figure]
+	return v, ok
+}
+
+// overTimeChart is one run's figure (s.figure: the workload's headline,
+// or tps) on the left axis and p95 on the right per interval, the
+// warm-up shaded.
 func overTimeChart(r *result.Run, s *scale) map[string]any {
-	var tps, p95 []any
+	var fig, p95 []any
 	warmEnd := 0.0
 	for _, iv := range r.Intervals {
-		tps = append(tps, []any{num(iv.TS), num(iv.TPS)})
+		if v, ok := intervalFigure(iv, s.figure); ok {
+			fig = append(fig, []any{num(iv.TS), num(v)})
+		}
 		p95 = append(p95, []any{num(iv.TS), num(iv.LatencyMS.P95)})
 		if iv.Warmup {
 			warmEnd = iv.TS
 		}
 	}
-	tpsSeries := map[string]any{"name": "tps", "type": "line", "data": tps, "showSymbol": false, "yAxisIndex": 0}
+	tpsSeries := map[string]any{"name": s.figure, "type": "line", "data": fig, "showSymbol": false, "yAxisIndex": 0}
 	if warmEnd > 0 {
 		tpsSeries["markArea"] = map[string]any{
 			"silent":    true,
@@ -578,7 +730,7 @@ func overTimeChart(r *result.Run, s *scale) map[string]any {
 		}
 	}
 	return timeChart(
-		[]any{map[string]any{"type": "value", "name": "tps", "min": 0, "max": niceMax(s.tps)},
+		[]any{map[string]any{"type": "value", "name": s.figure, "min": 0, "max": niceMax(s.top)},
 			map[string]any{"type": "value", "name": "p95 ms", "min": 0, "max": niceMax(s.p95), "splitLine": map[string]any{"show": false}}},
 		[]any{tpsSeries, map[string]any{"name": "p95 ms", "type": "line", "data": p95, "showSymbol": false, "yAxisIndex": 1}})
 }
@@ -735,7 +887,36 @@ func plural(n int, one, many string) string {
 
 func f2(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
 
-func runOf(in compare.Input, r *result.Run, n int) runSection {
+// opsCounts adds to have the counts of errors, retries and rollbacks
+// that an operation of in has, in that order.
+func opsCounts(in compare.Input, have []string) []string {
+	for _, r := range in.File.Runs {
+		for _, o := range r.Ops {
+			for k, v := range map[string]int64{"errors": o.Errors, "retries": o.Retries, "rollbacks": o.Rollbacks} {
+				if v != 0 && !slices.Contains(have, k) {
+					have = append(have, k)
+				}
+			}
+		}
+	}
+	order := []string{"errors", "retries", "rollbacks"}
+	slices.SortFunc(have, func(a, b string) int { return slices.Index(order, a) - slices.Index(order, b) })
+	return have
+}
+
+// ms writes a latency in milliseconds in at most five digits and no
+// more than two decimals: 16800, 474.9, 72.70, 0.39.
+func ms(v float64) string {
+	switch {
+	case v >= 1000:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case v >= 100:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	}
+	return f2(v)
+}
+
+func runOf(in compare.Input, r *result.Run, n int, counts []string) runSection {
 	label := in.Label
 	if label == "" {
 		label = in.File.Target.Label
@@ -760,10 +941,13 @@ func runOf(in compare.Input, r *result.Run, n int) runSection {
 		rs.Summary = append(rs.Summary, [2]string{"unfinished at the end (running for p50 / max ms)",
 			fmt.Sprintf("%d (%s / %s)", r.Unfinished, f2(r.UnfinishedMS.P50), f2(r.UnfinishedMS.Max))})
 	}
+	rs.OpsCounts = counts
 	for _, o := range r.Ops {
-		rs.Ops = append(rs.Ops, []string{o.Name, strconv.FormatInt(o.Count, 10), strconv.FormatInt(o.Errors, 10),
-			strconv.FormatInt(o.Retries, 10), strconv.FormatInt(o.Rollbacks, 10),
-			f2(o.LatencyMS.P50), f2(o.LatencyMS.P95), f2(o.LatencyMS.P99), f2(o.LatencyMS.P999), f2(o.LatencyMS.Max)})
+		row := []string{o.Name, strconv.FormatInt(o.Count, 10)}
+		for _, k := range counts {
+			row = append(row, strconv.FormatInt(map[string]int64{"errors": o.Errors, "retries": o.Retries, "rollbacks": o.Rollbacks}[k], 10))
+		}
+		rs.Ops = append(rs.Ops, append(row, ms(o.LatencyMS.P50), ms(o.LatencyMS.P95), ms(o.LatencyMS.P99), ms(o.LatencyMS.P999), ms(o.LatencyMS.Max)))
 	}
 	for _, m := range r.Metrics {
 		row := []string{m.Name, f2(m.Value) + " " + m.Unit, "", ""}

@@ -275,7 +275,7 @@ func TestHeadlineMetric(t *testing.T) {
 		"tpcc: NOPM (/min), higher is better", `"text":"NOPM (/min) vs threads"`,
 		`<table class="retries">`, `<th colspan="3">mongo</th>`, "<td class=\"l\">4</td><td>152</td><td>38.00</td><td>0.25%</td><td>152</td><td>38.00</td><td>0.50%</td>",
 		`id="w0-retries"`, `"text":"Retries vs threads (% of committed transactions)"`,
-		"<th>p99.9 ms</th>", "77.50", "latency p50 / p95 / p99 / p99.9 ms",
+		`<th colspan="5">latency ms</th>`, "<th>p99.9</th>", "77.50", "latency p50 / p95 / p99 / p99.9 ms",
 	} {
 		if !strings.Contains(p, want) {
 			t.Errorf("the page lacks %q", want)

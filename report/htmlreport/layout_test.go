@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"html"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -137,15 +139,34 @@ type measure struct {
 	Paged       []string `json:"paged"`       // charts with a scroll legend or its "1/2" pager
 	Overflowing []string `json:"overflowing"` // elements past the right edge outside a scrolling box
 	Scrolled    []string `json:"scrolled"`    // tables wider than their box, which scrolls
+	// Bars are the heights in px of each chart's bars (the paths filled
+	// with a series' colour), by chart id, Bottoms where they end below;
+	// Texts are the chart's text.
+	Bars    map[string][]float64 `json:"bars"`
+	Bottoms map[string][]float64 `json:"bottoms"`
+	Texts   map[string][]string  `json:"texts"`
 }
 
 // measureJS runs in the page once the charts have drawn and writes its
 // findings into the DOM as JSON.
 const measureJS = `<script>
 setTimeout(function () {
-  var m = {innerWidth: window.innerWidth, scrollWidth: document.documentElement.scrollWidth, charts: 0, paged: [], overflowing: [], scrolled: []};
+  var m = {innerWidth: window.innerWidth, scrollWidth: document.documentElement.scrollWidth, charts: 0, paged: [], overflowing: [], scrolled: [], bars: {}, bottoms: {}, texts: {}};
+  var fills = ["#5470c6", "#91cc75", "#fac858", "#ee6666", "#73c0de", "#3ba272", "#fc8452", "#9a60b4", "#ea7ccc"];
   document.querySelectorAll(".chart").forEach(function (el) {
     m.charts++;
+    m.bars[el.id] = [];
+    m.bottoms[el.id] = [];
+    m.texts[el.id] = [];
+    el.querySelectorAll("path").forEach(function (p) {
+      var f = (p.getAttribute("fill") || "").toLowerCase();
+      // A bar: a closed path filled with a series' colour.
+      if (fills.indexOf(f) >= 0 && /Z\s*$/i.test(p.getAttribute("d") || "")) {
+        var b = p.getBBox();
+        if (b.width > 0) { m.bars[el.id].push(Math.round(b.height * 100) / 100); m.bottoms[el.id].push(Math.round((b.y + b.height) * 100) / 100); }
+      }
+    });
+    el.querySelectorAll("text").forEach(function (t) { m.texts[el.id].push(t.textContent); });
     var c = echarts.getInstanceByDom(el);
     var legends = c ? (c.getOption().legend || []) : [];
     var paged = legends.some(function (l) { return l.type === "scroll" && l.show !== false; });
@@ -179,10 +200,16 @@ setTimeout(function () {
 // measureJS), which the frame posts to the page around it.
 func browse(t *testing.T, path string, width int, shot string) string {
 	t.Helper()
+	return browseTall(t, path, width, 2400, shot)
+}
+
+// browseTall is browse in a frame and window of the given height.
+func browseTall(t *testing.T, path string, width, height int, shot string) string {
+	t.Helper()
 	outer := filepath.Join(filepath.Dir(path), fmt.Sprintf("frame-%d.html", width))
-	frame := fmt.Sprintf(`<!DOCTYPE html><html><body style="margin:0"><iframe src="%s" style="width:%dpx;height:2400px;border:0"></iframe>
+	frame := fmt.Sprintf(`<!DOCTYPE html><html><body style="margin:0"><iframe src="%s" style="width:%dpx;height:%dpx;border:0"></iframe>
 <script>window.addEventListener("message", function (e) { var p = document.createElement("pre"); p.id = "dbarena-measure"; p.textContent = e.data; document.body.appendChild(p); });</script>
-</body></html>`, filepath.Base(path), width)
+</body></html>`, filepath.Base(path), width, height)
 	if err := os.WriteFile(outer, []byte(frame), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +220,7 @@ func browse(t *testing.T, path string, width int, shot string) string {
 		dir := t.TempDir()
 		args = append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
 			"--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-sync", "--hide-scrollbars",
-			"--user-data-dir=" + filepath.Join(dir, "profile"), fmt.Sprintf("--window-size=%d,2400", max(width, 500)),
+			"--user-data-dir=" + filepath.Join(dir, "profile"), fmt.Sprintf("--window-size=%d,%d", max(width, 500), height),
 			"--virtual-time-budget=10000"}, args...)
 		cmd := exec.CommandContext(ctx, chromium(t), append(args, "file://"+path)...)
 		var stdout, stderr bytes.Buffer
@@ -277,4 +304,117 @@ func TestMariaDBIsNamed(t *testing.T) {
 	if !strings.Contains(b.String(), `<td class="l">mariadb</td><td class="l">MariaDB 11.4.2</td>`) {
 		t.Error("the environment table does not name the server MariaDB")
 	}
+}
+
+// measured writes page (with measureJS) to a temporary directory, opens
+// it in headless Chromium at width × height px and returns what the page
+// measured; the screenshot, name-WIDTHpx.png in shots, is logged.
+func measured(t *testing.T, page string, width, height int, shots, name string) measure {
+	t.Helper()
+	i := strings.LastIndex(page, "</body>")
+	page = page[:i] + measureJS + page[i:]
+	path := filepath.Join(t.TempDir(), "report.html")
+	if err := os.WriteFile(path, []byte(page), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	shot := filepath.Join(shots, fmt.Sprintf("%s-%dpx.png", name, width))
+	dom := browseTall(t, path, width, height, shot)
+	t.Logf("screenshot: %s", shot)
+	m := regexp.MustCompile(`<pre id="dbarena-measure">([^<]*)</pre>`).FindStringSubmatch(dom)
+	if m == nil {
+		t.Fatal("the page did not report its layout")
+	}
+	var got measure
+	if err := json.Unmarshal([]byte(html.UnescapeString(m[1])), &got); err != nil {
+		t.Fatalf("layout %s: %v", m[1], err)
+	}
+	if got.ScrollWidth > got.InnerWidth || len(got.Overflowing) > 0 {
+		t.Errorf("the page is %d px wide in a %d px window, past its edge: %q (screenshot %s)", got.ScrollWidth, got.InnerWidth, got.Overflowing, shot)
+	}
+	return got
+}
+
+// TestFiguresInBrowser renders the reports of the studies' conventions
+// in headless Chromium at 1,400 px and checks the drawn charts: a
+// workload at one thread count with a 16.8 s p99 beside 2 ms medians has
+// latency bars on a log axis, every one of them visibly tall; the runs'
+// charts plot TR/s over time; the operations tables of TPC-E's eleven
+// operations (long names, counts in the millions, 16,800 ms) fit their
+// half of the page without scrolling; a relative report draws the
+// baseline's bar twice the height of a target at half its TR/s; a report
+// of the analytic timing model draws each run's cold and hot bars per
+// query and no chart over time. The screenshots stay in a temporary
+// directory; their paths are logged (go test -v, or a failure, shows
+// them).
+func TestFiguresInBrowser(t *testing.T) {
+	shots, err := os.MkdirTemp("", "dbarena-report-screenshots-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	has := func(texts []string, s string) bool {
+		return slices.ContainsFunc(texts, func(x string) bool { return strings.Contains(x, s) })
+	}
+	t.Run("tpce", func(t *testing.T) {
+		ins := tpceInputs()
+		ins[0].File.Runs[0].LatencyMS.P50 = 0.4
+		m := measured(t, write(t, ins, htmlreport.Options{}), 1400, 3000, shots, "tpce")
+		bars := m.Bars["w0-lat"]
+		if len(bars) != 8 {
+			t.Fatalf("%d latency bars drawn, want 8: %v", len(bars), bars)
+		}
+		// On a linear axis the 2 ms p50 beside 16,800 ms would be 0.03
+		// px of a 280 px plot.
+		if low := slices.Min(bars); low < 20 {
+			t.Errorf("the shortest latency bar is %.2f px tall, want 20 or more (bars %v)", low, bars)
+		}
+		// Every bar rises from the axis, the 0.4 ms p50 too (a log
+		// axis' bars start at 1 unless told otherwise: it would hang
+		// down from there).
+		if b := m.Bottoms["w0-lat"]; slices.Max(b)-slices.Min(b) > 1 {
+			t.Errorf("the latency bars end at %v px: not all on the axis", b)
+		}
+		if !has(m.Texts["w0-lat"], "log scale") {
+			t.Errorf("the latency chart does not say its axis is log: %q", m.Texts["w0-lat"])
+		}
+		for _, id := range []string{"run1-time", "run2-time"} {
+			if !has(m.Texts[id], "TR/s") || has(m.Texts[id], "tps") {
+				t.Errorf("%s does not plot TR/s: %q", id, m.Texts[id])
+			}
+		}
+		if slices.Contains(m.Scrolled, "ops") {
+			t.Errorf("an operations table scrolls at 1400 px: %q", m.Scrolled)
+		}
+		// On a phone the tables scroll in their boxes, the page does
+		// not (measured checks).
+		measured(t, write(t, ins, htmlreport.Options{}), 390, 3000, shots, "tpce")
+	})
+	t.Run("relative", func(t *testing.T) {
+		m := measured(t, write(t, tpceInputs(), htmlreport.Options{Relative: true}), 1400, 2400, shots, "relative")
+		if !has(m.Texts["w0-tps"], "relative to pg at 4 threads") {
+			t.Errorf("the headline chart does not say it is relative: %q", m.Texts["w0-tps"])
+		}
+		bars := m.Bars["w0-tps"]
+		if len(bars) != 2 || math.Abs(bars[0]/bars[1]-2) > 0.05 {
+			t.Errorf("headline bars %v px, want the baseline's (1.00x) twice the other's (0.50x)", bars)
+		}
+	})
+	t.Run("tries", func(t *testing.T) {
+		m := measured(t, write(t, docolap(t), htmlreport.Options{}), 1400, 2400, shots, "tries")
+		for _, id := range []string{"run1-tries", "run2-tries"} {
+			// Five queries, cold and hot: a bar each (D's hot try on
+			// postgres took 0.4 ms of a 0.5 s axis: under a pixel).
+			if n := len(m.Bars[id]); n < 9 {
+				t.Errorf("%s: %d bars, want cold and hot of five queries", id, n)
+			}
+			if !has(m.Texts[id], "cold (first try)") || !has(m.Texts[id], "hot (best of the others)") {
+				t.Errorf("%s: no legend of cold and hot: %q", id, m.Texts[id])
+			}
+		}
+		if _, ok := m.Bars["run1-time"]; ok {
+			t.Error("a run of tries has a chart over time")
+		}
+		if slices.Contains(m.Scrolled, "tries") {
+			t.Errorf("a run's table of tries scrolls at 1400 px: %q", m.Scrolled)
+		}
+	})
 }

@@ -119,8 +119,13 @@ type Spec struct {
 	// called by cleanup, removes it.
 	Install, Uninstall func(ctx context.Context, c engine.Conn) error
 	// Check verifies the data's consistency after a run: one Problem per
-	// violated invariant, none when the data is consistent.
+	// violated invariant, none when the data is consistent. It reports
+	// each invariant it checked to ReportCheck.
 	Check func(ctx context.Context, c engine.Conn) ([]Problem, error)
+	// CheckDoc says, for the options set, which invariants Check
+	// verifies and why they hold after a run, and what breaks them; the
+	// check command prints it with -v and when a check fails.
+	CheckDoc string
 
 	// Ops name the operations (transaction types) a Worker reports.
 	Ops []Op

@@ -174,7 +174,7 @@ func humanBytes(n int64) string {
 func newCheckCmd(st *State, m workload.Meta) *cobra.Command {
 	w := m.New()
 	var tf targetFlags
-	var quiet bool
+	var quiet, verbose bool
 	var sf shardFlags
 	cmd := &cobra.Command{
 		Use:   m.Name,
@@ -198,8 +198,12 @@ func newCheckCmd(st *State, m workload.Meta) *cobra.Command {
 			}
 			defer r.Engine.Close()
 			pc := startCheck(quietly(st, quiet), fmt.Sprintf("%s on %s", w.Define().Meta.Name, r.Target))
+			var checked []string // the rules the check reported, in order
 			check := func() ([]workload.Problem, error) {
-				return load.Check(workload.WithCheckProgress(cmd.Context(), pc.report), r.Engine, w)
+				return load.Check(workload.WithCheckProgress(cmd.Context(), func(done, total int, name string) {
+					checked = append(checked, name)
+					pc.report(done, total, name)
+				}), r.Engine, w)
 			}
 			var problems []workload.Problem
 			if sp != nil {
@@ -214,6 +218,16 @@ func newCheckCmd(st *State, m workload.Meta) *cobra.Command {
 				}
 				return err
 			}
+			doc := w.Define().CheckDoc
+			if verbose {
+				if doc != "" {
+					fmt.Fprintf(st.Stdout, "what is checked: %s\n", doc)
+				}
+				fmt.Fprintf(st.Stdout, "%d rules checked:\n", len(checked))
+				for _, name := range checked {
+					fmt.Fprintf(st.Stdout, "  %s\n", name)
+				}
+			}
 			if len(problems) == 0 {
 				fmt.Fprintf(st.Stdout, "check %s on %s: ok\n", w.Define().Meta.Name, r.Target)
 				return nil
@@ -221,12 +235,16 @@ func newCheckCmd(st *State, m workload.Meta) *cobra.Command {
 			for _, p := range problems {
 				fmt.Fprintf(st.Stdout, "FAIL %s: %s\n", p.Check, p.Detail)
 			}
+			if doc != "" && !verbose {
+				fmt.Fprintf(st.Stdout, "what is checked: %s\n", doc)
+			}
 			return fmt.Errorf("%w: %d problem(s) in %s on %s", ErrCheckFailed, len(problems), w.Define().Meta.Name, r.Target)
 		},
 	}
 	tf.register(cmd.Flags())
 	sf.register(cmd.Flags())
 	addQuiet(cmd.Flags(), &quiet)
+	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "say what is checked and why, and list every rule checked")
 	cmd.Flags().AddFlagSet(w.Define().Options)
 	return cmd
 }

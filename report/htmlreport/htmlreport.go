@@ -951,8 +951,12 @@ func runOf(in compare.Input, r *result.Run, n int, counts []string) runSection {
 	}
 	for _, m := range r.Metrics {
 		row := []string{m.Name, f2(m.Value) + " " + m.Unit, "", ""}
-		if m.Limit != nil {
-			row[2] = f2(*m.Limit)
+		switch {
+		case m.Rule != "":
+			row[2] = m.Rule
+		case m.Limit != nil:
+			// A file written before rules were recorded.
+			row[2] = map[bool]string{true: "≥ ", false: "≤ "}[m.Higher] + f2(*m.Limit)
 		}
 		if m.Pass != nil {
 			row[3] = map[bool]string{true: "pass", false: "FAIL"}[*m.Pass]

@@ -76,8 +76,10 @@ func (w *Airline) Define() workload.Spec {
 		DataOptions:    []string{"aircraft", "schedules", "seed-data"},
 		Tables:         w.tables,
 		Check:          w.check,
-		Ops:            []workload.Op{{Name: "booking"}},
-		RunDefaults:    runDefaults(),
+		CheckDoc: "Every booking is one seat, one payment and one audit increment in one transaction: each (schedule, day)'s audit count equals its seats booked, " +
+			"every seat has its audit row, every seat one payment and every payment one seat. Lost updates (read committed's double bookings) break them.",
+		Ops:         []workload.Op{{Name: "booking"}},
+		RunDefaults: runDefaults(),
 	}
 }
 

@@ -71,7 +71,7 @@ func (w *Airline) check(ctx context.Context, conn engine.Conn) ([]workload.Probl
 			"SELECT p.user_id, COUNT(s.id) FROM payment p LEFT JOIN seat s ON s.user_id = p.user_id GROUP BY p.id, p.user_id HAVING COUNT(s.id) <> 1 ORDER BY 1",
 			func(r []any) string { return fmt.Sprintf("user %v: %v seats for a payment", r[0], r[1]) }},
 	}
-	for _, ck := range checks {
+	for i, ck := range checks {
 		var found []string
 		var n int64
 		err := c.QueryRows(ctx, ck.sql, nil, func(row []any) error {
@@ -86,6 +86,7 @@ func (w *Airline) check(ctx context.Context, conn engine.Conn) ([]workload.Probl
 		if n > 0 {
 			probs = append(probs, Problem(ck.name, n, ck.unit, found))
 		}
+		workload.ReportCheck(ctx, i+1, len(checks), ck.name)
 	}
 	return probs, nil
 }

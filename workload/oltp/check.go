@@ -43,6 +43,7 @@ func (w *Test) check(ctx context.Context, conn engine.Conn) ([]workload.Problem,
 			return probs, err
 		}
 		probs = append(probs, p...)
+		workload.ReportCheck(ctx, n, w.opts.tables, TableName(n)+": columns, no NULLs, c and pad's template, ids and k, "+w.rowRuleText())
 	}
 	return probs, nil
 }
@@ -55,6 +56,30 @@ const (
 	RowsAtMost                      // <= table-size, ids within 1..table-size
 	RowsAtLeast                     // >= the loaded rows; ids >= 1
 )
+
+// rowRuleText is RowRule in words.
+func (w *Test) rowRuleText() string {
+	switch w.RowRule() {
+	case RowsAtMost:
+		return fmt.Sprintf("at most %d rows", w.opts.tableSize)
+	case RowsAtLeast:
+		return "no fewer rows than loaded"
+	}
+	return fmt.Sprintf("exactly %d rows", w.opts.tableSize)
+}
+
+// checkDoc is the Spec's CheckDoc.
+func (w *Test) checkDoc() string {
+	what := "keeps exactly --table-size rows with ids 1..table-size: its deletes and inserts pair up in a transaction"
+	switch w.RowRule() {
+	case RowsAtMost:
+		what = "only ever lowers the row count (its deletes may lose rows; with --skip-trx an interrupted delete+insert loses its row)"
+	case RowsAtLeast:
+		what = "only ever raises the row count"
+	}
+	return "Each sbtest table exists with id, k, c and pad, has no NULLs, c and pad of sysbench's length and digit-group template, ids and k ≥ 1; " +
+		"and this test " + what + ". The row rule assumes the tables were prepared with these options and last written by this test."
+}
 
 // RowRule is what this test, with these options, does to the number of
 // rows.

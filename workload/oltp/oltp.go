@@ -181,6 +181,7 @@ func (w *Test) Define() workload.Spec {
 		DataOptions: dataOptions(),
 		Tables:      w.tables,
 		Check:       w.check,
+		CheckDoc:    w.checkDoc(),
 		Ops:         w.ops(),
 		Retryable:   retryable,
 	}

@@ -154,6 +154,8 @@ func (w *Payments) Define() workload.Spec {
 		Install:     w.Install,
 		Uninstall:   w.Uninstall,
 		Check:       w.check,
+		CheckDoc: "The accounts keep their count (--accounts) and their total balance (accounts × --initial-balance): a transfer moves money, it neither makes nor loses any; " +
+			"no balance is below zero (a transfer that would overdraw rolls back); every transfer names two accounts that exist.",
 		Ops:         []workload.Op{{Name: "transfer"}, {Name: "delete"}},
 		Metrics:     []string{"transfers/min", "deletes/min", "declined/min"},
 		RunDefaults: &workload.RunDefaults{Retry: workload.DefaultRetryPolicy()},

@@ -190,6 +190,7 @@ func (w *Script) Define() workload.Spec {
 		DataOptions: dataOptions(),
 		Tables:      w.tables,
 		Check:       w.check,
+		CheckDoc:    w.checkDoc(),
 		Ops:         w.ops(),
 	}
 }

@@ -116,9 +116,13 @@ func (w *TPCC) Define() workload.Spec {
 		Install:    w.install,
 		Uninstall:  uninstall,
 		Check:      check,
-		Ops:        ops(),
-		Metrics:    metricNames(w.opts.wait),
-		Counters:   &workload.Counters{Names: []string{counterNewOrders}, Read: readCounters},
+		CheckDoc: "TPC-C's consistency conditions 1 to 12 of clause 3.3.2 but 11 (which holds only before the first Delivery): " +
+			"each warehouse's and district's year-to-date sums match the payments in history, order and new-order ids run without gaps, " +
+			"order lines match their orders' counts and delivery dates, customers' balances match their orders and payments. " +
+			"Every transaction keeps them; a transaction cut half-way, or other writes to the tables, breaks them.",
+		Ops:      ops(),
+		Metrics:  metricNames(w.opts.wait),
+		Counters: &workload.Counters{Names: []string{counterNewOrders}, Read: readCounters},
 	}
 }
 

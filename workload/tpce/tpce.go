@@ -118,10 +118,13 @@ func (w *TPCE) Define() workload.Spec {
 		Tables:         w.tables,
 		// Batch b of every scaling table is Load Unit b (a fixed
 		// table's one batch counts with the first).
-		BatchUnit:   "load units",
-		Install:     w.install,
-		Uninstall:   uninstall,
-		Check:       w.check,
+		BatchUnit: "load units",
+		Install:   w.install,
+		Uninstall: uninstall,
+		Check:     w.check,
+		CheckDoc: "The TPC-E-like database's integrity after a run: row counts of the fixed tables as loaded, every child row's parent, " +
+			"settlements, cash and history for every completed trade, holding summaries equal to their holdings, brokers' trade counts and commissions, " +
+			"and no trade request left for a completed trade. The transactions keep them; a Trade-Result cut half-way breaks them.",
 		Ops:         ops(),
 		Metrics:     metricNames(),
 		RunDefaults: &d,

@@ -25,7 +25,8 @@ import (
 
 // ServerKind is the managed-server kind of PostgreSQL: a PostgreSQL
 // server from the machine's binaries (/usr/lib/postgresql/<version>/bin,
-// the newest found, or PATH), started by package server.
+// the newest found, or PATH; with a version asked for, also the
+// project's cached builds: see installs), started by package server.
 const ServerKind server.Kind = "postgres"
 
 // init registers the managed-server kinds of the PostgreSQL wire family:
@@ -52,8 +53,10 @@ var postgresKind = &server.KindDef{
 	Find: func(spec server.Spec) (server.Binaries, error) {
 		return findPostgres(spec.BinDir, spec.Getenv("PATH"))
 	},
-	Start:     startPostgres,
-	TargetURL: func(u *url.URL) { u.Scheme, u.RawQuery = "postgres", "sslmode=disable" },
+	Installs:    installs,
+	InstallHelp: installHelp,
+	Start:       startPostgres,
+	TargetURL:   func(u *url.URL) { u.Scheme, u.RawQuery = "postgres", "sslmode=disable" },
 	Describe: func(spec server.Spec) (string, []string, error) {
 		b, err := findPostgres(spec.BinDir, spec.Getenv("PATH"))
 		if err != nil {

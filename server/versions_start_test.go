@@ -21,14 +21,24 @@ import (
 func TestStartVersions(t *testing.T) {
 	testdb.Postgres18(t)
 	h := home(t, true)
-	for _, tc := range []struct{ version, label, want string }{
-		{"18", "pgv18", "PostgreSQL 18."},
-		{"15", "pgv15", "PostgreSQL 15."},
-		{"18.6", "pgv18", "PostgreSQL 18.6 "},
+	// data_checksums is initdb's to set: on by default from 18 on, off
+	// before; either way as asked.
+	for _, tc := range []struct{ version, label, want, checksums string }{
+		{"18", "pgv18", "PostgreSQL 18.", "off"},
+		{"15", "pgv15", "PostgreSQL 15.", "on"},
+		{"18.6", "pgv18", "PostgreSQL 18.6 ", ""},
 	} {
-		s := start(t, server.Spec{Kind: postgres.ServerKind, Version: tc.version, Label: tc.label, Home: h})
+		spec := server.Spec{Kind: postgres.ServerKind, Version: tc.version, Label: tc.label, Home: h}
+		wantSums := "on" // 18's default
+		if tc.checksums != "" {
+			spec.Knobs, wantSums = []server.Knob{{Name: "data_checksums", Value: tc.checksums}}, tc.checksums
+		}
+		s := start(t, spec)
 		if got := show(t, s.Target(), "SELECT version()"); !strings.HasPrefix(got, tc.want) {
 			t.Errorf("version %s: SELECT version() = %q, want %s…", tc.version, got, tc.want)
+		}
+		if got := show(t, s.Target(), "SHOW data_checksums"); got != wantSums {
+			t.Errorf("version %s, data_checksums=%s: SHOW data_checksums = %s", tc.version, tc.checksums, got)
 		}
 		if !strings.HasPrefix(s.Version()+" ", strings.TrimSuffix(tc.want, ".")) {
 			t.Errorf("version %s: recorded %q", tc.version, s.Version())

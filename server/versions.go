@@ -102,8 +102,8 @@ func PickInstall(installs []Install, want, title, help string) (Install, error) 
 
 // withVersion returns spec with BinDir set to the install of the version
 // it asks for (Spec.Version), found by def.Installs; spec as it is when it
-// asks for none. A kind in front of another without a version of its own
-// takes its backend's: see backendSpec.
+// asks for none or the kind takes none (for the backend a kind in front
+// of another starts, its callers pass backendSpec).
 func withVersion(ctx context.Context, def *KindDef, spec Spec) (Spec, error) {
 	if spec.Version == "" || def.Installs == nil {
 		return spec, nil

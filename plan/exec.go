@@ -103,7 +103,7 @@ func (ex *SessionExecutor) open(ctx context.Context, c Cell) (*openTarget, error
 	if ot, ok := ex.targets[c.Target.Label]; ok {
 		return ot, nil
 	}
-	spec := session.TargetSpec{URL: c.Target.URL, PasswordFile: c.Target.PasswordFile, ConnectTimeout: ex.o.ConnectTimeout}
+	spec := session.TargetSpec{URL: c.Target.URL, Label: c.Target.Label, PasswordFile: c.Target.PasswordFile, ConnectTimeout: ex.o.ConnectTimeout}
 	if ex.o.Shard != nil {
 		spec.Shards = ex.o.Shard.Count
 	}

@@ -2,6 +2,7 @@ package plan_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -9,8 +10,11 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/internal/testdb"
 	"github.com/dbarena/dbarena/plan"
 	"github.com/dbarena/dbarena/result"
+	"github.com/dbarena/dbarena/server"
+	_ "github.com/dbarena/dbarena/server/all"
 	"github.com/dbarena/dbarena/session"
 	"github.com/dbarena/dbarena/workload"
 )
@@ -133,5 +137,59 @@ func TestWorkloadNew(t *testing.T) {
 		if _, err := bad.New(); err == nil {
 			t.Errorf("%+v: no error", bad)
 		}
+	}
+}
+
+// A plan's version axis (the knob version of a managed target) starts
+// each version's server, named after the cell's target label, which
+// server list shows; each result records the version that ran.
+func TestSessionExecutorVersions(t *testing.T) {
+	testdb.Postgres18(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	p, err := plan.Parse(filepath.Join(dir, "exp.yaml"), []byte(`
+duration: 300ms
+report_interval: 100ms
+threads: 1
+targets:
+  - {label: pg, url: "managed:postgres", knobs: {version: [15, 18]}}
+workloads:
+  - {name: plan_test_failing, tolerate_errors: true}
+`), plan.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := sessionEnv(t)
+	env.Getenv = func(k string) string { // the cache of PostgreSQL 18, if the caller's
+		if k == "HOME" || k == "XDG_CACHE_HOME" {
+			return os.Getenv(k)
+		}
+		return ""
+	}
+	ex := plan.NewSessionExecutor(plan.ExecutorOptions{Env: env})
+	defer ex.Close()
+	for _, c := range p.Cells {
+		if err := ex.Prepare(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+		f, err := ex.Run(ctx, c, 1)
+		if err != nil || f == nil {
+			t.Fatalf("%s: %v, file %v", c.ID, err, f)
+		}
+		want := "PostgreSQL " + strings.TrimPrefix(c.Target.Label, "pg-version=") + "."
+		if f.Target.Label != c.Target.Label || !strings.HasPrefix(f.Target.ServerVersion, want) {
+			t.Errorf("%s: target %q, server version %q, want %s…", c.ID, f.Target.Label, f.Target.ServerVersion, want)
+		}
+	}
+	list, err := server.List(env.Home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, s := range list {
+		names = append(names, s.Name())
+	}
+	if got := strings.Join(names, " "); got != "pg-version-15 pg-version-18" {
+		t.Errorf("servers %q, want pg-version-15 pg-version-18", got)
 	}
 }

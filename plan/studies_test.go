@@ -74,6 +74,13 @@ var studyPages = map[string]studyPage{
 		headers:  []string{"pgbouncer vs direct", "direct server_cpu_pct", "pgbouncer host_cpu_pct"},
 		overTime: "tps",
 	},
+	"pg-versions.yaml": {
+		title:   "oltp_read_write: tps (/s), higher is better; changes against pg-version=15",
+		chart:   "tps vs threads",
+		headers: []string{"pg-version=15", "pg-version=18", "pg-version=18 vs pg-version=15"},
+		retries: true, // sysbench's deadlocks on one table of 1,000 rows, replayed
+		more:    []string{"server version", "PostgreSQL 15.18 (Debian 15.18-0+deb12u1)", "PostgreSQL 18.6", "NOPM (/min)"},
+	},
 	"tpce-study.yaml": {
 		// relative: true, as compare.md.
 		title:    "tpce: TR/s, higher is better; changes against pg-dbt5/client-dbt5; beside each column its server_cpu_pct_host (%), host_iowait_pct, disk_iops (/s), disk_iops_pct (medians of the runs); values relative to pg-dbt5/client-dbt5 at 4 threads (48.80 = 1.00x)",

@@ -21,8 +21,9 @@ import (
 // checked when the server starts (Start reads every knob back). The own
 // settings of a kind in front of another (pgbouncer.*) and custom
 // settings (with a dot in their names, for PostgreSQL's extensions) are
-// not checked here. Missing binaries are an error wrapping
-// ErrNotInstalled.
+// not checked here. The settings are those of the version spec asks for
+// (Spec.Version). Missing binaries, or a version the machine lacks, are
+// an error wrapping ErrNotInstalled.
 func CheckKnobs(ctx context.Context, spec Spec) error {
 	def := defOf(spec.Kind)
 	var knobs []Knob
@@ -38,10 +39,16 @@ func CheckKnobs(ctx context.Context, spec Spec) error {
 		return nil
 	}
 	if def.Backend != "" {
-		def = defOf(def.Backend) // the knobs go to its backend
+		// The knobs go to its backend, from the usual places.
+		spec.Version, spec.BinDir = backendSpec(def, spec).Version, ""
+		def = defOf(def.Backend)
 	}
 	if def.Describe == nil {
 		return nil
+	}
+	spec, err := withVersion(ctx, def, spec)
+	if err != nil {
+		return err
 	}
 	prog, args, err := def.Describe(spec)
 	if err != nil {

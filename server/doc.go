@@ -36,12 +36,21 @@
 // Reap stops and removes those whose process ended without stopping
 // them.
 //
+// A Spec may ask for a version (Spec.Version: "18", "18.6"): the kind
+// lists the installs the machine has with the versions they report
+// (KindDef.Installs: for PostgreSQL, Debian's, the builds the project's
+// scripts cache in CacheDirs, PATH's, or --bin-dir's), PickInstall takes
+// the newest that matches, and a version none has is an error listing
+// them before anything starts. A server started for a labelled target
+// is named after the label (Spec.Label).
+//
 // (*Server).Target is the dbarena target of a server, its password a
 // target.Secret; ParseManaged reads the managed: targets of the command
 // line (managed:postgres?shared_buffers=1GB, managed:pg1).
 //
 // The package runs the servers' programs directly (os/exec), never a
 // shell or scripts/testservers, and reads no process globals but PATH
-// and TMPDIR through Spec.Getenv (os.Getenv by default); server/mongo
-// reads DBARENA_MONGOD, XDG_CACHE_HOME and HOME there too.
+// and TMPDIR through Spec.Getenv (os.Getenv by default), and
+// XDG_CACHE_HOME and HOME for CacheDirs; server/mongo reads DBARENA_MONGOD
+// there too.
 package server

@@ -11,3 +11,6 @@ func KnownSettings(d *KindDef, out []byte) map[string]bool { return d.knownSetti
 
 // Known is d.known.
 func Known(d *KindDef) bool { return d.known() }
+
+// LabelName is labelName.
+var LabelName = labelName

@@ -48,6 +48,16 @@ type KindDef struct {
 	// an error wrapping ErrNotInstalled that names the package to
 	// install.
 	Find func(spec Spec) (Binaries, error)
+	// Installs lists the installs of the kind's programs on the machine,
+	// each with the version its server reports of itself, for a spec that
+	// asks for a version (Spec.Version): the one in Spec.BinDir when
+	// given, else those in the usual places and the project's caches
+	// (CacheDirs). The core picks the newest that matches (PickInstall)
+	// and hands its directory to Find as Spec.BinDir. Nil: the kind
+	// takes no version. InstallHelp says how to get a version the
+	// machine lacks, for the message that lists those it has.
+	Installs    func(ctx context.Context, spec Spec) ([]Install, error)
+	InstallHelp string
 	// Programs are the programs whose paths Find takes from
 	// Spec.Programs (its flag is --NAME); Validate refuses others.
 	Programs []string

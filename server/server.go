@@ -117,19 +117,28 @@ func Start(ctx context.Context, spec Spec) (*Server, error) {
 		spec.Getenv = os.Getenv
 	}
 	def := defOf(spec.Kind)
-	bins, err := def.Find(spec)
+	fspec, err := withVersion(ctx, def, spec)
+	if err != nil {
+		return nil, err
+	}
+	bins, err := def.Find(fspec)
 	if err != nil {
 		return nil, err
 	}
 	// A kind in front of another without a named one starts its own,
-	// from the usual places.
+	// from the usual places, of the version asked for when the front
+	// kind has none of its own.
 	var backendBins *Binaries
 	if def.Backend != "" && spec.Backend == "" {
 		bdef := defOf(def.Backend)
 		if !bdef.known() {
 			return nil, fmt.Errorf("%w %q (the backend of %s)", ErrUnknownKind, def.Backend, spec.Kind)
 		}
-		b, err := bdef.Find(Spec{Kind: def.Backend, Getenv: spec.Getenv})
+		bspec, err := withVersion(ctx, bdef, backendSpec(def, spec))
+		if err != nil {
+			return nil, err
+		}
+		b, err := bdef.Find(bspec)
 		if err != nil {
 			return nil, err
 		}
@@ -157,9 +166,16 @@ func Start(ctx context.Context, spec Spec) (*Server, error) {
 		return nil, fmt.Errorf("managed servers' directory: %w", err)
 	}
 	name, dir := spec.Name, ""
+	base := labelName(spec.Label)
+	if base == "" {
+		base = string(spec.Kind)
+	}
 	for try := 0; ; try++ {
 		if spec.Name == "" {
-			name = string(spec.Kind) + "-" + randomHex(3)
+			name = base + "-" + randomHex(3)
+			if _, err := ParseKind(base); try == 0 && base != string(spec.Kind) && err != nil {
+				name = base // a plan's label as it is, while free
+			}
 		}
 		dir = filepath.Join(servers, name)
 		err := os.Mkdir(dir, 0o700)
@@ -219,6 +235,10 @@ func start(ctx context.Context, spec Spec, name, dir string, bins Binaries, back
 		}
 	}
 	s.rec.User = acct.name
+	if acct.other && !acct.canSearch(bins.Dir) {
+		return s, fmt.Errorf("%w: %s's programs in %s: user %s, which %s runs as under root, cannot reach that directory; put them where it can (as root, scripts/testservers install puts what it fetches in %s)",
+			ErrNotInstalled, def.Title, bins.Dir, acct.name, def.Title, SystemCacheDir)
+	}
 	pw := randomPassword()
 	if err := os.WriteFile(filepath.Join(dir, passwordFile), []byte(pw+"\n"), 0o600); err != nil {
 		return s, err
@@ -598,6 +618,24 @@ func (s *Server) Stop(ctx context.Context) error {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
+}
+
+// labelName is label as a server name's start (Spec.Label): letters,
+// digits, '-' and '_' kept, every other character '-', starting with a
+// letter or digit, at most 56 characters so that "-" and six random hex
+// digits fit in a name; "" when nothing is left.
+func labelName(label string) string {
+	b := []byte(label)
+	for i, c := range b {
+		if !(c == '-' || c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			b[i] = '-'
+		}
+	}
+	n := strings.TrimLeft(string(b), "-_")
+	if len(n) > 56 {
+		n = n[:56]
+	}
+	return strings.TrimRight(n, "-_")
 }
 
 // randomPassword is 144 random bits in URL-safe base64: no character that

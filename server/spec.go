@@ -31,6 +31,11 @@ func ParseKind(s string) (Kind, error) {
 // Scheme is the URL scheme of managed targets: managed:postgres?knob=value.
 const Scheme = "managed"
 
+// VersionParam is the parameter of a managed target that names the
+// server's version rather than a setting: managed:postgres?version=18
+// (Spec.Version).
+const VersionParam = "version"
+
 // Knob is one server setting as it is written into the server's
 // configuration file: postgresql.conf, my.cnf's [mariadbd] section or
 // pgbouncer.ini's [pgbouncer] section.
@@ -59,6 +64,19 @@ type Spec struct {
 	// managed:NAME. Empty means a throw-away server: Start picks a name
 	// like postgres-3f9a1c, and its Target is labelled with the kind.
 	Name string
+	// Label, for a server without a Name, is what its generated name
+	// starts with (a plan's target label, so that server list shows
+	// it): the label itself while no server has that name, else
+	// label-<random>; a character a name cannot have becomes '-'.
+	// Empty: the kind's name.
+	Label string
+	// Version is the server's version: a major version ("18") or an
+	// exact one ("18.6"), picked among the installs the kind finds
+	// (KindDef.Installs); the newest that matches starts. Empty: the
+	// kind's usual choice (for PostgreSQL, the newest Debian install).
+	// A kind in front of another without installs of its own passes it
+	// to the backend it starts for itself.
+	Version string
 	// Knobs are the settings the server starts with. Each is read back
 	// from the running server; one it does not know, or reports with
 	// another value, fails Start.
@@ -129,6 +147,15 @@ func (s Spec) Validate() []error {
 	}
 	if s.Home == "" {
 		bad("no data directory (Home) for the server's files")
+	}
+	switch v := s.Version; {
+	case v == "":
+	case !versionRE.MatchString(v):
+		bad("version %q: want a major version (18) or an exact one (18.6)", v)
+	case def.known() && !def.versioned():
+		bad("version %s: %s servers take no version", v, s.Kind)
+	case def.Installs == nil && s.Backend != "":
+		bad("version %s: %s %s runs already, with its own version", v, defOf(def.Backend).Title, s.Backend)
 	}
 	if s.Port < 0 || s.Port > 65535 {
 		bad("port %d: want 1 to 65535, or 0 for a free one", s.Port)
@@ -207,10 +234,12 @@ func mustKind(k Kind) Kind {
 //	managed:mariadb?innodb_buffer_pool_size=1G             a new MariaDB
 //	managed:pgbouncer?shared_buffers=1GB                   a new PgBouncer in front of a new PostgreSQL
 //	managed:mongo?wiredTigerCacheSizeGB=1                  a new MongoDB (a one-node replica set)
+//	managed:postgres?version=18&shared_buffers=1GB         a new PostgreSQL 18 (Spec.Version)
 //	managed:pg1                                            the started server named pg1
 //
 // ("managed://postgres?…" is accepted too). For a new server the Spec has
-// its Kind and Knobs, in the order given, and no Name; for a started one
+// its Kind, its Version (the parameter version, VersionParam) and Knobs
+// (the other parameters), in the order given, and no Name; for a started one
 // only its Name (Kind empty), for Lookup. Values are URL-unescaped
 // (%20 for a space, %26 for '&'). Problems wrap ErrBadSpec.
 func ParseManaged(raw string) (Spec, error) {
@@ -236,6 +265,7 @@ func ParseManaged(raw string) (Spec, error) {
 		return Spec{Name: what}, nil
 	}
 	spec := Spec{Kind: kind}
+	versions := 0
 	for _, part := range strings.Split(u.RawQuery, "&") {
 		if part == "" {
 			continue
@@ -245,6 +275,13 @@ func ParseManaged(raw string) (Spec, error) {
 		v, err2 := url.QueryUnescape(value)
 		if !ok || err1 != nil || err2 != nil {
 			return Spec{}, fmt.Errorf("%w: managed:%s: setting %q: want name=value (URL-escaped)", ErrBadSpec, what, part)
+		}
+		if n == VersionParam {
+			if versions++; versions > 1 {
+				return Spec{}, fmt.Errorf("%w: managed:%s: version given twice (%s, %s)", ErrBadSpec, what, spec.Version, v)
+			}
+			spec.Version = v
+			continue
 		}
 		spec.Knobs = append(spec.Knobs, Knob{Name: n, Value: v})
 	}

@@ -83,6 +83,10 @@ type TargetSpec struct {
 	// "managed:NAME" uses a started one. Empty: the embedded SQLite file
 	// default.db in the data directory.
 	URL string
+	// Label, when set, labels the target (a label in URL gives way to
+	// it), and a managed server started for it is named after it (see
+	// server.Spec.Label), as a plan's targets are.
+	Label string
 	// PasswordFile is a file holding the password (else the URL's, else
 	// the engine's variable).
 	PasswordFile string
@@ -159,6 +163,9 @@ func Resolve(ctx context.Context, spec TargetSpec, env Env) (*Resolved, error) {
 		}
 	}
 	byScheme := t.Label == t.URL.Scheme && !strings.HasPrefix(raw, t.Label+"=")
+	if spec.Label != "" {
+		t.Label, byScheme = spec.Label, false
+	}
 	if spec.Shards > 1 {
 		reg, _ := engine.Lookup(t.URL.Scheme)
 		switch {
@@ -259,9 +266,10 @@ func openManaged(ctx context.Context, env Env, t engine.Target, passwordFile str
 		return nil, t, nil, err
 	}
 	ReapOrphans(home, env.Log)
+	userLabel := t.Label != server.Scheme
 	relabel := func(s *server.Server) engine.Target {
 		tg := s.Target()
-		if t.Label != server.Scheme { // the user's label
+		if userLabel {
 			tg.Label = t.Label
 		}
 		return tg
@@ -279,6 +287,9 @@ func openManaged(ctx context.Context, env Env, t engine.Target, passwordFile str
 	// The server is this process's: should it be killed before it stops
 	// the server, the next dbarena reaps it.
 	spec.Home, spec.Getenv, spec.Owned = home, env.Getenv, true
+	if userLabel {
+		spec.Label = t.Label // server list names it so
+	}
 	if errs := spec.Validate(); len(errs) > 0 {
 		return nil, t, nil, errors.Join(errs...)
 	}

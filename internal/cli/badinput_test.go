@@ -30,6 +30,10 @@ func TestBadTargetInput(t *testing.T) {
 	dir := t.TempDir()
 	noDir := filepath.Join(dir, "nonexistent", "dir", "x.db")
 	pwFile := filepath.Join(dir, "no-such-password-file")
+	versionPlan := filepath.Join(dir, "versions.yaml")
+	if err := os.WriteFile(versionPlan, []byte("targets:\n  - label: pg\n    url: managed:postgres\n    knobs:\n      version: [15, 3]\nworkloads:\n  - name: oltp_point_select\nthreads: [1]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -62,6 +66,13 @@ func TestBadTargetInput(t *testing.T) {
 		{"shards with tries", []string{"run", "docolap", "--tries", "3", "--shard", "0/2", "--run-id", "r", "--target", sq}, cli.ExitUsage, []string{"--shard 0/2", "--tries"}},
 		{"shards on sqlite", []string{"run", "oltp_point_select", "--shard", "0/2", "--run-id", "r", "--target", sq}, cli.ExitUsage, []string{"embedded engine", "every shard reaches"}},
 		{"shards on a managed server", []string{"prepare", "oltp_point_select", "--shard", "1/2", "--run-id", "r", "--target", "managed:postgres"}, cli.ExitUsage, []string{"managed:postgres", "each of the 2 shards"}},
+		{"managed version unknown", []string{"run", "oltp_point_select", "--target", "managed:postgres?version=3"}, cli.ExitTarget, []string{"version 3: no PostgreSQL 3 on this machine; found 15.", "(/usr/lib/postgresql/15/bin)", "scripts/testservers install"}},
+		{"managed version malformed", []string{"run", "oltp_point_select", "--target", "managed:postgres?version=eighteen"}, cli.ExitUsage, []string{`version "eighteen"`, "want a major version (18)"}},
+		{"managed version on mariadb", []string{"run", "oltp_point_select", "--target", "managed:mariadb?version=11"}, cli.ExitUsage, []string{"version 11", "mariadb servers take no version"}},
+		{"managed version twice", []string{"run", "oltp_point_select", "--target", "managed:postgres?version=15&version=18"}, cli.ExitUsage, []string{"version given twice (15, 18)"}},
+		{"server start version unknown", []string{"server", "start", "postgres", "--version", "3"}, cli.ExitTarget, []string{"version 3: no PostgreSQL 3 on this machine", "found 15."}},
+		{"server start version malformed", []string{"server", "start", "postgres", "--version", "18.x"}, cli.ExitUsage, []string{`version "18.x"`}},
+		{"plan version unknown", []string{"plan", "show", versionPlan}, cli.ExitUsage, []string{versionPlan, "version 3: no PostgreSQL 3 on this machine"}},
 		{"merge from without run id", []string{"merge", "--from", sq, "-o", filepath.Join(dir, "m.json")}, cli.ExitUsage, []string{"--from needs --run-id"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -39,7 +40,7 @@ func TestServerCommandsMongo(t *testing.T) {
 	}
 	list := dbarena(t, ctx, env, "server", "list")
 	url := dbarena(t, ctx, env, "server", "url", "m1")
-	if !strings.Contains(list.stdout, "m1    mongo  running") || !strings.Contains(url.stdout, "mongodb://bench@127.0.0.1:") {
+	if !regexp.MustCompile(`(?m)^m1 +mongo +MongoDB 6\.0\.\d+ +running `).MatchString(list.stdout) || !strings.Contains(url.stdout, "mongodb://bench@127.0.0.1:") {
 		t.Errorf("list:\n%s\nurl:\n%s", list.stdout, url.stdout)
 	}
 	for _, out := range []string{o.stdout, o.stderr, list.stdout, list.stderr, url.stdout, url.stderr} {

@@ -174,7 +174,11 @@ func loadPlan(st *State, path string, vars []string) (*plan.Plan, error) {
 			if errs := spec.Validate(); len(errs) > 0 {
 				return errors.Join(errs...)
 			}
-			// A typo in a knob is found now, not when its cell's turn comes.
+			// A version the machine lacks and a typo in a knob are found
+			// now, not when the cell's turn comes.
+			if err := server.CheckVersion(context.Background(), spec); err != nil {
+				return err
+			}
 			return server.CheckKnobs(context.Background(), spec)
 		}
 		for _, s := range engine.Schemes() {

@@ -47,7 +47,7 @@ func newServerStartCmd(st *State) *cobra.Command {
 	var mongod string
 	timeout := seconds(time.Minute)
 	cmd := &cobra.Command{
-		Use:   "start postgres|mariadb|pgbouncer|mongo [--name NAME] [--set name=value]...",
+		Use:   "start postgres|mariadb|pgbouncer|mongo [--name NAME] [--version N] [--set name=value]...",
 		Short: "Start a managed server and leave it running",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -93,6 +93,7 @@ func newServerStartCmd(st *State) *cobra.Command {
 	fs.IntVar(&spec.Port, "port", 0, "TCP port on 127.0.0.1 (default: a free one)")
 	fs.StringVar(&mongod, "mongod", "", "mongo: the mongod `program` (default: $DBARENA_MONGOD, PATH, then the cache scripts/testservers install fills)")
 	fs.StringVar(&spec.BinDir, "bin-dir", "", "directory of the server's programs (default: the newest /usr/lib/postgresql/*/bin, else PATH and /usr/sbin)")
+	fs.StringVar(&spec.Version, "version", "", "postgres, pgbouncer's own postgres: the PostgreSQL `version`, major (18) or exact (18.6), among Debian's /usr/lib/postgresql/*/bin, the cache scripts/testservers install fills, PATH or --bin-dir (default: the newest Debian one)")
 	fs.StringVar(&spec.Backend, "backend", "", "pgbouncer: the started PostgreSQL server to go in front of (default: start one of its own with the --set values)")
 	fs.Var(&timeout, "timeout", "give up when the server does not accept connections after this long")
 	return cmd
@@ -213,7 +214,7 @@ func newServerListCmd(st *State) *cobra.Command {
 				return nil
 			}
 			tw := tabwriter.NewWriter(st.Stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "NAME\tKIND\tSTATE\tPID\tURL\tSETTINGS")
+			fmt.Fprintln(tw, "NAME\tKIND\tVERSION\tSTATE\tPID\tURL\tSETTINGS")
 			for _, s := range servers {
 				kind := string(s.Kind())
 				switch {
@@ -230,7 +231,11 @@ func newServerListCmd(st *State) *cobra.Command {
 				for _, k := range s.Knobs() {
 					knobs = append(knobs, k.String())
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", s.Name(), kind, state, s.PID(), s.Target().Redacted(), strings.Join(knobs, " "))
+				version := s.Version()
+				if version == "" {
+					version = "-"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", s.Name(), kind, version, state, s.PID(), s.Target().Redacted(), strings.Join(knobs, " "))
 			}
 			if ferr := tw.Flush(); err == nil {
 				err = ferr

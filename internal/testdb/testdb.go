@@ -23,6 +23,8 @@
 // such a database or schema.
 //
 // SQLite returns a fresh database file in the test's temporary directory.
+// Postgres18 makes sure of the PostgreSQL 18 install that tests start
+// managed servers from.
 //
 // testdb imports only engine, the standard library and the MongoDB driver
 // (to drop Isolated's MongoDB databases): it never imports an engine
@@ -127,6 +129,24 @@ func PgBouncer(t testing.TB) engine.Target {
 func Mongo(t testing.TB) engine.Target {
 	t.Helper()
 	return mongoServer.target(t)
+}
+
+// postgres18 is the PostgreSQL 18 build scripts/testservers fetches:
+// an install managed servers start from, not a server.
+var postgres18 = &server{name: "postgres18"}
+
+// Postgres18 makes sure the machine has PostgreSQL 18, for tests that
+// start managed PostgreSQL 18 servers (server.Spec.Version "18"): it runs
+// `scripts/testservers start postgres18` once per test process, which
+// fetches PostgreSQL 18.6 into the cache where the managed servers find
+// it unless it is there. It fails t when it cannot. It is safe for
+// concurrent use.
+func Postgres18(t testing.TB) {
+	t.Helper()
+	postgres18.once.Do(func() { postgres18.err = postgres18.start() })
+	if postgres18.err != nil {
+		t.Fatalf("testdb: no PostgreSQL 18: %v", postgres18.err)
+	}
 }
 
 // SQLite returns a target for a new, empty database file test.db in a

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -25,7 +26,8 @@ import (
 
 // ServerKind is the managed-server kind of PostgreSQL: a PostgreSQL
 // server from the machine's binaries (/usr/lib/postgresql/<version>/bin,
-// the newest found, or PATH), started by package server.
+// the newest found, or PATH; with a version asked for, also the
+// project's cached builds: see installs), started by package server.
 const ServerKind server.Kind = "postgres"
 
 // init registers the managed-server kinds of the PostgreSQL wire family:
@@ -52,8 +54,10 @@ var postgresKind = &server.KindDef{
 	Find: func(spec server.Spec) (server.Binaries, error) {
 		return findPostgres(spec.BinDir, spec.Getenv("PATH"))
 	},
-	Start:     startPostgres,
-	TargetURL: func(u *url.URL) { u.Scheme, u.RawQuery = "postgres", "sslmode=disable" },
+	Installs:    installs,
+	InstallHelp: installHelp,
+	Start:       startPostgres,
+	TargetURL:   func(u *url.URL) { u.Scheme, u.RawQuery = "postgres", "sslmode=disable" },
 	Describe: func(spec server.Spec) (string, []string, error) {
 		b, err := findPostgres(spec.BinDir, spec.Getenv("PATH"))
 		if err != nil {
@@ -138,7 +142,8 @@ func pgConf(v string) string {
 }
 
 // startPostgres makes a cluster with initdb (user bench, its password,
-// SCRAM for every connection, no fsync while initialising), writes the
+// SCRAM for every connection, no fsync while initialising; data page
+// checksums as the knob data_checksums says, see initdbKnobs), writes the
 // knobs into dbarena.conf (included at the end of postgresql.conf: they
 // win), starts postgres on 127.0.0.1 only (no Unix socket), creates the
 // database bench and reads the knobs back.
@@ -151,8 +156,13 @@ func startPostgres(ctx context.Context, st *server.Starting) error {
 	if err := st.WriteFile(pwfile, st.Password().Reveal()+"\n"); err != nil {
 		return err
 	}
-	err := st.Setup(ctx, st.Program("initdb"), "-D", dataDir, "-U", server.User, "--pwfile="+pwfile,
-		"--auth-local=scram-sha-256", "--auth-host=scram-sha-256", "--no-sync", "-E", "UTF8", "--locale=C")
+	knobs, initArgs, err := initdbKnobs(ctx, st.Program("initdb"), spec.Knobs)
+	if err != nil {
+		return err
+	}
+	args := append([]string{"-D", dataDir, "-U", server.User, "--pwfile=" + pwfile,
+		"--auth-local=scram-sha-256", "--auth-host=scram-sha-256", "--no-sync", "-E", "UTF8", "--locale=C"}, initArgs...)
+	err = st.Setup(ctx, st.Program("initdb"), args...)
 	os.Remove(pwfile)
 	if err != nil {
 		return err
@@ -161,10 +171,10 @@ func startPostgres(ctx context.Context, st *server.Starting) error {
 	var conf strings.Builder
 	conf.WriteString("# Written by dbarena for managed server " + st.Name() + ".\n")
 	conf.WriteString("listen_addresses = '127.0.0.1'\nunix_socket_directories = ''\n")
-	if len(spec.Knobs) > 0 {
+	if len(knobs) > 0 {
 		conf.WriteString("# The settings asked for:\n")
 	}
-	for _, k := range spec.Knobs {
+	for _, k := range knobs {
 		fmt.Fprintf(&conf, "%s = %s\n", k.Name, pgConf(k.Value))
 	}
 	if err := st.WriteFile(filepath.Join(dataDir, "dbarena.conf"), conf.String()); err != nil {
@@ -210,6 +220,35 @@ func startPostgres(ctx context.Context, st *server.Starting) error {
 	}
 	st.SetVersion(version)
 	return readBackPostgres(ctx, st, c, spec.Knobs)
+}
+
+// initdbKnobs splits off the knobs that initdb sets, not postgresql.conf:
+// data_checksums=on|off (on is initdb's default from PostgreSQL 18 on,
+// off before), as --data-checksums or --no-data-checksums where initdb
+// has it (18 on; before, off needs no flag). It returns the other knobs
+// and initdb's arguments; SHOW reads data_checksums back like the rest.
+func initdbKnobs(ctx context.Context, initdb string, knobs []server.Knob) (rest []server.Knob, args []string, err error) {
+	for _, k := range knobs {
+		if !strings.EqualFold(k.Name, "data_checksums") {
+			rest = append(rest, k)
+			continue
+		}
+		switch strings.ToLower(k.Value) {
+		case "on", "true", "yes", "1":
+			args = append(args, "--data-checksums")
+		case "off", "false", "no", "0":
+			help, herr := exec.CommandContext(ctx, initdb, "--help").Output()
+			if herr != nil {
+				return nil, nil, fmt.Errorf("%s --help: %w", initdb, herr)
+			}
+			if strings.Contains(string(help), "--no-data-checksums") {
+				args = append(args, "--no-data-checksums")
+			}
+		default:
+			return nil, nil, &server.KnobError{Kind: ServerKind, Knob: k, Problem: "want on or off (initdb's --data-checksums)"}
+		}
+	}
+	return rest, args, nil
 }
 
 // readBackPostgres compares each knob with pg_settings and records the

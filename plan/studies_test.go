@@ -75,11 +75,12 @@ var studyPages = map[string]studyPage{
 		overTime: "tps",
 	},
 	"pg-versions.yaml": {
-		title:   "oltp_read_write: tps (/s), higher is better; changes against pg-version=15",
-		chart:   "tps vs threads",
-		headers: []string{"pg-version=15", "pg-version=18", "pg-version=18 vs pg-version=15"},
-		retries: true, // sysbench's deadlocks on one table of 1,000 rows, replayed
-		more:    []string{"server version", "PostgreSQL 15.18 (Debian 15.18-0+deb12u1)", "PostgreSQL 18.6", "NOPM (/min)"},
+		title:    "oltp_read_write: tps (/s), higher is better; changes against pg-version=15",
+		chart:    "tps vs threads",
+		headers:  []string{"pg-version=15", "pg-version=18", "pg-version=18 vs pg-version=15"},
+		retries:  true, // sysbench's deadlocks on one table of 1,000 rows, replayed
+		overTime: "tps",
+		more:     []string{"server version", "PostgreSQL 15.18 (Debian 15.18-0+deb12u1)", "PostgreSQL 18.6", "NOPM (/min)"},
 	},
 	"tpce-study.yaml": {
 		// relative: true, as compare.md.
@@ -88,7 +89,7 @@ var studyPages = map[string]studyPage{
 		headers:  []string{"TR/s (relative)", "server_cpu_pct_host", "host_iowait_pct", "disk_iops", "disk_iops_pct", "change"},
 		retries:  true, // Trade-Results run serializable and are replayed
 		overTime: "TR/s",
-		more:     []string{"pg-dbt5/procedure-dbt5", "maria-study/client-study", "option --mode", "option --index-set", "<td>2.19x</td>",
+		more: []string{"pg-dbt5/procedure-dbt5", "maria-study/client-study", "option --mode", "option --index-set", "<td>2.19x</td>",
 			"80–102% of the nominal 2.00 TR/s (1000 customers / scale factor 500)", "21.3% ± 5% relative (20.28–22.42%)"},
 	},
 	"read-intensive-sweep.yaml": {

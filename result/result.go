@@ -516,8 +516,9 @@ func Write(path string, f *File) error {
 // WriteContext is Write that stops when ctx ends (a FIFO nobody reads),
 // leaving path as it was.
 func WriteContext(ctx context.Context, path string, f *File) error {
-	// A result file is readable by its owner alone, as it always was.
-	return outfile.Write(ctx, "--out", path, 0o600, func(w io.Writer) error { return Encode(w, f) })
+	// A result file holds no secret (its URL is redacted, its errors
+	// scrubbed): readable by all, like a file the shell's ">" creates.
+	return outfile.Write(ctx, "--out", path, 0o644, func(w io.Writer) error { return Encode(w, f) })
 }
 
 // Encode writes f as indented JSON.

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -111,6 +112,24 @@ func TestRejectsUnknownSchema(t *testing.T) {
 
 // A write into a directory that does not exist fails with the flag name
 // and leaves nothing behind; a successful write leaves no temporary file.
+// A result file gets the usual mode, 0644 under the usual umask: it
+// holds no secret.
+func TestWriteMode(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.json")
+	old := syscall.Umask(0o022)
+	defer syscall.Umask(old)
+	if err := Write(path, &File{SchemaVersion: SchemaVersion, Status: StatusComplete}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode().Perm() != 0o644 {
+		t.Errorf("result file mode %v, want 0644", st.Mode().Perm())
+	}
+}
+
 func TestWriteLeavesNothingHalfWritten(t *testing.T) {
 	dir := t.TempDir()
 	err := Write(filepath.Join(dir, "missing", "r.json"), sample())

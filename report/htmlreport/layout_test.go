@@ -251,10 +251,7 @@ func TestLayoutInBrowser(t *testing.T) {
 	if err := os.WriteFile(path, []byte(page), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	shots, err := os.MkdirTemp("", "dbarena-report-screenshots-")
-	if err != nil {
-		t.Fatal(err)
-	}
+	shots := screenshotDir(t)
 	for _, width := range []int{1400, 390} {
 		t.Run(fmt.Sprintf("width=%d", width), func(t *testing.T) {
 			shot := filepath.Join(shots, fmt.Sprintf("report-%dpx.png", width))
@@ -334,6 +331,19 @@ func measured(t *testing.T, page string, width, height int, shots, name string) 
 	return got
 }
 
+// screenshotDir is where a test's screenshots go: $DBARENA_SCREENSHOTS
+// when set (kept, to look at), else the test's temporary directory.
+func screenshotDir(t *testing.T) string {
+	t.Helper()
+	if d := os.Getenv("DBARENA_SCREENSHOTS"); d != "" {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	return t.TempDir()
+}
+
 // TestFiguresInBrowser renders the reports of the studies' conventions
 // in headless Chromium at 1,400 px and checks the drawn charts: a
 // workload at one thread count with a 16.8 s p99 beside 2 ms medians has
@@ -343,14 +353,10 @@ func measured(t *testing.T, page string, width, height int, shots, name string) 
 // half of the page without scrolling; a relative report draws the
 // baseline's bar twice the height of a target at half its TR/s; a report
 // of the analytic timing model draws each run's cold and hot bars per
-// query and no chart over time. The screenshots stay in a temporary
-// directory; their paths are logged (go test -v, or a failure, shows
-// them).
+// query and no chart over time. The screenshots go to screenshotDir;
+// their paths are logged (go test -v, or a failure, shows them).
 func TestFiguresInBrowser(t *testing.T) {
-	shots, err := os.MkdirTemp("", "dbarena-report-screenshots-")
-	if err != nil {
-		t.Fatal(err)
-	}
+	shots := screenshotDir(t)
 	has := func(texts []string, s string) bool {
 		return slices.ContainsFunc(texts, func(x string) bool { return strings.Contains(x, s) })
 	}

@@ -478,6 +478,13 @@ func build(inputs []Input, m metricSpec, beside []metricSpec, opt Options) (*Tab
 	besides := map[rowKey][][][]float64{}
 	besideFound := make([]bool, len(beside))
 	found := false
+	for _, ins := range colInputs {
+		for _, in := range ins {
+			if p := in.File.Precision; p != nil {
+				t.Notes = append(t.Notes, fmt.Sprintf("%s: %s", in.Path, PrecisionText(p)))
+			}
+		}
+	}
 	for c, ins := range colInputs {
 		for _, in := range ins {
 			for i := range in.File.Runs {

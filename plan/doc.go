@@ -15,7 +15,8 @@
 //	vars:                        # variables, each with its default: ${clients} stands for the value
 //	  clients: [1, 2, 4]         # plan run/show --var 'clients=[1, 2, 4, 8, 16]' overrides it (as YAML)
 //	seed: 42                     # the order of the runs and the runs' seed (default 1)
-//	repetitions: 3               # rounds (default 1)
+//	repetitions: 3               # rounds (default 1), or until precise:
+//	# repetitions: {until_ci: 2%, min: 5, max: 30, budget: 1h}   # rounds until every cell's 95% interval is within ±2%
 //	duration: 60s                # measured phase of each run (or seconds; optional with events)
 //	events: 100000               # end each run after this many transactions, warm-up included
 //	warmup: 10s                  # discarded phase before it (default 0)

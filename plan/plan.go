@@ -43,8 +43,13 @@ type Plan struct {
 	Path string
 	// Seed seeds the order of the runs and every run's workers.
 	Seed uint64
-	// Repetitions is how many times every cell runs (rounds).
+	// Repetitions is how many times every cell runs (rounds); with
+	// Precision, the rounds run before the rule is first looked at.
 	Repetitions int
+	// Precision, when set (repetitions: {until_ci: 2%, min, max,
+	// budget}), repeats the rounds until every cell's interval is within
+	// its width (compare.Precision), Max rounds or the budget.
+	Precision *compare.Precision
 	// Baseline is the label of the target the compare tables measure the
 	// others against (empty: the first).
 	Baseline string
@@ -372,6 +377,13 @@ func (d *decoder) plan(body ast.Node, path string, opt Options) *Plan {
 		case "seed":
 			p.Seed, _ = d.uinteger(f.value, fp)
 		case "repetitions":
+			if _, isMap := d.resolve(f.value).(*ast.MappingNode); isMap {
+				p.Precision = d.precision(f.value, fp)
+				if p.Precision != nil {
+					p.Repetitions = max(p.Precision.Min, compare.MinRounds)
+				}
+				return
+			}
 			if n, ok := d.integer(f.value, fp); ok {
 				if n < 1 {
 					d.errorf(f.value, fp, "%d: must be at least 1", n)
@@ -920,6 +932,73 @@ func (d *decoder) knobs(n ast.Node, fp string) *knobMatrix {
 		m.values = append(m.values, vs)
 	}
 	return m
+}
+
+// precision decodes repetitions: {until_ci: 2%, min: 5, max: 30,
+// budget: 1h}.
+func (d *decoder) precision(n ast.Node, fp string) *compare.Precision {
+	p := &compare.Precision{Min: compare.DefaultPrecisionMin, Max: compare.DefaultPrecisionMax}
+	ok := true
+	var untilN ast.Node
+	d.fields(n, fp, []string{"until_ci", "min", "max", "budget"}, func(f field, kp string) {
+		switch f.key {
+		case "until_ci":
+			untilN = f.value
+			if s, good := d.scalar(f.value, kp); good {
+				w, err := compare.ParseWidth(kp, s)
+				if err != nil {
+					d.errorf(f.value, kp, "%q: want a width such as 2%% (every cell's interval within ±2%% of its median)", s)
+					ok = false
+					return
+				}
+				p.Width = w
+			}
+		case "min", "max":
+			v, good := d.integer(f.value, kp)
+			if !good {
+				ok = false
+				return
+			}
+			if v < 1 || v > 1000 {
+				d.errorf(f.value, kp, "%d: from 1 to 1000", v)
+				ok = false
+				return
+			}
+			if f.key == "min" {
+				p.Min = int(v)
+			} else {
+				p.Max = int(v)
+			}
+		case "budget":
+			v, good := d.duration(f.value, kp)
+			if !good {
+				ok = false
+				return
+			}
+			if v <= 0 {
+				d.errorf(f.value, kp, "%s: must be positive", v)
+				ok = false
+				return
+			}
+			p.Budget = v
+		}
+	})
+	if untilN == nil {
+		d.errorf(n, join(fp, "until_ci"), "required: the width of every cell's interval, such as 2%% (or give repetitions a number)")
+		return nil
+	}
+	if !ok {
+		return nil
+	}
+	if p.Max < p.Min {
+		d.errorf(n, join(fp, "max"), "%d: below min %d", p.Max, p.Min)
+		return nil
+	}
+	if p.Max < compare.MinRounds {
+		d.errorf(n, join(fp, "max"), "%d: a median's 95%% interval needs %d rounds at least", p.Max, compare.MinRounds)
+		return nil
+	}
+	return p
 }
 
 // knobSequence decodes a knob_sequence: a list of steps, each a mapping

@@ -118,7 +118,7 @@ func report(p *Plan, st *State, o RunOptions) error {
 
 	var cmpMD bytes.Buffer
 	fmt.Fprintf(&cmpMD, "# %s: compare tables\n\n", markdown.Escape(p.Name))
-	writeIntro(&cmpMD, p)
+	writeIntro(&cmpMD, p, st)
 	for _, s := range sections {
 		writeSectionHeading(&cmpMD, s)
 		if !writeTables(&cmpMD, s, s.main, s.mainErr) {
@@ -150,7 +150,7 @@ func report(p *Plan, st *State, o RunOptions) error {
 		// workload differ in the options the plan gave them, which the
 		// report lists (Force).
 		err := htmlreport.Write(&html, all, htmlreport.Options{Title: "dbarena plan: " + p.Name, Generated: o.Now(), Tool: o.Tool, Metrics: metrics, WorkloadColumns: columns,
-			Change: p.Change, Average: p.Average, Baseline: p.Baseline, Relative: p.Relative, Force: true})
+			Change: p.Change, Average: p.Average, Baseline: p.Baseline, Notes: precisionNotes(st), Relative: p.Relative, Force: true})
 		if err != nil {
 			reportNote = fmt.Sprintf("%s could not be written: %v", ReportFile, err)
 		} else if err := writeFileAtomic(filepath.Join(o.Dir, ReportFile), html.Bytes()); err != nil {
@@ -195,12 +195,32 @@ func buildTables(inputs []compare.Input, metric string, columns []string, p *Pla
 	return compare.Build(inputs, opt)
 }
 
-func writeIntro(b *bytes.Buffer, p *Plan) {
+// precisionNotes is the report's line on the plan's repeat until
+// precise, none without one.
+func precisionNotes(st *State) []string {
+	if st == nil || st.Precision == nil {
+		return nil
+	}
+	return []string{compare.PrecisionText(st.Precision)}
+}
+
+func writeIntro(b *bytes.Buffer, p *Plan, st *State) {
 	if p.Description != "" {
 		b.WriteString(markdown.Escape(p.Description) + "\n\n")
 	}
-	fmt.Fprintf(b, "%d repetitions of every cell, in interleaved rounds (seed %d). A cell with several runs shows their median and its 95%% confidence interval; a change marked ~ is not significant (Mann-Whitney U test, p ≥ 0.05).\n",
-		p.Repetitions, p.Seed)
+	reps := fmt.Sprintf("%d repetitions of every cell", p.Repetitions)
+	if p.Precision != nil {
+		reps = fmt.Sprintf("Every cell repeated until its 95%% interval was within ±%g%% of its median (%d to %d rounds", 100*p.Precision.Width, max(p.Precision.Min, compare.MinRounds), p.Precision.Max)
+		if p.Precision.Budget > 0 {
+			reps += ", budget " + p.Precision.Budget.String()
+		}
+		reps += ")"
+		if st != nil && st.Precision != nil {
+			reps += ": " + markdown.Escape(compare.PrecisionText(st.Precision))
+		}
+	}
+	fmt.Fprintf(b, "%s, in interleaved rounds (seed %d). A cell with several runs shows their median and its 95%% confidence interval; a change marked ~ is not significant (Mann-Whitney U test, p ≥ 0.05).\n",
+		reps, p.Seed)
 }
 
 func writeSectionHeading(b *bytes.Buffer, s *section) {

@@ -5,12 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/dbarena/dbarena/compare"
 	"github.com/dbarena/dbarena/hostknob"
 	textreport "github.com/dbarena/dbarena/report"
 	"github.com/dbarena/dbarena/result"
@@ -238,17 +242,25 @@ func (r *execution) logf(format string, args ...any) {
 	fmt.Fprintf(r.o.Log, format+"\n", args...)
 }
 
-func (r *execution) run(ctx context.Context) error {
-	// The runs to do, in order, and each key's last one.
-	var todo []int
-	last := map[PrepareKey]int{}
+// pending are the runs to do, in order, and each key's last one (none
+// while a repeat-until-precise may add rounds: its servers stay up until
+// the rule says stop).
+func (r *execution) pending() (todo []int, last map[PrepareKey]int) {
+	last = map[PrepareKey]int{}
 	for i, rs := range r.st.Runs {
 		if rs.Status == RunDone || rs.Status == RunStalled || (rs.Status == RunFailed && r.o.NoRetryFailed) {
 			continue
 		}
 		todo = append(todo, i)
-		last[r.cells[rs.Cell].Key] = i
+		if r.p.Precision == nil {
+			last[r.cells[rs.Cell].Key] = i
+		}
 	}
+	return todo, last
+}
+
+func (r *execution) run(ctx context.Context) error {
+	todo, last := r.pending()
 	done, failed, _ := r.st.Counts()
 	if done+failed > 0 {
 		r.logf("resuming %s: %d of %d runs done, %d failed; %d to run", r.o.Dir, done, len(r.st.Runs), failed, len(todo))
@@ -257,6 +269,108 @@ func (r *execution) run(ctx context.Context) error {
 	if err := r.save(); err != nil {
 		return err
 	}
+	for {
+		if stop, err := r.runAll(ctx, todo, last); stop {
+			return err
+		}
+		more, err := r.anotherRound()
+		if err != nil {
+			r.releaseAll(ctx)
+			return err
+		}
+		if !more {
+			break
+		}
+		todo, last = r.pending()
+	}
+	r.releaseAll(ctx)
+	done, failed, _ = r.st.Counts()
+	r.st.Status = PlanComplete
+	if failed > 0 {
+		r.st.Status = PlanFailed
+	}
+	if err := r.save(); err != nil {
+		return err
+	}
+	if err := report(r.p, r.st, r.o); err != nil {
+		return fmt.Errorf("plan: %w", err)
+	}
+	r.logf("%s: %d runs done, %d failed; wrote %s, %s and %s", r.o.Dir, done, failed, CompareFile, ReportFile, SummaryFile)
+	if failed > 0 {
+		return fmt.Errorf("%w: %d of %d (see %s)", ErrRunsFailed, failed, len(r.st.Runs), filepath.Join(r.o.Dir, SummaryFile))
+	}
+	return nil
+}
+
+// anotherRound applies the plan's repeat-until-precise once every
+// scheduled round has run: it adds the next round when some cell's
+// interval is wider than asked and neither Max rounds nor the budget are
+// spent, and records where the rule stands.
+func (r *execution) anotherRound() (bool, error) {
+	p := r.p.Precision
+	if p == nil {
+		return false, nil
+	}
+	rounds := r.st.Repetitions
+	idx := map[string]int{}
+	var ids []string
+	var next, elapsed time.Duration
+	metrics := map[string]bool{}
+	for _, c := range r.p.Cells {
+		if c.Workload.Run.Tries != nil {
+			continue // the timing model's tries are its own repetitions
+		}
+		idx[c.ID] = len(ids)
+		ids = append(ids, c.ID)
+		next += c.runTime()
+	}
+	cells := make([][]float64, len(ids))
+	for _, rs := range r.st.Runs {
+		if rs.StartedAt != nil && rs.FinishedAt != nil {
+			elapsed += rs.FinishedAt.Sub(*rs.StartedAt)
+		}
+		i, ok := idx[rs.Cell]
+		if !ok || rs.Status != RunDone {
+			continue
+		}
+		f, err := result.Read(filepath.Join(r.o.Dir, rs.File))
+		if err != nil {
+			return false, fmt.Errorf("plan: until_ci: %w", err)
+		}
+		m := r.cells[rs.Cell].Workload.Metric
+		if m == "" {
+			m = compare.Headline([]compare.Input{{File: f}})
+		}
+		metrics[m] = true
+		for k := range f.Runs {
+			if v, ok := compare.RunValue(&f.Runs[k], m); ok {
+				cells[i] = append(cells[i], v)
+			}
+		}
+	}
+	if len(ids) == 0 {
+		return false, nil
+	}
+	v := p.Check(rounds, cells, elapsed, next)
+	metric := strings.Join(slices.Sorted(maps.Keys(metrics)), ", ")
+	r.st.Precision = p.Outcome(metric, rounds, v)
+	if v.Done {
+		r.logf("%s", compare.PrecisionText(r.st.Precision))
+		return false, r.save()
+	}
+	r.st.Precision.Stop = ""
+	widest := "no interval yet (it needs " + strconv.Itoa(compare.MinRounds) + " rounds)"
+	if !math.IsInf(v.Widest, 0) {
+		widest = fmt.Sprintf("±%.1f%% (%s)", 100*v.Widest, ids[v.Cell])
+	}
+	r.logf("until_ci ±%g%%: round %d done, the widest interval %s; round %d follows", 100*p.Width, rounds, widest, rounds+1)
+	r.st.addRound(r.p, rounds+1)
+	return true, r.save()
+}
+
+// runAll does the runs todo, releasing each key after last[key]; stop is
+// true when the plan must stop, with the error to return.
+func (r *execution) runAll(ctx context.Context, todo []int, last map[PrepareKey]int) (stop bool, err error) {
 	prog := Progress{Total: len(todo)}
 	for _, i := range todo {
 		prog.Left += r.cells[r.st.Runs[i].Cell].runTime()
@@ -272,7 +386,7 @@ func (r *execution) run(ctx context.Context) error {
 	}
 	for n, i := range todo {
 		if ctx.Err() != nil {
-			return r.interrupted(ctx)
+			return true, r.interrupted(ctx)
 		}
 		rs := &r.st.Runs[i]
 		c := r.cells[rs.Cell]
@@ -296,12 +410,12 @@ func (r *execution) run(ctx context.Context) error {
 		lock, err := result.LockOutput(filepath.Join(r.o.Dir, rs.File))
 		if err != nil {
 			if err := failed(err.Error()); err != nil {
-				return err
+				return true, err
 			}
 			if last[c.Key] == i && r.prepared[c.Key] {
 				r.release(ctx, c.Key)
 				if err := r.save(); err != nil {
-					return err
+					return true, err
 				}
 			}
 			continue
@@ -312,7 +426,7 @@ func (r *execution) run(ctx context.Context) error {
 				if ctx.Err() != nil {
 					lock.Release()
 					r.prepared[c.Key] = true // let Release clean up what was started
-					return r.interrupted(ctx)
+					return true, r.interrupted(ctx)
 				}
 				r.broken[c.Key] = err
 				r.release(ctx, c.Key)
@@ -323,14 +437,14 @@ func (r *execution) run(ctx context.Context) error {
 		if err := r.broken[c.Key]; err != nil {
 			lock.Release()
 			if err := failed("prepare " + c.Key.String() + ": " + r.scrub(c, err.Error())); err != nil {
-				return err
+				return true, err
 			}
 			continue
 		}
 		stop, err := r.runOne(ctx, c, rs, prefix)
 		lock.Release()
 		if stop {
-			return err
+			return true, err
 		}
 		prog.Ended, prog.Left = prog.Ended+1, prog.Left-c.runTime()
 		if rs.Status != RunDone {
@@ -340,26 +454,11 @@ func (r *execution) run(ctx context.Context) error {
 		if last[c.Key] == i && r.prepared[c.Key] {
 			r.release(ctx, c.Key)
 			if err := r.save(); err != nil {
-				return err
+				return true, err
 			}
 		}
 	}
-	done, failed, _ = r.st.Counts()
-	r.st.Status = PlanComplete
-	if failed > 0 {
-		r.st.Status = PlanFailed
-	}
-	if err := r.save(); err != nil {
-		return err
-	}
-	if err := report(r.p, r.st, r.o); err != nil {
-		return fmt.Errorf("plan: %w", err)
-	}
-	r.logf("%s: %d runs done, %d failed; wrote %s, %s and %s", r.o.Dir, done, failed, CompareFile, ReportFile, SummaryFile)
-	if failed > 0 {
-		return fmt.Errorf("%w: %d of %d (see %s)", ErrRunsFailed, failed, len(r.st.Runs), filepath.Join(r.o.Dir, SummaryFile))
-	}
-	return nil
+	return false, nil
 }
 
 // setHostKnobs sets c's host knobs, saving the values they replace.

@@ -71,6 +71,10 @@ type State struct {
 	// Warnings are problems that failed no run (a managed server that
 	// could not be stopped).
 	Warnings []string `json:"warnings,omitempty"`
+	// Precision is where the plan's repeat-until-precise stands after its
+	// last round (absent without one): the rounds run, the widest
+	// interval, why it stopped.
+	Precision *result.Precision `json:"precision,omitempty"`
 }
 
 // CellState describes one cell in plan.json. Two plans are the same when
@@ -185,6 +189,16 @@ func newState(p *Plan, now time.Time) *State {
 		st.Runs = append(st.Runs, RunState{Cell: c.ID, Rep: s.Rep, File: c.FileName(s.Rep), Status: RunPending})
 	}
 	return st
+}
+
+// addRound appends round rep of p's cells, pending, in the order
+// Order would give it.
+func (st *State) addRound(p *Plan, rep int) {
+	for _, s := range appendRound(nil, len(p.Cells), p.Seed, rep) {
+		c := p.Cells[s.Cell]
+		st.Runs = append(st.Runs, RunState{Cell: c.ID, Rep: rep, File: c.FileName(rep), Status: RunPending})
+	}
+	st.Repetitions = rep
 }
 
 // readState reads dir's plan.json; nil without error when there is none.
@@ -315,6 +329,17 @@ func inspect(p *Plan, dir string, now time.Time) (*State, error) {
 				ErrDifferentPlan, dir, planFileName(old), d)
 		}
 		st.CreatedAt, st.UpdatedAt, st.Status, st.Warnings = old.CreatedAt, old.UpdatedAt, old.Status, old.Warnings
+		if p.Precision != nil {
+			// The rounds a repeat-until-precise added, kept.
+			st.Precision = old.Precision
+			have := st.Repetitions
+			for _, r := range old.Runs {
+				have = max(have, r.Rep)
+			}
+			for rep := st.Repetitions + 1; rep <= min(have, p.Precision.Max); rep++ {
+				st.addRound(p, rep)
+			}
+		}
 		type key struct {
 			cell string
 			rep  int

@@ -63,6 +63,32 @@ type File struct {
 	// merged file lacks, by index: their identities say the run had
 	// more shards than were merged.
 	MissingShards []int `json:"missing_shards,omitempty"`
+	// Precision is the rule the runs were repeated by (run --until-ci)
+	// and how it ended; absent when the runs were not repeated so.
+	Precision *Precision `json:"precision,omitempty"`
+}
+
+// Precision records a repeat-until-precise: the runs (every round kept
+// in Runs) were repeated in interleaved rounds until the 95% confidence
+// interval of each thread count's headline figure was within ±WidthPct
+// of its median, or Max rounds or the budget ran out.
+type Precision struct {
+	// Metric is the figure the rule looked at (tps, NOPM, TR/s …).
+	Metric string `json:"metric"`
+	// WidthPct is the half-width asked for, in % of the median.
+	WidthPct float64 `json:"width_pct"`
+	Min      int     `json:"min"`
+	Max      int     `json:"max"`
+	// BudgetS is the time budget in seconds, absent without one.
+	BudgetS float64 `json:"budget_s,omitempty"`
+	// Rounds is how many rounds ran.
+	Rounds int `json:"rounds"`
+	// WidestPct is the widest half-width at the end, absent while some
+	// cell had no interval (fewer than 6 values).
+	WidestPct *float64 `json:"widest_pct,omitempty"`
+	// Stop is why the rounds stopped: "reached" (every interval within
+	// the width), "max" or "budget".
+	Stop string `json:"stop"`
 }
 
 // Shard describes one of the files a merged file was made from: what the

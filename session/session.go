@@ -190,6 +190,11 @@ type Hooks struct {
 	// Part names the result among a sharded run's (a plan's cell); ""
 	// is a run's.
 	Part string
+	// Repeat, when set, is asked after each round of the configurations
+	// (all of them run once) whether another round follows; file holds
+	// every run so far. It repeats a sweep until its figures are precise
+	// (run --until-ci). Not with a shard.
+	Repeat func(file *result.File) bool
 }
 
 // Measure describes the target, then runs w once per configuration, in
@@ -231,30 +236,41 @@ func (s *Session) Measure(ctx context.Context, w workload.Workload, cfgs []runne
 			return nil, err
 		}
 	}
+	if h.Repeat != nil && sh != nil {
+		return nil, errors.New("session: a shard's runs are not repeated until precise: the shards would decide apart")
+	}
 	var runErr error
-	for i, cfg := range cfgs {
-		if h.Before != nil {
-			h.Before(cfg)
-		}
-		obs := h.Observer
-		if jl != nil {
-			obs = jl.observe(i, cfg, h.Observer)
-		}
-		run, err := s.Run(ctx, w, cfg, obs)
-		if run != nil && sh != nil {
-			sh.record(i, run)
-		}
-		if run != nil {
-			file.Runs = append(file.Runs, *run)
-			if h.After != nil {
-				h.After(run)
+	n := 0 // runs so far, all rounds: the journal's index
+rounds:
+	for {
+		for i, cfg := range cfgs {
+			if h.Before != nil {
+				h.Before(cfg)
 			}
+			obs := h.Observer
 			if jl != nil {
-				jl.end(i, run, file, i < len(cfgs)-1 && err == nil)
+				obs = jl.observe(n, cfg, h.Observer)
+			}
+			run, err := s.Run(ctx, w, cfg, obs)
+			if run != nil && sh != nil {
+				sh.record(i, run)
+			}
+			if run != nil {
+				file.Runs = append(file.Runs, *run)
+				if h.After != nil {
+					h.After(run)
+				}
+				if jl != nil {
+					jl.end(n, run, file, (i < len(cfgs)-1 || h.Repeat != nil) && err == nil)
+				}
+			}
+			n++
+			if err != nil {
+				runErr = err
+				break rounds
 			}
 		}
-		if err != nil {
-			runErr = err
+		if h.Repeat == nil || ctx.Err() != nil || !h.Repeat(file) {
 			break
 		}
 	}

@@ -300,7 +300,7 @@ func TestReportConventions(t *testing.T) {
 		t.Fatalf("report --relative: exit %d\n%s", o.code, o.stderr)
 	}
 	page, _ := os.ReadFile(out)
-	for _, want := range []string{"values relative to pg-dbt5/client-dbt5 at 4 threads (37.10 = 1.00x)", "<td>2.44x</td>", `"name":"TR/s"`} {
+	for _, want := range []string{"values relative to pg-dbt5/client-dbt5 at 4 threads (48.80 = 1.00x)", "<td>2.19x</td>", `"name":"TR/s"`} {
 		if !strings.Contains(string(page), want) {
 			t.Errorf("report --relative lacks %q", want)
 		}

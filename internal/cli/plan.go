@@ -44,6 +44,7 @@ func newPlanCmd(st *State) *cobra.Command {
 	var vars []string
 	var sf shardFlags
 	var hostKnobs bool
+	var budget seconds
 	run := &cobra.Command{
 		Use:   "run PLAN.yaml",
 		Short: "Run a plan's cells in interleaved, seeded rounds; resumes a half-finished results directory",
@@ -74,6 +75,15 @@ func newPlanCmd(st *State) *cobra.Command {
 			if err := shardablePlan(args[0], p, sp); err != nil {
 				return &UsageError{err}
 			}
+			if budget != 0 {
+				switch {
+				case p.Precision == nil:
+					return &UsageError{fmt.Errorf("--until-ci-budget %s: %s repeats no rounds until precise (give it repetitions: {until_ci: 2%%})", budget.String(), args[0])}
+				case budget < 0:
+					return &UsageError{fmt.Errorf("--until-ci-budget %s: must be positive", budget.String())}
+				}
+				p.Precision.Budget = time.Duration(budget)
+			}
 			if err := plan.CheckHostKnobs(p, plan.RunOptions{HostKnobs: hostKnobs}); err != nil {
 				return &UsageError{fmt.Errorf("%s: %w", args[0], err)}
 			}
@@ -95,8 +105,13 @@ func newPlanCmd(st *State) *cobra.Command {
 			ex := planExecutor(st, pp.log(), pp, time.Duration(connectTimeout), loadThreads, live, sp)
 			defer ex.Close()
 			if !st.Quiet {
-				fmt.Fprintf(st.Stdout, "plan %s: %d cells × %d repetitions, about %s of measurement%s\n",
-					p.Name, len(p.Cells), p.Repetitions, p.Estimate().Round(time.Second), triesEstimate(p))
+				if pr := p.Precision; pr != nil {
+					fmt.Fprintf(st.Stdout, "plan %s: %d cells × %d to %d rounds until every interval is within ±%g%%, at least %s of measurement%s\n",
+						p.Name, len(p.Cells), p.Repetitions, pr.Max, 100*pr.Width, p.Estimate().Round(time.Second), triesEstimate(p))
+				} else {
+					fmt.Fprintf(st.Stdout, "plan %s: %d cells × %d repetitions, about %s of measurement%s\n",
+						p.Name, len(p.Cells), p.Repetitions, p.Estimate().Round(time.Second), triesEstimate(p))
+				}
 			}
 			state, err := plan.Run(cmd.Context(), p, ex, plan.RunOptions{Dir: dir, NoRetryFailed: noRetry, Now: st.Now, Log: pp.log(),
 				Tool: "dbarena " + st.Version, Progress: pp.update, HostKnobs: hostKnobs})
@@ -119,6 +134,7 @@ func newPlanCmd(st *State) *cobra.Command {
 	run.Flags().StringVarP(&dir, "out", "o", "", "results directory (default: <plan name>-results next to the plan file)")
 	run.Flags().StringArrayVar(&vars, "var", nil, "set a variable the plan declares under vars (NAME=VALUE, the value in YAML: 8, 64MB, [1, 2, 4]); repeatable")
 	run.Flags().BoolVar(&hostKnobs, "host-knobs", false, "let the plan's host knobs (os.vm.dirty_ratio, os.transparent_hugepage.enabled …) change this host's kernel settings around their targets' runs, restored after (needs root)")
+	run.Flags().Var(&budget, "until-ci-budget", "with repetitions: {until_ci: …}: no round starts once this much time is spent (e.g. 1h), instead of the plan's budget")
 	run.Flags().BoolVar(&noRetry, "no-retry-failed", false, "leave runs that failed before as they are instead of running them again")
 	run.Flags().Var(&connectTimeout, "connect-timeout", "give up connecting after this long")
 	run.Flags().IntVar(&loadThreads, "load-threads", 4, "parallel loaders when a target is prepared")

@@ -7,10 +7,13 @@ import (
 	"io"
 	"math"
 	"os"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/dbarena/dbarena/compare"
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/report"
 	"github.com/dbarena/dbarena/result"
@@ -32,7 +35,11 @@ type runFlags struct {
 	noMonitor   bool
 	// provisionedIOPS is --provisioned-iops: disk_iops_pct's 100%.
 	provisionedIOPS float64
-	metricsAddr     string
+	// untilCI… are --until-ci and its bounds (run only).
+	untilCI                string
+	untilCIMin, untilCIMax int
+	untilCIBudget          seconds
+	metricsAddr            string
 	// renamed are the run options registered as run-<flag> because the
 	// workload has an option of that name (runner.BindFlagsBeside).
 	renamed map[string]string
@@ -55,6 +62,11 @@ func newRunCmd(st *State, m workload.Meta) *cobra.Command {
 		},
 	}
 	bindRunFlags(cmd.Flags(), w, &tf, &rf)
+	fs := cmd.Flags()
+	fs.StringVar(&rf.untilCI, "until-ci", "", "repeat the runs (every --threads value once a round) in interleaved rounds until the 95% confidence interval of each one's headline figure is within ±this of its median, e.g. 2%")
+	fs.IntVar(&rf.untilCIMin, "until-ci-min", compare.DefaultPrecisionMin, "with --until-ci: rounds before the rule is looked at (an interval needs 6)")
+	fs.IntVar(&rf.untilCIMax, "until-ci-max", compare.DefaultPrecisionMax, "with --until-ci: the most rounds")
+	fs.Var(&rf.untilCIBudget, "until-ci-budget", "with --until-ci: no round starts once this much time is spent (e.g. 1h; default none)")
 	cmd.Flags().StringVar(&rf.out, "out", "", "write the result file (JSON) here; while the run goes on, its interval log is kept beside it (see recover)")
 	return cmd
 }
@@ -186,7 +198,79 @@ func runProblems(st *State, w workload.Workload, tf *targetFlags, rf *runFlags) 
 			errs = append(errs, err)
 		}
 	}
+	if _, err := rf.precision(); err != nil {
+		errs = append(errs, err)
+	}
 	return errs
+}
+
+// precision is --until-ci's rule, nil without it.
+func (rf *runFlags) precision() (*compare.Precision, error) {
+	if rf.untilCI == "" {
+		if rf.untilCIBudget != 0 {
+			return nil, fmt.Errorf("--until-ci-budget %s: only with --until-ci", rf.untilCIBudget.String())
+		}
+		return nil, nil
+	}
+	w, err := compare.ParseWidth("--until-ci", rf.untilCI)
+	if err != nil {
+		return nil, err
+	}
+	p := &compare.Precision{Width: w, Min: rf.untilCIMin, Max: rf.untilCIMax, Budget: time.Duration(rf.untilCIBudget)}
+	var errs []error
+	if err := p.Validate(); err != nil {
+		// The rule's own words name fields; here they are flags.
+		msg := strings.NewReplacer("until_ci ", "--until-ci ", "min ", "--until-ci-min ", "max ", "--until-ci-max ", "budget ", "--until-ci-budget ").Replace(err.Error())
+		errs = append(errs, errors.New(msg))
+	}
+	if rf.cfg.Tries != nil {
+		errs = append(errs, fmt.Errorf("--until-ci %s: not with --tries, whose cold and hot tries are their own repetitions", rf.untilCI))
+	}
+	if rf.shard.shard != "" {
+		errs = append(errs, fmt.Errorf("--until-ci %s: not with --shard: the shards would stop apart", rf.untilCI))
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return p, nil
+}
+
+// repeatUntilPrecise is Measure's Repeat for --until-ci: it applies p
+// after each round of cfgs to every thread count's headline figure,
+// says where the widest interval stands, and records the outcome in the
+// file.
+func repeatUntilPrecise(st *State, p *compare.Precision, cfgs []runner.Config) func(file *result.File) bool {
+	start := st.Now()
+	var next time.Duration
+	for _, c := range cfgs {
+		if c.Duration > 0 {
+			next += c.Warmup + c.Duration
+		}
+	}
+	return func(file *result.File) bool {
+		rounds := len(file.Runs) / len(cfgs)
+		metric := compare.Headline([]compare.Input{{File: file}})
+		cells := make([][]float64, len(cfgs))
+		for i := range file.Runs {
+			if v, ok := compare.RunValue(&file.Runs[i], metric); ok && file.Runs[i].Status == result.StatusComplete {
+				cells[i%len(cfgs)] = append(cells[i%len(cfgs)], v)
+			}
+		}
+		v := p.Check(rounds, cells, st.Now().Sub(start), next)
+		file.Precision = p.Outcome(metric, rounds, v)
+		widest := "no interval yet"
+		if !math.IsInf(v.Widest, 0) {
+			widest = fmt.Sprintf("±%.1f%% (%d threads)", 100*v.Widest, cfgs[v.Cell].Threads)
+		}
+		if v.Done {
+			file.Precision.Stop = string(v.Stop)
+			fmt.Fprintf(st.Stdout, "\n%s\n", compare.PrecisionText(file.Precision))
+			return false
+		}
+		file.Precision.Stop = ""
+		fmt.Fprintf(st.Stdout, "\nuntil-ci ±%g%%: round %d done, the widest interval of %s %s; another round\n", 100*p.Width, rounds, metric, widest)
+		return true
+	}
 }
 
 func runWorkload(ctx context.Context, st *State, w workload.Workload, tf *targetFlags, rf *runFlags) error {
@@ -228,7 +312,12 @@ func runWorkload(ctx context.Context, st *State, w workload.Workload, tf *target
 	for i, n := range rf.threads {
 		cfgs[i] = rf.config(n, st)
 	}
+	var repeat func(*result.File) bool
+	if p, _ := rf.precision(); p != nil { // validated above
+		repeat = repeatUntilPrecise(st, p, cfgs)
+	}
 	file, runErr := s.Measure(ctx, w, cfgs, session.Hooks{
+		Repeat:   repeat,
 		Observer: live.observer(&report.Lines{W: st.Stdout}),
 		Before: func(cfg runner.Config) {
 			if cfg.Tries != nil {

@@ -95,6 +95,9 @@ type Options struct {
 	Vary []string
 	// Force reports runs whose workload options differ, listing them.
 	Force bool
+	// Notes are lines under the page's header (a plan's repeat until
+	// precise: how many rounds, how wide the intervals).
+	Notes []string
 }
 
 // InputError is an error of the inputs or the options (runs that are
@@ -109,6 +112,7 @@ func (e *InputError) Unwrap() error { return e.Err }
 // page is what the template renders.
 type page struct {
 	Title, Generated, Tool, ECharts string
+	Notes                           []string
 	Script                          template.JS
 	Workloads                       []workloadSection
 	Runs                            []runSection
@@ -200,7 +204,7 @@ func Write(w io.Writer, inputs []compare.Input, opt Options) error {
 		return fmt.Errorf("report: no result files")
 	}
 	p := &page{Generated: opt.Generated.UTC().Format(time.RFC3339), Tool: strings.TrimPrefix(opt.Tool, "dbarena "), ECharts: EChartsVersion,
-		Script: template.JS(echartsJS)}
+		Script: template.JS(echartsJS), Notes: opt.Notes}
 	var names []string
 	for _, in := range inputs {
 		if !slices.Contains(names, in.File.Workload.Name) {

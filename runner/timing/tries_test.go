@@ -312,6 +312,9 @@ func TestEveryTryFailed(t *testing.T) {
 	if !strings.Contains(err.Error(), "all 4 tries") || len(run.Tries.Queries) != 2 || len(run.Tries.Queries[0].Tries) != 2 || run.Errors != 4 {
 		t.Errorf("error %q, tries %+v, %d errors", err, run.Tries, run.Errors)
 	}
+	// A timeout a loaded machine cannot miss for B, which answers at
+	// once (1 ms could end before its query starts).
+	cfg.QueryTimeout = 250 * time.Millisecond
 	a = &answers{clock: clock, order: []string{"sleep", "B"}, tries: map[string]int{}, times: map[string][]time.Duration{"B": {-1, time.Second}}}
 	if run, err := timing.RunTries(context.Background(), eng, a, cfg, clock.Now); err != nil || run.Status != result.StatusComplete {
 		t.Errorf("one try answered: err %v, status %s, want complete", err, run.Status)

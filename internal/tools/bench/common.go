@@ -520,3 +520,7 @@ func runIn(ctx context.Context, dir string, extraEnv []string, argv ...string) (
 	}
 	return string(out), nil
 }
+
+var sysmonProcessTreeCPU = sysmon.ProcessTreeCPU
+
+func nanValue() float64 { return math.NaN() }

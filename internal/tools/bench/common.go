@@ -235,7 +235,8 @@ func (b *bench) quiet(ctx context.Context) float64 {
 		return 0
 	}
 	start := time.Now()
-	for time.Since(start) < b.opt.quietWait.d {
+	found := false
+	for !found && time.Since(start) < b.opt.quietWait.d {
 		a, cpus, err := sysmon.HostCPU(b.proc)
 		if err != nil || cpus == 0 {
 			return 0
@@ -249,11 +250,12 @@ func (b *bench) quiet(ctx context.Context) float64 {
 		if err != nil {
 			return 0
 		}
-		if (c-a).Seconds()/float64(cpus) < 0.25 {
-			break
-		}
+		found = (c-a).Seconds()/float64(cpus) < 0.25
 	}
-	waited := time.Since(start).Seconds() - 1
+	waited := time.Since(start).Seconds()
+	if found {
+		waited-- // the quiet second itself
+	}
 	if waited >= 1 {
 		b.logf("waited %.0fs for the host to quieten", waited)
 	}

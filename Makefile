@@ -3,12 +3,12 @@
 #   make build        static binary bin/dbarena (CGO_ENABLED=0)
 #   make test         go vet + go test -race against throw-away database
 #                     servers (scripts/testservers); exits with their status
-#   make bench-peers  side-by-side runs against peer tools (scripts/bench-peers)
-#   make bench-tpcc   the TPC-C-like workload against go-tpc (scripts/bench-tpcc)
-#   make bench-mongo  dbarena's client CPU on MongoDB against mongod's, PostgreSQL's and go-ycsb's (scripts/bench-mongo)
+#   make bench-peers  side-by-side runs against pgbench and sysbench (internal/tools/bench peers)
+#   make bench-tpcc   the TPC-C-like workload against go-tpc (internal/tools/bench tpcc)
+#   make bench-mongo  dbarena's client CPU on MongoDB against mongod's, PostgreSQL's and go-ycsb's (internal/tools/bench mongo)
 #   make bench-docolap  docolap's load against psql \copy and insertMany from a file (scripts/bench-docolap)
 #   make bench-ab     two dbarena builds on one command, interleaved paired rounds
-#                     (A=BIN B=BIN ARGS="run …"; internal/tools/benchab)
+#                     (A=BIN B=BIN ARGS="run …"; internal/tools/bench ab)
 #   make k8s-test     an Indexed Job of shards through a real Kubernetes API server
 #                     and Job controller on loopback (scripts/k8s-control-plane;
 #                     go test -tags k8s ./internal/k8stest/; the first run builds
@@ -93,18 +93,17 @@ k8s-test:
 	exit $$status
 
 bench-peers:
-	@test -x scripts/bench-peers || { echo "make: scripts/bench-peers does not exist yet" >&2; exit 1; }
-	scripts/bench-peers $(ARGS)
+	$(GO) run ./internal/tools/bench peers $(ARGS)
 
 bench-tpcc:
-	scripts/bench-tpcc $(ARGS)
+	$(GO) run ./internal/tools/bench tpcc $(ARGS)
 
 ROUNDS ?= 7
 bench-ab:
-	$(GO) run ./internal/tools/benchab -a "$(A)" -b "$(B)" -rounds $(ROUNDS) -- $(ARGS)
+	$(GO) run ./internal/tools/bench ab -a "$(A)" -b "$(B)" -rounds $(ROUNDS) -- $(ARGS)
 
 bench-mongo:
-	scripts/bench-mongo $(ARGS)
+	$(GO) run ./internal/tools/bench mongo $(ARGS)
 
 bench-docolap:
 	scripts/bench-docolap $(ARGS)

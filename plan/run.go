@@ -390,8 +390,12 @@ func (r *execution) runAll(ctx context.Context, todo []int, last map[PrepareKey]
 		}
 		rs := &r.st.Runs[i]
 		c := r.cells[rs.Cell]
-		prefix := fmt.Sprintf("[%d/%d] round %d/%d %s", n+1, len(todo), rs.Rep, r.p.Repetitions, c.ID)
-		tell(fmt.Sprintf("round %d/%d %s", rs.Rep, r.p.Repetitions, c.ID), c)
+		round := fmt.Sprintf("round %d/%d", rs.Rep, r.p.Repetitions)
+		if r.p.Precision != nil {
+			round = fmt.Sprintf("round %d of at most %d", rs.Rep, r.p.Precision.Max)
+		}
+		prefix := fmt.Sprintf("[%d/%d] %s %s", n+1, len(todo), round, c.ID)
+		tell(round+" "+c.ID, c)
 		// failed records that the run failed without running.
 		failed := func(msg string) error {
 			now := r.o.Now().UTC()

@@ -88,6 +88,10 @@ func TestUntilCI(t *testing.T) {
 	if !strings.Contains(md, "until-ci ±2%: every interval within it (the widest ±") || !strings.Contains(md, "after "+strconv.Itoa(rounds)+" rounds") {
 		t.Errorf("compare.md does not say how the rounds ended:\n%s", md)
 	}
+	// Every round is in the tables, not only the first ones.
+	if n := "(n=" + strconv.Itoa(rounds) + ")"; strings.Count(md, n) < 2 {
+		t.Errorf("compare.md's cells lack %s: not every round is in them:\n%s", n, md)
+	}
 	if html := readFile(t, filepath.Join(dir, plan.ReportFile)); !strings.Contains(html, "until-ci ±2%: every interval within it") {
 		t.Error("report.html does not say how the rounds ended")
 	}
@@ -116,6 +120,10 @@ func TestUntilCIMax(t *testing.T) {
 	}
 	if got := compare.PrecisionText(st.Precision); !strings.HasPrefix(got, "until-ci ±2%: 8 rounds (max) reached at ±") {
 		t.Errorf("text %q", got)
+	}
+	// The rounds added past the first 6 are in the tables too.
+	if md := readFile(t, filepath.Join(tmp, "res", plan.CompareFile)); strings.Count(md, "(n=8)") < 2 {
+		t.Errorf("compare.md's cells are not of all 8 rounds:\n%s", md)
 	}
 }
 

@@ -83,7 +83,7 @@ func report(p *Plan, st *State, o RunOptions) error {
 				if c.Target.Label != t.Label || c.Workload.Label != w.Label {
 					continue
 				}
-				for rep := 1; rep <= p.Repetitions; rep++ {
+				for rep := 1; rep <= max(p.Repetitions, st.Repetitions); rep++ {
 					name := c.FileName(rep)
 					if status[name] != RunDone {
 						continue
@@ -352,7 +352,7 @@ func writeSummary(b *bytes.Buffer, p *Plan, st *State, sections []*section, repo
 		limited = ", each on the targets it names,"
 	}
 	fmt.Fprintf(b, "| cells | %d (%s × %s%s × their thread counts) |\n", len(p.Cells), plural(len(p.Targets), "target"), plural(len(p.Workloads), "workload"), limited)
-	fmt.Fprintf(b, "| repetitions | %d, in interleaved rounds, seed %d |\n", p.Repetitions, p.Seed)
+	fmt.Fprintf(b, "| repetitions | %d, in interleaved rounds, seed %d |\n", max(p.Repetitions, st.Repetitions), p.Seed)
 	fmt.Fprintf(b, "| measured time | %s (warm-ups included) |\n", p.Estimate())
 	if first, last := span(st); !first.IsZero() {
 		fmt.Fprintf(b, "| ran | %s to %s |\n", first.Format(time.RFC3339), last.Format(time.RFC3339))

@@ -21,7 +21,7 @@ func Show(w io.Writer, p *Plan, opt RunOptions) error {
 		return err
 	}
 	done, failed, pending := st.Counts()
-	fmt.Fprintf(w, "plan %s (%s): %d cells × %d repetitions = %d runs, seed %d\n", p.Name, p.Path, len(p.Cells), p.Repetitions, len(st.Runs), p.Seed)
+	fmt.Fprintf(w, "plan %s (%s): %d cells × %d repetitions = %d runs, seed %d\n", p.Name, p.Path, len(p.Cells), max(p.Repetitions, st.Repetitions), len(st.Runs), p.Seed)
 	if p.Description != "" {
 		fmt.Fprintf(w, "%s\n", p.Description)
 	}

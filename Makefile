@@ -49,6 +49,7 @@ KEEP_SERVERS ?=
 COMMIT := $(shell c=$$(git rev-parse --short=12 HEAD 2>/dev/null) && { git diff --quiet HEAD 2>/dev/null || c=$$c-dirty; echo $$c; })
 
 build:
+	@test -x bin/dbarena || echo "make build: compiling bin/dbarena and its ~540 packages (a cold build takes a few minutes on 2 cores)"
 	CGO_ENABLED=0 $(GO) build -ldflags "-X main.stampedCommit=$(COMMIT)" -o bin/dbarena ./cmd/dbarena
 
 test:

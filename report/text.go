@@ -99,6 +99,16 @@ func DisturbedMark(causes []string, srv sysmon.Interval) string {
 	return "! disturbed: " + strings.Join(parts, ", ")
 }
 
+// DisturbedCauses lists the causes that disturbed r (result.Run.Disturbed)
+// by their names ("other, steal"), "" when nothing did.
+func DisturbedCauses(r *result.Run) string {
+	causes := make([]string, len(r.Disturbed))
+	for i, d := range r.Disturbed {
+		causes[i] = d.Cause
+	}
+	return strings.Join(causes, ", ")
+}
+
 // openLine is the part of an interval's line under an arrival rate: the
 // rate offered (tps is the rate achieved), the transactions that started
 // late and the arrivals skipped and dropped, and the 95th percentile of
@@ -397,8 +407,12 @@ func SweepTable(w io.Writer, runs []result.Run) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "threads\ttps\tqps\tp50 ms\tp95 ms\tp99 ms\tp99.9 ms\terrors\tretries\tretries/s\tretry %\tcpu µs/query\tstatus\t")
 	for _, r := range runs {
+		status := r.Status
+		if c := DisturbedCauses(&r); c != "" {
+			status += " (! disturbed: " + c + ")"
+		}
 		fmt.Fprintf(tw, "%d\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%d\t%d\t%.2f\t%.2f\t%.2f\t%s\t\n",
-			r.Threads, r.TPS, r.QPS, r.LatencyMS.P50, r.LatencyMS.P95, r.LatencyMS.P99, r.LatencyMS.P999, r.Errors, r.Retries, r.RetriesPerS, r.RetryPct, r.ClientCPUPerQueryUS, r.Status)
+			r.Threads, r.TPS, r.QPS, r.LatencyMS.P50, r.LatencyMS.P95, r.LatencyMS.P99, r.LatencyMS.P999, r.Errors, r.Retries, r.RetriesPerS, r.RetryPct, r.ClientCPUPerQueryUS, status)
 	}
 	tw.Flush()
 }

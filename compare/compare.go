@@ -242,7 +242,15 @@ type Cell struct {
 	// (±Inf when there are too few values for one; equal to Center for
 	// a single value).
 	Center, Lo, Hi float64
+	// Disturbed counts the cell's runs whose host disturbed them
+	// (result.Run.Disturbed): the figure is marked "!".
+	Disturbed int
 }
+
+// DisturbedNote explains the mark beside a figure that holds a disturbed
+// run (Cell.Disturbed); the notes of its file's warnings say what
+// disturbed it.
+const DisturbedNote = "! marks a figure with a disturbed run (other processes, the hypervisor's steal or dbarena's own CPU took the host's CPU beyond the run's limits): the notes starting \"disturbed:\" say which and how much"
 
 // N is the number of measurements.
 func (c Cell) N() int { return len(c.Values) }
@@ -475,6 +483,7 @@ func build(inputs []Input, m metricSpec, beside []metricSpec, opt Options) (*Tab
 	// Samples per (threads and rate, column), and of each figure beside
 	// per (threads and rate, column, figure).
 	samples := map[rowKey][][]float64{}
+	disturbed := map[rowKey][]int{} // disturbed runs per (row, column)
 	besides := map[rowKey][][][]float64{}
 	besideFound := make([]bool, len(beside))
 	found := false
@@ -513,6 +522,12 @@ func build(inputs []Input, m metricSpec, beside []metricSpec, opt Options) (*Tab
 					samples[k] = make([][]float64, len(t.Columns))
 				}
 				samples[k][c] = append(samples[k][c], v)
+				if len(r.Disturbed) > 0 {
+					if disturbed[k] == nil {
+						disturbed[k] = make([]int, len(t.Columns))
+					}
+					disturbed[k][c]++
+				}
 				if len(beside) == 0 {
 					continue
 				}
@@ -551,11 +566,15 @@ func build(inputs []Input, m metricSpec, beside []metricSpec, opt Options) (*Tab
 	}
 
 	keys := slices.SortedFunc(maps.Keys(samples), compareKeys)
-	small := false
+	small, marked := false, false
 	for _, n := range keys {
 		row := Row{Threads: n.threads, Rate: n.rate, Cells: make([]Cell, len(t.Columns)), Changes: make([]Change, len(t.Columns))}
 		for c, vs := range samples[n] {
 			row.Cells[c] = summarize(vs)
+			if d := disturbed[n]; d != nil && d[c] > 0 {
+				row.Cells[c].Disturbed = d[c]
+				marked = true
+			}
 			if len(vs) > 1 && (math.IsInf(row.Cells[c].Lo, 0) || math.IsInf(row.Cells[c].Hi, 0)) {
 				small = true
 			}
@@ -581,6 +600,9 @@ func build(inputs []Input, m metricSpec, beside []metricSpec, opt Options) (*Tab
 	if small {
 		need := minSamples()
 		t.Notes = append(t.Notes, fmt.Sprintf("a median's %.0f%% confidence interval needs at least %d values; ±∞ marks cells with fewer", Confidence*100, need))
+	}
+	if marked {
+		t.Notes = append(t.Notes, DisturbedNote)
 	}
 	t.Average = average(t)
 	if opt.Relative {

@@ -436,6 +436,36 @@ func TestRunWarningsAreNotes(t *testing.T) {
 	}
 }
 
+// A cell holding a disturbed run marks its figure "!", and a note says
+// what the mark means beside the run's own warning; cells of undisturbed
+// runs are not marked.
+func TestDisturbedMark(t *testing.T) {
+	a := file("A", map[int]float64{1: 100, 8: 200})
+	d := result.Disturbance{Cause: result.DisturbedOther, Metric: "host_other_cpu_pct", Limit: 25, Intervals: 9, Measured: 10, Mean: 61, Max: 70,
+		Text: "processes other than dbarena and the server used 61% of the host's CPU (mean; up to 70%) in 9 of 10 measured intervals, above the limit of 25% (--disturbed-other)"}
+	a.Runs[1].Disturbed = []result.Disturbance{d}
+	a.Runs[1].Warnings = []string{result.DisturbedWarning(d)}
+	tb := build(t, compare.Options{}, in("A", a), in("B", file("B", map[int]float64{1: 110, 8: 210})))
+	var b strings.Builder
+	compare.WriteText(&b, []*compare.Table{tb})
+	out := b.String()
+	for _, want := range []string{
+		"8                          200.0 !  210.0",
+		"note: A.json: the run with 8 threads: disturbed: processes other than dbarena and the server used 61% of the host's CPU",
+		"note: " + compare.DisturbedNote,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Count(out, "0 !") != 1 {
+		t.Errorf("want one mark:\n%s", out)
+	}
+	if tb.Rows[1].Cells[0].Disturbed != 1 || tb.Rows[0].Cells[0].Disturbed != 0 || tb.Rows[1].Cells[1].Disturbed != 0 {
+		t.Errorf("cells %+v", tb.Rows)
+	}
+}
+
 func Example() {
 	a := in("pg15", file("pg15", map[int]float64{1: 512.3, 8: 2890, 32: 3120}))
 	b := in("pg16", file("pg16", map[int]float64{1: 540.1, 8: 3050, 32: 3010}))

@@ -204,10 +204,14 @@ func (t *Table) formatCell(c Cell, avg bool) string {
 	if t.Relative && t.RelativeTo != 0 {
 		v = fmt.Sprintf("%.2fx", c.Center)
 	}
-	if avg || c.N() == 1 {
-		return v
+	mark := ""
+	if c.Disturbed > 0 {
+		mark = " !"
 	}
-	return v + " ±" + pctRange(c) + " (n=" + strconv.Itoa(c.N()) + ")"
+	if avg || c.N() == 1 {
+		return v + mark
+	}
+	return v + " ±" + pctRange(c) + " (n=" + strconv.Itoa(c.N()) + ")" + mark
 }
 
 // formatBeside is a figure beside a column: the median (the mean in the

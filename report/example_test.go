@@ -10,6 +10,7 @@ import (
 	"github.com/dbarena/dbarena/report"
 	"github.com/dbarena/dbarena/result"
 	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/sysmon"
 	"github.com/dbarena/dbarena/workload"
 )
 
@@ -42,6 +43,23 @@ func ExampleLine() {
 	// [ 10s ] thds: 8 tps: 1000.00 qps: 20000.00 (r/w/o: 14000.00/4000.00/2000.00) lat (ms,95%): 2.00 err/s: 0.50 retry/s: 1.50 reconn/s: 0.00
 	// [ 2.5s ] thds: 8 tps: 1000.00 qps: 20000.00 (r/w/o: 14000.00/4000.00/2000.00) lat (ms,95%): 2.00 err/s: 0.50 retry/s: 1.50 reconn/s: 0.00 (warmup)
 	// [ 2.5s ] thds: 8 tps: 1000.00 qps: 20000.00 (r/w/o: 14000.00/4000.00/2000.00) lat (ms,95%): 2.00 err/s: 0.50 retry/s: 1.50 reconn/s: 0.00 rb/s: 5.00
+}
+
+// An interval in which other processes took 61% of the host's CPU and
+// the hypervisor 7.5%, beyond the run's limits (--disturbed-other,
+// --disturbed-steal): the line says so at its end.
+func ExampleLine_disturbed() {
+	iv := histogram.NewInterval(1)
+	for i := 0; i < 100; i++ {
+		_ = iv.Ops[0].Hist.RecordValue(3000)
+	}
+	iv.Queries = histogram.Queries{Reads: 100}
+	srv := sysmon.Interval{"host_cpu_pct": 98, "host_other_cpu_pct": 61.2, "host_steal_pct": 7.5, "client_cpu_pct": 40, "interval_s": 1}
+	t := runner.Tick{Threads: 2, Elapsed: 5 * time.Second, Length: time.Second, Ops: []workload.Op{{Name: "oltp_point_select"}}, Interval: iv,
+		Server: srv, Record: &result.Interval{Server: srv, Disturbed: sysmon.DefaultLimits().Causes(srv, 2)}}
+	os.Stdout.WriteString(report.Line(t) + "\n")
+	// Output:
+	// [ 5s ] thds: 2 tps: 100.00 qps: 100.00 (r/w/o: 100.00/0.00/0.00) lat (ms,95%): 3.00 err/s: 0.00 retry/s: 0.00 reconn/s: 0.00 | host 98% ! disturbed: other 61%, steal 7.5%
 }
 
 func ExampleSummary() {

@@ -40,8 +40,9 @@ func (l *Lines) OnTick(t runner.Tick) {
 // that succeeded after retries is no error. Rollbacks the workload makes
 // on purpose are successes and show as rb/s when there are any. The
 // workload's own figures follow, then the server's metrics after "|"
-// (sysmon.Compact) when they are sampled. Warm-up intervals end in
-// "(warmup)".
+// (sysmon.Compact) when they are sampled, and DisturbedMark when the host
+// was busy beyond the run's limits in the interval. Warm-up intervals end
+// in "(warmup)".
 func Line(t runner.Tick) string {
 	iv := t.Interval
 	secs := t.Length.Seconds()
@@ -68,10 +69,44 @@ func Line(t runner.Tick) string {
 	if c := sysmon.Compact(t.Server); c != "" {
 		s += " | " + c
 	}
+	if t.Record != nil && len(t.Record.Disturbed) > 0 {
+		s += " " + DisturbedMark(t.Record.Disturbed, t.Server)
+	}
 	if t.Warmup {
 		s += " (warmup)"
 	}
 	return s
+}
+
+// DisturbedMark is the mark of an interval whose host was busy beyond
+// the run's limits (result.Interval.Disturbed): "! disturbed: other 61%",
+// with the steal and dbarena's own CPU when they crossed theirs ("steal
+// 7.5%", "dbarena 1.95 cores").
+func DisturbedMark(causes []string, srv sysmon.Interval) string {
+	parts := make([]string, 0, len(causes))
+	for _, c := range causes {
+		switch c {
+		case result.DisturbedOther:
+			parts = append(parts, fmt.Sprintf("other %.0f%%", srv["host_other_cpu_pct"]))
+		case result.DisturbedSteal:
+			parts = append(parts, fmt.Sprintf("steal %.1f%%", srv["host_steal_pct"]))
+		case result.DisturbedClient:
+			parts = append(parts, fmt.Sprintf("dbarena %.2f cores", srv["client_cpu_pct"]/100))
+		default:
+			parts = append(parts, c)
+		}
+	}
+	return "! disturbed: " + strings.Join(parts, ", ")
+}
+
+// DisturbedCauses lists the causes that disturbed r (result.Run.Disturbed)
+// by their names ("other, steal"), "" when nothing did.
+func DisturbedCauses(r *result.Run) string {
+	causes := make([]string, len(r.Disturbed))
+	for i, d := range r.Disturbed {
+		causes[i] = d.Cause
+	}
+	return strings.Join(causes, ", ")
 }
 
 // openLine is the part of an interval's line under an arrival rate: the
@@ -372,8 +407,12 @@ func SweepTable(w io.Writer, runs []result.Run) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "threads\ttps\tqps\tp50 ms\tp95 ms\tp99 ms\tp99.9 ms\terrors\tretries\tretries/s\tretry %\tcpu µs/query\tstatus\t")
 	for _, r := range runs {
+		status := r.Status
+		if c := DisturbedCauses(&r); c != "" {
+			status += " (! disturbed: " + c + ")"
+		}
 		fmt.Fprintf(tw, "%d\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%d\t%d\t%.2f\t%.2f\t%.2f\t%s\t\n",
-			r.Threads, r.TPS, r.QPS, r.LatencyMS.P50, r.LatencyMS.P95, r.LatencyMS.P99, r.LatencyMS.P999, r.Errors, r.Retries, r.RetriesPerS, r.RetryPct, r.ClientCPUPerQueryUS, r.Status)
+			r.Threads, r.TPS, r.QPS, r.LatencyMS.P50, r.LatencyMS.P95, r.LatencyMS.P99, r.LatencyMS.P999, r.Errors, r.Retries, r.RetriesPerS, r.RetryPct, r.ClientCPUPerQueryUS, status)
 	}
 	tw.Flush()
 }

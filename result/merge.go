@@ -366,6 +366,12 @@ func mergeRuns(runs []*Run, weights []float64, r int) (*Run, error) {
 				m.Warnings = append(m.Warnings, w)
 			}
 		}
+		// Each shard judged its own host: every distinct cause is kept.
+		for _, d := range run.Disturbed {
+			if !slices.Contains(m.Disturbed, d) {
+				m.Disturbed = append(m.Disturbed, d)
+			}
+		}
 	}
 	// The shards' verdicts are about their own shares: the merged run
 	// keeps the criteria, unjudged (Pass nil), for the caller to judge
@@ -566,6 +572,7 @@ func mergeIntervals(runs []*Run, weights []float64, nops int, field func(int, st
 			m.Dropped += iv.Dropped
 			open = open || iv.ServiceMS != nil
 			servers = append(servers, iv.Server)
+			m.Disturbed = unionCauses(m.Disturbed, iv.Disturbed)
 			for _, op := range iv.Ops {
 				if hists[op.Op] == nil {
 					hists[op.Op] = histogram.New()
@@ -630,6 +637,26 @@ func mergeIntervals(runs []*Run, weights []float64, nops int, field func(int, st
 		out = append(out, m)
 	}
 	return out, nil
+}
+
+// unionCauses adds the causes of b missing from a, keeping the order
+// other, steal, client.
+func unionCauses(a, b []string) []string {
+	if len(b) == 0 {
+		return a
+	}
+	var out []string
+	for _, c := range []string{DisturbedOther, DisturbedSteal, DisturbedClient} {
+		if slices.Contains(a, c) || slices.Contains(b, c) {
+			out = append(out, c)
+		}
+	}
+	for _, c := range append(slices.Clone(a), b...) { // causes of later versions
+		if !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // sameOpen tells whether two runs had the same arrival rate (or none).

@@ -329,6 +329,38 @@ func TestMergeUnfinishedAndWarnings(t *testing.T) {
 	}
 }
 
+// Each shard judged its own host: the merged run keeps every distinct
+// disturbance of the shards, in their order, and an interval every cause
+// any shard's had, in the order other, steal, client.
+func TestMergeDisturbed(t *testing.T) {
+	a := shard(t, t0, 1, tick{lat: [2][]int64{{100}, {200}}}, tick{lat: [2][]int64{{100}, {200}}})
+	b := shard(t, t0, 2, tick{lat: [2][]int64{{100}, {200}}}, tick{lat: [2][]int64{{100}, {200}}})
+	other := Disturbance{Cause: DisturbedOther, Metric: "host_other_cpu_pct", Limit: 25, Intervals: 2, Measured: 2, Mean: 61, Max: 70, Text: "other work"}
+	steal := Disturbance{Cause: DisturbedSteal, Metric: "host_steal_pct", Limit: 5, Intervals: 1, Measured: 2, Mean: 9, Max: 9, Text: "steal"}
+	a.Runs[0].Disturbed = []Disturbance{other}
+	b.Runs[0].Disturbed = []Disturbance{other, steal}
+	a.Runs[0].Intervals[0].Disturbed = []string{DisturbedOther}
+	b.Runs[0].Intervals[0].Disturbed = []string{DisturbedSteal, DisturbedOther}
+	b.Runs[0].Intervals[1].Disturbed = []string{DisturbedClient}
+	m, err := Merge(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := m.Runs[0]
+	if !reflect.DeepEqual(r.Disturbed, []Disturbance{other, steal}) {
+		t.Errorf("disturbed %+v", r.Disturbed)
+	}
+	if got := [][]string{r.Intervals[0].Disturbed, r.Intervals[1].Disturbed}; !reflect.DeepEqual(got, [][]string{{"other", "steal"}, {"client"}}) {
+		t.Errorf("intervals' causes %q", got)
+	}
+	// Undisturbed shards merge into an undisturbed run.
+	c := shard(t, t0, 1, tick{lat: [2][]int64{{100}, {200}}})
+	d := shard(t, t0, 2, tick{lat: [2][]int64{{100}, {200}}})
+	if m, err := Merge(c, d); err != nil || m.Runs[0].Disturbed != nil || m.Runs[0].Intervals[0].Disturbed != nil {
+		t.Errorf("undisturbed: %v, %+v", err, m)
+	}
+}
+
 // Files that are not shards of one run are refused, naming the file and
 // the field.
 func TestMergeRefuses(t *testing.T) {

@@ -331,6 +331,12 @@ type Run struct {
 	// interval away from the one asked for, transactions left running
 	// longer than any that finished), in plain words.
 	Warnings []string `json:"warnings,omitempty"`
+	// Disturbed says what else used the host during the measured phase
+	// enough to make the run's figures doubtful (package sysmon judges
+	// it: sysmon.Limits), one entry per cause, each also a warning;
+	// absent for a run that was not disturbed, or not judged (no server
+	// metrics sampled).
+	Disturbed []Disturbance `json:"disturbed,omitempty"`
 	// Thresholds are the run's pass/fail criteria (--threshold) with what
 	// was observed, in the order given; absent when none was given.
 	Thresholds []Threshold `json:"thresholds,omitempty"`
@@ -340,6 +346,42 @@ type Run struct {
 	Status string `json:"status"`
 	Error  string `json:"error,omitempty"`
 }
+
+// Disturbance is one cause that disturbed a run: a figure of the host
+// above its limit in enough of the run's measured intervals.
+type Disturbance struct {
+	// Cause is what disturbed the run: DisturbedOther, DisturbedSteal or
+	// DisturbedClient.
+	Cause string `json:"cause"`
+	// Metric is the intervals' server metric judged (host_other_cpu_pct,
+	// host_steal_pct, client_cpu_pct); Limit its limit, in its unit.
+	Metric string  `json:"metric"`
+	Limit  float64 `json:"limit"`
+	// Intervals counts the measured intervals above the limit, Measured
+	// those that had the metric; Mean and Max are the metric's over the
+	// intervals above the limit.
+	Intervals int     `json:"intervals"`
+	Measured  int     `json:"measured"`
+	Mean      float64 `json:"mean"`
+	Max       float64 `json:"max"`
+	// Text says it in plain words; the run's warning is "disturbed: "
+	// and Text.
+	Text string `json:"text"`
+}
+
+// The causes of a Disturbance.
+const (
+	// DisturbedOther: processes other than dbarena and the server.
+	DisturbedOther = "other"
+	// DisturbedSteal: the hypervisor's steal time.
+	DisturbedSteal = "steal"
+	// DisturbedClient: dbarena's own CPU near the cores it drives with.
+	DisturbedClient = "client"
+)
+
+// DisturbedWarning is the warning of a Disturbance: "disturbed: " and
+// its text.
+func DisturbedWarning(d Disturbance) string { return "disturbed: " + d.Text }
 
 // Threshold is one pass/fail criterion of a run and its verdict (package
 // threshold evaluates them). Observed is the metric's value in the unit
@@ -450,6 +492,10 @@ type Interval struct {
 	// sysmon: server_cpu_pct, host_iowait_pct, disk_iops, pg_wal_mb_s …,
 	// each name with its unit), absent when none could be read.
 	Server map[string]float64 `json:"server,omitempty"`
+	// Disturbed lists the causes (Disturbance.Cause) whose figure was
+	// above its limit in this interval, in the order other, steal,
+	// client; absent when none was.
+	Disturbed []string `json:"disturbed,omitempty"`
 	// Ops holds each op's share of the interval, for the ops that
 	// recorded anything in it (version 2; absent in version 1).
 	Ops []IntervalOp `json:"ops,omitempty"`

@@ -363,6 +363,7 @@ func (c *collector) finish(status string, runErr error) (*result.Run, error) {
 		res.Events = c.cfg.Shard.Events(*e)
 	}
 	res.ClientThreads, res.GOMAXPROCS, res.GCPercent = len(r.threads), runtime.GOMAXPROCS(0), gcPercent()
+	res.Disturbed = c.disturbed()
 	res.Warnings = c.warnings()
 	if status == result.StatusComplete {
 		if err := stalled(res, c.cfg.ReportInterval); err != nil {
@@ -489,7 +490,36 @@ func (c *collector) warnings() []string {
 	if c.r.threadsNote != "" {
 		out = append(out, c.r.threadsNote)
 	}
+	for _, d := range c.res.Disturbed {
+		out = append(out, result.DisturbedWarning(d))
+	}
 	return out
+}
+
+// disturbed judges the measured intervals' server metrics against the
+// run's limits (Config.Disturbed).
+func (c *collector) disturbed() []result.Disturbance {
+	var ivs []sysmon.Interval
+	for _, iv := range c.res.Intervals {
+		if !iv.Warmup && iv.Server != nil {
+			ivs = append(ivs, iv.Server)
+		}
+	}
+	return c.cfg.Disturbed.Judge(ivs, c.clientCores())
+}
+
+// clientCores is how many cores dbarena drives the workers with: its
+// client threads (each one OS thread), else GOMAXPROCS, at most the
+// host's CPUs; 0 on an embedded engine, whose CPU is the database's.
+func (c *collector) clientCores() float64 {
+	if c.r.eng.Dialect().Capabilities().Embedded {
+		return 0
+	}
+	n := runtime.GOMAXPROCS(0)
+	if len(c.r.threads) > 0 {
+		n = len(c.r.threads)
+	}
+	return float64(min(n, runtime.NumCPU()))
 }
 
 // awaitBaseline waits for the server's baseline begin took aside.
@@ -522,6 +552,7 @@ func (c *collector) report(length time.Duration, label time.Time, warmup bool) {
 	}
 	if len(srv) > 0 {
 		iv.Server = srv
+		iv.Disturbed = cfg.Disturbed.Causes(srv, c.clientCores())
 	}
 	if len(metrics) > 0 {
 		iv.Metrics = make(map[string]float64, len(metrics))

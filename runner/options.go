@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dbarena/dbarena/runner/timing"
+	"github.com/dbarena/dbarena/sysmon"
 )
 
 // Option is one run option: a field of Config that `dbarena run` sets by
@@ -61,6 +63,15 @@ func Options() []Option {
 			Value: func(c *Config) pflag.Value { return (*listValue)(&c.Thresholds) }},
 		{Flag: "abort-on-fail", Field: "abort_on_fail", Usage: "stop a run as soon as a threshold can no longer hold (an upper bound on a count such as errors, retries or transactions, or on the max latency, already crossed)",
 			Value: func(c *Config) pflag.Value { return (*boolValue)(&c.AbortOnFail) }},
+		// When the host disturbed a run: sysmon.Limits.
+		{Flag: "disturbed-other", Field: "disturbed_other", Usage: "flag a run as disturbed when processes other than dbarena and the server used more than this share of the host's CPUs (host_other_cpu_pct) in --disturbed-share of its measured intervals (0: never)",
+			Value: func(c *Config) pflag.Value { return (*pctValue)(&c.Disturbed.Other) }},
+		{Flag: "disturbed-steal", Field: "disturbed_steal", Usage: "flag a run as disturbed when the hypervisor stole more than this share of the host's CPUs (host_steal_pct) in --disturbed-share of its measured intervals (0: never)",
+			Value: func(c *Config) pflag.Value { return (*pctValue)(&c.Disturbed.Steal) }},
+		{Flag: "disturbed-client", Field: "disturbed_client", Usage: "flag a run as disturbed when dbarena's own CPU (client_cpu_pct) was above this share of the cores it drives the workers with (its client threads, else GOMAXPROCS, at most the host's CPUs; not judged on SQLite, whose work is dbarena's) in --disturbed-share of its measured intervals (0: never)",
+			Value: func(c *Config) pflag.Value { return (*pctValue)(&c.Disturbed.Client) }},
+		{Flag: "disturbed-share", Field: "disturbed_share", Usage: "how many of a run's measured intervals (at least one) must cross a --disturbed-* limit for the run to be flagged as disturbed",
+			Value: func(c *Config) pflag.Value { return (*pctValue)(&c.Disturbed.Share) }},
 		// The arrival-rate (open) model: timing.RateConfig.
 		{Flag: "rate", Field: "rate", Usage: "arrival rate in transactions per second across all workers (at most 1e9): an open model, each transaction timed from its intended start; --threads caps how many run at once (default: none, workers back to back)",
 			Value: func(c *Config) pflag.Value { return &optFloatValue{p: &c.Rate.TPS} }},
@@ -104,7 +115,21 @@ func LookupOption(field string) (Option, bool) {
 // timeout.
 func DefaultConfig() Config {
 	return Config{Threads: 1, Duration: 10 * time.Second, ReportInterval: time.Second, Seed: 1, StopGrace: 10 * time.Second,
-		ReconnectTimeout: DefaultReconnectTimeout}
+		ReconnectTimeout: DefaultReconnectTimeout, Disturbed: sysmon.DefaultLimits()}
+}
+
+// pctValue is a percentage: "25%" or "25".
+type pctValue float64
+
+func (v *pctValue) String() string { return strconv.FormatFloat(float64(*v), 'g', -1, 64) + "%" }
+func (v *pctValue) Type() string   { return "percent" }
+func (v *pctValue) Set(s string) error {
+	f, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(s), "%"), 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return fmt.Errorf("%q: want a percentage such as 25%% or 25", s)
+	}
+	*v = pctValue(f)
+	return nil
 }
 
 // durationValue is a duration that also takes plain seconds ("60"), as

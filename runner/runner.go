@@ -113,6 +113,13 @@ type Config struct {
 	// as one of them can no longer hold.
 	Thresholds  []string
 	AbortOnFail bool
+	// Disturbed are the limits beyond which the host disturbed the run
+	// (other work, steal, dbarena's own CPU), judged from the server
+	// metrics of its measured intervals (sysmon.Limits.Judge) into
+	// result.Run.Disturbed and a warning; each interval above one is
+	// marked (result.Interval.Disturbed). The zero Limits judge nothing;
+	// DefaultConfig holds sysmon.DefaultLimits.
+	Disturbed sysmon.Limits
 
 	// ClientThreads is how many OS threads run the workers, at most one
 	// per worker, as --client-threads asks: package session turns it
@@ -233,6 +240,14 @@ func (c Config) Validate() []error {
 	}
 	if b, m := c.Retry.Backoff, c.Retry.BackoffMax; b != nil && m != nil && *b > *m {
 		bad("retry-backoff", *b, fmt.Sprintf("must be between 0 and --retry-backoff-max (%v)", *m))
+	}
+	for _, l := range []struct {
+		flag string
+		v    float64
+	}{{"disturbed-other", c.Disturbed.Other}, {"disturbed-steal", c.Disturbed.Steal}, {"disturbed-client", c.Disturbed.Client}, {"disturbed-share", c.Disturbed.Share}} {
+		if l.v < 0 || l.v > 100 {
+			bad(l.flag, fmt.Sprintf("%g%%", l.v), "must be between 0% and 100% (0: never)")
+		}
 	}
 	if c.AbortOnFail && len(c.Thresholds) == 0 {
 		bad("abort-on-fail", c.AbortOnFail, "needs at least one --threshold")

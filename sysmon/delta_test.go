@@ -1,6 +1,7 @@
 package sysmon
 
 import (
+	"math"
 	"reflect"
 	"testing"
 	"time"
@@ -54,6 +55,7 @@ func TestDelta(t *testing.T) {
 		"mysql.Innodb_os_log_written": 2 << 20,
 	}, map[string]float64{
 		"server.procs":       6,
+		"host.server":        1, // the host source's: the server is here
 		"pg.sessions.active": 7, "pg.sessions.idle": 1, "pg.sessions.idle_in_txn": 0, "pg.sessions.lock_wait": 2, "pg.sessions.total": 8,
 		"mysql.Threads_running": 3,
 	})
@@ -182,5 +184,67 @@ func TestMetrics(t *testing.T) {
 	}
 	if seen[IntervalKey] {
 		t.Errorf("%s is not a metric", IntervalKey)
+	}
+}
+
+// The other work on the host is its busy share less the server's and
+// dbarena's, each a share of all the CPUs; dbarena's own CPU is in % of
+// one core. Worked out by hand: 4 CPUs, 2 s, 800 ticks.
+func TestDeltaOtherWork(t *testing.T) {
+	host := func(user, system, idle, steal uint64) map[string]uint64 {
+		return map[string]uint64{"host.cpu.user": user, "host.cpu.nice": 0, "host.cpu.system": system, "host.cpu.idle": idle,
+			"host.cpu.iowait": 0, "host.cpu.irq": 0, "host.cpu.softirq": 0, "host.cpu.steal": steal}
+	}
+	with := func(m map[string]uint64, kv ...any) map[string]uint64 {
+		for i := 0; i < len(kv); i += 2 {
+			m[kv[i].(string)] = kv[i+1].(uint64)
+		}
+		return m
+	}
+	// user +500, system +100, idle +160, steal +40: processes ran 600
+	// of 800 ticks (75%; steal, 5%, is not theirs). The server used 1 s of CPU in 2 s (0.5 of
+	// a core, 12.5% of the host); dbarena 1.6 s (0.8 of a core, 80%;
+	// 20% of the host): the rest, 75 − 12.5 − 20 = 42.5%, is other work.
+	for _, tc := range []struct {
+		name        string
+		prev, cur   map[string]uint64
+		gauges      map[string]float64
+		other       float64
+		otherAbsent bool
+	}{
+		{"server here", with(host(1000, 1000, 1000, 0), "server.cpu_us", uint64(5_000_000), "client.cpu_us", uint64(3_000_000)),
+			with(host(1500, 1100, 1160, 40), "server.cpu_us", uint64(6_000_000), "client.cpu_us", uint64(4_600_000)),
+			map[string]float64{"host.cpus": 4, "client.server_local": 1}, 42.5, false},
+		// Remote (or embedded): the server's CPU is not this host's.
+		{"server elsewhere", with(host(1000, 1000, 1000, 0), "client.cpu_us", uint64(3_000_000)),
+			with(host(1500, 1100, 1160, 40), "client.cpu_us", uint64(4_600_000)),
+			map[string]float64{"host.cpus": 4}, 55, false},
+		// Here, but its CPU unread: the other work cannot be told apart.
+		{"server here, unread", with(host(1000, 1000, 1000, 0), "client.cpu_us", uint64(3_000_000)),
+			with(host(1500, 1100, 1160, 40), "client.cpu_us", uint64(4_600_000)),
+			map[string]float64{"host.cpus": 4, "client.server_local": 1}, 0, true},
+		// Ticks rounded: a little below zero reads 0 (processes 200 of
+		// 800 ticks, 25%; dbarena 2.08 s in 2 s, 26% of the host).
+		{"rounding", with(host(1000, 1000, 1000, 0), "client.cpu_us", uint64(0)),
+			with(host(1100, 1100, 1600, 0), "client.cpu_us", uint64(2_080_000)),
+			map[string]float64{"host.cpus": 4}, 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			iv := Delta(sample(t0, tc.prev, nil), sample(t0.Add(2*time.Second), tc.cur, tc.gauges))
+			if v, ok := iv["host_other_cpu_pct"]; ok == tc.otherAbsent || (ok && math.Abs(v-tc.other) > 1e-9) {
+				t.Errorf("host_other_cpu_pct = %v (present %v), want %v (absent %v)", v, ok, tc.other, tc.otherAbsent)
+			}
+			if v := iv["client_cpu_pct"]; math.Abs(v-80) > 1e-9 && tc.name != "rounding" {
+				t.Errorf("client_cpu_pct = %v, want 80", v)
+			}
+			if v := iv["host_steal_pct"]; tc.name != "rounding" && math.Abs(v-5) > 1e-9 {
+				t.Errorf("host_steal_pct = %v, want 5", v)
+			}
+			// Without the host source, the server's host is not known
+			// to be this one: no host_cpu_pct.
+			if v, ok := iv["host_cpu_pct"]; ok {
+				t.Errorf("host_cpu_pct = %v from the client source alone", v)
+			}
+		})
 	}
 }

@@ -4,6 +4,9 @@
 // runs on this host, what Linux reports about it (the CPU of its
 // processes, the host's CPU and iowait, the I/O of its data directory's
 // block device) and the operating-system settings that tuning guides set.
+// Wherever the server is, it also samples dbarena's own process and this
+// host's CPU: the hypervisor's steal and the work of other processes,
+// which Limits judge into a disturbed run (result.Run.Disturbed).
 //
 // # Model
 //

@@ -14,6 +14,7 @@ var (
 	_ Source = (*hostSource)(nil)
 	_ Source = (*processSource)(nil)
 	_ Source = (*diskSource)(nil)
+	_ Source = (*clientSource)(nil)
 	_ Source = engineSource{}
 )
 
@@ -38,6 +39,75 @@ func (h *hostSource) Sample(_ context.Context, s *Sample) error {
 	}
 	if n := countCPUs(b); n > 0 {
 		s.SetGauge(gHostCPUs, float64(n))
+	}
+	s.SetGauge(gServerHost, 1)
+	return nil
+}
+
+// clientSource reads dbarena's own CPU time (/proc/self/stat: user and
+// system time of all its threads) and this host's CPU time (/proc/stat),
+// so that the work of other processes on the host (host_other_cpu_pct)
+// and the hypervisor's steal are known whether or not the server is
+// here.
+type clientSource struct {
+	proc fs.FS
+	tick uint64 // clock ticks per second
+	// serverLocal says that the server's CPU is on this host: the other
+	// work is what is left after the server's process tree too.
+	serverLocal bool
+	buf         []byte
+}
+
+// newClientSource checks that proc has dbarena's own stat and the host's.
+func newClientSource(proc fs.FS, tick int) (*clientSource, error) {
+	if _, err := fs.ReadFile(proc, "self/stat"); err != nil {
+		return nil, err
+	}
+	if _, err := fs.ReadFile(proc, "stat"); err != nil {
+		return nil, err
+	}
+	return &clientSource{proc: proc, tick: uint64(tick)}, nil
+}
+
+func (c *clientSource) Name() string { return "client" }
+
+// readSelfPID is dbarena's own pid as proc sees it, 0 when unknown.
+func readSelfPID(proc fs.FS) (int, error) {
+	b, err := fs.ReadFile(proc, "self/stat")
+	if err != nil {
+		return 0, err
+	}
+	st, err := parsePidStat(b)
+	return st.pid, err
+}
+
+func (c *clientSource) Sample(_ context.Context, s *Sample) error {
+	var err error
+	c.buf, err = readSmall(c.proc, "self/stat", c.buf)
+	if err != nil {
+		return err
+	}
+	st, err := parsePidStat(c.buf)
+	if err != nil {
+		return err
+	}
+	c.buf, err = readSmall(c.proc, "stat", c.buf)
+	if err != nil {
+		return err
+	}
+	t, _, err := parseProcStat(c.buf)
+	if err != nil {
+		return err
+	}
+	s.SetCounter(cClientCPU, (st.utime+st.stime)*1_000_000/c.tick)
+	for i, v := range [...]uint64{t.user, t.nice, t.system, t.idle, t.iowait, t.irq, t.softirq, t.steal} {
+		s.SetCounter(hostCPUFields[i], v)
+	}
+	if n := countCPUs(c.buf); n > 0 {
+		s.SetGauge(gHostCPUs, float64(n))
+	}
+	if c.serverLocal {
+		s.SetGauge(gServerLocal, 1)
 	}
 	return nil
 }

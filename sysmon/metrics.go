@@ -115,6 +115,15 @@ const (
 	cServerCPU   = "server.cpu_us" // user+system CPU of the process tree, µs
 	gServerProcs = "server.procs"
 	gHostCPUs    = "host.cpus" // CPUs of the host, from /proc/stat
+	// gServerHost is 1 when the host source samples /proc/stat: the
+	// server is on this host, whose CPU host_cpu_pct describes.
+	gServerHost = "host.server"
+
+	// dbarena's own process (the client source).
+	cClientCPU = "client.cpu_us" // user+system CPU of this process, µs
+	// gServerLocal is 1 when the server's CPU is on this host and must
+	// be taken out of the host's busy time to leave the other work's.
+	gServerLocal = "client.server_local"
 
 	gDiskProvisionedIOPS = "disk.provisioned_iops" // Config.ProvisionedIOPS
 
@@ -154,9 +163,14 @@ func gaugeOf(gauge string) func(d *deltaCtx) (float64, bool) {
 }
 
 // hostShare is the share (%) of all CPU time that the named /proc/stat
-// columns took; busy means everything but idle and iowait.
-func hostShare(busy bool, column string) func(d *deltaCtx) (float64, bool) {
+// columns took; busy means everything but idle and iowait. serverHost
+// asks for the server on this host (the host source), not just
+// dbarena's host (the client source).
+func hostShare(busy, serverHost bool, column string) func(d *deltaCtx) (float64, bool) {
 	return func(d *deltaCtx) (float64, bool) {
+		if _, ok := d.gauge(gServerHost); serverHost && !ok {
+			return 0, false
+		}
 		total, ok := d.sum(hostCPUFields[:]...)
 		if !ok || total == 0 {
 			return 0, false
@@ -231,6 +245,40 @@ func hitPctSummary(hitsRate, missesRate string, hitsAreTotal bool) func(ivs []In
 	}
 }
 
+// otherSlack is how far below zero the other work's share may read
+// before it is an impossible value rather than the counters' rounding:
+// /proc/stat and the processes' CPU times move in clock ticks, sampled
+// at slightly different instants.
+const otherSlack = 5
+
+// otherCPU is host_other_cpu_pct: the share of the host's CPU time its
+// processes ran (user, nice and system: not the hypervisor's steal nor
+// interrupts, which the processes' own times leave out) less the
+// server's process tree (when the server's CPU is on this host) and
+// dbarena's own process, each as a share of all the host's CPUs. It is
+// absent when the server is on this host but its CPU was not read.
+func otherCPU(d *deltaCtx) (float64, bool) {
+	total, ok := d.sum(hostCPUFields[:]...)
+	procs, ok1 := d.sum("host.cpu.user", "host.cpu.nice", "host.cpu.system")
+	client, ok2 := d.rate(cClientCPU)
+	n, ok3 := d.gauge(gHostCPUs)
+	if !ok || !ok1 || !ok2 || !ok3 || n <= 0 || total == 0 {
+		return 0, false
+	}
+	v := 100*procs/total - client/1e6/n*100
+	if _, local := d.gauge(gServerLocal); local {
+		srv, ok := d.rate(cServerCPU)
+		if !ok {
+			return 0, false
+		}
+		v -= srv / 1e6 / n * 100
+	}
+	if v < 0 && v >= -otherSlack {
+		v = 0
+	}
+	return v, true
+}
+
 func clampPct(v float64) float64 {
 	return max(0, min(100, v))
 }
@@ -263,11 +311,20 @@ var localDefs = []metricDef{
 
 	// The host, when the server runs on it.
 	{MetricInfo: MetricInfo{Name: "host_cpu_pct", Unit: "%", Help: "busy share of all the host's CPUs (everything but idle and iowait), 0-100; /proc/stat"},
-		delta: hostShare(true, "")},
+		delta: hostShare(true, true, "")},
 	{MetricInfo: MetricInfo{Name: "host_iowait_pct", Unit: "%", Help: "share of all the host's CPU time idle while waiting for I/O, 0-100; /proc/stat"},
-		delta: hostShare(false, "host.cpu.iowait")},
-	{MetricInfo: MetricInfo{Name: "host_steal_pct", Unit: "%", Help: "share of the host's CPU time taken by the hypervisor, 0-100; /proc/stat"},
-		delta: hostShare(false, "host.cpu.steal")},
+		delta: hostShare(false, true, "host.cpu.iowait")},
+	{MetricInfo: MetricInfo{Name: "host_steal_pct", Unit: "%", Help: "share of this host's CPU time taken by the hypervisor, 0-100 (the host dbarena runs on, and the server when it is here); /proc/stat"},
+		delta: hostShare(false, false, "host.cpu.steal")},
+	{MetricInfo: MetricInfo{Name: "host_other_cpu_pct", Unit: "%", Help: "share of this host's CPUs busy with processes other than dbarena and the server, 0-100: user+nice+system time less the server's process tree (when it is here) and dbarena's own CPU; /proc/stat, /proc/self/stat"},
+		delta: otherCPU},
+
+	// dbarena's own process.
+	{MetricInfo: MetricInfo{Name: "client_cpu_pct", Unit: "%", Help: "CPU (user+system) of dbarena's own process, % of one core (200 = two cores busy); /proc/self/stat"},
+		delta: func(d *deltaCtx) (float64, bool) {
+			v, ok := d.rate(cClientCPU)
+			return v / 1e6 * 100, ok
+		}},
 
 	// The block device of the data directory.
 	{MetricInfo: MetricInfo{Name: "disk_iops", Unit: "/s", Help: "reads and writes completed per second on the data directory's block device; /proc/diskstats"},

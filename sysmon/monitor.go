@@ -98,7 +98,10 @@ type Monitor struct {
 	procSrc  *processSource
 	hostSrc  *hostSource
 	diskSrc  *diskSource
+	cliSrc   *clientSource
 	pidFound bool // the pid was found through the engine, not given
+	// unplaced: the server looks local, but its process was not found.
+	unplaced bool
 
 	// Reconnecting (Config.Reopen).
 	conn        Conn
@@ -128,6 +131,9 @@ type Monitor struct {
 	// (minCPUTicks); lastShort is the last one's length.
 	short     int
 	lastShort time.Duration
+	// shortClient counts them for dbarena's own CPU (client_cpu_pct,
+	// host_other_cpu_pct).
+	shortClient int
 
 	notes   []string // from Open, in order
 	pid     int
@@ -231,6 +237,7 @@ func Open(ctx context.Context, cfg Config) *Monitor {
 		switch p, dd, err := cfg.Locate(ctx); {
 		case err != nil:
 			m.addNote("process", "%v: no process, host or disk metrics", err)
+			m.unplaced = true
 		case p > 0:
 			pid, local, m.pidFound = p, true, true
 			if dataDir == "" {
@@ -256,6 +263,15 @@ func Open(ctx context.Context, cfg Config) *Monitor {
 		m.hostSrc = &hostSource{proc: proc}
 		dev := m.openDisk(proc, mountinfo, dataDir, logDir)
 		m.os = osSettings(proc, sys, dev)
+	}
+	if c, err := newClientSource(proc, env.tick); err == nil {
+		// A server that is this process (a test's) is counted once.
+		self, _ := readSelfPID(proc)
+		c.serverLocal = (local || m.unplaced) && (self == 0 || self != m.pid)
+		m.cliSrc = c
+		if c.serverLocal && m.procSrc == nil {
+			m.addNote("client", "the server is or may be on this host, but its CPU is not read: no host_other_cpu_pct (give --server-pid)")
+		}
 	}
 	m.rebuild()
 	return m
@@ -290,13 +306,14 @@ func (m *Monitor) locate(loc engine.ProcessLocator) int {
 			looks = " (" + loc.Local + ")"
 		}
 		m.addNote("process", "the server looks local%s but its pid was not found: %v", looks, err)
+		m.unplaced = true
 		return 0
 	}
 	return p
 }
 
 // rebuild lists the sources in sampling order: the engine's statistics,
-// the server's process, the host, the disk.
+// the server's process, the host, the disk, dbarena's own process.
 func (m *Monitor) rebuild() {
 	m.sources = m.sources[:0]
 	if m.engSrc != nil {
@@ -310,6 +327,9 @@ func (m *Monitor) rebuild() {
 	}
 	if m.diskSrc != nil {
 		m.sources = append(m.sources, m.diskSrc)
+	}
+	if m.cliSrc != nil {
+		m.sources = append(m.sources, m.cliSrc)
 	}
 }
 
@@ -450,17 +470,21 @@ func (m *Monitor) dropImpossible(iv Interval) {
 		}
 		limit := math.Inf(1)
 		switch {
-		case isServerCPU(k):
+		case isServerCPU(k) || isClientCPU(k):
 			if secs*float64(m.tick) < minCPUTicks {
 				delete(iv, k)
-				if k == "server_cpu_pct" { // counted once, for all three
+				switch k { // counted once, for the server's three, for the client's two
+				case "server_cpu_pct":
 					m.short++
+					m.lastShort = time.Duration(secs * float64(time.Second))
+				case "client_cpu_pct":
+					m.shortClient++
 					m.lastShort = time.Duration(secs * float64(time.Second))
 				}
 				continue
 			}
 			switch {
-			case k == "server_cpu_pct_host":
+			case k == "server_cpu_pct_host" || k == "host_other_cpu_pct":
 				limit = 100
 			case m.cores > 0 && k == "server_cpu_cores":
 				limit = float64(m.cores)
@@ -702,7 +726,7 @@ func (m *Monitor) ResetProblems() {
 	clear(m.backwards)
 	clear(m.impossible)
 	clear(m.lastBad)
-	m.short, m.lastShort = 0, 0
+	m.short, m.lastShort, m.shortClient = 0, 0, 0
 	m.reopened, m.reopenFails, m.reopenErr = 0, 0, ""
 }
 
@@ -720,6 +744,10 @@ func (m *Monitor) problems() []string {
 	if m.short > 0 {
 		out = append(out, fmt.Sprintf("metric server_cpu_pct was left out of %d interval(s) shorter than %d clock ticks (%v) (the last %v): its counters move in ticks",
 			m.short, minCPUTicks, time.Duration(minCPUTicks)*time.Second/time.Duration(m.tick), m.lastShort.Round(time.Millisecond)))
+	}
+	if m.shortClient > 0 {
+		out = append(out, fmt.Sprintf("metrics client_cpu_pct and host_other_cpu_pct were left out of %d interval(s) shorter than %d clock ticks (%v) (the last %v): their counters move in ticks",
+			m.shortClient, minCPUTicks, time.Duration(minCPUTicks)*time.Second/time.Duration(m.tick), m.lastShort.Round(time.Millisecond)))
 	}
 	if m.reopened > 0 {
 		out = append(out, fmt.Sprintf("connection: lost and reopened %d time(s): the server's metrics are absent from the samples without it, and no delta is taken across a server restart", m.reopened))
@@ -749,12 +777,18 @@ func isServerCPU(k string) bool {
 	return k == "server_cpu_pct" || k == "server_cpu_cores" || k == "server_cpu_pct_host"
 }
 
+// isClientCPU tells the metrics made from dbarena's own CPU time, which
+// moves in clock ticks too: client_cpu_pct, host_other_cpu_pct.
+func isClientCPU(k string) bool {
+	return k == "client_cpu_pct" || k == "host_other_cpu_pct"
+}
+
 // impossibleText is a dropped value and why it cannot be.
 func impossibleText(k string, v float64, cores int) string {
 	switch {
 	case v < 0:
 		return fmt.Sprintf("%.1f, below 0", v)
-	case k == "server_cpu_pct":
+	case k == "server_cpu_pct" || k == "client_cpu_pct":
 		return fmt.Sprintf("%.1f%%, above 100%% per CPU of the host's %d", v, cores)
 	case k == "server_cpu_cores":
 		return fmt.Sprintf("%.2f cores, above the host's %d", v, cores)

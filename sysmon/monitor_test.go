@@ -2,9 +2,11 @@ package sysmon
 
 import (
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -290,5 +292,61 @@ func TestTickCountsFailures(t *testing.T) {
 	m.Tick(ctx)
 	if n := m.Notes(); n[len(n)-1] != "mysql: 3 of 5 samples failed, the last with: context deadline exceeded" {
 		t.Errorf("after a cancelled tick: %q", n)
+	}
+}
+
+// dbarena's own process and this host's CPU are sampled whatever is
+// known of the server: the other work is what the host's processes ran
+// beyond dbarena and, when it is here, the server.
+func TestOpenClientFromFixtures(t *testing.T) {
+	ctx := context.Background()
+	// One second later: the host's processes ran user +50, system +30
+	// of 200 ticks (40% of its two CPUs); dbarena 50 ticks (50% of a
+	// core, 25% of the host); backend 3120 20 ticks (10% of the host).
+	const self0 = "7000 (dbarena) R 1 7000 7000 0 -1 4194624 10 0 0 0 100 20 0 0 20 0 8 0 17000 0 0 0\n"
+	const self1 = "7000 (dbarena) R 1 7000 7000 0 -1 4194624 10 0 0 0 140 30 0 0 20 0 8 0 17000 0 0 0\n"
+	const stat1 = "cpu  34545 28 12545 68467 734 0 1169 43 0 0\ncpu0 1 0 0 0 0 0 0 0 0 0\ncpu1 1 0 0 0 0 0 0 0 0 0\nbtime 1795422240\n"
+	for _, tc := range []struct {
+		name    string
+		cfg     Config
+		sources []string
+		note    string
+		other   float64 // -1: absent
+	}{
+		{"server elsewhere", Config{}, []string{"client"}, "", 15},
+		{"server here", Config{ServerPID: 3105}, []string{"process", "host", "client"}, "", 5},
+		{"server here, pid unknown", Config{DataDir: "pgdata"}, []string{"host", "client"},
+			"client: the server is or may be on this host, but its CPU is not read: no host_other_cpu_pct", -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			proc := procFixture(t)
+			setFile(proc, "self/stat", self0)
+			tc.cfg.Proc, tc.cfg.Sys, tc.cfg.Now = proc, sysFixture(), fakeClock()
+			m := Open(ctx, tc.cfg)
+			if got := m.Sources(); !reflect.DeepEqual(got, tc.sources) {
+				t.Errorf("sources %v, want %v", got, tc.sources)
+			}
+			if notes := strings.Join(m.Notes(), "\n"); tc.note != "" && !strings.Contains(notes, tc.note) {
+				t.Errorf("notes lack %q:\n%s", tc.note, notes)
+			}
+			m.Start(ctx)
+			setFile(proc, "self/stat", self1)
+			setFile(proc, "stat", stat1)
+			setFile(proc, "3120/stat", "3120 (postgres) S 3105 3120 3120 0 -1 4194624 900 0 0 0 270 50 0 0 20 0 1 0 16500 0 0 0\n")
+			iv := m.Tick(ctx)
+			if iv["client_cpu_pct"] != 50 || iv["host_steal_pct"] != 0 {
+				t.Errorf("client_cpu_pct %v, host_steal_pct %v; want 50, 0: %v", iv["client_cpu_pct"], iv["host_steal_pct"], iv)
+			}
+			v, ok := iv["host_other_cpu_pct"]
+			if tc.other < 0 && ok || tc.other >= 0 && (!ok || math.Abs(v-tc.other) > 1e-9) {
+				t.Errorf("host_other_cpu_pct = %v (present %v), want %v: %v", v, ok, tc.other, iv)
+			}
+			if _, ok := iv["host_cpu_pct"]; ok != slices.Contains(tc.sources, "host") {
+				t.Errorf("host_cpu_pct present %v with sources %v", ok, tc.sources)
+			}
+			if p := m.Problems(); len(p) > 0 {
+				t.Errorf("problems %q", p)
+			}
+		})
 	}
 }

@@ -324,5 +324,8 @@ func planLine(r *result.Run) string {
 	if c := sysmon.Compact(r.Server); c != "" {
 		s += " | " + c
 	}
+	if c := report.DisturbedCauses(r); c != "" {
+		s += " ! disturbed: " + c
+	}
 	return s + strings.Join(rules, "")
 }

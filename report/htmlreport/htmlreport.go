@@ -171,8 +171,12 @@ type runSection struct {
 	Tries *triesRun
 	// Warnings are the run's (result.Run.Warnings).
 	Warnings []string
-	Summary  [][2]string
-	Chart    string
+	// Disturbed names what disturbed the run (result.Run.Disturbed's
+	// causes, "other processes, steal"), "" when nothing did: the title
+	// is marked, the warnings say how much.
+	Disturbed string
+	Summary   [][2]string
+	Chart     string
 	// ServerChart is the id of the server-metrics chart, "" without one.
 	ServerChart string
 	// StatsCharts are the ids of the charts of the engine's own metrics
@@ -927,7 +931,7 @@ func runOf(in compare.Input, r *result.Run, n int, counts []string) runSection {
 	}
 	rs := runSection{ID: fmt.Sprintf("run%d", n), Chart: fmt.Sprintf("run%d-time", n),
 		Title:  fmt.Sprintf("%s · %s · %d %s", label, in.File.Workload.Name, r.Threads, plural(r.Threads, "thread", "threads")),
-		Status: r.Status, Error: r.Error, Warnings: r.Warnings}
+		Status: r.Status, Error: r.Error, Warnings: r.Warnings, Disturbed: disturbedCauses(r)}
 	rs.Summary = [][2]string{
 		{"tps", f2(r.TPS)}, {"qps", f2(r.QPS)},
 		{"latency p50 / p95 / p99 / p99.9 ms", f2(r.LatencyMS.P50) + " / " + f2(r.LatencyMS.P95) + " / " + f2(r.LatencyMS.P99) + " / " + f2(r.LatencyMS.P999)},
@@ -987,4 +991,22 @@ func envOf(in compare.Input) envRow {
 		Workload: f.Workload.Name, Options: strings.Join(opts, " "),
 		Started: f.StartedAt.UTC().Format(time.RFC3339), Status: f.Status,
 	}
+}
+
+// disturbedCauses names the causes that disturbed r, "" for none.
+func disturbedCauses(r *result.Run) string {
+	var out []string
+	for _, d := range r.Disturbed {
+		switch d.Cause {
+		case result.DisturbedOther:
+			out = append(out, "other processes")
+		case result.DisturbedSteal:
+			out = append(out, "the hypervisor's steal")
+		case result.DisturbedClient:
+			out = append(out, "dbarena's own CPU")
+		default:
+			out = append(out, d.Cause)
+		}
+	}
+	return strings.Join(out, ", ")
 }

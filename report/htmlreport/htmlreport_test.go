@@ -317,6 +317,37 @@ func TestRunWarnings(t *testing.T) {
 	}
 }
 
+// A disturbed run's section is marked with what disturbed it and its
+// warning says how much; its figure in the table is marked "!"; the
+// other runs are not marked.
+func TestRunDisturbed(t *testing.T) {
+	f := sweep("pg15", 1)
+	d := result.Disturbance{Cause: result.DisturbedOther, Metric: "host_other_cpu_pct", Limit: 25, Intervals: 4, Measured: 4, Mean: 61, Max: 70,
+		Text: "processes other than dbarena and the server used 61% of the host's CPU (mean; up to 70%) in 4 of 4 measured intervals, above the limit of 25% (--disturbed-other)"}
+	f.Runs[2].Disturbed = []result.Disturbance{d}
+	f.Runs[2].Warnings = []string{result.DisturbedWarning(d)}
+	var b bytes.Buffer
+	if err := htmlreport.Write(&b, []compare.Input{{Path: "pg15.json", File: f}}, htmlreport.Options{Generated: time.Unix(0, 0), Tool: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	run := page[strings.Index(page, `id="run2"`):]
+	for _, want := range []string{
+		`! disturbed by other processes</span></h3>`,
+		`<li>warning: disturbed: processes other than dbarena and the server used 61% of the host&#39;s CPU (mean; up to 70%) in 4 of 4 measured intervals`,
+	} {
+		if !strings.Contains(run, want) {
+			t.Errorf("the run's section lacks %q", want)
+		}
+	}
+	if n := strings.Count(page, "! disturbed by"); n != 1 {
+		t.Errorf("%d runs marked disturbed, want 1", n)
+	}
+	if !strings.Contains(page, " !</td>") || !strings.Contains(page, "note: ! marks a figure with a disturbed run") {
+		t.Errorf("the table's figure is not marked, or the mark not explained")
+	}
+}
+
 // The server monitor's problems are warnings in the workload's section,
 // named by the column they belong to; its informational notes are not.
 func TestMonitorProblems(t *testing.T) {

@@ -6,7 +6,7 @@
 #   make bench-peers  side-by-side runs against pgbench and sysbench (internal/tools/bench peers)
 #   make bench-tpcc   the TPC-C-like workload against go-tpc (internal/tools/bench tpcc)
 #   make bench-mongo  dbarena's client CPU on MongoDB against mongod's, PostgreSQL's and go-ycsb's (internal/tools/bench mongo)
-#   make bench-docolap  docolap's load against psql \copy and insertMany from a file (scripts/bench-docolap)
+#   make bench-docolap  docolap's load against psql \copy and insertMany from a file (internal/tools/bench docolap)
 #   make bench-ab     two dbarena builds on one command, interleaved paired rounds
 #                     (A=BIN B=BIN ARGS="run …"; internal/tools/bench ab)
 #   make k8s-test     an Indexed Job of shards through a real Kubernetes API server
@@ -107,7 +107,7 @@ bench-mongo:
 	$(GO) run ./internal/tools/bench mongo $(ARGS)
 
 bench-docolap:
-	scripts/bench-docolap $(ARGS)
+	$(GO) run ./internal/tools/bench docolap $(ARGS)
 
 # soak: an hour of 256 workers on a managed PostgreSQL, then 1,000 workers;
 # SOAK_DURATION, SOAK_THREADS, SOAK_PEAK_THREADS, SOAK_PEAK_DURATION and

@@ -68,13 +68,21 @@ type options struct {
 	report    string
 	strict    bool
 	keepWork  bool
+	timed     bool // the subcommand has --time and --warmup
 }
 
 func (o *options) register(fs *flag.FlagSet, rounds int, run, warmup time.Duration) {
-	o.time.d, o.warmup.d, o.quietWait.d = run, warmup, 30*time.Second
-	fs.IntVar(&o.rounds, "rounds", rounds, "interleaved paired `rounds` (7 or more for a 95% interval)")
+	o.registerRounds(fs, rounds)
+	o.timed, o.time.d, o.warmup.d = true, run, warmup
 	fs.Var(&o.time, "time", "measured length of every run (10, 10s, 1m)")
 	fs.Var(&o.warmup, "warmup", "warm-up before the measured phase, discarded (0: none)")
+}
+
+// registerRounds registers the options of a subcommand whose runs end
+// when their work is done (loads): no --time, no --warmup.
+func (o *options) registerRounds(fs *flag.FlagSet, rounds int) {
+	o.quietWait.d = 30 * time.Second
+	fs.IntVar(&o.rounds, "rounds", rounds, "interleaved paired `rounds` (7 or more for a 95% interval)")
 	fs.Var(&o.quietWait, "quiet-wait", "before each run, wait up to this long for a second in which the host is less than 25% busy (0: do not wait)")
 	fs.StringVar(&o.report, "report", "", "also write the report to `FILE`")
 	fs.BoolVar(&o.strict, "strict", false, "exit 3 when a bar FAILs")
@@ -86,7 +94,7 @@ func (o *options) validate() []error {
 	if o.rounds < 1 {
 		errs = append(errs, fmt.Errorf("--rounds %d: want at least 1", o.rounds))
 	}
-	if o.time.d <= 0 {
+	if o.timed && o.time.d <= 0 {
 		errs = append(errs, fmt.Errorf("--time %s: want more than 0", o.time.d))
 	}
 	return errs
@@ -108,6 +116,7 @@ type bench struct {
 	treeRev        string
 
 	cleanups []func()
+	known    []string // passwords of the servers' URLs found without the environment
 }
 
 // newBench makes the work directory and finds (or builds) dbarena.

@@ -42,7 +42,7 @@ bench SUBCOMMAND -h lists its options.
 `
 
 var subcommands = map[string]func(context.Context, env, []string) error{
-	"peers": peers, "tpcc": tpcc, "mongo": mongoBench, "ab": ab,
+	"peers": peers, "tpcc": tpcc, "mongo": mongoBench, "docolap": docolap, "ab": ab,
 }
 
 func main() {

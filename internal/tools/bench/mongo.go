@@ -89,7 +89,8 @@ func mongoBench(ctx context.Context, e env, args []string) error {
 			"server metrics). go-ycsb runs workload C (read only, readallfields, uniform keys) with 8 threads and its own %s "+
 			"warm-up; its CPU and mongod's are read through sysmon when the warm-up ends (its timer starts as it has connected) "+
 			"and at its exit (rusage), after SIGINT at the end of --time (go-ycsb %s ignores maxexecutiontime); its operations "+
-			"are its final READ count, which excludes the warm-up, and its QPS that count ÷ --time.", m.size, o.warmup.d, o.warmup.d, goYCSBVersion)},
+			"are its final READ count, which excludes the warm-up, and its QPS that count ÷ --time; its errors (READ_ERROR, about one a "+
+			"thread) are the reads the SIGINT cut off.", m.size, o.warmup.d, o.warmup.d, goYCSBVersion)},
 		cols: []column{{"qps", "QPS", 0}, {"client_us", "client CPU µs/query", 2}, {"server_us", "server CPU µs/query", 2},
 			{"client_server", "client ÷ server", 2}, {"errors", "errors", 0}, {"wait_s", "wait s", 0}},
 		ratios: []ratio{

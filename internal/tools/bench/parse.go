@@ -229,3 +229,58 @@ func firstField(s, sep string) string {
 	}
 	return strings.TrimSpace(s)
 }
+
+// parsePsqlCopy is the row count of psql's "COPY 1000000" line, which
+// `psql -c "\copy …"` prints once the server has taken the rows.
+func parsePsqlCopy(out string) (int64, error) {
+	for line := range strings.Lines(out) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "COPY "); ok {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				return 0, fmt.Errorf("psql: %q: %w", strings.TrimSpace(line), err)
+			}
+			return n, nil
+		}
+	}
+	return 0, errors.New("psql: no \"COPY n\" line in its output")
+}
+
+// mongoloadLine is the line of tab-separated figures mongoload prints:
+// documents, JSON bytes and BSON bytes after reading a dump (-count,
+// -encode), and after loading also its load and index seconds and the
+// server's version.
+type mongoloadLine struct {
+	Docs, JSONBytes, BSONBytes int64
+	LoadS, IndexS              float64
+	Version                    string
+	Loaded                     bool // the load's six fields were there
+}
+
+func parseMongoload(out string) (mongoloadLine, error) {
+	var m mongoloadLine
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		f := strings.Split(strings.TrimRight(lines[i], "\r"), "\t")
+		if len(f) != 3 && len(f) != 6 {
+			continue
+		}
+		var errs []error
+		for j, dst := range []*int64{&m.Docs, &m.JSONBytes, &m.BSONBytes} {
+			var err error
+			*dst, err = strconv.ParseInt(f[j], 10, 64)
+			errs = append(errs, err)
+		}
+		if len(f) == 6 {
+			var e1, e2 error
+			m.LoadS, e1 = strconv.ParseFloat(f[3], 64)
+			m.IndexS, e2 = strconv.ParseFloat(f[4], 64)
+			m.Version, m.Loaded = f[5], true
+			errs = append(errs, e1, e2)
+		}
+		if err := errors.Join(errs...); err != nil {
+			return m, fmt.Errorf("mongoload: %q: %w", lines[i], err)
+		}
+		return m, nil
+	}
+	return m, errors.New("mongoload: no line of figures in its output")
+}

@@ -98,3 +98,40 @@ func TestShownHidesSecrets(t *testing.T) {
 		t.Errorf("shown = %q; want %q", got, want)
 	}
 }
+
+func TestParsePsqlCopy(t *testing.T) {
+	n, err := parsePsqlCopy(readTestdata(t, "psql-copy.txt"))
+	if err != nil || n != 20000 {
+		t.Errorf("parsePsqlCopy = %d, %v; want 20000", n, err)
+	}
+	if _, err := parsePsqlCopy("/tmp/x: No such file or directory\n"); err == nil {
+		t.Error("parsePsqlCopy of an error: no error")
+	}
+}
+
+func TestParseMongoload(t *testing.T) {
+	for _, tc := range []struct {
+		file string
+		want mongoloadLine
+	}{
+		{"mongoload-encode.txt", mongoloadLine{Docs: 20000, JSONBytes: 50835209, BSONBytes: 51437911}},
+		{"mongoload-load.txt", mongoloadLine{Docs: 20000, BSONBytes: 51437911, LoadS: 1.994, IndexS: 0.703, Version: "6.0.5", Loaded: true}},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			got, err := parseMongoload(readTestdata(t, tc.file))
+			if err != nil || got != tc.want {
+				t.Errorf("parseMongoload = %+v, %v; want %+v", got, err, tc.want)
+			}
+		})
+	}
+	if _, err := parseMongoload("mongoload: collection x.y exists\n"); err == nil {
+		t.Error("parseMongoload of an error: no error")
+	}
+}
+
+func TestDbarenaLoadSecondsDocolap(t *testing.T) {
+	got, err := dbarenaLoadSeconds(readTestdata(t, "dbarena-prepare-docolap.txt"))
+	if err != nil || math.Abs(got-0.58) > 1e-9 {
+		t.Errorf("dbarenaLoadSeconds = %v, %v; want 0.58", got, err)
+	}
+}

@@ -112,7 +112,7 @@ func (b *bench) header(w io.Writer, title string, lines ...string) {
 
 // secrets are the strings a report must not show (passwords).
 func (b *bench) secrets() []string {
-	var out []string
+	out := append([]string(nil), b.known...)
 	for _, k := range []string{"DBARENA_BENCH_PG", "DBARENA_BENCH_MONGO", "DBARENA_TEST_POSTGRES", "DBARENA_TEST_MONGO"} {
 		out = append(out, urlSecrets(b.getenv(k))...)
 	}

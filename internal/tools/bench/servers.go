@@ -38,6 +38,7 @@ func (b *bench) serverURL(ctx context.Context, envVar, name, testVar string) (st
 		return "", fmt.Errorf("scripts/testservers env: %w", err)
 	}
 	if v := parseExports(string(out))[testVar]; v != "" {
+		b.known = append(b.known, urlSecrets(v)...)
 		return v, nil
 	}
 	return "", fmt.Errorf("scripts/testservers env printed no %s", testVar)

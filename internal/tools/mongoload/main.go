@@ -1,6 +1,6 @@
-// Command mongoload is the MongoDB side of scripts/bench-docolap: MongoDB's
-// own bulk path, fed from a file, timed against dbarena's load of the same
-// documents. It reads a file that `dbarena dump docolap` wrote (PostgreSQL's
+// Command mongoload is the MongoDB side of `bench docolap`
+// (internal/tools/bench): MongoDB's own bulk path, fed from a file, timed
+// against dbarena's load of the same documents. It reads a file that `dbarena dump docolap` wrote (PostgreSQL's
 // COPY text format: one event a line, its id, a tab and its JSON document
 // with backslashes doubled) and encodes every line as the BSON document
 // dbarena stores: the event itself, {_id: id, <the JSON's fields>}, its

@@ -313,9 +313,9 @@ func (d *docolapRun) intro() string {
 		"five indexes (copied from a 1,000-event dbarena collection) in one createIndexes; its client CPU includes reading its file; "+
 		"the collection dropped after, untimed. On PostgreSQL a CHECKPOINT precedes every load (untimed), so that no load pays for "+
 		"another's dirty pages. Server and other CPU are over each side's whole run (with its indexes). Rates: rows/s, and MB/s "+
-		"of the JSON documents' bytes (10^6 bytes, ids excluded), the same bytes for every tool. %d rounds; in each, per engine, "+
+		"of the JSON documents' bytes (10^6 bytes, ids excluded), the same bytes for every tool. %s; in each, per engine, "+
 		"both tools load once, the order alternating from round to round.",
-		docolapBar, d.events, d.threads, docolapBatch, d.threads, d.b.opt.rounds)
+		docolapBar, d.events, d.threads, docolapBatch, d.threads, roundsText(d.b.opt.rounds))
 }
 
 func (d *docolapRun) run(ctx context.Context, k *kase, tool string, round int) (obs, error) {

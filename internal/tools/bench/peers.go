@@ -306,13 +306,21 @@ func (p *peersRun) runPoint(ctx context.Context, k *kase, tool string, round int
 func (p *peersRun) pointIntro() string {
 	return fmt.Sprintf("Requirements: for point selects, dbarena's client CPU per query ≤ 1.0 × pgbench's and its QPS ≥ 1.0 × sysbench's; "+
 		"for oltp_read_write, its client CPU per statement ≤ 1.0 × sysbench's (BEGIN and COMMIT count as statements for both: q/txn). "+
-		"%d rounds; in each, for each case, every tool runs %s back to back, the order rotating from round to round%s. "+
+		"%s; in each, for each case, every tool runs %s back to back, the order rotating from round to round%s. "+
 		"Data: pgbench `-i -s %d` (%d accounts), sysbench and dbarena %d × %d rows each, each tool in its own database, "+
 		"VACUUM ANALYZE and CHECKPOINT after loading; every tool draws its keys uniformly (`--rand-type uniform`, as pgbench -S does). "+
 		"dbarena drives its connections from OS threads (`--client-threads`, default one per CPU), as pgbench's `-j 2` does%s. "+
 		"Commands of the first case (the others differ in the connection count and workload):",
-		p.b.opt.rounds, p.b.opt.time.d, warmText(p.b.opt.warmup.d), pgbenchScale, pgbenchScale*100000, psTables, psTableSize,
+		roundsText(p.b.opt.rounds), p.b.opt.time.d, warmText(p.b.opt.warmup.d), pgbenchScale, pgbenchScale*100000, psTables, psTableSize,
 		map[bool]string{true: "; dbarena-goroutines, a diagnostic outside the verdicts, runs a goroutine per worker (`--client-threads -1`)", false: ""}[p.diag])
+}
+
+// roundsText is "1 round" or "n rounds".
+func roundsText(n int) string {
+	if n == 1 {
+		return "1 round"
+	}
+	return strconv.Itoa(n) + " rounds"
 }
 
 func warmText(d time.Duration) string {
@@ -463,10 +471,10 @@ func (p *peersRun) shownScripts() []string {
 func (p *peersRun) scriptIntro() string {
 	return fmt.Sprintf("Requirements, for each script: dbarena's TPS ≥ 0.95 × pgbench's and its client CPU per transaction ≤ 1.3 × pgbench's. "+
 		"dbarena runs pgbench's own scripts as its `script` workload (`--builtin`), both on one `pgbench -i -s %d` database "+
-		"(VACUUM ANALYZE, CHECKPOINT), %d clients, prepared statements; %d rounds of %s runs%s. tpcb-like writes: every run adds "+
+		"(VACUUM ANALYZE, CHECKPOINT), %d clients, prepared statements; %s of %s runs%s. tpcb-like writes: every run adds "+
 		"to the same tables, and the rotation spreads their growth over both tools. TPS: pgbench's `tps` (without connection time), "+
 		"dbarena's `runs[0].tps`; failed: pgbench's failed transactions, dbarena's errors.",
-		scriptScale, scriptClients, p.b.opt.rounds, p.b.opt.time.d, warmText(p.b.opt.warmup.d))
+		scriptScale, scriptClients, roundsText(p.b.opt.rounds), p.b.opt.time.d, warmText(p.b.opt.warmup.d))
 }
 
 func (p *peersRun) runScript(ctx context.Context, k *kase, tool string, round int) (obs, error) {

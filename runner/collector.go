@@ -395,9 +395,7 @@ const stallMinGap = 2 * time.Second
 // no transaction end (commit, rollback or error), and either none ended
 // at all while some were left running at the end, or the intervals that
 // had any averaged stallPace or more with a median latency under one
-// interval; and the empty intervals add up to stallMinGap or more. An
-// empty interval flagged disturbed (other work or steal took the host)
-// is left out: starved, not stalled.
+// interval; and the empty intervals add up to stallMinGap or more.
 // Transactions slower than an interval, think times and rare arrivals
 // leave intervals empty too, at a pace below that, and so do lock waits,
 // for less than stallMinGap: those runs are complete (their warnings say
@@ -407,12 +405,6 @@ func stalled(r *result.Run, every time.Duration) error {
 	var ended int64
 	for _, iv := range r.Intervals {
 		if iv.Warmup {
-			continue
-		}
-		if iv.Transactions+iv.Errors == 0 && len(iv.Disturbed) > 0 {
-			// Nothing ended while other work (or the hypervisor) took
-			// the host: the run is flagged disturbed, which says why;
-			// it is no sign that the target stopped answering.
 			continue
 		}
 		measured++

@@ -422,7 +422,9 @@ func (m *metricSpec) value(r *result.Run, op string) (float64, bool) {
 	return 0, false
 }
 
-func labelOf(in Input) string {
+// Column is the label of the column in stands in: its Label, else its
+// target's label, else the server's product.
+func (in Input) Column() string {
 	switch {
 	case in.Label != "":
 		return in.Label
@@ -444,7 +446,7 @@ func build(inputs []Input, m metricSpec, beside []metricSpec, opt Options) (*Tab
 	col := map[string]int{}
 	var colInputs [][]Input
 	for _, in := range inputs {
-		l := labelOf(in)
+		l := in.Column()
 		i, ok := col[l]
 		if !ok {
 			i = len(t.Columns)
@@ -857,7 +859,7 @@ func checkOptions(t *Table, inputs []Input, vary []string, force bool) error {
 			for _, c := range t.Columns {
 				var vs []string
 				for _, in := range inputs {
-					if labelOf(in) == c.Label {
+					if in.Column() == c.Label {
 						v, ok := in.File.Workload.Options[k]
 						if !ok {
 							v = "(not set)"

@@ -133,7 +133,7 @@ func buildTries(inputs []Input, baseline string) (*TriesTable, error) {
 	col := map[string]int{}
 	var colInputs [][]Input
 	for _, in := range inputs {
-		l := labelOf(in)
+		l := in.Column()
 		i, ok := col[l]
 		if !ok {
 			i = len(t.Labels)

@@ -65,7 +65,7 @@ differences are listed under the table.
 			if err := triesOnly(cmd, inputs); err != nil {
 				return err
 			}
-			if b := opt.Baseline; b != "" && !slices.ContainsFunc(inputs, func(in compare.Input) bool { return inputLabel(in) == b }) {
+			if b := opt.Baseline; b != "" && !slices.ContainsFunc(inputs, func(in compare.Input) bool { return in.Column() == b }) {
 				return &UsageError{fmt.Errorf("--baseline %q: no result file has that label", b)}
 			}
 			opt.Title, opt.Generated, opt.Tool = title, st.Now(), st.Version
@@ -97,16 +97,4 @@ differences are listed under the table.
 	fs.StringVar(&opt.Baseline, "baseline", "", "label of the column the headline table's changes are against (default: the first)")
 	fs.StringVar(&title, "title", "", "the report's title (default: \"dbarena report: \" and the workloads)")
 	return cmd
-}
-
-// inputLabel is the column an input stands in, as compare names it: its
-// label, else its target's label, else the server's product.
-func inputLabel(in compare.Input) string {
-	switch {
-	case in.Label != "":
-		return in.Label
-	case in.File.Target.Label != "":
-		return in.File.Target.Label
-	}
-	return in.File.Target.Product()
 }

@@ -98,23 +98,12 @@ func answersOf(ins []compare.Input) map[string][]answer {
 			}
 			for _, q := range r.Tries.Queries {
 				if rows, hash, _, ok := q.Answer(); ok {
-					out[q.Name] = append(out[q.Name], answer{labelOf(in), rows, hash})
+					out[q.Name] = append(out[q.Name], answer{in.Column(), rows, hash})
 				}
 			}
 		}
 	}
 	return out
-}
-
-// labelOf is the column an input stands in (compare's labels).
-func labelOf(in compare.Input) string {
-	switch {
-	case in.Label != "":
-		return in.Label
-	case in.File.Target.Label != "":
-		return in.File.Target.Label
-	}
-	return in.File.Target.Product()
 }
 
 // triesRunOf is run r of the timing model, the n-th of the page: a
@@ -123,7 +112,7 @@ func labelOf(in compare.Input) string {
 // by query). The closed model's figures (tps, latency percentiles,
 // operations) are not shown: a run of tries has none that mean anything.
 func triesRunOf(in compare.Input, r *result.Run, n int, all map[string][]answer) runSection {
-	label := labelOf(in)
+	label := in.Column()
 	rs := runSection{ID: fmt.Sprintf("run%d", n), Chart: fmt.Sprintf("run%d-tries", n),
 		Title:  fmt.Sprintf("%s · %s · %d %s of each query", label, in.File.Workload.Name, r.Tries.Count, plural(r.Tries.Count, "try", "tries")),
 		Status: r.Status, Error: r.Error, Warnings: r.Warnings, Tries: &triesRun{}}

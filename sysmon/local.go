@@ -21,6 +21,20 @@ import (
 // server reports before they are taken for different processes.
 const startSlack = 2.0
 
+// clockDrift is how far, as a share of a process's age, the wall clock
+// the server's start time is read on may have moved against the boot
+// clock /proc counts its start in: NTP slews at most 0.05 %, and a
+// virtual machine's wall clock was seen running 0.5 % fast, which put a
+// server started 80 minutes earlier 25 s "after" its own start.
+const clockDrift = 0.01
+
+// slack is how far st's start may be from the server's: startSlack, and
+// the drift of the clocks over the process's age.
+func (e procEnv) slack(st pidStat) float64 {
+	age := e.uptime - float64(st.start)/float64(e.tick)
+	return startSlack + clockDrift*max(age, 0)
+}
+
 // startEpoch is when a process started, in seconds since the epoch.
 func startEpoch(st pidStat, btime int64, tick int) float64 {
 	return float64(btime) + float64(st.start)/float64(tick)
@@ -30,7 +44,10 @@ func startEpoch(st pidStat, btime int64, tick int) float64 {
 type procEnv struct {
 	proc  fs.FS
 	btime int64 // boot time, seconds since the epoch
-	tick  int   // clock ticks per second
+	// uptime is the boot clock's reading (/proc/uptime) when the
+	// checks began, 0 when unknown.
+	uptime float64
+	tick   int // clock ticks per second
 }
 
 // parentPID finds the server's main process from one of its processes
@@ -64,7 +81,7 @@ func (e procEnv) checkStart(st pidStat, serverStart float64) error {
 	if serverStart <= 0 || e.btime <= 0 {
 		return nil
 	}
-	if ps := startEpoch(st, e.btime, e.tick); ps > serverStart+startSlack {
+	if ps := startEpoch(st, e.btime, e.tick); ps > serverStart+e.slack(st) {
 		return fmt.Errorf("pid %d (%s) started %.0f s after the server did: another process", st.pid, st.comm, ps-serverStart)
 	}
 	return nil
@@ -107,7 +124,7 @@ func (e procEnv) findPID(names []string, serverStart float64) (int, error) {
 		if err != nil || !slices.Contains(names, st.comm) {
 			continue
 		}
-		if ps := startEpoch(st, e.btime, e.tick); ps >= serverStart-startSlack-1 && ps <= serverStart+startSlack {
+		if ps, slack := startEpoch(st, e.btime, e.tick), e.slack(st); ps >= serverStart-slack-1 && ps <= serverStart+slack {
 			found = append(found, pid)
 		}
 	}

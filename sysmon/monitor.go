@@ -194,6 +194,11 @@ func Open(ctx context.Context, cfg Config) *Monitor {
 		sys = os.DirFS("/sys")
 	}
 	env := procEnv{proc: proc, tick: clockTick(proc)}
+	if b, err := fs.ReadFile(proc, "uptime"); err == nil {
+		if f := strings.Fields(string(b)); len(f) > 0 {
+			env.uptime, _ = strconv.ParseFloat(f[0], 64)
+		}
+	}
 	if b, err := fs.ReadFile(proc, "stat"); err == nil {
 		_, env.btime, _ = parseProcStat(b)
 		m.cores = countCPUs(b)

@@ -158,6 +158,9 @@ func TestOpenNotes(t *testing.T) {
 
 // Open with a PostgreSQL connection finds the postmaster from the backend
 // and the data directory from the server, only when the server is local.
+// A wall clock that drifted against the boot clock since the server
+// started (25 s in 80 minutes) does not make its postmaster another
+// process; a start 60 s off still does.
 func TestOpenPostgresFindsServer(t *testing.T) {
 	ctx := context.Background()
 	const postmasterStart = 1795422240 + 160.08 // btime + 16008 ticks
@@ -168,17 +171,22 @@ func TestOpenPostgresFindsServer(t *testing.T) {
 		start          float64
 		pid            int
 		sources, notes []string
+		uptime         string // /proc/uptime, when set
 	}{
-		{"loopback", 3120, "127.0.0.1", postmasterStart + 0.5, 3105, []string{"postgres", "process", "host", "disk"}, nil},
-		{"unix socket", 3120, "", postmasterStart + 0.5, 3105, []string{"postgres", "process", "host", "disk"}, nil},
+		{"loopback", 3120, "127.0.0.1", postmasterStart + 0.5, 3105, []string{"postgres", "process", "host", "disk"}, nil, ""},
+		{"unix socket", 3120, "", postmasterStart + 0.5, 3105, []string{"postgres", "process", "host", "disk"}, nil, ""},
 		{"remote", 3120, "10.0.0.5", postmasterStart, 0, []string{"postgres"},
-			[]string{"process: the server is not on this host (inet_server_addr() is 10.0.0.5)"}},
+			[]string{"process: the server is not on this host (inet_server_addr() is 10.0.0.5)"}, ""},
 		{"backend not here", 777, "127.0.0.1", postmasterStart, 0, []string{"postgres"},
-			[]string{"process: the server looks local (127.0.0.1) but its pid was not found: backend pid 777 is not a process on this host"}},
+			[]string{"process: the server looks local (127.0.0.1) but its pid was not found: backend pid 777 is not a process on this host"}, ""},
 		{"not a postgres", 4000, "127.0.0.1", postmasterStart, 0, []string{"postgres"},
-			[]string{`backend pid 4000 is "tricky) (name" on this host, not postgres`}},
+			[]string{`backend pid 4000 is "tricky) (name" on this host, not postgres`}, ""},
 		{"started after the server", 3120, "127.0.0.1", postmasterStart - 60, 0, []string{"postgres"},
-			[]string{"pid 3105 (postgres) started 60 s after the server did: another process"}},
+			[]string{"pid 3105 (postgres) started 60 s after the server did: another process"}, ""},
+		{"wall clock drifted", 3120, "127.0.0.1", postmasterStart - 25, 3105, []string{"postgres", "process", "host", "disk"}, nil,
+			"4960.08 9000.00\n"},
+		{"started after the server, 80 minutes ago", 3120, "127.0.0.1", postmasterStart - 60, 0, []string{"postgres"},
+			[]string{"pid 3105 (postgres) started 60 s after the server did: another process"}, "4960.08 9000.00\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := (&fakeConn{dialect: "postgres"}).
@@ -187,6 +195,9 @@ func TestOpenPostgresFindsServer(t *testing.T) {
 				on("FROM pg_stat", nil)
 			proc := procFixture(t)
 			setFile(proc, "3105/mountinfo", pgMountinfo)
+			if tc.uptime != "" {
+				setFile(proc, "uptime", tc.uptime)
+			}
 			m := Open(ctx, Config{Conn: c, Dialect: c.Dialect(), Proc: proc, Sys: sysFixture()})
 			if m.ServerPID() != tc.pid {
 				t.Errorf("pid %d, want %d", m.ServerPID(), tc.pid)

@@ -14,7 +14,7 @@ import (
 func BenchmarkPingPong(b *testing.B) {
 	for _, pairs := range []int{1, 8} {
 		b.Run(map[int]string{1: "pairs=1", 8: "pairs=8"}[pairs], func(b *testing.B) {
-			th, err := NewThread()
+			th, err := newTestThread()
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -43,10 +43,25 @@ type Conn struct {
 	waiter *task
 	want   uint32
 
-	rdl, wdl atomic.Int64 // deadlines, Unix ns; 0: none
+	rdl, wdl atomic.Int64 // deadlines on the thread's clock (now); 0: none
 	// state counts the reads and writes in progress; closedBit is set by
 	// Close, and the last of them (or Close) closes the socket.
 	state atomic.Int64
+
+	// replyDue is set by a write after which the socket held nothing
+	// unread as far as Read knows (more: the last read filled its
+	// buffer, so more may wait): the next Read on the thread waits for
+	// the socket to be readable before reading, rather than read it
+	// empty first, a system call saved per reply.
+	replyDue, more atomic.Bool
+
+	// On a ring (NewRingThread), the thread's own: the receive and the
+	// send in flight, the send's copy of what was written, the send's
+	// failure, and whether what is in flight was cancelled.
+	rop, sop  *ringOp
+	sbuf      []byte
+	sendErr   error
+	cancelled bool
 }
 
 const closedBit = int64(1) << 62
@@ -126,6 +141,23 @@ func (c *Conn) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
+	if t, k := c.onRing(); k != nil {
+		n, err := c.ringRead(t, k, p)
+		if err != nil {
+			return n, c.opErr("read", err)
+		}
+		return n, nil
+	}
+	c.flushForeign()
+	if c.replyDue.Swap(false) && c.events.Load()&readEvents == 0 {
+		// The reply to what was just written cannot be there yet: wait
+		// for it on the thread rather than read the empty socket first.
+		if t := c.t.Load(); t != nil && t.current() != nil {
+			if err := c.wait(readEvents, unix.EPOLLIN, unix.POLLIN, &c.rdl); err != nil {
+				return 0, c.opErr("read", err)
+			}
+		}
+	}
 	for {
 		if expired(c.rdl.Load()) {
 			return 0, c.opErr("read", os.ErrDeadlineExceeded)
@@ -136,6 +168,7 @@ func (c *Conn) Read(p []byte) (int, error) {
 			if n == 0 {
 				return 0, io.EOF
 			}
+			c.more.Store(int(n) == len(p))
 			return int(n), nil
 		case unix.EINTR:
 		case unix.EAGAIN:
@@ -154,6 +187,14 @@ func (c *Conn) Write(p []byte) (int, error) {
 		return 0, c.opErr("write", net.ErrClosed)
 	}
 	defer c.release()
+	if t, k := c.onRing(); k != nil && len(p) > 0 {
+		n, err := c.ringWrite(t, k, p)
+		if err != nil {
+			return n, c.opErr("write", err)
+		}
+		return n, nil
+	}
+	c.flushForeign()
 	w := 0
 	for w < len(p) {
 		if expired(c.wdl.Load()) {
@@ -163,6 +204,9 @@ func (c *Conn) Write(p []byte) (int, error) {
 		switch e {
 		case 0:
 			w += int(n)
+			if w == len(p) && !c.more.Load() {
+				c.replyDue.Store(true)
+			}
 		case unix.EINTR:
 		case unix.EAGAIN:
 			if err := c.wait(writeEvents, unix.EPOLLOUT, unix.POLLOUT, &c.wdl); err != nil {
@@ -175,7 +219,27 @@ func (c *Conn) Write(p []byte) (int, error) {
 	return w, nil
 }
 
-func expired(dl int64) bool { return dl != 0 && time.Now().UnixNano() >= dl }
+// onRing returns c's thread and the task calling, when the caller is
+// one of the thread's workers and the thread's connections go through
+// its ring.
+func (c *Conn) onRing() (*Thread, *task) {
+	if t := c.t.Load(); t != nil && t.useRing {
+		if k := t.current(); k != nil && t.ring != nil {
+			return t, k
+		}
+	}
+	return nil, nil
+}
+
+// flushForeign submits what c's ring thread queued, when a goroutine
+// other than its workers reads or writes c (Thread.flushForeign).
+func (c *Conn) flushForeign() {
+	if t := c.t.Load(); t != nil && t.useRing {
+		t.flushForeign()
+	}
+}
+
+func expired(dl int64) bool { return dl != 0 && now() >= dl }
 
 // wait waits until the socket may be ready for what want names (edge
 // bit: the event that wait consumes), the deadline in dl passes (error)
@@ -212,7 +276,7 @@ func (c *Conn) pollWait(ev int16, dl *atomic.Int64) error {
 		}
 		timeout := fallbackSlice
 		if d := dl.Load(); d != 0 {
-			left := time.Duration(d - time.Now().UnixNano())
+			left := time.Duration(d - now())
 			if left <= 0 {
 				return os.ErrDeadlineExceeded
 			}
@@ -260,22 +324,22 @@ func (c *Conn) RemoteAddr() net.Addr { return c.ra }
 
 // SetDeadline sets the read and write deadlines.
 func (c *Conn) SetDeadline(t time.Time) error {
-	c.rdl.Store(unixNano(t))
-	c.wdl.Store(unixNano(t))
+	c.rdl.Store(clock(t))
+	c.wdl.Store(clock(t))
 	c.changed(t)
 	return nil
 }
 
 // SetReadDeadline sets the read deadline.
 func (c *Conn) SetReadDeadline(t time.Time) error {
-	c.rdl.Store(unixNano(t))
+	c.rdl.Store(clock(t))
 	c.changed(t)
 	return nil
 }
 
 // SetWriteDeadline sets the write deadline.
 func (c *Conn) SetWriteDeadline(t time.Time) error {
-	c.wdl.Store(unixNano(t))
+	c.wdl.Store(clock(t))
 	c.changed(t)
 	return nil
 }
@@ -288,12 +352,21 @@ func (c *Conn) changed(t time.Time) {
 	}
 }
 
-func unixNano(t time.Time) int64 {
+// base is the instant the thread's clock counts from: deadlines and
+// timers are nanoseconds since it on the monotonic clock, so that a
+// wall clock stepped or slewed (by NTP, or a virtual machine's host)
+// moves none of them.
+var base = time.Now()
+
+// now is the thread's clock: monotonic nanoseconds since base, at least 1.
+func now() int64 { return int64(time.Since(base)) + 1 }
+
+// clock turns a deadline into the thread's clock (0: none; at least 1:
+// a deadline long past). A deadline with a monotonic reading (from
+// time.Now) is placed by it, one without by its wall clock.
+func clock(t time.Time) int64 {
 	if t.IsZero() {
 		return 0
 	}
-	if n := t.UnixNano(); n > 0 {
-		return n
-	}
-	return 1 // a deadline long past
+	return max(int64(t.Sub(base))+1, 1)
 }

@@ -20,6 +20,20 @@
 // coroutines, the connection waits with poll(2) like any blocking call,
 // so the same connection serves set-up, the run and clean-up.
 //
+// A ring thread (NewRingThread, --client-io io_uring) waits on an
+// io_uring instead: a worker's write is copied and its send queued, the
+// read after it queued as a receive linked to that send, and when no
+// worker can run the thread submits every queued operation and waits for
+// completions in one system call, under a third of a call per reply
+// where epoll takes two to three. A goroutine other than the
+// thread's workers reading or writing one of its connections (pgconn's
+// background reader) first submits what the thread queued, so a reply it
+// waits for can come. On the hosts measured it costs more client CPU per
+// query than epoll (docs/BENCHMARKS.md), so epoll is the default.
+//
+// Deadlines and timers are kept on the monotonic clock: a wall clock
+// stepped or slewed moves none of them.
+//
 // Sleep is the one way dbarena's workers wait for time (the runner hands
 // it to workloads as workload.WorkerEnv.Sleep): on a thread it suspends
 // the coroutine until its instant (epoll_pwait2 keeps nanosecond

@@ -73,7 +73,7 @@ func dial(t *testing.T, ctx context.Context, addr string) net.Conn {
 
 func newThread(t *testing.T) *Thread {
 	t.Helper()
-	th, err := NewThread()
+	th, err := newTestThread()
 	if err != nil {
 		t.Fatal(err)
 	}

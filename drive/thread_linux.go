@@ -59,6 +59,17 @@ type Thread struct {
 	pwait2  bool    // epoll_pwait2 works
 	// stall is the watchdog's limit (0: StallLimit; negative: none).
 	stall time.Duration
+
+	// useRing is set on a thread whose connections go through io_uring
+	// (NewRingThread); ring is open while Run runs. ops are the
+	// connections' operations on it (guarded by mu), by id; kickBuf is
+	// the eventfd's read, kickArmed while it is submitted.
+	useRing   bool
+	ringMu    sync.Mutex // guards ring's setting, for flushForeign
+	ring      *ring
+	ops       []*ringOp
+	kickBuf   *[8]byte
+	kickArmed bool
 }
 
 // task is one worker: a coroutine, what it waits on, and its timer.
@@ -72,7 +83,7 @@ type task struct {
 	next  func() (struct{}, bool)
 	stop  func()
 	yield func(struct{}) bool
-	at    int64 // Unix ns it wakes at when in timers
+	at    int64 // the instant it wakes at when in timers (now's clock)
 	idx   int   // index in timers, -1 when not in it
 	// sleeping is true while the task is in timers for a Sleep (not a
 	// connection's deadline): Interrupt ends those waits.
@@ -197,6 +208,12 @@ func (t *Thread) exit() {
 func (t *Thread) run() error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
+	if t.useRing {
+		if err := t.openRing(); err != nil {
+			return err
+		}
+		defer t.closeRing()
+	}
 	for _, k := range t.tasks {
 		k.next, k.stop = iter.Pull(func(yield func(struct{}) bool) {
 			k.g.Store(getg())
@@ -380,12 +397,12 @@ func (t *Thread) sleep(ctx context.Context, d time.Duration) (ok, handled bool) 
 	if k == nil {
 		return false, false
 	}
-	at := time.Now().Add(d).UnixNano()
+	at := now() + int64(d)
 	for {
 		if t.stopped.Load() || ctx.Err() != nil {
 			return false, true
 		}
-		if time.Now().UnixNano() >= at {
+		if now() >= at {
 			return true, true
 		}
 		t.suspend(k, at, true)
@@ -404,7 +421,14 @@ func (t *Thread) poll() error {
 	}
 	timeout := int64(-1)
 	if len(t.timers) > 0 {
-		timeout = max(t.timers[0].at-time.Now().UnixNano(), 0)
+		timeout = max(t.timers[0].at-now(), 0)
+	}
+	if t.ring != nil {
+		if err := t.ringPoll(timeout); err != nil {
+			return err
+		}
+		t.wakeTimers()
+		return nil
 	}
 	n, err := t.wait(timeout)
 	if err != nil {
@@ -438,11 +462,16 @@ func (t *Thread) poll() error {
 			}
 		}
 	}
-	now := time.Now().UnixNano()
-	for len(t.timers) > 0 && t.timers[0].at <= now {
+	t.wakeTimers()
+	return nil
+}
+
+// wakeTimers readies the tasks whose time has come.
+func (t *Thread) wakeTimers() {
+	n := now()
+	for len(t.timers) > 0 && t.timers[0].at <= n {
 		t.enqueue(heap.Pop(&t.timers).(*task))
 	}
-	return nil
 }
 
 // wakeSleepers readies every task in a Sleep, once Interrupt was called
@@ -550,6 +579,11 @@ func (t *Thread) wait(timeout int64) (int, error) {
 func (t *Thread) register(c *Conn) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if t.useRing {
+		t.newOps(c)
+		t.conns[int32(c.fd)] = c
+		return nil
+	}
 	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLOUT | unix.EPOLLRDHUP | unix.EPOLLET, Fd: int32(c.fd)}
 	if err := unix.EpollCtl(t.ep, unix.EPOLL_CTL_ADD, c.fd, &ev); err != nil {
 		return fmt.Errorf("drive: epoll_ctl: %w", err)
@@ -564,7 +598,9 @@ func (t *Thread) unregister(c *Conn) {
 	defer t.mu.Unlock()
 	if t.conns[int32(c.fd)] == c {
 		delete(t.conns, int32(c.fd))
-		_ = unix.EpollCtl(t.ep, unix.EPOLL_CTL_DEL, c.fd, nil)
+		if !t.useRing {
+			_ = unix.EpollCtl(t.ep, unix.EPOLL_CTL_DEL, c.fd, nil)
+		}
 		t.closing = append(t.closing, c)
 		t.kick()
 	}

@@ -274,8 +274,11 @@ type Run struct {
 	// during the run (GCPercent -1: no garbage collection), which the
 	// client's CPU figures depend on.
 	ClientThreads int `json:"client_threads,omitempty"`
-	GOMAXPROCS    int `json:"gomaxprocs,omitempty"`
-	GCPercent     int `json:"gc_percent,omitempty"`
+	// ClientIO is how the client threads sent and received: "io_uring"
+	// (--client-io io_uring), empty for epoll.
+	ClientIO   string `json:"client_io,omitempty"`
+	GOMAXPROCS int    `json:"gomaxprocs,omitempty"`
+	GCPercent  int    `json:"gc_percent,omitempty"`
 	// Server summarises the measured intervals' server metrics (means of
 	// rates and percentages weighted by interval length, sums of counts);
 	// ServerCPUPerTxnUS and ServerCPUPerQueryUS divide the server

@@ -363,6 +363,9 @@ func (c *collector) finish(status string, runErr error) (*result.Run, error) {
 		res.Events = c.cfg.Shard.Events(*e)
 	}
 	res.ClientThreads, res.GOMAXPROCS, res.GCPercent = len(r.threads), runtime.GOMAXPROCS(0), gcPercent()
+	if len(r.threads) > 0 && c.cfg.Process.Ring {
+		res.ClientIO = ClientIORing
+	}
 	res.Disturbed = c.disturbed()
 	res.Warnings = c.warnings()
 	if status == result.StatusComplete {

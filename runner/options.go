@@ -57,6 +57,8 @@ func Options() []Option {
 			Value: func(c *Config) pflag.Value { return (*durationValue)(&c.StopGrace) }},
 		{Flag: "client-threads", Field: "client_threads", Usage: "OS threads that run the workers, at most --threads: on PostgreSQL targets each drives several connections, as pgbench's -j (0: one per CPU); on MySQL and MongoDB targets, the Go runtime's GOMAXPROCS (0: half the CPUs, at least 1); -1 a goroutine per worker with Go's defaults (SQLite always)",
 			Value: func(c *Config) pflag.Value { return (*countValue)(&c.ClientThreads) }},
+		{Flag: "client-io", Field: "client_io", Usage: "how client threads send and receive on PostgreSQL targets: epoll (a system call per send and per receive) or io_uring (every worker's sends and receives queued and submitted, with the wait, in one call)",
+			Value: func(c *Config) pflag.Value { return (*stringValue)(&c.ClientIO) }},
 		{Flag: "reconnect-timeout", Field: "reconnect_timeout", Usage: "how long every worker may be without a connection (a server restarting) before the run fails because the server stopped answering",
 			Value: func(c *Config) pflag.Value { return (*durationValue)(&c.ReconnectTimeout) }},
 		{Flag: "threshold", Field: "thresholds", Usage: "a pass/fail criterion judged at the end of each run, e.g. 'p99<50ms', 'tps>1000', 'errors<0.1%', 'op:new_order p90<5ms', 'NOPM>1000' (repeat the flag or separate by commas); a failed one exits 7",

@@ -22,6 +22,9 @@ type Process struct {
 	// than them at least, for the collector, the timers and everything
 	// else.
 	GOMAXPROCS int
+	// Ring, with Threads, makes them ring threads (drive.NewRingThread):
+	// the connections send and receive through io_uring.
+	Ring bool
 	// Note, when set, says why the workers run on goroutines where
 	// client threads were wanted; the result's warnings carry it.
 	Note string
@@ -38,7 +41,11 @@ func (p Process) start(workers int) ([]*drive.Thread, error) {
 	}
 	ts := make([]*drive.Thread, p.Threads)
 	for i := range ts {
-		t, err := drive.NewThread()
+		newThread := drive.NewThread
+		if p.Ring {
+			newThread = drive.NewRingThread
+		}
+		t, err := newThread()
 		if err != nil {
 			for _, o := range ts[:i] {
 				_ = o.Close()
@@ -49,3 +56,9 @@ func (p Process) start(workers int) ([]*drive.Thread, error) {
 	}
 	return ts, nil
 }
+
+// The ways client threads send and receive (Config.ClientIO).
+const (
+	ClientIOEpoll = "epoll"
+	ClientIORing  = "io_uring"
+)

@@ -65,8 +65,15 @@ func prepared(t *testing.T, tg engine.Target) (engine.Engine, engine.SQLConn) {
 
 // When the server drops the workers' connections mid-run, each lost
 // connection is replaced and counted as a reconnection, not as an error:
-// the run goes on, within the default --max-errors 0.
+// the run goes on, within the default --max-errors 0, whether the client
+// threads wait on epoll or on io_uring.
 func TestReconnectAfterTerminatedBackends(t *testing.T) {
+	for _, io := range []string{runner.ClientIOEpoll, runner.ClientIORing} {
+		t.Run(io, func(t *testing.T) { reconnectAfterTerminatedBackends(t, io) })
+	}
+}
+
+func reconnectAfterTerminatedBackends(t *testing.T, io string) {
 	ctx := context.Background()
 	app := fmt.Sprintf("dbarena_reconnect_%d", time.Now().UnixNano())
 	eng, admin := prepared(t, withApp(testdb.Isolated(t, testdb.Postgres(t)), app))
@@ -81,7 +88,7 @@ func TestReconnectAfterTerminatedBackends(t *testing.T) {
 		killed <- n
 	})
 	w := oltpWorkload(t, "--tables", "1", "--table-size", "1000")
-	run, err := runWithPolicy(ctx, eng, w, runner.Config{Threads: 2, Duration: 2 * time.Second}, nil)
+	run, err := runWithPolicy(ctx, eng, w, runner.Config{Threads: 2, ClientIO: io, Duration: 2 * time.Second}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,6 +98,9 @@ func TestReconnectAfterTerminatedBackends(t *testing.T) {
 	}
 	if run.Status != result.StatusComplete || run.Reconnects < 2 || run.Errors != 0 {
 		t.Errorf("status %s, %d reconnects, %d errors; want complete, ≥ 2, 0", run.Status, run.Reconnects, run.Errors)
+	}
+	if wantIO := map[string]string{runner.ClientIORing: runner.ClientIORing}[io]; run.ClientIO != wantIO {
+		t.Errorf("client_io %q, want %q", run.ClientIO, wantIO)
 	}
 	// Work continued after the reconnects.
 	last := run.Intervals[len(run.Intervals)-1]

@@ -131,6 +131,13 @@ type Config struct {
 	// each worker on a goroutine of its own with Go's default
 	// GOMAXPROCS, as embedded engines (SQLite) always do.
 	ClientThreads int
+	// ClientIO is how client threads send and receive, as --client-io
+	// asks: "epoll" (the default, also "") waits on epoll and makes a
+	// system call per send and receive; "io_uring" queues them and
+	// submits and reaps every worker's in one call per wait
+	// (drive.NewRingThread). Package session turns it into
+	// Process.Ring.
+	ClientIO string
 	// Process is how the workers run in this process: on client threads
 	// or on goroutines, under which GOMAXPROCS. Package session decides
 	// it for every run (session.ProcessFor, from ClientThreads and the
@@ -193,6 +200,15 @@ func (c Config) Validate() []error {
 	}
 	if c.ClientThreads < -1 {
 		bad("client-threads", c.ClientThreads, "must be at least 1, or 0 (one per CPU) or -1 (a goroutine per worker)")
+	}
+	switch c.ClientIO {
+	case "", ClientIOEpoll:
+	case ClientIORing:
+		if err := drive.RingUnsupported(); err != nil {
+			bad("client-io", c.ClientIO, fmt.Sprintf("cannot be used here: %v", err))
+		}
+	default:
+		bad("client-io", c.ClientIO, "must be epoll or io_uring")
 	}
 	switch {
 	case c.Events != nil && *c.Events < 1:

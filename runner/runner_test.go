@@ -277,6 +277,7 @@ func TestConfigValidateContradictions(t *testing.T) {
 	}{
 		{"report interval 0", runner.Config{Threads: 1, Duration: time.Second}, "--report-interval 0s: must be at least 10ms"},
 		{"max errors with tolerate errors", runner.Config{Threads: 1, Duration: time.Second, ReportInterval: time.Second, MaxErrors: 5, TolerateErrors: true}, "--max-errors 5: contradicts --tolerate-errors"},
+		{"client io unknown", runner.Config{Threads: 1, Duration: time.Second, ReportInterval: time.Second, ClientIO: "uring"}, "--client-io uring: must be epoll or io_uring"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			errs := tc.cfg.Validate()

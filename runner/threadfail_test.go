@@ -54,14 +54,21 @@ func (w *panickerWorker) Next(ctx context.Context) (int, error) {
 
 // A worker's panic on a client thread fails the run at once, with the
 // panic and the worker's stack, while the thread's other workers are
-// stopped: the run neither waits for its end nor crashes.
+// stopped: the run neither waits for its end nor crashes. Both ways of
+// driving connections (epoll, io_uring) do.
 func TestThreadWorkerPanicFailsRun(t *testing.T) {
+	for _, io := range []string{runner.ClientIOEpoll, runner.ClientIORing} {
+		t.Run(io, func(t *testing.T) { threadWorkerPanicFailsRun(t, io) })
+	}
+}
+
+func threadWorkerPanicFailsRun(t *testing.T, io string) {
 	eng, err := engine.Open(context.Background(), testdb.Isolated(t, testdb.Postgres(t)), engine.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { eng.Close() })
-	cfg := runner.Config{Threads: 4, ClientThreads: 1, Duration: 30 * time.Second, ReportInterval: time.Second}
+	cfg := runner.Config{Threads: 4, ClientThreads: 1, ClientIO: io, Duration: 30 * time.Second, ReportInterval: time.Second}
 	type ran struct {
 		run *result.Run
 		err error

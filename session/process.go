@@ -28,6 +28,7 @@ import (
 //     spins looking for work: with as many Ps as CPUs those wake-ups cost
 //     the client more CPU than the parallelism gives it
 //     (docs/BENCHMARKS.md, "Goroutine-driven engines").
+//     --client-io io_uring makes them ring threads (Process.Ring).
 //   - An Embedded engine (SQLite) does the database's work on the
 //     client's CPUs and keeps Go's default; so does -1 everywhere.
 func ProcessFor(eng engine.Engine, cfg runner.Config) runner.Process {
@@ -55,5 +56,5 @@ func ProcessFor(eng engine.Engine, cfg runner.Config) runner.Process {
 		n = runtime.NumCPU()
 	}
 	threads := min(n, cfg.Threads)
-	return runner.Process{Threads: threads, GOMAXPROCS: max(threads+1, runtime.GOMAXPROCS(0))}
+	return runner.Process{Threads: threads, GOMAXPROCS: max(threads+1, runtime.GOMAXPROCS(0)), Ring: cfg.ClientIO == runner.ClientIORing}
 }

@@ -136,6 +136,13 @@ func TestWorkersShareThreads(t *testing.T) {
 			t.Errorf("worker %d: %d round trips of %d, error %v", i, done[i], trips, errs[i])
 		}
 	}
+	// Ring threads took their replies from the ring's completions, and
+	// in fewer waits than replies; epoll threads have no ring.
+	for i, th := range threads {
+		if got, ring := th.completions, os.Getenv(ringEnv) != ""; ring != (got >= trips*workers/len(threads)) {
+			t.Errorf("thread %d: %d ring completions for %d replies (ring threads: %v)", i, got, trips*workers/len(threads), ring)
+		}
+	}
 }
 
 // Without a thread in the context, Adopt leaves the connection to Go's

@@ -423,6 +423,7 @@ func (t *Thread) complete(id uint64, res int32, wake bool) {
 			c.sendErr = io.ErrShortWrite
 		}
 	} else {
+		t.completions++
 		o.busy, o.done, o.res, o.buf = false, true, res, nil
 		if c.sop.linked {
 			c.sop.busy, c.sop.linked = false, false

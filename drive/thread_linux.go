@@ -70,6 +70,9 @@ type Thread struct {
 	ops       []*ringOp
 	kickBuf   *[8]byte
 	kickArmed bool
+	// completions counts the ring's completions of the connections'
+	// receives (the tests read it).
+	completions int
 }
 
 // task is one worker: a coroutine, what it waits on, and its timer.

@@ -4,13 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/schema"
 	"github.com/dbarena/dbarena/workload"
+	"github.com/dbarena/dbarena/workload/internal/jsondoc"
 )
 
 func init() { workload.Register(meta()) }
@@ -38,9 +38,7 @@ var (
 
 // Querier is implemented by the workload on every engine family: it
 // runs one query by name on one connection and returns its rows.
-type Querier interface {
-	RunQuery(ctx context.Context, c engine.Conn, name string) ([]Row, error)
-}
+type Querier = jsondoc.Querier
 
 type options struct {
 	events     int64
@@ -138,23 +136,7 @@ func (w *Docolap) Events() int64 {
 func (w *Docolap) Generator() *Generator { return NewGenerator(w.opts.seedData, w.Events()) }
 
 // queryList is --query as queries.
-func (w *Docolap) queryList() ([]Query, error) {
-	if strings.TrimSpace(w.opts.query) == "all" {
-		return Queries(), nil
-	}
-	var out []Query
-	for _, n := range strings.Split(w.opts.query, ",") {
-		if strings.TrimSpace(n) == "all" {
-			return nil, fmt.Errorf("all stands alone: give --query all, or a list of queries (%s) without it", QueryNames())
-		}
-		q, ok := LookupQuery(strings.TrimSpace(n))
-		if !ok {
-			return nil, fmt.Errorf("unknown query %q (known: all, %s)", strings.TrimSpace(n), QueryNames())
-		}
-		out = append(out, q)
-	}
-	return out, nil
-}
+func (w *Docolap) queryList() ([]Query, error) { return jsondoc.ParseList(queries, w.opts.query) }
 
 // ops are the queries, one op each, in the study's order.
 func ops() []workload.Op {
@@ -269,36 +251,7 @@ func NewRunner(w *Docolap, c engine.Conn, env workload.WorkerEnv, run Querier) (
 	if err != nil {
 		return nil, &workload.OptionError{Flag: "query", Value: w.opts.query, Err: err.Error()}
 	}
-	k := &worker{c: c, run: run, queries: env.Queries, next: env.ID % len(qs)}
-	for _, q := range qs {
-		for i, all := range queries {
-			if all.Name == q.Name {
-				k.ops = append(k.ops, i)
-				k.names = append(k.names, q.Name)
-			}
-		}
-	}
-	return k, nil
-}
-
-// worker runs its queries round robin, one per Next.
-type worker struct {
-	c       engine.Conn
-	run     Querier
-	queries *workload.Queries
-	ops     []int
-	names   []string
-	next    int
-}
-
-func (k *worker) Next(ctx context.Context) (int, error) {
-	i := k.next
-	k.next = (k.next + 1) % len(k.ops)
-	if k.queries != nil {
-		k.queries.Reads++
-	}
-	_, err := k.run.RunQuery(ctx, k.c, k.names[i])
-	return k.ops[i], err
+	return jsondoc.NewWorker(c, env, run, queries, qs), nil
 }
 
 // QueryList is --query's queries, in the order the workers run them.

@@ -89,16 +89,4 @@ func (e *enc) text(k string, r *rng, n, paragraphs int) {
 	e.EndStr(at)
 }
 
-func (e *enc) words(r *rng, n int) {
-	var x uint64
-	for i := 0; i < n; i++ {
-		if i > 0 {
-			e.B = append(e.B, ' ')
-		}
-		if i%10 == 0 {
-			x = r.Next()
-		}
-		e.B = append(e.B, words[x&63]...)
-		x >>= 6
-	}
-}
+func (e *enc) words(r *rng, n int) { e.B = jsondoc.AppendWords(e.B, r, &words, n) }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/workload"
+	"github.com/dbarena/dbarena/workload/internal/jsondoc"
 )
 
 // answerOps are the queries the analytic timing model runs
@@ -25,13 +26,5 @@ func (w *Docolap) answerOps() ([]string, error) {
 // returns its rows as workload.Answers' Answer does: every family's
 // Answer (on SQL engines through Docolap.RunQuery).
 func AnswerWith(ctx context.Context, run Querier, c engine.Conn, op string) ([][]string, error) {
-	rows, err := run.RunQuery(ctx, c, op)
-	if err != nil {
-		return nil, err
-	}
-	out := make([][]string, len(rows))
-	for i, r := range rows {
-		out[i] = r
-	}
-	return out, nil
+	return jsondoc.Answer(ctx, run, c, op)
 }

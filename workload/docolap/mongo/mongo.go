@@ -23,12 +23,12 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	drv "go.mongodb.org/mongo-driver/v2/mongo"
-	mopts "go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/engine/mongo"
 	"github.com/dbarena/dbarena/workload"
 	"github.com/dbarena/dbarena/workload/docolap"
+	jmongo "github.com/dbarena/dbarena/workload/internal/jsondoc/mongo"
 )
 
 func init() {
@@ -113,10 +113,6 @@ func (w *Docolap) newWorker(_ context.Context, c engine.Conn, env workload.Worke
 // RunQuery implements docolap.Querier: query name's pipeline on the
 // events collection of c, a MongoDB connection, with allowDiskUse.
 func (w *Docolap) RunQuery(ctx context.Context, c engine.Conn, name string) ([]docolap.Row, error) {
-	mc, err := mongo.ConnOf(c)
-	if err != nil {
-		return nil, err
-	}
 	q, ok := docolap.LookupQuery(name)
 	if !ok {
 		return nil, fmt.Errorf("docolap: no query %q (known: %s)", name, docolap.QueryNames())
@@ -125,34 +121,7 @@ func (w *Docolap) RunQuery(ctx context.Context, c engine.Conn, name string) ([]d
 	if err != nil {
 		return nil, err
 	}
-	cur, err := mc.DB().Collection(docolap.Table).Aggregate(mc.Ctx(ctx), p, mopts.Aggregate().SetAllowDiskUse(true))
-	if err != nil {
-		return nil, fmt.Errorf("query %s: %w", q.Name, err)
-	}
-	defer cur.Close(ctx)
-	var out []docolap.Row
-	vals := make([]any, len(q.Columns))
-	for cur.Next(ctx) {
-		var d bson.D
-		if err := cur.Decode(&d); err != nil {
-			return nil, fmt.Errorf("query %s: %w", q.Name, err)
-		}
-		if len(d) != len(vals) {
-			return nil, fmt.Errorf("query %s: %d fields, want %d", q.Name, len(d), len(vals))
-		}
-		for i, e := range d {
-			vals[i] = e.Value
-		}
-		row, err := q.Row(vals)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, row)
-	}
-	if err := cur.Err(); err != nil {
-		return nil, fmt.Errorf("query %s: %w", q.Name, err)
-	}
-	return out, nil
+	return jmongo.Aggregate(ctx, c, docolap.Table, q, p)
 }
 
 // answer is query op's rows on c, a MongoDB connection (Spec.Answers).

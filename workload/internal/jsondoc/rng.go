@@ -35,3 +35,20 @@ func (r *Rng) Float() float64 { return float64(r.Next()>>11) / (1 << 53) }
 func (r *Rng) Geometric(mean float64) int {
 	return int(-math.Log(1-r.Float()) * mean)
 }
+
+// AppendWords appends n words (n ≥ 0) drawn from list with r, separated
+// by spaces: six bits of a draw choose a word, ten words a draw.
+func AppendWords(b []byte, r *Rng, list *[64]string, n int) []byte {
+	var x uint64
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		if i%10 == 0 {
+			x = r.Next()
+		}
+		b = append(b, list[x&63]...)
+		x >>= 6
+	}
+	return b
+}

@@ -196,20 +196,7 @@ func (w *Docolap) tables(engine.Dialect) []workload.Table {
 // through it.
 func (w *Docolap) EventTables(doc func(g *Generator) func(i int64) any) []workload.Table {
 	g := w.Generator()
-	n := g.Events()
-	return []workload.Table{{
-		Schema:  Declared(),
-		Batches: int((n + batchEvents - 1) / batchEvents),
-		Rows: func(batch int) engine.RowSource {
-			first := int64(batch) * batchEvents
-			value := doc(g)
-			row := make([]any, 2)
-			return workload.FuncRows(int(min(batchEvents, n-first)), func(i int) []any {
-				row[0], row[1] = g.ID(first+int64(i)), value(first+int64(i))
-				return row
-			})
-		},
-	}}
+	return []workload.Table{jsondoc.Table(Declared(), g.Events(), batchEvents, g.ID, func() func(i int64) any { return doc(g) })}
 }
 
 // RunQuery implements Querier: query name on c, an SQL connection, on

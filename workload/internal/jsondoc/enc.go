@@ -235,3 +235,17 @@ func (e *Enc) Null(k string) {
 	}
 	e.B = append(e.B, "null"...)
 }
+
+// BeginElemStr starts an array element that is a string, which the
+// caller appends to B and EndStr ends.
+func (e *Enc) BeginElemStr() int {
+	if e.BSON {
+		e.head(bsonString)
+		at := len(e.B)
+		e.B = append(e.B, 0, 0, 0, 0)
+		return at
+	}
+	e.Elem()
+	e.B = append(e.B, '"')
+	return 0
+}

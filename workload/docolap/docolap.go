@@ -139,13 +139,7 @@ func (w *Docolap) Generator() *Generator { return NewGenerator(w.opts.seedData, 
 func (w *Docolap) queryList() ([]Query, error) { return jsondoc.ParseList(queries, w.opts.query) }
 
 // ops are the queries, one op each, in the study's order.
-func ops() []workload.Op {
-	out := make([]workload.Op, len(queries))
-	for i, q := range queries {
-		out[i] = workload.Op{Name: q.Name}
-	}
-	return out
-}
+func ops() []workload.Op { return jsondoc.Ops(queries) }
 
 // Declared is the events table: the event's id (the number its "id"
 // holds) as the primary key, the event as a JSON document (jsonb on
@@ -155,21 +149,13 @@ func ops() []workload.Op {
 // repo.name, payload.action, actor.login and, as an integer,
 // payload.issue.comments (on MongoDB the top-level type, repo.name, …).
 func Declared() *schema.Table {
-	return &schema.Table{
-		Name: Table,
-		Columns: []schema.Column{
-			{Name: "id", Type: schema.BigInt},
-			{Name: "doc", Type: schema.JSON, Document: true},
-		},
-		PrimaryKey: []string{"id"},
-		Indexes: []schema.Index{
-			{Name: "events_repo_name", Keys: []schema.Key{schema.Path("doc", "repo", "name")}},
-			{Name: "events_action", Keys: []schema.Key{schema.Path("doc", "payload", "action")}},
-			{Name: "events_type", Keys: []schema.Key{schema.Path("doc", "type")}},
-			{Name: "events_actor_login", Keys: []schema.Key{schema.Path("doc", "actor", "login")}},
-			{Name: "events_comments", Keys: []schema.Key{{Column: "doc", Path: []string{"payload", "issue", "comments"}, As: schema.BigInt}}},
-		},
-	}
+	return jsondoc.Declare(Table, "doc",
+		schema.Index{Name: "events_repo_name", Keys: []schema.Key{schema.Path("doc", "repo", "name")}},
+		schema.Index{Name: "events_action", Keys: []schema.Key{schema.Path("doc", "payload", "action")}},
+		schema.Index{Name: "events_type", Keys: []schema.Key{schema.Path("doc", "type")}},
+		schema.Index{Name: "events_actor_login", Keys: []schema.Key{schema.Path("doc", "actor", "login")}},
+		schema.Index{Name: "events_comments", Keys: []schema.Key{{Column: "doc", Path: []string{"payload", "issue", "comments"}, As: schema.BigInt}}},
+	)
 }
 
 // tables is the events table with its events as JSON (AppendEvent),

@@ -31,8 +31,8 @@ var targets = []struct {
 // events on SQLite, PostgreSQL, MariaDB and MongoDB and runs Q1–Q5 on
 // each: every engine returns the rows computed directly from the
 // generator's events (Answers), so all four return identical answers.
-// The analytic timing model's tries record the same rows and hashes,
-// and prepare reports the table's size on disk.
+// The analytic timing model's tries record the same rows and hashes and
+// the table's size on disk, which prepare reports too.
 func TestSameAnswersEverywhere(t *testing.T) {
 	args := []string{"--docs", "30000", "--seed-data", "5"}
 	want, err := jsonbench.Answers(parse(t, args...).Generator())
@@ -89,6 +89,9 @@ func TestSameAnswersEverywhere(t *testing.T) {
 			}
 			if len(run.Tries.Queries) != 5 {
 				t.Fatalf("tries ran %d queries, want 5", len(run.Tries.Queries))
+			}
+			if st := run.Tries.Storage; len(st) != 1 || st[0].Table != jsonbench.Table || st[0].TotalBytes <= 0 || st[0].IndexBytes <= 0 {
+				t.Errorf("storage recorded with the tries: %+v", st)
 			}
 			for _, q := range run.Tries.Queries {
 				rows, hash, differ, ok := q.Answer()

@@ -146,17 +146,7 @@ func (w *JSONBench) Generator() *Generator { return NewGenerator(w.opts.seedData
 // QueryList is --query's queries, in the order the workers run them.
 func (w *JSONBench) QueryList() ([]Query, error) { return jsondoc.ParseList(queries, w.opts.query) }
 
-func (w *JSONBench) answerOps() ([]string, error) {
-	qs, err := w.QueryList()
-	if err != nil {
-		return nil, &workload.OptionError{Flag: "query", Value: w.opts.query, Err: err.Error()}
-	}
-	names := make([]string, len(qs))
-	for i, q := range qs {
-		names[i] = q.Name
-	}
-	return names, nil
-}
+func (w *JSONBench) answerOps() ([]string, error) { return jsondoc.OpNames(queries, w.opts.query) }
 
 // NewWorker returns a worker running --query's queries in turn on c
 // through run, a family's Querier: family implementations use it.
@@ -169,13 +159,7 @@ func (w *JSONBench) NewWorker(c engine.Conn, env workload.WorkerEnv, run jsondoc
 }
 
 // ops are the queries, one op each, in JSONBench's order.
-func ops() []workload.Op {
-	out := make([]workload.Op, len(queries))
-	for i, q := range queries {
-		out[i] = workload.Op{Name: q.Name}
-	}
-	return out
-}
+func ops() []workload.Op { return jsondoc.Ops(queries) }
 
 // Declared is the bluesky table: the event's number as the primary key
 // (id; _id on MongoDB) and the event as a JSON document (jsonb on
@@ -186,21 +170,13 @@ func ops() []workload.Op {
 // the integer). The text keys' sizes let MySQL and MariaDB put the four
 // generated columns in one index (3,072 bytes at most).
 func Declared() *schema.Table {
-	return &schema.Table{
-		Name: Table,
-		Columns: []schema.Column{
-			{Name: "id", Type: schema.BigInt},
-			{Name: Column, Type: schema.JSON, Document: true},
-		},
-		PrimaryKey: []string{"id"},
-		Indexes: []schema.Index{{Name: "bluesky_idx", Keys: []schema.Key{
-			{Column: Column, Path: []string{"kind"}, Size: 16},
-			{Column: Column, Path: []string{"commit", "operation"}, Size: 16},
-			{Column: Column, Path: []string{"commit", "collection"}, Size: 128},
-			{Column: Column, Path: []string{"did"}, Size: 64},
-			{Column: Column, Path: []string{"time_us"}, As: schema.BigInt},
-		}}},
-	}
+	return jsondoc.Declare(Table, Column, schema.Index{Name: "bluesky_idx", Keys: []schema.Key{
+		{Column: Column, Path: []string{"kind"}, Size: 16},
+		{Column: Column, Path: []string{"commit", "operation"}, Size: 16},
+		{Column: Column, Path: []string{"commit", "collection"}, Size: 128},
+		{Column: Column, Path: []string{"did"}, Size: 64},
+		{Column: Column, Path: []string{"time_us"}, As: schema.BigInt},
+	}})
 }
 
 // DocTables is the bluesky table, declared by Declared, with batches of

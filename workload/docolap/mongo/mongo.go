@@ -73,19 +73,7 @@ func (w *Docolap) Open(context.Context, workload.RunEnv) (*workload.Run, error) 
 // holds a chunk of documents before sending them, so each has its own
 // bytes, cut from 1 MiB slabs.
 func (w *Docolap) tables(engine.Dialect) []workload.Table {
-	return w.base.EventTables(func(g *docolap.Generator) func(i int64) any {
-		var slab []byte
-		return func(i int64) any {
-			if cap(slab)-len(slab) < 64<<10 {
-				slab = make([]byte, 0, 1<<20)
-			}
-			d := g.AppendEventBSON(slab[len(slab):], i)
-			if len(d) <= cap(slab)-len(slab) { // written in place
-				slab = slab[:len(slab)+len(d)]
-			}
-			return bson.Raw(d)
-		}
-	})
+	return w.base.EventTables(func(g *docolap.Generator) func(i int64) any { return jmongo.Slabs(g.AppendEventBSON) })
 }
 
 // supports refuses --normalized (Spec.Supports): a relational form of
@@ -113,15 +101,7 @@ func (w *Docolap) newWorker(_ context.Context, c engine.Conn, env workload.Worke
 // RunQuery implements docolap.Querier: query name's pipeline on the
 // events collection of c, a MongoDB connection, with allowDiskUse.
 func (w *Docolap) RunQuery(ctx context.Context, c engine.Conn, name string) ([]docolap.Row, error) {
-	q, ok := docolap.LookupQuery(name)
-	if !ok {
-		return nil, fmt.Errorf("docolap: no query %q (known: %s)", name, docolap.QueryNames())
-	}
-	p, err := Pipeline(q.Name)
-	if err != nil {
-		return nil, err
-	}
-	return jmongo.Aggregate(ctx, c, docolap.Table, q, p)
+	return jmongo.Query(ctx, c, docolap.Table, docolap.Queries(), name, Pipeline)
 }
 
 // answer is query op's rows on c, a MongoDB connection (Spec.Answers).

@@ -241,3 +241,27 @@ func ParseList(qs []Query, value string) ([]Query, error) {
 	}
 	return out, nil
 }
+
+// Ops are the queries qs, one op each, in order.
+func Ops(qs []Query) []workload.Op {
+	out := make([]workload.Op, len(qs))
+	for i, q := range qs {
+		out[i] = workload.Op{Name: q.Name}
+	}
+	return out
+}
+
+// OpNames are the names of --query's queries (value, among all), in
+// order, for workload.Answers' Ops; a bad value is an option error on
+// --query.
+func OpNames(all []Query, value string) ([]string, error) {
+	qs, err := ParseList(all, value)
+	if err != nil {
+		return nil, &workload.OptionError{Flag: "query", Value: value, Err: err.Error()}
+	}
+	names := make([]string, len(qs))
+	for i, q := range qs {
+		names[i] = q.Name
+	}
+	return names, nil
+}

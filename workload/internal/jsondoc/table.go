@@ -26,3 +26,21 @@ func Table(t *schema.Table, n int64, batch int, id func(i int64) int64, doc func
 		},
 	}
 }
+
+// Declare is a table of documents named name: the document's number as
+// the primary key (id; _id on MongoDB) and the document in JSON column
+// column (jsonb on PostgreSQL, JSON on MySQL and MariaDB, JSON text on
+// SQLite) that is, on MongoDB, the document itself
+// (schema.Column.Document: its fields at the top level, beside _id),
+// with indexes.
+func Declare(name, column string, indexes ...schema.Index) *schema.Table {
+	return &schema.Table{
+		Name: name,
+		Columns: []schema.Column{
+			{Name: "id", Type: schema.BigInt},
+			{Name: column, Type: schema.JSON, Document: true},
+		},
+		PrimaryKey: []string{"id"},
+		Indexes:    indexes,
+	}
+}

@@ -69,33 +69,13 @@ func (w *JSONBench) Open(context.Context, workload.RunEnv) (*workload.Run, error
 // (AppendDocBSON), each with its own bytes cut from 1 MiB slabs (the
 // loader holds a chunk of documents before sending them).
 func (w *JSONBench) tables(engine.Dialect) []workload.Table {
-	return w.base.DocTables(func(g *jsonbench.Generator) func(i int64) any {
-		var slab []byte
-		return func(i int64) any {
-			if cap(slab)-len(slab) < 64<<10 {
-				slab = make([]byte, 0, 1<<20)
-			}
-			d := g.AppendDocBSON(slab[len(slab):], i)
-			if len(d) <= cap(slab)-len(slab) { // written in place
-				slab = slab[:len(slab)+len(d)]
-			}
-			return bson.Raw(d)
-		}
-	})
+	return w.base.DocTables(func(g *jsonbench.Generator) func(i int64) any { return jmongo.Slabs(g.AppendDocBSON) })
 }
 
 // RunQuery runs query name's pipeline on the bluesky collection of c, a
 // MongoDB connection.
 func (w *JSONBench) RunQuery(ctx context.Context, c engine.Conn, name string) ([]jsonbench.Row, error) {
-	q, ok := jsonbench.LookupQuery(name)
-	if !ok {
-		return nil, fmt.Errorf("jsonbench: no query %q (known: %s)", name, jsonbench.QueryNames())
-	}
-	p, err := Pipeline(q.Name)
-	if err != nil {
-		return nil, err
-	}
-	return jmongo.Aggregate(ctx, c, jsonbench.Table, q, p)
+	return jmongo.Query(ctx, c, jsonbench.Table, jsonbench.Queries(), name, Pipeline)
 }
 
 type d = bson.D

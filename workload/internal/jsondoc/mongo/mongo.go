@@ -54,3 +54,36 @@ func Aggregate(ctx context.Context, c engine.Conn, coll string, q jsondoc.Query,
 	}
 	return out, nil
 }
+
+// Slabs returns, for jsondoc.Table's doc, the function making document
+// i's value as BSON (appendBSON appends it) for engine/mongo to load as
+// is: the loader holds a chunk of documents before sending them, so each
+// has its own bytes, cut from 1 MiB slabs.
+func Slabs(appendBSON func(dst []byte, i int64) []byte) func(i int64) any {
+	var slab []byte
+	return func(i int64) any {
+		if cap(slab)-len(slab) < 64<<10 {
+			slab = make([]byte, 0, 1<<20)
+		}
+		d := appendBSON(slab[len(slab):], i)
+		if len(d) <= cap(slab)-len(slab) { // written in place
+			slab = slab[:len(slab)+len(d)]
+		}
+		return bson.Raw(d)
+	}
+}
+
+// Query runs query name of qs (case does not matter) on collection coll
+// of c: the aggregation pipeline pipeline returns for it, as Aggregate
+// does. An unknown name is an error naming the known ones.
+func Query(ctx context.Context, c engine.Conn, coll string, qs []jsondoc.Query, name string, pipeline func(name string) (drv.Pipeline, error)) ([]jsondoc.Row, error) {
+	q, ok := jsondoc.Lookup(qs, name)
+	if !ok {
+		return nil, fmt.Errorf("no query %q (known: %s)", name, jsondoc.Names(qs))
+	}
+	p, err := pipeline(q.Name)
+	if err != nil {
+		return nil, err
+	}
+	return Aggregate(ctx, c, coll, q, p)
+}

@@ -202,13 +202,14 @@ func triesModel(t *Tries) string {
 }
 
 // mergeTries merges the runs' tries (checked alike by sameTries): each
-// query's tries are every shard's, in the files' order.
+// query's tries are every shard's, in the files' order; the storage is
+// the first shard's (every shard measured the same tables).
 func mergeTries(runs []*Run) *Tries {
 	base := runs[0].Tries
 	if base == nil {
 		return nil
 	}
-	m := &Tries{Count: base.Count, QueryTimeoutS: base.QueryTimeoutS}
+	m := &Tries{Count: base.Count, QueryTimeoutS: base.QueryTimeoutS, Storage: base.Storage}
 	for qi, q := range base.Queries {
 		mq := QueryTries{Name: q.Name}
 		for _, r := range runs {

@@ -36,7 +36,8 @@
 // JSONBench's, at 1,228 events a second (the first million span about
 // 814 s, all in hour 16, as JSONBench's Q3 at 1 M), and at other hours
 // of the day at the rate of JSONBench's likes per hour over its 1,000 M
-// events (about 12 days): lowest at 09:00 UTC, 45 % of the peak at 23:00.
+// events (about 12 days): the quietest hour (09:00 UTC) has 45 % of the
+// busiest's (23:00).
 //
 // Event i is a pure function of the seed (--seed-data) and i: batches
 // load in parallel, in any order, and a data set is the beginning of

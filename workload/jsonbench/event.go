@@ -170,9 +170,7 @@ func (v *doc) record(created int64) {
 		}
 		e.Key("langs")
 		e.Arr()
-		at := e.BeginElemStr()
-		e.B = append(e.B, langs[r.Intn(len(langs))]...)
-		e.EndStr(at)
+		e.ElemStr(langs[r.Intn(len(langs))])
 		e.EndArr()
 		if r.Intn(3) == 0 {
 			e.Key("reply")
@@ -182,7 +180,7 @@ func (v *doc) record(created int64) {
 			v.strongRef("root", Post, root)
 			e.End()
 		}
-		at = e.BeginStr("text")
+		at := e.BeginStr("text")
 		e.B = jsondoc.AppendWords(e.B, r, &postWords, 1+r.Geometric(14))
 		e.EndStr(at)
 	case Like, Repost:
@@ -225,9 +223,7 @@ func (v *doc) record(created int64) {
 		e.Obj()
 		e.Key("labelValues")
 		e.Arr()
-		at := e.BeginElemStr()
-		e.B = append(e.B, "spam"...)
-		e.EndStr(at)
+		e.ElemStr("spam")
 		e.EndArr()
 		e.End()
 	}

@@ -249,3 +249,12 @@ func (e *Enc) BeginElemStr() int {
 	e.B = append(e.B, '"')
 	return 0
 }
+
+// ElemStr is an array element, the string made of parts.
+func (e *Enc) ElemStr(parts ...string) {
+	at := e.BeginElemStr()
+	for _, p := range parts {
+		e.B = append(e.B, p...)
+	}
+	e.EndStr(at)
+}

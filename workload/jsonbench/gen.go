@@ -273,7 +273,7 @@ const base32 = "abcdefghijklmnopqrstuvwxyz234567"
 func (g *Generator) did(k int64) string {
 	var b [32]byte
 	copy(b[:], "did:plc:")
-	x, y := jsondoc.Mix(g.seed^0x5bd1e995+uint64(k)), jsondoc.Mix(uint64(k)*0x9e3779b97f4a7c15+g.seed)
+	x, y := jsondoc.Mix(g.seed^0x5bd1e995+uint64(k)), jsondoc.Mix((uint64(k)+1)*0x9e3779b97f4a7c15^g.seed)
 	for j := 8; j < 32; j++ {
 		if j == 20 {
 			x = y

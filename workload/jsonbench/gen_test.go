@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"math"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -131,7 +133,7 @@ func TestHourProfile(t *testing.T) {
 }
 
 // TestDeterministic checks that an event depends on the seed and its
-// index only: made in any order, by another generator or in a larger
+// index only, its did well formed (the busiest user's too): made in any order, by another generator or in a larger
 // data set, it is the same; another seed makes other events. A hash pins
 // the first events.
 func TestDeterministic(t *testing.T) {
@@ -142,6 +144,12 @@ func TestDeterministic(t *testing.T) {
 		buf = g.AppendDoc(buf[:0], i)
 		h.Write(buf)
 		h.Write([]byte{'\n'})
+	}
+	did := regexp.MustCompile(`^did:plc:[a-z2-7]{24}$`)
+	for i := range int64(2000) {
+		if d := g.Event(i).DID; !did.MatchString(d) || strings.Contains(d, "aaaaa") {
+			t.Fatalf("event %d: did %q", i, d)
+		}
 	}
 	for _, i := range []int64{1999, 5, 0, 777} {
 		a := g.AppendDoc(nil, i)
@@ -155,7 +163,7 @@ func TestDeterministic(t *testing.T) {
 			t.Fatalf("event %d is the same with another seed", i)
 		}
 	}
-	const want = "c4aa6cfffa8629c143e690fe9274ab77aef91d8235bb83e6d2cc823373289b57"
+	const want = "a61c3adb33123ded0188095f24fd3964c3d56766dbb4702d881ff9791f48eefa"
 	if got := hex.EncodeToString(h.Sum(nil)); got != want {
 		t.Errorf("the first 2000 events hash to %s, want %s", got, want)
 	}

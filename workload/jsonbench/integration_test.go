@@ -27,14 +27,14 @@ var targets = []struct {
 	{"mongodb", func(t *testing.T) engine.Target { return testdb.Isolated(t, testdb.Mongo(t)) }},
 }
 
-// TestSameAnswersEverywhere loads one generated data set of 30,000
+// TestSameAnswersEverywhere loads one generated data set of 20,000
 // events on SQLite, PostgreSQL, MariaDB and MongoDB and runs Q1–Q5 on
 // each: every engine returns the rows computed directly from the
 // generator's events (Answers), so all four return identical answers.
 // The analytic timing model's tries record the same rows and hashes and
 // the table's size on disk, which prepare reports too.
 func TestSameAnswersEverywhere(t *testing.T) {
-	args := []string{"--docs", "30000", "--seed-data", "5"}
+	args := []string{"--docs", "20000", "--seed-data", "5"}
 	want, err := jsonbench.Answers(parse(t, args...).Generator())
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +57,7 @@ func TestSameAnswersEverywhere(t *testing.T) {
 				t.Fatalf("prepare: %v", err)
 			}
 			t.Cleanup(func() { load.Cleanup(context.Background(), e, w) })
-			if len(stats.Sizes) != 1 || stats.Sizes[0].Total <= 0 || stats.Sizes[0].Indexes <= 0 || stats.Sizes[0].Rows != 30000 {
+			if len(stats.Sizes) != 1 || stats.Sizes[0].Total <= 0 || stats.Sizes[0].Indexes <= 0 || stats.Sizes[0].Rows != 20000 {
 				t.Errorf("sizes after prepare: %+v (err %v)", stats.Sizes, stats.SizeErr)
 			}
 			impl, err := workload.ForFamily(w, e.Dialect())

@@ -37,6 +37,10 @@ type TriesTable struct {
 	// by ", "; "" in files that predate it).
 	ColdModes []string
 	Rows      []TriesRow
+	// Storage is each column's tables' size on disk, summed over the
+	// workload's tables, as its first file that records it says (nil
+	// for a column whose files do not).
+	Storage []*result.TableStorage
 	// Differences are what differs between the columns besides the
 	// figures (server settings, versions), as under Build's tables.
 	Differences []Difference
@@ -155,6 +159,7 @@ func buildTries(inputs []Input, baseline string) (*TriesTable, error) {
 	// Each column's tries of each query, pooled over its runs.
 	var queries []string
 	pooled := make([]map[string]*result.QueryTries, len(t.Labels))
+	t.Storage = make([]*result.TableStorage, len(t.Labels))
 	firsts := make([][]string, len(t.Labels))
 	modes := make([][]string, len(t.Labels))
 	for c, ins := range colInputs {
@@ -169,6 +174,15 @@ func buildTries(inputs []Input, baseline string) (*TriesTable, error) {
 				}
 				if t.Tries == 0 {
 					t.Tries = r.Tries.Count
+				}
+				if t.Storage[c] == nil && len(r.Tries.Storage) > 0 {
+					sum := &result.TableStorage{}
+					for _, s := range r.Tries.Storage {
+						sum.DataBytes += s.DataBytes
+						sum.IndexBytes += s.IndexBytes
+						sum.TotalBytes += s.TotalBytes
+					}
+					t.Storage[c] = sum
 				}
 				if r.Status != "" && r.Status != result.StatusComplete {
 					t.Notes = append(t.Notes, fmt.Sprintf("%s: the run is %s: its tries are shown, the queries it did not reach are not", in.Path, r.Status))
@@ -349,6 +363,89 @@ func (t *TriesTable) Cells() [][]string {
 	return out
 }
 
+// RelativeTitle says what the table relative to the best shows.
+func (t *TriesTable) RelativeTitle() string {
+	return fmt.Sprintf("%s: relative to the best, as JSONBench lays it out: each column's cold and hot seconds per query and, in brackets, their ratio to the fastest column's (×1.00 is the fastest); storage on disk in MB after the tries, its total's ratio to the smallest",
+		t.Workload)
+}
+
+// RelativeHeader is the header of the table relative to the best: the
+// query, then each column's cold and hot.
+func (t *TriesTable) RelativeHeader() []string {
+	h := []string{"query"}
+	for _, l := range t.Labels {
+		h = append(h, l+" cold", l+" hot")
+	}
+	return h
+}
+
+// RelativeCells are the rows of the table relative to the best: per
+// query each column's cold and hot time with its ratio to the best
+// column's ("null" for a failed time), then, when a column's files
+// record it, the storage rows: data, indexes and total in MB (the total
+// with its ratio to the smallest).
+func (t *TriesTable) RelativeCells() [][]string {
+	best := func(ts []Timing) float64 {
+		b := math.Inf(1)
+		for _, tm := range ts {
+			if tm.Best != nil {
+				b = min(b, *tm.Best)
+			}
+		}
+		return b
+	}
+	rel := func(tm Timing, b float64) string {
+		if tm.Best == nil {
+			return "null"
+		}
+		if b <= 0 {
+			return formatSeconds(*tm.Best) + " (×1.00)"
+		}
+		return fmt.Sprintf("%s (×%.2f)", formatSeconds(*tm.Best), *tm.Best/b)
+	}
+	var out [][]string
+	for _, r := range t.Rows {
+		line := []string{r.Query}
+		bc, bh := best(r.Cold), best(r.Hot)
+		for c := range t.Labels {
+			line = append(line, rel(r.Cold[c], bc), rel(r.Hot[c], bh))
+		}
+		out = append(out, line)
+	}
+	smallest := int64(math.MaxInt64)
+	for _, s := range t.Storage {
+		if s != nil && s.TotalBytes > 0 {
+			smallest = min(smallest, s.TotalBytes)
+		}
+	}
+	if smallest == math.MaxInt64 {
+		return out
+	}
+	mb := func(b int64) string { return strconv.FormatFloat(float64(b)/1e6, 'f', 1, 64) }
+	for _, row := range []struct {
+		name string
+		get  func(*result.TableStorage) int64
+	}{
+		{"storage: data, MB", func(s *result.TableStorage) int64 { return s.DataBytes }},
+		{"storage: indexes, MB", func(s *result.TableStorage) int64 { return s.IndexBytes }},
+		{"storage: total, MB", func(s *result.TableStorage) int64 { return s.TotalBytes }},
+	} {
+		line := []string{row.name}
+		for _, s := range t.Storage {
+			v := "—"
+			if s != nil {
+				v = mb(row.get(s))
+				if row.name == "storage: total, MB" {
+					v += fmt.Sprintf(" (×%.2f)", float64(s.TotalBytes)/float64(smallest))
+				}
+			}
+			line = append(line, v, "")
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
 // formatTiming writes a timing: its best time, the range of its tries
 // when there were several, and how many failed.
 func formatTiming(tm Timing) string {
@@ -426,6 +523,10 @@ func WriteTriesText(w io.Writer, tables []*TriesTable) error {
 		}
 		b.WriteString(t.Title() + "\n\n")
 		writeAligned(&b, append([][]string{t.Header()}, t.Cells()...))
+		if len(t.Labels) > 1 {
+			b.WriteString("\n" + t.RelativeTitle() + "\n\n")
+			writeAligned(&b, append([][]string{t.RelativeHeader()}, t.RelativeCells()...))
+		}
 		if len(t.Differences) > 0 {
 			b.WriteString("\nDifferences between the columns:\n")
 			for _, d := range t.Differences {
@@ -455,16 +556,10 @@ func WriteTriesMarkdown(w io.Writer, tables []*TriesTable) error {
 			b.WriteString("\n")
 		}
 		b.WriteString("**" + markdown.Escape(t.Title()) + "**\n\n")
-		h := t.Header()
-		writeMDRow(&b, h, false)
-		seps := make([]string, len(h))
-		for j := range seps {
-			seps[j] = "---:"
-		}
-		seps[0] = "---"
-		writeMDRow(&b, seps, true)
-		for _, r := range t.Cells() {
-			writeMDRow(&b, r, false)
+		writeMDTable(&b, t.Header(), t.Cells())
+		if len(t.Labels) > 1 {
+			b.WriteString("\n**" + markdown.Escape(t.RelativeTitle()) + "**\n\n")
+			writeMDTable(&b, t.RelativeHeader(), t.RelativeCells())
 		}
 		if len(t.Differences) > 0 {
 			b.WriteString("\nDifferences between the columns:\n\n")
@@ -491,6 +586,21 @@ func WriteTriesMarkdown(w io.Writer, tables []*TriesTable) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeMDTable writes a table: its header, the first column left-aligned,
+// the others right-aligned, and its rows.
+func writeMDTable(b *strings.Builder, h []string, rows [][]string) {
+	writeMDRow(b, h, false)
+	seps := make([]string, len(h))
+	for j := range seps {
+		seps[j] = "---:"
+	}
+	seps[0] = "---"
+	writeMDRow(b, seps, true)
+	for _, r := range rows {
+		writeMDRow(b, r, false)
+	}
 }
 
 // WriteTriesCSV writes one line per (workload, query, column): the cold

@@ -172,3 +172,53 @@ func TestFirstTriesNote(t *testing.T) {
 		})
 	}
 }
+
+// The table relative to the best, JSONBench's layout: each column's cold
+// and hot time with its ratio to the fastest column's, worked by hand;
+// a failed time is null; the storage rows show MB and the total's ratio
+// to the smallest.
+func TestTriesRelative(t *testing.T) {
+	pg := triesFile("postgres", result.LabelCold, "h1", map[string][]*float64{
+		"A": {s(10), s(5), s(4)},
+		"B": {s(2), nil, nil},
+	})
+	pg.Runs[0].Tries.Storage = []result.TableStorage{{Table: "bluesky", DataBytes: 587e6, IndexBytes: 144e6, TotalBytes: 731e6}}
+	mongo := triesFile("mongodb", result.LabelLukewarm, "h1", map[string][]*float64{
+		"A": {s(8), s(6), s(7)},
+		"B": {s(1), s(1), s(1.5)},
+	})
+	mongo.Runs[0].Tries.Storage = []result.TableStorage{{DataBytes: 100e6, IndexBytes: 50e6, TotalBytes: 150e6}, {DataBytes: 50e6, IndexBytes: 0, TotalBytes: 50e6}}
+	tables, err := BuildTries([]Input{{Path: "pg.json", File: pg}, {Path: "mongo.json", File: mongo}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tt := tables[0]
+	if h := strings.Join(tt.RelativeHeader(), "|"); h != "query|postgres cold|postgres hot|mongodb cold|mongodb hot" {
+		t.Errorf("header %s", h)
+	}
+	want := [][]string{
+		// A: cold best 8 (10/8 = 1.25), hot best 4 (6/4 = 1.50).
+		{"A", "10.00 (×1.25)", "4.000 (×1.00)", "8.000 (×1.00)", "6.000 (×1.50)"},
+		{"B", "2.000 (×2.00)", "null", "1.000 (×1.00)", "1.000 (×1.00)"},
+		{"storage: data, MB", "587.0", "", "150.0", ""},
+		{"storage: indexes, MB", "144.0", "", "50.0", ""},
+		// Totals 731 and 200 MB: 731/200 = 3.655.
+		{"storage: total, MB", "731.0 (×3.65)", "", "200.0 (×1.00)", ""},
+	}
+	got := tt.RelativeCells()
+	if len(got) != len(want) {
+		t.Fatalf("%d rows, want %d: %q", len(got), len(want), got)
+	}
+	for i := range want {
+		if strings.Join(got[i], "|") != strings.Join(want[i], "|") {
+			t.Errorf("row %d\n got %q\nwant %q", i, got[i], want[i])
+		}
+	}
+	var b strings.Builder
+	if err := WriteTriesMarkdown(&b, tables); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "| A | 10.00 (×1.25) | 4.000 (×1.00) | 8.000 (×1.00) | 6.000 (×1.50) |") {
+		t.Errorf("markdown has no relative table:\n%s", b.String())
+	}
+}

@@ -41,6 +41,12 @@ var studyPages = map[string]studyPage{
 		more: []string{"first tries: postgres cold; mongodb lukewarm", "answers: all 5 the same as every other column's that answered, rows and hash",
 			`<td class="l">A</td><td>0.1696</td><td>0.001565</td>`},
 	},
+	"jsonbench.yaml": {
+		title:   "jsonbench: seconds per query, 3 tries each on one connection; cold is the first try, hot the best of the others (lowest–highest of the tries in brackets); % speedup is (S−F)/S, S the slower, F the faster, named",
+		chart:   "Cold: seconds per query (the first try)",
+		headers: []string{"postgres cold", "mongodb cold", "cold % speedup", "postgres hot", "hot % speedup"},
+		more:    []string{"answers: all 5 the same as every other column's that answered, rows and hash", `<td class="l">Q1</td>`},
+	},
 	"knobs-edb.yaml": {
 		title:    "tpcc: NOPM (/min), higher is better; changes against the column before; average: means, and the change of the means; beside each column its server_cpu_pct, pg_checkpoints (medians of the runs)",
 		chart:    "NOPM (/min) vs threads",

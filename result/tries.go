@@ -39,6 +39,20 @@ type Tries struct {
 	QueryTimeoutS float64 `json:"query_timeout_s,omitempty"`
 	// Queries are the queries in the order they ran.
 	Queries []QueryTries `json:"queries"`
+	// Storage are the workload's tables' sizes on disk once the tries
+	// were done, as the engine accounts for them; none where it cannot
+	// tell (or in files of older versions).
+	Storage []TableStorage `json:"storage,omitempty"`
+}
+
+// TableStorage is one table's (collection's) size on disk in bytes: its
+// rows (Data), its indexes and the two together (Total), as
+// engine.TableSize says.
+type TableStorage struct {
+	Table      string `json:"table"`
+	DataBytes  int64  `json:"data_bytes"`
+	IndexBytes int64  `json:"index_bytes"`
+	TotalBytes int64  `json:"total_bytes"`
 }
 
 // QueryTries is one query's tries, in the order they ran. A merged run
@@ -188,13 +202,14 @@ func triesModel(t *Tries) string {
 }
 
 // mergeTries merges the runs' tries (checked alike by sameTries): each
-// query's tries are every shard's, in the files' order.
+// query's tries are every shard's, in the files' order; the storage is
+// the first shard's (every shard measured the same tables).
 func mergeTries(runs []*Run) *Tries {
 	base := runs[0].Tries
 	if base == nil {
 		return nil
 	}
-	m := &Tries{Count: base.Count, QueryTimeoutS: base.QueryTimeoutS}
+	m := &Tries{Count: base.Count, QueryTimeoutS: base.QueryTimeoutS, Storage: base.Storage}
 	for qi, q := range base.Queries {
 		mq := QueryTries{Name: q.Name}
 		for _, r := range runs {

@@ -107,6 +107,11 @@ type Key struct {
 	As Type
 	// Desc orders the key descending.
 	Desc bool
+	// Size, on a text path key, is the longest value it holds, in
+	// characters: engines that index a path through a column of their
+	// own (MySQL and MariaDB's generated columns) declare that column
+	// VARCHAR(Size), so that several keys fit one index. 0: 255.
+	Size int
 }
 
 // PathName is the key's JSON path written with dots ("a.b"), "" for a
@@ -386,6 +391,8 @@ func (t *Table) Validate() []error {
 				bad(field+" key", "%w: path %s into %s column %s", ErrBadColumn, k.PathName(), c.Type, c.Name)
 			case len(k.Path) == 0 && k.As != 0:
 				bad(field+" key", "%w: As without a path on %s", ErrBadColumn, c.Name)
+			case k.Size != 0 && (k.Size < 0 || k.ValueType() != Text):
+				bad(field+" key", "%w: size %d on a key that is no text path", ErrBadColumn, k.Size)
 			}
 			switch k.As {
 			case 0, Text, BigInt, Float, Bool:

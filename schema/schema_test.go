@@ -8,7 +8,8 @@ import (
 
 func TestValidateReportsEveryProblem(t *testing.T) {
 	tables := []*Table{
-		{Name: "a", Columns: []Column{{Name: "id", Type: Int}, {Name: "doc", Type: JSON}}, PrimaryKey: []string{"id"}},
+		{Name: "a", Columns: []Column{{Name: "id", Type: Int}, {Name: "doc", Type: JSON}}, PrimaryKey: []string{"id"},
+			Indexes: []Index{{Name: "a_k", Keys: []Key{{Column: "doc", Path: []string{"k"}, Size: 16}, {Column: "doc", Path: []string{"n"}, As: BigInt, Size: 8}}}}},
 		{
 			Name: "b",
 			Columns: []Column{
@@ -59,13 +60,14 @@ func TestValidateReportsEveryProblem(t *testing.T) {
 		`table b: foreign key b_z: unknown table "z" (a referenced table comes first)`,
 		"table a: name: declared twice",
 		`table b: check b_c: bad column: operator "=>" (want >=, >, <=, < or <>)`,
+		"table a: index a_k key: bad column: size 8 on a key that is no text path",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("missing %q in:\n%s", want, got)
 		}
 	}
-	if len(errs) != 15 {
-		t.Errorf("%d problems, want 15:\n%s", len(errs), got)
+	if len(errs) != 16 {
+		t.Errorf("%d problems, want 16:\n%s", len(errs), got)
 	}
 }
 

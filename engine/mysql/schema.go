@@ -2,6 +2,7 @@ package mysql
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/dbarena/dbarena/engine"
@@ -55,6 +56,9 @@ var ddl = sqlddl.Dialect{
 			return "DOUBLE"
 		case schema.Bool:
 			return "BOOLEAN"
+		}
+		if k.Size > 0 {
+			return "VARCHAR(" + strconv.Itoa(k.Size) + ")"
 		}
 		return "VARCHAR(255)"
 	},

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/dbarena/dbarena/engine/internal/schematest"
+	"github.com/dbarena/dbarena/schema"
 )
 
 func TestRenderSchema(t *testing.T) {
@@ -41,5 +42,27 @@ ALTER TABLE sk_child ADD CONSTRAINT sk_child_parent FOREIGN KEY (p_id) REFERENCE
 `)
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// A text path key's Size sizes its generated column, so that several
+// such keys fit one index (InnoDB's 3,072 bytes); without one it is 255.
+func TestPathKeySize(t *testing.T) {
+	tb := &schema.Table{
+		Name:       "t",
+		Columns:    []schema.Column{{Name: "id", Type: schema.BigInt}, {Name: "doc", Type: schema.JSON}},
+		PrimaryKey: []string{"id"},
+		Indexes: []schema.Index{{Name: "t_k", Keys: []schema.Key{
+			{Column: "doc", Path: []string{"did"}, Size: 64}, schema.Path("doc", "kind"),
+		}}},
+	}
+	got := strings.Join(Dialect{}.CreateTableSQL(tb), "\n")
+	for _, want := range []string{
+		"t_k_k1 VARCHAR(64) AS (JSON_UNQUOTE(JSON_EXTRACT(doc, '$.did'))) VIRTUAL",
+		"t_k_k2 VARCHAR(255) AS (JSON_UNQUOTE(JSON_EXTRACT(doc, '$.kind'))) VIRTUAL",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no %q in\n%s", want, got)
+		}
 	}
 }

@@ -241,7 +241,37 @@ func RunTries(ctx context.Context, eng engine.Engine, w workload.Workload, m Ana
 			}
 		}
 	}
+	res.Tries.Storage = t.storage(ctx, spec)
 	return finish(nil)
+}
+
+// storage is the sizes on disk of the workload's tables, when the
+// engine's catalogue tells them (engine.TableSizer); nil when it cannot,
+// which is no failure of the run.
+func (t *tryRun) storage(ctx context.Context, spec workload.Spec) []result.TableStorage {
+	if spec.Tables == nil {
+		return nil
+	}
+	if t.c == nil && t.connect(ctx) != nil {
+		return nil
+	}
+	sizer, ok := t.c.Catalog().(engine.TableSizer)
+	if !ok {
+		return nil
+	}
+	var names []string
+	for _, tb := range spec.Tables(t.eng.Dialect()) {
+		names = append(names, tb.Schema.Name)
+	}
+	sizes, err := sizer.TableSizes(ctx, names)
+	if err != nil {
+		return nil
+	}
+	out := make([]result.TableStorage, len(sizes))
+	for i, s := range sizes {
+		out[i] = result.TableStorage{Table: s.Table, DataBytes: s.Data, IndexBytes: s.Indexes, TotalBytes: s.Total}
+	}
+	return out
 }
 
 // firstTryError is the error of the first try that failed.

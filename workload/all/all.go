@@ -17,6 +17,8 @@ import (
 	_ "github.com/dbarena/dbarena/workload/airline"
 	// JSON document analytics, from the PostgreSQL/MongoDB OLAP study.
 	_ "github.com/dbarena/dbarena/workload/docolap"
+	// JSON analytics, ClickHouse's JSONBench (Bluesky events, Q1–Q5).
+	_ "github.com/dbarena/dbarena/workload/jsonbench"
 	// The sysbench-compatible OLTP tests (oltp_read_write, …).
 	_ "github.com/dbarena/dbarena/workload/oltp"
 	// Funds transfers, from the MySQL/PostgreSQL payments study.

@@ -4,13 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/schema"
 	"github.com/dbarena/dbarena/workload"
+	"github.com/dbarena/dbarena/workload/internal/jsondoc"
 )
 
 func init() { workload.Register(meta()) }
@@ -38,9 +38,7 @@ var (
 
 // Querier is implemented by the workload on every engine family: it
 // runs one query by name on one connection and returns its rows.
-type Querier interface {
-	RunQuery(ctx context.Context, c engine.Conn, name string) ([]Row, error)
-}
+type Querier = jsondoc.Querier
 
 type options struct {
 	events     int64
@@ -138,32 +136,10 @@ func (w *Docolap) Events() int64 {
 func (w *Docolap) Generator() *Generator { return NewGenerator(w.opts.seedData, w.Events()) }
 
 // queryList is --query as queries.
-func (w *Docolap) queryList() ([]Query, error) {
-	if strings.TrimSpace(w.opts.query) == "all" {
-		return Queries(), nil
-	}
-	var out []Query
-	for _, n := range strings.Split(w.opts.query, ",") {
-		if strings.TrimSpace(n) == "all" {
-			return nil, fmt.Errorf("all stands alone: give --query all, or a list of queries (%s) without it", QueryNames())
-		}
-		q, ok := LookupQuery(strings.TrimSpace(n))
-		if !ok {
-			return nil, fmt.Errorf("unknown query %q (known: all, %s)", strings.TrimSpace(n), QueryNames())
-		}
-		out = append(out, q)
-	}
-	return out, nil
-}
+func (w *Docolap) queryList() ([]Query, error) { return jsondoc.ParseList(queries, w.opts.query) }
 
 // ops are the queries, one op each, in the study's order.
-func ops() []workload.Op {
-	out := make([]workload.Op, len(queries))
-	for i, q := range queries {
-		out[i] = workload.Op{Name: q.Name}
-	}
-	return out
-}
+func ops() []workload.Op { return jsondoc.Ops(queries) }
 
 // Declared is the events table: the event's id (the number its "id"
 // holds) as the primary key, the event as a JSON document (jsonb on
@@ -173,21 +149,13 @@ func ops() []workload.Op {
 // repo.name, payload.action, actor.login and, as an integer,
 // payload.issue.comments (on MongoDB the top-level type, repo.name, …).
 func Declared() *schema.Table {
-	return &schema.Table{
-		Name: Table,
-		Columns: []schema.Column{
-			{Name: "id", Type: schema.BigInt},
-			{Name: "doc", Type: schema.JSON, Document: true},
-		},
-		PrimaryKey: []string{"id"},
-		Indexes: []schema.Index{
-			{Name: "events_repo_name", Keys: []schema.Key{schema.Path("doc", "repo", "name")}},
-			{Name: "events_action", Keys: []schema.Key{schema.Path("doc", "payload", "action")}},
-			{Name: "events_type", Keys: []schema.Key{schema.Path("doc", "type")}},
-			{Name: "events_actor_login", Keys: []schema.Key{schema.Path("doc", "actor", "login")}},
-			{Name: "events_comments", Keys: []schema.Key{{Column: "doc", Path: []string{"payload", "issue", "comments"}, As: schema.BigInt}}},
-		},
-	}
+	return jsondoc.Declare(Table, "doc",
+		schema.Index{Name: "events_repo_name", Keys: []schema.Key{schema.Path("doc", "repo", "name")}},
+		schema.Index{Name: "events_action", Keys: []schema.Key{schema.Path("doc", "payload", "action")}},
+		schema.Index{Name: "events_type", Keys: []schema.Key{schema.Path("doc", "type")}},
+		schema.Index{Name: "events_actor_login", Keys: []schema.Key{schema.Path("doc", "actor", "login")}},
+		schema.Index{Name: "events_comments", Keys: []schema.Key{{Column: "doc", Path: []string{"payload", "issue", "comments"}, As: schema.BigInt}}},
+	)
 }
 
 // tables is the events table with its events as JSON (AppendEvent),
@@ -214,20 +182,7 @@ func (w *Docolap) tables(engine.Dialect) []workload.Table {
 // through it.
 func (w *Docolap) EventTables(doc func(g *Generator) func(i int64) any) []workload.Table {
 	g := w.Generator()
-	n := g.Events()
-	return []workload.Table{{
-		Schema:  Declared(),
-		Batches: int((n + batchEvents - 1) / batchEvents),
-		Rows: func(batch int) engine.RowSource {
-			first := int64(batch) * batchEvents
-			value := doc(g)
-			row := make([]any, 2)
-			return workload.FuncRows(int(min(batchEvents, n-first)), func(i int) []any {
-				row[0], row[1] = g.ID(first+int64(i)), value(first+int64(i))
-				return row
-			})
-		},
-	}}
+	return []workload.Table{jsondoc.Table(Declared(), g.Events(), batchEvents, g.ID, func() func(i int64) any { return doc(g) })}
 }
 
 // RunQuery implements Querier: query name on c, an SQL connection, on
@@ -269,36 +224,7 @@ func NewRunner(w *Docolap, c engine.Conn, env workload.WorkerEnv, run Querier) (
 	if err != nil {
 		return nil, &workload.OptionError{Flag: "query", Value: w.opts.query, Err: err.Error()}
 	}
-	k := &worker{c: c, run: run, queries: env.Queries, next: env.ID % len(qs)}
-	for _, q := range qs {
-		for i, all := range queries {
-			if all.Name == q.Name {
-				k.ops = append(k.ops, i)
-				k.names = append(k.names, q.Name)
-			}
-		}
-	}
-	return k, nil
-}
-
-// worker runs its queries round robin, one per Next.
-type worker struct {
-	c       engine.Conn
-	run     Querier
-	queries *workload.Queries
-	ops     []int
-	names   []string
-	next    int
-}
-
-func (k *worker) Next(ctx context.Context) (int, error) {
-	i := k.next
-	k.next = (k.next + 1) % len(k.ops)
-	if k.queries != nil {
-		k.queries.Reads++
-	}
-	_, err := k.run.RunQuery(ctx, k.c, k.names[i])
-	return k.ops[i], err
+	return jsondoc.NewWorker(c, env, run, queries, qs), nil
 }
 
 // QueryList is --query's queries, in the order the workers run them.

@@ -3,15 +3,10 @@ package docolap
 import (
 	"context"
 	"io"
-	"runtime"
-	"strconv"
-	"sync"
 
 	"github.com/dbarena/dbarena/workload"
+	"github.com/dbarena/dbarena/workload/internal/jsondoc"
 )
-
-// dumpChunk is the number of events one goroutine of Dump makes at a time.
-const dumpChunk = 2000
 
 // dumpFormat is what Dump writes (Spec.Dump).
 const dumpFormat = "the events table in PostgreSQL's COPY text format, one event a line: its id, a tab, and its JSON document " +
@@ -32,97 +27,5 @@ func (w *Docolap) dump(ctx context.Context, out io.Writer) (int64, error) {
 
 // DumpEvents writes g's events to out as the Spec's Dump does.
 func DumpEvents(ctx context.Context, g *Generator, out io.Writer) (int64, error) {
-	n := g.Events()
-	chunks := int((n + dumpChunk - 1) / dumpChunk)
-	workers := min(runtime.GOMAXPROCS(0), max(chunks, 1))
-	// Chunk c is made by worker c%workers into a buffer of its own and
-	// handed to the writer through that worker's channel, so the writer
-	// takes the chunks in order; a buffer comes back through free.
-	made := make([]chan []byte, workers)
-	free := make([]chan []byte, workers)
-	parent := ctx
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var wg sync.WaitGroup
-	for k := range workers {
-		made[k] = make(chan []byte, 1)
-		free[k] = make(chan []byte, 2)
-		free[k] <- nil
-		free[k] <- nil
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer close(made[k])
-			var doc []byte
-			for c := k; c < chunks; c += workers {
-				var buf []byte
-				select {
-				case buf = <-free[k]:
-				case <-ctx.Done():
-					return
-				}
-				buf = buf[:0]
-				first := int64(c) * dumpChunk
-				for i := first; i < min(first+dumpChunk, n); i++ {
-					doc = g.AppendEvent(doc[:0], i)
-					buf = appendCopyLine(buf, g.ID(i), doc)
-				}
-				select {
-				case made[k] <- buf:
-				case <-ctx.Done():
-					return
-				}
-			}
-		}()
-	}
-	var rows int64
-	var err error
-	for c := 0; c < chunks; c++ {
-		k := c % workers
-		buf, ok := <-made[k]
-		if !ok { // the worker stopped: parent was cancelled
-			break
-		}
-		if _, err = out.Write(buf); err != nil {
-			break
-		}
-		rows += min(dumpChunk, n-int64(c)*dumpChunk)
-		free[k] <- buf // never blocks: the worker holds at most two buffers
-	}
-	cancel()
-	wg.Wait()
-	if err == nil {
-		err = parent.Err()
-	}
-	return rows, err
-}
-
-// appendCopyLine appends one row of COPY's text format: id, a tab, doc
-// with its backslashes (and any tab or line break, which compact JSON
-// does not have) escaped, a newline.
-func appendCopyLine(b []byte, id int64, doc []byte) []byte {
-	b = strconv.AppendInt(b, id, 10)
-	b = append(b, '\t')
-	for len(doc) > 0 {
-		j := 0
-		for j < len(doc) && doc[j] != '\\' && doc[j] != '\t' && doc[j] != '\n' && doc[j] != '\r' {
-			j++
-		}
-		b = append(b, doc[:j]...)
-		if j == len(doc) {
-			break
-		}
-		switch doc[j] {
-		case '\\':
-			b = append(b, '\\', '\\')
-		case '\t':
-			b = append(b, '\\', 't')
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		}
-		doc = doc[j+1:]
-	}
-	return append(b, '\n')
+	return jsondoc.Dump(ctx, g.Events(), g.ID, g.AppendEvent, out)
 }

@@ -30,16 +30,16 @@ func (g *Generator) AppendEventBSON(dst []byte, i int64) []byte { return g.appen
 
 func (g *Generator) appendEvent(dst []byte, i int64, bson bool) []byte {
 	v := event{g: g, r: g.rng(i), i: i, t: g.Time(i)}
-	v.e.bson = bson
+	v.e.BSON = bson
 	r := &v.r
-	id := firstEventID + i*36/10 + int64(r.next()%3) // as ID
-	if u := r.intn(botShareDenom); u < g.botCum[len(g.botCum)-1] {
+	id := firstEventID + i*36/10 + int64(r.Next()%3) // as ID
+	if u := r.Intn(botShareDenom); u < g.botCum[len(g.botCum)-1] {
 		b := 0
 		for u >= g.botCum[b] {
 			b++
 		}
 		bt := &bots[b]
-		x, c := r.intn(100)*sumInts(bt.wts)/100, 0
+		x, c := r.Intn(100)*sumInts(bt.wts)/100, 0
 		for j, w := range bt.wts {
 			if c += w; x < c {
 				v.typ = bt.types[j]
@@ -47,7 +47,7 @@ func (g *Generator) appendEvent(dst []byte, i int64, bson bool) []byte {
 			}
 		}
 		v.actor = ident{bt.id, bt.login}
-		j := uint64(botRepoLaw.rank(r.float(), int64(bt.repos)))
+		j := uint64(botRepoLaw.rank(r.Float(), int64(bt.repos)))
 		v.repo = g.repoInfo(int64(mix(g.seed^uint64(b)<<32^j)%1000000), v.actor)
 		switch v.typ {
 		case IssuesEvent:
@@ -59,14 +59,14 @@ func (g *Generator) appendEvent(dst []byte, i int64, bson bool) []byte {
 			}
 		}
 	} else {
-		x := r.intn(typeShareDenom)
+		x := r.Intn(typeShareDenom)
 		for v.typ = 0; x >= g.typeCum[v.typ]; v.typ++ {
 		}
 		v.actor = v.someActor()
-		k := repoLaw.rank(r.float(), reposAt(i))
+		k := repoLaw.rank(r.Float(), reposAt(i))
 		switch v.typ {
 		case CreateEvent:
-			switch x := r.intn(100); {
+			switch x := r.Intn(100); {
 			case x < 40:
 				v.refType = "repository"
 				k = -i - 1 // a new repository, its creator's
@@ -76,7 +76,7 @@ func (g *Generator) appendEvent(dst []byte, i int64, bson bool) []byte {
 				v.refType = "tag"
 			}
 		case IssuesEvent:
-			switch x := r.intn(100); {
+			switch x := r.Intn(100); {
 			case x < 55:
 				v.action = "opened"
 			case x < 97:
@@ -85,7 +85,7 @@ func (g *Generator) appendEvent(dst []byte, i int64, bson bool) []byte {
 				v.action = "reopened"
 			}
 		case PullRequestEvent:
-			switch x := r.intn(100); {
+			switch x := r.Intn(100); {
 			case x < 52:
 				v.action = "opened"
 			case x < 98:
@@ -97,54 +97,54 @@ func (g *Generator) appendEvent(dst []byte, i int64, bson bool) []byte {
 		v.repo = g.repoInfo(k, v.actor)
 	}
 
-	v.e.b = dst
+	v.e.B = dst
 	e := &v.e
-	e.obj()
-	at := e.beginStr("id")
-	e.b = strconv.AppendInt(e.b, id, 10)
-	e.endStr(at)
-	e.str("type", v.typ.String())
-	e.key("actor")
-	e.obj()
-	e.int("id", v.actor.id)
-	e.str("login", v.actor.login)
-	e.str("gravatar_id", "")
-	e.str("url", "https://api.github.com/users/", v.actor.login)
-	at = e.beginStr("avatar_url")
-	e.b = append(e.b, "https://avatars.githubusercontent.com/u/"...)
-	e.b = strconv.AppendInt(e.b, v.actor.id, 10)
-	e.b = append(e.b, '?')
-	e.endStr(at)
-	e.end()
-	e.key("repo")
-	e.obj()
-	e.int("id", v.repo.id)
-	e.str("name", v.repo.name)
-	e.str("url", "https://api.github.com/repos/", v.repo.name)
-	e.end()
-	e.key("payload")
-	e.obj()
+	e.Obj()
+	at := e.BeginStr("id")
+	e.B = strconv.AppendInt(e.B, id, 10)
+	e.EndStr(at)
+	e.Str("type", v.typ.String())
+	e.Key("actor")
+	e.Obj()
+	e.Int("id", v.actor.id)
+	e.Str("login", v.actor.login)
+	e.Str("gravatar_id", "")
+	e.Str("url", "https://api.github.com/users/", v.actor.login)
+	at = e.BeginStr("avatar_url")
+	e.B = append(e.B, "https://avatars.githubusercontent.com/u/"...)
+	e.B = strconv.AppendInt(e.B, v.actor.id, 10)
+	e.B = append(e.B, '?')
+	e.EndStr(at)
+	e.End()
+	e.Key("repo")
+	e.Obj()
+	e.Int("id", v.repo.id)
+	e.Str("name", v.repo.name)
+	e.Str("url", "https://api.github.com/repos/", v.repo.name)
+	e.End()
+	e.Key("payload")
+	e.Obj()
 	v.payload()
-	e.end()
-	e.bool("public", true)
+	e.End()
+	e.Bool("public", true)
 	e.time("created_at", v.t)
 	if v.repo.org.id != 0 {
 		o := v.repo.org
-		e.key("org")
-		e.obj()
-		e.int("id", o.id)
-		e.str("login", o.login)
-		e.str("gravatar_id", "")
-		e.str("url", "https://api.github.com/orgs/", o.login)
-		at := e.beginStr("avatar_url")
-		e.b = append(e.b, "https://avatars.githubusercontent.com/u/"...)
-		e.b = strconv.AppendInt(e.b, o.id, 10)
-		e.b = append(e.b, '?')
-		e.endStr(at)
-		e.end()
+		e.Key("org")
+		e.Obj()
+		e.Int("id", o.id)
+		e.Str("login", o.login)
+		e.Str("gravatar_id", "")
+		e.Str("url", "https://api.github.com/orgs/", o.login)
+		at := e.BeginStr("avatar_url")
+		e.B = append(e.B, "https://avatars.githubusercontent.com/u/"...)
+		e.B = strconv.AppendInt(e.B, o.id, 10)
+		e.B = append(e.B, '?')
+		e.EndStr(at)
+		e.End()
 	}
-	e.end()
-	return e.b
+	e.End()
+	return e.B
 }
 
 func sumInts(xs []int) int {
@@ -161,231 +161,231 @@ func (v *event) payload() {
 	switch v.typ {
 	case PushEvent:
 		size := 1
-		if r.intn(100) >= 62 {
-			size = 2 + r.geometric(2.5)
-			if r.intn(100) == 0 {
-				size += r.intn(200)
+		if r.Intn(100) >= 62 {
+			size = 2 + r.Geometric(2.5)
+			if r.Intn(100) == 0 {
+				size += r.Intn(200)
 			}
 		}
 		distinct := size
-		if r.intn(10) == 0 {
-			distinct = r.intn(size + 1)
+		if r.Intn(10) == 0 {
+			distinct = r.Intn(size + 1)
 		}
-		e.int("push_id", firstPushID+v.i*7/10)
-		e.int("size", int64(size))
-		e.int("distinct_size", int64(distinct))
-		if r.intn(100) < 85 {
-			e.str("ref", "refs/heads/master")
+		e.Int("push_id", firstPushID+v.i*7/10)
+		e.Int("size", int64(size))
+		e.Int("distinct_size", int64(distinct))
+		if r.Intn(100) < 85 {
+			e.Str("ref", "refs/heads/master")
 		} else {
-			e.str("ref", "refs/heads/", words[r.intn(len(words))], "-", projects[r.intn(len(projects))])
+			e.Str("ref", "refs/heads/", words[r.Intn(len(words))], "-", projects[r.Intn(len(projects))])
 		}
-		head, before := r.sha(), r.sha()
+		head, before := shaOf(r), shaOf(r)
 		e.sha("head", &head)
 		e.sha("before", &before)
-		e.key("commits")
-		e.arr()
+		e.Key("commits")
+		e.Arr()
 		for c := range min(size, 20) {
-			s := r.sha()
+			s := shaOf(r)
 			if c == min(size, 20)-1 {
 				s = head
 			}
-			e.elem()
-			e.obj()
+			e.Elem()
+			e.Obj()
 			e.sha("sha", &s)
-			e.key("author")
-			e.obj()
-			e.str("email", v.actor.login, "@users.noreply.github.com")
-			e.str("name", v.actor.login)
-			e.end()
-			e.text("message", r, 3+r.intn(10), r.intn(4)/3)
-			e.bool("distinct", c >= size-distinct)
-			at := e.beginStr("url")
-			e.b = append(e.b, "https://api.github.com/repos/"...)
-			e.b = append(e.b, v.repo.name...)
-			e.b = append(e.b, "/commits/"...)
-			e.b = append(e.b, s[:]...)
-			e.endStr(at)
-			e.end()
+			e.Key("author")
+			e.Obj()
+			e.Str("email", v.actor.login, "@users.noreply.github.com")
+			e.Str("name", v.actor.login)
+			e.End()
+			e.text("message", r, 3+r.Intn(10), r.Intn(4)/3)
+			e.Bool("distinct", c >= size-distinct)
+			at := e.BeginStr("url")
+			e.B = append(e.B, "https://api.github.com/repos/"...)
+			e.B = append(e.B, v.repo.name...)
+			e.B = append(e.B, "/commits/"...)
+			e.B = append(e.B, s[:]...)
+			e.EndStr(at)
+			e.End()
 		}
-		e.endArr()
+		e.EndArr()
 	case CreateEvent:
 		if v.refType == "repository" {
-			e.null("ref")
+			e.Null("ref")
 		} else if v.refType == "tag" {
-			e.str("ref", "v", strconv.Itoa(r.intn(4)), ".", strconv.Itoa(r.intn(20)), ".", strconv.Itoa(r.intn(10)))
+			e.Str("ref", "v", strconv.Itoa(r.Intn(4)), ".", strconv.Itoa(r.Intn(20)), ".", strconv.Itoa(r.Intn(10)))
 		} else {
-			e.str("ref", words[r.intn(len(words))], "-", words[r.intn(len(words))])
+			e.Str("ref", words[r.Intn(len(words))], "-", words[r.Intn(len(words))])
 		}
-		e.str("ref_type", v.refType)
-		e.str("master_branch", "master")
-		if r.intn(10) < 3 {
-			e.null("description")
+		e.Str("ref_type", v.refType)
+		e.Str("master_branch", "master")
+		if r.Intn(10) < 3 {
+			e.Null("description")
 		} else {
-			e.text("description", r, 2+r.intn(10), 0)
+			e.text("description", r, 2+r.Intn(10), 0)
 		}
-		e.str("pusher_type", "user")
+		e.Str("pusher_type", "user")
 	case DeleteEvent:
-		if r.intn(100) < 85 {
-			e.str("ref", words[r.intn(len(words))], "-", words[r.intn(len(words))])
-			e.str("ref_type", "branch")
+		if r.Intn(100) < 85 {
+			e.Str("ref", words[r.Intn(len(words))], "-", words[r.Intn(len(words))])
+			e.Str("ref_type", "branch")
 		} else {
-			e.str("ref", "v", strconv.Itoa(r.intn(4)), ".", strconv.Itoa(r.intn(20)))
-			e.str("ref_type", "tag")
+			e.Str("ref", "v", strconv.Itoa(r.Intn(4)), ".", strconv.Itoa(r.Intn(20)))
+			e.Str("ref_type", "tag")
 		}
-		e.str("pusher_type", "user")
+		e.Str("pusher_type", "user")
 	case WatchEvent:
-		e.str("action", "started")
+		e.Str("action", "started")
 	case ForkEvent:
-		e.key("forkee")
+		e.Key("forkee")
 		v.fullRepo(repoInfo{id: newRepoID(v.i), owner: v.actor,
 			name: v.actor.login + v.repo.name[len(v.repo.owner.login):]}, true)
 	case IssuesEvent:
-		e.str("action", v.action)
-		e.key("issue")
+		e.Str("action", v.action)
+		e.Key("issue")
 		comments := 0
 		if v.action != "opened" {
 			comments = v.comments()
 		}
 		v.issue(comments)
 	case IssueCommentEvent:
-		e.str("action", "created")
-		e.key("issue")
+		e.Str("action", "created")
+		e.Key("issue")
 		v.issue(1 + v.comments())
-		e.key("comment")
-		e.obj()
+		e.Key("comment")
+		e.Obj()
 		cid := 70000000 + v.i
-		e.str("url", "https://api.github.com/repos/", v.repo.name, "/issues/comments/", strconv.FormatInt(cid, 10))
-		e.str("html_url", "https://github.com/", v.repo.name, "/issues/", strconv.FormatInt(v.issueNumber(), 10), "#issuecomment-", strconv.FormatInt(cid, 10))
-		e.str("issue_url", "https://api.github.com/repos/", v.repo.name, "/issues/", strconv.FormatInt(v.issueNumber(), 10))
-		e.int("id", cid)
-		e.key("user")
+		e.Str("url", "https://api.github.com/repos/", v.repo.name, "/issues/comments/", strconv.FormatInt(cid, 10))
+		e.Str("html_url", "https://github.com/", v.repo.name, "/issues/", strconv.FormatInt(v.issueNumber(), 10), "#issuecomment-", strconv.FormatInt(cid, 10))
+		e.Str("issue_url", "https://api.github.com/repos/", v.repo.name, "/issues/", strconv.FormatInt(v.issueNumber(), 10))
+		e.Int("id", cid)
+		e.Key("user")
 		v.user(v.actor, "User")
 		e.time("created_at", v.t)
 		e.time("updated_at", v.t)
-		e.text("body", r, 5+r.geometric(20), r.intn(3))
-		e.end()
+		e.text("body", r, 5+r.Geometric(20), r.Intn(3))
+		e.End()
 	case PullRequestEvent:
-		e.str("action", v.action)
-		e.int("number", v.issueNumber())
-		e.key("pull_request")
+		e.Str("action", v.action)
+		e.Int("number", v.issueNumber())
+		e.Key("pull_request")
 		v.pullRequest()
 	case PullRequestReviewCommentEvent:
-		e.str("action", "created")
-		e.key("comment")
-		e.obj()
+		e.Str("action", "created")
+		e.Key("comment")
+		e.Obj()
 		cid := 80000000 + v.i
 		pr := v.issueNumber()
-		e.str("url", "https://api.github.com/repos/", v.repo.name, "/pulls/comments/", strconv.FormatInt(cid, 10))
-		e.int("id", cid)
-		at := e.beginStr("diff_hunk")
-		e.b = append(e.b, "@@ -1,6 +1,9 @@"...)
-		e.newline(false)
-		e.b = append(e.b, ' ')
+		e.Str("url", "https://api.github.com/repos/", v.repo.name, "/pulls/comments/", strconv.FormatInt(cid, 10))
+		e.Int("id", cid)
+		at := e.BeginStr("diff_hunk")
+		e.B = append(e.B, "@@ -1,6 +1,9 @@"...)
+		e.Newline(false)
+		e.B = append(e.B, ' ')
 		e.words(r, 8)
-		e.newline(false)
-		e.b = append(e.b, '+')
+		e.Newline(false)
+		e.B = append(e.B, '+')
 		e.words(r, 6)
-		e.endStr(at)
-		e.str("path", "src/", projects[r.intn(len(projects))], ".go")
-		pos := int64(1 + r.intn(40))
-		e.int("position", pos)
-		e.int("original_position", pos)
-		s := r.sha()
+		e.EndStr(at)
+		e.Str("path", "src/", projects[r.Intn(len(projects))], ".go")
+		pos := int64(1 + r.Intn(40))
+		e.Int("position", pos)
+		e.Int("original_position", pos)
+		s := shaOf(r)
 		e.sha("commit_id", &s)
 		e.sha("original_commit_id", &s)
-		e.key("user")
+		e.Key("user")
 		v.user(v.actor, "User")
-		e.text("body", r, 4+r.geometric(12), 0)
+		e.text("body", r, 4+r.Geometric(12), 0)
 		e.time("created_at", v.t)
 		e.time("updated_at", v.t)
-		e.str("html_url", "https://github.com/", v.repo.name, "/pull/", strconv.FormatInt(pr, 10), "#discussion_r", strconv.FormatInt(cid, 10))
-		e.str("pull_request_url", "https://api.github.com/repos/", v.repo.name, "/pulls/", strconv.FormatInt(pr, 10))
-		e.key("_links")
-		e.obj()
+		e.Str("html_url", "https://github.com/", v.repo.name, "/pull/", strconv.FormatInt(pr, 10), "#discussion_r", strconv.FormatInt(cid, 10))
+		e.Str("pull_request_url", "https://api.github.com/repos/", v.repo.name, "/pulls/", strconv.FormatInt(pr, 10))
+		e.Key("_links")
+		e.Obj()
 		v.link("self", "https://api.github.com/repos/", v.repo.name, "/pulls/comments/", strconv.FormatInt(cid, 10))
 		v.link("html", "https://github.com/", v.repo.name, "/pull/", strconv.FormatInt(pr, 10), "#discussion_r", strconv.FormatInt(cid, 10))
 		v.link("pull_request", "https://api.github.com/repos/", v.repo.name, "/pulls/", strconv.FormatInt(pr, 10))
-		e.end()
-		e.end()
-		e.key("pull_request")
+		e.End()
+		e.End()
+		e.Key("pull_request")
 		v.pullRequest()
 	case CommitCommentEvent:
-		e.key("comment")
-		e.obj()
+		e.Key("comment")
+		e.Obj()
 		cid := 90000000 + v.i
-		s := r.sha()
-		e.str("url", "https://api.github.com/repos/", v.repo.name, "/comments/", strconv.FormatInt(cid, 10))
-		e.str("html_url", "https://github.com/", v.repo.name, "/commit/", string(s[:]), "#commitcomment-", strconv.FormatInt(cid, 10))
-		e.int("id", cid)
-		e.key("user")
+		s := shaOf(r)
+		e.Str("url", "https://api.github.com/repos/", v.repo.name, "/comments/", strconv.FormatInt(cid, 10))
+		e.Str("html_url", "https://github.com/", v.repo.name, "/commit/", string(s[:]), "#commitcomment-", strconv.FormatInt(cid, 10))
+		e.Int("id", cid)
+		e.Key("user")
 		v.user(v.actor, "User")
-		if r.intn(2) == 0 {
-			e.null("position")
-			e.null("line")
-			e.null("path")
+		if r.Intn(2) == 0 {
+			e.Null("position")
+			e.Null("line")
+			e.Null("path")
 		} else {
-			e.int("position", int64(1+r.intn(30)))
-			e.int("line", int64(1+r.intn(300)))
-			e.str("path", "src/", projects[r.intn(len(projects))], ".c")
+			e.Int("position", int64(1+r.Intn(30)))
+			e.Int("line", int64(1+r.Intn(300)))
+			e.Str("path", "src/", projects[r.Intn(len(projects))], ".c")
 		}
 		e.sha("commit_id", &s)
 		e.time("created_at", v.t)
 		e.time("updated_at", v.t)
-		e.text("body", r, 4+r.geometric(15), 0)
-		e.end()
+		e.text("body", r, 4+r.Geometric(15), 0)
+		e.End()
 	case GollumEvent:
-		e.key("pages")
-		e.arr()
-		for range 1 + r.intn(3)/2 {
-			page := projects[r.intn(len(projects))]
-			e.elem()
-			e.obj()
-			e.str("page_name", page)
-			e.str("title", page)
-			e.null("summary")
-			if r.intn(3) == 0 {
-				e.str("action", "created")
+		e.Key("pages")
+		e.Arr()
+		for range 1 + r.Intn(3)/2 {
+			page := projects[r.Intn(len(projects))]
+			e.Elem()
+			e.Obj()
+			e.Str("page_name", page)
+			e.Str("title", page)
+			e.Null("summary")
+			if r.Intn(3) == 0 {
+				e.Str("action", "created")
 			} else {
-				e.str("action", "edited")
+				e.Str("action", "edited")
 			}
-			s := r.sha()
+			s := shaOf(r)
 			e.sha("sha", &s)
-			e.str("html_url", "https://github.com/", v.repo.name, "/wiki/", page)
-			e.end()
+			e.Str("html_url", "https://github.com/", v.repo.name, "/wiki/", page)
+			e.End()
 		}
-		e.endArr()
+		e.EndArr()
 	case ReleaseEvent:
-		e.str("action", "published")
-		e.key("release")
-		e.obj()
+		e.Str("action", "published")
+		e.Key("release")
+		e.Obj()
 		rid := 1000000 + v.i%10000000
 		rs := strconv.FormatInt(rid, 10)
-		tag := "v" + strconv.Itoa(r.intn(4)) + "." + strconv.Itoa(r.intn(20)) + "." + strconv.Itoa(r.intn(10))
-		e.str("url", "https://api.github.com/repos/", v.repo.name, "/releases/", rs)
-		e.str("assets_url", "https://api.github.com/repos/", v.repo.name, "/releases/", rs, "/assets")
-		e.str("upload_url", "https://uploads.github.com/repos/", v.repo.name, "/releases/", rs, "/assets{?name}")
-		e.str("html_url", "https://github.com/", v.repo.name, "/releases/tag/", tag)
-		e.int("id", rid)
-		e.str("tag_name", tag)
-		e.str("target_commitish", "master")
-		e.str("name", tag)
-		e.bool("draft", false)
-		e.key("author")
+		tag := "v" + strconv.Itoa(r.Intn(4)) + "." + strconv.Itoa(r.Intn(20)) + "." + strconv.Itoa(r.Intn(10))
+		e.Str("url", "https://api.github.com/repos/", v.repo.name, "/releases/", rs)
+		e.Str("assets_url", "https://api.github.com/repos/", v.repo.name, "/releases/", rs, "/assets")
+		e.Str("upload_url", "https://uploads.github.com/repos/", v.repo.name, "/releases/", rs, "/assets{?name}")
+		e.Str("html_url", "https://github.com/", v.repo.name, "/releases/tag/", tag)
+		e.Int("id", rid)
+		e.Str("tag_name", tag)
+		e.Str("target_commitish", "master")
+		e.Str("name", tag)
+		e.Bool("draft", false)
+		e.Key("author")
 		v.user(v.actor, "User")
-		e.bool("prerelease", r.intn(10) == 0)
-		e.time("created_at", v.t-int64(r.intn(3600)))
+		e.Bool("prerelease", r.Intn(10) == 0)
+		e.time("created_at", v.t-int64(r.Intn(3600)))
 		e.time("published_at", v.t)
-		e.key("assets")
-		e.arr()
-		e.endArr()
-		e.str("tarball_url", "https://api.github.com/repos/", v.repo.name, "/tarball/", tag)
-		e.str("zipball_url", "https://api.github.com/repos/", v.repo.name, "/zipball/", tag)
-		e.text("body", r, 5+r.geometric(20), r.intn(3))
-		e.end()
+		e.Key("assets")
+		e.Arr()
+		e.EndArr()
+		e.Str("tarball_url", "https://api.github.com/repos/", v.repo.name, "/tarball/", tag)
+		e.Str("zipball_url", "https://api.github.com/repos/", v.repo.name, "/zipball/", tag)
+		e.text("body", r, 5+r.Geometric(20), r.Intn(3))
+		e.End()
 	case MemberEvent:
-		e.key("member")
-		v.user(actorIdent(int64(r.next()%uint64(actorsAt(v.i)))), "User")
-		e.str("action", "added")
+		e.Key("member")
+		v.user(actorIdent(int64(r.Next()%uint64(actorsAt(v.i)))), "User")
+		e.Str("action", "added")
 	case PublicEvent:
 	}
 }
@@ -394,13 +394,13 @@ func (v *event) payload() {
 var botRepoLaw = newZipf(1.1, 2)
 
 // someActor is an ordinary actor drawn from the population at the event.
-func (v *event) someActor() ident { return actorIdent(actorLaw.rank(v.r.float(), actorsAt(v.i))) }
+func (v *event) someActor() ident { return actorIdent(actorLaw.rank(v.r.Float(), actorsAt(v.i))) }
 
 // comments is an issue's comment count: mostly 0 to 3, with a long tail.
 func (v *event) comments() int {
-	c := v.r.geometric(1.6)
-	if v.r.intn(50) == 0 {
-		c += 10 + v.r.geometric(40)
+	c := v.r.Geometric(1.6)
+	if v.r.Intn(50) == 0 {
+		c += 10 + v.r.Geometric(40)
 	}
 	return c
 }
@@ -412,10 +412,10 @@ func (v *event) issueNumber() int64 {
 }
 
 func (v *event) link(k string, parts ...string) {
-	v.e.key(k)
-	v.e.obj()
-	v.e.str("href", parts...)
-	v.e.end()
+	v.e.Key(k)
+	v.e.Obj()
+	v.e.Str("href", parts...)
+	v.e.End()
 }
 
 // userURLs are the *_url members of a full user object after its url.
@@ -428,26 +428,26 @@ var userURLs = [...][2]string{{"html_url", ""}, {"followers_url", "/followers"},
 // and repositories embed them.
 func (v *event) user(u ident, kind string) {
 	e := &v.e
-	e.obj()
-	e.str("login", u.login)
-	e.int("id", u.id)
-	at := e.beginStr("avatar_url")
-	e.b = append(e.b, "https://avatars.githubusercontent.com/u/"...)
-	e.b = strconv.AppendInt(e.b, u.id, 10)
-	e.b = append(e.b, "?v=3"...)
-	e.endStr(at)
-	e.str("gravatar_id", "")
-	e.str("url", "https://api.github.com/users/", u.login)
+	e.Obj()
+	e.Str("login", u.login)
+	e.Int("id", u.id)
+	at := e.BeginStr("avatar_url")
+	e.B = append(e.B, "https://avatars.githubusercontent.com/u/"...)
+	e.B = strconv.AppendInt(e.B, u.id, 10)
+	e.B = append(e.B, "?v=3"...)
+	e.EndStr(at)
+	e.Str("gravatar_id", "")
+	e.Str("url", "https://api.github.com/users/", u.login)
 	for _, x := range userURLs {
 		if x[0] == "html_url" {
-			e.str(x[0], "https://github.com/", u.login)
+			e.Str(x[0], "https://github.com/", u.login)
 		} else {
-			e.str(x[0], "https://api.github.com/users/", u.login, x[1])
+			e.Str(x[0], "https://api.github.com/users/", u.login, x[1])
 		}
 	}
-	e.str("type", kind)
-	e.bool("site_admin", false)
-	e.end()
+	e.Str("type", kind)
+	e.Bool("site_admin", false)
+	e.End()
 }
 
 // repoURLs are the *_url members of a full repository object.
@@ -472,58 +472,58 @@ var languages = [...]string{"JavaScript", "Java", "Python", "Ruby", "PHP", "C++"
 func (v *event) fullRepo(p repoInfo, forkee bool) {
 	e, r := &v.e, &v.r
 	name := p.name[len(p.owner.login)+1:]
-	e.obj()
-	e.int("id", p.id)
-	e.str("name", name)
-	e.str("full_name", p.name)
-	e.key("owner")
+	e.Obj()
+	e.Int("id", p.id)
+	e.Str("name", name)
+	e.Str("full_name", p.name)
+	e.Key("owner")
 	if p.org.id != 0 {
 		v.user(p.owner, "Organization")
 	} else {
 		v.user(p.owner, "User")
 	}
-	e.bool("private", false)
-	e.str("html_url", "https://github.com/", p.name)
-	e.text("description", r, 3+r.intn(8), 0)
-	e.bool("fork", forkee)
-	e.str("url", "https://api.github.com/repos/", p.name)
+	e.Bool("private", false)
+	e.Str("html_url", "https://github.com/", p.name)
+	e.text("description", r, 3+r.Intn(8), 0)
+	e.Bool("fork", forkee)
+	e.Str("url", "https://api.github.com/repos/", p.name)
 	for _, x := range repoURLs {
-		e.str(x[0], "https://api.github.com/repos/", p.name, x[1])
+		e.Str(x[0], "https://api.github.com/repos/", p.name, x[1])
 	}
-	created := v.t - int64(r.intn(3*365*secondsPerDay))
+	created := v.t - int64(r.Intn(3*365*secondsPerDay))
 	if forkee {
 		created = v.t
 	}
 	e.time("created_at", created)
 	e.time("updated_at", v.t)
-	e.time("pushed_at", v.t-int64(r.intn(secondsPerDay)))
-	e.str("git_url", "git://github.com/", p.name, ".git")
-	e.str("ssh_url", "git@github.com:", p.name, ".git")
-	e.str("clone_url", "https://github.com/", p.name, ".git")
-	e.str("svn_url", "https://github.com/", p.name)
-	e.null("homepage")
-	n := int64(r.geometric(30))
-	e.int("size", int64(r.geometric(2000)))
-	e.int("stargazers_count", n)
-	e.int("watchers_count", n)
-	e.str("language", languages[r.intn(len(languages))])
-	e.bool("has_issues", true)
-	e.bool("has_downloads", true)
-	e.bool("has_wiki", true)
-	e.bool("has_pages", false)
-	f := int64(r.geometric(5))
-	e.int("forks_count", f)
-	e.null("mirror_url")
-	o := int64(r.geometric(4))
-	e.int("open_issues_count", o)
-	e.int("forks", f)
-	e.int("open_issues", o)
-	e.int("watchers", n)
-	e.str("default_branch", "master")
+	e.time("pushed_at", v.t-int64(r.Intn(secondsPerDay)))
+	e.Str("git_url", "git://github.com/", p.name, ".git")
+	e.Str("ssh_url", "git@github.com:", p.name, ".git")
+	e.Str("clone_url", "https://github.com/", p.name, ".git")
+	e.Str("svn_url", "https://github.com/", p.name)
+	e.Null("homepage")
+	n := int64(r.Geometric(30))
+	e.Int("size", int64(r.Geometric(2000)))
+	e.Int("stargazers_count", n)
+	e.Int("watchers_count", n)
+	e.Str("language", languages[r.Intn(len(languages))])
+	e.Bool("has_issues", true)
+	e.Bool("has_downloads", true)
+	e.Bool("has_wiki", true)
+	e.Bool("has_pages", false)
+	f := int64(r.Geometric(5))
+	e.Int("forks_count", f)
+	e.Null("mirror_url")
+	o := int64(r.Geometric(4))
+	e.Int("open_issues_count", o)
+	e.Int("forks", f)
+	e.Int("open_issues", o)
+	e.Int("watchers", n)
+	e.Str("default_branch", "master")
 	if forkee {
-		e.bool("public", true)
+		e.Bool("public", true)
 	}
-	e.end()
+	e.End()
 }
 
 // issue writes the issue object of IssuesEvent and IssueCommentEvent.
@@ -531,61 +531,61 @@ func (v *event) issue(comments int) {
 	e, r := &v.e, &v.r
 	num := strconv.FormatInt(v.issueNumber(), 10)
 	base := "https://api.github.com/repos/"
-	e.obj()
-	e.str("url", base, v.repo.name, "/issues/", num)
-	e.str("labels_url", base, v.repo.name, "/issues/", num, "/labels{/name}")
-	e.str("comments_url", base, v.repo.name, "/issues/", num, "/comments")
-	e.str("events_url", base, v.repo.name, "/issues/", num, "/events")
-	e.str("html_url", "https://github.com/", v.repo.name, "/issues/", num)
-	e.int("id", 60000000+v.i)
-	e.int("number", v.issueNumber())
-	e.text("title", r, 3+r.intn(8), 0)
-	e.key("user")
+	e.Obj()
+	e.Str("url", base, v.repo.name, "/issues/", num)
+	e.Str("labels_url", base, v.repo.name, "/issues/", num, "/labels{/name}")
+	e.Str("comments_url", base, v.repo.name, "/issues/", num, "/comments")
+	e.Str("events_url", base, v.repo.name, "/issues/", num, "/events")
+	e.Str("html_url", "https://github.com/", v.repo.name, "/issues/", num)
+	e.Int("id", 60000000+v.i)
+	e.Int("number", v.issueNumber())
+	e.text("title", r, 3+r.Intn(8), 0)
+	e.Key("user")
 	author := v.actor
 	if v.typ != IssuesEvent || v.action != "opened" {
 		author = v.someActor()
 	}
 	v.user(author, "User")
-	e.key("labels")
-	e.arr()
-	for range r.intn(5) / 2 {
-		l := labels[r.intn(len(labels))]
-		e.elem()
-		e.obj()
-		e.str("url", base, v.repo.name, "/labels/", l[0])
-		e.str("name", l[0])
-		e.str("color", l[1])
-		e.end()
+	e.Key("labels")
+	e.Arr()
+	for range r.Intn(5) / 2 {
+		l := labels[r.Intn(len(labels))]
+		e.Elem()
+		e.Obj()
+		e.Str("url", base, v.repo.name, "/labels/", l[0])
+		e.Str("name", l[0])
+		e.Str("color", l[1])
+		e.End()
 	}
-	e.endArr()
+	e.EndArr()
 	open := v.typ != IssuesEvent || v.action != "closed"
 	if open {
-		e.str("state", "open")
+		e.Str("state", "open")
 	} else {
-		e.str("state", "closed")
+		e.Str("state", "closed")
 	}
-	e.bool("locked", false)
-	if r.intn(10) == 0 {
-		e.key("assignee")
+	e.Bool("locked", false)
+	if r.Intn(10) == 0 {
+		e.Key("assignee")
 		v.user(v.someActor(), "User")
 	} else {
-		e.null("assignee")
+		e.Null("assignee")
 	}
-	e.null("milestone")
-	e.int("comments", int64(comments))
+	e.Null("milestone")
+	e.Int("comments", int64(comments))
 	created := v.t
 	if v.action != "opened" {
-		created -= int64(r.intn(90 * secondsPerDay))
+		created -= int64(r.Intn(90 * secondsPerDay))
 	}
 	e.time("created_at", created)
 	e.time("updated_at", v.t)
 	if open {
-		e.null("closed_at")
+		e.Null("closed_at")
 	} else {
 		e.time("closed_at", v.t)
 	}
-	e.text("body", r, 10+r.geometric(30), r.intn(4))
-	e.end()
+	e.text("body", r, 10+r.Geometric(30), r.Intn(4))
+	e.End()
 }
 
 // pullRequest writes the pull request object of PullRequestEvent and
@@ -598,30 +598,30 @@ func (v *event) pullRequest() {
 	html := "https://github.com/" + v.repo.name
 	pid := 30000000 + v.i
 	closed := v.typ == PullRequestEvent && v.action == "closed"
-	merged := closed && r.intn(3) > 0
-	e.obj()
-	e.str("url", api, "/pulls/", n)
-	e.int("id", pid)
-	e.str("html_url", html, "/pull/", n)
-	e.str("diff_url", html, "/pull/", n, ".diff")
-	e.str("patch_url", html, "/pull/", n, ".patch")
-	e.str("issue_url", api, "/issues/", n)
-	e.int("number", v.issueNumber())
+	merged := closed && r.Intn(3) > 0
+	e.Obj()
+	e.Str("url", api, "/pulls/", n)
+	e.Int("id", pid)
+	e.Str("html_url", html, "/pull/", n)
+	e.Str("diff_url", html, "/pull/", n, ".diff")
+	e.Str("patch_url", html, "/pull/", n, ".patch")
+	e.Str("issue_url", api, "/issues/", n)
+	e.Int("number", v.issueNumber())
 	if closed {
-		e.str("state", "closed")
+		e.Str("state", "closed")
 	} else {
-		e.str("state", "open")
+		e.Str("state", "open")
 	}
-	e.bool("locked", false)
-	e.text("title", r, 3+r.intn(8), 0)
+	e.Bool("locked", false)
+	e.text("title", r, 3+r.Intn(8), 0)
 	author := v.actor
 	if v.typ != PullRequestEvent {
 		author = v.someActor()
 	}
-	e.key("user")
+	e.Key("user")
 	v.user(author, "User")
-	e.text("body", r, 8+r.geometric(25), r.intn(3))
-	created := v.t - int64(r.intn(20*secondsPerDay))
+	e.text("body", r, 8+r.Geometric(25), r.Intn(3))
+	created := v.t - int64(r.Intn(20*secondsPerDay))
 	if v.action == "opened" {
 		created = v.t
 	}
@@ -630,53 +630,53 @@ func (v *event) pullRequest() {
 	if closed {
 		e.time("closed_at", v.t)
 	} else {
-		e.null("closed_at")
+		e.Null("closed_at")
 	}
 	if merged {
 		e.time("merged_at", v.t)
 	} else {
-		e.null("merged_at")
+		e.Null("merged_at")
 	}
-	mc := r.sha()
+	mc := shaOf(r)
 	e.sha("merge_commit_sha", &mc)
-	e.null("assignee")
-	e.null("milestone")
-	e.str("commits_url", api, "/pulls/", n, "/commits")
-	e.str("review_comments_url", api, "/pulls/", n, "/comments")
-	e.str("review_comment_url", api, "/pulls/comments{/number}")
-	e.str("comments_url", api, "/issues/", n, "/comments")
-	hs := r.sha()
-	e.str("statuses_url", api, "/statuses/", string(hs[:]))
+	e.Null("assignee")
+	e.Null("milestone")
+	e.Str("commits_url", api, "/pulls/", n, "/commits")
+	e.Str("review_comments_url", api, "/pulls/", n, "/comments")
+	e.Str("review_comment_url", api, "/pulls/comments{/number}")
+	e.Str("comments_url", api, "/issues/", n, "/comments")
+	hs := shaOf(r)
+	e.Str("statuses_url", api, "/statuses/", string(hs[:]))
 	fork := repoInfo{id: forkID(author.id, v.repo.id), owner: author,
 		name: author.login + v.repo.name[len(v.repo.owner.login):]}
-	branch := words[r.intn(len(words))] + "-" + words[r.intn(len(words))]
-	e.key("head")
-	e.obj()
-	e.str("label", author.login, ":", branch)
-	e.str("ref", branch)
+	branch := words[r.Intn(len(words))] + "-" + words[r.Intn(len(words))]
+	e.Key("head")
+	e.Obj()
+	e.Str("label", author.login, ":", branch)
+	e.Str("ref", branch)
 	e.sha("sha", &hs)
-	e.key("user")
+	e.Key("user")
 	v.user(author, "User")
-	e.key("repo")
+	e.Key("repo")
 	v.fullRepo(fork, false)
-	e.end()
-	bs := r.sha()
-	e.key("base")
-	e.obj()
-	e.str("label", v.repo.owner.login, ":master")
-	e.str("ref", "master")
+	e.End()
+	bs := shaOf(r)
+	e.Key("base")
+	e.Obj()
+	e.Str("label", v.repo.owner.login, ":master")
+	e.Str("ref", "master")
 	e.sha("sha", &bs)
-	e.key("user")
+	e.Key("user")
 	kind := "User"
 	if v.repo.org.id != 0 {
 		kind = "Organization"
 	}
 	v.user(v.repo.owner, kind)
-	e.key("repo")
+	e.Key("repo")
 	v.fullRepo(v.repo, false)
-	e.end()
-	e.key("_links")
-	e.obj()
+	e.End()
+	e.Key("_links")
+	e.Obj()
 	v.link("self", api, "/pulls/", n)
 	v.link("html", html, "/pull/", n)
 	v.link("issue", api, "/issues/", n)
@@ -685,26 +685,26 @@ func (v *event) pullRequest() {
 	v.link("review_comment", api, "/pulls/comments{/number}")
 	v.link("commits", api, "/pulls/", n, "/commits")
 	v.link("statuses", api, "/statuses/", string(hs[:]))
-	e.end()
-	e.bool("merged", merged)
+	e.End()
+	e.Bool("merged", merged)
 	if closed {
-		e.null("mergeable")
-		e.str("mergeable_state", "unknown")
+		e.Null("mergeable")
+		e.Str("mergeable_state", "unknown")
 	} else {
-		e.bool("mergeable", true)
-		e.str("mergeable_state", "clean")
+		e.Bool("mergeable", true)
+		e.Str("mergeable_state", "clean")
 	}
 	if merged {
-		e.key("merged_by")
+		e.Key("merged_by")
 		v.user(v.repo.owner, "User")
 	} else {
-		e.null("merged_by")
+		e.Null("merged_by")
 	}
-	e.int("comments", int64(r.geometric(2)))
-	e.int("review_comments", int64(r.geometric(1)))
-	e.int("commits", int64(1+r.geometric(3)))
-	e.int("additions", int64(r.geometric(150)))
-	e.int("deletions", int64(r.geometric(60)))
-	e.int("changed_files", int64(1+r.geometric(4)))
-	e.end()
+	e.Int("comments", int64(r.Geometric(2)))
+	e.Int("review_comments", int64(r.Geometric(1)))
+	e.Int("commits", int64(1+r.Geometric(3)))
+	e.Int("additions", int64(r.Geometric(150)))
+	e.Int("deletions", int64(r.Geometric(60)))
+	e.Int("changed_files", int64(1+r.Geometric(4)))
+	e.End()
 }

@@ -3,6 +3,8 @@ package docolap
 import (
 	"math"
 	"strconv"
+
+	"github.com/dbarena/dbarena/workload/internal/jsondoc"
 )
 
 // EventType is one of the 14 event types of 2015's GitHub Archive.
@@ -178,7 +180,7 @@ func (g *Generator) Events() int64 { return g.n }
 // i, with gaps, as the 2015 ids (about 3.6 ids per archived event).
 func (g *Generator) ID(i int64) int64 {
 	r := g.rng(i)
-	return firstEventID + i*36/10 + int64(r.next()%3)
+	return firstEventID + i*36/10 + int64(r.Next()%3)
 }
 
 // Time is event i's created_at in Unix seconds: days follow each other
@@ -209,35 +211,13 @@ func (g *Generator) Time(i int64) int64 {
 	return epoch2015 + int64(lo)*secondsPerDay + s
 }
 
-// rng is a splitmix64 stream; event i's stream depends on the seed and
-// i only.
-type rng struct{ s uint64 }
+// rng is event i's random stream (jsondoc.Stream): it depends on the
+// seed and i only.
+type rng = jsondoc.Rng
 
-func mix(z uint64) uint64 {
-	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
-	z = (z ^ z>>27) * 0x94d049bb133111eb
-	return z ^ z>>31
-}
+func mix(z uint64) uint64 { return jsondoc.Mix(z) }
 
-func (g *Generator) rng(i int64) rng {
-	return rng{mix(g.seed*0x9e3779b97f4a7c15 ^ mix(uint64(i)+0x632be59bd9b4e019))}
-}
-
-func (r *rng) next() uint64 {
-	r.s += 0x9e3779b97f4a7c15
-	return mix(r.s)
-}
-
-// intn is uniform in [0, n).
-func (r *rng) intn(n int) int { return int(r.next() % uint64(n)) }
-
-// float is uniform in [0, 1).
-func (r *rng) float() float64 { return float64(r.next()>>11) / (1 << 53) }
-
-// geometric is a count ≥ 0 with the given mean.
-func (r *rng) geometric(mean float64) int {
-	return int(-math.Log(1-r.float()) * mean)
-}
+func (g *Generator) rng(i int64) rng { return jsondoc.Stream(g.seed, i) }
 
 // zipf draws ranks 0..n-1 with P(k) ∝ (k+v)^-s (s ≠ 1), by inverting the
 // continuous law's distribution function.

@@ -3,46 +3,31 @@ package docolap
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/workload/internal/byengine"
+	"github.com/dbarena/dbarena/workload/internal/jsondoc"
 )
 
 // Kind is how a result column's values are written in a Row.
-type Kind int
+type Kind = jsondoc.Kind
 
-// Result column kinds.
+// Result column kinds (see jsondoc).
 const (
-	// Text is a string as stored (a repository name, a login, a type).
-	Text Kind = iota
-	// Count is an integer in decimal.
-	Count
-	// Average is a number rounded to four decimals ("3.3333"), so that
-	// the engines' averages (numeric, decimal, double) read alike.
-	Average
+	Text    = jsondoc.Text
+	Count   = jsondoc.Count
+	Average = jsondoc.Average
 )
 
 // Query is one of the study's analytic queries. Every engine runs it in
 // its own language and returns the same rows in the same order: each
 // top-N list is ordered by its figure and then by its name, in byte
 // order, so that ties come out alike everywhere.
-type Query struct {
-	// Name is how the query is chosen (--query) and the name of its op.
-	Name string
-	// Title is the study's one-line description.
-	Title string
-	// Description says what the query does on the generated data.
-	Description string
-	// Columns name the result's columns; Kinds say how each is written.
-	Columns []string
-	Kinds   []Kind
-}
+type Query = jsondoc.Query
 
 // Row is one result row, every value written as Kinds says: rows read
 // from different engines compare equal when the answers are the same.
-type Row []string
+type Row = jsondoc.Row
 
 // The queries' names.
 const (
@@ -75,23 +60,10 @@ var queries = []Query{
 func Queries() []Query { return append([]Query(nil), queries...) }
 
 // LookupQuery returns the query called name (case does not matter).
-func LookupQuery(name string) (Query, bool) {
-	for _, q := range queries {
-		if strings.EqualFold(q.Name, name) {
-			return q, true
-		}
-	}
-	return Query{}, false
-}
+func LookupQuery(name string) (Query, bool) { return jsondoc.Lookup(queries, name) }
 
 // QueryNames are the queries' names, comma-separated.
-func QueryNames() string {
-	names := make([]string, len(queries))
-	for i, q := range queries {
-		names[i] = q.Name
-	}
-	return strings.Join(names, ",")
-}
+func QueryNames() string { return jsondoc.Names(queries) }
 
 // The event types queries D and D2 (D′) average the comments of.
 const (
@@ -114,7 +86,17 @@ type jsonSQL struct {
 	name, byName func(s string) string
 }
 
-func same(s string) string { return s }
+// jsonOf is the JSON form's expressions on the doc column, from the
+// engine's shared ones (p), with avg the engine's average.
+func jsonOf(p jsondoc.SQL, avg func(num string) string) jsonSQL {
+	return jsonSQL{
+		text:   func(path ...string) string { return p.Text("doc", path...) },
+		num:    func(path ...string) string { return p.Num("doc", path...) },
+		avg:    avg,
+		name:   p.Name,
+		byName: p.ByName,
+	}
+}
 
 // sqlDialect is one SQL engine's part of the queries; each engine's
 // file (sql_postgres.go, sql_mysql.go, sql_sqlite.go) registers its own
@@ -187,79 +169,8 @@ func runSQL(ctx context.Context, c engine.SQLConn, name string, write func(kind 
 		return nil, err
 	}
 	q, _ := LookupQuery(name)
-	var out []Row
-	err = c.QueryRows(ctx, text, nil, func(vals []any) error {
-		row, err := q.Row(vals)
-		if err != nil {
-			return err
-		}
-		out = append(out, row)
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("query %s: %w", q.Name, err)
-	}
-	return out, nil
-}
-
-// Row writes one row of the query's result, as a driver returns it
-// (int64, float64, string, []byte, or for a Count a float64 or a
-// decimal string), as Kinds says.
-func (q Query) Row(vals []any) (Row, error) {
-	if len(vals) != len(q.Kinds) {
-		return nil, fmt.Errorf("query %s: %d columns, want %d", q.Name, len(vals), len(q.Kinds))
-	}
-	row := make(Row, len(vals))
-	for i, v := range vals {
-		s, err := Format(q.Kinds[i], v)
-		if err != nil {
-			return nil, fmt.Errorf("query %s column %s: %w", q.Name, q.Columns[i], err)
-		}
-		row[i] = s
-	}
-	return row, nil
+	return jsondoc.RunSQL(ctx, c, q, text)
 }
 
 // Format writes v as a value of kind k.
-func Format(k Kind, v any) (string, error) {
-	var s string
-	switch x := v.(type) {
-	case nil:
-		return "", fmt.Errorf("NULL")
-	case string:
-		s = x
-	case []byte:
-		s = string(x)
-	case int64:
-		s = strconv.FormatInt(x, 10)
-	case int32:
-		s = strconv.FormatInt(int64(x), 10)
-	case int:
-		s = strconv.Itoa(x)
-	case float64:
-		if k == Average {
-			return strconv.FormatFloat(x, 'f', 4, 64), nil
-		}
-		if k == Count {
-			return strconv.FormatInt(int64(x), 10), nil
-		}
-		s = strconv.FormatFloat(x, 'g', -1, 64)
-	default:
-		return "", fmt.Errorf("value of type %T", v)
-	}
-	switch k {
-	case Average:
-		f, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			return "", fmt.Errorf("average %q: %w", s, err)
-		}
-		return strconv.FormatFloat(f, 'f', 4, 64), nil
-	case Count:
-		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			return "", fmt.Errorf("count %q: %w", s, err)
-		}
-		return strconv.FormatInt(n, 10), nil
-	}
-	return s, nil
-}
+func Format(k Kind, v any) (string, error) { return jsondoc.Format(k, v) }

@@ -1,40 +1,17 @@
 package docolap
 
 import (
-	"strings"
-
 	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/workload/internal/jsondoc"
 )
 
-// PostgreSQL: doc->'a'->>'b'; names ordered in the "C" collation (byte
-// order), whatever the database's default.
+// PostgreSQL: doc->'a'->>'b' (jsondoc's); names ordered in the "C"
+// collation.
 func init() {
+	pg := jsondoc.MustSQL(engine.KindPostgres)
+	avg := func(x string) string { return "avg(" + x + ")" }
 	sqlDialects.Register(engine.KindPostgres, sqlDialect{
-		json: jsonSQL{
-			text:   func(p ...string) string { return pgArrows(p) },
-			num:    func(p ...string) string { return "(" + pgArrows(p) + ")::bigint" },
-			avg:    func(x string) string { return "avg(" + x + ")" },
-			name:   func(x string) string { return x + ` COLLATE "C"` },
-			byName: same,
-		},
-		norm: normSQL{
-			byName: func(c string) string { return c + ` COLLATE "C"` },
-			avg:    func(c string) string { return "avg(" + c + ")" },
-		},
+		json: jsonOf(pg, avg),
+		norm: normSQL{byName: pg.Name, avg: avg},
 	})
-}
-
-// pgArrows is the text at path in doc: doc->'a'->>'b'.
-func pgArrows(path []string) string {
-	var b strings.Builder
-	b.WriteString("doc")
-	for i, p := range path {
-		if i == len(path)-1 {
-			b.WriteString("->>")
-		} else {
-			b.WriteString("->")
-		}
-		b.WriteString("'" + p + "'")
-	}
-	return b.String()
 }

@@ -1,29 +1,17 @@
 package docolap
 
 import (
-	"strings"
-
 	"github.com/dbarena/dbarena/engine"
+	"github.com/dbarena/dbarena/workload/internal/jsondoc"
 )
 
-// SQLite: json_extract, as the expression indexes; the BINARY collation
-// is byte order already.
+// SQLite: json_extract (jsondoc's); the BINARY collation is byte order
+// already.
 func init() {
+	lite := jsondoc.MustSQL(engine.KindSQLite)
+	avg := func(x string) string { return "avg(" + x + ")" }
 	sqlDialects.Register(engine.KindSQLite, sqlDialect{
-		json: jsonSQL{
-			text:   func(p ...string) string { return litePath(p) },
-			num:    func(p ...string) string { return litePath(p) },
-			avg:    liteAvg,
-			name:   same,
-			byName: same,
-		},
-		norm: normSQL{byName: same, avg: liteAvg},
+		json: jsonOf(lite, avg),
+		norm: normSQL{byName: lite.ByName, avg: avg},
 	})
 }
-
-// litePath is the value at path in doc.
-func litePath(path []string) string {
-	return "json_extract(doc, '$." + strings.Join(path, ".") + "')"
-}
-
-func liteAvg(x string) string { return "avg(" + x + ")" }

@@ -4,34 +4,16 @@ import (
 	"context"
 
 	"github.com/dbarena/dbarena/engine"
-	"github.com/dbarena/dbarena/workload"
+	"github.com/dbarena/dbarena/workload/internal/jsondoc"
 )
 
 // answerOps are the queries the analytic timing model runs
 // (Spec.Answers): --query's, in order.
-func (w *Docolap) answerOps() ([]string, error) {
-	qs, err := w.queryList()
-	if err != nil {
-		return nil, &workload.OptionError{Flag: "query", Value: w.opts.query, Err: err.Error()}
-	}
-	names := make([]string, len(qs))
-	for i, q := range qs {
-		names[i] = q.Name
-	}
-	return names, nil
-}
+func (w *Docolap) answerOps() ([]string, error) { return jsondoc.OpNames(queries, w.opts.query) }
 
 // AnswerWith runs query op on c through run, a family's Querier, and
 // returns its rows as workload.Answers' Answer does: every family's
 // Answer (on SQL engines through Docolap.RunQuery).
 func AnswerWith(ctx context.Context, run Querier, c engine.Conn, op string) ([][]string, error) {
-	rows, err := run.RunQuery(ctx, c, op)
-	if err != nil {
-		return nil, err
-	}
-	out := make([][]string, len(rows))
-	for i, r := range rows {
-		out[i] = r
-	}
-	return out, nil
+	return jsondoc.Answer(ctx, run, c, op)
 }

@@ -18,15 +18,29 @@ const (
 	docolapBatch = 1000 // documents per insertMany, mongoload's default
 )
 
-// docolap times dbarena's load of the docolap events against each
-// engine's own bulk path fed from a file of the same documents: psql's
-// \copy on PostgreSQL, insertMany (internal/tools/mongoload) on MongoDB.
+// docWorkload is a workload of generated JSON documents whose load
+// docolap times: its name, the option giving its number of documents,
+// its table and columns, and what its indexes are.
+type docWorkload struct {
+	name, sizeFlag, table, columns, indexes string
+}
+
+var docWorkloads = map[string]docWorkload{
+	"docolap":   {"docolap", "--events", "events", "id, doc", "the five indexes"},
+	"jsonbench": {"jsonbench", "--docs", "bluesky", "id, data", "the one index (five keys)"},
+}
+
+// docolap times dbarena's load of a document workload's events (docolap's,
+// or with -workload jsonbench JSONBench's) against each engine's own bulk
+// path fed from a file of the same documents: psql's \copy on PostgreSQL,
+// insertMany (internal/tools/mongoload) on MongoDB.
 func docolap(ctx context.Context, e env, args []string) error {
 	fs := flag.NewFlagSet("docolap", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	var o options
 	o.registerRounds(fs, 7)
-	events := fs.Int("events", 1000000, "events to load (the dump's, and dbarena prepare's --events)")
+	wname := fs.String("workload", "docolap", "the workload whose documents are loaded: docolap or jsonbench")
+	events := fs.Int("events", 1000000, "events to load (the dump's, and dbarena prepare's --events, or jsonbench's --docs)")
 	threads := fs.Int("load-threads", 4, "dbarena's --load-threads, and mongoload's concurrent insertMany calls")
 	engines := fs.String("engines", "postgres,mongo", "postgres, mongo or both, comma-separated")
 	if err := fs.Parse(args); err != nil {
@@ -38,6 +52,10 @@ func docolap(ctx context.Context, e env, args []string) error {
 	}
 	if *threads < 1 {
 		errs = append(errs, fmt.Errorf("--load-threads %d: want a positive integer", *threads))
+	}
+	wl, ok := docWorkloads[*wname]
+	if !ok {
+		errs = append(errs, fmt.Errorf("--workload %q: want docolap or jsonbench", *wname))
 	}
 	doPG, doMongo := false, false
 	for _, name := range strings.Split(*engines, ",") {
@@ -60,12 +78,12 @@ func docolap(ctx context.Context, e env, args []string) error {
 	if err := reportErrs(e, errs); err != nil {
 		return err
 	}
-	b, err := newBench(ctx, e, "docolap", o)
+	b, err := newBench(ctx, e, wl.name, o)
 	if err != nil {
 		return err
 	}
 	defer b.close()
-	d := &docolapRun{b: b, events: *events, threads: *threads, db: "bench_docolap_" + strconv.Itoa(os.Getpid()), engineOf: map[*kase]string{}}
+	d := &docolapRun{b: b, wl: wl, events: *events, threads: *threads, db: "bench_" + wl.name + "_" + strconv.Itoa(os.Getpid()), engineOf: map[*kase]string{}}
 	if doPG {
 		if d.pg, err = openPG(ctx, b); err != nil {
 			return err
@@ -112,9 +130,9 @@ func docolap(ctx context.Context, e env, args []string) error {
 	if doMongo {
 		lines = append(lines, fmt.Sprintf("MongoDB %s (mongod pid %d on this host; 0: not); the documents take %d bytes as BSON", d.ms.version, d.ms.pid, d.bsonBytes))
 	}
-	lines = append(lines, fmt.Sprintf("the file: `dbarena dump docolap --events %d`: %d events, %d bytes, %.1f MB of JSON documents, written in %.1f s",
-		d.events, d.events, d.fileBytes, float64(d.jsonBytes)/1e6, d.dumpS))
-	b.header(&rep, fmt.Sprintf("docolap load: dbarena against the engines' bulk paths (%d events)", d.events), lines...)
+	lines = append(lines, fmt.Sprintf("the file: `dbarena dump %s %s %d`: %d events, %d bytes, %.1f MB of JSON documents, written in %.1f s",
+		wl.name, wl.sizeFlag, d.events, d.events, d.fileBytes, float64(d.jsonBytes)/1e6, d.dumpS))
+	b.header(&rep, fmt.Sprintf("%s load: dbarena against the engines' bulk paths (%d events)", wl.name, d.events), lines...)
 	fmt.Fprintf(&rep, "%s\n\n%s\n\n```sh\n%s\n```\n\n", measuredHow, d.intro(), strings.Join(d.shown(doPG, doMongo), "\n"))
 	fails := 0
 	for i, k := range cases {
@@ -125,6 +143,7 @@ func docolap(ctx context.Context, e env, args []string) error {
 
 type docolapRun struct {
 	b        *bench
+	wl       docWorkload
 	pg       *pgServer
 	ms       *mongoServer
 	events   int
@@ -148,7 +167,7 @@ func (d *docolapRun) setup(ctx context.Context) error {
 		return err
 	}
 	d.dump = filepath.Join(b.work, "events.copy")
-	b.logf("writing the file: dbarena dump docolap --events %d", d.events)
+	b.logf("writing the file: dbarena dump %s %s %d", d.wl.name, d.wl.sizeFlag, d.events)
 	t0 := time.Now()
 	if _, err := d.runUntimed(ctx, "dump", d.dumpCmd(), nil); err != nil {
 		return err
@@ -191,12 +210,12 @@ func (d *docolapRun) setupPG(ctx context.Context) error {
 		}
 	}
 	ddl := d.pg.url(d.db + "_ddl")
-	if _, err := d.runUntimed(ctx, "ddl-postgres", []string{d.b.dbarena, "prepare", "docolap", "--target", ddl, "--events", "1000", "--quiet"}, nil); err != nil {
+	if _, err := d.runUntimed(ctx, "ddl-postgres", []string{d.b.dbarena, "prepare", d.wl.name, "--target", ddl, d.wl.sizeFlag, "1000", "--quiet"}, nil); err != nil {
 		return err
 	}
 	d.pre, d.post = filepath.Join(d.b.work, "pre.sql"), filepath.Join(d.b.work, "post.sql")
-	for _, s := range []struct{ section, file, extra string }{{"pre-data", d.pre, ""}, {"post-data", d.post, "ANALYZE public.events;\n"}} {
-		out, err := d.runUntimed(ctx, "pg_dump-"+s.section, []string{"pg_dump", "--schema-only", "--no-owner", "--section=" + s.section, "-t", "events", d.libpqURL(d.db + "_ddl")}, d.pg.libpqEnv())
+	for _, s := range []struct{ section, file, extra string }{{"pre-data", d.pre, ""}, {"post-data", d.post, "ANALYZE public." + d.wl.table + ";\n"}} {
+		out, err := d.runUntimed(ctx, "pg_dump-"+s.section, []string{"pg_dump", "--schema-only", "--no-owner", "--section=" + s.section, "-t", d.wl.table, d.libpqURL(d.db + "_ddl")}, d.pg.libpqEnv())
 		if err != nil {
 			return err
 		}
@@ -210,7 +229,7 @@ func (d *docolapRun) setupPG(ctx context.Context) error {
 // setupMongo loads a small dbarena collection whose indexes mongoload
 // copies after its load.
 func (d *docolapRun) setupMongo(ctx context.Context) error {
-	_, err := d.runUntimed(ctx, "ddl-mongo", []string{d.b.dbarena, "prepare", "docolap", "--target", d.ms.url(d.db + "_ddl"), "--events", "1000", "--quiet"}, nil)
+	_, err := d.runUntimed(ctx, "ddl-mongo", []string{d.b.dbarena, "prepare", d.wl.name, "--target", d.ms.url(d.db + "_ddl"), d.wl.sizeFlag, "1000", "--quiet"}, nil)
 	return err
 }
 
@@ -257,11 +276,11 @@ func (d *docolapRun) kase(engine, native string) *kase {
 }
 
 func (d *docolapRun) dumpCmd() []string {
-	return []string{d.b.dbarena, "dump", "docolap", "--events", strconv.Itoa(d.events), "--out", d.dump}
+	return []string{d.b.dbarena, "dump", d.wl.name, d.wl.sizeFlag, strconv.Itoa(d.events), "--out", d.dump}
 }
 
 func (d *docolapRun) prepareCmd(target string) []string {
-	return []string{d.b.dbarena, "prepare", "docolap", "--target", target, "--events", strconv.Itoa(d.events),
+	return []string{d.b.dbarena, "prepare", d.wl.name, "--target", target, d.wl.sizeFlag, strconv.Itoa(d.events),
 		"--load-threads", strconv.Itoa(d.threads), "--quiet"}
 }
 
@@ -269,14 +288,14 @@ func (d *docolapRun) psqlCmds() [][]string {
 	conn := []string{"psql", "-X", "-v", "ON_ERROR_STOP=1", d.libpqURL(d.db + "_native")}
 	return [][]string{
 		append(append([]string{}, conn...), "-q", "-f", d.pre),
-		append(append([]string{}, conn...), "-c", `\copy events (id, doc) FROM '`+d.dump+`'`),
+		append(append([]string{}, conn...), "-c", `\copy `+d.wl.table+` (`+d.wl.columns+`) FROM '`+d.dump+`'`),
 		append(append([]string{}, conn...), "-q", "-f", d.post),
 	}
 }
 
 func (d *docolapRun) mongoloadCmd() []string {
-	return []string{d.loader, "-bson", d.bson, "-uri", d.ms.url(d.db), "-collection", "events_native", "-batch", strconv.Itoa(docolapBatch),
-		"-workers", strconv.Itoa(d.threads), "-indexes-from", d.db + "_ddl.events", "-keep"}
+	return []string{d.loader, "-bson", d.bson, "-uri", d.ms.url(d.db), "-collection", d.wl.table + "_native", "-batch", strconv.Itoa(docolapBatch),
+		"-workers", strconv.Itoa(d.threads), "-indexes-from", d.db + "_ddl." + d.wl.table, "-keep"}
 }
 
 func (d *docolapRun) shown(doPG, doMongo bool) []string {
@@ -299,23 +318,23 @@ func (d *docolapRun) shown(doPG, doMongo bool) []string {
 }
 
 func (d *docolapRun) intro() string {
-	return fmt.Sprintf("Bar, per engine: dbarena's load ≤ %g × the native load (the median of the paired ratios; indexes excluded on "+
-		"both sides); the totals with indexes, and the CPU, beside. The file (`dbarena dump docolap`, PostgreSQL's COPY text format: "+
+	return fmt.Sprintf("Bar, per engine: dbarena's load ≤ %[7]g × the native load (the median of the paired ratios; indexes excluded on "+
+		"both sides); the totals with indexes, and the CPU, beside. The file (`dbarena dump %[1]s`, PostgreSQL's COPY text format: "+
 		"id, tab, JSON document) is written once, before the rounds; so are the documents as BSON (mongoload -encode). "+
-		"**dbarena**: `prepare docolap --events %d --load-threads %d`, which generates the events as it loads them; its load is its "+
+		"**dbarena**: `prepare %[1]s %[2]s %[3]d --load-threads %[4]d`, which generates the events as it loads them; its load is its "+
 		"summary's \"rows in after\" (from the start of the prepare to the last row in, connecting and generation included), its "+
-		"total the process's wall time; `dbarena cleanup docolap` after it, untimed. **psql \\copy**: into a fresh table made by "+
+		"total the process's wall time; `dbarena cleanup %[1]s` after it, untimed. **psql \\copy**: into a fresh table made by "+
 		"dbarena's own CREATE TABLE (pg_dump --section=pre-data of a 1,000-event prepare), one connection, text format; its load "+
-		"is the wall time of the CREATE TABLE and the \\copy, its total adds the primary key, the five indexes and ANALYZE "+
+		"is the wall time of the CREATE TABLE and the \\copy, its total adds the primary key, %[5]s and ANALYZE "+
 		"(pg_dump --section=post-data), its client CPU that of the three psql processes; the table dropped after, untimed. "+
 		"**insertMany** (internal/tools/mongoload): the pre-encoded documents read from the .bson file (not in its load), then "+
-		"createCollection and unordered insertMany calls of %d documents, %d at a time; its load is that, its total adds the same "+
-		"five indexes (copied from a 1,000-event dbarena collection) in one createIndexes; its client CPU includes reading its file; "+
+		"createCollection and unordered insertMany calls of %[6]d documents, %[4]d at a time; its load is that, its total adds "+
+		"the same indexes (copied from a 1,000-event dbarena collection) in one createIndexes; its client CPU includes reading its file; "+
 		"the collection dropped after, untimed. On PostgreSQL a CHECKPOINT precedes every load (untimed), so that no load pays for "+
 		"another's dirty pages. Server and other CPU are over each side's whole run (with its indexes). Rates: rows/s, and MB/s "+
-		"of the JSON documents' bytes (10^6 bytes, ids excluded), the same bytes for every tool. %s; in each, per engine, "+
+		"of the JSON documents' bytes (10^6 bytes, ids excluded), the same bytes for every tool. %[8]s; in each, per engine, "+
 		"both tools load once, the order alternating from round to round.",
-		docolapBar, d.events, d.threads, docolapBatch, d.threads, roundsText(d.b.opt.rounds))
+		d.wl.name, d.wl.sizeFlag, d.events, d.threads, d.wl.indexes, docolapBatch, docolapBar, roundsText(d.b.opt.rounds))
 }
 
 func (d *docolapRun) run(ctx context.Context, k *kase, tool string, round int) (obs, error) {
@@ -361,7 +380,7 @@ func (d *docolapRun) runDbarena(ctx context.Context, tag, engine string) (obs, e
 		return nil, err
 	}
 	o["total_s"] = o["wall_s"]
-	if _, err := d.runUntimed(ctx, tag+"-cleanup", []string{d.b.dbarena, "cleanup", "docolap", "--target", target}, nil); err != nil {
+	if _, err := d.runUntimed(ctx, tag+"-cleanup", []string{d.b.dbarena, "cleanup", d.wl.name, "--target", target}, nil); err != nil {
 		return nil, err
 	}
 	return o, nil
@@ -401,14 +420,14 @@ func (d *docolapRun) runPsql(ctx context.Context, tag string) (obs, error) {
 	}
 	o := obs{"load_s": loadS, "total_s": total, "wall_s": total, "proc_cpu_s": cpu, "wait_s": waited}
 	o.addWindow(s0, s1, cpu)
-	return o, d.pg.in(ctx, db, "DROP TABLE events")
+	return o, d.pg.in(ctx, db, "DROP TABLE "+d.wl.table)
 }
 
 func (d *docolapRun) runMongoload(ctx context.Context, tag string) (obs, error) {
 	defer func() {
 		c, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
-		_ = d.ms.client.Database(d.db).Collection("events_native").Drop(c)
+		_ = d.ms.client.Database(d.db).Collection(d.wl.table + "_native").Drop(c)
 	}()
 	o, out, err := d.b.timed(ctx, tag, d.mongoloadCmd(), nil, d.ms.pid, nil)
 	if err != nil {

@@ -8,7 +8,7 @@
 //	go run ./internal/tools/bench peers   [options]  # pgbench and sysbench on PostgreSQL
 //	go run ./internal/tools/bench tpcc    [options]  # the TPC-C-like workload against go-tpc
 //	go run ./internal/tools/bench mongo   [options]  # MongoDB: mongod's CPU, go-ycsb, PostgreSQL
-//	go run ./internal/tools/bench docolap [options]  # docolap's load against \copy and insertMany
+//	go run ./internal/tools/bench docolap [options]  # docolap's (or jsonbench's) load against \copy and insertMany
 //	go run ./internal/tools/bench ab -a OLD -b NEW [-rounds N] -- DBARENA-ARGS…
 //
 // `bench SUBCOMMAND -h` lists a subcommand's options. Servers:
@@ -35,7 +35,7 @@ const usage = `usage: bench SUBCOMMAND [options]
   peers    dbarena against pgbench and sysbench on PostgreSQL
   tpcc     dbarena's TPC-C-like workload against go-tpc
   mongo    dbarena on MongoDB against mongod's own CPU, go-ycsb and PostgreSQL
-  docolap  docolap's load against psql \copy and insertMany
+  docolap  docolap's (-workload jsonbench: jsonbench's) load against psql \copy and insertMany
   ab       two dbarena builds on one command: ab -a OLD -b NEW [-rounds N] -- ARGS…
 
 bench SUBCOMMAND -h lists its options.

@@ -10,9 +10,9 @@ import (
 	_ "github.com/dbarena/dbarena/workload/all/mongo"
 )
 
-// Every workload runs on SQL engines; the sysbench tests, airline and
-// payments also on MongoDB, through their …/mongo subpackages; TPC-C
-// (and any other) only on SQL engines.
+// Every workload runs on SQL engines; the sysbench tests, airline,
+// payments, docolap and jsonbench also on MongoDB, through their …/mongo
+// subpackages; TPC-C (and any other) only on SQL engines.
 func TestFamilies(t *testing.T) {
 	both := []engine.Family{engine.FamilySQL, engine.FamilyMongo}
 	sqlOnly := []engine.Family{engine.FamilySQL}
@@ -22,7 +22,7 @@ func TestFamilies(t *testing.T) {
 	}
 	for _, m := range all {
 		want := sqlOnly
-		if strings.HasPrefix(m.Name, "oltp_") || m.Name == "airline" || m.Name == "payments" || m.Name == "docolap" {
+		if strings.HasPrefix(m.Name, "oltp_") || m.Name == "airline" || m.Name == "payments" || m.Name == "docolap" || m.Name == "jsonbench" {
 			want = both
 		}
 		if got := workload.Families(m.Name); !reflect.DeepEqual(got, want) {

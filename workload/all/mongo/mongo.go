@@ -12,6 +12,7 @@ import (
 	_ "github.com/dbarena/dbarena/workload/airline/mongo"
 	// JSON document analytics on MongoDB.
 	_ "github.com/dbarena/dbarena/workload/docolap/mongo"
+	_ "github.com/dbarena/dbarena/workload/jsonbench/mongo"
 	// The sysbench-compatible OLTP tests on MongoDB.
 	_ "github.com/dbarena/dbarena/workload/oltp/mongo"
 	// Funds transfers on MongoDB.

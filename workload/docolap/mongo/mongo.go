@@ -23,12 +23,12 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	drv "go.mongodb.org/mongo-driver/v2/mongo"
-	mopts "go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/dbarena/dbarena/engine"
 	"github.com/dbarena/dbarena/engine/mongo"
 	"github.com/dbarena/dbarena/workload"
 	"github.com/dbarena/dbarena/workload/docolap"
+	jmongo "github.com/dbarena/dbarena/workload/internal/jsondoc/mongo"
 )
 
 func init() {
@@ -73,19 +73,7 @@ func (w *Docolap) Open(context.Context, workload.RunEnv) (*workload.Run, error) 
 // holds a chunk of documents before sending them, so each has its own
 // bytes, cut from 1 MiB slabs.
 func (w *Docolap) tables(engine.Dialect) []workload.Table {
-	return w.base.EventTables(func(g *docolap.Generator) func(i int64) any {
-		var slab []byte
-		return func(i int64) any {
-			if cap(slab)-len(slab) < 64<<10 {
-				slab = make([]byte, 0, 1<<20)
-			}
-			d := g.AppendEventBSON(slab[len(slab):], i)
-			if len(d) <= cap(slab)-len(slab) { // written in place
-				slab = slab[:len(slab)+len(d)]
-			}
-			return bson.Raw(d)
-		}
-	})
+	return w.base.EventTables(func(g *docolap.Generator) func(i int64) any { return jmongo.Slabs(g.AppendEventBSON) })
 }
 
 // supports refuses --normalized (Spec.Supports): a relational form of
@@ -113,46 +101,7 @@ func (w *Docolap) newWorker(_ context.Context, c engine.Conn, env workload.Worke
 // RunQuery implements docolap.Querier: query name's pipeline on the
 // events collection of c, a MongoDB connection, with allowDiskUse.
 func (w *Docolap) RunQuery(ctx context.Context, c engine.Conn, name string) ([]docolap.Row, error) {
-	mc, err := mongo.ConnOf(c)
-	if err != nil {
-		return nil, err
-	}
-	q, ok := docolap.LookupQuery(name)
-	if !ok {
-		return nil, fmt.Errorf("docolap: no query %q (known: %s)", name, docolap.QueryNames())
-	}
-	p, err := Pipeline(q.Name)
-	if err != nil {
-		return nil, err
-	}
-	cur, err := mc.DB().Collection(docolap.Table).Aggregate(mc.Ctx(ctx), p, mopts.Aggregate().SetAllowDiskUse(true))
-	if err != nil {
-		return nil, fmt.Errorf("query %s: %w", q.Name, err)
-	}
-	defer cur.Close(ctx)
-	var out []docolap.Row
-	vals := make([]any, len(q.Columns))
-	for cur.Next(ctx) {
-		var d bson.D
-		if err := cur.Decode(&d); err != nil {
-			return nil, fmt.Errorf("query %s: %w", q.Name, err)
-		}
-		if len(d) != len(vals) {
-			return nil, fmt.Errorf("query %s: %d fields, want %d", q.Name, len(d), len(vals))
-		}
-		for i, e := range d {
-			vals[i] = e.Value
-		}
-		row, err := q.Row(vals)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, row)
-	}
-	if err := cur.Err(); err != nil {
-		return nil, fmt.Errorf("query %s: %w", q.Name, err)
-	}
-	return out, nil
+	return jmongo.Query(ctx, c, docolap.Table, docolap.Queries(), name, Pipeline)
 }
 
 // answer is query op's rows on c, a MongoDB connection (Spec.Answers).

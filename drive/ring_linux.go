@@ -114,7 +114,6 @@ type ring struct {
 	cqes     unsafe.Pointer
 	tail     uint32 // the next submission's index, published at submit
 	queued   uint32 // submissions written since the tail was published
-	flags    uint32 // the setup flags the kernel took
 	closed   bool   // released: nothing may enter it
 	lastSend *ringSQE
 	lastConn *Conn
@@ -136,16 +135,13 @@ func RingUnsupported() error {
 // no cooperative task work: completions delayed to the thread's next
 // entry into the kernel cost it more throughput than the interruptions
 // they save (docs/BENCHMARKS.md, "io_uring").
-func newRing() (*ring, error) { return setupRing(0) }
-
-func setupRing(flags uint32) (*ring, error) {
+func newRing() (*ring, error) {
 	var p ringParams
-	p.flags = flags
 	fd, _, e := unix.Syscall(unix.SYS_IO_URING_SETUP, ringEntries, uintptr(unsafe.Pointer(&p)), 0)
 	if e != 0 {
 		return nil, fmt.Errorf("drive: io_uring_setup: %w", e)
 	}
-	r := &ring{fd: int(fd), flags: flags}
+	r := &ring{fd: int(fd)}
 	if p.features&ringFeatSingleMmap == 0 || p.features&ringFeatExtArg == 0 {
 		_ = unix.Close(r.fd)
 		return nil, errors.New("drive: io_uring: the kernel lacks one mapping for both rings or timed waits (Linux 5.11 or later needed)")
@@ -192,7 +188,7 @@ func (r *ring) close() {
 func (r *ring) sqe() (*ringSQE, error) {
 	if r.full() {
 		r.publish()
-		if err := r.enter(0, 0, -1); err != nil {
+		if err := r.enter(0, -1); err != nil {
 			return nil, err
 		}
 	}
@@ -219,10 +215,11 @@ func (r *ring) publish() {
 // the same reason; a signal ends the wait early (EINTR, no error).
 // Whoever enters first submits what is published: the kernel takes
 // every entry between its head and the tail.
-func (r *ring) enter(wait uint32, flags uint32, timeout int64) error {
+func (r *ring) enter(wait uint32, timeout int64) error {
 	submit := r.sqMask + 1
 	var arg ringEventArg
 	var ts unix.Timespec
+	flags := uint32(ringEnterExtArg)
 	if wait > 0 {
 		flags |= ringEnterGetEvents
 	}
@@ -230,15 +227,12 @@ func (r *ring) enter(wait uint32, flags uint32, timeout int64) error {
 		ts = unix.NsecToTimespec(timeout)
 		arg.ts = uint64(uintptr(unsafe.Pointer(&ts)))
 	}
-	flags |= ringEnterExtArg
-	var n uintptr
 	var e unix.Errno
 	if noAsyncPreempt && wait > 0 {
-		n, _, e = unix.Syscall6(unix.SYS_IO_URING_ENTER, uintptr(r.fd), uintptr(submit), uintptr(wait), uintptr(flags), uintptr(unsafe.Pointer(&arg)), ringSizeofEventArg)
+		_, _, e = unix.Syscall6(unix.SYS_IO_URING_ENTER, uintptr(r.fd), uintptr(submit), uintptr(wait), uintptr(flags), uintptr(unsafe.Pointer(&arg)), ringSizeofEventArg)
 	} else {
-		n, _, e = unix.RawSyscall6(unix.SYS_IO_URING_ENTER, uintptr(r.fd), uintptr(submit), uintptr(wait), uintptr(flags), uintptr(unsafe.Pointer(&arg)), ringSizeofEventArg)
+		_, _, e = unix.RawSyscall6(unix.SYS_IO_URING_ENTER, uintptr(r.fd), uintptr(submit), uintptr(wait), uintptr(flags), uintptr(unsafe.Pointer(&arg)), ringSizeofEventArg)
 	}
-	_ = n
 	if e == 0 || e == unix.EINTR || e == unix.ETIME || e == unix.EAGAIN || e == unix.EBUSY {
 		return nil
 	}
@@ -326,7 +320,7 @@ func (t *Thread) closeRing() {
 	r.publish()
 	r.mu.Unlock()
 	for range 20 {
-		if err := r.enter(1, 0, int64(50*time.Millisecond)); err != nil {
+		if err := r.enter(1, int64(50*time.Millisecond)); err != nil {
 			break
 		}
 		r.reap(func(id uint64, res int32) { t.complete(id, res, false) })
@@ -387,7 +381,7 @@ func (t *Thread) ringPoll(timeout int64) error {
 	}
 	r.publish()
 	r.mu.Unlock()
-	if err := r.enter(1, 0, timeout); err != nil {
+	if err := r.enter(1, timeout); err != nil {
 		return err
 	}
 	r.reap(func(id uint64, res int32) { t.complete(id, res, true) })
@@ -575,6 +569,6 @@ func (t *Thread) flushForeign() {
 	defer r.mu.Unlock()
 	if !r.closed && r.queued > 0 {
 		r.publish()
-		_ = r.enter(0, 0, -1) // a failure shows at the thread's next wait
+		_ = r.enter(0, -1) // a failure shows at the thread's next wait
 	}
 }

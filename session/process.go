@@ -3,6 +3,7 @@ package session
 import (
 	"fmt"
 	"runtime"
+	"strings"
 
 	"github.com/dbarena/dbarena/drive"
 	"github.com/dbarena/dbarena/engine"
@@ -45,6 +46,9 @@ func ProcessFor(eng engine.Engine, cfg runner.Config) runner.Process {
 	if why := drive.Unsupported(); driven && why != nil {
 		note = fmt.Sprintf("the workers ran on goroutines, not on client threads: %v", why)
 		driven = false
+	}
+	if !driven && cfg.ClientIO == runner.ClientIORing {
+		note = strings.TrimPrefix(note+"; --client-io io_uring had no effect: the engine's driver waits on goroutines of its own, not on client threads", "; ")
 	}
 	if !driven {
 		if n == 0 {

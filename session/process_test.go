@@ -101,6 +101,24 @@ func TestProcessFor(t *testing.T) {
 	}
 }
 
+// --client-io io_uring makes a driven engine's client threads ring
+// threads; on an engine whose driver waits on its own goroutines it
+// changes nothing, and the note says so.
+func TestProcessForClientIO(t *testing.T) {
+	cfg := runner.Config{Threads: 4, ClientThreads: 2, ClientIO: runner.ClientIORing}
+	if p := session.ProcessFor(drivenEngine, cfg); drive.Unsupported() == nil && (!p.Ring || p.Threads != 2) {
+		t.Errorf("driven engine: ProcessFor = %+v, want 2 ring threads", p)
+	}
+	p := session.ProcessFor(networkEngine, cfg)
+	if p.Ring || p.Threads != 0 || !strings.Contains(p.Note, "--client-io io_uring had no effect") {
+		t.Errorf("network engine: ProcessFor = %+v, want goroutines and a note that io_uring had no effect", p)
+	}
+	cfg.ClientIO = ""
+	if p := session.ProcessFor(drivenEngine, cfg); p.Ring {
+		t.Errorf("without --client-io: ProcessFor = %+v, want epoll threads", p)
+	}
+}
+
 // A real engine's policy comes from what its dialect states, so an
 // engine wrapped by another (a managed server's, which stops the server
 // when it closes) keeps it: PostgreSQL's workers run on client threads

@@ -48,13 +48,6 @@ type Conn struct {
 	// Close, and the last of them (or Close) closes the socket.
 	state atomic.Int64
 
-	// replyDue is set by a write after which the socket held nothing
-	// unread as far as Read knows (more: the last read filled its
-	// buffer, so more may wait): the next Read on the thread waits for
-	// the socket to be readable before reading, rather than read it
-	// empty first, a system call saved per reply.
-	replyDue, more atomic.Bool
-
 	// On a ring (NewRingThread), the thread's own: the receive and the
 	// send in flight, the send's copy of what was written, the send's
 	// failure, and whether what is in flight was cancelled.
@@ -149,15 +142,6 @@ func (c *Conn) Read(p []byte) (int, error) {
 		return n, nil
 	}
 	c.flushForeign()
-	if c.replyDue.Swap(false) && c.events.Load()&readEvents == 0 {
-		// The reply to what was just written cannot be there yet: wait
-		// for it on the thread rather than read the empty socket first.
-		if t := c.t.Load(); t != nil && t.current() != nil {
-			if err := c.wait(readEvents, unix.EPOLLIN, unix.POLLIN, &c.rdl); err != nil {
-				return 0, c.opErr("read", err)
-			}
-		}
-	}
 	for {
 		if expired(c.rdl.Load()) {
 			return 0, c.opErr("read", os.ErrDeadlineExceeded)
@@ -168,7 +152,6 @@ func (c *Conn) Read(p []byte) (int, error) {
 			if n == 0 {
 				return 0, io.EOF
 			}
-			c.more.Store(int(n) == len(p))
 			return int(n), nil
 		case unix.EINTR:
 		case unix.EAGAIN:
@@ -204,9 +187,6 @@ func (c *Conn) Write(p []byte) (int, error) {
 		switch e {
 		case 0:
 			w += int(n)
-			if w == len(p) && !c.more.Load() {
-				c.replyDue.Store(true)
-			}
 		case unix.EINTR:
 		case unix.EAGAIN:
 			if err := c.wait(writeEvents, unix.EPOLLOUT, unix.POLLOUT, &c.wdl); err != nil {

@@ -25,7 +25,7 @@
 // read after it queued as a receive linked to that send, and when no
 // worker can run the thread submits every queued operation and waits for
 // completions in one system call, under a third of a call per reply
-// where epoll takes two to three. A goroutine other than the
+// where epoll takes about three. A goroutine other than the
 // thread's workers reading or writing one of its connections (pgconn's
 // background reader) first submits what the thread queued, so a reply it
 // waits for can come. On the hosts measured it costs more client CPU per

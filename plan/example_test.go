@@ -84,7 +84,8 @@ workloads:
 // ending after 500 transactions) on a SQLite file through package session,
 // and print its compare table of transactions. The target is prepared on
 // first use; the results directory holds every run's file, the tables,
-// the HTML report and the summary.
+// the HTML report and the summary. The disturbed-run limits are off, so a
+// busy host adds no marks to the table.
 func ExampleSessionExecutor() {
 	dir, err := os.MkdirTemp("", "dbarena-plan-example")
 	if err != nil {
@@ -95,6 +96,9 @@ func ExampleSessionExecutor() {
 name: threads
 events: 500
 threads: [1, 2]
+disturbed_other: 0
+disturbed_steal: 0
+disturbed_client: 0
 targets:
   - {label: lite, url: "sqlite://` + filepath.Join(dir, "bench.db") + `"}
 workloads:

@@ -41,7 +41,14 @@ type env struct {
 // seconds is a flag of whole or fractional seconds: 10, 10s, 1m30s.
 type seconds struct{ d time.Duration }
 
-func (s *seconds) String() string { return strings.TrimSuffix(s.d.String(), "0s") }
+// String is the duration as -h shows it: "30s", "1m" (not "1m0s").
+func (s *seconds) String() string {
+	v := s.d.String()
+	if strings.HasSuffix(v, "m0s") {
+		return strings.TrimSuffix(v, "0s")
+	}
+	return v
+}
 
 func (s *seconds) Set(v string) error {
 	if f, err := strconv.ParseFloat(v, 64); err == nil {

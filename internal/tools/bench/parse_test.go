@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 func readTestdata(t *testing.T, name string) string {
@@ -133,5 +134,20 @@ func TestDbarenaLoadSecondsDocolap(t *testing.T) {
 	got, err := dbarenaLoadSeconds(readTestdata(t, "dbarena-prepare-docolap.txt"))
 	if err != nil || math.Abs(got-0.58) > 1e-9 {
 		t.Errorf("dbarenaLoadSeconds = %v, %v; want 0.58", got, err)
+	}
+}
+
+// The defaults -h prints keep their units: 30s, not "3".
+func TestSecondsString(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		30 * time.Second:        "30s",
+		10 * time.Second:        "10s",
+		90 * time.Second:        "1m30s",
+		time.Minute:             "1m",
+		1500 * time.Millisecond: "1.5s",
+	} {
+		if got := (&seconds{d}).String(); got != want {
+			t.Errorf("seconds{%v}.String() = %q, want %q", d, got, want)
+		}
 	}
 }
